@@ -1,0 +1,252 @@
+//! Command-line definitions. Option names follow sysbench (`--tables`,
+//! `--table-size`, `--mysql-host` …) so that existing scripts keep working.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "qpslab",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QPSLAB_GIT_HASH"), ")"),
+    about = "MySQL/MariaDB performance lab: sysbench-compatible load, sandbox servers, results"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Manage private sandbox servers.
+    Server {
+        #[command(subcommand)]
+        cmd: ServerCmd,
+    },
+    /// Create and load the sbtest tables.
+    Prepare(LoadArgs),
+    /// Run a workload and print sysbench-style results.
+    Run(LoadArgs),
+    /// Drop the sbtest tables.
+    Cleanup(LoadArgs),
+    /// List the workloads and their statements.
+    Workloads,
+    /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
+    /// read_write at 1, 4, 16, 64 users, a table of results.
+    Quickstart(QuickArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ServerCmd {
+    /// Initialise (first time) and start a sandbox.
+    Start(SandboxArgs),
+    /// Stop a sandbox.
+    Stop(NameArg),
+    /// Show a sandbox's state.
+    Status(NameArg),
+    /// List all sandboxes.
+    List,
+    /// Stop a sandbox and delete its datadir.
+    Destroy(NameArg),
+    /// Show the my.cnf profiles.
+    Profiles,
+}
+
+#[derive(Args, Debug)]
+pub struct NameArg {
+    /// Sandbox name.
+    #[arg(long, default_value = "default")]
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SandboxArgs {
+    #[arg(long, default_value = "default")]
+    pub name: String,
+    /// Top of a server tree (tarball layout: bin/mariadbd or bin/mysqld).
+    #[arg(long)]
+    pub basedir: Option<PathBuf>,
+    /// my.cnf profile: default or bench.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Server variable override, e.g. --set innodb_buffer_pool_size=2G (repeatable).
+    #[arg(long = "set", value_name = "VAR=VALUE")]
+    pub sets: Vec<String>,
+    /// Pin the server to these CPUs, e.g. 0-7 or 0,2,4.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Seconds to wait for the server to accept connections.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+}
+
+/// Where the server is. Without any of host/port/socket/dsn, the sandbox
+/// named by --server (default "default") is used and started if needed.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConnArgs {
+    #[arg(long, alias = "mysql-host")]
+    pub host: Option<String>,
+    #[arg(long, alias = "mysql-port")]
+    pub port: Option<u16>,
+    #[arg(long, alias = "mysql-socket")]
+    pub socket: Option<PathBuf>,
+    #[arg(long, alias = "mysql-user")]
+    pub user: Option<String>,
+    /// Password; without a value, prompted for. MYSQL_PWD is read too.
+    #[arg(long, alias = "mysql-password", num_args = 0..=1, default_missing_value = "\u{1}prompt")]
+    pub password: Option<String>,
+    #[arg(long, alias = "mysql-db")]
+    pub db: Option<String>,
+    /// mysql://user[:password]@host[:port]/db or mysql://user@localhost/db?socket=/path
+    #[arg(long)]
+    pub dsn: Option<String>,
+    /// Sandbox to target when no host/socket is given.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// PEM file with the server's RSA public key (caching_sha2/sha256 over TCP).
+    #[arg(long, alias = "server-public-key-path")]
+    pub server_public_key: Option<PathBuf>,
+}
+
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{s}' is not a boolean; use on or off")),
+    }
+}
+
+fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
+    s.split(',')
+        .map(|p| {
+            let v: f64 = p.trim().parse().map_err(|_| format!("'{p}' is not a percentile; use e.g. 50,95,99,99.9"))?;
+            if v > 0.0 && v <= 100.0 {
+                Ok(v)
+            } else {
+                Err(format!("percentile {v} is outside (0, 100]"))
+            }
+        })
+        .collect()
+}
+
+fn positive_f64(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{s}' is not a non-negative number")),
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct LoadArgs {
+    /// Workload name, e.g. oltp_read_write or read_write (see `qpslab workloads`).
+    pub workload: String,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    #[arg(long, default_value_t = 10000)]
+    pub table_size: u32,
+    /// Concurrent connections (alias --users).
+    #[arg(long, alias = "users", default_value_t = 1)]
+    pub threads: u32,
+    /// Seconds to run (after warm-up); 0 = no limit.
+    #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
+    pub time: f64,
+    /// Stop after this many events; 0 = no limit.
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Seconds run before measuring; not counted in the results.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub warmup_time: f64,
+    /// Target events per second (Poisson arrivals); 0 = as fast as possible.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub rate: f64,
+    /// Seconds between report lines (sub-second allowed); 0 = no lines.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    pub report_interval: f64,
+    #[arg(long, default_value = "special")]
+    pub rand_type: String,
+    #[arg(long, default_value_t = 12)]
+    pub rand_spec_iter: u32,
+    #[arg(long, default_value_t = 1.0)]
+    pub rand_spec_pct: f64,
+    #[arg(long, default_value_t = 75.0)]
+    pub rand_spec_res: f64,
+    #[arg(long, default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    #[arg(long, default_value_t = 0.8)]
+    pub rand_zipfian_exp: f64,
+    /// Seed; 0 = from the clock.
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
+    #[arg(long, default_value_t = 100)]
+    pub range_size: u32,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub skip_trx: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub range_selects: bool,
+    #[arg(long, default_value_t = 10)]
+    pub point_selects: u32,
+    #[arg(long, default_value_t = 1)]
+    pub simple_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub sum_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub order_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub distinct_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub non_index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub delete_inserts: u32,
+    #[arg(long, default_value_t = 10)]
+    pub random_points: u32,
+    #[arg(long, default_value_t = 10)]
+    pub number_of_ranges: u32,
+    #[arg(long, default_value_t = 5)]
+    pub delta: u32,
+    /// auto: prepared statements; disable: text protocol.
+    #[arg(long, default_value = "auto")]
+    pub db_ps_mode: String,
+    /// Error codes that roll back and retry the event: a list, 'all' or 'none'.
+    #[arg(long, alias = "ignore-errors", default_value = "1213,1205,1020")]
+    pub mysql_ignore_errors: String,
+    /// Reconnect after every N events; 0 = never.
+    #[arg(long, default_value_t = 0)]
+    pub reconnect: u64,
+    /// Latency percentiles to report.
+    #[arg(long, default_value = "50,95,99,99.9", value_parser = parse_pct_list)]
+    pub percentile: Vec<f64>,
+    /// Print the latency histogram.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub histogram: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub create_secondary: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub auto_inc: bool,
+    #[arg(long, alias = "mysql-storage-engine", default_value = "innodb")]
+    pub storage_engine: String,
+    /// Output: text (sysbench-style) or json (one document).
+    #[arg(long, default_value = "text")]
+    pub format: String,
+    /// Client runtimes (shards); 0 = one per CPU.
+    #[arg(long, default_value_t = 0)]
+    pub client_shards: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct QuickArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[arg(long, default_value_t = 4)]
+    pub tables: u32,
+    #[arg(long, default_value_t = 100000)]
+    pub table_size: u32,
+    #[arg(long, default_value = "1,4,16,64")]
+    pub threads: String,
+    #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
+    pub time: f64,
+    #[arg(long, default_value = "oltp_point_select,oltp_read_write")]
+    pub workloads: String,
+}

@@ -1,0 +1,400 @@
+//! What each command does, end to end.
+
+use super::args::{Cli, Cmd, LoadArgs, QuickArgs, SandboxArgs, ServerCmd};
+use super::secret::redacted_command_line;
+use super::target::{check, resolve, Target};
+use crate::exec::{self, IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
+use crate::report::{self, table::StepRow};
+use crate::server::{render_profiles_help, Profile, Sandbox};
+use crate::workload::{self, prepare, OltpOpts, RandParams, RandType, Workload};
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::time::Duration;
+
+/// Runs the command; returns the process exit code.
+pub fn dispatch(cli: Cli) -> Result<i32> {
+    match cli.cmd {
+        Cmd::Server { cmd } => server(cmd).map(|_| 0),
+        Cmd::Prepare(a) => cmd_prepare(&a).map(|_| 0),
+        Cmd::Run(a) => cmd_run(&a),
+        Cmd::Cleanup(a) => cmd_cleanup(&a).map(|_| 0),
+        Cmd::Workloads => {
+            print_workloads();
+            Ok(0)
+        }
+        Cmd::Quickstart(a) => quickstart(&a),
+    }
+}
+
+fn server(cmd: ServerCmd) -> Result<()> {
+    match cmd {
+        ServerCmd::Start(a) => server_start(&a),
+        ServerCmd::Stop(n) => {
+            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            if sb.stop(Duration::from_secs(120))? {
+                println!("sandbox '{}' stopped", n.name);
+            } else {
+                println!("sandbox '{}' was not running", n.name);
+            }
+            Ok(())
+        }
+        ServerCmd::Status(n) => {
+            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            println!("{}", sb.describe());
+            println!("  datadir   {}\n  my.cnf    {}\n  error log {}", sb.datadir().display(), sb.cnf_path().display(), sb.error_log().display());
+            Ok(())
+        }
+        ServerCmd::List => {
+            let all = Sandbox::list()?;
+            if all.is_empty() {
+                println!("no sandboxes (state directory {})", crate::server::state_dir().display());
+            }
+            for sb in all {
+                println!("{}", sb.describe());
+            }
+            Ok(())
+        }
+        ServerCmd::Destroy(n) => {
+            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            sb.destroy()?;
+            println!("sandbox '{}' destroyed", n.name);
+            Ok(())
+        }
+        ServerCmd::Profiles => {
+            print!("{}", render_profiles_help());
+            Ok(())
+        }
+    }
+}
+
+fn server_start(a: &SandboxArgs) -> Result<()> {
+    let mut sb = Sandbox::open_or_new(&a.name)?;
+    let mut spec = sb.spec.clone();
+    if let Some(b) = &a.basedir {
+        spec.basedir = Some(std::fs::canonicalize(b).with_context(|| format!("--basedir {} does not exist", b.display()))?);
+    }
+    if let Some(p) = &a.profile {
+        spec.profile = Profile::parse(p)?;
+    }
+    for s in &a.sets {
+        let Some((k, v)) = s.split_once('=') else {
+            bail!("--set '{s}' is not VAR=VALUE; e.g. --set innodb_buffer_pool_size=2G");
+        };
+        let k = k.trim().to_string();
+        spec.sets.retain(|(x, _)| *x != k);
+        spec.sets.push((k, v.trim().to_string()));
+    }
+    if let Some(c) = &a.cpus {
+        crate::server::parse_cpu_list(c)?;
+        spec.cpus = Some(c.clone());
+    }
+    if spec != sb.spec && sb.running_pid().is_some() {
+        bail!("sandbox '{}' is running with other settings; stop it first (qpslab server stop --name {0})", a.name);
+    }
+    if spec.basedir != sb.spec.basedir && sb.datadir().join("mysql").is_dir() {
+        bail!("sandbox '{}' was initialised with another server; destroy it first or use another --name", a.name);
+    }
+    sb.spec = spec;
+    sb.start(Duration::from_secs(a.timeout))?;
+    println!("{}", sb.describe());
+    Ok(())
+}
+
+fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
+    if a.tables == 0 {
+        bail!("--tables must be at least 1");
+    }
+    let rand = RandParams {
+        kind: RandType::parse(&a.rand_type)?,
+        spec_iter: a.rand_spec_iter,
+        spec_pct: a.rand_spec_pct,
+        spec_res: a.rand_spec_res,
+        pareto_h: a.rand_pareto_h,
+        zipf_exp: a.rand_zipfian_exp,
+    };
+    if !(0.0..1.0).contains(&a.rand_pareto_h) || a.rand_pareto_h == 0.0 {
+        bail!("--rand-pareto-h must be between 0 and 1 (exclusive), got {}", a.rand_pareto_h);
+    }
+    if !(0.0..=100.0).contains(&a.rand_spec_pct) || !(0.0..=100.0).contains(&a.rand_spec_res) {
+        bail!("--rand-spec-pct and --rand-spec-res are percentages (0 to 100)");
+    }
+    if a.rand_zipfian_exp <= 0.0 || a.rand_zipfian_exp == 1.0 {
+        bail!("--rand-zipfian-exp must be > 0 and not 1, got {}", a.rand_zipfian_exp);
+    }
+    Ok(OltpOpts {
+        tables: a.tables,
+        table_size: a.table_size,
+        range_size: a.range_size,
+        point_selects: a.point_selects,
+        simple_ranges: a.simple_ranges,
+        sum_ranges: a.sum_ranges,
+        order_ranges: a.order_ranges,
+        distinct_ranges: a.distinct_ranges,
+        index_updates: a.index_updates,
+        non_index_updates: a.non_index_updates,
+        delete_inserts: a.delete_inserts,
+        range_selects: a.range_selects,
+        skip_trx: a.skip_trx,
+        auto_inc: a.auto_inc,
+        create_secondary: a.create_secondary,
+        random_points: a.random_points,
+        number_of_ranges: a.number_of_ranges,
+        delta: a.delta,
+        storage_engine: a.storage_engine.clone(),
+        rand,
+        threads: a.threads,
+    })
+}
+
+fn seed(s: u64) -> u64 {
+    if s != 0 {
+        return s;
+    }
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
+fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(f))
+}
+
+fn cmd_prepare(a: &LoadArgs) -> Result<()> {
+    Workload::parse(&a.workload)?;
+    let o = oltp_opts(a)?;
+    let t = resolve(&a.conn, "sbtest")?;
+    block_on(async { check(&t).await?.quit().await; Ok::<_, anyhow::Error>(()) })??;
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let loaders = if a.threads > 1 { a.threads as usize } else { cores.max(2) };
+    let rep = prepare::prepare(&t.opts, &o, loaders, seed(a.rand_seed), a.format == "json")?;
+    let msg = format!(
+        "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
+        rep.tables,
+        o.table_size,
+        rep.seconds,
+        rep.rows as f64 / rep.seconds.max(1e-9)
+    );
+    if a.format == "json" {
+        println!("{}", serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds}));
+    } else {
+        println!("{msg}");
+    }
+    Ok(())
+}
+
+fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
+    Workload::parse(&a.workload)?;
+    let t = resolve(&a.conn, "sbtest")?;
+    block_on(async {
+        let mut c = check(&t).await?;
+        prepare::cleanup(&mut c, a.tables).await?;
+        c.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })?
+}
+
+/// Checks that the tables the run needs exist, before opening all connections.
+async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<String> {
+    let mut c = check(t).await?;
+    let version = c.server_version().to_string();
+    let needed = match w {
+        Workload::SelectRandomPoints | Workload::SelectRandomRanges => 1,
+        _ => o.tables,
+    };
+    let r = c.query("SHOW TABLES LIKE 'sbtest%'").await?;
+    let have: Vec<String> = r.rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).collect();
+    c.quit().await;
+    if let Some(missing) = (1..=needed).find(|i| !have.contains(&format!("sbtest{i}"))) {
+        bail!(
+            "table sbtest{missing} is missing in database '{}' on {}: run `qpslab prepare {} --tables {} --table-size {}` first",
+            t.opts.db.as_deref().unwrap_or(""),
+            t.describe(),
+            w.name(),
+            o.tables,
+            o.table_size
+        );
+    }
+    Ok(version)
+}
+
+fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
+    let w = Workload::parse(&a.workload)?;
+    if a.threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let ps_mode = match a.db_ps_mode.as_str() {
+        "auto" => PsMode::Auto,
+        "disable" => PsMode::Disable,
+        other => bail!("--db-ps-mode '{other}' is not auto or disable"),
+    };
+    if !["text", "json"].contains(&a.format.as_str()) {
+        bail!("--format '{}' is not text or json", a.format);
+    }
+    if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
+        eprintln!("note: no --time and no --events: running until Ctrl-C");
+    }
+    Ok(RunConfig {
+        conn: t.opts.clone(),
+        workload: w,
+        oltp: oltp_opts(a)?,
+        threads: a.threads,
+        time: a.time,
+        events: a.events,
+        warmup: a.warmup_time,
+        rate: a.rate,
+        interval: if a.report_interval > 0.0 { a.report_interval.max(0.01) } else { 1.0 },
+        ignore: IgnoreErrors::parse(&a.mysql_ignore_errors)?,
+        reconnect_every: a.reconnect,
+        ps_mode,
+        seed: seed(a.rand_seed),
+        shards: a.client_shards,
+    })
+}
+
+fn cmd_run(a: &LoadArgs) -> Result<i32> {
+    // Validate everything that does not need the server first.
+    let w = Workload::parse(&a.workload)?;
+    oltp_opts(a)?;
+    let t = resolve(&a.conn, "sbtest")?;
+    let cfg = run_config(a, &t)?;
+    block_on(check_tables(&t, w, &cfg.oltp))??;
+    let json = a.format == "json";
+    let pct = report::sysbench::line_percentile(&a.percentile);
+    if !json {
+        println!("qpslab {} ({})\n", env!("CARGO_PKG_VERSION"), env!("QPSLAB_GIT_HASH"));
+        println!("Running the test with following options:");
+        println!("Number of threads: {}", cfg.threads);
+        if cfg.rate > 0.0 {
+            println!("Target transaction rate: {}/sec", cfg.rate);
+        }
+        if a.report_interval > 0.0 {
+            println!("Report intermediate results every {} second(s)", a.report_interval);
+        }
+        if cfg.warmup > 0.0 {
+            println!("Warm-up: {} second(s), not counted", cfg.warmup);
+        }
+        println!("Initializing random number generator from seed ({}).\n\n", cfg.seed);
+        println!("Initializing worker threads...\n\nThreads started!\n");
+    }
+    let print_lines = a.report_interval > 0.0 && !json;
+    let r = exec::run(&cfg, |s| {
+        if print_lines {
+            println!("{}", report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0));
+            let _ = std::io::stdout().flush();
+        }
+    });
+    if json {
+        let doc = report::json::document(&cfg, &r, &a.percentile, &redacted_command_line());
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!();
+        print!("{}", report::sysbench::summary(&r, &a.percentile, a.histogram));
+    }
+    Ok(exit_code(&r))
+}
+
+fn exit_code(r: &RunResult) -> i32 {
+    match r.status {
+        RunStatus::Ok => 0,
+        RunStatus::Failed(ref m) => {
+            eprintln!("qpslab: run failed: {m}");
+            1
+        }
+        RunStatus::Aborted(_) => 130,
+    }
+}
+
+fn print_workloads() {
+    let o = OltpOpts { tables: 1, ..Default::default() };
+    for w in workload::ALL {
+        println!("{:<24} {}", w.name(), w.description());
+        for (kind, n) in w.groups(&o) {
+            let sql = kind.sql(1, w.arity(kind, &o)).replace("sbtest1", "sbtestN");
+            println!("    {n} x {sql}");
+            if kind == workload::Kind::Delete && w != Workload::Delete {
+                println!("    {n} x {}", workload::Kind::Insert.sql(1, 0).replace("sbtest1", "sbtestN"));
+            }
+        }
+    }
+    println!("\nOptions follow sysbench's names; see `qpslab run --help`.");
+}
+
+fn quickstart(a: &QuickArgs) -> Result<i32> {
+    let threads: Vec<u32> = a
+        .threads
+        .split(',')
+        .map(|s| s.trim().parse().with_context(|| format!("--threads: '{s}' is not a number")))
+        .collect::<Result<_>>()?;
+    let workloads: Vec<Workload> = a.workloads.split(',').map(|w| Workload::parse(w.trim())).collect::<Result<_>>()?;
+    let t = resolve(&a.conn, "sbtest")?;
+    println!("Target: {}", t.describe());
+    let mut load = LoadArgs::for_quickstart(&a.conn, a.tables, a.table_size);
+    let o = oltp_opts(&load)?;
+    // (Re)create the data so that every step starts from the same tables.
+    block_on(async {
+        let mut c = check(&t).await?;
+        prepare::cleanup_quiet(&mut c, o.tables).await?;
+        c.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let rep = prepare::prepare(&t.opts, &o, cores.max(2), seed(0), true)?;
+    println!("prepared in {:.1} s ({:.0} rows/s)\n", rep.seconds, rep.rows as f64 / rep.seconds.max(1e-9));
+    let mut rows = Vec::new();
+    let mut code = 0;
+    for w in &workloads {
+        for &th in &threads {
+            load.workload = w.name().to_string();
+            load.threads = th;
+            load.time = a.time;
+            let cfg = run_config(&load, &t)?;
+            eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
+            let r = exec::run(&cfg, |_| {});
+            let secs = r.elapsed;
+            let status = match &r.status {
+                RunStatus::Ok => "ok".to_string(),
+                RunStatus::Failed(m) => {
+                    code = 1;
+                    format!("failed: {m}")
+                }
+                RunStatus::Aborted(_) => "aborted".to_string(),
+            };
+            eprintln!("{:.0} qps", r.total.queries() as f64 / secs);
+            rows.push(StepRow {
+                workload: w.name().to_string(),
+                threads: th,
+                tps: r.total.events as f64 / secs,
+                qps: r.total.queries() as f64 / secs,
+                p95: r.total.hist.quantile_ms(0.95),
+                p99: r.total.hist.quantile_ms(0.99),
+                client_us: r.client_cpu_s * 1e6 / r.total.queries().max(1) as f64,
+                status,
+            });
+            if matches!(r.status, RunStatus::Aborted(_)) {
+                println!("\n{}", report::table::render(&rows));
+                return Ok(130);
+            }
+        }
+    }
+    println!("\n{}", report::table::render(&rows));
+    if let Some(sb) = &t.sandbox {
+        println!("The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`.");
+    }
+    Ok(code)
+}
+
+impl LoadArgs {
+    fn for_quickstart(conn: &super::args::ConnArgs, tables: u32, table_size: u32) -> LoadArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct P {
+            #[command(flatten)]
+            l: LoadArgs,
+        }
+        let mut l = P::parse_from(["qpslab", "oltp_point_select"]).l;
+        l.conn = conn.clone();
+        l.tables = tables;
+        l.table_size = table_size;
+        l.report_interval = 0.0;
+        l
+    }
+}

@@ -1,0 +1,12 @@
+//! cli: the command line. Parses arguments (clap), resolves the target
+//! server (a sandbox by default), scrubs secrets from the process title, and
+//! dispatches to the modules. Context-rich error messages are made here.
+
+mod args;
+mod commands;
+mod secret;
+mod target;
+
+pub use args::Cli;
+pub use commands::dispatch;
+pub use secret::scrub_process_title;

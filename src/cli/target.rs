@@ -1,0 +1,143 @@
+//! Resolving "which server": explicit host/socket/DSN options, or a sandbox.
+
+use super::args::ConnArgs;
+use crate::protocol::{Conn, ConnOpts, Endpoint};
+use crate::server::Sandbox;
+use anyhow::{bail, Context, Result};
+use std::time::Duration;
+
+/// The resolved target and how to describe it in messages.
+pub struct Target {
+    pub opts: ConnOpts,
+    /// The sandbox name when the target is one.
+    pub sandbox: Option<String>,
+}
+
+impl Target {
+    pub fn describe(&self) -> String {
+        match &self.sandbox {
+            Some(n) => format!("sandbox '{n}' ({})", self.opts.endpoint),
+            None => self.opts.endpoint.to_string(),
+        }
+    }
+}
+
+fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
+    match a.password.as_deref() {
+        Some("\u{1}prompt") => rpassword::prompt_password("Enter password: ").context("cannot read the password from the terminal"),
+        Some(p) => Ok(p.to_string()),
+        None => Ok(dsn_pw.or_else(|| std::env::var("MYSQL_PWD").ok()).unwrap_or_default()),
+    }
+}
+
+/// Resolves the connection options; starts the sandbox if that is the target.
+pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
+    let explicit = a.host.is_some() || a.port.is_some() || a.socket.is_some() || a.dsn.is_some();
+    let key = match &a.server_public_key {
+        Some(p) => Some(std::fs::read(p).with_context(|| format!("cannot read --server-public-key {}", p.display()))?),
+        None => None,
+    };
+    if !explicit {
+        let name = a.server.as_deref().unwrap_or("default");
+        let mut sb = Sandbox::open_or_new(name)?;
+        if sb.running_pid().is_none() {
+            eprintln!("Starting sandbox '{name}' (first start initialises its datadir)...");
+            sb.start(Duration::from_secs(120))?;
+        }
+        let mut opts = sb.conn_opts(Some(a.db.as_deref().unwrap_or(default_db)));
+        if let Some(u) = &a.user {
+            opts.user = u.clone();
+            opts.password = password(a, None)?;
+        }
+        opts.server_public_key = key;
+        return Ok(Target { opts, sandbox: Some(name.to_string()) });
+    }
+    let mut opts = ConnOpts {
+        endpoint: Endpoint::Tcp { host: "127.0.0.1".into(), port: 3306 },
+        user: "sbtest".into(),
+        password: String::new(),
+        db: Some(default_db.to_string()),
+        server_public_key: key,
+    };
+    let mut dsn_pw = None;
+    if let Some(d) = &a.dsn {
+        let u = url::Url::parse(d).with_context(|| format!("bad --dsn: expected mysql://user[:password]@host[:port]/db, got '{}'", redact(d)))?;
+        if u.scheme() != "mysql" && u.scheme() != "mariadb" {
+            bail!("bad --dsn scheme '{}': use mysql://user@host:port/db", u.scheme());
+        }
+        if !u.username().is_empty() {
+            opts.user = percent(u.username());
+        }
+        dsn_pw = u.password().map(percent);
+        let host = u.host_str().unwrap_or("127.0.0.1").to_string();
+        opts.endpoint = Endpoint::Tcp { host, port: u.port().unwrap_or(3306) };
+        if let Some((_, s)) = u.query_pairs().find(|(k, _)| k == "socket") {
+            opts.endpoint = Endpoint::Unix(s.into_owned().into());
+        }
+        let db = u.path().trim_start_matches('/');
+        if !db.is_empty() {
+            opts.db = Some(db.to_string());
+        }
+    }
+    if let Some(s) = &a.socket {
+        opts.endpoint = Endpoint::Unix(s.clone());
+    } else if a.host.is_some() || a.port.is_some() {
+        let (h, p) = match &opts.endpoint {
+            Endpoint::Tcp { host, port } => (host.clone(), *port),
+            Endpoint::Unix(_) => ("127.0.0.1".into(), 3306),
+        };
+        opts.endpoint = Endpoint::Tcp { host: a.host.clone().unwrap_or(h), port: a.port.unwrap_or(p) };
+    }
+    if let Some(u) = &a.user {
+        opts.user = u.clone();
+    }
+    if let Some(d) = &a.db {
+        opts.db = Some(d.clone());
+    }
+    opts.password = password(a, dsn_pw)?;
+    Ok(Target { opts, sandbox: None })
+}
+
+fn percent(s: &str) -> String {
+    url::form_urlencoded::parse(format!("x={s}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| s.to_string())
+}
+
+fn redact(d: &str) -> String {
+    match super::secret::dsn_password_span(d) {
+        Some((a, b)) => format!("{}***{}", &d[..a], &d[b..]),
+        None => d.to_string(),
+    }
+}
+
+/// Connects once to check the target, turning the usual failures into a
+/// one-line explanation of what to do.
+pub async fn check(t: &Target) -> Result<Conn> {
+    match Conn::connect(&t.opts).await {
+        Ok(c) => Ok(c),
+        Err(e) => bail!("{}", explain(&e, t)),
+    }
+}
+
+pub fn explain(e: &crate::protocol::ProtoError, t: &Target) -> String {
+    use crate::protocol::ProtoError;
+    let who = &t.opts.user;
+    match e {
+        ProtoError::Server(se) if se.code == 1045 => format!(
+            "access denied for user '{who}' on {}: check --user/--password (or MYSQL_PWD)",
+            t.describe()
+        ),
+        ProtoError::Server(se) if se.code == 1049 => format!(
+            "unknown database '{}' on {}: create it (CREATE DATABASE {0}) or pass --db",
+            t.opts.db.as_deref().unwrap_or(""),
+            t.describe()
+        ),
+        ProtoError::Io(io) => format!(
+            "cannot connect to {}: {io}; is the server running? (check --host/--port/--socket, or `qpslab server status`)",
+            t.describe()
+        ),
+        other => format!("cannot connect to {}: {other}", t.describe()),
+    }
+}

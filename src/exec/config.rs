@@ -1,0 +1,73 @@
+//! What a run is asked to do.
+
+use crate::protocol::ConnOpts;
+use crate::workload::{OltpOpts, Workload};
+use anyhow::{bail, Result};
+
+/// Which server error codes roll back and retry the event instead of ending the run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub enum IgnoreErrors {
+    All,
+    Codes(Vec<u16>),
+}
+
+impl IgnoreErrors {
+    /// Parses sysbench's `--mysql-ignore-errors` value: `all`, `none`, or a comma list.
+    pub fn parse(s: &str) -> Result<IgnoreErrors> {
+        match s.trim() {
+            "all" => Ok(IgnoreErrors::All),
+            "" | "none" => Ok(IgnoreErrors::Codes(vec![])),
+            list => {
+                let mut codes = Vec::new();
+                for c in list.split(',') {
+                    match c.trim().parse::<u16>() {
+                        Ok(v) => codes.push(v),
+                        Err(_) => bail!("--mysql-ignore-errors: '{c}' is not an error code; give e.g. 1213,1205 or 'all'"),
+                    }
+                }
+                Ok(IgnoreErrors::Codes(codes))
+            }
+        }
+    }
+
+    #[inline]
+    pub fn ignores(&self, code: u16) -> bool {
+        match self {
+            IgnoreErrors::All => true,
+            IgnoreErrors::Codes(c) => c.contains(&code),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum PsMode {
+    /// Prepared statements; a statement the server refuses to prepare
+    /// (max_prepared_stmt_count reached) falls back to the text protocol.
+    Auto,
+    /// Text protocol for everything.
+    Disable,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub conn: ConnOpts,
+    pub workload: Workload,
+    pub oltp: OltpOpts,
+    pub threads: u32,
+    /// Measured seconds after warm-up; 0 = no time limit.
+    pub time: f64,
+    /// Event limit; 0 = none.
+    pub events: u64,
+    pub warmup: f64,
+    /// Target events/s (Poisson arrivals); 0 = closed loop.
+    pub rate: f64,
+    /// Seconds between samples (and printed lines when `print_lines`).
+    pub interval: f64,
+    pub ignore: IgnoreErrors,
+    /// Reconnect after every N events; 0 = never.
+    pub reconnect_every: u64,
+    pub ps_mode: PsMode,
+    pub seed: u64,
+    /// Client shards (runtimes); 0 = one per available core.
+    pub shards: usize,
+}

@@ -1,0 +1,19 @@
+//! exec: runs a workload against a server.
+//!
+//! Owns connections for load, their distribution over shards (one tokio
+//! current_thread runtime per client core, connections as tasks), the
+//! closed-loop and rate-driven schedules, warm-up, per-interval sampling,
+//! error handling (ignore list, retries, reconnects) and stopping (time,
+//! event count, fatal error, Ctrl-C). It records into `stats` and hands
+//! samples to a callback; it never formats output.
+
+mod config;
+mod interrupt;
+mod rate;
+mod run;
+mod shard;
+mod worker;
+
+pub use config::{IgnoreErrors, PsMode, RunConfig};
+pub use interrupt::{install_ctrl_c, interrupted};
+pub use run::{run, KindStats, RunResult, RunStatus, Sample};

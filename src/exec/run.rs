@@ -1,0 +1,236 @@
+//! The coordinator: starts the shards, waits until every connection is
+//! ready, starts the clock, merges the shards' intervals into samples, stops
+//! the run on time, event count, fatal error or Ctrl-C, and collects totals.
+
+use super::config::RunConfig;
+use super::interrupt::interrupted;
+use super::shard::{run_shard, KindAcc, Msg, Shared};
+use crate::stats::{CpuSnapshot, Hist, Interval};
+use crate::workload::statements::{Kind, ALL_KINDS};
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum RunStatus {
+    Ok,
+    /// Ended by an error; what was measured is kept.
+    Failed(String),
+    /// Stopped by the user.
+    Aborted(String),
+}
+
+/// One merged interval.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Seconds since the start of measurement at the end of the interval
+    /// (negative during warm-up).
+    pub t: f64,
+    pub dur: f64,
+    pub warmup: bool,
+    pub iv: Interval,
+    pub client_cpu_s: f64,
+    pub host_cpu_s: f64,
+    pub host_busy: f64,
+}
+
+pub struct KindStats {
+    pub kind: Kind,
+    pub count: u64,
+    pub hist: Hist,
+}
+
+pub struct RunResult {
+    pub status: RunStatus,
+    /// Everything after warm-up.
+    pub total: Interval,
+    /// Measured seconds (after warm-up).
+    pub elapsed: f64,
+    pub kinds: Vec<KindStats>,
+    pub thread_events: Vec<u64>,
+    pub thread_time: Vec<f64>,
+    pub client_cpu_s: f64,
+    pub host_cpu_s: f64,
+    pub host_busy: f64,
+    pub samples: Vec<Sample>,
+    pub server_version: String,
+    pub text_fallbacks: u64,
+    pub threads: u32,
+}
+
+/// Runs `cfg`; `on_sample` sees each interval as soon as every shard has
+/// reported it.
+pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
+    let threads = cfg.threads.max(1);
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let nshards = if cfg.shards == 0 { cores } else { cfg.shards }.min(threads as usize).max(1);
+    let mut cfg = cfg.clone();
+    cfg.shards = nshards;
+    cfg.oltp.threads = threads;
+    let cfg = Arc::new(cfg);
+    let shared = Arc::new(Shared::new(cfg.events, cfg.seed));
+    let (tx, rx) = channel::<Msg>();
+    let mut joins = Vec::new();
+    for s in 0..nshards {
+        let workers: Vec<u32> = (0..threads).filter(|w| *w as usize % nshards == s).collect();
+        let (cfg, shared, tx) = (cfg.clone(), shared.clone(), tx.clone());
+        joins.push(std::thread::Builder::new().name(format!("qpslab-shard-{s}")).spawn(move || run_shard(s, workers, cfg, shared, tx)));
+    }
+    drop(tx);
+
+    let mut status = RunStatus::Ok;
+    // Wait for every connection to be connected and prepared.
+    while shared.ready.load(Ordering::SeqCst) < threads as usize {
+        if let Ok(Msg::Fatal(m)) = rx.try_recv() {
+            status = RunStatus::Failed(m);
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
+        if interrupted() {
+            status = RunStatus::Aborted("interrupted before the start".into());
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let t0 = Instant::now();
+    let _ = shared.t0.set(t0);
+    let cpu0 = CpuSnapshot::now();
+    let mut cpu_prev = cpu0;
+    let mut cpu_measure = cpu0;
+    shared.go.store(true, Ordering::SeqCst);
+
+    let end_at = (cfg.time > 0.0).then(|| t0 + Duration::from_secs_f64(cfg.warmup + cfg.time));
+    let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
+    let mut pending: BTreeMap<u64, (usize, Interval)> = BTreeMap::new();
+    let mut samples = Vec::new();
+    let mut total = Interval::default();
+    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); ALL_KINDS.len()];
+    let (mut thread_events, mut thread_time) = (Vec::new(), Vec::new());
+    let mut finals = 0;
+    let mut text_fallbacks = 0;
+    let mut server_version = String::new();
+    let mut last_k: Option<u64> = None;
+
+    let mut emit = |k: u64, iv: Interval, last: bool, samples: &mut Vec<Sample>, total: &mut Interval, cpu_prev: &mut CpuSnapshot, cpu_measure: &mut CpuSnapshot| {
+        let now = CpuSnapshot::now();
+        let (client, host, busy) = now.since(cpu_prev);
+        *cpu_prev = now;
+        let warmup = k < warmup_ticks;
+        let start = k as f64 * cfg.interval;
+        let end = if last { t0.elapsed().as_secs_f64().max(start) } else { start + cfg.interval };
+        if !warmup {
+            total.merge(&iv);
+        } else if k + 1 == warmup_ticks {
+            *cpu_measure = now;
+        }
+        let s = Sample {
+            t: end - cfg.warmup,
+            dur: end - start,
+            warmup,
+            iv,
+            client_cpu_s: client,
+            host_cpu_s: host,
+            host_busy: busy,
+        };
+        on_sample(&s);
+        samples.push(s);
+    };
+
+    loop {
+        let timeout = match end_at {
+            Some(e) => e.saturating_duration_since(Instant::now()).min(Duration::from_millis(50)),
+            None => Duration::from_millis(50),
+        };
+        match rx.recv_timeout(timeout) {
+            Ok(Msg::Tick { k, iv }) => {
+                let e = pending.entry(k).or_insert_with(|| (0, Interval::default()));
+                e.0 += 1;
+                e.1.merge(&iv);
+                // Intervals are complete when every shard has sent them.
+                while let Some((&k0, (n, _))) = pending.iter().next() {
+                    if *n < nshards {
+                        break;
+                    }
+                    let (_, iv) = pending.remove(&k0).unwrap_or_default();
+                    let last = shared.stopping();
+                    emit(k0, iv, last, &mut samples, &mut total, &mut cpu_prev, &mut cpu_measure);
+                    last_k = Some(k0);
+                }
+            }
+            Ok(Msg::Final { kinds: ks, thread_events: te, thread_time: tt, text_fallbacks: tf, server_version: sv }) => {
+                for (a, b) in kinds.iter_mut().zip(ks.iter()) {
+                    a.count += b.count;
+                    a.hist.merge(&b.hist);
+                }
+                thread_events.extend(te);
+                thread_time.extend(tt);
+                text_fallbacks += tf;
+                if !sv.is_empty() {
+                    server_version = sv;
+                }
+                finals += 1;
+                if finals == nshards {
+                    break;
+                }
+            }
+            Ok(Msg::Fatal(m)) => {
+                if status == RunStatus::Ok {
+                    status = RunStatus::Failed(m);
+                }
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if !shared.stopping() {
+            if interrupted() {
+                status = RunStatus::Aborted("interrupted (Ctrl-C)".into());
+                shared.stop.store(true, Ordering::SeqCst);
+            } else if end_at.is_some_and(|e| Instant::now() >= e) {
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let elapsed_all = t0.elapsed().as_secs_f64();
+    // Partial intervals left (a shard that ended early).
+    let rest: Vec<(u64, Interval)> = std::mem::take(&mut pending).into_iter().map(|(k, (_, iv))| (k, iv)).collect();
+    for (k, iv) in rest {
+        if last_k.is_some_and(|l| k <= l) {
+            // Late part of an interval already emitted: fold into totals only.
+            if k >= warmup_ticks {
+                total.merge(&iv);
+            }
+            continue;
+        }
+        emit(k, iv, true, &mut samples, &mut total, &mut cpu_prev, &mut cpu_measure);
+    }
+    for j in joins.into_iter().flatten() {
+        let _ = j.join();
+    }
+    let cpu_end = CpuSnapshot::now();
+    let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
+    RunResult {
+        status,
+        total,
+        elapsed: (elapsed_all - cfg.warmup).max(1e-9),
+        kinds: ALL_KINDS
+            .iter()
+            .zip(kinds)
+            .filter(|(_, a)| a.count > 0)
+            .map(|(k, a)| KindStats { kind: *k, count: a.count, hist: a.hist })
+            .collect(),
+        thread_events,
+        thread_time,
+        client_cpu_s,
+        host_cpu_s,
+        host_busy,
+        samples,
+        server_version,
+        text_fallbacks,
+        threads,
+    }
+}

@@ -1,0 +1,172 @@
+//! A shard: one OS thread running a tokio current_thread runtime with its
+//! share of the connections, plus a ticker that hands each finished
+//! interval to the coordinating thread. Shard state is only touched from
+//! its own thread, so recording a query takes no lock.
+
+use super::config::RunConfig;
+use super::rate::Arrivals;
+use super::worker::worker;
+use crate::stats::{Hist, Interval};
+use crate::workload::statements::ALL_KINDS;
+use crate::workload::Unique;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// State shared by all shards and the coordinator (atomics only).
+pub struct Shared {
+    pub stop: AtomicBool,
+    pub go: AtomicBool,
+    pub ready: AtomicUsize,
+    pub t0: OnceLock<Instant>,
+    pub events_left: AtomicI64,
+    pub unique: Unique,
+}
+
+impl Shared {
+    pub fn new(events: u64, seed: u64) -> Shared {
+        Shared {
+            stop: AtomicBool::new(false),
+            go: AtomicBool::new(false),
+            ready: AtomicUsize::new(0),
+            t0: OnceLock::new(),
+            events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),
+            unique: Unique::new(seed as u32),
+        }
+    }
+
+    #[inline]
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Latency and count of one statement kind.
+#[derive(Clone, Default)]
+pub struct KindAcc {
+    pub hist: Hist,
+    pub count: u64,
+}
+
+/// A shard's own accumulators.
+pub struct ShardState {
+    pub cur: Interval,
+    pub kinds: Vec<KindAcc>,
+    /// Per connection: events and busy seconds (sysbench's "threads fairness").
+    pub thread_events: Vec<u64>,
+    pub thread_time: Vec<f64>,
+    pub text_fallbacks: u64,
+    pub server_version: String,
+    pub arrivals: Option<Arrivals>,
+}
+
+pub enum Msg {
+    Tick { k: u64, iv: Interval },
+    Final { kinds: Vec<KindAcc>, thread_events: Vec<u64>, thread_time: Vec<f64>, text_fallbacks: u64, server_version: String },
+    Fatal(String),
+}
+
+/// Runs one shard to completion. `workers` are global connection numbers.
+pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: Arc<Shared>, tx: Sender<Msg>) {
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = tx.send(Msg::Fatal(format!("cannot start a client runtime: {e}")));
+            shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
+            return;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    let n = workers.len();
+    let state = Rc::new(RefCell::new(ShardState {
+        cur: Interval::default(),
+        kinds: vec![KindAcc::default(); ALL_KINDS.len()],
+        thread_events: vec![0; n],
+        thread_time: vec![0.0; n],
+        text_fallbacks: 0,
+        server_version: String::new(),
+        arrivals: None,
+    }));
+    local.block_on(&rt, async {
+        let mut handles = Vec::with_capacity(n);
+        for (slot, &id) in workers.iter().enumerate() {
+            let (cfg, shared, state, tx) = (cfg.clone(), shared.clone(), state.clone(), tx.clone());
+            handles.push(tokio::task::spawn_local(async move {
+                if let Err(msg) = worker(id, slot, &cfg, &shared, &state).await {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    let _ = tx.send(Msg::Fatal(msg));
+                }
+            }));
+        }
+        // Wait for the coordinator's go (all connections of all shards ready).
+        while !shared.go.load(Ordering::SeqCst) && !shared.stopping() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        if let Some(&t0) = shared.t0.get() {
+            if cfg.rate > 0.0 {
+                let shards = cfg.shards.max(1) as f64;
+                state.borrow_mut().arrivals = Some(Arrivals::new(t0, cfg.rate / shards, cfg.seed ^ ((shard as u64) << 32)));
+            }
+            let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
+            let ticker = {
+                let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
+                let interval = cfg.interval;
+                tokio::task::spawn_local(async move { ticker(t0, interval, warmup_ticks, &shared, &state, &tx).await })
+            };
+            for h in handles {
+                let _ = h.await;
+            }
+            ticker.abort();
+            let _ = ticker.await;
+            // The last, partial interval.
+            let end_k = interval_index(t0, cfg.interval, Instant::now());
+            let iv = std::mem::take(&mut state.borrow_mut().cur);
+            let _ = tx.send(Msg::Tick { k: end_k, iv });
+        } else {
+            for h in handles {
+                let _ = h.await;
+            }
+        }
+        let mut st = state.borrow_mut();
+        let _ = tx.send(Msg::Final {
+            kinds: std::mem::take(&mut st.kinds),
+            thread_events: std::mem::take(&mut st.thread_events),
+            thread_time: std::mem::take(&mut st.thread_time),
+            text_fallbacks: st.text_fallbacks,
+            server_version: std::mem::take(&mut st.server_version),
+        });
+    });
+}
+
+fn interval_index(t0: Instant, interval: f64, now: Instant) -> u64 {
+    (now.saturating_duration_since(t0).as_secs_f64() / interval) as u64
+}
+
+/// Sends each interval as it ends, until the run stops. At the end of the
+/// warm-up it clears the per-statement and per-connection accumulators so
+/// that the summary covers the measured part only.
+async fn ticker(t0: Instant, interval: f64, warmup_ticks: u64, shared: &Shared, state: &Rc<RefCell<ShardState>>, tx: &Sender<Msg>) {
+    let mut k = 0u64;
+    loop {
+        let due = t0 + Duration::from_secs_f64(interval * (k + 1) as f64);
+        tokio::time::sleep_until(due.into()).await;
+        if shared.stopping() {
+            return;
+        }
+        let mut st = state.borrow_mut();
+        let backlog = st.arrivals.as_ref().map(|a| a.backlog(Instant::now())).unwrap_or(0);
+        let mut iv = std::mem::take(&mut st.cur);
+        iv.backlog = backlog;
+        if k + 1 == warmup_ticks {
+            st.kinds.iter_mut().for_each(|a| *a = KindAcc::default());
+            st.thread_events.iter_mut().for_each(|e| *e = 0);
+            st.thread_time.iter_mut().for_each(|t| *t = 0.0);
+        }
+        drop(st);
+        let _ = tx.send(Msg::Tick { k, iv });
+        k += 1;
+    }
+}

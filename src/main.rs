@@ -1,0 +1,32 @@
+//! qpslab: a MySQL/MariaDB performance lab in one binary.
+//!
+//! Data flows one way: server → protocol → workload → exec → stats →
+//! report (see shared/DESIGN.md); `cli` wires them to the command line.
+
+mod cli;
+mod exec;
+mod protocol;
+mod report;
+mod server;
+mod stats;
+mod workload;
+
+use clap::Parser;
+
+fn main() {
+    let args = cli::Cli::parse();
+    cli::scrub_process_title();
+    exec::install_ctrl_c();
+    match cli::dispatch(args) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            // One line: what failed, and what to do (the context chain, joined).
+            let msg = format!("{e:#}");
+            eprintln!("qpslab: {}", msg.lines().next().unwrap_or(""));
+            for extra in msg.lines().skip(1) {
+                eprintln!("  {extra}");
+            }
+            std::process::exit(2);
+        }
+    }
+}

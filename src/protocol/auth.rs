@@ -1,0 +1,189 @@
+//! Handshake and authentication: reads the server greeting, negotiates
+//! capabilities and runs the auth plugin exchange (mysql_native_password,
+//! caching_sha2_password with fast and full auth, sha256_password,
+//! client_ed25519, unix_socket) until the server says OK.
+
+use super::error::{ProtoError, ServerError};
+use super::io::PacketIo;
+use super::opts::ConnOpts;
+use mysql_common::auth::plugins::{AuthProc, ChallengeResponsePlugin, Context, Response};
+use mysql_common::constants::{CapabilityFlags, MariadbCapabilities};
+use mysql_common::io::ParseBuf;
+use mysql_common::packets::{AuthPlugin, AuthSwitchRequest, HandshakePacket, HandshakeResponse};
+use mysql_common::proto::MySerialize;
+
+/// What the handshake learned about the server and the session.
+pub struct Session {
+    pub server_version: String,
+    pub connection_id: u32,
+    pub capabilities: CapabilityFlags,
+    pub mariadb_caps: MariadbCapabilities,
+    pub is_mariadb: bool,
+}
+
+struct AuthCtx<'a> {
+    opts: &'a ConnOpts,
+    scramble: &'a [u8],
+    ipc: bool,
+}
+
+impl Context for &AuthCtx<'_> {
+    fn pass(&self) -> &[u8] {
+        self.opts.password.as_bytes()
+    }
+    fn is_ipc_transport(&self) -> bool {
+        self.ipc
+    }
+    fn is_tls_transport(&self) -> bool {
+        false
+    }
+    fn scramble(&self) -> &[u8] {
+        self.scramble
+    }
+    fn server_key_pem(&self) -> Option<&[u8]> {
+        self.opts.server_public_key.as_deref()
+    }
+}
+
+/// A plugin the client runs: one of mysql_common's, or unix_socket, which
+/// needs no data because the server checks the peer's OS user.
+enum Plugin {
+    Proc(AuthProc),
+    UnixSocket,
+}
+
+impl Plugin {
+    fn init(plugin: &AuthPlugin<'_>) -> Result<Plugin, ProtoError> {
+        if plugin.as_bytes() == b"unix_socket" {
+            return Ok(Plugin::UnixSocket);
+        }
+        AuthProc::init(plugin).map(Plugin::Proc).map_err(|_| {
+            ProtoError::Auth(format!(
+                "the server asks for auth plugin '{}', which qpslab does not support; \
+                 use an account with mysql_native_password, caching_sha2_password, ed25519 or unix_socket",
+                String::from_utf8_lossy(plugin.as_bytes())
+            ))
+        })
+    }
+
+    fn run(&mut self, ctx: &AuthCtx<'_>, challenge: &[u8]) -> Result<Response, ProtoError> {
+        match self {
+            Plugin::UnixSocket => Ok(Response::last_empty()),
+            Plugin::Proc(p) => p
+                .run(ctx, challenge)
+                .map_err(|e| ProtoError::Auth(e.to_string())),
+        }
+    }
+}
+
+fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {
+    let mut c = CapabilityFlags::CLIENT_PROTOCOL_41
+        | CapabilityFlags::CLIENT_SECURE_CONNECTION
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH
+        | CapabilityFlags::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
+        | CapabilityFlags::CLIENT_LONG_PASSWORD
+        | CapabilityFlags::CLIENT_LONG_FLAG
+        | CapabilityFlags::CLIENT_TRANSACTIONS
+        | CapabilityFlags::CLIENT_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_PS_MULTI_RESULTS
+        | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+    if opts.db.is_some() {
+        c |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
+    }
+    c
+}
+
+/// Runs the handshake on a fresh connection.
+pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, ProtoError> {
+    let greeting = io.read_packet().await?;
+    if greeting.first() == Some(&0xFF) {
+        return Err(ProtoError::Server(ServerError::parse(greeting)));
+    }
+    let hp: HandshakePacket<'_> = ParseBuf(greeting)
+        .parse(())
+        .map_err(|e| ProtoError::Protocol(format!("bad server greeting: {e}")))?;
+    let server_caps = hp.capabilities();
+    let server_version = hp.server_version_str().into_owned();
+    let is_mariadb = server_version.contains("MariaDB");
+    let version = hp.server_version_parsed().unwrap_or((5, 7, 0));
+    let nonce = hp.nonce();
+    let connection_id = hp.connection_id();
+
+    let mut caps = wanted_capabilities(opts) & server_caps;
+    let mut mariadb_caps = MariadbCapabilities::empty();
+    // MariaDB clears CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") to announce its
+    // extended capability flags, which a client may then request.
+    if !server_caps.contains(CapabilityFlags::CLIENT_LONG_PASSWORD) {
+        mariadb_caps = hp.mariadb_ext_capabilities() & MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA;
+        caps.remove(CapabilityFlags::CLIENT_LONG_PASSWORD);
+    }
+    let plugin_name = hp.auth_plugin().map(|p| p.into_owned()).unwrap_or(AuthPlugin::MysqlNativePassword);
+
+    let ctx = AuthCtx {
+        opts,
+        scramble: &nonce,
+        ipc: io.is_unix(),
+    };
+    let mut plugin = Plugin::init(&plugin_name)?;
+    let first = plugin.run(&ctx, &nonce)?;
+    let data = first.data().map(|d| d.to_vec()).unwrap_or_default();
+    let resp = HandshakeResponse::new(
+        Some(data),
+        version,
+        Some(opts.user.as_bytes().to_vec()),
+        opts.db.as_ref().map(|d| d.as_bytes().to_vec()),
+        Some(plugin_name.clone()),
+        caps,
+        None,
+        16 * 1024 * 1024,
+    )
+    .with_mariadb_ext_capabilities(mariadb_caps);
+    let mut payload = Vec::new();
+    resp.serialize(&mut payload);
+    io.write_packet(&payload).await?;
+    let caps = resp.capabilities();
+
+    let mut scramble = nonce.clone();
+    loop {
+        let pkt = io.read_packet().await?.to_vec();
+        match pkt.first() {
+            Some(0x00) => break,
+            Some(0xFF) => return Err(ProtoError::Server(ServerError::parse(&pkt))),
+            Some(0xFE) => {
+                let sw: AuthSwitchRequest<'_> = ParseBuf(&pkt)
+                    .parse(())
+                    .map_err(|e| ProtoError::Protocol(format!("bad auth switch: {e}")))?;
+                let data = sw.plugin_data();
+                let data = data.strip_suffix(&[0]).unwrap_or(data).to_vec();
+                plugin = Plugin::init(&sw.auth_plugin().into_owned())?;
+                scramble = data.clone();
+                let ctx = AuthCtx {
+                    opts,
+                    scramble: &scramble,
+                    ipc: io.is_unix(),
+                };
+                let r = plugin.run(&ctx, &data)?;
+                io.write_packet(r.data().unwrap_or(&[])).await?;
+            }
+            Some(0x01) => {
+                let ctx = AuthCtx {
+                    opts,
+                    scramble: &scramble,
+                    ipc: io.is_unix(),
+                };
+                let r = plugin.run(&ctx, &pkt[1..])?;
+                if let Some(d) = r.data() {
+                    io.write_packet(d).await?;
+                }
+            }
+            _ => return Err(ProtoError::Protocol("unexpected packet during authentication".into())),
+        }
+    }
+    Ok(Session {
+        server_version,
+        connection_id,
+        capabilities: caps,
+        mariadb_caps,
+        is_mariadb,
+    })
+}

@@ -1,0 +1,290 @@
+//! One client session: connect, text queries, prepared statements and the
+//! allocation-free execute path.
+
+use super::auth::{handshake, Session};
+use super::error::{ProtoError, ServerError};
+use super::io::{lenenc_int, PacketIo, Stream};
+use super::opts::{ConnOpts, Endpoint};
+use super::stmt::{Param, Stmt};
+use mysql_common::constants::CapabilityFlags;
+use tokio::net::{TcpStream, UnixStream};
+
+const COM_QUIT: u8 = 0x01;
+const COM_QUERY: u8 = 0x03;
+const COM_PING: u8 = 0x0E;
+const COM_STMT_PREPARE: u8 = 0x16;
+const COM_STMT_CLOSE: u8 = 0x19;
+const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
+
+/// What a statement produced: a result set (rows counted, not decoded) or an
+/// OK packet with the number of affected rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Rows(u64),
+    Affected(u64),
+}
+
+/// A decoded text-protocol result: column names and rows of optional strings.
+#[derive(Debug, Default, Clone)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Option<String>>>,
+    pub affected: u64,
+}
+
+pub struct Conn {
+    io: PacketIo,
+    session: Session,
+}
+
+impl Conn {
+    /// Opens a connection and authenticates.
+    pub async fn connect(opts: &ConnOpts) -> Result<Conn, ProtoError> {
+        let stream = match &opts.endpoint {
+            Endpoint::Tcp { host, port } => {
+                let s = TcpStream::connect((host.as_str(), *port)).await?;
+                s.set_nodelay(true)?;
+                Stream::Tcp(s)
+            }
+            Endpoint::Unix(path) => Stream::Unix(UnixStream::connect(path).await?),
+        };
+        let mut io = PacketIo::new(stream);
+        let session = handshake(&mut io, opts).await?;
+        Ok(Conn { io, session })
+    }
+
+    pub fn server_version(&self) -> &str {
+        &self.session.server_version
+    }
+
+    pub fn connection_id(&self) -> u32 {
+        self.session.connection_id
+    }
+
+    pub fn is_mariadb(&self) -> bool {
+        self.session.is_mariadb
+    }
+
+    fn deprecate_eof(&self) -> bool {
+        self.session.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
+    }
+
+    /// Runs a text-protocol query and decodes its result.
+    pub async fn query(&mut self, sql: &str) -> Result<QueryResult, ProtoError> {
+        self.send_query(sql).await?;
+        let mut res = QueryResult::default();
+        match self.read_response(Some(&mut res)).await? {
+            Outcome::Affected(n) => res.affected = n,
+            Outcome::Rows(_) => {}
+        }
+        Ok(res)
+    }
+
+    /// Runs a text-protocol statement, discarding any rows.
+    pub async fn exec(&mut self, sql: &str) -> Result<Outcome, ProtoError> {
+        self.send_query(sql).await?;
+        self.read_response(None).await
+    }
+
+    /// The first column of the first row, if any.
+    pub async fn query_value(&mut self, sql: &str) -> Result<Option<String>, ProtoError> {
+        let r = self.query(sql).await?;
+        Ok(r.rows.into_iter().next().and_then(|r| r.into_iter().next().flatten()))
+    }
+
+    async fn send_query(&mut self, sql: &str) -> Result<(), ProtoError> {
+        self.io.wbuf.clear();
+        let mut payload = Vec::with_capacity(sql.len() + 1);
+        payload.push(COM_QUERY);
+        payload.extend_from_slice(sql.as_bytes());
+        self.io.write_command(&payload).await
+    }
+
+    /// Prepares `sql` with the given parameter types.
+    pub async fn prepare(&mut self, sql: &str, params: &[Param]) -> Result<Stmt, ProtoError> {
+        let mut payload = Vec::with_capacity(sql.len() + 1);
+        payload.push(COM_STMT_PREPARE);
+        payload.extend_from_slice(sql.as_bytes());
+        self.io.write_command(&payload).await?;
+        let pkt = self.io.read_packet().await?;
+        if pkt.first() == Some(&0xFF) {
+            return Err(ProtoError::Server(ServerError::parse(pkt)));
+        }
+        if pkt.len() < 12 || pkt[0] != 0 {
+            return Err(ProtoError::Protocol("bad COM_STMT_PREPARE response".into()));
+        }
+        let id = u32::from_le_bytes([pkt[1], pkt[2], pkt[3], pkt[4]]);
+        let ncols = u16::from_le_bytes([pkt[5], pkt[6]]);
+        let nparams = u16::from_le_bytes([pkt[7], pkt[8]]);
+        let eof = !self.deprecate_eof();
+        for n in [nparams, ncols] {
+            if n > 0 {
+                for _ in 0..n {
+                    self.io.read_packet().await?;
+                }
+                if eof {
+                    self.io.read_packet().await?;
+                }
+            }
+        }
+        self.io.response_done();
+        if usize::from(nparams) != params.len() {
+            self.close_stmt(id).await?;
+            return Err(ProtoError::Protocol(format!(
+                "`{sql}` has {nparams} parameters, the workload declared {}",
+                params.len()
+            )));
+        }
+        Ok(Stmt::new(id, sql, ncols, params))
+    }
+
+    /// Executes a prepared statement: the hot path. Sends the template as it
+    /// is and skips the result without decoding it.
+    #[inline]
+    pub async fn execute(&mut self, stmt: &mut Stmt) -> Result<Outcome, ProtoError> {
+        if stmt.is_text() {
+            self.io.write_raw(stmt.render_text()).await?;
+        } else {
+            self.io.write_raw(stmt.framed()).await?;
+        }
+        self.read_response(None).await
+    }
+
+    pub async fn close_stmt(&mut self, id: u32) -> Result<(), ProtoError> {
+        let mut payload = [COM_STMT_CLOSE, 0, 0, 0, 0];
+        payload[1..].copy_from_slice(&id.to_le_bytes());
+        self.io.write_command(&payload).await
+    }
+
+    pub async fn ping(&mut self) -> Result<(), ProtoError> {
+        self.io.write_command(&[COM_PING]).await?;
+        self.read_response(None).await.map(|_| ())
+    }
+
+    /// Says goodbye; errors are irrelevant at that point.
+    pub async fn quit(mut self) {
+        let _ = self.io.write_command(&[COM_QUIT]).await;
+    }
+
+    /// Reads one complete response: OK, ERR, or a result set (all of it,
+    /// including further result sets announced by SERVER_MORE_RESULTS_EXISTS).
+    async fn read_response(&mut self, mut sink: Option<&mut QueryResult>) -> Result<Outcome, ProtoError> {
+        let deprecate_eof = self.deprecate_eof();
+        let mut total_rows = 0u64;
+        loop {
+            let pkt = self.io.read_packet().await?;
+            let (ncols, used) = match pkt.first() {
+                Some(0x00) => {
+                    let (affected, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 0));
+                    let status = ok_status(&pkt[1 + n..]);
+                    if status & SERVER_MORE_RESULTS_EXISTS != 0 {
+                        continue;
+                    }
+                    self.io.response_done();
+                    return Ok(if total_rows > 0 {
+                        Outcome::Rows(total_rows)
+                    } else {
+                        Outcome::Affected(affected)
+                    });
+                }
+                Some(0xFF) => {
+                    let e = ServerError::parse(pkt);
+                    self.io.response_done();
+                    return Err(ProtoError::Server(e));
+                }
+                Some(0xFB) => return Err(ProtoError::Protocol("LOAD DATA LOCAL is not supported".into())),
+                _ => lenenc_int(pkt).ok_or_else(|| ProtoError::Protocol("bad column count".into()))?,
+            };
+            // With MARIADB_CLIENT_CACHE_METADATA (or MySQL's optional metadata)
+            // one more byte says whether column definitions follow.
+            let metadata_follows = pkt.len() <= used || pkt[used] != 0;
+            if metadata_follows {
+                for _ in 0..ncols {
+                    let col = self.io.read_packet().await?;
+                    if let Some(s) = sink.as_deref_mut() {
+                        s.columns.push(column_name(col));
+                    }
+                }
+                if !deprecate_eof {
+                    self.io.read_packet().await?;
+                }
+            }
+            let status;
+            loop {
+                let pkt = self.io.read_packet().await?;
+                match pkt.first() {
+                    Some(0xFE) if pkt.len() < 0xFF_FFFF => {
+                        status = if pkt.len() <= 5 {
+                            pkt.get(3..5).map(|b| u16::from_le_bytes([b[0], b[1]])).unwrap_or(0)
+                        } else {
+                            let (_, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 1));
+                            ok_status(&pkt[1 + n..])
+                        };
+                        break;
+                    }
+                    Some(0xFF) => {
+                        let e = ServerError::parse(pkt);
+                        self.io.response_done();
+                        return Err(ProtoError::Server(e));
+                    }
+                    _ => {
+                        total_rows += 1;
+                        if let Some(s) = sink.as_deref_mut() {
+                            s.rows.push(text_row(pkt, ncols as usize));
+                        }
+                    }
+                }
+            }
+            if status & SERVER_MORE_RESULTS_EXISTS == 0 {
+                self.io.response_done();
+                return Ok(Outcome::Rows(total_rows));
+            }
+            // Another result follows (e.g. CALL); decode only the first one.
+            sink = None;
+        }
+    }
+}
+
+/// Status flags of an OK packet body that starts after the affected-rows field.
+fn ok_status(b: &[u8]) -> u16 {
+    let Some((_, n)) = lenenc_int(b) else { return 0 };
+    b.get(n..n + 2).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0)
+}
+
+fn lenenc_str(b: &[u8]) -> Option<(Option<&[u8]>, usize)> {
+    if b.first() == Some(&0xFB) {
+        return Some((None, 1));
+    }
+    let (len, n) = lenenc_int(b)?;
+    let end = n + len as usize;
+    Some((Some(b.get(n..end)?), end))
+}
+
+fn column_name(col: &[u8]) -> String {
+    let mut pos = 0;
+    for _ in 0..4 {
+        match lenenc_str(&col[pos..]) {
+            Some((_, n)) => pos += n,
+            None => return String::new(),
+        }
+    }
+    lenenc_str(&col[pos..])
+        .and_then(|(s, _)| s)
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .unwrap_or_default()
+}
+
+fn text_row(pkt: &[u8], ncols: usize) -> Vec<Option<String>> {
+    let mut row = Vec::with_capacity(ncols);
+    let mut pos = 0;
+    for _ in 0..ncols {
+        match lenenc_str(&pkt[pos..]) {
+            Some((v, n)) => {
+                row.push(v.map(|s| String::from_utf8_lossy(s).into_owned()));
+                pos += n;
+            }
+            None => row.push(None),
+        }
+    }
+    row
+}

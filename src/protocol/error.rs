@@ -1,0 +1,77 @@
+//! Typed errors of the protocol layer.
+
+use std::fmt;
+
+/// An error packet sent by the server: code, SQLSTATE and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    pub code: u16,
+    pub state: String,
+    pub message: String,
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ERROR {} ({}): {}", self.code, self.state, self.message)
+    }
+}
+
+impl ServerError {
+    /// Parses the payload of an ERR packet (first byte 0xFF).
+    pub fn parse(payload: &[u8]) -> ServerError {
+        let code = if payload.len() >= 3 {
+            u16::from_le_bytes([payload[1], payload[2]])
+        } else {
+            0
+        };
+        let rest = payload.get(3..).unwrap_or(&[]);
+        let (state, msg) = if rest.first() == Some(&b'#') && rest.len() >= 6 {
+            (String::from_utf8_lossy(&rest[1..6]).into_owned(), &rest[6..])
+        } else {
+            ("HY000".to_string(), rest)
+        };
+        ServerError {
+            code,
+            state,
+            message: String::from_utf8_lossy(msg).into_owned(),
+        }
+    }
+}
+
+/// Everything that can go wrong talking to a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtoError {
+    /// The server answered with an error packet.
+    #[error("{0}")]
+    Server(ServerError),
+    /// The connection failed or was lost.
+    #[error("connection error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The server sent something this client does not understand.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// Authentication could not be carried out by the client.
+    #[error("authentication: {0}")]
+    Auth(String),
+}
+
+impl ProtoError {
+    /// The server error code, if this is a server error.
+    pub fn code(&self) -> Option<u16> {
+        match self {
+            ProtoError::Server(e) => Some(e.code),
+            _ => None,
+        }
+    }
+
+    /// True when the connection is gone and must be re-established
+    /// (I/O failure or the server-side "connection killed"/"server shutdown" codes).
+    pub fn is_connection_lost(&self) -> bool {
+        match self {
+            ProtoError::Io(_) => true,
+            // 1053 shutdown in progress, 1927 connection killed, 2006/2013 client codes
+            ProtoError::Server(e) => matches!(e.code, 1053 | 1927 | 2006 | 2013 | 4031),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Packet framing over a socket with one reusable read buffer and one write
+//! buffer per connection: no allocation once warmed up.
+
+use super::error::ProtoError;
+use std::io;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::net::{TcpStream, UnixStream};
+
+const MAX_PAYLOAD: usize = 0xFF_FFFF;
+
+pub enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Stream {
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf).await,
+            Stream::Unix(s) => s.read(buf).await,
+        }
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(buf).await,
+            Stream::Unix(s) => s.write_all(buf).await,
+        }
+    }
+
+    /// Forgets cached read readiness without a system call, so that the next
+    /// read waits for the reactor instead of first trying a read that would
+    /// return EAGAIN. Only call it when no bytes can be pending (a response
+    /// has been consumed and the next request not yet sent).
+    fn clear_read_ready(&self) {
+        let would_block = || -> io::Result<()> { Err(io::ErrorKind::WouldBlock.into()) };
+        let _ = match self {
+            Stream::Tcp(s) => s.try_io(Interest::READABLE, would_block),
+            Stream::Unix(s) => s.try_io(Interest::READABLE, would_block),
+        };
+    }
+}
+
+/// A framed connection: reads whole packets, writes whole packets.
+pub struct PacketIo {
+    stream: Stream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Scratch for payloads split over several 16 MiB packets.
+    big: Vec<u8>,
+    /// Sequence id the next packet we write must carry.
+    pub seq: u8,
+    pub wbuf: Vec<u8>,
+}
+
+impl PacketIo {
+    pub fn new(stream: Stream) -> PacketIo {
+        PacketIo {
+            stream,
+            buf: vec![0; 16 * 1024],
+            start: 0,
+            end: 0,
+            big: Vec::new(),
+            seq: 0,
+            wbuf: Vec::with_capacity(1024),
+        }
+    }
+
+    pub fn is_unix(&self) -> bool {
+        matches!(self.stream, Stream::Unix(_))
+    }
+
+    async fn fill(&mut self, need: usize) -> Result<(), ProtoError> {
+        while self.end - self.start < need {
+            if self.start > 0 && self.start + need > self.buf.len() {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if need > self.buf.len() {
+                self.buf.resize(need.next_power_of_two(), 0);
+            }
+            let end = self.end;
+            let n = self.stream.read(&mut self.buf[end..]).await?;
+            if n == 0 {
+                return Err(ProtoError::Io(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "server closed the connection",
+                )));
+            }
+            self.end += n;
+        }
+        Ok(())
+    }
+
+    /// Reads one logical packet and returns its payload. The slice is valid
+    /// until the next call.
+    pub async fn read_packet(&mut self) -> Result<&[u8], ProtoError> {
+        self.fill(4).await?;
+        let h = &self.buf[self.start..self.start + 4];
+        let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+        self.seq = h[3].wrapping_add(1);
+        if len == MAX_PAYLOAD {
+            return self.read_split_packet().await;
+        }
+        self.fill(4 + len).await?;
+        let s = self.start + 4;
+        self.start = s + len;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+        Ok(&self.buf[s..s + len])
+    }
+
+    async fn read_split_packet(&mut self) -> Result<&[u8], ProtoError> {
+        self.big.clear();
+        loop {
+            self.fill(4).await?;
+            let h = &self.buf[self.start..self.start + 4];
+            let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+            self.seq = h[3].wrapping_add(1);
+            self.fill(4 + len).await?;
+            let s = self.start + 4;
+            self.big.extend_from_slice(&self.buf[s..s + len]);
+            self.start = s + len;
+            if len < MAX_PAYLOAD {
+                break;
+            }
+        }
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+        Ok(&self.big)
+    }
+
+    /// True when a whole response has been consumed; clears read readiness.
+    pub fn response_done(&mut self) {
+        if self.start == self.end {
+            self.stream.clear_read_ready();
+        }
+    }
+
+    /// Writes `payload` as one or more packets starting at sequence `self.seq`.
+    pub async fn write_packet(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
+        self.wbuf.clear();
+        let mut chunks = payload.chunks(MAX_PAYLOAD).peekable();
+        if payload.is_empty() {
+            self.wbuf.extend_from_slice(&[0, 0, 0, self.seq]);
+            self.seq = self.seq.wrapping_add(1);
+        }
+        while let Some(chunk) = chunks.next() {
+            let len = chunk.len() as u32;
+            self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
+            self.wbuf.push(self.seq);
+            self.seq = self.seq.wrapping_add(1);
+            self.wbuf.extend_from_slice(chunk);
+            if chunks.peek().is_none() && chunk.len() == MAX_PAYLOAD {
+                self.wbuf.extend_from_slice(&[0, 0, 0, self.seq]);
+                self.seq = self.seq.wrapping_add(1);
+            }
+        }
+        let stream = &mut self.stream;
+        stream.write_all(&self.wbuf).await?;
+        Ok(())
+    }
+
+    /// Starts a new command: resets the sequence and writes the payload.
+    pub async fn write_command(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
+        self.seq = 0;
+        self.write_packet(payload).await
+    }
+
+    /// Writes bytes that already carry packet headers (a prepared template).
+    pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
+        self.stream.write_all(framed).await?;
+        Ok(())
+    }
+}
+
+/// Reads a length-encoded integer; returns (value, bytes used).
+pub fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
+    let first = *b.first()?;
+    match first {
+        0..=0xFA => Some((u64::from(first), 1)),
+        0xFC if b.len() >= 3 => Some((u64::from(u16::from_le_bytes([b[1], b[2]])), 3)),
+        0xFD if b.len() >= 4 => Some((u64::from(b[1]) | u64::from(b[2]) << 8 | u64::from(b[3]) << 16, 4)),
+        0xFE if b.len() >= 9 => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[1..9]);
+            Some((u64::from_le_bytes(a), 9))
+        }
+        _ => None,
+    }
+}
+
+/// Appends a length-encoded integer.
+pub fn put_lenenc_int(out: &mut Vec<u8>, v: u64) {
+    if v < 251 {
+        out.push(v as u8);
+    } else if v < 1 << 16 {
+        out.push(0xFC);
+        out.extend_from_slice(&(v as u16).to_le_bytes());
+    } else if v < 1 << 24 {
+        out.push(0xFD);
+        out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+    } else {
+        out.push(0xFE);
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lenenc_roundtrip() {
+        for v in [0u64, 250, 251, 65535, 65536, (1 << 24) - 1, 1 << 24, u64::MAX] {
+            let mut b = Vec::new();
+            put_lenenc_int(&mut b, v);
+            assert_eq!(lenenc_int(&b), Some((v, b.len())));
+        }
+    }
+}

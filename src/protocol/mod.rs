@@ -1,0 +1,23 @@
+//! protocol: the MySQL/MariaDB client wire protocol.
+//!
+//! Owns sockets, packet framing, the handshake and authentication, the text
+//! protocol for everything that is not load (DDL, status queries, prepare), and
+//! the hot path: COM_STMT_EXECUTE from a pre-built packet template patched in
+//! place, with result rows skipped without decoding. Nothing here knows about
+//! workloads, schedules or statistics; callers get outcomes and typed errors.
+//!
+//! Handshake and auth state machines come from `mysql_common`; the per-query
+//! path is written by hand because a general-purpose codec costs a dozen
+//! allocations per query (see shared/DESIGN.md).
+
+mod auth;
+mod conn;
+mod error;
+mod io;
+mod opts;
+mod stmt;
+
+pub use conn::{Conn, Outcome, QueryResult};
+pub use error::{ProtoError, ServerError};
+pub use opts::{ConnOpts, Endpoint};
+pub use stmt::{Param, Stmt};

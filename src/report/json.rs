@@ -1,0 +1,79 @@
+//! `--format json`: the whole result as one JSON document.
+
+use super::pct_label;
+use crate::exec::{RunConfig, RunResult};
+use serde_json::{json, Map, Value};
+
+fn percentiles(h: &crate::stats::Hist, pcts: &[f64]) -> Value {
+    let mut m = Map::new();
+    for p in pcts {
+        m.insert(format!("p{}", pct_label(*p)), json!(h.quantile_ms(p / 100.0)));
+    }
+    m.insert("min".into(), json!(h.min_ms()));
+    m.insert("avg".into(), json!(h.mean_ms()));
+    m.insert("max".into(), json!(h.max_ms()));
+    Value::Object(m)
+}
+
+pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str) -> Value {
+    let t = &r.total;
+    let secs = r.elapsed;
+    let q = t.queries().max(1) as f64;
+    let errors: Map<String, Value> = t.errors.0.iter().map(|(c, n)| (c.to_string(), json!(n))).collect();
+    json!({
+        "qpslab_version": env!("CARGO_PKG_VERSION"),
+        "git_hash": env!("QPSLAB_GIT_HASH"),
+        "command_line": command_line,
+        "status": r.status,
+        "server_version": r.server_version,
+        "workload": cfg.workload.name(),
+        "options": {
+            "threads": r.threads,
+            "time": cfg.time,
+            "events": cfg.events,
+            "warmup_time": cfg.warmup,
+            "rate": cfg.rate,
+            "report_interval": cfg.interval,
+            "ignore_errors": cfg.ignore,
+            "reconnect": cfg.reconnect_every,
+            "db_ps_mode": cfg.ps_mode,
+            "rand_seed": cfg.seed,
+            "oltp": cfg.oltp,
+        },
+        "totals": {
+            "seconds": secs,
+            "transactions": t.events,
+            "tps": t.events as f64 / secs,
+            "queries": t.queries(),
+            "qps": t.queries() as f64 / secs,
+            "reads": t.reads, "writes": t.writes, "other": t.others,
+            "ignored_errors": t.errors.total(),
+            "errors_by_code": errors,
+            "reconnects": t.reconnects,
+            "latency_ms": percentiles(&t.hist, pcts),
+        },
+        "latency_by_statement": r.kinds.iter().map(|k| json!({
+            "statement": k.kind.name(),
+            "count": k.count,
+            "latency_ms": percentiles(&k.hist, pcts),
+        })).collect::<Vec<_>>(),
+        "client": {
+            "cpu_seconds": r.client_cpu_s,
+            "cpu_us_per_query": r.client_cpu_s * 1e6 / q,
+            "host_cpu_share": if r.host_cpu_s > 0.0 { r.client_cpu_s / r.host_cpu_s } else { 0.0 },
+            "host_busy": r.host_busy,
+            "text_protocol_fallbacks": r.text_fallbacks,
+        },
+        "threads_fairness": { "events": r.thread_events, "execution_time": r.thread_time },
+        "intervals": r.samples.iter().map(|s| json!({
+            "t": s.t, "dur": s.dur, "warmup": s.warmup,
+            "tps": s.iv.events as f64 / s.dur.max(1e-9),
+            "qps": s.iv.queries() as f64 / s.dur.max(1e-9),
+            "reads": s.iv.reads, "writes": s.iv.writes, "other": s.iv.others,
+            "errors": s.iv.errors.total(), "reconnects": s.iv.reconnects,
+            "backlog": s.iv.backlog,
+            "latency_ms": percentiles(&s.iv.hist, pcts),
+            "client_cpu_s": s.client_cpu_s,
+        })).collect::<Vec<_>>(),
+    })
+}

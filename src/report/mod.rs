@@ -1,0 +1,36 @@
+//! report: turns a run's results into text for people and scripts.
+//!
+//! Owns sysbench-compatible interval lines and final summary (so scripts that
+//! parse sysbench keep working), qpslab's extra sections (percentiles,
+//! latency per statement, errors by code, client CPU), the JSON document,
+//! and the quickstart's step table. It computes nothing that stats/exec
+//! did not measure, and never talks to a server.
+
+pub mod json;
+pub mod sysbench;
+pub mod table;
+
+/// Error codes a performance engineer meets under load, by name.
+pub fn error_name(code: u16) -> &'static str {
+    match code {
+        1205 => "ER_LOCK_WAIT_TIMEOUT",
+        1213 => "ER_LOCK_DEADLOCK",
+        1020 => "ER_CHECKREAD",
+        1062 => "ER_DUP_ENTRY",
+        1040 => "ER_CON_COUNT_ERROR",
+        1461 => "ER_MAX_PREPARED_STMT_COUNT_REACHED",
+        1146 => "ER_NO_SUCH_TABLE",
+        1927 => "ER_CONNECTION_KILLED",
+        1053 => "ER_SERVER_SHUTDOWN",
+        _ => "",
+    }
+}
+
+/// The share of the host's CPU above which the client may limit the result.
+pub const CLIENT_SHARE_WARNING: f64 = 0.25;
+
+/// Formats a percentile label: 95 → "95", 99.9 → "99.9".
+pub fn pct_label(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}

@@ -1,0 +1,154 @@
+//! sysbench 1.0-style output: the per-interval line and the final summary,
+//! followed by qpslab's extra sections.
+
+use super::{error_name, pct_label, CLIENT_SHARE_WARNING};
+use crate::exec::{RunResult, RunStatus, Sample};
+use std::fmt::Write;
+
+/// The percentile shown in interval lines: 95 when asked for, else the first.
+pub fn line_percentile(pcts: &[f64]) -> f64 {
+    if pcts.contains(&95.0) {
+        95.0
+    } else {
+        pcts.first().copied().unwrap_or(95.0)
+    }
+}
+
+pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> String {
+    let d = s.dur.max(1e-9);
+    let iv = &s.iv;
+    let t = s.t;
+    let when = if (t - t.round()).abs() < 1e-6 { format!("{}s", t.round() as i64) } else { format!("{t:.1}s") };
+    let mut line = format!(
+        "[ {when} ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+        iv.events as f64 / d,
+        iv.queries() as f64 / d,
+        iv.reads as f64 / d,
+        iv.writes as f64 / d,
+        iv.others as f64 / d,
+        pct_label(pct),
+        iv.hist.quantile_ms(pct / 100.0),
+        iv.errors.total() as f64 / d,
+        iv.reconnects as f64 / d,
+    );
+    if rate_mode {
+        let _ = write!(line, " backlog: {}", iv.backlog);
+    }
+    if s.warmup {
+        line.push_str(" (warm-up)");
+    }
+    line
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n;
+    (m, var.sqrt())
+}
+
+/// The final summary, sysbench's sections first.
+pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
+    let t = &r.total;
+    let secs = r.elapsed;
+    let mut o = String::new();
+    let w = |o: &mut String, label: &str, v: String| {
+        let _ = writeln!(o, "{label:<37}{v}");
+    };
+    o.push_str("SQL statistics:\n    queries performed:\n");
+    w(&mut o, "        read:", t.reads.to_string());
+    w(&mut o, "        write:", t.writes.to_string());
+    w(&mut o, "        other:", t.others.to_string());
+    w(&mut o, "        total:", t.queries().to_string());
+    w(&mut o, "    transactions:", format!("{:<6} ({:.2} per sec.)", t.events, t.events as f64 / secs));
+    w(&mut o, "    queries:", format!("{:<6} ({:.2} per sec.)", t.queries(), t.queries() as f64 / secs));
+    w(&mut o, "    ignored errors:", format!("{:<6} ({:.2} per sec.)", t.errors.total(), t.errors.total() as f64 / secs));
+    w(&mut o, "    reconnects:", format!("{:<6} ({:.2} per sec.)", t.reconnects, t.reconnects as f64 / secs));
+    o.push_str("\nGeneral statistics:\n");
+    w(&mut o, "    total time:", format!("{secs:.4}s"));
+    w(&mut o, "    total number of events:", t.events.to_string());
+    o.push_str("\nLatency (ms):\n");
+    let lw = |o: &mut String, label: &str, v: f64| {
+        let _ = writeln!(o, "         {label:<25}{v:>14.2}");
+    };
+    lw(&mut o, "min:", t.hist.min_ms());
+    lw(&mut o, "avg:", t.hist.mean_ms());
+    lw(&mut o, "max:", t.hist.max_ms());
+    let lp = line_percentile(pcts);
+    lw(&mut o, &format!("{}th percentile:", pct_label(lp)), t.hist.quantile_ms(lp / 100.0));
+    lw(&mut o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
+    let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
+    let (em, esd) = mean_sd(&ev);
+    let (tm, tsd) = mean_sd(&r.thread_time);
+    o.push_str("\nThreads fairness:\n");
+    let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
+    let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
+
+    // qpslab's additions.
+    o.push_str("\nLatency percentiles (ms):\n   ");
+    for p in pcts {
+        let _ = write!(o, " p{}: {:.3}", pct_label(*p), t.hist.quantile_ms(p / 100.0));
+    }
+    let _ = writeln!(o, " max: {:.3}", t.hist.max_ms());
+    if !r.kinds.is_empty() {
+        o.push_str("\nLatency by statement (ms):\n");
+        let _ = writeln!(o, "    {:<18} {:>10} {:>9} {:>9} {:>9} {:>9}", "statement", "count", "avg", "p95", "p99", "max");
+        for k in &r.kinds {
+            let _ = writeln!(
+                o,
+                "    {:<18} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
+                k.kind.name(),
+                k.count,
+                k.hist.mean_ms(),
+                k.hist.quantile_ms(0.95),
+                k.hist.quantile_ms(0.99),
+                k.hist.max_ms()
+            );
+        }
+    }
+    if t.errors.total() > 0 {
+        o.push_str("\nErrors by code (ignored, event retried):\n");
+        for (c, n) in &t.errors.0 {
+            let _ = writeln!(o, "    {c:<6} {:<36} {n}", error_name(*c));
+        }
+    }
+    if r.text_fallbacks > 0 {
+        let _ = writeln!(o, "\nNote: {} statements ran over the text protocol: the server refused to prepare more (max_prepared_stmt_count)", r.text_fallbacks);
+    }
+    let q = t.queries().max(1) as f64;
+    let share = if r.host_cpu_s > 0.0 { r.client_cpu_s / r.host_cpu_s } else { 0.0 };
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    o.push_str("\nLoad generator:\n");
+    let _ = writeln!(o, "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)", r.client_cpu_s * 1e6 / q, r.client_cpu_s, t.queries());
+    let _ = writeln!(o, "    share of host CPU:             {:.1}% (host busy {:.1}%, {cores} CPUs)", share * 100.0, r.host_busy * 100.0);
+    if share > CLIENT_SHARE_WARNING {
+        let _ = writeln!(
+            o,
+            "WARNING: qpslab used {:.0}% of the host's CPU (over {:.0}%): the load generator may be the bottleneck",
+            share * 100.0,
+            CLIENT_SHARE_WARNING * 100.0
+        );
+    }
+    if histogram {
+        o.push_str("\nLatency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n");
+        let b = t.hist.buckets();
+        let maxc = b.iter().map(|x| x.1).max().unwrap_or(1).max(1);
+        for (v, c) in b {
+            let bar = "*".repeat(((c as f64 / maxc as f64) * 40.0).ceil() as usize);
+            let _ = writeln!(o, "{v:>12.3} |{bar:<40} {c}");
+        }
+    }
+    match &r.status {
+        RunStatus::Ok => {}
+        RunStatus::Failed(m) => {
+            let _ = writeln!(o, "\nFAILED: {m}\n(the figures above cover what ran before the failure)");
+        }
+        RunStatus::Aborted(m) => {
+            let _ = writeln!(o, "\nABORTED: {m}\n(the figures above cover what ran before the stop)");
+        }
+    }
+    o
+}

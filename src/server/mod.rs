@@ -1,0 +1,16 @@
+//! server: private sandbox servers.
+//!
+//! Owns the state directory, my.cnf generation from named profiles, datadir
+//! initialisation for each server flavour (MariaDB or MySQL, from the
+//! distribution or a tarball `--basedir`), start with readiness checks and CPU
+//! pinning, stop, status and destroy. It talks to a server only to check that
+//! it is ready; it knows nothing about workloads or results.
+
+mod flavor;
+mod paths;
+mod profiles;
+mod sandbox;
+
+pub use paths::state_dir;
+pub use profiles::{render_profiles_help, Profile};
+pub use sandbox::{parse_cpu_list, Sandbox, SandboxSpec};

@@ -1,0 +1,80 @@
+//! Counters of one reporting interval, mergeable across shards.
+
+use super::hist::Hist;
+
+/// Errors by server error code. A handful of codes at most, so a small
+/// vector beats a map; it only grows when a new code appears.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ErrCounts(pub Vec<(u16, u64)>);
+
+impl ErrCounts {
+    pub fn add(&mut self, code: u16, n: u64) {
+        match self.0.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, v)) => *v += n,
+            None => {
+                self.0.push((code, n));
+                self.0.sort_unstable();
+            }
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.0.iter().map(|(_, n)| n).sum()
+    }
+
+    pub fn merge(&mut self, o: &ErrCounts) {
+        for &(c, n) in &o.0 {
+            self.add(c, n);
+        }
+    }
+}
+
+/// What happened during one interval (or a whole run, once merged).
+#[derive(Clone, Debug, Default)]
+pub struct Interval {
+    pub events: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub others: u64,
+    pub errors: ErrCounts,
+    pub reconnects: u64,
+    /// Event latency.
+    pub hist: Hist,
+    /// Rate mode: events due but not yet started at the end of the interval.
+    pub backlog: u64,
+}
+
+impl Interval {
+    pub fn queries(&self) -> u64 {
+        self.reads + self.writes + self.others
+    }
+
+    pub fn merge(&mut self, o: &Interval) {
+        self.events += o.events;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.others += o.others;
+        self.errors.merge(&o.errors);
+        self.reconnects += o.reconnects;
+        self.hist.merge(&o.hist);
+        self.backlog += o.backlog;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_adds_everything() {
+        let mut a = Interval { events: 1, reads: 2, writes: 3, others: 4, ..Default::default() };
+        a.errors.add(1213, 2);
+        let mut b = a.clone();
+        b.errors.add(1205, 1);
+        b.hist.record(10);
+        a.merge(&b);
+        assert_eq!((a.events, a.queries(), a.errors.total()), (2, 18, 5));
+        assert_eq!(a.errors.0, vec![(1205, 1), (1213, 4)]);
+        assert_eq!(a.hist.count(), 1);
+    }
+}

@@ -1,0 +1,51 @@
+//! CPU accounting: this process's own CPU time (getrusage) and the host's
+//! total CPU time (/proc/stat), to report client CPU per query and the load
+//! generator's share of the host.
+
+/// User + system CPU seconds consumed by this process so far.
+pub fn process_cpu_seconds() -> f64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Total host jiffies (all CPUs, all states) from the first line of /proc/stat.
+pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = s.lines().next()?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest is inside user)
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+    Some((total, idle))
+}
+
+/// A point-in-time reading of process and host CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuSnapshot {
+    pub process_s: f64,
+    pub host_jiffies: u64,
+    pub host_idle_jiffies: u64,
+}
+
+impl CpuSnapshot {
+    pub fn now() -> CpuSnapshot {
+        let (host_jiffies, host_idle_jiffies) = host_cpu_jiffies().unwrap_or((0, 0));
+        CpuSnapshot {
+            process_s: process_cpu_seconds(),
+            host_jiffies,
+            host_idle_jiffies,
+        }
+    }
+
+    /// (client CPU seconds, host CPU seconds available, host busy share) since `earlier`.
+    pub fn since(&self, earlier: &CpuSnapshot) -> (f64, f64, f64) {
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let client = self.process_s - earlier.process_s;
+        let host = self.host_jiffies.saturating_sub(earlier.host_jiffies) as f64 / hz;
+        let idle = self.host_idle_jiffies.saturating_sub(earlier.host_idle_jiffies) as f64 / hz;
+        let busy = if host > 0.0 { 1.0 - idle / host } else { 0.0 };
+        (client, host, busy)
+    }
+}

@@ -1,0 +1,15 @@
+//! stats: what a run measured.
+//!
+//! Owns latency histograms (HDR, microseconds, 3 significant digits),
+//! per-interval counters (events, reads/writes/other, errors by code,
+//! reconnects), their merging across shards, and CPU accounting of the load
+//! generator and the host. It does not time queries itself (exec records
+//! into it) and does not print (report formats it).
+
+mod counters;
+mod cpu;
+mod hist;
+
+pub use counters::{ErrCounts, Interval};
+pub use cpu::{host_cpu_jiffies, process_cpu_seconds, CpuSnapshot};
+pub use hist::Hist;
