@@ -115,7 +115,7 @@ fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
+pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
     s.split(',')
         .map(|p| {
             let v: f64 = p.trim().parse().map_err(|_| format!("'{p}' is not a percentile; use e.g. 50,95,99,99.9"))?;
@@ -216,8 +216,8 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 0)]
     pub reconnect: u64,
     /// Latency percentiles to report.
-    #[arg(long, default_value = "50,95,99,99.9", value_parser = parse_pct_list)]
-    pub percentile: Vec<f64>,
+    #[arg(long, default_value = "50,95,99,99.9")]
+    pub percentile: String,
     /// Print the latency histogram.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub histogram: bool,
@@ -233,6 +233,9 @@ pub struct LoadArgs {
     /// Client runtimes (shards); 0 = one per CPU.
     #[arg(long, default_value_t = 0)]
     pub client_shards: usize,
+    /// Client thread scheduling: batch (do not preempt the server) or normal.
+    #[arg(long, default_value = "batch")]
+    pub client_sched: String,
 }
 
 #[derive(Args, Debug)]

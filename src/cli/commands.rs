@@ -1,6 +1,6 @@
 //! What each command does, end to end.
 
-use super::args::{Cli, Cmd, LoadArgs, QuickArgs, SandboxArgs, ServerCmd};
+use super::args::{parse_pct_list, Cli, Cmd, LoadArgs, QuickArgs, SandboxArgs, ServerCmd};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
 use crate::exec::{self, IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
@@ -246,6 +246,11 @@ fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
         ps_mode,
         seed: seed(a.rand_seed),
         shards: a.client_shards,
+        sched_batch: match a.client_sched.as_str() {
+            "batch" => true,
+            "normal" => false,
+            other => bail!("--client-sched '{other}' is not batch or normal"),
+        },
     })
 }
 
@@ -253,11 +258,13 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     // Validate everything that does not need the server first.
     let w = Workload::parse(&a.workload)?;
     oltp_opts(a)?;
+    parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t)?;
     block_on(check_tables(&t, w, &cfg.oltp))??;
     let json = a.format == "json";
-    let pct = report::sysbench::line_percentile(&a.percentile);
+    let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
+    let pct = report::sysbench::line_percentile(&pcts);
     if !json {
         println!("qpslab {} ({})\n", env!("CARGO_PKG_VERSION"), env!("QPSLAB_GIT_HASH"));
         println!("Running the test with following options:");
@@ -282,11 +289,11 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         }
     });
     if json {
-        let doc = report::json::document(&cfg, &r, &a.percentile, &redacted_command_line());
+        let doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!();
-        print!("{}", report::sysbench::summary(&r, &a.percentile, a.histogram));
+        print!("{}", report::sysbench::summary(&r, &pcts, a.histogram));
     }
     Ok(exit_code(&r))
 }

@@ -70,4 +70,6 @@ pub struct RunConfig {
     pub seed: u64,
     /// Client shards (runtimes); 0 = one per available core.
     pub shards: usize,
+    /// Run the client threads under SCHED_BATCH (see exec::shard).
+    pub sched_batch: bool,
 }

@@ -136,7 +136,11 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
             host_cpu_s: host,
             host_busy: busy,
         };
-        on_sample(&s);
+        // A sliver of an interval at the very end is kept in the totals and
+        // samples but not shown: its rates would be noise.
+        if !(last && s.dur < cfg.interval * 0.5) {
+            on_sample(&s);
+        }
         samples.push(s);
     };
 

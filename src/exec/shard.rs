@@ -61,6 +61,8 @@ pub struct ShardState {
     pub text_fallbacks: u64,
     pub server_version: String,
     pub arrivals: Option<Arrivals>,
+    /// Index of the interval in progress (advanced by the ticker).
+    pub current_k: u64,
 }
 
 pub enum Msg {
@@ -71,6 +73,9 @@ pub enum Msg {
 
 /// Runs one shard to completion. `workers` are global connection numbers.
 pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: Arc<Shared>, tx: Sender<Msg>) {
+    if cfg.sched_batch {
+        set_sched_batch();
+    }
     let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -89,6 +94,7 @@ pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: A
         text_fallbacks: 0,
         server_version: String::new(),
         arrivals: None,
+        current_k: 0,
     }));
     local.block_on(&rt, async {
         let mut handles = Vec::with_capacity(n);
@@ -121,10 +127,10 @@ pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: A
             }
             ticker.abort();
             let _ = ticker.await;
-            // The last, partial interval.
-            let end_k = interval_index(t0, cfg.interval, Instant::now());
-            let iv = std::mem::take(&mut state.borrow_mut().cur);
-            let _ = tx.send(Msg::Tick { k: end_k, iv });
+            // The interval in progress when the run stopped.
+            let mut st = state.borrow_mut();
+            let iv = std::mem::take(&mut st.cur);
+            let _ = tx.send(Msg::Tick { k: st.current_k, iv });
         } else {
             for h in handles {
                 let _ = h.await;
@@ -141,8 +147,15 @@ pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: A
     });
 }
 
-fn interval_index(t0: Instant, interval: f64, now: Instant) -> u64 {
-    (now.saturating_duration_since(t0).as_secs_f64() / interval) as u64
+/// Puts the calling thread under SCHED_BATCH: the scheduler then does not
+/// let it preempt, or be preferred over, the server threads it wakes. On a
+/// shared host this keeps the client from stealing the server's time slices
+/// and batches its work: measured on a 2-core host (kernel 6.18), point
+/// selects at 16 threads went from ~1.1 to ~0.75 context switches per query.
+fn set_sched_batch() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // Best effort: without it the run is still correct, only less lean.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
 }
 
 /// Sends each interval as it ends, until the run stops. At the end of the
@@ -165,6 +178,7 @@ async fn ticker(t0: Instant, interval: f64, warmup_ticks: u64, shared: &Shared, 
             st.thread_events.iter_mut().for_each(|e| *e = 0);
             st.thread_time.iter_mut().for_each(|t| *t = 0.0);
         }
+        st.current_k = k + 1;
         drop(st);
         let _ = tx.send(Msg::Tick { k, iv });
         k += 1;
