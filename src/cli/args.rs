@@ -118,7 +118,10 @@ fn parse_bool(s: &str) -> Result<bool, String> {
 pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
     s.split(',')
         .map(|p| {
-            let v: f64 = p.trim().parse().map_err(|_| format!("'{p}' is not a percentile; use e.g. 50,95,99,99.9"))?;
+            let v: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{p}' is not a percentile; use e.g. 50,95,99,99.9"))?;
             if v > 0.0 && v <= 100.0 {
                 Ok(v)
             } else {

@@ -30,7 +30,9 @@ fn server(cmd: ServerCmd) -> Result<()> {
     match cmd {
         ServerCmd::Start(a) => server_start(&a),
         ServerCmd::Stop(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            let sb = Sandbox::open(&n.name)?.with_context(|| {
+                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
+            })?;
             if sb.stop(Duration::from_secs(120))? {
                 println!("sandbox '{}' stopped", n.name);
             } else {
@@ -39,15 +41,25 @@ fn server(cmd: ServerCmd) -> Result<()> {
             Ok(())
         }
         ServerCmd::Status(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            let sb = Sandbox::open(&n.name)?.with_context(|| {
+                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
+            })?;
             println!("{}", sb.describe());
-            println!("  datadir   {}\n  my.cnf    {}\n  error log {}", sb.datadir().display(), sb.cnf_path().display(), sb.error_log().display());
+            println!(
+                "  datadir   {}\n  my.cnf    {}\n  error log {}",
+                sb.datadir().display(),
+                sb.cnf_path().display(),
+                sb.error_log().display()
+            );
             Ok(())
         }
         ServerCmd::List => {
             let all = Sandbox::list()?;
             if all.is_empty() {
-                println!("no sandboxes (state directory {})", crate::server::state_dir().display());
+                println!(
+                    "no sandboxes (state directory {})",
+                    crate::server::state_dir().display()
+                );
             }
             for sb in all {
                 println!("{}", sb.describe());
@@ -55,7 +67,9 @@ fn server(cmd: ServerCmd) -> Result<()> {
             Ok(())
         }
         ServerCmd::Destroy(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| format!("no sandbox named '{}' (see `qpslab server list`)", n.name))?;
+            let sb = Sandbox::open(&n.name)?.with_context(|| {
+                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
+            })?;
             sb.destroy()?;
             println!("sandbox '{}' destroyed", n.name);
             Ok(())
@@ -71,7 +85,10 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     let mut sb = Sandbox::open_or_new(&a.name)?;
     let mut spec = sb.spec.clone();
     if let Some(b) = &a.basedir {
-        spec.basedir = Some(std::fs::canonicalize(b).with_context(|| format!("--basedir {} does not exist", b.display()))?);
+        spec.basedir = Some(
+            std::fs::canonicalize(b)
+                .with_context(|| format!("--basedir {} does not exist", b.display()))?,
+        );
     }
     if let Some(p) = &a.profile {
         spec.profile = Profile::parse(p)?;
@@ -113,13 +130,19 @@ fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
         zipf_exp: a.rand_zipfian_exp,
     };
     if !(0.0..1.0).contains(&a.rand_pareto_h) || a.rand_pareto_h == 0.0 {
-        bail!("--rand-pareto-h must be between 0 and 1 (exclusive), got {}", a.rand_pareto_h);
+        bail!(
+            "--rand-pareto-h must be between 0 and 1 (exclusive), got {}",
+            a.rand_pareto_h
+        );
     }
     if !(0.0..=100.0).contains(&a.rand_spec_pct) || !(0.0..=100.0).contains(&a.rand_spec_res) {
         bail!("--rand-spec-pct and --rand-spec-res are percentages (0 to 100)");
     }
     if a.rand_zipfian_exp <= 0.0 || a.rand_zipfian_exp == 1.0 {
-        bail!("--rand-zipfian-exp must be > 0 and not 1, got {}", a.rand_zipfian_exp);
+        bail!(
+            "--rand-zipfian-exp must be > 0 and not 1, got {}",
+            a.rand_zipfian_exp
+        );
     }
     Ok(OltpOpts {
         tables: a.tables,
@@ -150,20 +173,35 @@ fn seed(s: u64) -> u64 {
     if s != 0 {
         return s;
     }
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1)
 }
 
 fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
-    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(f))
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(f))
 }
 
 fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     Workload::parse(&a.workload)?;
     let o = oltp_opts(a)?;
     let t = resolve(&a.conn, "sbtest")?;
-    block_on(async { check(&t).await?.quit().await; Ok::<_, anyhow::Error>(()) })??;
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let loaders = if a.threads > 1 { a.threads as usize } else { cores.max(2) };
+    block_on(async {
+        check(&t).await?.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let loaders = if a.threads > 1 {
+        a.threads as usize
+    } else {
+        cores.max(2)
+    };
     let rep = prepare::prepare(&t.opts, &o, loaders, seed(a.rand_seed), a.format == "json")?;
     let msg = format!(
         "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
@@ -173,7 +211,10 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
         rep.rows as f64 / rep.seconds.max(1e-9)
     );
     if a.format == "json" {
-        println!("{}", serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds}));
+        println!(
+            "{}",
+            serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds})
+        );
     } else {
         println!("{msg}");
     }
@@ -200,7 +241,11 @@ async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<String> {
         _ => o.tables,
     };
     let r = c.query("SHOW TABLES LIKE 'sbtest%'").await?;
-    let have: Vec<String> = r.rows.into_iter().filter_map(|r| r.into_iter().next().flatten()).collect();
+    let have: Vec<String> = r
+        .rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .collect();
     c.quit().await;
     if let Some(missing) = (1..=needed).find(|i| !have.contains(&format!("sbtest{i}"))) {
         bail!(
@@ -240,7 +285,11 @@ fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
         events: a.events,
         warmup: a.warmup_time,
         rate: a.rate,
-        interval: if a.report_interval > 0.0 { a.report_interval.max(0.01) } else { 1.0 },
+        interval: if a.report_interval > 0.0 {
+            a.report_interval.max(0.01)
+        } else {
+            1.0
+        },
         ignore: IgnoreErrors::parse(&a.mysql_ignore_errors)?,
         reconnect_every: a.reconnect,
         ps_mode,
@@ -266,25 +315,38 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
-        println!("qpslab {} ({})\n", env!("CARGO_PKG_VERSION"), env!("QPSLAB_GIT_HASH"));
+        println!(
+            "qpslab {} ({})\n",
+            env!("CARGO_PKG_VERSION"),
+            env!("QPSLAB_GIT_HASH")
+        );
         println!("Running the test with following options:");
         println!("Number of threads: {}", cfg.threads);
         if cfg.rate > 0.0 {
             println!("Target transaction rate: {}/sec", cfg.rate);
         }
         if a.report_interval > 0.0 {
-            println!("Report intermediate results every {} second(s)", a.report_interval);
+            println!(
+                "Report intermediate results every {} second(s)",
+                a.report_interval
+            );
         }
         if cfg.warmup > 0.0 {
             println!("Warm-up: {} second(s), not counted", cfg.warmup);
         }
-        println!("Initializing random number generator from seed ({}).\n\n", cfg.seed);
+        println!(
+            "Initializing random number generator from seed ({}).\n\n",
+            cfg.seed
+        );
         println!("Initializing worker threads...\n\nThreads started!\n");
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let r = exec::run(&cfg, |s| {
         if print_lines {
-            println!("{}", report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0));
+            println!(
+                "{}",
+                report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
+            );
             let _ = std::io::stdout().flush();
         }
     });
@@ -310,14 +372,22 @@ fn exit_code(r: &RunResult) -> i32 {
 }
 
 fn print_workloads() {
-    let o = OltpOpts { tables: 1, ..Default::default() };
+    let o = OltpOpts {
+        tables: 1,
+        ..Default::default()
+    };
     for w in workload::ALL {
         println!("{:<24} {}", w.name(), w.description());
         for (kind, n) in w.groups(&o) {
             let sql = kind.sql(1, w.arity(kind, &o)).replace("sbtest1", "sbtestN");
             println!("    {n} x {sql}");
             if kind == workload::Kind::Delete && w != Workload::Delete {
-                println!("    {n} x {}", workload::Kind::Insert.sql(1, 0).replace("sbtest1", "sbtestN"));
+                println!(
+                    "    {n} x {}",
+                    workload::Kind::Insert
+                        .sql(1, 0)
+                        .replace("sbtest1", "sbtestN")
+                );
             }
         }
     }
@@ -328,9 +398,17 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     let threads: Vec<u32> = a
         .threads
         .split(',')
-        .map(|s| s.trim().parse().with_context(|| format!("--threads: '{s}' is not a number")))
+        .map(|s| {
+            s.trim()
+                .parse()
+                .with_context(|| format!("--threads: '{s}' is not a number"))
+        })
         .collect::<Result<_>>()?;
-    let workloads: Vec<Workload> = a.workloads.split(',').map(|w| Workload::parse(w.trim())).collect::<Result<_>>()?;
+    let workloads: Vec<Workload> = a
+        .workloads
+        .split(',')
+        .map(|w| Workload::parse(w.trim()))
+        .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::for_quickstart(&a.conn, a.tables, a.table_size);
@@ -343,9 +421,15 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         Ok::<_, anyhow::Error>(())
     })??;
     println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let rep = prepare::prepare(&t.opts, &o, cores.max(2), seed(0), true)?;
-    println!("prepared in {:.1} s ({:.0} rows/s)\n", rep.seconds, rep.rows as f64 / rep.seconds.max(1e-9));
+    println!(
+        "prepared in {:.1} s ({:.0} rows/s)\n",
+        rep.seconds,
+        rep.rows as f64 / rep.seconds.max(1e-9)
+    );
     let mut rows = Vec::new();
     let mut code = 0;
     for w in &workloads {
@@ -384,7 +468,9 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     }
     println!("\n{}", report::table::render(&rows));
     if let Some(sb) = &t.sandbox {
-        println!("The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`.");
+        println!(
+            "The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`."
+        );
     }
     Ok(code)
 }

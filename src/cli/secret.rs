@@ -8,14 +8,19 @@ use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 static ARGC: AtomicUsize = AtomicUsize::new(0);
 static ARGV: AtomicPtr<*mut libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
-extern "C" fn capture(argc: libc::c_int, argv: *mut *mut libc::c_char, _envp: *mut *mut libc::c_char) {
+extern "C" fn capture(
+    argc: libc::c_int,
+    argv: *mut *mut libc::c_char,
+    _envp: *mut *mut libc::c_char,
+) {
     ARGC.store(argc.max(0) as usize, Ordering::SeqCst);
     ARGV.store(argv, Ordering::SeqCst);
 }
 
 #[used]
 #[link_section = ".init_array"]
-static CAPTURE: extern "C" fn(libc::c_int, *mut *mut libc::c_char, *mut *mut libc::c_char) = capture;
+static CAPTURE: extern "C" fn(libc::c_int, *mut *mut libc::c_char, *mut *mut libc::c_char) =
+    capture;
 
 const SECRET_FLAGS: [&str; 2] = ["--password", "--mysql-password"];
 
@@ -39,7 +44,8 @@ pub fn scrub_process_title() {
         } else {
             SECRET_FLAGS.iter().find_map(|f| {
                 let f = f.as_bytes();
-                (bytes.len() > f.len() && bytes.starts_with(f) && bytes[f.len()] == b'=').then_some(f.len() + 1)
+                (bytes.len() > f.len() && bytes.starts_with(f) && bytes[f.len()] == b'=')
+                    .then_some(f.len() + 1)
             })
         };
         // mysql://user:secret@host → mask "secret"
@@ -76,7 +82,10 @@ pub fn redacted_command_line() -> String {
             out.push(a);
             continue;
         }
-        if let Some(f) = SECRET_FLAGS.iter().find(|f| a.starts_with(&format!("{f}="))) {
+        if let Some(f) = SECRET_FLAGS
+            .iter()
+            .find(|f| a.starts_with(&format!("{f}=")))
+        {
             out.push(format!("{f}=***"));
             continue;
         }

@@ -24,9 +24,12 @@ impl Target {
 
 fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
     match a.password.as_deref() {
-        Some("\u{1}prompt") => rpassword::prompt_password("Enter password: ").context("cannot read the password from the terminal"),
+        Some("\u{1}prompt") => rpassword::prompt_password("Enter password: ")
+            .context("cannot read the password from the terminal"),
         Some(p) => Ok(p.to_string()),
-        None => Ok(dsn_pw.or_else(|| std::env::var("MYSQL_PWD").ok()).unwrap_or_default()),
+        None => Ok(dsn_pw
+            .or_else(|| std::env::var("MYSQL_PWD").ok())
+            .unwrap_or_default()),
     }
 }
 
@@ -34,7 +37,10 @@ fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
 pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     let explicit = a.host.is_some() || a.port.is_some() || a.socket.is_some() || a.dsn.is_some();
     let key = match &a.server_public_key {
-        Some(p) => Some(std::fs::read(p).with_context(|| format!("cannot read --server-public-key {}", p.display()))?),
+        Some(p) => Some(
+            std::fs::read(p)
+                .with_context(|| format!("cannot read --server-public-key {}", p.display()))?,
+        ),
         None => None,
     };
     if !explicit {
@@ -50,10 +56,16 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             opts.password = password(a, None)?;
         }
         opts.server_public_key = key;
-        return Ok(Target { opts, sandbox: Some(name.to_string()) });
+        return Ok(Target {
+            opts,
+            sandbox: Some(name.to_string()),
+        });
     }
     let mut opts = ConnOpts {
-        endpoint: Endpoint::Tcp { host: "127.0.0.1".into(), port: 3306 },
+        endpoint: Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: 3306,
+        },
         user: "sbtest".into(),
         password: String::new(),
         db: Some(default_db.to_string()),
@@ -61,16 +73,27 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     };
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {
-        let u = url::Url::parse(d).with_context(|| format!("bad --dsn: expected mysql://user[:password]@host[:port]/db, got '{}'", redact(d)))?;
+        let u = url::Url::parse(d).with_context(|| {
+            format!(
+                "bad --dsn: expected mysql://user[:password]@host[:port]/db, got '{}'",
+                redact(d)
+            )
+        })?;
         if u.scheme() != "mysql" && u.scheme() != "mariadb" {
-            bail!("bad --dsn scheme '{}': use mysql://user@host:port/db", u.scheme());
+            bail!(
+                "bad --dsn scheme '{}': use mysql://user@host:port/db",
+                u.scheme()
+            );
         }
         if !u.username().is_empty() {
             opts.user = percent(u.username());
         }
         dsn_pw = u.password().map(percent);
         let host = u.host_str().unwrap_or("127.0.0.1").to_string();
-        opts.endpoint = Endpoint::Tcp { host, port: u.port().unwrap_or(3306) };
+        opts.endpoint = Endpoint::Tcp {
+            host,
+            port: u.port().unwrap_or(3306),
+        };
         if let Some((_, s)) = u.query_pairs().find(|(k, _)| k == "socket") {
             opts.endpoint = Endpoint::Unix(s.into_owned().into());
         }
@@ -86,7 +109,10 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             Endpoint::Tcp { host, port } => (host.clone(), *port),
             Endpoint::Unix(_) => ("127.0.0.1".into(), 3306),
         };
-        opts.endpoint = Endpoint::Tcp { host: a.host.clone().unwrap_or(h), port: a.port.unwrap_or(p) };
+        opts.endpoint = Endpoint::Tcp {
+            host: a.host.clone().unwrap_or(h),
+            port: a.port.unwrap_or(p),
+        };
     }
     if let Some(u) = &a.user {
         opts.user = u.clone();
@@ -95,7 +121,10 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         opts.db = Some(d.clone());
     }
     opts.password = password(a, dsn_pw)?;
-    Ok(Target { opts, sandbox: None })
+    Ok(Target {
+        opts,
+        sandbox: None,
+    })
 }
 
 fn percent(s: &str) -> String {

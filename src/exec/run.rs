@@ -65,8 +65,12 @@ pub struct RunResult {
 /// reported it.
 pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     let threads = cfg.threads.max(1);
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let nshards = if cfg.shards == 0 { cores } else { cfg.shards }.min(threads as usize).max(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let nshards = if cfg.shards == 0 { cores } else { cfg.shards }
+        .min(threads as usize)
+        .max(1);
     let mut cfg = cfg.clone();
     cfg.shards = nshards;
     cfg.oltp.threads = threads;
@@ -75,9 +79,15 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     let (tx, rx) = channel::<Msg>();
     let mut joins = Vec::new();
     for s in 0..nshards {
-        let workers: Vec<u32> = (0..threads).filter(|w| *w as usize % nshards == s).collect();
+        let workers: Vec<u32> = (0..threads)
+            .filter(|w| *w as usize % nshards == s)
+            .collect();
         let (cfg, shared, tx) = (cfg.clone(), shared.clone(), tx.clone());
-        joins.push(std::thread::Builder::new().name(format!("qpslab-shard-{s}")).spawn(move || run_shard(s, workers, cfg, shared, tx)));
+        joins.push(
+            std::thread::Builder::new()
+                .name(format!("qpslab-shard-{s}"))
+                .spawn(move || run_shard(s, workers, cfg, shared, tx)),
+        );
     }
     drop(tx);
 
@@ -115,13 +125,23 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     let mut server_version = String::new();
     let mut last_k: Option<u64> = None;
 
-    let mut emit = |k: u64, iv: Interval, last: bool, samples: &mut Vec<Sample>, total: &mut Interval, cpu_prev: &mut CpuSnapshot, cpu_measure: &mut CpuSnapshot| {
+    let mut emit = |k: u64,
+                    iv: Interval,
+                    last: bool,
+                    samples: &mut Vec<Sample>,
+                    total: &mut Interval,
+                    cpu_prev: &mut CpuSnapshot,
+                    cpu_measure: &mut CpuSnapshot| {
         let now = CpuSnapshot::now();
         let (client, host, busy) = now.since(cpu_prev);
         *cpu_prev = now;
         let warmup = k < warmup_ticks;
         let start = k as f64 * cfg.interval;
-        let end = if last { t0.elapsed().as_secs_f64().max(start) } else { start + cfg.interval };
+        let end = if last {
+            t0.elapsed().as_secs_f64().max(start)
+        } else {
+            start + cfg.interval
+        };
         if !warmup {
             total.merge(&iv);
         } else if k + 1 == warmup_ticks {
@@ -146,7 +166,9 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
 
     loop {
         let timeout = match end_at {
-            Some(e) => e.saturating_duration_since(Instant::now()).min(Duration::from_millis(50)),
+            Some(e) => e
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50)),
             None => Duration::from_millis(50),
         };
         match rx.recv_timeout(timeout) {
@@ -161,11 +183,25 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
                     }
                     let (_, iv) = pending.remove(&k0).unwrap_or_default();
                     let last = shared.stopping();
-                    emit(k0, iv, last, &mut samples, &mut total, &mut cpu_prev, &mut cpu_measure);
+                    emit(
+                        k0,
+                        iv,
+                        last,
+                        &mut samples,
+                        &mut total,
+                        &mut cpu_prev,
+                        &mut cpu_measure,
+                    );
                     last_k = Some(k0);
                 }
             }
-            Ok(Msg::Final { kinds: ks, thread_events: te, thread_time: tt, text_fallbacks: tf, server_version: sv }) => {
+            Ok(Msg::Final {
+                kinds: ks,
+                thread_events: te,
+                thread_time: tt,
+                text_fallbacks: tf,
+                server_version: sv,
+            }) => {
                 for (a, b) in kinds.iter_mut().zip(ks.iter()) {
                     a.count += b.count;
                     a.hist.merge(&b.hist);
@@ -201,7 +237,10 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     }
     let elapsed_all = t0.elapsed().as_secs_f64();
     // Partial intervals left (a shard that ended early).
-    let rest: Vec<(u64, Interval)> = std::mem::take(&mut pending).into_iter().map(|(k, (_, iv))| (k, iv)).collect();
+    let rest: Vec<(u64, Interval)> = std::mem::take(&mut pending)
+        .into_iter()
+        .map(|(k, (_, iv))| (k, iv))
+        .collect();
     for (k, iv) in rest {
         if last_k.is_some_and(|l| k <= l) {
             // Late part of an interval already emitted: fold into totals only.
@@ -210,7 +249,15 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
             }
             continue;
         }
-        emit(k, iv, true, &mut samples, &mut total, &mut cpu_prev, &mut cpu_measure);
+        emit(
+            k,
+            iv,
+            true,
+            &mut samples,
+            &mut total,
+            &mut cpu_prev,
+            &mut cpu_measure,
+        );
     }
     for j in joins.into_iter().flatten() {
         let _ = j.join();
@@ -225,7 +272,11 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
             .iter()
             .zip(kinds)
             .filter(|(_, a)| a.count > 0)
-            .map(|(k, a)| KindStats { kind: *k, count: a.count, hist: a.hist })
+            .map(|(k, a)| KindStats {
+                kind: *k,
+                count: a.count,
+                hist: a.hist,
+            })
             .collect(),
         thread_events,
         thread_time,

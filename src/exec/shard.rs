@@ -66,17 +66,35 @@ pub struct ShardState {
 }
 
 pub enum Msg {
-    Tick { k: u64, iv: Interval },
-    Final { kinds: Vec<KindAcc>, thread_events: Vec<u64>, thread_time: Vec<f64>, text_fallbacks: u64, server_version: String },
+    Tick {
+        k: u64,
+        iv: Interval,
+    },
+    Final {
+        kinds: Vec<KindAcc>,
+        thread_events: Vec<u64>,
+        thread_time: Vec<f64>,
+        text_fallbacks: u64,
+        server_version: String,
+    },
     Fatal(String),
 }
 
 /// Runs one shard to completion. `workers` are global connection numbers.
-pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: Arc<Shared>, tx: Sender<Msg>) {
+pub fn run_shard(
+    shard: usize,
+    workers: Vec<u32>,
+    cfg: Arc<RunConfig>,
+    shared: Arc<Shared>,
+    tx: Sender<Msg>,
+) {
     if cfg.sched_batch {
         set_sched_batch();
     }
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             let _ = tx.send(Msg::Fatal(format!("cannot start a client runtime: {e}")));
@@ -114,13 +132,19 @@ pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: A
         if let Some(&t0) = shared.t0.get() {
             if cfg.rate > 0.0 {
                 let shards = cfg.shards.max(1) as f64;
-                state.borrow_mut().arrivals = Some(Arrivals::new(t0, cfg.rate / shards, cfg.seed ^ ((shard as u64) << 32)));
+                state.borrow_mut().arrivals = Some(Arrivals::new(
+                    t0,
+                    cfg.rate / shards,
+                    cfg.seed ^ ((shard as u64) << 32),
+                ));
             }
             let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
             let ticker = {
                 let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
                 let interval = cfg.interval;
-                tokio::task::spawn_local(async move { ticker(t0, interval, warmup_ticks, &shared, &state, &tx).await })
+                tokio::task::spawn_local(async move {
+                    ticker(t0, interval, warmup_ticks, &shared, &state, &tx).await
+                })
             };
             for h in handles {
                 let _ = h.await;
@@ -130,7 +154,10 @@ pub fn run_shard(shard: usize, workers: Vec<u32>, cfg: Arc<RunConfig>, shared: A
             // The interval in progress when the run stopped.
             let mut st = state.borrow_mut();
             let iv = std::mem::take(&mut st.cur);
-            let _ = tx.send(Msg::Tick { k: st.current_k, iv });
+            let _ = tx.send(Msg::Tick {
+                k: st.current_k,
+                iv,
+            });
         } else {
             for h in handles {
                 let _ = h.await;
@@ -161,7 +188,14 @@ fn set_sched_batch() {
 /// Sends each interval as it ends, until the run stops. At the end of the
 /// warm-up it clears the per-statement and per-connection accumulators so
 /// that the summary covers the measured part only.
-async fn ticker(t0: Instant, interval: f64, warmup_ticks: u64, shared: &Shared, state: &Rc<RefCell<ShardState>>, tx: &Sender<Msg>) {
+async fn ticker(
+    t0: Instant,
+    interval: f64,
+    warmup_ticks: u64,
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+    tx: &Sender<Msg>,
+) {
     let mut k = 0u64;
     loop {
         let due = t0 + Duration::from_secs_f64(interval * (k + 1) as f64);
@@ -170,7 +204,11 @@ async fn ticker(t0: Instant, interval: f64, warmup_ticks: u64, shared: &Shared, 
             return;
         }
         let mut st = state.borrow_mut();
-        let backlog = st.arrivals.as_ref().map(|a| a.backlog(Instant::now())).unwrap_or(0);
+        let backlog = st
+            .arrivals
+            .as_ref()
+            .map(|a| a.backlog(Instant::now()))
+            .unwrap_or(0);
         let mut iv = std::mem::take(&mut st.cur);
         iv.backlog = backlog;
         if k + 1 == warmup_ticks {

@@ -22,13 +22,21 @@ struct Statements {
 impl Statements {
     #[inline]
     fn slot(table: u32, kind: Kind) -> usize {
-        let t = if kind.per_table() { table as usize - 1 } else { 0 };
+        let t = if kind.per_table() {
+            table as usize - 1
+        } else {
+            0
+        };
         t * NKINDS + kind.index()
     }
 }
 
 /// Prepares every statement the workload needs on `conn`.
-async fn prepare_all(conn: &mut Conn, cfg: &RunConfig, state: &Rc<RefCell<ShardState>>) -> Result<Statements, ProtoError> {
+async fn prepare_all(
+    conn: &mut Conn,
+    cfg: &RunConfig,
+    state: &Rc<RefCell<ShardState>>,
+) -> Result<Statements, ProtoError> {
     let o = &cfg.oltp;
     let tables = o.tables.max(1);
     let mut v: Vec<Option<Stmt>> = (0..tables as usize * NKINDS).map(|_| None).collect();
@@ -78,7 +86,13 @@ enum Failure {
 }
 
 /// Runs one connection; returns Err with a message for a fatal error.
-pub async fn worker(id: u32, slot: usize, cfg: &RunConfig, shared: &Shared, state: &Rc<RefCell<ShardState>>) -> Result<(), String> {
+pub async fn worker(
+    id: u32,
+    slot: usize,
+    cfg: &RunConfig,
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+) -> Result<(), String> {
     let setup = async {
         let mut conn = Conn::connect(&cfg.conn).await?;
         let stmts = prepare_all(&mut conn, cfg, state).await?;
@@ -105,7 +119,11 @@ pub async fn worker(id: u32, slot: usize, cfg: &RunConfig, shared: &Shared, stat
     let w = cfg.workload;
     let o = &cfg.oltp;
     let groups = w.groups(o);
-    let mut rng = Rng::new(&o.rand, cfg.seed.wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+    let mut rng = Rng::new(
+        &o.rand,
+        cfg.seed
+            .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+    );
     let mut ops: Vec<Op> = Vec::with_capacity(64);
     let mut done_since_reconnect = 0u64;
 
@@ -114,10 +132,7 @@ pub async fn worker(id: u32, slot: usize, cfg: &RunConfig, shared: &Shared, stat
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
-        let intended = match state.borrow_mut().arrivals.as_mut() {
-            Some(a) => Some(a.take()),
-            None => None,
-        };
+        let intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
         if let Some(t) = intended {
             if t > Instant::now() {
                 tokio::time::sleep_until(t.into()).await;
@@ -129,7 +144,11 @@ pub async fn worker(id: u32, slot: usize, cfg: &RunConfig, shared: &Shared, stat
         let start = Instant::now();
         w.plan(o, &groups, &mut rng, &mut ops);
         loop {
-            match run_event(&mut conn, &mut stmts, &ops, cfg, shared, &mut rng, id, state).await {
+            match run_event(
+                &mut conn, &mut stmts, &ops, cfg, shared, &mut rng, id, state,
+            )
+            .await
+            {
                 Ok(()) => break,
                 Err(Failure::Fatal(m)) => return Err(m),
                 Err(Failure::Ignored(code)) => {
@@ -146,12 +165,15 @@ pub async fn worker(id: u32, slot: usize, cfg: &RunConfig, shared: &Shared, stat
         }
         let end = Instant::now();
         let from = intended.unwrap_or(start);
-        let mut st = state.borrow_mut();
-        st.cur.events += 1;
-        st.cur.hist.record(end.saturating_duration_since(from).as_micros() as u64);
-        st.thread_events[slot] += 1;
-        st.thread_time[slot] += (end - start).as_secs_f64();
-        drop(st);
+        {
+            let mut st = state.borrow_mut();
+            st.cur.events += 1;
+            st.cur
+                .hist
+                .record(end.saturating_duration_since(from).as_micros() as u64);
+            st.thread_events[slot] += 1;
+            st.thread_time[slot] += (end - start).as_secs_f64();
+        }
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
@@ -176,16 +198,22 @@ async fn run_event(
 ) -> Result<(), Failure> {
     for op in ops {
         let Some(stmt) = stmts.v[Statements::slot(op.table, op.kind)].as_mut() else {
-            return Err(Failure::Fatal(format!("internal: statement {} not prepared", op.kind.name())));
+            return Err(Failure::Fatal(format!(
+                "internal: statement {} not prepared",
+                op.kind.name()
+            )));
         };
-        cfg.workload.bind(&cfg.oltp, op, stmt, rng, id, &shared.unique);
+        cfg.workload
+            .bind(&cfg.oltp, op, stmt, rng, id, &shared.unique);
         let t = Instant::now();
         let res = conn.execute(stmt).await;
         let us = t.elapsed().as_micros() as u64;
         let out = match res {
             Ok(o) => o,
             Err(e) if e.is_connection_lost() => return Err(Failure::Lost),
-            Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => return Err(Failure::Ignored(se.code)),
+            Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => {
+                return Err(Failure::Ignored(se.code))
+            }
             Err(e) => {
                 return Err(Failure::Fatal(format!(
                     "error in `{}`: {}",

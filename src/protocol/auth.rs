@@ -15,10 +15,7 @@ use mysql_common::proto::MySerialize;
 /// What the handshake learned about the server and the session.
 pub struct Session {
     pub server_version: String,
-    pub connection_id: u32,
     pub capabilities: CapabilityFlags,
-    pub mariadb_caps: MariadbCapabilities,
-    pub is_mariadb: bool,
 }
 
 struct AuthCtx<'a> {
@@ -104,20 +101,22 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
         .map_err(|e| ProtoError::Protocol(format!("bad server greeting: {e}")))?;
     let server_caps = hp.capabilities();
     let server_version = hp.server_version_str().into_owned();
-    let is_mariadb = server_version.contains("MariaDB");
     let version = hp.server_version_parsed().unwrap_or((5, 7, 0));
     let nonce = hp.nonce();
-    let connection_id = hp.connection_id();
 
     let mut caps = wanted_capabilities(opts) & server_caps;
     let mut mariadb_caps = MariadbCapabilities::empty();
     // MariaDB clears CLIENT_LONG_PASSWORD ("CLIENT_MYSQL") to announce its
     // extended capability flags, which a client may then request.
     if !server_caps.contains(CapabilityFlags::CLIENT_LONG_PASSWORD) {
-        mariadb_caps = hp.mariadb_ext_capabilities() & MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA;
+        mariadb_caps =
+            hp.mariadb_ext_capabilities() & MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA;
         caps.remove(CapabilityFlags::CLIENT_LONG_PASSWORD);
     }
-    let plugin_name = hp.auth_plugin().map(|p| p.into_owned()).unwrap_or(AuthPlugin::MysqlNativePassword);
+    let plugin_name = hp
+        .auth_plugin()
+        .map(|p| p.into_owned())
+        .unwrap_or(AuthPlugin::MysqlNativePassword);
 
     let ctx = AuthCtx {
         opts,
@@ -176,14 +175,15 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
                     io.write_packet(d).await?;
                 }
             }
-            _ => return Err(ProtoError::Protocol("unexpected packet during authentication".into())),
+            _ => {
+                return Err(ProtoError::Protocol(
+                    "unexpected packet during authentication".into(),
+                ))
+            }
         }
     }
     Ok(Session {
         server_version,
-        connection_id,
         capabilities: caps,
-        mariadb_caps,
-        is_mariadb,
     })
 }

@@ -57,16 +57,10 @@ impl Conn {
         &self.session.server_version
     }
 
-    pub fn connection_id(&self) -> u32 {
-        self.session.connection_id
-    }
-
-    pub fn is_mariadb(&self) -> bool {
-        self.session.is_mariadb
-    }
-
     fn deprecate_eof(&self) -> bool {
-        self.session.capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
+        self.session
+            .capabilities
+            .contains(CapabilityFlags::CLIENT_DEPRECATE_EOF)
     }
 
     /// Runs a text-protocol query and decodes its result.
@@ -84,12 +78,6 @@ impl Conn {
     pub async fn exec(&mut self, sql: &str) -> Result<Outcome, ProtoError> {
         self.send_query(sql).await?;
         self.read_response(None).await
-    }
-
-    /// The first column of the first row, if any.
-    pub async fn query_value(&mut self, sql: &str) -> Result<Option<String>, ProtoError> {
-        let r = self.query(sql).await?;
-        Ok(r.rows.into_iter().next().and_then(|r| r.into_iter().next().flatten()))
     }
 
     async fn send_query(&mut self, sql: &str) -> Result<(), ProtoError> {
@@ -135,7 +123,7 @@ impl Conn {
                 params.len()
             )));
         }
-        Ok(Stmt::new(id, sql, ncols, params))
+        Ok(Stmt::new(id, sql, params))
     }
 
     /// Executes a prepared statement: the hot path. Sends the template as it
@@ -168,7 +156,10 @@ impl Conn {
 
     /// Reads one complete response: OK, ERR, or a result set (all of it,
     /// including further result sets announced by SERVER_MORE_RESULTS_EXISTS).
-    async fn read_response(&mut self, mut sink: Option<&mut QueryResult>) -> Result<Outcome, ProtoError> {
+    async fn read_response(
+        &mut self,
+        mut sink: Option<&mut QueryResult>,
+    ) -> Result<Outcome, ProtoError> {
         let deprecate_eof = self.deprecate_eof();
         let mut total_rows = 0u64;
         loop {
@@ -192,8 +183,13 @@ impl Conn {
                     self.io.response_done();
                     return Err(ProtoError::Server(e));
                 }
-                Some(0xFB) => return Err(ProtoError::Protocol("LOAD DATA LOCAL is not supported".into())),
-                _ => lenenc_int(pkt).ok_or_else(|| ProtoError::Protocol("bad column count".into()))?,
+                Some(0xFB) => {
+                    return Err(ProtoError::Protocol(
+                        "LOAD DATA LOCAL is not supported".into(),
+                    ))
+                }
+                _ => lenenc_int(pkt)
+                    .ok_or_else(|| ProtoError::Protocol("bad column count".into()))?,
             };
             // With MARIADB_CLIENT_CACHE_METADATA (or MySQL's optional metadata)
             // one more byte says whether column definitions follow.
@@ -215,7 +211,9 @@ impl Conn {
                 match pkt.first() {
                     Some(0xFE) if pkt.len() < 0xFF_FFFF => {
                         status = if pkt.len() <= 5 {
-                            pkt.get(3..5).map(|b| u16::from_le_bytes([b[0], b[1]])).unwrap_or(0)
+                            pkt.get(3..5)
+                                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                                .unwrap_or(0)
                         } else {
                             let (_, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 1));
                             ok_status(&pkt[1 + n..])
@@ -247,8 +245,12 @@ impl Conn {
 
 /// Status flags of an OK packet body that starts after the affected-rows field.
 fn ok_status(b: &[u8]) -> u16 {
-    let Some((_, n)) = lenenc_int(b) else { return 0 };
-    b.get(n..n + 2).map(|s| u16::from_le_bytes([s[0], s[1]])).unwrap_or(0)
+    let Some((_, n)) = lenenc_int(b) else {
+        return 0;
+    };
+    b.get(n..n + 2)
+        .map(|s| u16::from_le_bytes([s[0], s[1]]))
+        .unwrap_or(0)
 }
 
 fn lenenc_str(b: &[u8]) -> Option<(Option<&[u8]>, usize)> {

@@ -26,7 +26,10 @@ impl ServerError {
         };
         let rest = payload.get(3..).unwrap_or(&[]);
         let (state, msg) = if rest.first() == Some(&b'#') && rest.len() >= 6 {
-            (String::from_utf8_lossy(&rest[1..6]).into_owned(), &rest[6..])
+            (
+                String::from_utf8_lossy(&rest[1..6]).into_owned(),
+                &rest[6..],
+            )
         } else {
             ("HY000".to_string(), rest)
         };

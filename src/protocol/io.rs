@@ -186,7 +186,10 @@ pub fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
     match first {
         0..=0xFA => Some((u64::from(first), 1)),
         0xFC if b.len() >= 3 => Some((u64::from(u16::from_le_bytes([b[1], b[2]])), 3)),
-        0xFD if b.len() >= 4 => Some((u64::from(b[1]) | u64::from(b[2]) << 8 | u64::from(b[3]) << 16, 4)),
+        0xFD if b.len() >= 4 => Some((
+            u64::from(b[1]) | u64::from(b[2]) << 8 | u64::from(b[3]) << 16,
+            4,
+        )),
         0xFE if b.len() >= 9 => {
             let mut a = [0u8; 8];
             a.copy_from_slice(&b[1..9]);
@@ -218,7 +221,16 @@ mod tests {
 
     #[test]
     fn lenenc_roundtrip() {
-        for v in [0u64, 250, 251, 65535, 65536, (1 << 24) - 1, 1 << 24, u64::MAX] {
+        for v in [
+            0u64,
+            250,
+            251,
+            65535,
+            65536,
+            (1 << 24) - 1,
+            1 << 24,
+            u64::MAX,
+        ] {
             let mut b = Vec::new();
             put_lenenc_int(&mut b, v);
             assert_eq!(lenenc_int(&b), Some((v, b.len())));

@@ -17,7 +17,7 @@ mod io;
 mod opts;
 mod stmt;
 
-pub use conn::{Conn, Outcome, QueryResult};
-pub use error::{ProtoError, ServerError};
+pub use conn::{Conn, Outcome};
+pub use error::ProtoError;
 pub use opts::{ConnOpts, Endpoint};
 pub use stmt::{Param, Stmt};

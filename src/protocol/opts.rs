@@ -36,7 +36,10 @@ impl std::fmt::Debug for ConnOpts {
         f.debug_struct("ConnOpts")
             .field("endpoint", &self.endpoint)
             .field("user", &self.user)
-            .field("password", &if self.password.is_empty() { "" } else { "***" })
+            .field(
+                "password",
+                &if self.password.is_empty() { "" } else { "***" },
+            )
             .field("db", &self.db)
             .finish()
     }

@@ -20,9 +20,7 @@ const COM_STMT_EXECUTE: u8 = 0x17;
 
 #[derive(Debug, Clone)]
 pub struct Stmt {
-    pub id: u32,
     pub sql: String,
-    pub num_columns: u16,
     params: Vec<Param>,
     /// Offset of each parameter's value bytes inside `packet`.
     offsets: Vec<usize>,
@@ -35,7 +33,7 @@ pub struct Stmt {
 }
 
 impl Stmt {
-    pub(crate) fn new(id: u32, sql: &str, num_columns: u16, params: &[Param]) -> Stmt {
+    pub(crate) fn new(id: u32, sql: &str, params: &[Param]) -> Stmt {
         let mut p = vec![0, 0, 0, 0, COM_STMT_EXECUTE];
         p.extend_from_slice(&id.to_le_bytes());
         p.push(0); // CURSOR_TYPE_NO_CURSOR
@@ -68,9 +66,7 @@ impl Stmt {
         let len = (p.len() - 4) as u32;
         p[..3].copy_from_slice(&len.to_le_bytes()[..3]);
         Stmt {
-            id,
             sql: sql.to_string(),
-            num_columns,
             params: params.to_vec(),
             offsets,
             packet: p,
@@ -80,7 +76,7 @@ impl Stmt {
 
     /// A statement executed over the text protocol with the same setters.
     pub fn new_text(sql: &str, params: &[Param]) -> Stmt {
-        let mut s = Stmt::new(0, sql, 0, params);
+        let mut s = Stmt::new(0, sql, params);
         let pieces: Vec<String> = sql.split('?').map(str::to_string).collect();
         s.text = Some((pieces, Vec::with_capacity(sql.len() + 256)));
         s
@@ -93,16 +89,25 @@ impl Stmt {
     /// Renders the COM_QUERY packet (header included) from the current values.
     pub(crate) fn render_text(&mut self) -> &[u8] {
         use std::io::Write;
-        let Some((pieces, buf)) = self.text.as_mut() else { return &self.packet };
+        let Some((pieces, buf)) = self.text.as_mut() else {
+            return &self.packet;
+        };
         buf.clear();
         buf.extend_from_slice(&[0, 0, 0, 0, 0x03]);
         for (i, piece) in pieces.iter().enumerate() {
             buf.extend_from_slice(piece.as_bytes());
-            let Some(prm) = self.params.get(i) else { continue };
+            let Some(prm) = self.params.get(i) else {
+                continue;
+            };
             let o = self.offsets[i];
             match prm {
                 Param::Int => {
-                    let v = i32::from_le_bytes([self.packet[o], self.packet[o + 1], self.packet[o + 2], self.packet[o + 3]]);
+                    let v = i32::from_le_bytes([
+                        self.packet[o],
+                        self.packet[o + 1],
+                        self.packet[o + 2],
+                        self.packet[o + 3],
+                    ]);
                     let _ = write!(buf, "{v}");
                 }
                 Param::Char(n) => {
@@ -140,10 +145,6 @@ impl Stmt {
         &mut self.packet[o..o + n]
     }
 
-    pub fn params(&self) -> &[Param] {
-        &self.params
-    }
-
     pub(crate) fn framed(&self) -> &[u8] {
         &self.packet
     }
@@ -155,7 +156,7 @@ mod tests {
 
     #[test]
     fn template_layout() {
-        let mut s = Stmt::new(7, "x", 0, &[Param::Int, Param::Char(3)]);
+        let mut s = Stmt::new(7, "x", &[Param::Int, Param::Char(3)]);
         s.set_int(0, -2);
         s.char_slot(1).copy_from_slice(b"abc");
         let p = s.framed();

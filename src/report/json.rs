@@ -7,7 +7,10 @@ use serde_json::{json, Map, Value};
 fn percentiles(h: &crate::stats::Hist, pcts: &[f64]) -> Value {
     let mut m = Map::new();
     for p in pcts {
-        m.insert(format!("p{}", pct_label(*p)), json!(h.quantile_ms(p / 100.0)));
+        m.insert(
+            format!("p{}", pct_label(*p)),
+            json!(h.quantile_ms(p / 100.0)),
+        );
     }
     m.insert("min".into(), json!(h.min_ms()));
     m.insert("avg".into(), json!(h.mean_ms()));
@@ -19,7 +22,12 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
     let t = &r.total;
     let secs = r.elapsed;
     let q = t.queries().max(1) as f64;
-    let errors: Map<String, Value> = t.errors.0.iter().map(|(c, n)| (c.to_string(), json!(n))).collect();
+    let errors: Map<String, Value> = t
+        .errors
+        .0
+        .iter()
+        .map(|(c, n)| (c.to_string(), json!(n)))
+        .collect();
     json!({
         "qpslab_version": env!("CARGO_PKG_VERSION"),
         "git_hash": env!("QPSLAB_GIT_HASH"),
@@ -74,6 +82,8 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "backlog": s.iv.backlog,
             "latency_ms": percentiles(&s.iv.hist, pcts),
             "client_cpu_s": s.client_cpu_s,
+            "host_cpu_s": s.host_cpu_s,
+            "host_busy": s.host_busy,
         })).collect::<Vec<_>>(),
     })
 }

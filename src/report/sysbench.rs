@@ -18,7 +18,11 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     let d = s.dur.max(1e-9);
     let iv = &s.iv;
     let t = s.t;
-    let when = if (t - t.round()).abs() < 1e-6 { format!("{}s", t.round() as i64) } else { format!("{t:.1}s") };
+    let when = if (t - t.round()).abs() < 1e-6 {
+        format!("{}s", t.round() as i64)
+    } else {
+        format!("{t:.1}s")
+    };
     let mut line = format!(
         "[ {when} ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
         iv.events as f64 / d,
@@ -63,10 +67,38 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     w(&mut o, "        write:", t.writes.to_string());
     w(&mut o, "        other:", t.others.to_string());
     w(&mut o, "        total:", t.queries().to_string());
-    w(&mut o, "    transactions:", format!("{:<6} ({:.2} per sec.)", t.events, t.events as f64 / secs));
-    w(&mut o, "    queries:", format!("{:<6} ({:.2} per sec.)", t.queries(), t.queries() as f64 / secs));
-    w(&mut o, "    ignored errors:", format!("{:<6} ({:.2} per sec.)", t.errors.total(), t.errors.total() as f64 / secs));
-    w(&mut o, "    reconnects:", format!("{:<6} ({:.2} per sec.)", t.reconnects, t.reconnects as f64 / secs));
+    w(
+        &mut o,
+        "    transactions:",
+        format!("{:<6} ({:.2} per sec.)", t.events, t.events as f64 / secs),
+    );
+    w(
+        &mut o,
+        "    queries:",
+        format!(
+            "{:<6} ({:.2} per sec.)",
+            t.queries(),
+            t.queries() as f64 / secs
+        ),
+    );
+    w(
+        &mut o,
+        "    ignored errors:",
+        format!(
+            "{:<6} ({:.2} per sec.)",
+            t.errors.total(),
+            t.errors.total() as f64 / secs
+        ),
+    );
+    w(
+        &mut o,
+        "    reconnects:",
+        format!(
+            "{:<6} ({:.2} per sec.)",
+            t.reconnects,
+            t.reconnects as f64 / secs
+        ),
+    );
     o.push_str("\nGeneral statistics:\n");
     w(&mut o, "    total time:", format!("{secs:.4}s"));
     w(&mut o, "    total number of events:", t.events.to_string());
@@ -78,7 +110,11 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     lw(&mut o, "avg:", t.hist.mean_ms());
     lw(&mut o, "max:", t.hist.max_ms());
     let lp = line_percentile(pcts);
-    lw(&mut o, &format!("{}th percentile:", pct_label(lp)), t.hist.quantile_ms(lp / 100.0));
+    lw(
+        &mut o,
+        &format!("{}th percentile:", pct_label(lp)),
+        t.hist.quantile_ms(lp / 100.0),
+    );
     lw(&mut o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
     let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
     let (em, esd) = mean_sd(&ev);
@@ -90,12 +126,21 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     // qpslab's additions.
     o.push_str("\nLatency percentiles (ms):\n   ");
     for p in pcts {
-        let _ = write!(o, " p{}: {:.3}", pct_label(*p), t.hist.quantile_ms(p / 100.0));
+        let _ = write!(
+            o,
+            " p{}: {:.3}",
+            pct_label(*p),
+            t.hist.quantile_ms(p / 100.0)
+        );
     }
     let _ = writeln!(o, " max: {:.3}", t.hist.max_ms());
     if !r.kinds.is_empty() {
         o.push_str("\nLatency by statement (ms):\n");
-        let _ = writeln!(o, "    {:<18} {:>10} {:>9} {:>9} {:>9} {:>9}", "statement", "count", "avg", "p95", "p99", "max");
+        let _ = writeln!(
+            o,
+            "    {:<18} {:>10} {:>9} {:>9} {:>9} {:>9}",
+            "statement", "count", "avg", "p95", "p99", "max"
+        );
         for k in &r.kinds {
             let _ = writeln!(
                 o,
@@ -119,11 +164,28 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         let _ = writeln!(o, "\nNote: {} statements ran over the text protocol: the server refused to prepare more (max_prepared_stmt_count)", r.text_fallbacks);
     }
     let q = t.queries().max(1) as f64;
-    let share = if r.host_cpu_s > 0.0 { r.client_cpu_s / r.host_cpu_s } else { 0.0 };
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let share = if r.host_cpu_s > 0.0 {
+        r.client_cpu_s / r.host_cpu_s
+    } else {
+        0.0
+    };
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     o.push_str("\nLoad generator:\n");
-    let _ = writeln!(o, "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)", r.client_cpu_s * 1e6 / q, r.client_cpu_s, t.queries());
-    let _ = writeln!(o, "    share of host CPU:             {:.1}% (host busy {:.1}%, {cores} CPUs)", share * 100.0, r.host_busy * 100.0);
+    let _ = writeln!(
+        o,
+        "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
+        r.client_cpu_s * 1e6 / q,
+        r.client_cpu_s,
+        t.queries()
+    );
+    let _ = writeln!(
+        o,
+        "    share of host CPU:             {:.1}% (host busy {:.1}%, {cores} CPUs)",
+        share * 100.0,
+        r.host_busy * 100.0
+    );
     if share > CLIENT_SHARE_WARNING {
         let _ = writeln!(
             o,
@@ -144,10 +206,16 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     match &r.status {
         RunStatus::Ok => {}
         RunStatus::Failed(m) => {
-            let _ = writeln!(o, "\nFAILED: {m}\n(the figures above cover what ran before the failure)");
+            let _ = writeln!(
+                o,
+                "\nFAILED: {m}\n(the figures above cover what ran before the failure)"
+            );
         }
         RunStatus::Aborted(m) => {
-            let _ = writeln!(o, "\nABORTED: {m}\n(the figures above cover what ran before the stop)");
+            let _ = writeln!(
+                o,
+                "\nABORTED: {m}\n(the figures above cover what ran before the stop)"
+            );
         }
     }
     o

@@ -40,7 +40,12 @@ impl Install {
                     b.join("sbin/mysqld"),
                     b.join("libexec/mysqld"),
                 ])
-                .with_context(|| format!("no bin/mariadbd or bin/mysqld under --basedir {}", b.display()))?;
+                .with_context(|| {
+                    format!(
+                        "no bin/mariadbd or bin/mysqld under --basedir {}",
+                        b.display()
+                    )
+                })?;
                 let install = first_existing(&[
                     b.join("scripts/mariadb-install-db"),
                     b.join("bin/mariadb-install-db"),
@@ -56,7 +61,10 @@ impl Install {
                     "/usr/libexec/mysqld".into(),
                 ])
                 .context("no MariaDB or MySQL server found; install one (apt-get install mariadb-server) or pass --basedir DIR")?;
-                let install = first_existing(&["/usr/bin/mariadb-install-db".into(), "/usr/bin/mysql_install_db".into()]);
+                let install = first_existing(&[
+                    "/usr/bin/mariadb-install-db".into(),
+                    "/usr/bin/mysql_install_db".into(),
+                ]);
                 (mysqld, install)
             }
         };
@@ -73,12 +81,23 @@ impl Install {
             bail!(
                 "{} --version failed: {}",
                 mysqld.display(),
-                String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
             );
         }
-        let flavor = if version.contains("MariaDB") { Flavor::MariaDb } else { Flavor::MySql };
+        let flavor = if version.contains("MariaDB") {
+            Flavor::MariaDb
+        } else {
+            Flavor::MySql
+        };
         // MySQL 5.7+ initialises with mysqld itself; its mysql_install_db is deprecated.
-        let install_db = if flavor == Flavor::MySql { None } else { install_db };
+        let install_db = if flavor == Flavor::MySql {
+            None
+        } else {
+            install_db
+        };
         Ok(Install {
             basedir: basedir.map(Path::to_path_buf),
             mysqld,

@@ -42,6 +42,9 @@ mod tests {
         let deep = PathBuf::from(format!("/{}", "d".repeat(150)));
         let s = socket_path(&deep);
         assert!(s.as_os_str().len() < 107, "{}", s.display());
-        assert_eq!(socket_path(Path::new("/x")), PathBuf::from("/x/mysqld.sock"));
+        assert_eq!(
+            socket_path(Path::new("/x")),
+            PathBuf::from("/x/mysqld.sock")
+        );
     }
 }

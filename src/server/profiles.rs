@@ -66,7 +66,11 @@ fn buffer_pool_size() -> String {
         .and_then(|m| {
             m.lines()
                 .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+                .and_then(|l| {
+                    l.split_whitespace()
+                        .nth(1)
+                        .and_then(|v| v.parse::<u64>().ok())
+                })
         })
         .unwrap_or(4 << 20);
     let mib = (mem / 1024 / 4).clamp(128, 4096);

@@ -155,7 +155,11 @@ impl Sandbox {
 
     /// The running server's pid, if it is up.
     pub fn running_pid(&self) -> Option<i32> {
-        let pid: i32 = fs::read_to_string(self.pid_file()).ok()?.trim().parse().ok()?;
+        let pid: i32 = fs::read_to_string(self.pid_file())
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
         process_alive(pid).then_some(pid)
     }
 
@@ -167,11 +171,16 @@ impl Sandbox {
             return Ok(());
         }
         let install = Install::find(self.spec.basedir.as_deref())?;
-        fs::create_dir_all(&self.dir).with_context(|| format!("cannot create {}", self.dir.display()))?;
+        eprintln!("starting sandbox '{}': {}", self.spec.name, install.version);
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create {}", self.dir.display()))?;
         if let Some(parent) = self.socket().parent() {
             fs::create_dir_all(parent)?;
         }
-        fs::write(self.dir.join("meta.json"), serde_json::to_vec_pretty(&self.spec)?)?;
+        fs::write(
+            self.dir.join("meta.json"),
+            serde_json::to_vec_pretty(&self.spec)?,
+        )?;
         fs::write(self.cnf_path(), self.render_cnf(&install))?;
         if !self.datadir().join("mysql").is_dir() {
             self.initialise(&install)?;
@@ -185,7 +194,9 @@ impl Sandbox {
             .spawn()
             .with_context(|| format!("cannot start {}", install.mysqld.display()))?;
         let deadline = Instant::now() + timeout;
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
         loop {
             if let Some(status) = child.try_wait()? {
                 bail!(
@@ -222,8 +233,13 @@ impl Sandbox {
     /// Runs the program in its own session, output appended to the error
     /// log, pinned to the sandbox's CPU set.
     fn detach(&self, cmd: &mut Command) -> Result<()> {
-        let log = fs::OpenOptions::new().create(true).append(true).open(self.error_log())?;
-        cmd.stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.error_log())?;
+        cmd.stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
         let cpus = match &self.spec.cpus {
             Some(c) => Some(parse_cpu_list(c)?),
             None => None,
@@ -236,7 +252,8 @@ impl Sandbox {
                     for &c in cpus {
                         libc::CPU_SET(c, &mut set);
                     }
-                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0
+                    {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
@@ -253,7 +270,9 @@ impl Sandbox {
         let mut cmd = match &install.install_db {
             Some(script) => {
                 let mut c = Command::new(script);
-                c.arg(&defaults).arg(&datadir).arg("--auth-root-authentication-method=normal");
+                c.arg(&defaults)
+                    .arg(&datadir)
+                    .arg("--auth-root-authentication-method=normal");
                 c.arg("--skip-test-db");
                 if let Some(b) = &install.basedir {
                     c.arg(format!("--basedir={}", b.display()));
@@ -266,7 +285,9 @@ impl Sandbox {
                 c
             }
         };
-        let out = cmd.output().with_context(|| "cannot run the datadir initialisation")?;
+        let out = cmd
+            .output()
+            .with_context(|| "cannot run the datadir initialisation")?;
         if !out.status.success() {
             let _ = fs::remove_dir_all(self.datadir());
             bail!(
@@ -283,7 +304,9 @@ impl Sandbox {
 
     /// Stops the server (SIGTERM, then SIGKILL after `timeout`).
     pub fn stop(&self, timeout: Duration) -> Result<bool> {
-        let Some(pid) = self.running_pid() else { return Ok(false) };
+        let Some(pid) = self.running_pid() else {
+            return Ok(false);
+        };
         unsafe { libc::kill(pid, libc::SIGTERM) };
         let deadline = Instant::now() + timeout;
         while process_alive(pid) {
@@ -302,7 +325,8 @@ impl Sandbox {
     pub fn destroy(self) -> Result<()> {
         self.stop(Duration::from_secs(60))?;
         let _ = fs::remove_file(self.socket());
-        fs::remove_dir_all(&self.dir).with_context(|| format!("cannot remove {}", self.dir.display()))?;
+        fs::remove_dir_all(&self.dir)
+            .with_context(|| format!("cannot remove {}", self.dir.display()))?;
         Ok(())
     }
 
@@ -349,7 +373,11 @@ fn norm(k: &str) -> String {
 }
 
 fn validate_name(name: &str) -> Result<()> {
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         bail!("invalid sandbox name '{name}': use letters, digits, '-' and '_'");
     }
     Ok(())
@@ -358,7 +386,12 @@ fn validate_name(name: &str) -> Result<()> {
 /// A process counts as alive unless it is gone or a zombie.
 fn process_alive(pid: i32) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => s.rsplit(')').next().and_then(|r| r.split_whitespace().next()) != Some("Z"),
+        Ok(s) => {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                != Some("Z")
+        }
         Err(_) => false,
     }
 }
@@ -377,7 +410,8 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
         let bad = || format!("bad CPU list '{s}': expected e.g. 0-3,6");
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.parse().with_context(bad)?, b.parse().with_context(bad)?);
+                let (a, b): (usize, usize) =
+                    (a.parse().with_context(bad)?, b.parse().with_context(bad)?);
                 if a > b {
                     bail!(bad());
                 }
@@ -386,9 +420,14 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
             None => out.push(part.parse().with_context(bad)?),
         }
     }
-    let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let ncpu = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     if out.is_empty() || out.iter().any(|&c| c >= ncpu) {
-        bail!("bad CPU list '{s}': expected CPUs between 0 and {}", ncpu - 1);
+        bail!(
+            "bad CPU list '{s}': expected CPUs between 0 and {}",
+            ncpu - 1
+        );
     }
     Ok(out)
 }

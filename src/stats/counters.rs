@@ -67,7 +67,13 @@ mod tests {
 
     #[test]
     fn merging_adds_everything() {
-        let mut a = Interval { events: 1, reads: 2, writes: 3, others: 4, ..Default::default() };
+        let mut a = Interval {
+            events: 1,
+            reads: 2,
+            writes: 3,
+            others: 4,
+            ..Default::default()
+        };
         a.errors.add(1213, 2);
         let mut b = a.clone();
         b.errors.add(1205, 1);

@@ -14,7 +14,11 @@ pub fn process_cpu_seconds() -> f64 {
 pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
     let s = std::fs::read_to_string("/proc/stat").ok()?;
     let line = s.lines().next()?;
-    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
     // user nice system idle iowait irq softirq steal (guest is inside user)
     let total: u64 = v.iter().take(8).sum();
     let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
@@ -44,7 +48,10 @@ impl CpuSnapshot {
         let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
         let client = self.process_s - earlier.process_s;
         let host = self.host_jiffies.saturating_sub(earlier.host_jiffies) as f64 / hz;
-        let idle = self.host_idle_jiffies.saturating_sub(earlier.host_idle_jiffies) as f64 / hz;
+        let idle = self
+            .host_idle_jiffies
+            .saturating_sub(earlier.host_idle_jiffies) as f64
+            / hz;
         let busy = if host > 0.0 { 1.0 - idle / host } else { 0.0 };
         (client, host, busy)
     }

@@ -30,10 +30,6 @@ impl Hist {
         self.0.len()
     }
 
-    pub fn reset(&mut self) {
-        self.0.reset();
-    }
-
     /// Quantile q in [0,1], in milliseconds.
     pub fn quantile_ms(&self, q: f64) -> f64 {
         if self.0.is_empty() {
@@ -63,7 +59,12 @@ impl Hist {
         self.0
             .iter_log(1, 2.0_f64.powf(0.25))
             .filter(|v| v.count_since_last_iteration() > 0)
-            .map(|v| (v.value_iterated_to() as f64 / 1000.0, v.count_since_last_iteration()))
+            .map(|v| {
+                (
+                    v.value_iterated_to() as f64 / 1000.0,
+                    v.count_since_last_iteration(),
+                )
+            })
             .collect()
     }
 }

@@ -10,6 +10,6 @@ mod counters;
 mod cpu;
 mod hist;
 
-pub use counters::{ErrCounts, Interval};
-pub use cpu::{host_cpu_jiffies, process_cpu_seconds, CpuSnapshot};
+pub use counters::Interval;
+pub use cpu::CpuSnapshot;
 pub use hist::Hist;

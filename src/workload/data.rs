@@ -26,10 +26,14 @@ pub fn fill_groups(out: &mut [u8], rng: &mut super::rand::Rng) {
     }
 }
 
+#[cfg(test)]
 /// True when `s` has the shape of a sysbench `c` or `pad` value of `groups` groups.
 pub fn is_valid(s: &str, groups: usize) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == groups && parts.iter().all(|p| p.len() == 11 && p.bytes().all(|b| b.is_ascii_digit()))
+    parts.len() == groups
+        && parts
+            .iter()
+            .all(|p| p.len() == 11 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

@@ -120,7 +120,10 @@ impl Workload {
             }
         }
         let names: Vec<&str> = ALL.iter().map(|w| w.name()).collect();
-        bail!("unknown workload '{name}'; known: {} (see `qpslab workloads`)", names.join(", "))
+        bail!(
+            "unknown workload '{name}'; known: {} (see `qpslab workloads`)",
+            names.join(", ")
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -149,7 +152,9 @@ impl Workload {
             Workload::Delete => "one DELETE by primary key per event",
             Workload::Insert => "one INSERT per event (auto-increment or unique random ids)",
             Workload::SelectRandomPoints => "SELECT … WHERE k IN (10 random values) on sbtest1",
-            Workload::SelectRandomRanges => "SELECT count(k) … WHERE k BETWEEN … OR … (10 ranges) on sbtest1",
+            Workload::SelectRandomRanges => {
+                "SELECT count(k) … WHERE k BETWEEN … OR … (10 ranges) on sbtest1"
+            }
         }
     }
 
@@ -221,9 +226,18 @@ impl Workload {
         ops.clear();
         let size = o.table_size.max(1);
         for &(kind, count) in groups {
-            let table = if kind.per_table() { rng.uniform(1, o.tables.max(1)) } else { 1 };
+            let table = if kind.per_table() {
+                rng.uniform(1, o.tables.max(1))
+            } else {
+                1
+            };
             for _ in 0..count {
-                let op = |a: u32, b: u32| Op { kind, table, a: a as i32, b: b as i32 };
+                let op = |a: u32, b: u32| Op {
+                    kind,
+                    table,
+                    a: a as i32,
+                    b: b as i32,
+                };
                 match kind {
                     Kind::PointSelect | Kind::IndexUpdate | Kind::NonIndexUpdate => {
                         ops.push(op(rng.default_in(1, size), 0));
@@ -237,11 +251,18 @@ impl Workload {
                         let k = rng.default_in(1, size);
                         ops.push(op(id, 0));
                         if self != Workload::Delete {
-                            ops.push(Op { kind: Kind::Insert, table, a: id as i32, b: k as i32 });
+                            ops.push(Op {
+                                kind: Kind::Insert,
+                                table,
+                                a: id as i32,
+                                b: k as i32,
+                            });
                         }
                     }
                     Kind::Insert => ops.push(op(0, rng.default_in(1, size))),
-                    Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges => ops.push(op(0, 0)),
+                    Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges => {
+                        ops.push(op(0, 0))
+                    }
                 }
             }
         }
@@ -251,7 +272,15 @@ impl Workload {
     /// number (select_random_* partition the key space by thread, as sysbench
     /// does); `unique` feeds insert ids when auto_inc is off.
     #[inline]
-    pub fn bind(self, o: &OltpOpts, op: &Op, stmt: &mut Stmt, rng: &mut Rng, thread: u32, unique: &Unique) {
+    pub fn bind(
+        self,
+        o: &OltpOpts,
+        op: &Op,
+        stmt: &mut Stmt,
+        rng: &mut Rng,
+        thread: u32,
+        unique: &Unique,
+    ) {
         match op.kind {
             Kind::PointSelect | Kind::IndexUpdate | Kind::Delete => stmt.set_int(0, op.a),
             Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
@@ -304,7 +333,10 @@ mod tests {
     use super::*;
 
     fn count(w: Workload) -> (usize, usize, usize) {
-        let o = OltpOpts { tables: 4, ..Default::default() };
+        let o = OltpOpts {
+            tables: 4,
+            ..Default::default()
+        };
         let mut ops = Vec::new();
         let mut rng = Rng::new(&o.rand, 1);
         w.plan(&o, &w.groups(&o), &mut rng, &mut ops);
@@ -313,11 +345,18 @@ mod tests {
             .filter(|op| {
                 matches!(
                     op.kind,
-                    Kind::PointSelect | Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange
+                    Kind::PointSelect
+                        | Kind::SimpleRange
+                        | Kind::SumRange
+                        | Kind::OrderRange
+                        | Kind::DistinctRange
                 )
             })
             .count();
-        let other = ops.iter().filter(|op| matches!(op.kind, Kind::Begin | Kind::Commit)).count();
+        let other = ops
+            .iter()
+            .filter(|op| matches!(op.kind, Kind::Begin | Kind::Commit))
+            .count();
         (reads, ops.len() - reads - other, other)
     }
 
@@ -332,8 +371,14 @@ mod tests {
     #[test]
     fn names_with_and_without_prefix() {
         assert_eq!(Workload::parse("read_write").unwrap(), Workload::ReadWrite);
-        assert_eq!(Workload::parse("oltp_point_select").unwrap(), Workload::PointSelect);
-        assert_eq!(Workload::parse("select_random_points").unwrap(), Workload::SelectRandomPoints);
+        assert_eq!(
+            Workload::parse("oltp_point_select").unwrap(),
+            Workload::PointSelect
+        );
+        assert_eq!(
+            Workload::parse("select_random_points").unwrap(),
+            Workload::SelectRandomPoints
+        );
         assert!(Workload::parse("nope").is_err());
     }
 

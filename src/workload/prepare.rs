@@ -22,7 +22,11 @@ use std::time::{Duration, Instant};
 const ROWS_PER_INSERT: u32 = 1000;
 
 pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
-    let id = if o.auto_inc { "INTEGER NOT NULL AUTO_INCREMENT" } else { "INTEGER NOT NULL" };
+    let id = if o.auto_inc {
+        "INTEGER NOT NULL AUTO_INCREMENT"
+    } else {
+        "INTEGER NOT NULL"
+    };
     format!(
         "CREATE TABLE sbtest{t}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = {} */",
         o.storage_engine
@@ -37,14 +41,24 @@ pub struct PrepareReport {
 }
 
 /// Creates and loads sbtest1..N with `loaders` parallel connections.
-pub fn prepare(opts: &ConnOpts, o: &OltpOpts, loaders: usize, seed: u64, quiet: bool) -> Result<PrepareReport> {
+pub fn prepare(
+    opts: &ConnOpts,
+    o: &OltpOpts,
+    loaders: usize,
+    seed: u64,
+    quiet: bool,
+) -> Result<PrepareReport> {
     let started = Instant::now();
     let loaders = loaders.clamp(1, o.tables.max(1) as usize);
     let next_table = Arc::new(AtomicU32::new(1));
     let rows_done = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicBool::new(false));
     let total = u64::from(o.tables) * u64::from(o.table_size);
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total)
+    };
     bar.set_style(
         ProgressStyle::with_template("{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -52,9 +66,17 @@ pub fn prepare(opts: &ConnOpts, o: &OltpOpts, loaders: usize, seed: u64, quiet: 
     );
     let mut handles = Vec::new();
     for l in 0..loaders {
-        let (opts, o, next, rows, failed) = (opts.clone(), o.clone(), next_table.clone(), rows_done.clone(), failed.clone());
+        let (opts, o, next, rows, failed) = (
+            opts.clone(),
+            o.clone(),
+            next_table.clone(),
+            rows_done.clone(),
+            failed.clone(),
+        );
         handles.push(std::thread::spawn(move || -> Result<()> {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
             rt.block_on(async {
                 let mut conn = Conn::connect(&opts).await?;
                 let mut rng = Rng::new(&o.rand, seed.wrapping_add(l as u64 * 7919));
@@ -82,13 +104,25 @@ pub fn prepare(opts: &ConnOpts, o: &OltpOpts, loaders: usize, seed: u64, quiet: 
     }
     bar.finish_and_clear();
     for h in handles {
-        h.join().map_err(|_| anyhow!("a loader thread panicked"))??;
+        h.join()
+            .map_err(|_| anyhow!("a loader thread panicked"))??;
     }
     let seconds = started.elapsed().as_secs_f64();
-    Ok(PrepareReport { tables: o.tables, rows: total, seconds })
+    Ok(PrepareReport {
+        tables: o.tables,
+        rows: total,
+        seconds,
+    })
 }
 
-async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: &AtomicU64, quiet: bool) -> Result<()> {
+async fn load_table(
+    conn: &mut Conn,
+    t: u32,
+    o: &OltpOpts,
+    rng: &mut Rng,
+    rows: &AtomicU64,
+    quiet: bool,
+) -> Result<()> {
     let say = |m: String| {
         if !quiet {
             let mut out = std::io::stdout().lock();
@@ -103,9 +137,13 @@ async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: 
         return Err(e).with_context(|| format!("creating sbtest{t}"));
     }
     if o.table_size > 0 {
-        say(format!("Inserting {} records into 'sbtest{t}'", o.table_size));
+        say(format!(
+            "Inserting {} records into 'sbtest{t}'",
+            o.table_size
+        ));
     }
-    conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0").await?;
+    conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
+        .await?;
     conn.exec("BEGIN").await?;
     let mut sql = Vec::with_capacity(ROWS_PER_INSERT as usize * 200 + 64);
     let mut c = [0u8; C_LEN];
@@ -129,15 +167,19 @@ async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: 
             sql.extend_from_slice(b"')");
         }
         let text = std::str::from_utf8(&sql).expect("ascii");
-        conn.exec(text).await.with_context(|| format!("loading sbtest{t}"))?;
+        conn.exec(text)
+            .await
+            .with_context(|| format!("loading sbtest{t}"))?;
         rows.fetch_add(u64::from(last - id + 1), Ordering::Relaxed);
         id = last + 1;
     }
     conn.exec("COMMIT").await?;
-    conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1").await?;
+    conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1")
+        .await?;
     if o.create_secondary {
         say(format!("Creating a secondary index on 'sbtest{t}'..."));
-        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)")).await?;
+        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)"))
+            .await?;
     }
     Ok(())
 }
@@ -146,7 +188,8 @@ async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: 
 pub async fn cleanup(conn: &mut Conn, tables: u32) -> Result<(), ProtoError> {
     for t in 1..=tables {
         println!("Dropping table 'sbtest{t}'...");
-        conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}")).await?;
+        conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}"))
+            .await?;
     }
     Ok(())
 }
@@ -154,7 +197,8 @@ pub async fn cleanup(conn: &mut Conn, tables: u32) -> Result<(), ProtoError> {
 /// Drops sbtest1..N without printing.
 pub async fn cleanup_quiet(conn: &mut Conn, tables: u32) -> Result<(), ProtoError> {
     for t in 1..=tables {
-        conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}")).await?;
+        conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}"))
+            .await?;
     }
     Ok(())
 }

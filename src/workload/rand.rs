@@ -25,7 +25,9 @@ impl RandType {
             "special" => RandType::Special,
             "pareto" => RandType::Pareto,
             "zipfian" => RandType::Zipfian,
-            _ => bail!("--rand-type '{s}' is not one of uniform, gaussian, special, pareto, zipfian"),
+            _ => {
+                bail!("--rand-type '{s}' is not one of uniform, gaussian, special, pareto, zipfian")
+            }
         })
     }
 }
@@ -216,15 +218,27 @@ mod tests {
     use super::*;
 
     fn draws(kind: RandType, n: usize) -> Vec<u32> {
-        let p = RandParams { kind, ..Default::default() };
+        let p = RandParams {
+            kind,
+            ..Default::default()
+        };
         let mut r = Rng::new(&p, 42);
         (0..n).map(|_| r.default_in(1, 1000)).collect()
     }
 
     #[test]
     fn every_distribution_stays_in_range() {
-        for k in [RandType::Uniform, RandType::Gaussian, RandType::Special, RandType::Pareto, RandType::Zipfian] {
-            assert!(draws(k, 20000).iter().all(|&v| (1..=1000).contains(&v)), "{k:?}");
+        for k in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+            RandType::Zipfian,
+        ] {
+            assert!(
+                draws(k, 20000).iter().all(|&v| (1..=1000).contains(&v)),
+                "{k:?}"
+            );
         }
     }
 

@@ -64,7 +64,10 @@ impl Kind {
 
     /// True for statements bound to one `sbtestN` table.
     pub fn per_table(self) -> bool {
-        !matches!(self, Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges)
+        !matches!(
+            self,
+            Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges
+        )
     }
 
     /// The SQL for table `t`; `n` is the point/range count for the
@@ -74,8 +77,12 @@ impl Kind {
             Kind::PointSelect => format!("SELECT c FROM sbtest{t} WHERE id=?"),
             Kind::SimpleRange => format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
             Kind::SumRange => format!("SELECT SUM(k) FROM sbtest{t} WHERE id BETWEEN ? AND ?"),
-            Kind::OrderRange => format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
-            Kind::DistinctRange => format!("SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c"),
+            Kind::OrderRange => {
+                format!("SELECT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
+            Kind::DistinctRange => {
+                format!("SELECT DISTINCT c FROM sbtest{t} WHERE id BETWEEN ? AND ? ORDER BY c")
+            }
             Kind::IndexUpdate => format!("UPDATE sbtest{t} SET k=k+1 WHERE id=?"),
             Kind::NonIndexUpdate => format!("UPDATE sbtest{t} SET c=? WHERE id=?"),
             Kind::Delete => format!("DELETE FROM sbtest{t} WHERE id=?"),
@@ -97,7 +104,9 @@ impl Kind {
         use Param::{Char, Int};
         match self {
             Kind::PointSelect | Kind::IndexUpdate | Kind::Delete => vec![Int],
-            Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => vec![Int, Int],
+            Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
+                vec![Int, Int]
+            }
             Kind::NonIndexUpdate => vec![Char(C_LEN), Int],
             Kind::Insert => vec![Int, Int, Char(C_LEN), Char(PAD_LEN)],
             Kind::Begin | Kind::Commit => vec![],

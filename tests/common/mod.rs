@@ -1,0 +1,125 @@
+//! Test harness: a real sandbox MariaDB per test binary, started through
+//! qpslab itself on a private state directory, destroyed when the test
+//! process exits (also after a failing test: the harness still exits
+//! normally, and the exit hook runs).
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub const SANDBOX: &str = "t";
+
+pub struct Lab {
+    pub home: PathBuf,
+}
+
+static LAB: OnceLock<Lab> = OnceLock::new();
+
+extern "C" fn destroy_at_exit() {
+    if let Some(lab) = LAB.get() {
+        let _ = lab.qpslab(&["server", "destroy", "--name", SANDBOX]);
+        let _ = std::fs::remove_dir_all(&lab.home);
+    }
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_qpslab")
+}
+
+/// The shared lab with its running sandbox.
+pub fn lab() -> &'static Lab {
+    LAB.get_or_init(|| {
+        let home = std::env::temp_dir().join(format!("qpslab-test-{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        let lab = Lab { home };
+        unsafe { libc::atexit(destroy_at_exit) };
+        let out = lab.qpslab(&[
+            "server",
+            "start",
+            "--name",
+            SANDBOX,
+            "--set",
+            "max_connections=500",
+        ]);
+        assert!(out.status.success(), "sandbox start failed: {}", text(&out));
+        lab
+    })
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+impl Lab {
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(bin());
+        c.env("QPSLAB_HOME", &self.home).env_remove("MYSQL_PWD");
+        c
+    }
+
+    pub fn qpslab(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("run qpslab")
+    }
+
+    /// qpslab against the shared sandbox (adds --server).
+    pub fn on_sandbox(&self, args: &[&str]) -> Output {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--server", SANDBOX]);
+        self.qpslab(&a)
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.home
+            .join("sandboxes")
+            .join(SANDBOX)
+            .join("mysqld.sock")
+    }
+
+    pub fn port(&self) -> u16 {
+        let meta: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(self.home.join("sandboxes").join(SANDBOX).join("meta.json")).unwrap(),
+        )
+        .unwrap();
+        meta["port"].as_u64().unwrap() as u16
+    }
+
+    /// Runs SQL with the mariadb command-line client as root; returns stdout.
+    pub fn sql(&self, db: &str, q: &str) -> String {
+        let out = Command::new("mariadb")
+            .args(["-uroot", "-N", "-B"])
+            .arg(format!("--socket={}", self.socket().display()))
+            .args(["-D", db, "-e", q])
+            .output()
+            .expect("mariadb client (apt-get install mariadb-client)");
+        assert!(out.status.success(), "SQL failed: {q}: {}", text(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Creates a fresh database for one test and returns its name.
+    pub fn fresh_db(&self, name: &str) -> String {
+        self.sql(
+            "mysql",
+            &format!("DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name}"),
+        );
+        name.to_string()
+    }
+}
+
+/// Parses a `--format json` result.
+pub fn json(o: &Output) -> serde_json::Value {
+    let s = String::from_utf8_lossy(&o.stdout);
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}): {}", text(o)))
+}
+
+pub fn require_sysbench() -> bool {
+    let ok = Command::new("sysbench").arg("--version").output().is_ok();
+    if !ok && std::env::var("CI").is_ok() {
+        panic!("sysbench is required in CI (apt-get install sysbench)");
+    }
+    ok
+}

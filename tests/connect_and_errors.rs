@@ -1,0 +1,387 @@
+//! Connections and failure handling against a real sandbox MariaDB:
+//! auth plugins, one-line errors for the usual mistakes, reconnects after
+//! killed connections, fatal errors keep the summary, Ctrl-C stops cleanly.
+
+mod common;
+use common::{json, lab, text};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn prepared_db(name: &str) -> String {
+    let db = lab().fresh_db(name);
+    let out = lab().on_sandbox(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    db
+}
+
+/// Runs point_select as `user` over TCP or the socket; returns the output.
+fn run_as(db: &str, user: &str, pass: Option<&str>, tcp: bool) -> std::process::Output {
+    let l = lab();
+    let port = l.port().to_string();
+    let sock = l.socket().display().to_string();
+    let mut a = vec![
+        "run",
+        "oltp_point_select",
+        "--table-size",
+        "500",
+        "--events",
+        "20",
+        "--format",
+        "json",
+        "--mysql-user",
+        user,
+        "--mysql-db",
+        db,
+    ];
+    if tcp {
+        a.extend(["--mysql-host", "127.0.0.1", "--mysql-port", &port]);
+    } else {
+        a.extend(["--mysql-socket", &sock]);
+    }
+    let pw;
+    if let Some(p) = pass {
+        pw = format!("--mysql-password={p}");
+        a.push(&pw);
+    }
+    l.qpslab(&a)
+}
+
+fn one_line_error(o: &std::process::Output) -> String {
+    assert!(!o.status.success(), "expected failure: {}", text(o));
+    let err = String::from_utf8_lossy(&o.stderr).trim().to_string();
+    assert!(err.starts_with("qpslab: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "not one line: {err}");
+    err
+}
+
+#[test]
+fn native_password_over_tcp_and_socket() {
+    let db = prepared_db("auth_native");
+    let l = lab();
+    l.sql("mysql", "CREATE OR REPLACE USER 'nat'@'%' IDENTIFIED VIA mysql_native_password USING PASSWORD('s3cret-pw'); GRANT ALL ON *.* TO 'nat'@'%';");
+    l.sql("mysql", "CREATE OR REPLACE USER 'nat'@'localhost' IDENTIFIED VIA mysql_native_password USING PASSWORD('s3cret-pw'); GRANT ALL ON *.* TO 'nat'@'localhost';");
+    for tcp in [true, false] {
+        let o = run_as(&db, "nat", Some("s3cret-pw"), tcp);
+        assert!(o.status.success(), "tcp={tcp}: {}", text(&o));
+        let j = json(&o);
+        assert_eq!(j["totals"]["transactions"], 20);
+        // the password never lands in the output, the recorded command line included
+        assert!(
+            !text(&o).contains("s3cret-pw"),
+            "password leaked: {}",
+            text(&o)
+        );
+        assert!(j["command_line"]
+            .as_str()
+            .unwrap()
+            .contains("--mysql-password=***"));
+    }
+    // the same through MYSQL_PWD and a DSN
+    let o = l
+        .command()
+        .env("MYSQL_PWD", "s3cret-pw")
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "500",
+            "--events",
+            "5",
+            "--mysql-user",
+            "nat",
+            "--mysql-db",
+            &db,
+            "--mysql-host",
+            "127.0.0.1",
+            "--mysql-port",
+            &l.port().to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let dsn = format!("--dsn=mysql://nat:s3cret-pw@127.0.0.1:{}/{db}", l.port());
+    let o = l.qpslab(&[
+        "run",
+        "oltp_point_select",
+        "--table-size",
+        "500",
+        "--events",
+        "5",
+        "--format",
+        "json",
+        &dsn,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("s3cret-pw"));
+}
+
+#[test]
+fn ed25519_auth() {
+    let db = prepared_db("auth_ed");
+    let l = lab();
+    let have = l.sql(
+        "mysql",
+        "SELECT COUNT(*) FROM information_schema.PLUGINS WHERE PLUGIN_NAME='ed25519'",
+    );
+    if have.trim() == "0" {
+        l.sql("mysql", "INSTALL SONAME 'auth_ed25519'");
+    }
+    l.sql("mysql", "CREATE OR REPLACE USER 'ed'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('ed-pass-1'); GRANT ALL ON *.* TO 'ed'@'%';");
+    let o = run_as(&db, "ed", Some("ed-pass-1"), true);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run_as(&db, "ed", Some("wrong"), true);
+    let e = one_line_error(&o);
+    assert!(e.contains("access denied"), "{e}");
+}
+
+#[test]
+fn unix_socket_auth() {
+    let db = prepared_db("auth_sock");
+    let l = lab();
+    let os_user = String::from_utf8(
+        std::process::Command::new("id")
+            .arg("-un")
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    if os_user == "root" {
+        // root@localhost may also log in through its socket identity; keep the empty password working.
+        l.sql("mysql", "ALTER USER 'root'@'localhost' IDENTIFIED VIA unix_socket OR mysql_native_password USING PASSWORD('')");
+    } else {
+        l.sql("mysql", &format!("CREATE OR REPLACE USER '{os_user}'@'localhost' IDENTIFIED VIA unix_socket; GRANT ALL ON *.* TO '{os_user}'@'localhost';"));
+    }
+    let o = run_as(&db, &os_user, None, false);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn usual_mistakes_get_one_line_errors() {
+    let db = prepared_db("errs");
+    let l = lab();
+    l.sql(
+        "mysql",
+        "CREATE OR REPLACE USER 'errs'@'%' IDENTIFIED BY 'right'; GRANT ALL ON *.* TO 'errs'@'%';",
+    );
+    // wrong password
+    let e = one_line_error(&run_as(&db, "errs", Some("wrong"), true));
+    assert!(
+        e.contains("access denied") && e.contains("--password"),
+        "{e}"
+    );
+    // unknown database
+    let e = one_line_error(&run_as("no_such_db", "errs", Some("right"), true));
+    assert!(
+        e.contains("unknown database 'no_such_db'") && e.contains("CREATE DATABASE"),
+        "{e}"
+    );
+    // missing tables
+    let empty = l.fresh_db("errs_empty");
+    let e = one_line_error(&l.on_sandbox(&[
+        "run",
+        "oltp_read_write",
+        "--db",
+        &empty,
+        "--tables",
+        "2",
+        "--events",
+        "5",
+    ]));
+    assert!(
+        e.contains("sbtest1 is missing") && e.contains("qpslab prepare"),
+        "{e}"
+    );
+    // server down: nothing listens on this port
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    drop(std::net::TcpListener::bind(("127.0.0.1", free)));
+    let e = one_line_error(&l.qpslab(&[
+        "run",
+        "oltp_point_select",
+        "--mysql-host",
+        "127.0.0.1",
+        "--mysql-port",
+        &free.to_string(),
+        "--events",
+        "1",
+    ]));
+    assert!(
+        e.contains("cannot connect") && e.contains("is the server running"),
+        "{e}"
+    );
+    // bad option values
+    for (args, needle) in [
+        (vec!["--rand-type", "weird"], "--rand-type 'weird'"),
+        (vec!["--db-ps-mode", "maybe"], "--db-ps-mode 'maybe'"),
+        (vec!["--mysql-ignore-errors", "12x"], "not an error code"),
+        (vec!["--percentile", "150"], "outside"),
+    ] {
+        let mut a = vec!["run", "oltp_point_select", "--db", &db, "--events", "1"];
+        a.extend(args);
+        let e = one_line_error(&l.on_sandbox(&a));
+        assert!(e.contains(needle), "{needle}: {e}");
+    }
+    let e = one_line_error(&l.on_sandbox(&["run", "no_such_workload"]));
+    assert!(
+        e.contains("unknown workload") && e.contains("qpslab workloads"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fatal_error_ends_the_run_with_the_summary() {
+    let db = prepared_db("fatal");
+    let l = lab();
+    // Break one statement's table so that the first execution fails with 1054.
+    l.sql(
+        &db,
+        "ALTER TABLE sbtest1 CHANGE c c_renamed CHAR(120) NOT NULL DEFAULT ''",
+    );
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+        "--time",
+        "30",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let s = text(&o);
+    assert!(
+        s.contains("SQL statistics:") && s.contains("FAILED:") && s.contains("1054"),
+        "{s}"
+    );
+    let j = json(&l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+        "--time",
+        "30",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(j["status"]["status"], "failed");
+    assert!(j["status"]["reason"].as_str().unwrap().contains("1054"));
+}
+
+/// Starts a long run and returns it once its first interval line is out.
+fn start_long_run(
+    db: &str,
+    threads: &str,
+) -> (std::process::Child, BufReader<std::process::ChildStdout>) {
+    let l = lab();
+    let mut child = l
+        .command()
+        .args([
+            "run",
+            "oltp_point_select",
+            "--db",
+            db,
+            "--table-size",
+            "500",
+            "--time",
+            "60",
+            "--threads",
+            threads,
+            "--server",
+            common::SANDBOX,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        line.clear();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if line.starts_with("[ ") {
+            return (child, out);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the run never printed an interval line");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_with_the_summary() {
+    let db = prepared_db("ctrlc");
+    let (mut child, mut out) = start_long_run(&db, "2");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(
+        rest.contains("SQL statistics:") && rest.contains("ABORTED"),
+        "{rest}"
+    );
+}
+
+#[test]
+fn killed_connections_reconnect_and_are_counted() {
+    let db = prepared_db("reconn");
+    let l = lab();
+    let (mut child, mut out) = start_long_run(&db, "4");
+    // Kill every load connection (they are the ones using this database).
+    let ids = l.sql(
+        "mysql",
+        &format!("SELECT ID FROM information_schema.PROCESSLIST WHERE DB='{db}'"),
+    );
+    assert!(!ids.trim().is_empty());
+    for id in ids.split_whitespace() {
+        let _ = std::process::Command::new("mariadb")
+            .args([
+                "-uroot",
+                &format!("--socket={}", l.socket().display()),
+                "-e",
+                &format!("KILL {id}"),
+            ])
+            .output();
+    }
+    // Wait until a line shows reconnects, then stop the run.
+    let mut seen = false;
+    let mut line = String::new();
+    while !seen {
+        line.clear();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        seen = line.contains("reconn/s: ") && !line.contains("reconn/s: 0.00");
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    child.wait().unwrap();
+    assert!(seen, "no reconnects reported: {rest}");
+    let n: u64 = rest
+        .lines()
+        .find(|l| l.trim_start().starts_with("reconnects:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert!(n >= 1, "{rest}");
+}

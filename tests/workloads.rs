@@ -1,0 +1,342 @@
+//! Workloads against a real sandbox MariaDB: every workload runs, statement
+//! mix per transaction matches sysbench, the data has sysbench's format, and
+//! tables are interchangeable with sysbench's in both directions.
+
+mod common;
+use common::{json, lab, require_sysbench, text};
+
+fn prepare(db: &str, tables: &str, size: &str) {
+    let out = lab().on_sandbox(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        db,
+        "--tables",
+        tables,
+        "--table-size",
+        size,
+    ]);
+    assert!(out.status.success(), "prepare: {}", text(&out));
+}
+
+fn run_json(db: &str, args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["run"];
+    a.extend_from_slice(args);
+    a.extend(["--db", db, "--format", "json"]);
+    let out = lab().on_sandbox(&a);
+    assert!(out.status.success(), "run {args:?}: {}", text(&out));
+    json(&out)
+}
+
+#[test]
+fn every_workload_runs() {
+    let db = lab().fresh_db("wl_all");
+    prepare(&db, "2", "2000");
+    for w in [
+        "oltp_point_select",
+        "oltp_read_only",
+        "oltp_read_write",
+        "oltp_write_only",
+        "oltp_update_index",
+        "oltp_update_non_index",
+        "oltp_delete",
+        "oltp_insert",
+        "select_random_points",
+        "select_random_ranges",
+    ] {
+        let j = run_json(
+            &db,
+            &[
+                w,
+                "--tables",
+                "2",
+                "--table-size",
+                "2000",
+                "--threads",
+                "2",
+                "--events",
+                "40",
+                "--time",
+                "60",
+            ],
+        );
+        assert_eq!(j["status"]["status"], "ok", "{w}: {j}");
+        assert_eq!(j["totals"]["transactions"], 40, "{w}");
+        assert!(j["totals"]["queries"].as_u64().unwrap() >= 40, "{w}");
+    }
+}
+
+#[test]
+fn statements_per_transaction_match_sysbench() {
+    let db = lab().fresh_db("wl_mix");
+    prepare(&db, "2", "5000");
+    let ev = 200u64;
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_write",
+            "--tables",
+            "2",
+            "--table-size",
+            "5000",
+            "--events",
+            "200",
+            "--time",
+            "120",
+        ],
+    );
+    let t = &j["totals"];
+    assert_eq!(t["transactions"].as_u64(), Some(ev));
+    assert_eq!(t["reads"].as_u64(), Some(14 * ev), "{t}");
+    assert_eq!(t["writes"].as_u64(), Some(4 * ev), "{t}");
+    assert_eq!(t["other"].as_u64(), Some(2 * ev), "{t}");
+    // per-statement latency is reported for each statement type
+    let kinds: Vec<&str> = j["latency_by_statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["statement"].as_str().unwrap())
+        .collect();
+    for k in [
+        "point_selects",
+        "simple_ranges",
+        "sum_ranges",
+        "order_ranges",
+        "distinct_ranges",
+        "index_updates",
+        "non_index_updates",
+        "deletes",
+        "inserts",
+        "begin",
+        "commit",
+    ] {
+        assert!(kinds.contains(&k), "{k} missing from {kinds:?}");
+    }
+    // --skip-trx drops BEGIN/COMMIT
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_only",
+            "--tables",
+            "2",
+            "--table-size",
+            "5000",
+            "--events",
+            "50",
+            "--skip-trx",
+            "on",
+        ],
+    );
+    assert_eq!(j["totals"]["other"].as_u64(), Some(0));
+    assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 50));
+}
+
+#[test]
+fn data_has_sysbench_format() {
+    let db = lab().fresh_db("wl_data");
+    prepare(&db, "1", "3000");
+    let l = lab();
+    assert_eq!(
+        l.sql(&db, "SELECT COUNT(*), MIN(id), MAX(id) FROM sbtest1")
+            .trim(),
+        "3000\t1\t3000"
+    );
+    let bad_k = l.sql(&db, "SELECT COUNT(*) FROM sbtest1 WHERE k < 1 OR k > 3000");
+    assert_eq!(bad_k.trim(), "0");
+    let c_ok = l.sql(
+        &db,
+        "SELECT COUNT(*) FROM sbtest1 WHERE c REGEXP '^[0-9]{11}(-[0-9]{11}){9}$'",
+    );
+    assert_eq!(c_ok.trim(), "3000");
+    let pad_ok = l.sql(
+        &db,
+        "SELECT COUNT(*) FROM sbtest1 WHERE pad REGEXP '^[0-9]{11}(-[0-9]{11}){4}$'",
+    );
+    assert_eq!(pad_ok.trim(), "3000");
+    let idx = l.sql(&db, "SHOW INDEX FROM sbtest1 WHERE Key_name = 'k_1'");
+    assert!(idx.contains("k_1"), "{idx}");
+    let ddl = l.sql(&db, "SHOW CREATE TABLE sbtest1");
+    for col in [
+        "`id` int(11) NOT NULL AUTO_INCREMENT",
+        "`k` int(11) NOT NULL DEFAULT 0",
+        "`c` char(120) NOT NULL DEFAULT ''",
+        "`pad` char(60) NOT NULL DEFAULT ''",
+    ] {
+        assert!(ddl.contains(col), "{col} not in {ddl}");
+    }
+    // a second prepare on existing tables is refused with advice
+    let out = lab().on_sandbox(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        &db,
+        "--tables",
+        "1",
+        "--table-size",
+        "10",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("already exists"), "{}", text(&out));
+    let out = lab().on_sandbox(&["cleanup", "oltp_read_write", "--db", &db, "--tables", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(l.sql(&db, "SHOW TABLES").trim(), "");
+}
+
+fn sysbench(db: &str, args: &[&str]) -> std::process::Output {
+    let l = lab();
+    std::process::Command::new("sysbench")
+        .args(args)
+        .arg(format!("--mysql-socket={}", l.socket().display()))
+        .args(["--mysql-user=root", &format!("--mysql-db={db}")])
+        .output()
+        .expect("sysbench")
+}
+
+#[test]
+fn tables_are_interchangeable_with_sysbench() {
+    if !require_sysbench() {
+        return;
+    }
+    // qpslab prepare → sysbench run
+    let db = lab().fresh_db("wl_q2s");
+    prepare(&db, "2", "2000");
+    let out = sysbench(
+        &db,
+        &[
+            "oltp_read_write",
+            "--tables=2",
+            "--table-size=2000",
+            "--events=100",
+            "--time=0",
+            "run",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "sysbench run on qpslab tables: {}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("transactions:                        100"),
+        "{}",
+        text(&out)
+    );
+    // sysbench prepare → qpslab run
+    let db = lab().fresh_db("wl_s2q");
+    let out = sysbench(
+        &db,
+        &[
+            "oltp_read_write",
+            "--tables=2",
+            "--table-size=2000",
+            "prepare",
+        ],
+    );
+    assert!(out.status.success(), "sysbench prepare: {}", text(&out));
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_write",
+            "--tables",
+            "2",
+            "--table-size",
+            "2000",
+            "--events",
+            "100",
+            "--time",
+            "60",
+        ],
+    );
+    assert_eq!(j["totals"]["transactions"].as_u64(), Some(100));
+    assert_eq!(j["totals"]["reads"].as_u64(), Some(1400));
+}
+
+#[test]
+fn text_protocol_mode_and_rate_mode() {
+    let db = lab().fresh_db("wl_modes");
+    prepare(&db, "1", "1000");
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_write",
+            "--table-size",
+            "1000",
+            "--events",
+            "30",
+            "--db-ps-mode",
+            "disable",
+        ],
+    );
+    assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 30));
+    assert_eq!(j["totals"]["writes"].as_u64(), Some(4 * 30));
+    // rate mode: bounded by --events, reports backlog per interval and keeps going
+    let j = run_json(
+        &db,
+        &[
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--rate",
+            "200",
+            "--events",
+            "100",
+            "--time",
+            "60",
+            "--report-interval",
+            "0.5",
+        ],
+    );
+    assert_eq!(j["status"]["status"], "ok");
+    assert_eq!(j["totals"]["transactions"].as_u64(), Some(100));
+    assert!(j["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i.get("backlog").is_some()));
+}
+
+#[test]
+fn text_output_keeps_sysbench_lines() {
+    let db = lab().fresh_db("wl_text");
+    prepare(&db, "1", "1000");
+    let out = lab().on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "1000",
+        "--time",
+        "2",
+        "--report-interval",
+        "1",
+        "--percentile",
+        "95,99",
+    ]);
+    let s = text(&out);
+    assert!(out.status.success(), "{s}");
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("[ 1s ] thds: 1 tps: "))
+        .unwrap_or_else(|| panic!("no interval line: {s}"));
+    assert!(
+        line.contains("qps: ")
+            && line.contains("(r/w/o: ")
+            && line.contains("lat (ms,95%): ")
+            && line.contains("err/s: ")
+            && line.contains("reconn/s: "),
+        "{line}"
+    );
+    for needle in [
+        "SQL statistics:",
+        "transactions:",
+        "queries:",
+        "95th percentile:",
+        "Threads fairness:",
+        "p99:",
+        "client CPU per query:",
+        "share of host CPU:",
+    ] {
+        assert!(s.contains(needle), "'{needle}' missing:\n{s}");
+    }
+}
