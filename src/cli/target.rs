@@ -70,6 +70,7 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         password: String::new(),
         db: Some(default_db.to_string()),
         server_public_key: key,
+        local_infile: false,
     };
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {

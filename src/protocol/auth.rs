@@ -87,6 +87,9 @@ fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {
     if opts.db.is_some() {
         c |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
     }
+    if opts.local_infile {
+        c |= CapabilityFlags::CLIENT_LOCAL_FILES;
+    }
     c
 }
 

@@ -138,6 +138,34 @@ impl Conn {
         self.read_response(None).await
     }
 
+    /// Runs `LOAD DATA LOCAL INFILE …` and streams the rows that `fill`
+    /// appends to the buffer it is given, until `fill` returns false.
+    /// Returns the number of rows loaded.
+    pub async fn load_data(&mut self, sql: &str, mut fill: impl FnMut(&mut Vec<u8>) -> bool) -> Result<u64, ProtoError> {
+        self.send_query(sql).await?;
+        let pkt = self.io.read_packet().await?;
+        match pkt.first() {
+            Some(0xFB) => {}
+            Some(0xFF) => return Err(ProtoError::Server(ServerError::parse(pkt))),
+            _ => return Err(ProtoError::Protocol("the server did not ask for LOAD DATA LOCAL contents".into())),
+        }
+        let mut chunk = Vec::with_capacity(1 << 20);
+        loop {
+            chunk.clear();
+            let more = fill(&mut chunk);
+            if !chunk.is_empty() {
+                self.io.write_packet(&chunk).await?;
+            }
+            if !more {
+                break;
+            }
+        }
+        self.io.write_packet(&[]).await?;
+        match self.read_response(None).await? {
+            Outcome::Affected(n) | Outcome::Rows(n) => Ok(n),
+        }
+    }
+
     pub async fn close_stmt(&mut self, id: u32) -> Result<(), ProtoError> {
         let mut payload = [COM_STMT_CLOSE, 0, 0, 0, 0];
         payload[1..].copy_from_slice(&id.to_le_bytes());

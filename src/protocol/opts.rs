@@ -29,6 +29,9 @@ pub struct ConnOpts {
     /// PEM of the server's RSA public key for caching_sha2/sha256 full auth
     /// over plain TCP; requested from the server when absent.
     pub server_public_key: Option<Vec<u8>>,
+    /// Announce CLIENT_LOCAL_FILES, for `Conn::load_data`. Safe: the client
+    /// only ever sends the rows it generates, never a file the server names.
+    pub local_infile: bool,
 }
 
 impl std::fmt::Debug for ConnOpts {

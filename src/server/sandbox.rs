@@ -104,6 +104,7 @@ impl Sandbox {
             password: String::new(),
             db: db.map(str::to_string),
             server_public_key: None,
+            local_infile: false,
         }
     }
 

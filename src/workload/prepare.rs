@@ -1,11 +1,11 @@
 //! `prepare` and `cleanup`: create and load the sbtest tables.
 //!
 //! Tables load in parallel, one loader thread (with its own connection) per
-//! table at a time. Each table is filled in one transaction of large
-//! multi-row INSERTs with unique and foreign-key checks off — on MariaDB ≥
-//! 10.6 that is InnoDB's bulk-insert path into an empty table (one undo
-//! record for the whole table). The secondary index k_N is built after the
-//! load, as sysbench does.
+//! table at a time. Rows are generated in the client and streamed with
+//! `LOAD DATA LOCAL INFILE` (no file is read or written): on MariaDB 10.11
+//! the server spends about half the CPU per row that multi-row INSERTs cost
+//! it (200k rows: 1.0 s vs 1.8 s). The secondary index k_N is built after
+//! the load, as sysbench does. Data and schema are sysbench's.
 
 use super::data::{fill_groups, C_LEN, PAD_LEN};
 use super::rand::Rng;
@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Rows per INSERT statement (≈ 190 KB, well under max_allowed_packet).
-const ROWS_PER_INSERT: u32 = 1000;
+/// Rows per LOAD DATA packet (≈ 900 KB).
+const ROWS_PER_CHUNK: u32 = 5000;
 
 pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     let id = if o.auto_inc {
@@ -66,13 +66,14 @@ pub fn prepare(
     );
     let mut handles = Vec::new();
     for l in 0..loaders {
-        let (opts, o, next, rows, failed) = (
+        let (mut opts, o, next, rows, failed) = (
             opts.clone(),
             o.clone(),
             next_table.clone(),
             rows_done.clone(),
             failed.clone(),
         );
+        opts.local_infile = true;
         handles.push(std::thread::spawn(move || -> Result<()> {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -115,14 +116,7 @@ pub fn prepare(
     })
 }
 
-async fn load_table(
-    conn: &mut Conn,
-    t: u32,
-    o: &OltpOpts,
-    rng: &mut Rng,
-    rows: &AtomicU64,
-    quiet: bool,
-) -> Result<()> {
+async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: &AtomicU64, quiet: bool) -> Result<()> {
     let say = |m: String| {
         if !quiet {
             let mut out = std::io::stdout().lock();
@@ -137,49 +131,41 @@ async fn load_table(
         return Err(e).with_context(|| format!("creating sbtest{t}"));
     }
     if o.table_size > 0 {
-        say(format!(
-            "Inserting {} records into 'sbtest{t}'",
-            o.table_size
-        ));
-    }
-    conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
-        .await?;
-    conn.exec("BEGIN").await?;
-    let mut sql = Vec::with_capacity(ROWS_PER_INSERT as usize * 200 + 64);
-    let mut c = [0u8; C_LEN];
-    let mut pad = [0u8; PAD_LEN];
-    let mut id = 1u32;
-    while id <= o.table_size {
-        let last = (id + ROWS_PER_INSERT - 1).min(o.table_size);
-        sql.clear();
-        write!(sql, "INSERT INTO sbtest{t}(id, k, c, pad) VALUES")?;
-        for row in id..=last {
-            fill_groups(&mut c, rng);
-            fill_groups(&mut pad, rng);
-            let k = rng.default_in(1, o.table_size);
-            if row > id {
-                sql.push(b',');
+        say(format!("Inserting {} records into 'sbtest{t}'", o.table_size));
+        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0").await?;
+        let sql = format!("LOAD DATA LOCAL INFILE 'qpslab-sbtest{t}' INTO TABLE sbtest{t} FIELDS TERMINATED BY ',' (id, k, c, pad)");
+        let mut next = 1u32;
+        let (mut c, mut pad) = ([0u8; C_LEN], [0u8; PAD_LEN]);
+        let fill = |buf: &mut Vec<u8>| {
+            let last = next.saturating_add(ROWS_PER_CHUNK - 1).min(o.table_size);
+            for id in next..=last {
+                fill_groups(&mut c, rng);
+                fill_groups(&mut pad, rng);
+                let k = rng.default_in(1, o.table_size);
+                let _ = write!(buf, "{id},{k},");
+                buf.extend_from_slice(&c);
+                buf.push(b',');
+                buf.extend_from_slice(&pad);
+                buf.push(b'\n');
             }
-            write!(sql, "({row},{k},'")?;
-            sql.extend_from_slice(&c);
-            sql.extend_from_slice(b"','");
-            sql.extend_from_slice(&pad);
-            sql.extend_from_slice(b"')");
+            rows.fetch_add(u64::from(last + 1 - next), Ordering::Relaxed);
+            next = last + 1;
+            next <= o.table_size
+        };
+        let loaded = match conn.load_data(&sql, fill).await {
+            Err(e) if e.code() == Some(1148) || e.code() == Some(3948) => {
+                bail!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1")
+            }
+            other => other.with_context(|| format!("loading sbtest{t}"))?,
+        };
+        if loaded != u64::from(o.table_size) {
+            bail!("sbtest{t}: the server loaded {loaded} rows of {}", o.table_size);
         }
-        let text = std::str::from_utf8(&sql).expect("ascii");
-        conn.exec(text)
-            .await
-            .with_context(|| format!("loading sbtest{t}"))?;
-        rows.fetch_add(u64::from(last - id + 1), Ordering::Relaxed);
-        id = last + 1;
+        conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1").await?;
     }
-    conn.exec("COMMIT").await?;
-    conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1")
-        .await?;
     if o.create_secondary {
         say(format!("Creating a secondary index on 'sbtest{t}'..."));
-        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)"))
-            .await?;
+        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)")).await?;
     }
     Ok(())
 }

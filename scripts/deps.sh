@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what qpslab needs to build, run and be tested on Debian/Ubuntu:
+# MariaDB server and client, sysbench (for compatibility tests and
+# benchmarks), unzip and Maven (to fetch MariaDB 11.4 for the --basedir
+# test), bc (bench), and a Rust toolchain when cargo is missing.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+need=()
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+command -v mariadb >/dev/null 2>&1 || need+=(mariadb-client)
+command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
+command -v bc >/dev/null 2>&1 || need+=(bc)
+command -v cc >/dev/null 2>&1 || need+=(build-essential)
+if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  $SUDO apt-get update -qq
+  # Debian starts the system MariaDB service on install; qpslab does not use it.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] || {
+    command -v curl >/dev/null 2>&1 || { $SUDO apt-get update -qq; $SUDO apt-get install -y -qq curl >/dev/null; }
+    curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+  }
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, fetches MariaDB 11.4 for
+# the --basedir test, builds, and runs every test. The tests start their own
+# sandbox servers on private datadirs, sockets and ports, and remove them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+QPSLAB_WITH_MAVEN=1 bash scripts/deps.sh
+[ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
+QPSLAB_TEST_MARIADB_114=$(bash scripts/mariadb114.sh)
+export QPSLAB_TEST_MARIADB_114
+cargo fmt --check
+cargo clippy --release --all-targets -- -D warnings
+cargo test --release
