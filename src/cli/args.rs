@@ -233,7 +233,7 @@ pub struct LoadArgs {
     /// Output: text (sysbench-style) or json (one document).
     #[arg(long, default_value = "text")]
     pub format: String,
-    /// Client runtimes (shards); 0 = one per CPU.
+    /// Client runtimes (shards); 0 = one per 8 CPUs (at least one).
     #[arg(long, default_value_t = 0)]
     pub client_shards: usize,
     /// Client thread scheduling: batch (do not preempt the server) or normal.

@@ -68,7 +68,7 @@ pub struct RunConfig {
     pub reconnect_every: u64,
     pub ps_mode: PsMode,
     pub seed: u64,
-    /// Client shards (runtimes); 0 = one per available core.
+    /// Client shards (runtimes); 0 = one per 8 CPUs, at least one.
     pub shards: usize,
     /// Run the client threads under SCHED_BATCH (see exec::shard).
     pub sched_batch: bool,
