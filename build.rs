@@ -8,5 +8,8 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|| "unknown".into());
     println!("cargo:rustc-env=QPSLAB_GIT_HASH={hash}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
+    // HEAD names the branch; the branch's ref (or packed-refs) moves with each commit.
+    for p in [".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
+        println!("cargo:rerun-if-changed={p}");
+    }
 }

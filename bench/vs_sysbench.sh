@@ -16,7 +16,7 @@ THREADS=${THREADS:-"1 4 16 64 256 1024"}
 TIME=${TIME:-10}
 TABLES=${TABLES:-8}
 ROWS=${ROWS:-1000000}
-ROUNDS=${ROUNDS:-1}
+ROUNDS=${ROUNDS:-3}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
 if [ "${1:-}" = "--quick" ]; then THREADS="1 16 64"; TIME=3; ROWS=100000; fi
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
@@ -42,12 +42,16 @@ cpu_time() { # prints "user+sys maxrss_kb" of the command, its stdout to $1
 
 echo; echo "== prepare $TABLES x $ROWS"
 "$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
+t0=$(date +%s.%N); "${SB[@]}" oltp_read_write prepare >/dev/null; t1=$(date +%s.%N)
+SB1_PREP=$(echo "$t1 - $t0" | bc)
+"$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
 t0=$(date +%s.%N); "${SB[@]}" --threads="$TABLES" oltp_read_write prepare >/dev/null; t1=$(date +%s.%N)
 SB_PREP=$(echo "$t1 - $t0" | bc)
 "$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
 t0=$(date +%s.%N); "$Q" prepare oltp_read_write --server bench --tables "$TABLES" --table-size "$ROWS" >/dev/null; t1=$(date +%s.%N)
 QP_PREP=$(echo "$t1 - $t0" | bc)
-printf "prepare  sysbench(--threads=%s) %.1f s   qpslab %.1f s   speed-up %.2fx\n" "$TABLES" "$SB_PREP" "$QP_PREP" "$(echo "$SB_PREP / $QP_PREP" | bc -l)"
+printf "prepare  sysbench (default --threads=1) %.1f s   sysbench --threads=%s %.1f s   qpslab %.1f s\n" "$SB1_PREP" "$TABLES" "$SB_PREP" "$QP_PREP"
+printf "prepare  speed-up vs sysbench default %.2fx, vs sysbench --threads=%s %.2fx\n" "$(echo "$SB1_PREP / $QP_PREP" | bc -l)" "$TABLES" "$(echo "$SB_PREP / $QP_PREP" | bc -l)"
 
 echo
 printf "%-18s %6s %5s | %10s %9s | %10s %9s %8s | %7s %7s\n" workload threads round sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x
@@ -64,10 +68,20 @@ for w in $WORKLOADS; do
       if [ -z "$sb_q" ] || [ -z "$qp_q" ]; then echo "$w $th: a run failed:"; tail -n 3 "$T.sb" "$T.qp"; continue; fi
       sb_us=$(echo "$sb_cpu * 1000000 / $sb_q" | bc -l); qp_us=$(echo "$qp_cpu * 1000000 / $qp_q" | bc -l)
       printf "%-18s %6s %5s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f\n" "$w" "$th" "$r" "$sb_qps" "$sb_us" "$qp_qps" "$qp_us" "$(echo "$qp_rss/1024" | bc -l)" \
-        "$(echo "$qp_qps / $sb_qps" | bc -l)" "$(echo "$qp_us / $sb_us" | bc -l)"
+        "$(echo "$qp_qps / $sb_qps" | bc -l)" "$(echo "$qp_us / $sb_us" | bc -l)" | tee -a "$OUT.rows"
       rm -f "$T" "$T".*
     done
   done
 done
+echo; echo "== medians over $ROUNDS rounds"
+printf "%-18s %6s | %10s %9s | %10s %9s %8s | %7s %7s\n" workload threads sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x
+med() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+for w in $WORKLOADS; do for th in $THREADS; do
+  rows=$(awk -v w="$w" -v t="$th" '$1==w && $2==t' "$OUT.rows")
+  [ -n "$rows" ] || continue
+  m() { echo "$rows" | awk -v c="$1" '{gsub(/\|/,""); print $c}' | med; }
+  printf "%-18s %6s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f\n" "$w" "$th" "$(m 4)" "$(m 5)" "$(m 6)" "$(m 7)" "$(m 8)" "$(m 9)" "$(m 10)"
+done; done
+rm -f "$OUT.rows"
 echo; echo "qps_x = qpslab QPS / sysbench QPS; cpu_x = qpslab client CPU per query / sysbench's (lower is better)"
 echo "results saved in $OUT"

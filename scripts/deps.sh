@@ -12,6 +12,7 @@ command -v mariadb >/dev/null 2>&1 || need+=(mariadb-client)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v bc >/dev/null 2>&1 || need+=(bc)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi
 if [ ${#need[@]} -gt 0 ]; then

@@ -385,3 +385,178 @@ fn killed_connections_reconnect_and_are_counted() {
         .unwrap();
     assert!(n >= 1, "{rest}");
 }
+
+/// A trigger that fails every other UPDATE with error 1213 (what a deadlock
+/// returns): the default ignore list rolls back, retries and counts it; with
+/// an empty ignore list the run ends with the error.
+#[test]
+fn ignored_errors_are_retried_and_counted_by_code() {
+    let db = prepared_db("ignored");
+    let l = lab();
+    l.sql_with(
+        &db,
+        "CREATE TRIGGER fail_odd BEFORE UPDATE ON sbtest1 FOR EACH ROW \
+         IF NEW.k % 2 = 1 THEN SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'simulated deadlock'; END IF",
+        "//",
+    );
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_update_index",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+        "--events",
+        "100",
+        "--time",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j = json(&o);
+    assert_eq!(j["status"]["status"], "ok");
+    assert_eq!(j["totals"]["transactions"], 100);
+    let n = j["totals"]["errors_by_code"]["1213"].as_u64().unwrap_or(0);
+    assert!(n > 0, "no 1213 counted: {j}");
+    assert_eq!(j["totals"]["ignored_errors"].as_u64(), Some(n));
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_update_index",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+        "--events",
+        "100",
+        "--time",
+        "60",
+        "--mysql-ignore-errors",
+        "none",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("1213") && text(&o).contains("FAILED"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// A password given on the command line is overwritten in the process title.
+#[test]
+fn password_is_scrubbed_from_the_process_title() {
+    let db = prepared_db("title");
+    let l = lab();
+    l.sql("mysql", "CREATE OR REPLACE USER 'ttl'@'localhost' IDENTIFIED BY 'Title-Secret-9'; GRANT ALL ON *.* TO 'ttl'@'localhost';");
+    let sock = l.socket().display().to_string();
+    let mut child = l
+        .command()
+        .args([
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "500",
+            "--time",
+            "60",
+            "--mysql-socket",
+            &sock,
+            "--mysql-user",
+            "ttl",
+            "--mysql-password=Title-Secret-9",
+            "--db",
+            &db,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 && !line.starts_with("[ ") {
+        line.clear();
+    }
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", child.id())).unwrap();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    child.wait().unwrap();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    assert!(line.starts_with("[ "), "the run did not start: {rest}");
+    assert!(!cmdline.contains("Title-Secret-9"), "{cmdline}");
+    assert!(
+        cmdline.contains("--mysql-password=xxxxxxxxxxxxxx"),
+        "{cmdline}"
+    );
+    assert!(!rest.contains("Title-Secret-9"));
+}
+
+#[test]
+fn tls_modes() {
+    let db = prepared_db("tls");
+    let l = lab();
+    l.sql("mysql", "CREATE OR REPLACE USER 'tlsu'@'%' IDENTIFIED BY 'tls-pw' REQUIRE SSL; GRANT ALL ON *.* TO 'tlsu'@'%';");
+    let ca = common::tls_dir().join("ca.pem").display().to_string();
+    let port = l.port().to_string();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "500",
+            "--events",
+            "20",
+            "--format",
+            "json",
+            "--mysql-host",
+            "127.0.0.1",
+            "--mysql-port",
+            &port,
+            "--mysql-user",
+            "tlsu",
+            "--mysql-password=tls-pw",
+            "--mysql-db",
+            &db,
+        ];
+        a.extend_from_slice(extra);
+        l.qpslab(&a)
+    };
+    for mode in [
+        vec!["--ssl-mode", "REQUIRED"],
+        vec!["--mysql-ssl", "on"],
+        vec!["--ssl-mode", "VERIFY_CA", "--ssl-ca", &ca],
+        vec!["--ssl-mode", "VERIFY_IDENTITY", "--ssl-ca", &ca],
+    ] {
+        let o = run(&mode);
+        assert!(o.status.success(), "{mode:?}: {}", text(&o));
+        assert_eq!(json(&o)["totals"]["transactions"], 20);
+    }
+    // the account requires TLS: a plain connection is refused
+    let e = one_line_error(&run(&[]));
+    assert!(e.contains("access denied"), "{e}");
+    // verification against a CA that did not sign the server certificate fails
+    let other_ca = std::env::temp_dir().join(format!("qpslab-other-ca-{}.pem", std::process::id()));
+    let out = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "/dev/null",
+            "-out",
+        ])
+        .arg(&other_ca)
+        .args(["-days", "1", "-subj", "/CN=other"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let e = one_line_error(&run(&[
+        "--ssl-mode",
+        "VERIFY_CA",
+        "--ssl-ca",
+        other_ca.to_str().unwrap(),
+    ]));
+    let _ = std::fs::remove_file(&other_ca);
+    assert!(e.contains("TLS"), "{e}");
+}

@@ -102,6 +102,13 @@ pub struct ConnArgs {
     /// Sandbox to target when no host/socket is given.
     #[arg(long)]
     pub server: Option<String>,
+    /// TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
+    /// (sysbench's --mysql-ssl on|off is accepted too).
+    #[arg(long, alias = "mysql-ssl")]
+    pub ssl_mode: Option<String>,
+    /// CA certificate (PEM) for --ssl-mode VERIFY_CA / VERIFY_IDENTITY.
+    #[arg(long, alias = "mysql-ssl-ca")]
+    pub ssl_ca: Option<PathBuf>,
     /// PEM file with the server's RSA public key (caching_sha2/sha256 over TCP).
     #[arg(long, alias = "server-public-key-path")]
     pub server_public_key: Option<PathBuf>,

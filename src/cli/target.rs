@@ -56,6 +56,7 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             opts.password = password(a, None)?;
         }
         opts.server_public_key = key;
+        apply_tls(&mut opts, a)?;
         return Ok(Target {
             opts,
             sandbox: Some(name.to_string()),
@@ -71,6 +72,8 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         db: Some(default_db.to_string()),
         server_public_key: key,
         local_infile: false,
+        ssl_mode: crate::protocol::SslMode::Disabled,
+        ssl_ca: None,
     };
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {
@@ -122,10 +125,23 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         opts.db = Some(d.clone());
     }
     opts.password = password(a, dsn_pw)?;
+    apply_tls(&mut opts, a)?;
     Ok(Target {
         opts,
         sandbox: None,
     })
+}
+
+fn apply_tls(opts: &mut ConnOpts, a: &ConnArgs) -> Result<()> {
+    if let Some(m) = &a.ssl_mode {
+        opts.ssl_mode = crate::protocol::SslMode::parse(m).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(p) = &a.ssl_ca {
+        opts.ssl_ca = Some(
+            std::fs::read(p).with_context(|| format!("cannot read --ssl-ca {}", p.display()))?,
+        );
+    }
+    Ok(())
 }
 
 fn percent(s: &str) -> String {

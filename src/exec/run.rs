@@ -68,7 +68,9 @@ pub struct RunResult {
 /// 16 threads: 2 shards 11.5 us/query and 43.9k QPS, 1 shard 6.5 us/query
 /// and 51.0k QPS.
 fn default_shards() -> usize {
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     (cores / 8).max(1)
 }
 
@@ -76,9 +78,13 @@ fn default_shards() -> usize {
 /// reported it.
 pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     let threads = cfg.threads.max(1);
-    let nshards = if cfg.shards == 0 { default_shards() } else { cfg.shards }
-        .min(threads as usize)
-        .max(1);
+    let nshards = if cfg.shards == 0 {
+        default_shards()
+    } else {
+        cfg.shards
+    }
+    .min(threads as usize)
+    .max(1);
     let mut cfg = cfg.clone();
     cfg.shards = nshards;
     cfg.oltp.threads = threads;

@@ -156,6 +156,9 @@ pub async fn worker(
                     if conn.exec("ROLLBACK").await.is_err() {
                         reconnect(&mut conn, &mut stmts, cfg, shared, state).await?;
                     }
+                    // Like sysbench, the event starts over with fresh random
+                    // draws; its latency still counts from the first attempt.
+                    w.plan(o, &groups, &mut rng, &mut ops);
                 }
                 Err(Failure::Lost) => reconnect(&mut conn, &mut stmts, cfg, shared, state).await?,
             }

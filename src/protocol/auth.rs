@@ -6,6 +6,7 @@
 use super::error::{ProtoError, ServerError};
 use super::io::PacketIo;
 use super::opts::ConnOpts;
+use super::tls::{self, SslMode};
 use mysql_common::auth::plugins::{AuthProc, ChallengeResponsePlugin, Context, Response};
 use mysql_common::constants::{CapabilityFlags, MariadbCapabilities};
 use mysql_common::io::ParseBuf;
@@ -22,6 +23,7 @@ struct AuthCtx<'a> {
     opts: &'a ConnOpts,
     scramble: &'a [u8],
     ipc: bool,
+    tls: bool,
 }
 
 impl Context for &AuthCtx<'_> {
@@ -32,7 +34,7 @@ impl Context for &AuthCtx<'_> {
         self.ipc
     }
     fn is_tls_transport(&self) -> bool {
-        false
+        self.tls
     }
     fn scramble(&self) -> &[u8] {
         self.scramble
@@ -94,12 +96,16 @@ fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {
 }
 
 /// Runs the handshake on a fresh connection.
-pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, ProtoError> {
-    let greeting = io.read_packet().await?;
+pub async fn handshake(
+    io: &mut PacketIo,
+    opts: &ConnOpts,
+    tls_host: &str,
+) -> Result<Session, ProtoError> {
+    let greeting = io.read_packet().await?.to_vec();
     if greeting.first() == Some(&0xFF) {
-        return Err(ProtoError::Server(ServerError::parse(greeting)));
+        return Err(ProtoError::Server(ServerError::parse(&greeting)));
     }
-    let hp: HandshakePacket<'_> = ParseBuf(greeting)
+    let hp: HandshakePacket<'_> = ParseBuf(&greeting)
         .parse(())
         .map_err(|e| ProtoError::Protocol(format!("bad server greeting: {e}")))?;
     let server_caps = hp.capabilities();
@@ -116,6 +122,27 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
             hp.mariadb_ext_capabilities() & MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA;
         caps.remove(CapabilityFlags::CLIENT_LONG_PASSWORD);
     }
+    if opts.ssl_mode != SslMode::Disabled {
+        if server_caps.contains(CapabilityFlags::CLIENT_SSL) && !io.is_unix() {
+            caps |= CapabilityFlags::CLIENT_SSL;
+            // SSLRequest: the first 32 bytes of a handshake response.
+            let mut req = Vec::with_capacity(32);
+            req.extend_from_slice(&caps.bits().to_le_bytes());
+            req.extend_from_slice(&(16u32 * 1024 * 1024).to_le_bytes());
+            req.push(45); // utf8mb4_general_ci
+            req.extend_from_slice(&[0; 19]);
+            req.extend_from_slice(&mariadb_caps.bits().to_le_bytes());
+            io.write_packet(&req).await?;
+            let config = tls::client_config(opts.ssl_mode, opts.ssl_ca.as_deref())?;
+            io.upgrade_tls(config, tls::server_name(tls_host)?).await?;
+        } else if opts.ssl_mode >= SslMode::Required {
+            return Err(ProtoError::Tls(if io.is_unix() {
+                "TLS was required but this is a unix socket connection; connect over TCP or use --ssl-mode PREFERRED".into()
+            } else {
+                "TLS was required but the server does not offer it (see its ssl_cert/ssl_key settings)".into()
+            }));
+        }
+    }
     let plugin_name = hp
         .auth_plugin()
         .map(|p| p.into_owned())
@@ -125,6 +152,7 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
         opts,
         scramble: &nonce,
         ipc: io.is_unix(),
+        tls: io.is_tls(),
     };
     let mut plugin = Plugin::init(&plugin_name)?;
     let first = plugin.run(&ctx, &nonce)?;
@@ -163,6 +191,7 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
                     opts,
                     scramble: &scramble,
                     ipc: io.is_unix(),
+                    tls: io.is_tls(),
                 };
                 let r = plugin.run(&ctx, &data)?;
                 io.write_packet(r.data().unwrap_or(&[])).await?;
@@ -172,6 +201,7 @@ pub async fn handshake(io: &mut PacketIo, opts: &ConnOpts) -> Result<Session, Pr
                     opts,
                     scramble: &scramble,
                     ipc: io.is_unix(),
+                    tls: io.is_tls(),
                 };
                 let r = plugin.run(&ctx, &pkt[1..])?;
                 if let Some(d) = r.data() {

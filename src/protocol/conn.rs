@@ -40,6 +40,10 @@ pub struct Conn {
 impl Conn {
     /// Opens a connection and authenticates.
     pub async fn connect(opts: &ConnOpts) -> Result<Conn, ProtoError> {
+        let tls_host = match &opts.endpoint {
+            Endpoint::Tcp { host, .. } => host.as_str(),
+            Endpoint::Unix(_) => "localhost",
+        };
         let stream = match &opts.endpoint {
             Endpoint::Tcp { host, port } => {
                 let s = TcpStream::connect((host.as_str(), *port)).await?;
@@ -49,7 +53,7 @@ impl Conn {
             Endpoint::Unix(path) => Stream::Unix(UnixStream::connect(path).await?),
         };
         let mut io = PacketIo::new(stream);
-        let session = handshake(&mut io, opts).await?;
+        let session = handshake(&mut io, opts, tls_host).await?;
         Ok(Conn { io, session })
     }
 
@@ -141,13 +145,21 @@ impl Conn {
     /// Runs `LOAD DATA LOCAL INFILE …` and streams the rows that `fill`
     /// appends to the buffer it is given, until `fill` returns false.
     /// Returns the number of rows loaded.
-    pub async fn load_data(&mut self, sql: &str, mut fill: impl FnMut(&mut Vec<u8>) -> bool) -> Result<u64, ProtoError> {
+    pub async fn load_data(
+        &mut self,
+        sql: &str,
+        mut fill: impl FnMut(&mut Vec<u8>) -> bool,
+    ) -> Result<u64, ProtoError> {
         self.send_query(sql).await?;
         let pkt = self.io.read_packet().await?;
         match pkt.first() {
             Some(0xFB) => {}
             Some(0xFF) => return Err(ProtoError::Server(ServerError::parse(pkt))),
-            _ => return Err(ProtoError::Protocol("the server did not ask for LOAD DATA LOCAL contents".into())),
+            _ => {
+                return Err(ProtoError::Protocol(
+                    "the server did not ask for LOAD DATA LOCAL contents".into(),
+                ))
+            }
         }
         let mut chunk = Vec::with_capacity(1 << 20);
         loop {

@@ -56,6 +56,9 @@ pub enum ProtoError {
     /// Authentication could not be carried out by the client.
     #[error("authentication: {0}")]
     Auth(String),
+    /// TLS could not be set up as asked.
+    #[error("TLS: {0}")]
+    Tls(String),
 }
 
 impl ProtoError {

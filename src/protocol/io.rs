@@ -5,12 +5,20 @@ use super::error::ProtoError;
 use std::io;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
+use tokio_rustls::client::TlsStream;
 
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    Tls(Box<TlsStream<TcpStream>>),
+    /// Transitional state while the TCP stream is being wrapped in TLS.
+    Upgrading,
+}
+
+fn upgrading() -> io::Error {
+    io::Error::new(io::ErrorKind::NotConnected, "TLS upgrade in progress")
 }
 
 impl Stream {
@@ -18,6 +26,8 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.read(buf).await,
             Stream::Unix(s) => s.read(buf).await,
+            Stream::Tls(s) => s.read(buf).await,
+            Stream::Upgrading => Err(upgrading()),
         }
     }
 
@@ -25,6 +35,11 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.write_all(buf).await,
             Stream::Unix(s) => s.write_all(buf).await,
+            Stream::Tls(s) => {
+                s.write_all(buf).await?;
+                s.flush().await
+            }
+            Stream::Upgrading => Err(upgrading()),
         }
     }
 
@@ -34,9 +49,11 @@ impl Stream {
     /// has been consumed and the next request not yet sent).
     fn clear_read_ready(&self) {
         let would_block = || -> io::Result<()> { Err(io::ErrorKind::WouldBlock.into()) };
+        // (TLS may hold decrypted bytes of its own: leave its readiness alone.)
         let _ = match self {
             Stream::Tcp(s) => s.try_io(Interest::READABLE, would_block),
             Stream::Unix(s) => s.try_io(Interest::READABLE, would_block),
+            Stream::Tls(_) | Stream::Upgrading => Ok(()),
         };
     }
 }
@@ -69,6 +86,29 @@ impl PacketIo {
 
     pub fn is_unix(&self) -> bool {
         matches!(self.stream, Stream::Unix(_))
+    }
+
+    pub fn is_tls(&self) -> bool {
+        matches!(self.stream, Stream::Tls(_))
+    }
+
+    /// Wraps the TCP stream in TLS (after the SSLRequest packet was sent).
+    pub async fn upgrade_tls(
+        &mut self,
+        config: std::sync::Arc<rustls::ClientConfig>,
+        name: rustls::pki_types::ServerName<'static>,
+    ) -> Result<(), ProtoError> {
+        let Stream::Tcp(tcp) = std::mem::replace(&mut self.stream, Stream::Upgrading) else {
+            return Err(ProtoError::Tls(
+                "TLS is only supported over TCP connections".into(),
+            ));
+        };
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .map_err(|e| ProtoError::Tls(format!("handshake failed: {e}")))?;
+        self.stream = Stream::Tls(Box::new(tls));
+        Ok(())
     }
 
     async fn fill(&mut self, need: usize) -> Result<(), ProtoError> {

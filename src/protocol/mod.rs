@@ -16,8 +16,10 @@ mod error;
 mod io;
 mod opts;
 mod stmt;
+mod tls;
 
 pub use conn::{Conn, Outcome};
 pub use error::ProtoError;
 pub use opts::{ConnOpts, Endpoint};
 pub use stmt::{Param, Stmt};
+pub use tls::SslMode;

@@ -32,6 +32,9 @@ pub struct ConnOpts {
     /// Announce CLIENT_LOCAL_FILES, for `Conn::load_data`. Safe: the client
     /// only ever sends the rows it generates, never a file the server names.
     pub local_infile: bool,
+    pub ssl_mode: super::tls::SslMode,
+    /// PEM CA certificate(s) for VERIFY_CA / VERIFY_IDENTITY.
+    pub ssl_ca: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ConnOpts {

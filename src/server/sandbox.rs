@@ -105,6 +105,8 @@ impl Sandbox {
             db: db.map(str::to_string),
             server_public_key: None,
             local_infile: false,
+            ssl_mode: crate::protocol::SslMode::Disabled,
+            ssl_ca: None,
         }
     }
 

@@ -116,7 +116,14 @@ pub fn prepare(
     })
 }
 
-async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: &AtomicU64, quiet: bool) -> Result<()> {
+async fn load_table(
+    conn: &mut Conn,
+    t: u32,
+    o: &OltpOpts,
+    rng: &mut Rng,
+    rows: &AtomicU64,
+    quiet: bool,
+) -> Result<()> {
     let say = |m: String| {
         if !quiet {
             let mut out = std::io::stdout().lock();
@@ -131,8 +138,12 @@ async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: 
         return Err(e).with_context(|| format!("creating sbtest{t}"));
     }
     if o.table_size > 0 {
-        say(format!("Inserting {} records into 'sbtest{t}'", o.table_size));
-        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0").await?;
+        say(format!(
+            "Inserting {} records into 'sbtest{t}'",
+            o.table_size
+        ));
+        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
+            .await?;
         let sql = format!("LOAD DATA LOCAL INFILE 'qpslab-sbtest{t}' INTO TABLE sbtest{t} FIELDS TERMINATED BY ',' (id, k, c, pad)");
         let mut next = 1u32;
         let (mut c, mut pad) = ([0u8; C_LEN], [0u8; PAD_LEN]);
@@ -159,13 +170,18 @@ async fn load_table(conn: &mut Conn, t: u32, o: &OltpOpts, rng: &mut Rng, rows: 
             other => other.with_context(|| format!("loading sbtest{t}"))?,
         };
         if loaded != u64::from(o.table_size) {
-            bail!("sbtest{t}: the server loaded {loaded} rows of {}", o.table_size);
+            bail!(
+                "sbtest{t}: the server loaded {loaded} rows of {}",
+                o.table_size
+            );
         }
-        conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1").await?;
+        conn.exec("SET SESSION unique_checks=1, foreign_key_checks=1")
+            .await?;
     }
     if o.create_secondary {
         say(format!("Creating a secondary index on 'sbtest{t}'..."));
-        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)")).await?;
+        conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)"))
+            .await?;
     }
     Ok(())
 }

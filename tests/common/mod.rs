@@ -34,6 +34,13 @@ pub fn lab() -> &'static Lab {
         std::fs::create_dir_all(&home).unwrap();
         let lab = Lab { home };
         unsafe { libc::atexit(destroy_at_exit) };
+        let tls = make_certs(&lab.home.join("tls"));
+        let set = |k: &str, f: &str| format!("{k}={}", tls.join(f).display());
+        let (cert, key, ca) = (
+            set("ssl_cert", "server-cert.pem"),
+            set("ssl_key", "server-key.pem"),
+            set("ssl_ca", "ca.pem"),
+        );
         let out = lab.qpslab(&[
             "server",
             "start",
@@ -41,10 +48,85 @@ pub fn lab() -> &'static Lab {
             SANDBOX,
             "--set",
             "max_connections=500",
+            "--set",
+            &cert,
+            "--set",
+            &key,
+            "--set",
+            &ca,
         ]);
         assert!(out.status.success(), "sandbox start failed: {}", text(&out));
         lab
     })
+}
+
+/// A test CA and a server certificate for 127.0.0.1/localhost, made with openssl.
+fn make_certs(dir: &std::path::Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    let steps: [&[&str]; 3] = [
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca-key.pem",
+            "-out",
+            "ca.pem",
+            "-days",
+            "3650",
+            "-subj",
+            "/CN=qpslab-test-ca",
+        ],
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server-key.pem",
+            "-out",
+            "server-req.pem",
+            "-subj",
+            "/CN=localhost",
+        ],
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server-req.pem",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca-key.pem",
+            "-CAcreateserial",
+            "-out",
+            "server-cert.pem",
+            "-days",
+            "3650",
+            "-extfile",
+            "ext.cnf",
+        ],
+    ];
+    for args in steps {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl (apt-get install openssl)");
+        assert!(out.status.success(), "openssl {args:?}: {}", text(&out));
+    }
+    dir.to_path_buf()
+}
+
+pub fn tls_dir() -> PathBuf {
+    lab().home.join("tls")
 }
 
 pub fn text(o: &Output) -> String {
@@ -90,8 +172,14 @@ impl Lab {
 
     /// Runs SQL with the mariadb command-line client as root; returns stdout.
     pub fn sql(&self, db: &str, q: &str) -> String {
+        self.sql_with(db, q, ";")
+    }
+
+    /// Runs SQL whose statements end with `delimiter` (for bodies with ';').
+    pub fn sql_with(&self, db: &str, q: &str, delimiter: &str) -> String {
         let out = Command::new("mariadb")
             .args(["-uroot", "-N", "-B"])
+            .arg(format!("--delimiter={delimiter}"))
             .arg(format!("--socket={}", self.socket().display()))
             .args(["-D", db, "-e", q])
             .output()
