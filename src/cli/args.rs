@@ -240,11 +240,11 @@ pub struct LoadArgs {
     /// Output: text (sysbench-style) or json (one document).
     #[arg(long, default_value = "text")]
     pub format: String,
-    /// Client runtimes (shards); 0 = one per 8 CPUs (at least one).
+    /// Client runtimes (shards); 0 = automatic from threads and CPUs.
     #[arg(long, default_value_t = 0)]
     pub client_shards: usize,
-    /// Client thread scheduling: batch (do not preempt the server) or normal.
-    #[arg(long, default_value = "batch")]
+    /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
+    #[arg(long, default_value = "auto")]
     pub client_sched: String,
 }
 

@@ -296,9 +296,10 @@ fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
         seed: seed(a.rand_seed),
         shards: a.client_shards,
         sched_batch: match a.client_sched.as_str() {
-            "batch" => true,
-            "normal" => false,
-            other => bail!("--client-sched '{other}' is not batch or normal"),
+            "auto" => None,
+            "batch" => Some(true),
+            "normal" => Some(false),
+            other => bail!("--client-sched '{other}' is not auto, batch or normal"),
         },
     })
 }

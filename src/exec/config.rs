@@ -68,8 +68,8 @@ pub struct RunConfig {
     pub reconnect_every: u64,
     pub ps_mode: PsMode,
     pub seed: u64,
-    /// Client shards (runtimes); 0 = one per 8 CPUs, at least one.
+    /// Client shards (runtimes); 0 = automatic (see `exec::auto_threading`).
     pub shards: usize,
-    /// Run the client threads under SCHED_BATCH (see exec::shard).
-    pub sched_batch: bool,
+    /// Run the client threads under SCHED_BATCH; None = automatic.
+    pub sched_batch: Option<bool>,
 }

@@ -59,27 +59,47 @@ pub struct RunResult {
     pub server_version: String,
     pub text_fallbacks: u64,
     pub threads: u32,
+    /// The client threading actually used: shards and SCHED_BATCH.
+    pub client_shards: usize,
+    pub client_sched_batch: bool,
 }
 
-/// Client shards when not set: one per 8 CPUs, at least one. The client
-/// needs a fraction of a core per 100k queries/s; more runtimes than that
-/// only make each of them sleep and wake more often, and on a small host
-/// they take CPU from the server. Measured on a 2-core host, point selects,
-/// 16 threads: 2 shards 11.5 us/query and 43.9k QPS, 1 shard 6.5 us/query
-/// and 51.0k QPS.
-fn default_shards() -> usize {
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    (cores / 8).max(1)
+/// The client's threading when not set explicitly: (shards, SCHED_BATCH).
+///
+/// - up to one connection per CPU: a thread per connection, normal
+///   scheduling. The client is on the critical path of every query, and a
+///   client/server pair that wakes each other stays on one CPU.
+/// - up to two connections per CPU: a shard per CPU under SCHED_BATCH.
+/// - beyond: one shard per 8 CPUs under SCHED_BATCH. The client needs a
+///   fraction of a core per 100k queries/s; more runtimes only sleep and
+///   wake more often and take CPU from the server.
+///
+/// Measured on a 2-core host, MariaDB 10.11, point selects (QPS, client
+/// µs/query): 2 threads: 2 shards 38.6k/10.0 vs 1 shard 16.0k/14.3;
+/// 4 threads: 2–4 shards 32–39k/9.5–14 vs 1 shard 24.9k/9.9;
+/// 16 threads: 1 shard 51.0k/6.5 vs 2 shards 43.9k/11.5;
+/// 16 threads: SCHED_BATCH 10.3 vs normal 17.1 µs/query.
+pub fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
+    let cores = cores.max(1);
+    if threads <= cores {
+        (threads.max(1), false)
+    } else if threads <= 2 * cores {
+        (cores, true)
+    } else {
+        ((cores / 8).max(1), true)
+    }
 }
 
 /// Runs `cfg`; `on_sample` sees each interval as soon as every shard has
 /// reported it.
 pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     let threads = cfg.threads.max(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let (auto_shards, auto_batch) = auto_threading(threads as usize, cores);
     let nshards = if cfg.shards == 0 {
-        default_shards()
+        auto_shards
     } else {
         cfg.shards
     }
@@ -87,6 +107,7 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     .max(1);
     let mut cfg = cfg.clone();
     cfg.shards = nshards;
+    cfg.sched_batch = Some(cfg.sched_batch.unwrap_or(auto_batch));
     cfg.oltp.threads = threads;
     let cfg = Arc::new(cfg);
     let shared = Arc::new(Shared::new(cfg.events, cfg.seed));
@@ -301,5 +322,22 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
         server_version,
         text_fallbacks,
         threads,
+        client_shards: cfg.shards,
+        client_sched_batch: cfg.sched_batch == Some(true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_threading;
+
+    #[test]
+    fn threading_regimes() {
+        assert_eq!(auto_threading(1, 2), (1, false));
+        assert_eq!(auto_threading(2, 2), (2, false));
+        assert_eq!(auto_threading(4, 2), (2, true));
+        assert_eq!(auto_threading(1024, 2), (1, true));
+        assert_eq!(auto_threading(64, 16), (16, true));
+        assert_eq!(auto_threading(1024, 16), (2, true));
     }
 }

@@ -88,7 +88,7 @@ pub fn run_shard(
     shared: Arc<Shared>,
     tx: Sender<Msg>,
 ) {
-    if cfg.sched_batch {
+    if cfg.sched_batch == Some(true) {
         set_sched_batch();
     }
     let rt = match tokio::runtime::Builder::new_current_thread()

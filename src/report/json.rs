@@ -71,6 +71,8 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "host_cpu_share": if r.host_cpu_s > 0.0 { r.client_cpu_s / r.host_cpu_s } else { 0.0 },
             "host_busy": r.host_busy,
             "text_protocol_fallbacks": r.text_fallbacks,
+            "shards": r.client_shards,
+            "sched": if r.client_sched_batch { "batch" } else { "normal" },
         },
         "threads_fairness": { "events": r.thread_events, "execution_time": r.thread_time },
         "intervals": r.samples.iter().map(|s| json!({

@@ -175,6 +175,16 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     o.push_str("\nLoad generator:\n");
     let _ = writeln!(
         o,
+        "    client threads:                {} ({})",
+        r.client_shards,
+        if r.client_sched_batch {
+            "SCHED_BATCH"
+        } else {
+            "normal scheduling"
+        }
+    );
+    let _ = writeln!(
+        o,
         "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
         r.client_cpu_s * 1e6 / q,
         r.client_cpu_s,
