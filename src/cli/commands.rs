@@ -197,10 +197,13 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    // Several loaders per CPU: each alternates generating a chunk and
+    // sending it, so more streams keep the server busy (8 x 200k rows on
+    // 2 CPUs: 2 loaders 7.2 s, 8 loaders 5.8 s).
     let loaders = if a.threads > 1 {
         a.threads as usize
     } else {
-        cores.max(2)
+        cores * 4
     };
     let rep = prepare::prepare(&t.opts, &o, loaders, seed(a.rand_seed), a.format == "json")?;
     let msg = format!(
@@ -425,7 +428,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let rep = prepare::prepare(&t.opts, &o, cores.max(2), seed(0), true)?;
+    let rep = prepare::prepare(&t.opts, &o, cores * 4, seed(0), true)?;
     println!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,

@@ -337,7 +337,8 @@ mod tests {
         assert_eq!(auto_threading(2, 2), (2, false));
         assert_eq!(auto_threading(4, 2), (2, true));
         assert_eq!(auto_threading(1024, 2), (1, true));
-        assert_eq!(auto_threading(64, 16), (16, true));
+        assert_eq!(auto_threading(32, 16), (16, true));
+        assert_eq!(auto_threading(64, 16), (2, true));
         assert_eq!(auto_threading(1024, 16), (2, true));
     }
 }
