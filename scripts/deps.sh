@@ -24,6 +24,15 @@ fi
 if ! command -v cargo >/dev/null 2>&1; then
   [ -x "$HOME/.cargo/bin/cargo" ] || {
     command -v curl >/dev/null 2>&1 || { $SUDO apt-get update -qq; $SUDO apt-get install -y -qq curl >/dev/null; }
-    curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+    curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c clippy -c rustfmt
   }
+fi
+export PATH="$HOME/.cargo/bin:$PATH"
+# The test command checks formatting and lints.
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  if command -v rustup >/dev/null 2>&1; then
+    rustup component add clippy rustfmt
+  else
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq rustfmt rust-clippy >/dev/null
+  fi
 fi
