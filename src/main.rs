@@ -9,6 +9,7 @@ mod protocol;
 mod report;
 mod server;
 mod stats;
+mod store;
 mod workload;
 
 use clap::Parser;

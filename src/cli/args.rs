@@ -30,6 +30,10 @@ pub enum Cmd {
     Cleanup(LoadArgs),
     /// List the workloads and their statements.
     Workloads,
+    /// List stored runs.
+    Runs(RunsArgs),
+    /// Show one stored run: environment, per-interval samples, statements.
+    Show(ShowArgs),
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
@@ -240,12 +244,51 @@ pub struct LoadArgs {
     /// Output: text (sysbench-style) or json (one document).
     #[arg(long, default_value = "text")]
     pub format: String,
+    /// Results store (SQLite); default <state dir>/results.db.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Series label recorded with the run (e.g. engine and version).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Variant name recorded with the run (e.g. a config).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// Client runtimes (shards); 0 = automatic from threads and CPUs.
     #[arg(long, default_value_t = 0)]
     pub client_shards: usize,
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, default_value = "auto")]
     pub client_sched: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    #[arg(long)]
+    pub workload: Option<String>,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// ok, failed, aborted or running.
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only the last N runs.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// text, markdown, csv or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Run id (see `qpslab runs`).
+    pub run: i64,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// text, markdown, csv or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
 }
 
 #[derive(Args, Debug)]
@@ -262,4 +305,6 @@ pub struct QuickArgs {
     pub time: f64,
     #[arg(long, default_value = "oltp_point_select,oltp_read_write")]
     pub workloads: String,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
 }

@@ -1,11 +1,16 @@
 //! What each command does, end to end.
 
-use super::args::{parse_pct_list, Cli, Cmd, LoadArgs, QuickArgs, SandboxArgs, ServerCmd};
+use super::args::{
+    parse_pct_list, Cli, Cmd, LoadArgs, QuickArgs, RunsArgs, SandboxArgs, ServerCmd, ShowArgs,
+};
+use super::environment::{capture, Environment};
+use super::record::{open_store, Recorder, RunTags};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
 use crate::exec::{self, IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
 use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
+use crate::store::RunFilter;
 use crate::workload::{self, prepare, OltpOpts, RandParams, RandType, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
@@ -23,6 +28,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Quickstart(a) => quickstart(&a),
+        Cmd::Runs(a) => cmd_runs(&a).map(|_| 0),
+        Cmd::Show(a) => cmd_show(&a).map(|_| 0),
     }
 }
 
@@ -235,10 +242,11 @@ fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
     })?
 }
 
-/// Checks that the tables the run needs exist, before opening all connections.
-async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<String> {
+/// Checks that the tables the run needs exist, before opening all
+/// connections, and reads the server's environment on the same connection.
+async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environment> {
     let mut c = check(t).await?;
-    let version = c.server_version().to_string();
+    let env = capture(t, &mut c).await?;
     let needed = match w {
         Workload::SelectRandomPoints | Workload::SelectRandomRanges => 1,
         _ => o.tables,
@@ -260,7 +268,7 @@ async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<String> {
             o.table_size
         );
     }
-    Ok(version)
+    Ok(env)
 }
 
 fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
@@ -314,9 +322,16 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t)?;
-    block_on(check_tables(&t, w, &cfg.oltp))??;
+    let store = open_store(a.store.as_deref())?;
+    let env = block_on(check_tables(&t, w, &cfg.oltp))??;
     let json = a.format == "json";
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
+    let tags = RunTags {
+        label: a.label.clone(),
+        variant: a.variant.clone(),
+        ..Default::default()
+    };
+    let mut rec = Recorder::begin(store, &cfg, &env, &tags)?;
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
         println!(
@@ -346,7 +361,8 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let r = exec::run(&cfg, |s| {
-        if print_lines {
+        rec.sample(s);
+        if print_lines && !s.sliver {
             println!(
                 "{}",
                 report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
@@ -354,12 +370,15 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             let _ = std::io::stdout().flush();
         }
     });
+    rec.finish(&cfg, &r, &pcts);
     if json {
-        let doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
+        let mut doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
+        doc["run_id"] = rec.run_id.into();
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!();
         print!("{}", report::sysbench::summary(&r, &pcts, a.histogram));
+        println!("\nStored as run {} (qpslab show {0}).", rec.run_id);
     }
     Ok(exit_code(&r))
 }
@@ -373,6 +392,30 @@ fn exit_code(r: &RunResult) -> i32 {
         }
         RunStatus::Aborted(_) => 130,
     }
+}
+
+fn cmd_runs(a: &RunsArgs) -> Result<()> {
+    let store = open_store(a.store.as_deref())?;
+    let f = report::table::Format::parse(&a.format)?;
+    let rows = store.list_runs(&RunFilter {
+        workload: a.workload.clone(),
+        label: a.label.clone(),
+        status: a.status.clone(),
+        campaign: None,
+        limit: a.limit,
+    })?;
+    print!("{}", report::runs::runs_table(&rows, f));
+    Ok(())
+}
+
+fn cmd_show(a: &ShowArgs) -> Result<()> {
+    let store = open_store(a.store.as_deref())?;
+    let f = report::table::Format::parse(&a.format)?;
+    let d = store
+        .run_detail(a.run)?
+        .with_context(|| format!("no run {} in the store (see `qpslab runs`)", a.run))?;
+    print!("{}", report::runs::show(&d, f));
+    Ok(())
 }
 
 fn print_workloads() {
@@ -414,6 +457,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .map(|w| Workload::parse(w.trim()))
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
+    let mut store = Some(open_store(a.store.as_deref())?);
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::for_quickstart(&a.conn, a.tables, a.table_size);
     let o = oltp_opts(&load)?;
@@ -442,8 +486,16 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             load.threads = th;
             load.time = a.time;
             let cfg = run_config(&load, &t)?;
+            let env = block_on(check_tables(&t, *w, &cfg.oltp))??;
+            let tags = RunTags {
+                label: Some("quickstart".into()),
+                ..Default::default()
+            };
+            let mut rec = Recorder::begin(store.take().context("store")?, &cfg, &env, &tags)?;
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let r = exec::run(&cfg, |_| {});
+            let r = exec::run(&cfg, |s| rec.sample(s));
+            rec.finish(&cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
+            store = Some(rec.into_store());
             let secs = r.elapsed;
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),
@@ -471,6 +523,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         }
     }
     println!("\n{}", report::table::render(&rows));
+    println!("The runs are stored: `qpslab runs --label quickstart`, `qpslab show ID`.");
     if let Some(sb) = &t.sandbox {
         println!(
             "The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`."

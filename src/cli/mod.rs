@@ -4,6 +4,8 @@
 
 mod args;
 mod commands;
+mod environment;
+mod record;
 mod secret;
 mod target;
 

@@ -31,6 +31,9 @@ pub struct Sample {
     pub t: f64,
     pub dur: f64,
     pub warmup: bool,
+    /// A sliver of an interval at the very end (under half an interval):
+    /// kept and stored, but its rates are noise and not worth printing.
+    pub sliver: bool,
     pub iv: Interval,
     pub client_cpu_s: f64,
     pub host_cpu_s: f64,
@@ -58,7 +61,6 @@ pub struct RunResult {
     pub samples: Vec<Sample>,
     pub server_version: String,
     pub text_fallbacks: u64,
-    pub threads: u32,
     /// The client threading actually used: shards and SCHED_BATCH.
     pub client_shards: usize,
     pub client_sched_batch: bool,
@@ -190,12 +192,9 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
             client_cpu_s: client,
             host_cpu_s: host,
             host_busy: busy,
+            sliver: last && end - start < cfg.interval * 0.5,
         };
-        // A sliver of an interval at the very end is kept in the totals and
-        // samples but not shown: its rates would be noise.
-        if !(last && s.dur < cfg.interval * 0.5) {
-            on_sample(&s);
-        }
+        on_sample(&s);
         samples.push(s);
     };
 
@@ -321,7 +320,6 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
         samples,
         server_version,
         text_fallbacks,
-        threads,
         client_shards: cfg.shards,
         client_sched_batch: cfg.sched_batch == Some(true),
     }

@@ -109,7 +109,12 @@ pub async fn handshake(
         .parse(())
         .map_err(|e| ProtoError::Protocol(format!("bad server greeting: {e}")))?;
     let server_caps = hp.capabilities();
-    let server_version = hp.server_version_str().into_owned();
+    // MariaDB prefixes its version with "5.5.5-" for old clients' sake.
+    let raw_version = hp.server_version_str();
+    let server_version = raw_version
+        .strip_prefix("5.5.5-")
+        .unwrap_or(&raw_version)
+        .to_string();
     let version = hp.server_version_parsed().unwrap_or((5, 7, 0));
     let nonce = hp.nonce();
 

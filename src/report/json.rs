@@ -18,6 +18,23 @@ fn percentiles(h: &crate::stats::Hist, pcts: &[f64]) -> Value {
     Value::Object(m)
 }
 
+/// Every option of a run, as recorded in the store and the JSON document.
+pub fn options(cfg: &RunConfig) -> Value {
+    json!({
+        "threads": cfg.threads,
+        "time": cfg.time,
+        "events": cfg.events,
+        "warmup_time": cfg.warmup,
+        "rate": cfg.rate,
+        "report_interval": cfg.interval,
+        "ignore_errors": cfg.ignore,
+        "reconnect": cfg.reconnect_every,
+        "db_ps_mode": cfg.ps_mode,
+        "rand_seed": cfg.seed,
+        "oltp": cfg.oltp,
+    })
+}
+
 pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str) -> Value {
     let t = &r.total;
     let secs = r.elapsed;
@@ -35,19 +52,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         "status": r.status,
         "server_version": r.server_version,
         "workload": cfg.workload.name(),
-        "options": {
-            "threads": r.threads,
-            "time": cfg.time,
-            "events": cfg.events,
-            "warmup_time": cfg.warmup,
-            "rate": cfg.rate,
-            "report_interval": cfg.interval,
-            "ignore_errors": cfg.ignore,
-            "reconnect": cfg.reconnect_every,
-            "db_ps_mode": cfg.ps_mode,
-            "rand_seed": cfg.seed,
-            "oltp": cfg.oltp,
-        },
+        "options": options(cfg),
         "totals": {
             "seconds": secs,
             "transactions": t.events,

@@ -1,6 +1,131 @@
-//! A plain aligned table for step-by-step results (quickstart, sweeps).
+//! Tables for people (aligned text), documents (markdown) and scripts (CSV).
 
-/// One row of the step table.
+use anyhow::{bail, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl Format {
+    pub fn parse(s: &str) -> Result<Format> {
+        Ok(match s {
+            "text" => Format::Text,
+            "markdown" | "md" => Format::Markdown,
+            "csv" => Format::Csv,
+            "json" => Format::Json,
+            _ => bail!("--format '{s}' is not one of text, markdown, csv, json"),
+        })
+    }
+}
+
+/// A table of already formatted cells; numeric-looking columns align right.
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+fn numeric(s: &str) -> bool {
+    !s.is_empty() && s.parse::<f64>().is_ok()
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl Table {
+    pub fn new(headers: &[&str]) -> Table {
+        Table {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// Text, markdown or CSV (JSON is the caller's, from its own data).
+    pub fn render(&self, f: Format) -> String {
+        let n = self.headers.len();
+        let right: Vec<bool> = (0..n)
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .all(|r| r.get(c).map(|v| numeric(v) || v == "-").unwrap_or(true))
+            })
+            .collect();
+        match f {
+            Format::Csv => {
+                let mut o = self
+                    .headers
+                    .iter()
+                    .map(|h| csv_cell(h))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                o.push('\n');
+                for r in &self.rows {
+                    o.push_str(&r.iter().map(|c| csv_cell(c)).collect::<Vec<_>>().join(","));
+                    o.push('\n');
+                }
+                o
+            }
+            Format::Markdown => {
+                let mut o = format!("| {} |\n|", self.headers.join(" | "));
+                for &r in &right {
+                    o.push_str(if r { "---:|" } else { "---|" });
+                }
+                o.push('\n');
+                for r in &self.rows {
+                    o.push_str(&format!("| {} |\n", r.join(" | ")));
+                }
+                o
+            }
+            Format::Text | Format::Json => {
+                let widths: Vec<usize> = (0..n)
+                    .map(|c| {
+                        self.rows
+                            .iter()
+                            .filter_map(|r| r.get(c))
+                            .map(|v| v.chars().count())
+                            .chain([self.headers[c].len()])
+                            .max()
+                            .unwrap_or(0)
+                    })
+                    .collect();
+                let line = |cells: &[String]| {
+                    let mut s = String::new();
+                    for (c, v) in cells.iter().enumerate() {
+                        let w = widths.get(c).copied().unwrap_or(0);
+                        if c > 0 {
+                            s.push_str("  ");
+                        }
+                        if right.get(c).copied().unwrap_or(false) {
+                            s.push_str(&format!("{v:>w$}"));
+                        } else {
+                            s.push_str(&format!("{v:<w$}"));
+                        }
+                    }
+                    s.trim_end().to_string() + "\n"
+                };
+                let mut o = line(&self.headers);
+                for r in &self.rows {
+                    o.push_str(&line(r));
+                }
+                o
+            }
+        }
+    }
+}
+
+/// One step of a quickstart or sweep.
 pub struct StepRow {
     pub workload: String,
     pub threads: u32,
@@ -13,15 +138,48 @@ pub struct StepRow {
 }
 
 pub fn render(rows: &[StepRow]) -> String {
-    let mut o = format!(
-        "{:<22} {:>7} {:>11} {:>12} {:>9} {:>9} {:>10}  {}\n",
-        "workload", "threads", "tps", "qps", "p95 ms", "p99 ms", "client us", "status"
-    );
+    let mut t = Table::new(&[
+        "workload",
+        "threads",
+        "tps",
+        "qps",
+        "p95 ms",
+        "p99 ms",
+        "client us/q",
+        "status",
+    ]);
     for r in rows {
-        o.push_str(&format!(
-            "{:<22} {:>7} {:>11.2} {:>12.2} {:>9.2} {:>9.2} {:>10.2}  {}\n",
-            r.workload, r.threads, r.tps, r.qps, r.p95, r.p99, r.client_us, r.status
-        ));
+        t.push(vec![
+            r.workload.clone(),
+            r.threads.to_string(),
+            format!("{:.2}", r.tps),
+            format!("{:.2}", r.qps),
+            format!("{:.2}", r.p95),
+            format!("{:.2}", r.p99),
+            format!("{:.2}", r.client_us),
+            r.status.clone(),
+        ]);
     }
-    o
+    t.render(Format::Text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        let mut t = Table::new(&["name", "qps"]);
+        t.push(vec!["a,b".into(), "12.5".into()]);
+        t.push(vec!["c".into(), "3".into()]);
+        assert_eq!(t.render(Format::Csv), "name,qps\n\"a,b\",12.5\nc,3\n");
+        assert_eq!(
+            t.render(Format::Markdown),
+            "| name | qps |\n|---|---:|\n| a,b | 12.5 |\n| c | 3 |\n"
+        );
+        assert_eq!(
+            t.render(Format::Text),
+            "name   qps\na,b   12.5\nc        3\n"
+        );
+    }
 }

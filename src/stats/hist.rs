@@ -54,6 +54,23 @@ impl Hist {
         self.0.mean() / 1000.0
     }
 
+    /// The histogram at full resolution in HDR's V2 encoding.
+    pub fn to_v2_bytes(&self) -> Vec<u8> {
+        use hdrhistogram::serialization::{Serializer, V2Serializer};
+        let mut out = Vec::new();
+        let _ = V2Serializer::new().serialize(&self.0, &mut out);
+        out
+    }
+
+    /// Reads a histogram written by `to_v2_bytes`.
+    pub fn from_v2_bytes(b: &[u8]) -> Option<Hist> {
+        use hdrhistogram::serialization::Deserializer;
+        let h: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut std::io::Cursor::new(b))
+            .ok()?;
+        Some(Hist(h))
+    }
+
     /// (upper bound in ms, count) for each non-empty bucket, for --histogram.
     pub fn buckets(&self) -> Vec<(f64, u64)> {
         self.0
@@ -86,5 +103,7 @@ mod tests {
         assert!((a.quantile_ms(0.5) - 51.0).abs() < 0.1);
         assert!((a.max_ms() - 500.0).abs() < 1.0);
         assert!((a.min_ms() - 1.0).abs() < 0.01);
+        let b = Hist::from_v2_bytes(&a.to_v2_bytes()).unwrap();
+        assert_eq!((b.count(), b.max_ms()), (a.count(), a.max_ms()));
     }
 }

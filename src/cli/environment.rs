@@ -1,0 +1,89 @@
+//! What a result must carry to be reproduced: the server (flavour, version,
+//! all variables, the sandbox's my.cnf and settings) and the host.
+
+use super::target::Target;
+use crate::protocol::Conn;
+use crate::server::Sandbox;
+use anyhow::Result;
+use serde_json::{json, Map, Value};
+
+pub struct Environment {
+    pub flavor: String,
+    pub version: String,
+    pub variables: Value,
+    pub cnf: Option<String>,
+    pub sandbox: Option<Value>,
+    pub host: Value,
+}
+
+fn proc_line(path: &str, key: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()?
+        .lines()
+        .find(|l| l.starts_with(key))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+pub fn host() -> Value {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    json!({
+        "hostname": read("/proc/sys/kernel/hostname"),
+        "cpu_model": proc_line("/proc/cpuinfo", "model name").unwrap_or_default(),
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "memory": proc_line("/proc/meminfo", "MemTotal").unwrap_or_default(),
+        "kernel": read("/proc/sys/kernel/osrelease"),
+    })
+}
+
+/// Reads the server's identity over one short connection.
+pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
+    let version = conn.server_version().to_string();
+    let vars = conn.query("SHOW GLOBAL VARIABLES").await?;
+    let variables: Map<String, Value> = vars
+        .rows
+        .into_iter()
+        .filter_map(|r| {
+            let mut it = r.into_iter();
+            Some((
+                it.next().flatten()?,
+                Value::from(it.next().flatten().unwrap_or_default()),
+            ))
+        })
+        .collect();
+    let (cnf, sandbox) = match t
+        .sandbox
+        .as_deref()
+        .map(Sandbox::open)
+        .transpose()?
+        .flatten()
+    {
+        Some(sb) => (
+            std::fs::read_to_string(sb.cnf_path()).ok(),
+            Some(json!({
+                "name": sb.spec.name,
+                "profile": sb.spec.profile.name(),
+                "basedir": sb.spec.basedir,
+                "cpus": sb.spec.cpus,
+                "sets": sb.spec.sets,
+            })),
+        ),
+        None => (None, None),
+    };
+    Ok(Environment {
+        flavor: if version.contains("MariaDB") {
+            "MariaDB".into()
+        } else {
+            "MySQL".into()
+        },
+        version,
+        variables: Value::Object(variables),
+        cnf,
+        sandbox,
+        host: host(),
+    })
+}

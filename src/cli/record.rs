@@ -1,0 +1,93 @@
+//! Recording a run in the results store: a row at the start with its
+//! environment, each sample as it arrives, totals at the end. A store
+//! failure during the run is reported once and never stops the measurement.
+
+use super::environment::Environment;
+use super::secret::redacted_command_line;
+use crate::exec::{RunConfig, RunResult, Sample};
+use crate::report;
+use crate::store::{NewRun, Store};
+use anyhow::Result;
+use std::path::Path;
+
+pub struct Recorder {
+    store: Store,
+    pub run_id: i64,
+    seq: usize,
+    warned: bool,
+}
+
+/// Series naming and campaign membership of a run.
+#[derive(Default, Clone)]
+pub struct RunTags {
+    pub label: Option<String>,
+    pub variant: Option<String>,
+    pub campaign_id: Option<i64>,
+    pub point_hash: Option<String>,
+}
+
+pub fn open_store(path: Option<&Path>) -> Result<Store> {
+    let p = path
+        .map(Path::to_path_buf)
+        .unwrap_or_else(Store::default_path);
+    Store::open(&p)
+}
+
+impl Recorder {
+    pub fn begin(
+        store: Store,
+        cfg: &RunConfig,
+        env: &Environment,
+        tags: &RunTags,
+    ) -> Result<Recorder> {
+        let run_id = store.begin_run(&NewRun {
+            campaign_id: tags.campaign_id,
+            point_hash: tags.point_hash.clone(),
+            label: tags.label.clone(),
+            variant: tags.variant.clone(),
+            workload: cfg.workload.name().to_string(),
+            threads: cfg.threads,
+            options: report::json::options(cfg),
+            server_flavor: Some(env.flavor.clone()),
+            server_version: Some(env.version.clone()),
+            server_variables: Some(env.variables.clone()),
+            server_cnf: env.cnf.clone(),
+            sandbox: env.sandbox.clone(),
+            host: env.host.clone(),
+            command_line: redacted_command_line(),
+        })?;
+        Ok(Recorder {
+            store,
+            run_id,
+            seq: 0,
+            warned: false,
+        })
+    }
+
+    pub fn sample(&mut self, s: &Sample) {
+        if let Err(e) = self.store.add_sample(self.run_id, self.seq, s) {
+            if !self.warned {
+                eprintln!(
+                    "qpslab: warning: cannot store samples of run {}: {e:#} (the run goes on)",
+                    self.run_id
+                );
+                self.warned = true;
+            }
+        }
+        self.seq += 1;
+    }
+
+    pub fn finish(&self, cfg: &RunConfig, r: &RunResult, pcts: &[f64]) {
+        let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
+        if let Err(e) = self.store.finish_run(self.run_id, r, &doc) {
+            eprintln!(
+                "qpslab: warning: cannot store the end of run {}: {e:#}",
+                self.run_id
+            );
+        }
+    }
+
+    pub fn into_store(self) -> Store {
+        self.store
+    }
+}

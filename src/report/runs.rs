@@ -1,0 +1,159 @@
+//! `qpslab runs` and `qpslab show`: stored runs as tables and JSON.
+
+use super::table::{Format, Table};
+use crate::store::{RunDetail, RunRow};
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map(|x| format!("{x:.digits$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+pub fn runs_table(rows: &[RunRow], f: Format) -> String {
+    if f == Format::Json {
+        return serde_json::to_string_pretty(rows).unwrap_or_default() + "\n";
+    }
+    let mut t = Table::new(&[
+        "id",
+        "started",
+        "workload",
+        "threads",
+        "label",
+        "variant",
+        "status",
+        "tps",
+        "qps",
+        "p95 ms",
+        "p99 ms",
+        "client us/q",
+        "server",
+    ]);
+    for r in rows {
+        let cpu = match (r.client_cpu_s, r.queries) {
+            (Some(c), Some(q)) if q > 0 => Some(c * 1e6 / q as f64),
+            _ => None,
+        };
+        t.push(vec![
+            r.id.to_string(),
+            r.started_at
+                .get(..19)
+                .unwrap_or(&r.started_at)
+                .replace('T', " "),
+            r.workload.clone(),
+            r.threads.to_string(),
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default(),
+            r.status.clone(),
+            num(r.tps, 2),
+            num(r.qps, 2),
+            num(r.lat_p95_ms, 2),
+            num(r.lat_p99_ms, 2),
+            num(cpu, 2),
+            r.server_version.clone().unwrap_or_default(),
+        ]);
+    }
+    t.render(f)
+}
+
+pub fn show(d: &RunDetail, f: Format) -> String {
+    if f == Format::Json {
+        return serde_json::to_string_pretty(d).unwrap_or_default() + "\n";
+    }
+    let r = &d.run;
+    let mut o = String::new();
+    o.push_str(&format!(
+        "run {}  {}  {} threads  status {}\n",
+        r.id, r.workload, r.threads, r.status
+    ));
+    if let Some(reason) = &r.reason {
+        o.push_str(&format!("  reason:   {reason}\n"));
+    }
+    o.push_str(&format!(
+        "  started:  {}   ended: {}\n",
+        r.started_at,
+        d.ended_at.clone().unwrap_or_else(|| "-".into())
+    ));
+    if r.label.is_some() || r.variant.is_some() {
+        o.push_str(&format!(
+            "  label:    {}   variant: {}\n",
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default()
+        ));
+    }
+    o.push_str(&format!(
+        "  server:   {} {}\n",
+        d.server_flavor.clone().unwrap_or_default(),
+        r.server_version.clone().unwrap_or_default()
+    ));
+    if !d.sandbox.is_null() {
+        o.push_str(&format!("  sandbox:  {}\n", d.sandbox));
+    }
+    o.push_str(&format!("  host:     {}\n", d.host));
+    o.push_str(&format!(
+        "  qpslab:   {} ({})\n  command:  {}\n",
+        d.qpslab_version, d.git_hash, d.command_line
+    ));
+    o.push_str(&format!(
+        "  totals:   {} s, tps {}, qps {}, p95 {} ms, p99 {} ms\n\n",
+        num(r.seconds, 2),
+        num(r.tps, 2),
+        num(r.qps, 2),
+        num(r.lat_p95_ms, 2),
+        num(r.lat_p99_ms, 2)
+    ));
+    if let Some(h) = d
+        .histogram
+        .as_deref()
+        .and_then(crate::stats::Hist::from_v2_bytes)
+    {
+        o.push_str(&format!(
+            "  latency:  p50 {:.3}  p95 {:.3}  p99 {:.3}  p99.9 {:.3}  max {:.3} ms ({} events, full histogram)\n\n",
+            h.quantile_ms(0.5),
+            h.quantile_ms(0.95),
+            h.quantile_ms(0.99),
+            h.quantile_ms(0.999),
+            h.max_ms(),
+            h.count()
+        ));
+    }
+    let mut t = Table::new(&[
+        "t", "tps", "qps", "reads/s", "writes/s", "other/s", "p95 ms", "p99 ms", "err/s",
+        "reconn/s",
+    ]);
+    for s in &d.samples {
+        let per = |v: i64| format!("{:.2}", v as f64 / s.dur.max(1e-9));
+        let errs: i64 = s
+            .errors
+            .as_object()
+            .map(|m| m.values().filter_map(|v| v.as_i64()).sum())
+            .unwrap_or(0);
+        t.push(vec![
+            format!("{:.1}{}", s.t, if s.warmup { " w" } else { "" }),
+            per(s.events),
+            per(s.reads + s.writes + s.others),
+            per(s.reads),
+            per(s.writes),
+            per(s.others),
+            num(s.lat_p95_ms, 2),
+            num(s.lat_p99_ms, 2),
+            per(errs),
+            per(s.reconnects),
+        ]);
+    }
+    o.push_str(&t.render(f));
+    if !d.statements.is_empty() {
+        o.push('\n');
+        let mut t = Table::new(&["statement", "count", "avg ms", "p95 ms", "p99 ms", "max ms"]);
+        for s in &d.statements {
+            t.push(vec![
+                s.statement.clone(),
+                s.count.to_string(),
+                num(s.lat_avg_ms, 3),
+                num(s.lat_p95_ms, 3),
+                num(s.lat_p99_ms, 3),
+                num(s.lat_max_ms, 3),
+            ]);
+        }
+        o.push_str(&t.render(f));
+    }
+    o
+}

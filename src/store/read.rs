@@ -1,0 +1,278 @@
+//! Reading runs back. Before any read, runs left "running" by a process
+//! that no longer exists (killed, crashed, host rebooted) are marked failed,
+//! with totals computed from the samples they kept.
+
+use super::write::boot_id;
+use super::Store;
+use anyhow::Result;
+use rusqlite::{params, OptionalExtension, Row};
+use serde::Serialize;
+
+#[derive(Debug, Default, Clone)]
+pub struct RunFilter {
+    pub workload: Option<String>,
+    pub label: Option<String>,
+    pub status: Option<String>,
+    pub campaign: Option<i64>,
+    pub limit: Option<usize>,
+}
+
+/// One line of `qpslab runs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunRow {
+    pub id: i64,
+    pub started_at: String,
+    pub workload: String,
+    pub threads: i64,
+    pub label: Option<String>,
+    pub variant: Option<String>,
+    pub status: String,
+    pub reason: Option<String>,
+    pub server_version: Option<String>,
+    pub seconds: Option<f64>,
+    pub tps: Option<f64>,
+    pub qps: Option<f64>,
+    pub lat_p95_ms: Option<f64>,
+    pub lat_p99_ms: Option<f64>,
+    pub client_cpu_s: Option<f64>,
+    pub queries: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleRow {
+    pub seq: i64,
+    pub t: f64,
+    pub dur: f64,
+    pub warmup: bool,
+    pub events: i64,
+    pub reads: i64,
+    pub writes: i64,
+    pub others: i64,
+    pub errors: serde_json::Value,
+    pub reconnects: i64,
+    pub backlog: i64,
+    pub lat_p95_ms: Option<f64>,
+    pub lat_p99_ms: Option<f64>,
+    pub client_cpu_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StatementRow {
+    pub statement: String,
+    pub count: i64,
+    pub lat_avg_ms: Option<f64>,
+    pub lat_p95_ms: Option<f64>,
+    pub lat_p99_ms: Option<f64>,
+    pub lat_max_ms: Option<f64>,
+}
+
+/// Everything `qpslab show` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunDetail {
+    pub run: RunRow,
+    pub options: serde_json::Value,
+    pub command_line: String,
+    pub qpslab_version: String,
+    pub git_hash: String,
+    pub ended_at: Option<String>,
+    pub server_flavor: Option<String>,
+    pub server_cnf: Option<String>,
+    pub server_variables: serde_json::Value,
+    pub sandbox: serde_json::Value,
+    pub host: serde_json::Value,
+    pub samples: Vec<SampleRow>,
+    pub statements: Vec<StatementRow>,
+    /// The full-resolution latency histogram (HDR V2), when the run ended normally.
+    #[serde(skip)]
+    pub histogram: Option<Vec<u8>>,
+}
+
+const RUN_COLUMNS: &str =
+    "id, started_at, workload, threads, label, variant, status, reason, server_version, \
+    seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries";
+
+fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok(RunRow {
+        id: r.get(0)?,
+        started_at: r.get(1)?,
+        workload: r.get(2)?,
+        threads: r.get(3)?,
+        label: r.get(4)?,
+        variant: r.get(5)?,
+        status: r.get(6)?,
+        reason: r.get(7)?,
+        server_version: r.get(8)?,
+        seconds: r.get(9)?,
+        tps: r.get(10)?,
+        qps: r.get(11)?,
+        lat_p95_ms: r.get(12)?,
+        lat_p99_ms: r.get(13)?,
+        client_cpu_s: r.get(14)?,
+        queries: r.get(15)?,
+    })
+}
+
+fn json(s: Option<String>) -> serde_json::Value {
+    s.and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+fn process_alive(pid: i64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                != Some("Z")
+        })
+        .unwrap_or(false)
+}
+
+impl Store {
+    /// Marks runs whose process is gone as failed, with totals from their samples.
+    pub fn mark_dead_runs(&self) -> Result<usize> {
+        let boot = boot_id();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, pid, boot_id FROM runs WHERE status = 'running'")?;
+        let running: Vec<(i64, i64, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut n = 0;
+        for (id, pid, b) in running {
+            let mine = pid == i64::from(std::process::id()) && b == boot;
+            if mine || (b == boot && process_alive(pid)) {
+                continue;
+            }
+            self.conn.execute(
+                "UPDATE runs SET status = 'failed',
+                    reason = 'the qpslab process ended before the run finished (killed or crashed); totals are from its samples',
+                    ended_at = (SELECT started_at FROM runs WHERE id = ?1),
+                    seconds = s.secs, transactions = s.ev, queries = s.q, reads = s.r, writes = s.w, others = s.o,
+                    reconnects = s.rc, tps = s.ev / s.secs, qps = s.q / s.secs, client_cpu_s = s.cpu,
+                    lat_p95_ms = s.p95, lat_p99_ms = s.p99
+                 FROM (SELECT SUM(dur) AS secs, SUM(events) AS ev, SUM(reads + writes + others) AS q, SUM(reads) AS r,
+                              SUM(writes) AS w, SUM(others) AS o, SUM(reconnects) AS rc, SUM(client_cpu_s) AS cpu,
+                              MAX(lat_p95_ms) AS p95, MAX(lat_p99_ms) AS p99
+                       FROM samples WHERE run_id = ?1 AND warmup = 0) AS s
+                 WHERE runs.id = ?1",
+                params![id],
+            )?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    pub fn list_runs(&self, f: &RunFilter) -> Result<Vec<RunRow>> {
+        self.mark_dead_runs()?;
+        let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE 1=1");
+        let mut args: Vec<Box<dyn rusqlite::ToSql>> = Vec::new();
+        if let Some(w) = &f.workload {
+            sql.push_str(" AND (workload = ? OR workload = 'oltp_' || ?)");
+            args.push(Box::new(w.clone()));
+            args.push(Box::new(w.clone()));
+        }
+        if let Some(l) = &f.label {
+            sql.push_str(" AND label = ?");
+            args.push(Box::new(l.clone()));
+        }
+        if let Some(s) = &f.status {
+            sql.push_str(" AND status = ?");
+            args.push(Box::new(s.clone()));
+        }
+        if let Some(c) = f.campaign {
+            sql.push_str(" AND campaign_id = ?");
+            args.push(Box::new(c));
+        }
+        sql.push_str(" ORDER BY id");
+        if let Some(n) = f.limit {
+            sql = format!("SELECT * FROM ({sql} DESC LIMIT {n}) ORDER BY id");
+        }
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(
+            rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
+            run_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
+        self.mark_dead_runs()?;
+        let sql = format!(
+            "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
+                    server_variables, sandbox, host FROM runs WHERE id = ?1"
+        );
+        let Some(mut d) = self
+            .conn
+            .query_row(&sql, params![id], |r| {
+                Ok(RunDetail {
+                    run: run_row(r)?,
+                    options: json(r.get(16)?),
+                    command_line: r.get(17)?,
+                    qpslab_version: r.get(18)?,
+                    git_hash: r.get(19)?,
+                    ended_at: r.get(20)?,
+                    server_flavor: r.get(21)?,
+                    server_cnf: r.get(22)?,
+                    server_variables: json(r.get(23)?),
+                    sandbox: json(r.get(24)?),
+                    host: json(r.get(25)?),
+                    samples: Vec::new(),
+                    statements: Vec::new(),
+                    histogram: None,
+                })
+            })
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let mut s = self.conn.prepare(
+            "SELECT seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog, lat_p95_ms, lat_p99_ms, client_cpu_s
+             FROM samples WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        d.samples = s
+            .query_map(params![id], |r| {
+                Ok(SampleRow {
+                    seq: r.get(0)?,
+                    t: r.get(1)?,
+                    dur: r.get(2)?,
+                    warmup: r.get(3)?,
+                    events: r.get(4)?,
+                    reads: r.get(5)?,
+                    writes: r.get(6)?,
+                    others: r.get(7)?,
+                    errors: json(r.get(8)?),
+                    reconnects: r.get(9)?,
+                    backlog: r.get(10)?,
+                    lat_p95_ms: r.get(11)?,
+                    lat_p99_ms: r.get(12)?,
+                    client_cpu_s: r.get(13)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut s = self.conn.prepare(
+            "SELECT statement, count, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms FROM run_statements WHERE run_id = ?1 ORDER BY rowid",
+        )?;
+        d.statements = s
+            .query_map(params![id], |r| {
+                Ok(StatementRow {
+                    statement: r.get(0)?,
+                    count: r.get(1)?,
+                    lat_avg_ms: r.get(2)?,
+                    lat_p95_ms: r.get(3)?,
+                    lat_p99_ms: r.get(4)?,
+                    lat_max_ms: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        d.histogram = self
+            .conn
+            .query_row(
+                "SELECT data FROM histograms WHERE run_id = ?1",
+                params![id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(Some(d))
+    }
+}

@@ -1,0 +1,133 @@
+//! The store's schema, versioned with SQLite's `user_version`. Each
+//! migration moves the schema one version up; a store written by a newer
+//! qpslab is refused rather than misread.
+
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+
+/// Migrations in order; entry i takes the schema from version i to i + 1.
+const MIGRATIONS: &[&str] = &[
+    // v1: runs, samples, statements, histograms, campaigns.
+    r#"
+    CREATE TABLE campaigns (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL,
+        kind        TEXT NOT NULL,          -- sweep | campaign
+        definition  TEXT NOT NULL,          -- JSON or TOML text of what was asked
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE runs (
+        id              INTEGER PRIMARY KEY,
+        campaign_id     INTEGER REFERENCES campaigns(id),
+        point_hash      TEXT,               -- identity of a campaign point (resume)
+        label           TEXT,               -- series label (e.g. engine and version)
+        variant         TEXT,               -- variant within the series
+        workload        TEXT NOT NULL,
+        threads         INTEGER NOT NULL,
+        options         TEXT NOT NULL,      -- JSON: every workload and run option
+        server_flavor   TEXT,
+        server_version  TEXT,
+        server_variables TEXT,              -- JSON object of SHOW GLOBAL VARIABLES
+        server_cnf      TEXT,               -- my.cnf text (sandboxes)
+        sandbox         TEXT,               -- JSON: name, profile, basedir, cpus
+        host            TEXT NOT NULL,      -- JSON: cpu model, cpus, memory, kernel
+        qpslab_version  TEXT NOT NULL,
+        git_hash        TEXT NOT NULL,
+        command_line    TEXT NOT NULL,      -- secrets removed
+        started_at      TEXT NOT NULL,
+        ended_at        TEXT,
+        status          TEXT NOT NULL,      -- running | ok | failed | aborted
+        reason          TEXT,
+        pid             INTEGER NOT NULL,
+        boot_id         TEXT NOT NULL,
+        seconds         REAL,
+        transactions    INTEGER,
+        queries         INTEGER,
+        reads           INTEGER,
+        writes          INTEGER,
+        others          INTEGER,
+        errors          INTEGER,
+        reconnects      INTEGER,
+        tps             REAL,
+        qps             REAL,
+        lat_p50_ms      REAL,
+        lat_p95_ms      REAL,
+        lat_p99_ms      REAL,
+        lat_p999_ms     REAL,
+        lat_max_ms      REAL,
+        client_cpu_s    REAL,
+        host_cpu_s      REAL,
+        summary         TEXT                -- the whole JSON result document
+    );
+    CREATE INDEX runs_campaign ON runs(campaign_id, point_hash);
+    CREATE TABLE samples (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        t           REAL NOT NULL,          -- seconds since measuring began (negative in warm-up)
+        dur         REAL NOT NULL,
+        warmup      INTEGER NOT NULL,
+        events      INTEGER NOT NULL,
+        reads       INTEGER NOT NULL,
+        writes      INTEGER NOT NULL,
+        others      INTEGER NOT NULL,
+        errors      TEXT NOT NULL,          -- JSON {code: count}
+        reconnects  INTEGER NOT NULL,
+        backlog     INTEGER NOT NULL,
+        lat_p50_ms  REAL, lat_p95_ms REAL, lat_p99_ms REAL, lat_max_ms REAL,
+        client_cpu_s REAL, host_cpu_s REAL, host_busy REAL,
+        PRIMARY KEY (run_id, seq)
+    );
+    CREATE TABLE run_statements (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        statement   TEXT NOT NULL,
+        count       INTEGER NOT NULL,
+        lat_avg_ms  REAL, lat_p95_ms REAL, lat_p99_ms REAL, lat_max_ms REAL,
+        histogram   BLOB,                   -- HDR V2, full resolution
+        PRIMARY KEY (run_id, statement)
+    );
+    CREATE TABLE histograms (
+        run_id      INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        unit        TEXT NOT NULL,          -- 'us'
+        encoding    TEXT NOT NULL,          -- 'hdr-v2'
+        data        BLOB NOT NULL
+    );
+    "#,
+];
+
+pub fn migrate(conn: &Connection) -> Result<()> {
+    let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let latest = MIGRATIONS.len() as i64;
+    if current > latest {
+        bail!("the results store has schema version {current}, newer than this qpslab knows ({latest}); use a newer qpslab or another --store");
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+fn latest() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrates_to_latest_and_refuses_newer() {
+        let c = Connection::open_in_memory().unwrap();
+        migrate(&c).unwrap();
+        migrate(&c).unwrap(); // idempotent
+        let v: i64 = c
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, latest());
+        c.pragma_update(None, "user_version", latest() + 1).unwrap();
+        assert!(migrate(&c).is_err());
+    }
+}

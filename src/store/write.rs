@@ -1,0 +1,209 @@
+//! Writing runs: a row when the run starts (status "running"), a sample row
+//! per interval as it arrives, and totals, statements and the histogram when
+//! it ends.
+
+use super::Store;
+use crate::exec::{RunResult, RunStatus, Sample};
+use anyhow::Result;
+use rusqlite::params;
+use serde_json::Value;
+
+/// What is known of a run before it starts.
+pub struct NewRun {
+    pub campaign_id: Option<i64>,
+    pub point_hash: Option<String>,
+    pub label: Option<String>,
+    pub variant: Option<String>,
+    pub workload: String,
+    pub threads: u32,
+    pub options: Value,
+    pub server_flavor: Option<String>,
+    pub server_version: Option<String>,
+    pub server_variables: Option<Value>,
+    pub server_cnf: Option<String>,
+    pub sandbox: Option<Value>,
+    pub host: Value,
+    pub command_line: String,
+}
+
+fn now() -> String {
+    // RFC 3339 in UTC, from the system clock (no time-zone database needed).
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // civil-from-days (Howard Hinnant's algorithm)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+/// This boot's id: a pid from another boot is not this run's process.
+pub fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+impl Store {
+    /// Records the start of a run; returns its id.
+    pub fn begin_run(&self, r: &NewRun) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO runs (campaign_id, point_hash, label, variant, workload, threads, options,
+                server_flavor, server_version, server_variables, server_cnf, sandbox, host,
+                qpslab_version, git_hash, command_line, started_at, status, pid, boot_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'running', ?18, ?19)",
+            params![
+                r.campaign_id,
+                r.point_hash,
+                r.label,
+                r.variant,
+                r.workload,
+                r.threads,
+                r.options.to_string(),
+                r.server_flavor,
+                r.server_version,
+                r.server_variables.as_ref().map(Value::to_string),
+                r.server_cnf,
+                r.sandbox.as_ref().map(Value::to_string),
+                r.host.to_string(),
+                env!("CARGO_PKG_VERSION"),
+                env!("QPSLAB_GIT_HASH"),
+                r.command_line,
+                now(),
+                std::process::id(),
+                boot_id(),
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Stores one interval as soon as it is complete.
+    pub fn add_sample(&self, run: i64, seq: usize, s: &Sample) -> Result<()> {
+        let iv = &s.iv;
+        let errors: serde_json::Map<String, Value> = iv
+            .errors
+            .0
+            .iter()
+            .map(|(c, n)| (c.to_string(), Value::from(*n)))
+            .collect();
+        self.conn.execute(
+            "INSERT INTO samples (run_id, seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog,
+                lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, client_cpu_s, host_cpu_s, host_busy)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            params![
+                run,
+                seq as i64,
+                s.t,
+                s.dur,
+                s.warmup,
+                iv.events as i64,
+                iv.reads as i64,
+                iv.writes as i64,
+                iv.others as i64,
+                Value::Object(errors).to_string(),
+                iv.reconnects as i64,
+                iv.backlog as i64,
+                iv.hist.quantile_ms(0.50),
+                iv.hist.quantile_ms(0.95),
+                iv.hist.quantile_ms(0.99),
+                iv.hist.max_ms(),
+                s.client_cpu_s,
+                s.host_cpu_s,
+                s.host_busy,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Records how the run ended, its totals, statements and histogram.
+    pub fn finish_run(&self, run: i64, r: &RunResult, summary: &Value) -> Result<()> {
+        let (status, reason) = match &r.status {
+            RunStatus::Ok => ("ok", None),
+            RunStatus::Failed(m) => ("failed", Some(m.as_str())),
+            RunStatus::Aborted(m) => ("aborted", Some(m.as_str())),
+        };
+        let t = &r.total;
+        let secs = r.elapsed.max(1e-9);
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "UPDATE runs SET ended_at = ?2, status = ?3, reason = ?4, seconds = ?5, transactions = ?6, queries = ?7,
+                reads = ?8, writes = ?9, others = ?10, errors = ?11, reconnects = ?12, tps = ?13, qps = ?14,
+                lat_p50_ms = ?15, lat_p95_ms = ?16, lat_p99_ms = ?17, lat_p999_ms = ?18, lat_max_ms = ?19,
+                client_cpu_s = ?20, host_cpu_s = ?21, summary = ?22, server_version = COALESCE(server_version, ?23)
+             WHERE id = ?1",
+            params![
+                run,
+                now(),
+                status,
+                reason,
+                secs,
+                t.events as i64,
+                t.queries() as i64,
+                t.reads as i64,
+                t.writes as i64,
+                t.others as i64,
+                t.errors.total() as i64,
+                t.reconnects as i64,
+                t.events as f64 / secs,
+                t.queries() as f64 / secs,
+                t.hist.quantile_ms(0.50),
+                t.hist.quantile_ms(0.95),
+                t.hist.quantile_ms(0.99),
+                t.hist.quantile_ms(0.999),
+                t.hist.max_ms(),
+                r.client_cpu_s,
+                r.host_cpu_s,
+                summary.to_string(),
+                r.server_version,
+            ],
+        )?;
+        for k in &r.kinds {
+            tx.execute(
+                "INSERT OR REPLACE INTO run_statements (run_id, statement, count, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, histogram)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    run,
+                    k.kind.name(),
+                    k.count as i64,
+                    k.hist.mean_ms(),
+                    k.hist.quantile_ms(0.95),
+                    k.hist.quantile_ms(0.99),
+                    k.hist.max_ms(),
+                    k.hist.to_v2_bytes(),
+                ],
+            )?;
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO histograms (run_id, unit, encoding, data) VALUES (?1, 'us', 'hdr-v2', ?2)",
+            params![run, t.hist.to_v2_bytes()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = super::now();
+        assert_eq!(t.len(), 24, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
+        assert!(t.as_str() > "2024-01-01");
+    }
+}

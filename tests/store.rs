@@ -1,0 +1,188 @@
+//! The results store against a real sandbox MariaDB: every run is recorded
+//! with its environment, samples and statements; a killed run keeps its
+//! samples and reads back as failed.
+
+mod common;
+use common::{json, lab, text};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+fn prepared_db(name: &str) -> String {
+    let db = lab().fresh_db(name);
+    let out = lab().on_sandbox(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        name,
+        "--table-size",
+        "1000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    db
+}
+
+fn store_path(name: &str) -> String {
+    lab().home.join(format!("{name}.db")).display().to_string()
+}
+
+#[test]
+fn a_run_round_trips_through_the_store() {
+    let db = prepared_db("st_round");
+    let store = store_path("round");
+    let l = lab();
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_read_write",
+        "--db",
+        &db,
+        "--table-size",
+        "1000",
+        "--time",
+        "2",
+        "--report-interval",
+        "0.5",
+        "--label",
+        "mariadb-10.11",
+        "--variant",
+        "defaults",
+        "--format",
+        "json",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let run = json(&o);
+    let id = run["run_id"].as_i64().expect("run_id");
+
+    let list = json(&l.qpslab(&["runs", "--store", &store, "--format", "json"]));
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .expect("run listed");
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["label"], "mariadb-10.11");
+    assert_eq!(row["variant"], "defaults");
+    assert_eq!(row["workload"], "oltp_read_write");
+    assert_eq!(row["queries"], run["totals"]["queries"]);
+    let (a, b) = (
+        row["tps"].as_f64().unwrap(),
+        run["totals"]["tps"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() < 1e-6 * b.max(1.0), "{a} vs {b}");
+
+    let d = json(&l.qpslab(&[
+        "show",
+        &id.to_string(),
+        "--store",
+        &store,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        d["samples"].as_array().unwrap().len(),
+        run["intervals"].as_array().unwrap().len()
+    );
+    let sample_events: i64 = d["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["warmup"] == false)
+        .map(|s| s["events"].as_i64().unwrap())
+        .sum();
+    assert_eq!(
+        sample_events,
+        run["totals"]["transactions"].as_i64().unwrap()
+    );
+    assert_eq!(d["statements"].as_array().unwrap().len(), 11);
+    assert_eq!(d["options"]["oltp"]["table_size"], 1000);
+    assert!(d["server_variables"]["innodb_buffer_pool_size"].is_string());
+    assert!(d["server_cnf"].as_str().unwrap().contains("[mysqld]"));
+    assert_eq!(d["sandbox"]["name"], common::SANDBOX);
+    assert!(d["host"]["cpus"].as_u64().unwrap() >= 1);
+    assert!(d["run"]["server_version"]
+        .as_str()
+        .unwrap()
+        .starts_with("10."));
+    assert!(d["command_line"]
+        .as_str()
+        .unwrap()
+        .contains("--label mariadb-10.11"));
+    // the text views render too
+    for f in ["text", "markdown", "csv"] {
+        let o = l.qpslab(&["runs", "--store", &store, "--format", f]);
+        assert!(
+            o.status.success() && text(&o).contains("oltp_read_write"),
+            "{f}: {}",
+            text(&o)
+        );
+    }
+    let o = l.qpslab(&["show", &id.to_string(), "--store", &store]);
+    assert!(
+        text(&o).contains("full histogram") && text(&o).contains("point_selects"),
+        "{}",
+        text(&o)
+    );
+    let o = l.qpslab(&["show", "999999", "--store", &store]);
+    assert!(
+        !o.status.success() && text(&o).contains("no run 999999"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
+    let db = prepared_db("st_kill");
+    let store = store_path("kill");
+    let l = lab();
+    let mut child = l
+        .command()
+        .args([
+            "run",
+            "oltp_point_select",
+            "--db",
+            &db,
+            "--table-size",
+            "1000",
+            "--time",
+            "60",
+            "--store",
+            &store,
+            "--server",
+            common::SANDBOX,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = 0;
+    let mut line = String::new();
+    while lines < 2 {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "the run ended early");
+        if line.starts_with("[ ") {
+            lines += 1;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to finish the run
+    child.wait().unwrap();
+    let list = json(&l.qpslab(&[
+        "runs", "--store", &store, "--status", "failed", "--format", "json",
+    ]));
+    let row = &list.as_array().unwrap()[0];
+    assert_eq!(row["status"], "failed");
+    assert!(row["reason"].as_str().unwrap().contains("killed"), "{row}");
+    assert!(row["queries"].as_i64().unwrap() > 0, "{row}");
+    let d = json(&l.qpslab(&[
+        "show",
+        &row["id"].to_string(),
+        "--store",
+        &store,
+        "--format",
+        "json",
+    ]));
+    assert!(d["samples"].as_array().unwrap().len() >= 2, "{d}");
+}
