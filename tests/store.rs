@@ -186,3 +186,68 @@ fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
     ]));
     assert!(d["samples"].as_array().unwrap().len() >= 2, "{d}");
 }
+
+#[test]
+fn a_sweep_stores_one_run_per_step_in_one_campaign() {
+    let db = prepared_db("st_sweep");
+    let store = store_path("sweep");
+    let l = lab();
+    let o = l.on_sandbox(&[
+        "sweep",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "1000",
+        "--threads",
+        "1,2,4",
+        "--repeat",
+        "2",
+        "--time",
+        "1",
+        "--store",
+        &store,
+        "--format",
+        "json",
+        "--label",
+        "sw",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let doc: serde_json::Value =
+        serde_json::from_str(&out[out.find("{\n").expect("json document")..]).unwrap();
+    let steps = doc["steps"].as_array().unwrap();
+    assert_eq!(
+        steps
+            .iter()
+            .map(|s| s["threads"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 2, 4]
+    );
+    assert!(steps
+        .iter()
+        .all(|s| s["runs"] == 2 && s["qps"].as_f64().unwrap() > 0.0));
+    let campaign = doc["campaign"].as_i64().unwrap();
+    let runs = json(&l.qpslab(&[
+        "runs",
+        "--store",
+        &store,
+        "--campaign",
+        &campaign.to_string(),
+        "--format",
+        "json",
+    ]));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    assert!(runs
+        .iter()
+        .all(|r| r["status"] == "ok" && r["label"] == "sw" && r["campaign_id"] == campaign));
+    assert_eq!(runs.iter().filter(|r| r["threads"] == 4).count(), 2);
+    // --threads takes one number outside sweeps
+    let o = l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--threads", "1,2"]);
+    assert!(
+        !o.status.success() && text(&o).contains("qpslab sweep"),
+        "{}",
+        text(&o)
+    );
+}

@@ -30,6 +30,9 @@ pub enum Cmd {
     Cleanup(LoadArgs),
     /// List the workloads and their statements.
     Workloads,
+    /// Run a workload at each of several concurrencies (one campaign), then
+    /// print the scalability table.
+    Sweep(SweepArgs),
     /// List stored runs.
     Runs(RunsArgs),
     /// Show one stored run: environment, per-interval samples, statements.
@@ -159,9 +162,9 @@ pub struct LoadArgs {
     pub tables: u32,
     #[arg(long, default_value_t = 10000)]
     pub table_size: u32,
-    /// Concurrent connections (alias --users).
-    #[arg(long, alias = "users", default_value_t = 1)]
-    pub threads: u32,
+    /// Concurrent connections (alias --users); for `sweep`, a list: 1,2,4,8.
+    #[arg(long, alias = "users", default_value = "1")]
+    pub threads: String,
     /// Seconds to run (after warm-up); 0 = no limit.
     #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
     pub time: f64,
@@ -247,6 +250,9 @@ pub struct LoadArgs {
     /// Results store (SQLite); default <state dir>/results.db.
     #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
     /// Series label recorded with the run (e.g. engine and version).
     #[arg(long)]
     pub label: Option<String>,
@@ -262,6 +268,18 @@ pub struct LoadArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Runs per concurrency; the table shows medians.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Seconds of idle between steps.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub cooldown: f64,
+}
+
+#[derive(Args, Debug)]
 pub struct RunsArgs {
     #[arg(long)]
     pub store: Option<PathBuf>,
@@ -272,6 +290,9 @@ pub struct RunsArgs {
     /// ok, failed, aborted or running.
     #[arg(long)]
     pub status: Option<String>,
+    /// Only the runs of this campaign (or sweep).
+    #[arg(long)]
+    pub campaign: Option<i64>,
     /// Only the last N runs.
     #[arg(long)]
     pub limit: Option<usize>,

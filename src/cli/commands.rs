@@ -2,6 +2,7 @@
 
 use super::args::{
     parse_pct_list, Cli, Cmd, LoadArgs, QuickArgs, RunsArgs, SandboxArgs, ServerCmd, ShowArgs,
+    SweepArgs,
 };
 use super::environment::{capture, Environment};
 use super::record::{open_store, Recorder, RunTags};
@@ -29,6 +30,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         }
         Cmd::Quickstart(a) => quickstart(&a),
         Cmd::Runs(a) => cmd_runs(&a).map(|_| 0),
+        Cmd::Sweep(a) => sweep(&a),
         Cmd::Show(a) => cmd_show(&a).map(|_| 0),
     }
 }
@@ -124,6 +126,28 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--threads` as a list (sweep) or a single number (everything else).
+fn thread_list(s: &str) -> Result<Vec<u32>> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|t| match t.trim().parse::<u32>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => bail!("--threads: '{t}' is not a positive number"),
+        })
+        .collect::<Result<_>>()?;
+    if v.is_empty() {
+        bail!("--threads needs at least one number");
+    }
+    Ok(v)
+}
+
+fn single_threads(a: &LoadArgs) -> Result<u32> {
+    match thread_list(&a.threads)?.as_slice() {
+        [n] => Ok(*n),
+        _ => bail!("--threads takes one number here; for several concurrencies use `qpslab sweep`"),
+    }
+}
+
 fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
     if a.tables == 0 {
         bail!("--tables must be at least 1");
@@ -172,7 +196,8 @@ fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
         delta: a.delta,
         storage_engine: a.storage_engine.clone(),
         rand,
-        threads: a.threads,
+        // the real thread count is set by exec for each run
+        threads: 1,
     })
 }
 
@@ -207,8 +232,9 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     // Several loaders per CPU: each alternates generating a chunk and
     // sending it, so more streams keep the server busy (8 x 200k rows on
     // 2 CPUs: 2 loaders 7.2 s, 8 loaders 5.8 s).
-    let loaders = if a.threads > 1 {
-        a.threads as usize
+    let threads = single_threads(a)?;
+    let loaders = if threads > 1 {
+        threads as usize
     } else {
         cores * 4
     };
@@ -273,9 +299,7 @@ async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environme
 
 fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
     let w = Workload::parse(&a.workload)?;
-    if a.threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let threads = single_threads(a)?;
     let ps_mode = match a.db_ps_mode.as_str() {
         "auto" => PsMode::Auto,
         "disable" => PsMode::Disable,
@@ -291,7 +315,7 @@ fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
         conn: t.opts.clone(),
         workload: w,
         oltp: oltp_opts(a)?,
-        threads: a.threads,
+        threads,
         time: a.time,
         events: a.events,
         warmup: a.warmup_time,
@@ -322,7 +346,11 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t)?;
-    let store = open_store(a.store.as_deref())?;
+    let store = if a.no_store {
+        None
+    } else {
+        Some(open_store(a.store.as_deref())?)
+    };
     let env = block_on(check_tables(&t, w, &cfg.oltp))??;
     let json = a.format == "json";
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
@@ -331,7 +359,9 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         variant: a.variant.clone(),
         ..Default::default()
     };
-    let mut rec = Recorder::begin(store, &cfg, &env, &tags)?;
+    let mut rec = store
+        .map(|s| Recorder::begin(s, &cfg, &env, &tags))
+        .transpose()?;
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
         println!(
@@ -361,7 +391,9 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let r = exec::run(&cfg, |s| {
-        rec.sample(s);
+        if let Some(rec) = rec.as_mut() {
+            rec.sample(s);
+        }
         if print_lines && !s.sliver {
             println!(
                 "{}",
@@ -370,15 +402,20 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             let _ = std::io::stdout().flush();
         }
     });
-    rec.finish(&cfg, &r, &pcts);
+    if let Some(rec) = &rec {
+        rec.finish(&cfg, &r, &pcts);
+    }
+    let run_id = rec.as_ref().map(|r| r.run_id);
     if json {
         let mut doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
-        doc["run_id"] = rec.run_id.into();
+        doc["run_id"] = run_id.into();
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!();
         print!("{}", report::sysbench::summary(&r, &pcts, a.histogram));
-        println!("\nStored as run {} (qpslab show {0}).", rec.run_id);
+        if let Some(id) = run_id {
+            println!("\nStored as run {id} (qpslab show {id}).");
+        }
     }
     Ok(exit_code(&r))
 }
@@ -394,6 +431,156 @@ fn exit_code(r: &RunResult) -> i32 {
     }
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// The figures of one sweep step kept for the table.
+struct StepFigures {
+    qps: f64,
+    tps: f64,
+    p95: f64,
+    p99: f64,
+    client_us: f64,
+}
+
+/// One step per concurrency (and repeat), each stored as a run of one
+/// campaign, then the scalability table (medians over repeats).
+fn sweep(a: &SweepArgs) -> Result<i32> {
+    let l = &a.load;
+    let w = Workload::parse(&l.workload)?;
+    let threads = thread_list(&l.threads)?;
+    if a.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    oltp_opts(l)?;
+    let t = resolve(&l.conn, "sbtest")?;
+    let mut first = l.clone();
+    first.threads = threads[0].to_string();
+    let cfg0 = run_config(&first, &t)?;
+    let env = block_on(check_tables(&t, w, &cfg0.oltp))??;
+    let mut store = Some(open_store(l.store.as_deref())?);
+    let definition = serde_json::json!({
+        "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
+        "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
+    });
+    let campaign = store.as_ref().context("store")?.create_campaign(
+        &format!("sweep {}", w.name()),
+        "sweep",
+        &definition.to_string(),
+    )?;
+    println!(
+        "Sweep of {} on {}: threads {:?}, {} s each, {} repeat(s); campaign {campaign}\n",
+        w.name(),
+        t.describe(),
+        threads,
+        l.time,
+        a.repeat
+    );
+    let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
+    let mut code = 0;
+    'steps: for (i, &th) in threads.iter().enumerate() {
+        steps.push((th, Vec::new()));
+        for rep in 1..=a.repeat {
+            if (i > 0 || rep > 1) && a.cooldown > 0.0 {
+                std::thread::sleep(Duration::from_secs_f64(a.cooldown));
+            }
+            let mut step = l.clone();
+            step.threads = th.to_string();
+            let cfg = run_config(&step, &t)?;
+            let tags = RunTags {
+                label: l.label.clone(),
+                variant: l.variant.clone(),
+                campaign_id: Some(campaign),
+                point_hash: Some(format!("{}:{th}:{rep}", w.name())),
+            };
+            let mut rec = Recorder::begin(store.take().context("store")?, &cfg, &env, &tags)?;
+            let r = exec::run(&cfg, |s| rec.sample(s));
+            rec.finish(&cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
+            let id = rec.run_id;
+            store = Some(rec.into_store());
+            let secs = r.elapsed;
+            let q = r.total.queries() as f64;
+            let fig = StepFigures {
+                qps: q / secs,
+                tps: r.total.events as f64 / secs,
+                p95: r.total.hist.quantile_ms(0.95),
+                p99: r.total.hist.quantile_ms(0.99),
+                client_us: r.client_cpu_s * 1e6 / q.max(1.0),
+            };
+            let status = match &r.status {
+                RunStatus::Ok => "ok".to_string(),
+                RunStatus::Failed(m) => format!("failed: {m}"),
+                RunStatus::Aborted(m) => format!("aborted: {m}"),
+            };
+            println!(
+                "  threads {th:>5}  repeat {rep}/{}  qps {:>10.2}  tps {:>9.2}  p95 {:>8.2} ms  run {id}  {status}",
+                a.repeat, fig.qps, fig.tps, fig.p95
+            );
+            if let Some(last) = steps.last_mut() {
+                last.1.push(fig);
+            }
+            match r.status {
+                RunStatus::Ok => {}
+                RunStatus::Failed(_) => {
+                    code = 1;
+                    break 'steps;
+                }
+                RunStatus::Aborted(_) => {
+                    code = 130;
+                    break 'steps;
+                }
+            }
+        }
+    }
+    let mut table = report::table::Table::new(&[
+        "threads",
+        "qps",
+        "tps",
+        "p95 ms",
+        "p99 ms",
+        "client us/q",
+        "runs",
+    ]);
+    let mut rows = Vec::new();
+    for (th, figs) in &steps {
+        let m = |f: fn(&StepFigures) -> f64| median(figs.iter().map(f).collect());
+        let (qps, tps, p95, p99, cpu) = (
+            m(|f| f.qps),
+            m(|f| f.tps),
+            m(|f| f.p95),
+            m(|f| f.p99),
+            m(|f| f.client_us),
+        );
+        rows.push(serde_json::json!({"threads": th, "qps": qps, "tps": tps, "p95_ms": p95, "p99_ms": p99, "client_us_per_query": cpu, "runs": figs.len()}));
+        table.push(vec![
+            th.to_string(),
+            format!("{qps:.2}"),
+            format!("{tps:.2}"),
+            format!("{p95:.2}"),
+            format!("{p99:.2}"),
+            format!("{cpu:.2}"),
+            figs.len().to_string(),
+        ]);
+    }
+    if l.format == "json" {
+        let doc = serde_json::json!({"campaign": campaign, "workload": w.name(), "steps": rows});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        println!(
+            "\nScalability of {} (medians over repeats), campaign {campaign}:\n{}",
+            w.name(),
+            table.render(report::table::Format::Text)
+        );
+    }
+    Ok(code)
+}
+
 fn cmd_runs(a: &RunsArgs) -> Result<()> {
     let store = open_store(a.store.as_deref())?;
     let f = report::table::Format::parse(&a.format)?;
@@ -401,7 +588,7 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
         workload: a.workload.clone(),
         label: a.label.clone(),
         status: a.status.clone(),
-        campaign: None,
+        campaign: a.campaign,
         limit: a.limit,
     })?;
     print!("{}", report::runs::runs_table(&rows, f));
@@ -483,7 +670,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     for w in &workloads {
         for &th in &threads {
             load.workload = w.name().to_string();
-            load.threads = th;
+            load.threads = th.to_string();
             load.time = a.time;
             let cfg = run_config(&load, &t)?;
             let env = block_on(check_tables(&t, *w, &cfg.oltp))??;

@@ -21,6 +21,7 @@ pub struct RunFilter {
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRow {
     pub id: i64,
+    pub campaign_id: Option<i64>,
     pub started_at: String,
     pub workload: String,
     pub threads: i64,
@@ -89,7 +90,7 @@ pub struct RunDetail {
 
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
-    seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries";
+    seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id";
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok(RunRow {
@@ -109,6 +110,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         lat_p99_ms: r.get(13)?,
         client_cpu_s: r.get(14)?,
         queries: r.get(15)?,
+        campaign_id: r.get(16)?,
     })
 }
 
@@ -207,16 +209,16 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(16)?),
-                    command_line: r.get(17)?,
-                    qpslab_version: r.get(18)?,
-                    git_hash: r.get(19)?,
-                    ended_at: r.get(20)?,
-                    server_flavor: r.get(21)?,
-                    server_cnf: r.get(22)?,
-                    server_variables: json(r.get(23)?),
-                    sandbox: json(r.get(24)?),
-                    host: json(r.get(25)?),
+                    options: json(r.get(17)?),
+                    command_line: r.get(18)?,
+                    qpslab_version: r.get(19)?,
+                    git_hash: r.get(20)?,
+                    ended_at: r.get(21)?,
+                    server_flavor: r.get(22)?,
+                    server_cnf: r.get(23)?,
+                    server_variables: json(r.get(24)?),
+                    sandbox: json(r.get(25)?),
+                    host: json(r.get(26)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
                     histogram: None,

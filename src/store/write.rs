@@ -92,6 +92,15 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// Creates a campaign (a sweep or a campaign file's matrix); returns its id.
+    pub fn create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO campaigns (name, kind, definition, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![name, kind, definition, now()],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
     /// Stores one interval as soon as it is complete.
     pub fn add_sample(&self, run: i64, seq: usize, s: &Sample) -> Result<()> {
         let iv = &s.iv;
