@@ -3,6 +3,8 @@
 //! Data flows one way: server → protocol → workload → exec → stats →
 //! report (see shared/DESIGN.md); `cli` wires them to the command line.
 
+mod analyze;
+mod campaign;
 mod cli;
 mod exec;
 mod protocol;

@@ -33,6 +33,17 @@ pub enum Cmd {
     /// Run a workload at each of several concurrencies (one campaign), then
     /// print the scalability table.
     Sweep(SweepArgs),
+    /// Run a campaign file (a matrix of servers, variants, workloads and
+    /// concurrencies), resumable; or show its status, or the presets.
+    Campaign {
+        #[command(subcommand)]
+        cmd: CampaignCmd,
+    },
+    /// QPS, TPS, p95 and p99 against users for each series of stored runs.
+    Scalability(AnalysisArgs),
+    /// Ratio of series per concurrency: `ratio A B` (A / B), or the matrix
+    /// of every variant against --reference.
+    Ratio(RatioArgs),
     /// List stored runs.
     Runs(RunsArgs),
     /// Show one stored run: environment, per-interval samples, statements.
@@ -279,6 +290,69 @@ pub struct SweepArgs {
     pub cooldown: f64,
 }
 
+#[derive(Subcommand, Debug)]
+pub enum CampaignCmd {
+    /// Run the points not done yet (rerun to resume after a stop).
+    Run(CampaignArgs),
+    /// Show which points are done and which are pending.
+    Status(CampaignArgs),
+    /// List the built-in campaigns.
+    Presets,
+}
+
+#[derive(Args, Debug)]
+pub struct CampaignArgs {
+    /// Campaign file (TOML); see examples/campaigns/.
+    pub file: Option<PathBuf>,
+    /// A built-in campaign instead of a file (see `qpslab campaign presets`).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override the concurrency list, e.g. 1,4,16.
+    #[arg(long)]
+    pub threads: Option<String>,
+    /// Override the seconds per point.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Override the workloads, e.g. oltp_point_select,oltp_read_write.
+    #[arg(long)]
+    pub workloads: Option<String>,
+    /// Override the repeats per point.
+    #[arg(long)]
+    pub repeat: Option<u32>,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+/// Which stored runs an analysis reads.
+#[derive(Args, Debug)]
+pub struct AnalysisArgs {
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Only the runs of this campaign (or sweep).
+    #[arg(long)]
+    pub campaign: Option<i64>,
+    #[arg(long)]
+    pub workload: Option<String>,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// text, markdown, csv or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RatioArgs {
+    /// The series compared (a variant or a label).
+    pub a: Option<String>,
+    /// The series it is divided by.
+    pub b: Option<String>,
+    /// Matrix form: every variant divided by this one.
+    #[arg(long)]
+    pub reference: Option<String>,
+    #[command(flatten)]
+    pub filter: AnalysisArgs,
+}
+
 #[derive(Args, Debug)]
 pub struct RunsArgs {
     #[arg(long)]
@@ -328,4 +402,29 @@ pub struct QuickArgs {
     pub workloads: String,
     #[arg(long)]
     pub store: Option<PathBuf>,
+}
+
+impl LoadArgs {
+    /// Parses run options given as command-line words (workload first), as
+    /// campaign files and the quickstart describe their runs.
+    pub fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
+        #[derive(Parser)]
+        #[command(name = "qpslab run")]
+        struct P {
+            #[command(flatten)]
+            l: LoadArgs,
+        }
+        let argv = std::iter::once("qpslab".to_string()).chain(words.iter().cloned());
+        P::try_parse_from(argv).map(|p| p.l).map_err(|e| {
+            anyhow::anyhow!(
+                "{}",
+                e.render()
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("bad options")
+                    .trim_start_matches("error: ")
+            )
+        })
+    }
 }

@@ -1,8 +1,8 @@
 //! What each command does, end to end.
 
 use super::args::{
-    parse_pct_list, Cli, Cmd, LoadArgs, QuickArgs, RunsArgs, SandboxArgs, ServerCmd, ShowArgs,
-    SweepArgs,
+    parse_pct_list, AnalysisArgs, Cli, Cmd, LoadArgs, QuickArgs, RunsArgs, SandboxArgs, ServerCmd,
+    ShowArgs, SweepArgs,
 };
 use super::environment::{capture, Environment};
 use super::record::{open_store, Recorder, RunTags};
@@ -31,6 +31,13 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Quickstart(a) => quickstart(&a),
         Cmd::Runs(a) => cmd_runs(&a).map(|_| 0),
         Cmd::Sweep(a) => sweep(&a),
+        Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
+        Cmd::Ratio(a) => analysis(
+            &a.filter,
+            Some((a.a.clone(), a.b.clone(), a.reference.clone())),
+        )
+        .map(|_| 0),
+        Cmd::Campaign { cmd } => super::campaign::campaign(cmd),
         Cmd::Show(a) => cmd_show(&a).map(|_| 0),
     }
 }
@@ -127,7 +134,7 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
 }
 
 /// `--threads` as a list (sweep) or a single number (everything else).
-fn thread_list(s: &str) -> Result<Vec<u32>> {
+pub(super) fn thread_list(s: &str) -> Result<Vec<u32>> {
     let v: Vec<u32> = s
         .split(',')
         .map(|t| match t.trim().parse::<u32>() {
@@ -146,6 +153,10 @@ fn single_threads(a: &LoadArgs) -> Result<u32> {
         [n] => Ok(*n),
         _ => bail!("--threads takes one number here; for several concurrencies use `qpslab sweep`"),
     }
+}
+
+pub(super) fn oltp_opts_pub(a: &LoadArgs) -> Result<OltpOpts> {
+    oltp_opts(a)
 }
 
 fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
@@ -211,7 +222,7 @@ fn seed(s: u64) -> u64 {
         .unwrap_or(1)
 }
 
-fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
+pub(super) fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
     Ok(tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
@@ -270,7 +281,7 @@ fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
 
 /// Checks that the tables the run needs exist, before opening all
 /// connections, and reads the server's environment on the same connection.
-async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environment> {
+pub(super) async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environment> {
     let mut c = check(t).await?;
     let env = capture(t, &mut c).await?;
     let needed = match w {
@@ -297,7 +308,7 @@ async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environme
     Ok(env)
 }
 
-fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
+pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
     let w = Workload::parse(&a.workload)?;
     let threads = single_threads(a)?;
     let ps_mode = match a.db_ps_mode.as_str() {
@@ -431,14 +442,7 @@ fn exit_code(r: &RunResult) -> i32 {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+use crate::analyze::median;
 
 /// The figures of one sweep step kept for the table.
 struct StepFigures {
@@ -579,6 +583,60 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         );
     }
     Ok(code)
+}
+
+/// `scalability` (ratio = None) and `ratio` over the stored ok runs.
+fn analysis(
+    a: &AnalysisArgs,
+    ratio: Option<(Option<String>, Option<String>, Option<String>)>,
+) -> Result<()> {
+    let store = open_store(a.store.as_deref())?;
+    let f = report::table::Format::parse(&a.format)?;
+    let mut runs = store.list_runs(&RunFilter {
+        workload: a.workload.clone(),
+        label: a.label.clone(),
+        status: Some("ok".into()),
+        campaign: a.campaign,
+        limit: None,
+    })?;
+    if runs.is_empty() {
+        bail!("no finished runs match; see `qpslab runs`");
+    }
+    match ratio {
+        None => print!("{}", crate::analyze::scalability_table(&runs, f)),
+        Some((x, y, reference)) => {
+            // `ratio A B`: A relative to B, where A and B name variants (or labels).
+            let reference = match (&x, &y, reference) {
+                (Some(_), Some(b), _) => b.clone(),
+                (_, _, Some(r)) => r,
+                _ => bail!("give two series (`qpslab ratio A B`) or --reference VARIANT"),
+            };
+            if let (Some(a_name), Some(b_name)) = (&x, &y) {
+                let by_label = runs
+                    .iter()
+                    .any(|r| r.label.as_deref() == Some(b_name.as_str()))
+                    && !runs
+                        .iter()
+                        .any(|r| r.variant.as_deref() == Some(b_name.as_str()));
+                if by_label {
+                    // Compare labels: make the label the series' variant.
+                    for r in &mut runs {
+                        r.variant = r.label.take();
+                    }
+                }
+                runs.retain(|r| {
+                    r.variant.as_deref() == Some(a_name.as_str())
+                        || r.variant.as_deref() == Some(b_name.as_str())
+                });
+            }
+            let out = crate::analyze::ratio_matrix(&runs, &reference, f);
+            if out.trim().is_empty() || out.trim() == "[]" {
+                bail!("no runs of '{reference}' to compare with");
+            }
+            print!("{out}");
+        }
+    }
+    Ok(())
 }
 
 fn cmd_runs(a: &RunsArgs) -> Result<()> {

@@ -3,6 +3,7 @@
 //! dispatches to the modules. Context-rich error messages are made here.
 
 mod args;
+mod campaign;
 mod commands;
 mod environment;
 mod record;

@@ -15,5 +15,5 @@ mod shard;
 mod worker;
 
 pub use config::{IgnoreErrors, PsMode, RunConfig};
-pub use interrupt::install_ctrl_c;
+pub use interrupt::{install_ctrl_c, interrupted};
 pub use run::{run, RunResult, RunStatus, Sample};

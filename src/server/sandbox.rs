@@ -324,6 +324,42 @@ impl Sandbox {
         Ok(true)
     }
 
+    fn template_dir(&self) -> PathBuf {
+        self.dir.join("template")
+    }
+
+    /// True when a template datadir was saved.
+    pub fn has_template(&self) -> bool {
+        self.template_dir().join("mysql").is_dir()
+    }
+
+    /// Saves the (stopped) server's datadir as the template that
+    /// `restore_template` starts from: data prepared once, reused by every
+    /// variant of a campaign.
+    pub fn save_template(&self) -> Result<()> {
+        if self.running_pid().is_some() {
+            bail!(
+                "sandbox '{}' must be stopped to save its template datadir",
+                self.spec.name
+            );
+        }
+        let _ = fs::remove_dir_all(self.template_dir());
+        copy_tree(&self.datadir(), &self.template_dir())
+    }
+
+    /// Replaces the (stopped) server's datadir with a copy of the template.
+    pub fn restore_template(&self) -> Result<()> {
+        if self.running_pid().is_some() {
+            bail!(
+                "sandbox '{}' must be stopped to restore its template datadir",
+                self.spec.name
+            );
+        }
+        fs::remove_dir_all(self.datadir())
+            .with_context(|| format!("cannot remove {}", self.datadir().display()))?;
+        copy_tree(&self.template_dir(), &self.datadir())
+    }
+
     /// Stops the server and removes everything it had.
     pub fn destroy(self) -> Result<()> {
         self.stop(Duration::from_secs(60))?;
@@ -362,6 +398,26 @@ impl Sandbox {
         }
         s
     }
+}
+
+/// Copies a directory tree (reflinks where the filesystem has them).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<()> {
+    let out = Command::new("cp")
+        .arg("-a")
+        .arg("--reflink=auto")
+        .arg(from)
+        .arg(to)
+        .output()
+        .context("cannot run cp")?;
+    if !out.status.success() {
+        bail!(
+            "copying {} to {} failed: {}",
+            from.display(),
+            to.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
 }
 
 async fn ping(opts: &ConnOpts) -> Result<()> {

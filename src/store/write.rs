@@ -92,6 +92,33 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// The campaign of this name and kind, created when new; returns its id.
+    pub fn find_or_create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
+        let found: Option<i64> = rusqlite::OptionalExtension::optional(self.conn.query_row(
+            "SELECT id FROM campaigns WHERE name = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
+            params![name, kind],
+            |r| r.get(0),
+        ))?;
+        match found {
+            Some(id) => {
+                self.conn.execute(
+                    "UPDATE campaigns SET definition = ?2 WHERE id = ?1",
+                    params![id, definition],
+                )?;
+                Ok(id)
+            }
+            None => self.create_campaign(name, kind, definition),
+        }
+    }
+
+    /// Points of a campaign that have a finished ("ok") run: point hash → run id.
+    pub fn done_points(&self, campaign: i64) -> Result<std::collections::HashMap<String, i64>> {
+        self.mark_dead_runs()?;
+        let mut s = self.conn.prepare("SELECT point_hash, MAX(id) FROM runs WHERE campaign_id = ?1 AND status = 'ok' AND point_hash IS NOT NULL GROUP BY point_hash")?;
+        let rows = s.query_map(params![campaign], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Creates a campaign (a sweep or a campaign file's matrix); returns its id.
     pub fn create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
         self.conn.execute(

@@ -18,7 +18,13 @@ static LAB: OnceLock<Lab> = OnceLock::new();
 
 extern "C" fn destroy_at_exit() {
     if let Some(lab) = LAB.get() {
-        let _ = lab.qpslab(&["server", "destroy", "--name", SANDBOX]);
+        // Every sandbox this test binary made (campaigns make their own).
+        if let Ok(dirs) = std::fs::read_dir(lab.home.join("sandboxes")) {
+            for d in dirs.flatten() {
+                let name = d.file_name().to_string_lossy().into_owned();
+                let _ = lab.qpslab(&["server", "destroy", "--name", &name]);
+            }
+        }
         let _ = std::fs::remove_dir_all(&lab.home);
     }
 }

@@ -1,0 +1,338 @@
+//! campaign: what a campaign is.
+//!
+//! Owns the campaign file format (TOML), its validation, the expansion into
+//! points (server × variant × workload × threads × repeat) and each point's
+//! identity: a hash of everything that defines it, so that rerunning a file
+//! skips what is already done. It runs nothing itself; `cli` drives the
+//! points through server, exec and store.
+
+pub mod presets;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// When servers are restarted (sandboxes only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// Restart, from the template datadir, whenever the variant changes.
+    #[default]
+    Variant,
+    /// Restart, from the template datadir, before every point.
+    Step,
+    /// Restart only when the server's settings change.
+    Never,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Data {
+    #[serde(default = "default_tables")]
+    pub tables: u32,
+    #[serde(default = "default_table_size")]
+    pub table_size: u32,
+}
+
+fn default_tables() -> u32 {
+    4
+}
+fn default_table_size() -> u32 {
+    100_000
+}
+
+impl Default for Data {
+    fn default() -> Self {
+        Data {
+            tables: default_tables(),
+            table_size: default_table_size(),
+        }
+    }
+}
+
+/// A server of the matrix: a sandbox (created as described) or an external DSN.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerDef {
+    /// Series label of its results, e.g. "mariadb-10.11".
+    pub label: String,
+    /// Sandbox name; defaults to the label.
+    pub sandbox: Option<String>,
+    /// An external server instead of a sandbox: mysql://user[:pw]@host:port/db
+    pub dsn: Option<String>,
+    pub profile: Option<String>,
+    pub basedir: Option<PathBuf>,
+    pub cpus: Option<String>,
+    /// Server variables for every variant of this server.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+}
+
+/// A configuration variant applied to every server.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    pub name: String,
+    /// Server variables: my.cnf settings at (re)start for sandboxes, SET GLOBAL for external servers.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    /// Statements run after the server starts (e.g. Performance Schema consumers).
+    #[serde(default)]
+    pub sql: Vec<String>,
+}
+
+/// A workload with its options, named as on the command line (sysbench's names).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadDef {
+    pub name: String,
+    #[serde(default)]
+    pub options: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub threads: Vec<u32>,
+    #[serde(default = "default_time")]
+    pub time: f64,
+    #[serde(default)]
+    pub warmup: f64,
+    #[serde(default)]
+    pub cooldown: f64,
+    #[serde(default = "default_repeat")]
+    pub repeat: u32,
+    #[serde(default)]
+    pub restart: Restart,
+    #[serde(default)]
+    pub data: Data,
+    /// The variant the ratio matrix divides by; defaults to the first.
+    pub reference: Option<String>,
+    #[serde(rename = "server")]
+    pub servers: Vec<ServerDef>,
+    #[serde(rename = "variant", default)]
+    pub variants: Vec<VariantDef>,
+    #[serde(rename = "workload")]
+    pub workloads: Vec<WorkloadDef>,
+}
+
+fn default_time() -> f64 {
+    10.0
+}
+fn default_repeat() -> u32 {
+    1
+}
+
+/// One measurement of the matrix.
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub server: usize,
+    pub variant: usize,
+    pub workload: usize,
+    pub threads: u32,
+    pub repeat: u32,
+    pub hash: String,
+}
+
+/// A TOML value as a my.cnf / SET value: strings without quotes.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn fnv64(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl CampaignFile {
+    pub fn parse(text: &str, origin: &str) -> Result<CampaignFile> {
+        let mut c: CampaignFile = toml::from_str(text)
+            .with_context(|| format!("{origin} is not a valid campaign file"))?;
+        if c.variants.is_empty() {
+            c.variants.push(VariantDef {
+                name: "default".into(),
+                set: BTreeMap::new(),
+                sql: Vec::new(),
+            });
+        }
+        c.validate().with_context(|| format!("in {origin}"))?;
+        Ok(c)
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.threads.is_empty() || self.threads.contains(&0) {
+            bail!("threads must be a non-empty list of positive numbers");
+        }
+        if self.servers.is_empty() || self.workloads.is_empty() {
+            bail!("a campaign needs at least one [[server]] and one [[workload]]");
+        }
+        if self.repeat == 0 || self.time <= 0.0 {
+            bail!("repeat must be at least 1 and time positive");
+        }
+        for s in &self.servers {
+            if s.dsn.is_some()
+                && (s.sandbox.is_some()
+                    || s.basedir.is_some()
+                    || s.profile.is_some()
+                    || s.cpus.is_some()
+                    || !s.set.is_empty())
+            {
+                bail!(
+                    "server '{}': a dsn server cannot have sandbox, basedir, profile, cpus or set",
+                    s.label
+                );
+            }
+        }
+        let mut names: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() != self.variants.len() {
+            bail!("variant names must be distinct");
+        }
+        if let Some(r) = &self.reference {
+            if !self.variants.iter().any(|v| &v.name == r) {
+                bail!("reference '{r}' is not one of the variants");
+            }
+        }
+        for w in &self.workloads {
+            crate::workload::Workload::parse(&w.name)?;
+        }
+        Ok(())
+    }
+
+    /// Sandbox name of server `i` (None for DSN servers).
+    pub fn sandbox_name(&self, i: usize) -> Option<String> {
+        let s = &self.servers[i];
+        if s.dsn.is_some() {
+            return None;
+        }
+        Some(s.sandbox.clone().unwrap_or_else(|| {
+            s.label
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect()
+        }))
+    }
+
+    pub fn reference_variant(&self) -> &str {
+        self.reference.as_deref().unwrap_or(&self.variants[0].name)
+    }
+
+    /// Everything that defines a point, in a canonical form.
+    pub fn point_definition(
+        &self,
+        server: usize,
+        variant: usize,
+        workload: usize,
+        threads: u32,
+        repeat: u32,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "server": self.servers[server],
+            "variant": self.variants[variant],
+            "workload": self.workloads[workload],
+            "data": self.data,
+            "threads": threads,
+            "repeat": repeat,
+            "time": self.time,
+            "warmup": self.warmup,
+        })
+    }
+
+    /// All points, in run order: server, variant, workload, threads, repeat.
+    pub fn points(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for s in 0..self.servers.len() {
+            for v in 0..self.variants.len() {
+                for w in 0..self.workloads.len() {
+                    for &t in &self.threads {
+                        for r in 1..=self.repeat {
+                            let def = self.point_definition(s, v, w, t, r).to_string();
+                            out.push(Point {
+                                server: s,
+                                variant: v,
+                                workload: w,
+                                threads: t,
+                                repeat: r,
+                                hash: format!("{:016x}", fnv64(&def)),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+        name = "t"
+        threads = [1, 4]
+        repeat = 2
+        [[server]]
+        label = "a"
+        [[variant]]
+        name = "x"
+        set = { innodb_spin_wait_delay = 6 }
+        [[variant]]
+        name = "y"
+        [[workload]]
+        name = "point_select"
+        options = { range_size = 10 }
+    "#;
+
+    #[test]
+    fn expands_the_matrix_with_stable_distinct_hashes() {
+        let c = CampaignFile::parse(FILE, "test").unwrap();
+        let p = c.points();
+        assert_eq!(p.len(), 2 * 2 * 2);
+        let mut h: Vec<&str> = p.iter().map(|x| x.hash.as_str()).collect();
+        h.sort_unstable();
+        h.dedup();
+        assert_eq!(h.len(), 8);
+        assert_eq!(
+            CampaignFile::parse(FILE, "test").unwrap().points()[3].hash,
+            p[3].hash
+        );
+        let longer =
+            CampaignFile::parse(&FILE.replace("repeat = 2", "repeat = 2\ntime = 20"), "test")
+                .unwrap();
+        assert_ne!(longer.points()[0].hash, p[0].hash);
+        assert_eq!(
+            value_text(&c.variants[0].set["innodb_spin_wait_delay"]),
+            "6"
+        );
+        assert_eq!(c.sandbox_name(0).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn rejects_bad_files() {
+        assert!(CampaignFile::parse("name = 1", "x").is_err());
+        assert!(
+            CampaignFile::parse(&FILE.replace("threads = [1, 4]", "threads = []"), "x").is_err()
+        );
+        assert!(CampaignFile::parse(&FILE.replace("\"point_select\"", "\"nope\""), "x").is_err());
+        assert!(CampaignFile::parse(&FILE.replace("name = \"y\"", "name = \"x\""), "x").is_err());
+        assert!(
+            CampaignFile::parse(&FILE.replace("repeat = 2", "repeat = 2\nbogus = 1"), "x").is_err()
+        );
+    }
+}

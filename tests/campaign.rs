@@ -1,0 +1,205 @@
+//! Campaigns end to end against real sandbox MariaDBs: a 2-variant ×
+//! 2-concurrency matrix runs, resumes after a partial run and after a kill
+//! with no duplicate and no missing point, and ends with the ratio matrix.
+
+mod common;
+use common::{json, lab, text};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+fn campaign_file(name: &str, sandbox: &str) -> String {
+    let path = lab().home.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+name = "{name}"
+threads = [1, 2]
+time = 1
+reference = "spin-6"
+[data]
+tables = 2
+table_size = 1000
+[[server]]
+label = "maria"
+sandbox = "{sandbox}"
+set = {{ innodb_buffer_pool_size = "64M" }}
+[[variant]]
+name = "spin-6"
+set = {{ innodb_spin_wait_delay = 6 }}
+[[variant]]
+name = "spin-96"
+set = {{ innodb_spin_wait_delay = 96, max_connections = 123 }}
+sql = ["SET GLOBAL innodb_spin_wait_delay = 96"]
+[[workload]]
+name = "oltp_point_select"
+"#
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+fn ok_runs(store: &str) -> Vec<serde_json::Value> {
+    let o = lab().qpslab(&[
+        "runs", "--store", store, "--status", "ok", "--format", "json",
+    ]);
+    json(&o).as_array().unwrap().clone()
+}
+
+fn destroy(name: &str) {
+    let _ = lab().qpslab(&["server", "destroy", "--name", name]);
+}
+
+#[test]
+fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
+    let l = lab();
+    let file = campaign_file("c-resume", "camp1");
+    let store = l.home.join("c-resume.db").display().to_string();
+    // a partial run first: only threads=1
+    let o = l.qpslab(&[
+        "campaign",
+        "run",
+        &file,
+        "--threads",
+        "1",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(ok_runs(&store).len(), 2);
+    // variants are applied: the sandbox's my.cnf of the last variant has both settings
+    let cnf = std::fs::read_to_string(l.home.join("sandboxes/camp1/my.cnf")).unwrap();
+    assert!(
+        cnf.contains("innodb_spin_wait_delay = 96") && cnf.contains("max_connections = 123"),
+        "{cnf}"
+    );
+    // the full matrix: only the 2 missing points run
+    let o = l.qpslab(&["campaign", "run", &file, "--store", &store]);
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    assert!(s.contains("4 points, 2 done, 2 to run"), "{s}");
+    assert!(
+        s.contains("Ratio matrix") && s.contains("spin-96 / spin-6"),
+        "{s}"
+    );
+    let runs = ok_runs(&store);
+    assert_eq!(runs.len(), 4);
+    let mut seen: Vec<(String, i64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["variant"].as_str().unwrap().to_string(),
+                r["threads"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        vec![
+            ("spin-6".into(), 1),
+            ("spin-6".into(), 2),
+            ("spin-96".into(), 1),
+            ("spin-96".into(), 2)
+        ]
+    );
+    // status says everything is done; a rerun runs nothing
+    let o = l.qpslab(&["campaign", "status", &file, "--store", &store]);
+    assert!(
+        text(&o).contains("4 points, 4 done, 0 pending"),
+        "{}",
+        text(&o)
+    );
+    let o = l.qpslab(&["campaign", "run", &file, "--store", &store]);
+    assert!(
+        text(&o).contains("4 points, 4 done, 0 to run"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(ok_runs(&store).len(), 4);
+    // the analyses read the same runs
+    let o = l.qpslab(&[
+        "ratio", "spin-96", "spin-6", "--store", &store, "--format", "json",
+    ]);
+    let m = json(&o);
+    assert_eq!(m[0]["rows"].as_array().unwrap().len(), 2, "{m}");
+    let o = l.qpslab(&["scalability", "--store", &store, "--format", "csv"]);
+    assert_eq!(text(&o).lines().count(), 5, "{}", text(&o));
+    destroy("camp1");
+}
+
+#[test]
+fn a_killed_campaign_finishes_on_the_rerun_with_no_duplicate_or_missing_point() {
+    let l = lab();
+    let file = campaign_file("c-kill", "camp2");
+    let store = l.home.join("c-kill.db").display().to_string();
+    let mut child = l
+        .command()
+        .args(["campaign", "run", &file, "--store", &store])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the campaign ended before its first point"
+        );
+        if line.starts_with("[1/4]") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = ok_runs(&store).len();
+    assert!((1..4).contains(&before), "{before}");
+    let o = l.qpslab(&["campaign", "run", &file, "--store", &store]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = ok_runs(&store);
+    assert_eq!(runs.len(), 4, "duplicates or missing points");
+    destroy("camp2");
+}
+
+#[test]
+fn presets_are_listed_and_bad_files_are_refused() {
+    let l = lab();
+    let o = l.qpslab(&["campaign", "presets"]);
+    for p in ["pfs-overhead", "scalability", "spin-delay"] {
+        assert!(text(&o).contains(p), "{}", text(&o));
+    }
+    let bad = l.home.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"b\"\nthreads = [1]\n[[server]]\nlabel = \"x\"\n[[workload]]\nname = \"nope\"\n",
+    )
+    .unwrap();
+    let o = l.qpslab(&["campaign", "run", bad.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && text(&o).contains("unknown workload 'nope'"),
+        "{}",
+        text(&o)
+    );
+    let o = l.qpslab(&["campaign", "run", "--preset", "nope"]);
+    assert!(
+        !o.status.success() && text(&o).contains("no preset 'nope'"),
+        "{}",
+        text(&o)
+    );
+    for ex in [
+        "examples/campaigns/versions.toml",
+        "examples/campaigns/pfs-quick.toml",
+    ] {
+        let o = l.qpslab(&[
+            "campaign",
+            "status",
+            ex,
+            "--store",
+            l.home.join("ex.db").to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{ex}: {}", text(&o));
+    }
+}
