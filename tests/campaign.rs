@@ -15,7 +15,7 @@ fn campaign_file(name: &str, sandbox: &str) -> String {
             r#"
 name = "{name}"
 threads = [1, 2]
-time = 1
+time = 2
 reference = "spin-6"
 [data]
 tables = 2
@@ -126,6 +126,20 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     assert_eq!(m[0]["rows"].as_array().unwrap().len(), 2, "{m}");
     let o = l.qpslab(&["scalability", "--store", &store, "--format", "csv"]);
     assert_eq!(text(&o).lines().count(), 5, "{}", text(&o));
+    let o = l.qpslab(&["best", "--store", &store, "--format", "csv"]);
+    let best = text(&o);
+    assert!(
+        best.starts_with("workload,threads,maria best qps,maria variant")
+            && best.lines().count() == 3,
+        "{best}"
+    );
+    let (a, b) = (runs[0]["id"].to_string(), runs[1]["id"].to_string());
+    let o = l.qpslab(&["compare", &a, &b, "--store", &store, "--format", "json"]);
+    let c = json(&o);
+    assert!(
+        c["qps"]["p"].as_f64().unwrap() >= 0.0 && c["qps"]["a"]["n"].as_u64().unwrap() >= 1,
+        "{c}"
+    );
     destroy("camp1");
 }
 

@@ -6,6 +6,8 @@
 //! concurrency, with min / median / max). It reads `RunRow`s; it does not
 //! query the store or print by itself.
 
+pub mod compare;
+
 use crate::report::table::{Format, Table};
 use crate::store::RunRow;
 use std::collections::BTreeMap;
@@ -33,6 +35,8 @@ pub struct Cell {
 type SeriesKey = (String, String, String);
 /// A series' cells by concurrency.
 type Cells = BTreeMap<i64, Cell>;
+/// workload → threads → label → (best QPS, variant that won).
+type Best = BTreeMap<String, BTreeMap<i64, BTreeMap<String, (f64, String)>>>;
 
 /// (workload, label, variant) → threads → cell.
 pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
@@ -100,6 +104,66 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 format!("{:.2}", c.p99_ms),
                 c.runs.to_string(),
             ]);
+        }
+    }
+    t.render(f)
+}
+
+/// Best-to-best: for each workload, concurrency and series label, the best
+/// median QPS over the label's variants, naming the variant that won; with
+/// two or more labels, each label's best relative to the first label's.
+pub fn best_table(runs: &[RunRow], f: Format) -> String {
+    let s = series(runs);
+    // (workload) → threads → label → (qps, variant)
+    let mut best: Best = BTreeMap::new();
+    let mut labels: Vec<String> = Vec::new();
+    for ((w, l, v), cells) in &s {
+        if !labels.contains(l) {
+            labels.push(l.clone());
+        }
+        for (th, c) in cells {
+            let slot = best.entry(w.clone()).or_default().entry(*th).or_default();
+            let better = slot.get(l).is_none_or(|(q, _)| c.qps > *q);
+            if better {
+                slot.insert(l.clone(), (c.qps, v.clone()));
+            }
+        }
+    }
+    if f == Format::Json {
+        return serde_json::to_string_pretty(&best).unwrap_or_default() + "\n";
+    }
+    let mut headers = vec!["workload".to_string(), "threads".to_string()];
+    for l in &labels {
+        headers.push(format!("{l} best qps"));
+        headers.push(format!("{l} variant"));
+    }
+    for l in labels.iter().skip(1) {
+        headers.push(format!("{l} / {}", labels[0]));
+    }
+    let mut t = Table {
+        headers,
+        rows: Vec::new(),
+    };
+    for (w, by_threads) in &best {
+        for (th, by_label) in by_threads {
+            let mut row = vec![w.clone(), th.to_string()];
+            for l in &labels {
+                match by_label.get(l) {
+                    Some((q, v)) => {
+                        row.push(format!("{q:.2}"));
+                        row.push(v.clone());
+                    }
+                    None => row.extend(["-".to_string(), "-".to_string()]),
+                }
+            }
+            let base = by_label.get(&labels[0]).map(|x| x.0);
+            for l in labels.iter().skip(1) {
+                row.push(match (by_label.get(l), base) {
+                    (Some((q, _)), Some(b)) if b > 0.0 => format!("{:.3}", q / b),
+                    _ => "-".into(),
+                });
+            }
+            t.rows.push(row);
         }
     }
     t.render(f)
@@ -249,5 +313,17 @@ mod tests {
             "{text}"
         );
         assert!(scalability_table(&runs, Format::Csv).contains("oltp_point_select,m,off,1,200.00"));
+        // best-to-best with two labels: the best variant of each, and their ratio
+        let mut other = vec![row(8, "a", 1, 150.0), row(9, "b", 1, 250.0)];
+        for r in &mut other {
+            r.label = Some("n".into());
+        }
+        let all: Vec<RunRow> = runs.iter().cloned().chain(other).collect();
+        let b = best_table(&all, Format::Csv);
+        assert!(
+            b.lines()
+                .any(|l| l == "oltp_point_select,1,200.00,off,250.00,b,1.250"),
+            "{b}"
+        );
     }
 }

@@ -44,6 +44,11 @@ pub enum Cmd {
     /// Ratio of series per concurrency: `ratio A B` (A / B), or the matrix
     /// of every variant against --reference.
     Ratio(RatioArgs),
+    /// Best-to-best: each label's best variant per concurrency, and ratios.
+    Best(AnalysisArgs),
+    /// Two runs side by side: per-second throughput mean ± standard error
+    /// (corrected for autocorrelation) and whether the difference is real.
+    Compare(CompareArgs),
     /// List stored runs.
     Runs(RunsArgs),
     /// Show one stored run: environment, per-interval samples, statements.
@@ -336,6 +341,19 @@ pub struct AnalysisArgs {
     #[arg(long)]
     pub label: Option<String>,
     /// text, markdown, csv or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline run id.
+    pub run_a: i64,
+    /// The run compared with it.
+    pub run_b: i64,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// text or json.
     #[arg(long, default_value = "text")]
     pub format: String,
 }

@@ -1,8 +1,8 @@
 //! What each command does, end to end.
 
 use super::args::{
-    parse_pct_list, AnalysisArgs, Cli, Cmd, LoadArgs, QuickArgs, RunsArgs, SandboxArgs, ServerCmd,
-    ShowArgs, SweepArgs,
+    parse_pct_list, AnalysisArgs, Cli, Cmd, CompareArgs, LoadArgs, QuickArgs, RunsArgs,
+    SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::environment::{capture, Environment};
 use super::record::{open_store, Recorder, RunTags};
@@ -32,6 +32,25 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Runs(a) => cmd_runs(&a).map(|_| 0),
         Cmd::Sweep(a) => sweep(&a),
         Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
+        Cmd::Best(a) => {
+            let store = open_store(a.store.as_deref())?;
+            let runs = store.list_runs(&RunFilter {
+                workload: a.workload.clone(),
+                label: a.label.clone(),
+                status: Some("ok".into()),
+                campaign: a.campaign,
+                limit: None,
+            })?;
+            if runs.is_empty() {
+                bail!("no finished runs match; see `qpslab runs`");
+            }
+            print!(
+                "{}",
+                crate::analyze::best_table(&runs, report::table::Format::parse(&a.format)?)
+            );
+            Ok(0)
+        }
+        Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
         Cmd::Ratio(a) => analysis(
             &a.filter,
             Some((a.a.clone(), a.b.clone(), a.reference.clone())),
@@ -635,6 +654,107 @@ fn analysis(
             }
             print!("{out}");
         }
+    }
+    Ok(())
+}
+
+/// Per-interval QPS and TPS of a stored run: measured, whole intervals only.
+fn run_series(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
+    let full = d.samples.iter().map(|s| s.dur).fold(0.0, f64::max);
+    let whole = d
+        .samples
+        .iter()
+        .filter(|s| !s.warmup && s.dur >= 0.5 * full && s.dur > 0.0);
+    whole
+        .map(|s| {
+            (
+                (s.reads + s.writes + s.others) as f64 / s.dur,
+                s.events as f64 / s.dur,
+            )
+        })
+        .unzip()
+}
+
+fn compare_runs(a: &CompareArgs) -> Result<()> {
+    let store = open_store(a.store.as_deref())?;
+    let get = |id: i64| {
+        store
+            .run_detail(id)?
+            .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))
+    };
+    let (da, db) = (get(a.run_a)?, get(a.run_b)?);
+    let (qa, ta) = run_series(&da);
+    let (qb, tb) = run_series(&db);
+    if qa.len() < 2 || qb.len() < 2 {
+        bail!("each run needs at least 2 whole measured intervals to compare (run {} has {}, run {} has {})", a.run_a, qa.len(), a.run_b, qb.len());
+    }
+    let cq = crate::analyze::compare::compare(&qa, &qb);
+    let ct = crate::analyze::compare::compare(&ta, &tb);
+    if a.format == "json" {
+        let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(());
+    }
+    let name = |d: &crate::store::RunDetail| {
+        let r = &d.run;
+        format!(
+            "run {} {} {}",
+            r.id,
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default()
+        )
+        .trim()
+        .to_string()
+    };
+    let mut t = report::table::Table::new(&["", &name(&da), &name(&db)]);
+    let ms = |s: &crate::analyze::compare::SeriesStats| {
+        format!(
+            "{:.1} ± {:.1} (n {}, n_eff {:.1})",
+            s.mean, s.se, s.n, s.n_eff
+        )
+    };
+    let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+    let rows: Vec<(&str, String, String)> = vec![
+        ("workload", da.run.workload.clone(), db.run.workload.clone()),
+        (
+            "threads",
+            da.run.threads.to_string(),
+            db.run.threads.to_string(),
+        ),
+        (
+            "server",
+            da.run.server_version.clone().unwrap_or_default(),
+            db.run.server_version.clone().unwrap_or_default(),
+        ),
+        ("status", da.run.status.clone(), db.run.status.clone()),
+        ("qps mean ± SE", ms(&cq.a), ms(&cq.b)),
+        ("tps mean ± SE", ms(&ct.a), ms(&ct.b)),
+        ("p95 ms", opt(da.run.lat_p95_ms), opt(db.run.lat_p95_ms)),
+        ("p99 ms", opt(da.run.lat_p99_ms), opt(db.run.lat_p99_ms)),
+    ];
+    for (label, x, y) in rows {
+        t.push(vec![label.to_string(), x, y]);
+    }
+    print!("{}", t.render(report::table::Format::Text));
+    for (what, c) in [("qps", &cq), ("tps", &ct)] {
+        let pct = |v: f64| {
+            if c.a.mean != 0.0 {
+                v / c.a.mean * 100.0
+            } else {
+                f64::NAN
+            }
+        };
+        println!(
+            "{what}: B - A = {:+.1} ({:+.2}%), 95% interval [{:+.2}%, {:+.2}%], t {:.2}, df {:.1}, p {:.4}: {}",
+            c.diff,
+            c.diff_pct,
+            pct(c.ci_low),
+            pct(c.ci_high),
+            c.t,
+            c.df,
+            c.p,
+            if c.significant { "significant" } else { "within noise" }
+        );
     }
     Ok(())
 }

@@ -363,6 +363,7 @@ impl Sandbox {
     /// Stops the server and removes everything it had.
     pub fn destroy(self) -> Result<()> {
         self.stop(Duration::from_secs(60))?;
+        let _ = fs::remove_file(ports_dir().join(self.spec.port.to_string()));
         let _ = fs::remove_file(self.socket());
         fs::remove_dir_all(&self.dir)
             .with_context(|| format!("cannot remove {}", self.dir.display()))?;
@@ -455,11 +456,26 @@ fn process_alive(pid: i32) -> bool {
     }
 }
 
+fn ports_dir() -> PathBuf {
+    sandboxes_dir().join(".ports")
+}
+
+/// A port no other sandbox of this state directory has, and that nothing
+/// listens on now. The choice is reserved with a file created exclusively,
+/// so two sandboxes created at the same moment never share a port.
 fn free_port() -> Result<u16> {
+    let dir = ports_dir();
+    fs::create_dir_all(&dir)?;
     let taken: Vec<u16> = Sandbox::list()?.iter().map(|s| s.spec.port).collect();
-    (13306..14306)
-        .find(|p| !taken.contains(p) && std::net::TcpListener::bind(("127.0.0.1", *p)).is_ok())
-        .context("no free TCP port in 13306..14306 for a sandbox")
+    for p in 13306..14306u16 {
+        if taken.contains(&p) || std::net::TcpListener::bind(("127.0.0.1", p)).is_err() {
+            continue;
+        }
+        if fs::OpenOptions::new().write(true).create_new(true).open(dir.join(p.to_string())).is_ok() {
+            return Ok(p);
+        }
+    }
+    bail!("no free TCP port in 13306..14306 for a sandbox")
 }
 
 /// Parses a CPU list like `0-3,6`.

@@ -1,0 +1,262 @@
+//! Comparing two runs from their per-second throughput.
+//!
+//! Successive seconds of a run are correlated (buffer pool warm-up, flushing
+//! waves), so the plain standard error underestimates the noise. The
+//! effective sample size is n·(1−ρ₁)/(1+ρ₁) with ρ₁ the lag-1
+//! autocorrelation (clamped to [0, 1)), the standard error is s/√n_eff, and
+//! the difference of means is tested with Welch's t on those effective
+//! sizes. A difference whose 95% interval contains zero is within noise.
+
+use serde::Serialize;
+
+/// Summary of one run's per-interval throughput.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SeriesStats {
+    pub n: usize,
+    pub mean: f64,
+    pub sd: f64,
+    pub lag1: f64,
+    pub n_eff: f64,
+    pub se: f64,
+}
+
+pub fn series_stats(x: &[f64]) -> SeriesStats {
+    let n = x.len();
+    if n == 0 {
+        return SeriesStats {
+            n,
+            mean: f64::NAN,
+            sd: f64::NAN,
+            lag1: 0.0,
+            n_eff: 0.0,
+            se: f64::NAN,
+        };
+    }
+    let mean = x.iter().sum::<f64>() / n as f64;
+    let ss: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
+    let sd = if n > 1 {
+        (ss / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let lag1 = if n > 2 && ss > 0.0 {
+        (x.windows(2)
+            .map(|w| (w[0] - mean) * (w[1] - mean))
+            .sum::<f64>()
+            / ss)
+            .clamp(0.0, 0.99)
+    } else {
+        0.0
+    };
+    let n_eff = (n as f64 * (1.0 - lag1) / (1.0 + lag1)).clamp(1.0, n as f64);
+    SeriesStats {
+        n,
+        mean,
+        sd,
+        lag1,
+        n_eff,
+        se: sd / n_eff.sqrt(),
+    }
+}
+
+/// The comparison of B against A.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Comparison {
+    pub a: SeriesStats,
+    pub b: SeriesStats,
+    /// B − A and relative to A.
+    pub diff: f64,
+    pub diff_pct: f64,
+    /// 95% interval of the difference.
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub t: f64,
+    pub df: f64,
+    /// Two-sided p-value.
+    pub p: f64,
+    pub significant: bool,
+}
+
+pub fn compare(a: &[f64], b: &[f64]) -> Comparison {
+    let (sa, sb) = (series_stats(a), series_stats(b));
+    let diff = sb.mean - sa.mean;
+    let var = sa.se.powi(2) + sb.se.powi(2);
+    let se = var.sqrt();
+    let df = if var > 0.0 {
+        var.powi(2)
+            / (sa.se.powi(4) / (sa.n_eff - 1.0).max(1.0)
+                + sb.se.powi(4) / (sb.n_eff - 1.0).max(1.0))
+    } else {
+        1.0
+    };
+    let t = if se > 0.0 {
+        diff / se
+    } else if diff == 0.0 {
+        0.0
+    } else {
+        f64::INFINITY
+    };
+    let p = if t.is_finite() {
+        2.0 * student_t_upper(t.abs(), df)
+    } else {
+        0.0
+    };
+    let q = student_t_quantile_975(df);
+    Comparison {
+        a: sa,
+        b: sb,
+        diff,
+        diff_pct: if sa.mean != 0.0 {
+            diff / sa.mean * 100.0
+        } else {
+            f64::NAN
+        },
+        ci_low: diff - q * se,
+        ci_high: diff + q * se,
+        t,
+        df,
+        p,
+        significant: p < 0.05,
+    }
+}
+
+/// P(T > t) for Student's t with `df` degrees of freedom, through the
+/// regularized incomplete beta function: P = ½·I_{df/(df+t²)}(df/2, ½).
+pub fn student_t_upper(t: f64, df: f64) -> f64 {
+    let x = df / (df + t * t);
+    0.5 * inc_beta(df / 2.0, 0.5, x)
+}
+
+/// The 97.5% quantile by bisection on the upper tail.
+fn student_t_quantile_975(df: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1000.0);
+    for _ in 0..100 {
+        let mid = (lo + hi) / 2.0;
+        if student_t_upper(mid, df) > 0.025 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+fn ln_gamma(x: f64) -> f64 {
+    // Lanczos approximation (g = 7, 9 coefficients).
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let t = x + 7.5;
+    let s: f64 = C[0]
+        + C.iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, c)| c / (x + i as f64))
+            .sum::<f64>();
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + s.ln()
+}
+
+/// Regularized incomplete beta I_x(a, b), by its continued fraction
+/// (modified Lentz), using the symmetry I_x(a,b) = 1 − I_{1−x}(b,a) where it
+/// converges faster.
+fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    if x > (a + 1.0) / (a + b + 2.0) {
+        return 1.0 - inc_beta(b, a, 1.0 - x);
+    }
+    let front =
+        (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp() / a;
+    let tiny = 1e-300;
+    let (mut c, mut d) = (1.0, 1.0 - (a + b) * x / (a + 1.0));
+    if d.abs() < tiny {
+        d = tiny;
+    }
+    d = 1.0 / d;
+    let mut f = d;
+    for m in 1..300 {
+        let m = m as f64;
+        // even step
+        let num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+        d = 1.0 + num * d;
+        d = if d.abs() < tiny { 1.0 / tiny } else { 1.0 / d };
+        c = 1.0 + num / c;
+        if c.abs() < tiny {
+            c = tiny;
+        }
+        f *= d * c;
+        // odd step
+        let num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
+        d = 1.0 + num * d;
+        d = if d.abs() < tiny { 1.0 / tiny } else { 1.0 / d };
+        c = 1.0 + num / c;
+        if c.abs() < tiny {
+            c = tiny;
+        }
+        let delta = d * c;
+        f *= delta;
+        if (delta - 1.0).abs() < 1e-14 {
+            break;
+        }
+    }
+    front * f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_distribution_matches_tables() {
+        // two-sided 5% critical values: df 1 → 12.706, 10 → 2.228, 30 → 2.042
+        for (df, q) in [(1.0, 12.706), (10.0, 2.228), (30.0, 2.042)] {
+            assert!((student_t_quantile_975(df) - q).abs() < 0.002, "df {df}");
+            assert!((2.0 * student_t_upper(q, df) - 0.05).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn stats_by_hand() {
+        // mean 3, sd sqrt(2.5); lag-1: sum (x_t - m)(x_t+1 - m) / ss = (2+0+0+2)/10 = 0.4
+        let s = series_stats(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(s.mean, 3.0);
+        assert!((s.sd - 2.5f64.sqrt()).abs() < 1e-12);
+        assert!((s.lag1 - 0.4).abs() < 1e-12);
+        assert!((s.n_eff - 5.0 * 0.6 / 1.4).abs() < 1e-12);
+        // alternating series: negative autocorrelation is clamped, n_eff = n
+        assert_eq!(series_stats(&[1.0, 3.0, 1.0, 3.0]).n_eff, 4.0);
+    }
+
+    #[test]
+    fn noise_and_real_differences() {
+        let a = [
+            100.0, 104.0, 98.0, 101.0, 103.0, 97.0, 102.0, 99.0, 100.0, 101.0,
+        ];
+        let same = [
+            101.0, 99.0, 103.0, 98.0, 100.0, 102.0, 97.0, 104.0, 100.0, 99.0,
+        ];
+        assert!(!compare(&a, &same).significant);
+        let better: Vec<f64> = a.iter().map(|v| v * 1.2).collect();
+        let c = compare(&a, &better);
+        assert!(
+            c.significant && c.p < 1e-6 && (c.diff_pct - 20.0).abs() < 1e-9,
+            "{c:?}"
+        );
+    }
+}
