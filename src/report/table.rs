@@ -59,7 +59,7 @@ impl Table {
             .map(|c| {
                 self.rows
                     .iter()
-                    .all(|r| r.get(c).map(|v| numeric(v) || v == "-").unwrap_or(true))
+                    .all(|r| r.get(c).map(|v| v.is_empty() || numeric(v) || v == "-").unwrap_or(true))
             })
             .collect();
         match f {
