@@ -33,21 +33,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Sweep(a) => sweep(&a),
         Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
         Cmd::Best(a) => {
-            let store = open_store(a.store.as_deref())?;
-            let runs = store.list_runs(&RunFilter {
-                workload: a.workload.clone(),
-                label: a.label.clone(),
-                status: Some("ok".into()),
-                campaign: a.campaign,
-                limit: None,
-            })?;
-            if runs.is_empty() {
-                bail!("no finished runs match; see `qpslab runs`");
-            }
-            print!(
-                "{}",
-                crate::analyze::best_table(&runs, report::table::Format::parse(&a.format)?)
-            );
+            let f = report::table::Format::parse(&a.format)?;
+            print!("{}", crate::analyze::best_table(&finished_runs(&a)?, f));
             Ok(0)
         }
         Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
@@ -604,14 +591,9 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// `scalability` (ratio = None) and `ratio` over the stored ok runs.
-fn analysis(
-    a: &AnalysisArgs,
-    ratio: Option<(Option<String>, Option<String>, Option<String>)>,
-) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
-    let f = report::table::Format::parse(&a.format)?;
-    let mut runs = store.list_runs(&RunFilter {
+/// The finished ("ok") runs an analysis reads.
+fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
+    let runs = open_store(a.store.as_deref())?.list_runs(&RunFilter {
         workload: a.workload.clone(),
         label: a.label.clone(),
         status: Some("ok".into()),
@@ -621,6 +603,16 @@ fn analysis(
     if runs.is_empty() {
         bail!("no finished runs match; see `qpslab runs`");
     }
+    Ok(runs)
+}
+
+/// `scalability` (ratio = None) and `ratio` over the stored ok runs.
+fn analysis(
+    a: &AnalysisArgs,
+    ratio: Option<(Option<String>, Option<String>, Option<String>)>,
+) -> Result<()> {
+    let f = report::table::Format::parse(&a.format)?;
+    let mut runs = finished_runs(a)?;
     match ratio {
         None => print!("{}", crate::analyze::scalability_table(&runs, f)),
         Some((x, y, reference)) => {

@@ -57,9 +57,11 @@ impl Table {
         let n = self.headers.len();
         let right: Vec<bool> = (0..n)
             .map(|c| {
-                self.rows
-                    .iter()
-                    .all(|r| r.get(c).map(|v| v.is_empty() || numeric(v) || v == "-").unwrap_or(true))
+                self.rows.iter().all(|r| {
+                    r.get(c)
+                        .map(|v| v.is_empty() || numeric(v) || v == "-")
+                        .unwrap_or(true)
+                })
             })
             .collect();
         match f {

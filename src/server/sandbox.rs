@@ -471,7 +471,12 @@ fn free_port() -> Result<u16> {
         if taken.contains(&p) || std::net::TcpListener::bind(("127.0.0.1", p)).is_err() {
             continue;
         }
-        if fs::OpenOptions::new().write(true).create_new(true).open(dir.join(p.to_string())).is_ok() {
+        if fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join(p.to_string()))
+            .is_ok()
+        {
             return Ok(p);
         }
     }
