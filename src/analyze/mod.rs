@@ -192,10 +192,19 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
         else {
             continue;
         };
-        let others: Vec<_> = variants
+        // Variants in the order they first ran (a campaign file's order).
+        let first_run = |v: &str| {
+            runs.iter()
+                .filter(|r| r.variant.as_deref() == Some(v))
+                .map(|r| r.id)
+                .min()
+                .unwrap_or(i64::MAX)
+        };
+        let mut others: Vec<_> = variants
             .iter()
             .filter(|(v, _)| v.as_str() != reference)
             .collect();
+        others.sort_by_key(|(v, _)| first_run(v));
         let mut headers = vec!["threads".to_string(), format!("{reference} qps")];
         headers.extend(others.iter().map(|(v, _)| format!("{v} / {reference}")));
         let mut t = Table {

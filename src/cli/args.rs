@@ -353,7 +353,7 @@ pub struct CompareArgs {
     pub run_b: i64,
     #[arg(long)]
     pub store: Option<PathBuf>,
-    /// text or json.
+    /// text, markdown, csv or json.
     #[arg(long, default_value = "text")]
     pub format: String,
 }

@@ -682,7 +682,8 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
     }
     let cq = crate::analyze::compare::compare(&qa, &qb);
     let ct = crate::analyze::compare::compare(&ta, &tb);
-    if a.format == "json" {
+    let f = report::table::Format::parse(&a.format)?;
+    if f == report::table::Format::Json {
         let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
@@ -727,7 +728,6 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
     for (label, x, y) in rows {
         t.push(vec![label.to_string(), x, y]);
     }
-    print!("{}", t.render(report::table::Format::Text));
     for (what, c) in [("qps", &cq), ("tps", &ct)] {
         let pct = |v: f64| {
             if c.a.mean != 0.0 {
@@ -736,18 +736,29 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
                 f64::NAN
             }
         };
-        println!(
-            "{what}: B - A = {:+.1} ({:+.2}%), 95% interval [{:+.2}%, {:+.2}%], t {:.2}, df {:.1}, p {:.4}: {}",
-            c.diff,
-            c.diff_pct,
-            pct(c.ci_low),
-            pct(c.ci_high),
-            c.t,
-            c.df,
-            c.p,
-            if c.significant { "significant" } else { "within noise" }
-        );
+        t.push(vec![
+            format!("{what} B - A"),
+            format!(
+                "{:+.1} ({:+.2}%), 95% interval [{:+.2}%, {:+.2}%]",
+                c.diff,
+                c.diff_pct,
+                pct(c.ci_low),
+                pct(c.ci_high)
+            ),
+            format!(
+                "t {:.2}, df {:.1}, p {:.4}: {}",
+                c.t,
+                c.df,
+                c.p,
+                if c.significant {
+                    "significant"
+                } else {
+                    "within noise"
+                }
+            ),
+        ]);
     }
+    print!("{}", t.render(f));
     Ok(())
 }
 
