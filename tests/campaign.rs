@@ -217,3 +217,76 @@ fn presets_are_listed_and_bad_files_are_refused() {
         assert!(o.status.success(), "{ex}: {}", text(&o));
     }
 }
+
+#[test]
+fn a_campaign_on_an_external_server_by_dsn() {
+    let l = lab();
+    l.fresh_db("campdsn");
+    l.sql("mysql", "CREATE OR REPLACE USER 'camp'@'%' IDENTIFIED BY 'camp-pw'; GRANT ALL ON *.* TO 'camp'@'%';");
+    let path = l.home.join("c-dsn.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+name = "c-dsn"
+threads = [2]
+time = 1
+[data]
+tables = 1
+table_size = 500
+[[server]]
+label = "external"
+dsn = "mysql://camp:camp-pw@127.0.0.1:{}/campdsn"
+[[variant]]
+name = "spin-7"
+set = {{ innodb_spin_wait_delay = 7 }}
+[[variant]]
+name = "spin-9"
+set = {{ innodb_spin_wait_delay = 9 }}
+[[workload]]
+name = "oltp_read_only"
+options = {{ range_size = 10, skip_trx = "on" }}
+"#,
+            l.port()
+        ),
+    )
+    .unwrap();
+    let store = l.home.join("c-dsn.db").display().to_string();
+    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    assert!(!s.contains("camp-pw"), "the DSN password leaked: {s}");
+    let runs = ok_runs(&store);
+    assert_eq!(runs.len(), 2);
+    // the last variant's setting is in force, the data was prepared, the options applied
+    assert_eq!(
+        l.sql("mysql", "SELECT @@GLOBAL.innodb_spin_wait_delay")
+            .trim(),
+        "9"
+    );
+    assert_eq!(
+        l.sql("campdsn", "SELECT COUNT(*) FROM sbtest1").trim(),
+        "500"
+    );
+    let d = json(&l.qpslab(&[
+        "show",
+        &runs[0]["id"].to_string(),
+        "--store",
+        &store,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(d["options"]["oltp"]["range_size"], 10);
+    assert_eq!(d["options"]["oltp"]["skip_trx"], true);
+    assert!(!d["command_line"].as_str().unwrap().contains("camp-pw"));
+    // nothing in the store's files holds the password
+    for f in ["c-dsn.db", "c-dsn.db-wal"] {
+        if let Ok(bytes) = std::fs::read(l.home.join(f)) {
+            assert!(
+                !bytes.windows(7).any(|w| w == b"camp-pw"),
+                "password found in {f}"
+            );
+        }
+    }
+    l.sql("mysql", "SET GLOBAL innodb_spin_wait_delay = 4");
+}

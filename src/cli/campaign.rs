@@ -82,7 +82,9 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
 
 fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> {
     let store = open_store(a.store.as_deref())?;
-    let id = store.find_or_create_campaign(&c.name, "campaign", text)?;
+    // The file may hold DSN passwords: they never reach the store.
+    let id =
+        store.find_or_create_campaign(&c.name, "campaign", &super::secret::redact_dsns(text))?;
     Ok((store, id))
 }
 

@@ -67,6 +67,34 @@ pub fn dsn_password_span(s: &str) -> Option<(usize, usize)> {
     (colon + 1 < at).then_some((colon + 1, at))
 }
 
+/// `text` with the password of every `scheme://user:password@` replaced.
+pub fn redact_dsns(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        // the DSN runs until whitespace or a quote
+        let end = rest[i..]
+            .find(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(rest.len(), |e| i + e);
+        let start = rest[..i]
+            .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '=')
+            .map_or(0, |s| s + 1);
+        let dsn = &rest[start..end];
+        out.push_str(&rest[..start]);
+        match dsn_password_span(dsn) {
+            Some((a, b)) => {
+                out.push_str(&dsn[..a]);
+                out.push_str("***");
+                out.push_str(&dsn[b..]);
+            }
+            None => out.push_str(dsn),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The command line as it may be recorded or shown: secrets replaced.
 pub fn redacted_command_line() -> String {
     let mut out = Vec::new();
@@ -100,6 +128,15 @@ pub fn redacted_command_line() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dsns_in_text_are_redacted() {
+        let t = "dsn = \"mysql://u:p1@h:1/db\"\nother = \"mysql://v@h/db\" x=mysql://w:p2@h";
+        assert_eq!(
+            redact_dsns(t),
+            "dsn = \"mysql://u:***@h:1/db\"\nother = \"mysql://v@h/db\" x=mysql://w:***@h"
+        );
+    }
 
     #[test]
     fn dsn_span() {
