@@ -4,7 +4,7 @@
 
 mod common;
 use common::{json, lab, text};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::process::Stdio;
 
 fn campaign_file(name: &str, sandbox: &str) -> String {
@@ -156,17 +156,8 @@ fn a_killed_campaign_finishes_on_the_rerun_with_no_duplicate_or_missing_point() 
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "the campaign ended before its first point"
-        );
-        if line.starts_with("[1/4]") {
-            break;
-        }
-    }
+    common::read_until(&mut out, |l| l.starts_with("[1/4]"))
+        .expect("the campaign ended before its first point");
     child.kill().unwrap();
     child.wait().unwrap();
     let before = ok_runs(&store).len();

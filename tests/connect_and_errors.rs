@@ -4,9 +4,8 @@
 
 mod common;
 use common::{json, lab, text};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 fn prepared_db(name: &str) -> String {
     let db = lab().fresh_db(name);
@@ -310,16 +309,9 @@ fn start_long_run(
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        line.clear();
-        if out.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        if line.starts_with("[ ") {
-            return (child, out);
-        }
+    // The run's --time bounds the wait.
+    if common::read_until(&mut out, |l| l.starts_with("[ ")).is_some() {
+        return (child, out);
     }
     let _ = child.kill();
     let _ = child.wait();
@@ -363,15 +355,10 @@ fn killed_connections_reconnect_and_are_counted() {
             .output();
     }
     // Wait until a line shows reconnects, then stop the run.
-    let mut seen = false;
-    let mut line = String::new();
-    while !seen {
-        line.clear();
-        if out.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        seen = line.contains("reconn/s: ") && !line.contains("reconn/s: 0.00");
-    }
+    let seen = common::read_until(&mut out, |l| {
+        l.contains("reconn/s: ") && !l.contains("reconn/s: 0.00")
+    })
+    .is_some();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
@@ -471,10 +458,7 @@ fn password_is_scrubbed_from_the_process_title() {
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while out.read_line(&mut line).unwrap() > 0 && !line.starts_with("[ ") {
-        line.clear();
-    }
+    let line = common::read_until(&mut out, |l| l.starts_with("[ ")).unwrap_or_default();
     let cmdline = std::fs::read(format!("/proc/{}/cmdline", child.id())).unwrap();
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let mut rest = String::new();

@@ -4,7 +4,7 @@
 
 mod common;
 use common::{json, lab, text};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::process::Stdio;
 
 fn prepared_db(name: &str) -> String {
@@ -158,14 +158,8 @@ fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut lines = 0;
-    let mut line = String::new();
-    while lines < 2 {
-        line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "the run ended early");
-        if line.starts_with("[ ") {
-            lines += 1;
-        }
+    for _ in 0..2 {
+        common::read_until(&mut out, |l| l.starts_with("[ ")).expect("the run ended early");
     }
     child.kill().unwrap(); // SIGKILL: no chance to finish the run
     child.wait().unwrap();

@@ -827,7 +827,14 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     let t = resolve(&a.conn, "sbtest")?;
     let mut store = Some(open_store(a.store.as_deref())?);
     println!("Target: {}", t.describe());
-    let mut load = LoadArgs::for_quickstart(&a.conn, a.tables, a.table_size);
+    let mut load = LoadArgs::from_words(&[
+        "oltp_point_select".into(),
+        "--report-interval".into(),
+        "0".into(),
+    ])?;
+    load.conn = a.conn.clone();
+    load.tables = a.tables;
+    load.table_size = a.table_size;
     let o = oltp_opts(&load)?;
     // (Re)create the data so that every step starts from the same tables.
     block_on(async {
@@ -898,21 +905,4 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         );
     }
     Ok(code)
-}
-
-impl LoadArgs {
-    fn for_quickstart(conn: &super::args::ConnArgs, tables: u32, table_size: u32) -> LoadArgs {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct P {
-            #[command(flatten)]
-            l: LoadArgs,
-        }
-        let mut l = P::parse_from(["qpslab", "oltp_point_select"]).l;
-        l.conn = conn.clone();
-        l.tables = tables;
-        l.table_size = table_size;
-        l.report_interval = 0.0;
-        l
-    }
 }

@@ -204,6 +204,21 @@ impl Lab {
     }
 }
 
+/// Reads lines until one satisfies `pred` and returns it; None when the
+/// stream ends first (the process exited).
+pub fn read_until(out: &mut impl std::io::BufRead, pred: impl Fn(&str) -> bool) -> Option<String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if out.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if pred(&line) {
+            return Some(line);
+        }
+    }
+}
+
 /// Parses a `--format json` result.
 pub fn json(o: &Output) -> serde_json::Value {
     let s = String::from_utf8_lossy(&o.stdout);
