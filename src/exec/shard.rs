@@ -22,7 +22,9 @@ pub struct Shared {
     pub go: AtomicBool,
     pub ready: AtomicUsize,
     pub t0: OnceLock<Instant>,
+    /// Remaining events under --events; only touched when `limited`.
     pub events_left: AtomicI64,
+    pub limited: bool,
     pub unique: Unique,
 }
 
@@ -33,6 +35,7 @@ impl Shared {
             go: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
             t0: OnceLock::new(),
+            limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),
             unique: Unique::new(seed as u32),
         }

@@ -128,7 +128,8 @@ pub async fn worker(
     let mut done_since_reconnect = 0u64;
 
     while !shared.stopping() {
-        if shared.events_left.fetch_sub(1, Ordering::Relaxed) <= 0 {
+        // (an atomic shared by every shard: only touched under --events)
+        if shared.limited && shared.events_left.fetch_sub(1, Ordering::Relaxed) <= 0 {
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
