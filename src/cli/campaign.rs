@@ -4,11 +4,11 @@
 
 use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
 use super::commands::{block_on, check_tables, run_config, thread_list};
-use super::record::{open_store, Recorder, RunTags};
+use super::record::{open_store, record_run, RunTags};
 use super::target::{check, resolve, Target};
 use crate::analyze;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
-use crate::exec::{self, RunStatus};
+use crate::exec::RunStatus;
 use crate::protocol::Conn;
 use crate::server::{Profile, Sandbox};
 use crate::store::{RunFilter, Store};
@@ -195,20 +195,14 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
             opts: sb.conn_opts(Some("sbtest")),
             sandbox: Some(name.clone()),
         };
-        let load = LoadArgs::from_words(&["oltp_read_write".to_string()])?;
-        let mut o = super::commands::oltp_opts_pub(&load)?;
-        o.tables = c.data.tables;
-        o.table_size = c.data.table_size;
+        let o = data_opts(c)?;
         block_on(async {
             let mut conn = check(&t).await?;
             prepare::cleanup_quiet(&mut conn, o.tables).await?;
             conn.quit().await;
             Ok::<_, anyhow::Error>(())
         })??;
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        prepare::prepare(&t.opts, &o, cores * 4, 1, true)?;
+        prepare::prepare(&t.opts, &o, prepare::default_loaders(), 1, true)?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
         std::fs::write(&marker, &data_id)?;
@@ -247,22 +241,26 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 
 /// External servers: prepare the tables when they are missing.
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
-    let mut words = vec!["oltp_read_write".to_string()];
-    words.extend([
-        "--tables".into(),
-        c.data.tables.to_string(),
-        "--table-size".into(),
-        c.data.table_size.to_string(),
-    ]);
-    let load = LoadArgs::from_words(&words)?;
-    let o = super::commands::oltp_opts_pub(&load)?;
+    let o = data_opts(c)?;
     if block_on(check_tables(t, Workload::ReadWrite, &o))?.is_err() {
-        let cores = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        prepare::prepare(&t.opts, &o, cores * 4, 1, true)?;
+        prepare::prepare(&t.opts, &o, prepare::default_loaders(), 1, true)?;
     }
     Ok(())
+}
+
+/// The workload options of a campaign's data (sysbench's defaults otherwise).
+fn data_opts(c: &CampaignFile) -> Result<crate::workload::OltpOpts> {
+    let words: Vec<String> = [
+        "oltp_read_write",
+        "--tables",
+        &c.data.tables.to_string(),
+        "--table-size",
+        &c.data.table_size.to_string(),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    super::commands::oltp_opts(&LoadArgs::from_words(&words)?)
 }
 
 /// The run options of a point, as command-line words.
@@ -295,7 +293,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         LoadArgs::from_words(&point_words(&c, &p))
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
-    let (mut store, id) = open(a, &c, &text)?;
+    let (store, id) = open(a, &c, &text)?;
     let done = store.done_points(id)?;
     let points = c.points();
     let pending: Vec<&Point> = points
@@ -337,11 +335,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             campaign_id: Some(id),
             point_hash: Some(p.hash.clone()),
         };
-        let mut rec = Recorder::begin(store, &cfg, &env, &tags)?;
-        let r = exec::run(&cfg, |s| rec.sample(s));
-        rec.finish(&cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
-        let run_id = rec.run_id;
-        store = rec.into_store();
+        let (r, run_id) = record_run(&store, &cfg, &env, &tags)?;
         let qps = r.total.queries() as f64 / r.elapsed;
         let state = match &r.status {
             RunStatus::Ok => "ok".to_string(),

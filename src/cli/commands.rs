@@ -5,7 +5,7 @@ use super::args::{
     SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::environment::{capture, Environment};
-use super::record::{open_store, Recorder, RunTags};
+use super::record::{open_store, record_run, Recorder, RunTags};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
 use crate::exec::{self, IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
@@ -161,11 +161,7 @@ fn single_threads(a: &LoadArgs) -> Result<u32> {
     }
 }
 
-pub(super) fn oltp_opts_pub(a: &LoadArgs) -> Result<OltpOpts> {
-    oltp_opts(a)
-}
-
-fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
+pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
     if a.tables == 0 {
         bail!("--tables must be at least 1");
     }
@@ -243,17 +239,11 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
         check(&t).await?.quit().await;
         Ok::<_, anyhow::Error>(())
     })??;
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    // Several loaders per CPU: each alternates generating a chunk and
-    // sending it, so more streams keep the server busy (8 x 200k rows on
-    // 2 CPUs: 2 loaders 7.2 s, 8 loaders 5.8 s).
     let threads = single_threads(a)?;
     let loaders = if threads > 1 {
         threads as usize
     } else {
-        cores * 4
+        prepare::default_loaders()
     };
     let rep = prepare::prepare(&t.opts, &o, loaders, seed(a.rand_seed), a.format == "json")?;
     let msg = format!(
@@ -377,6 +367,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         ..Default::default()
     };
     let mut rec = store
+        .as_ref()
         .map(|s| Recorder::begin(s, &cfg, &env, &tags))
         .transpose()?;
     let pct = report::sysbench::line_percentile(&pcts);
@@ -474,12 +465,12 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t)?;
     let env = block_on(check_tables(&t, w, &cfg0.oltp))??;
-    let mut store = Some(open_store(l.store.as_deref())?);
+    let store = open_store(l.store.as_deref())?;
     let definition = serde_json::json!({
         "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
-    let campaign = store.as_ref().context("store")?.create_campaign(
+    let campaign = store.create_campaign(
         &format!("sweep {}", w.name()),
         "sweep",
         &definition.to_string(),
@@ -509,11 +500,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 campaign_id: Some(campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", w.name())),
             };
-            let mut rec = Recorder::begin(store.take().context("store")?, &cfg, &env, &tags)?;
-            let r = exec::run(&cfg, |s| rec.sample(s));
-            rec.finish(&cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
-            let id = rec.run_id;
-            store = Some(rec.into_store());
+            let (r, id) = record_run(&store, &cfg, &env, &tags)?;
             let secs = r.elapsed;
             let q = r.total.queries() as f64;
             let fig = StepFigures {
@@ -825,7 +812,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .map(|w| Workload::parse(w.trim()))
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
-    let mut store = Some(open_store(a.store.as_deref())?);
+    let store = open_store(a.store.as_deref())?;
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::from_words(&[
         "oltp_point_select".into(),
@@ -844,10 +831,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         Ok::<_, anyhow::Error>(())
     })??;
     println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let rep = prepare::prepare(&t.opts, &o, cores * 4, seed(0), true)?;
+    let rep = prepare::prepare(&t.opts, &o, prepare::default_loaders(), seed(0), true)?;
     println!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,
@@ -866,11 +850,8 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 label: Some("quickstart".into()),
                 ..Default::default()
             };
-            let mut rec = Recorder::begin(store.take().context("store")?, &cfg, &env, &tags)?;
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let r = exec::run(&cfg, |s| rec.sample(s));
-            rec.finish(&cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
-            store = Some(rec.into_store());
+            let (r, _) = record_run(&store, &cfg, &env, &tags)?;
             let secs = r.elapsed;
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),

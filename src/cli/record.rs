@@ -10,8 +10,8 @@ use crate::store::{NewRun, Store};
 use anyhow::Result;
 use std::path::Path;
 
-pub struct Recorder {
-    store: Store,
+pub struct Recorder<'a> {
+    store: &'a Store,
     pub run_id: i64,
     seq: usize,
     warned: bool,
@@ -26,6 +26,20 @@ pub struct RunTags {
     pub point_hash: Option<String>,
 }
 
+/// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
+/// quickstart. Returns the result and its run id.
+pub fn record_run(
+    store: &Store,
+    cfg: &RunConfig,
+    env: &Environment,
+    tags: &RunTags,
+) -> Result<(RunResult, i64)> {
+    let mut rec = Recorder::begin(store, cfg, env, tags)?;
+    let r = crate::exec::run(cfg, |s| rec.sample(s));
+    rec.finish(cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
+    Ok((r, rec.run_id))
+}
+
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
     let p = path
         .map(Path::to_path_buf)
@@ -33,13 +47,13 @@ pub fn open_store(path: Option<&Path>) -> Result<Store> {
     Store::open(&p)
 }
 
-impl Recorder {
+impl<'a> Recorder<'a> {
     pub fn begin(
-        store: Store,
+        store: &'a Store,
         cfg: &RunConfig,
         env: &Environment,
         tags: &RunTags,
-    ) -> Result<Recorder> {
+    ) -> Result<Recorder<'a>> {
         let run_id = store.begin_run(&NewRun {
             campaign_id: tags.campaign_id,
             point_hash: tags.point_hash.clone(),
@@ -85,9 +99,5 @@ impl Recorder {
                 self.run_id
             );
         }
-    }
-
-    pub fn into_store(self) -> Store {
-        self.store
     }
 }

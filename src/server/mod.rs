@@ -13,4 +13,4 @@ mod sandbox;
 
 pub use paths::state_dir;
 pub use profiles::{render_profiles_help, Profile};
-pub use sandbox::{parse_cpu_list, Sandbox};
+pub use sandbox::{parse_cpu_list, process_alive, Sandbox};

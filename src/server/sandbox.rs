@@ -163,7 +163,7 @@ impl Sandbox {
             .trim()
             .parse()
             .ok()?;
-        process_alive(pid).then_some(pid)
+        process_alive(i64::from(pid)).then_some(pid)
     }
 
     /// Initialises the datadir if needed, writes my.cnf, starts the server
@@ -312,7 +312,7 @@ impl Sandbox {
         };
         unsafe { libc::kill(pid, libc::SIGTERM) };
         let deadline = Instant::now() + timeout;
-        while process_alive(pid) {
+        while process_alive(i64::from(pid)) {
             if Instant::now() > deadline {
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 std::thread::sleep(Duration::from_millis(200));
@@ -444,7 +444,7 @@ fn validate_name(name: &str) -> Result<()> {
 }
 
 /// A process counts as alive unless it is gone or a zombie.
-fn process_alive(pid: i32) -> bool {
+pub fn process_alive(pid: i64) -> bool {
     match fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(s) => {
             s.rsplit(')')

@@ -4,6 +4,7 @@
 
 use super::write::boot_id;
 use super::Store;
+use crate::server::process_alive;
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -117,17 +118,6 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
 fn json(s: Option<String>) -> serde_json::Value {
     s.and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or(serde_json::Value::Null)
-}
-
-fn process_alive(pid: i64) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.split_whitespace().next())
-                != Some("Z")
-        })
-        .unwrap_or(false)
 }
 
 impl Store {

@@ -33,6 +33,15 @@ pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     )
 }
 
+/// Loaders when not set: four per CPU. Each alternates generating a chunk
+/// and sending it, so more streams keep the server busy (8 x 200k rows on
+/// 2 CPUs: 2 loaders 7.2 s, 8 loaders 5.8 s).
+pub fn default_loaders() -> usize {
+    4 * std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
 /// What a prepare did.
 pub struct PrepareReport {
     pub tables: u32,
