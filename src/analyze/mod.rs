@@ -6,7 +6,11 @@
 //! concurrency, with min / median / max). It reads `RunRow`s; it does not
 //! query the store or print by itself.
 
+pub mod bottleneck;
 pub mod compare;
+pub mod counters;
+pub mod efficiency;
+pub mod run_figures;
 
 use crate::report::table::{Format, Table};
 use crate::store::RunRow;

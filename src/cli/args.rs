@@ -53,6 +53,17 @@ pub enum Cmd {
     Runs(RunsArgs),
     /// Show one stored run: environment, per-interval samples, statements.
     Show(ShowArgs),
+    /// Watch a server (any, by host/socket/DSN, or a sandbox) every second
+    /// until Ctrl-C or --time; stored as a run of workload "monitor".
+    Monitor(MonitorCmdArgs),
+    /// A live inniostat-style table: physical and InnoDB IO by class.
+    Iostat(IostatArgs),
+    /// A live one-screen view of the server: QPS by command, threads,
+    /// InnoDB rows and pages, top waits, CPU split.
+    Top(IostatArgs),
+    /// Dump the monitor's stored snapshots of a run (raw counters, or
+    /// per-second rates), as CSV or JSON.
+    Metrics(MetricsArgs),
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
@@ -281,6 +292,38 @@ pub struct LoadArgs {
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, default_value = "auto")]
     pub client_sched: String,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
+}
+
+/// How the server and host are watched during a run.
+#[derive(Args, Debug, Clone)]
+pub struct MonitorArgs {
+    /// Do not watch the server and host during the run.
+    #[arg(long)]
+    pub no_monitor: bool,
+    /// Seconds between polls of the per-second sources (others scale with it).
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    pub monitor_interval: f64,
+    /// Per-source seconds between polls: e.g. innodb_status=10,threads=30.
+    /// Sources: status, innodb_metrics, ps_waits, ps_files, innodb_status,
+    /// threads, cpu, server_proc, client_proc, disk, net, mem, pressure.
+    #[arg(long, default_value = "")]
+    pub monitor_rates: String,
+    /// Sources not to poll, comma-separated.
+    #[arg(long, default_value = "")]
+    pub monitor_off: String,
+}
+
+impl Default for MonitorArgs {
+    fn default() -> Self {
+        MonitorArgs {
+            no_monitor: false,
+            monitor_interval: 1.0,
+            monitor_rates: String::new(),
+            monitor_off: String::new(),
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -402,6 +445,60 @@ pub struct ShowArgs {
     /// text, markdown, csv or json.
     #[arg(long, default_value = "text")]
     pub format: String,
+}
+
+#[derive(Args, Debug)]
+pub struct MonitorCmdArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Seconds to watch; 0 = until Ctrl-C.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub time: f64,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Do not store the session (lines are printed only).
+    #[arg(long)]
+    pub no_store: bool,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// No per-second lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct IostatArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Seconds between lines (screens, for top).
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    pub interval: f64,
+    /// Stop after N lines (screens); 0 = until Ctrl-C.
+    #[arg(long, default_value_t = 0)]
+    pub count: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Run id (see `qpslab runs`).
+    pub run: i64,
+    /// Source (status, innodb_metrics, cpu, disk, ...); without it, the
+    /// sources and their snapshot counts.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Only names containing this text (case-insensitive).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Per-second rates of counters instead of raw values.
+    #[arg(long)]
+    pub rate: bool,
+    /// csv or json.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -6,6 +6,7 @@ use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
 use super::commands::{block_on, check_tables, run_config, thread_list};
 use super::record::{open_store, record_run, RunTags};
 use super::target::{check, resolve, Target};
+use super::watch::monitor_for;
 use crate::analyze;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
 use crate::exec::RunStatus;
@@ -335,7 +336,8 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             campaign_id: Some(id),
             point_hash: Some(p.hash.clone()),
         };
-        let (r, run_id) = record_run(&store, &cfg, &env, &tags)?;
+        let mon = monitor_for(&load, t)?;
+        let (r, run_id) = record_run(&store, &cfg, mon, &env, &tags)?;
         let qps = r.total.queries() as f64 / r.elapsed;
         let state = match &r.status {
             RunStatus::Ok => "ok".to_string(),

@@ -8,7 +8,8 @@ use super::environment::{capture, Environment};
 use super::record::{open_store, record_run, Recorder, RunTags};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
-use crate::exec::{self, IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
+use super::watch::{monitor_for, run_watched};
+use crate::exec::{IgnoreErrors, PsMode, RunConfig, RunResult, RunStatus};
 use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::store::RunFilter;
@@ -45,6 +46,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         .map(|_| 0),
         Cmd::Campaign { cmd } => super::campaign::campaign(cmd),
         Cmd::Show(a) => cmd_show(&a).map(|_| 0),
+        Cmd::Monitor(a) => super::live::monitor(&a),
+        Cmd::Iostat(a) => super::live::iostat(&a),
+        Cmd::Top(a) => super::live::top(&a),
+        Cmd::Metrics(a) => super::live::metrics(&a).map(|_| 0),
     }
 }
 
@@ -398,7 +403,12 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         println!("Initializing worker threads...\n\nThreads started!\n");
     }
     let print_lines = a.report_interval > 0.0 && !json;
-    let r = exec::run(&cfg, |s| {
+    let mon = monitor_for(a, &t)?;
+    let sink = match (&store, &rec) {
+        (Some(s), Some(r)) => Some((s, r.run_id)),
+        _ => None,
+    };
+    let (r, figures) = run_watched(&cfg, mon, sink, |s| {
         if let Some(rec) = rec.as_mut() {
             rec.sample(s);
         }
@@ -411,16 +421,22 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         }
     });
     if let Some(rec) = &rec {
-        rec.finish(&cfg, &r, &pcts);
+        rec.finish(&cfg, &r, &pcts, figures.as_ref());
     }
     let run_id = rec.as_ref().map(|r| r.run_id);
     if json {
         let mut doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
         doc["run_id"] = run_id.into();
+        if let Some(f) = &figures {
+            doc["monitor"] = f.clone();
+        }
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!();
         print!("{}", report::sysbench::summary(&r, &pcts, a.histogram));
+        if let Some(f) = &figures {
+            print!("{}", report::monitor::run_text(f));
+        }
         if let Some(id) = run_id {
             println!("\nStored as run {id} (qpslab show {id}).");
         }
@@ -500,7 +516,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 campaign_id: Some(campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", w.name())),
             };
-            let (r, id) = record_run(&store, &cfg, &env, &tags)?;
+            let (r, id) = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
             let secs = r.elapsed;
             let q = r.total.queries() as f64;
             let fig = StepFigures {
@@ -770,6 +786,14 @@ fn cmd_show(a: &ShowArgs) -> Result<()> {
         .run_detail(a.run)?
         .with_context(|| format!("no run {} in the store (see `qpslab runs`)", a.run))?;
     print!("{}", report::runs::show(&d, f));
+    if f == report::table::Format::Text {
+        if let Some(m) = store
+            .run_monitor(a.run)?
+            .filter(|m| m["bottleneck"].is_object())
+        {
+            print!("{}", report::monitor::run_text(&m));
+        }
+    }
     Ok(())
 }
 
@@ -851,7 +875,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 ..Default::default()
             };
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let (r, _) = record_run(&store, &cfg, &env, &tags)?;
+            let (r, _) = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
             let secs = r.elapsed;
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),

@@ -6,9 +6,11 @@ mod args;
 mod campaign;
 mod commands;
 mod environment;
+mod live;
 mod record;
 mod secret;
 mod target;
+mod watch;
 
 pub use args::Cli;
 pub use commands::dispatch;

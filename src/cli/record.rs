@@ -4,10 +4,13 @@
 
 use super::environment::Environment;
 use super::secret::redacted_command_line;
+use super::watch::run_watched;
 use crate::exec::{RunConfig, RunResult, Sample};
+use crate::monitor::MonitorConfig;
 use crate::report;
 use crate::store::{NewRun, Store};
 use anyhow::Result;
+use serde_json::Value;
 use std::path::Path;
 
 pub struct Recorder<'a> {
@@ -31,13 +34,15 @@ pub struct RunTags {
 pub fn record_run(
     store: &Store,
     cfg: &RunConfig,
+    mon: Option<MonitorConfig>,
     env: &Environment,
     tags: &RunTags,
 ) -> Result<(RunResult, i64)> {
     let mut rec = Recorder::begin(store, cfg, env, tags)?;
-    let r = crate::exec::run(cfg, |s| rec.sample(s));
-    rec.finish(cfg, &r, &[50.0, 95.0, 99.0, 99.9]);
-    Ok((r, rec.run_id))
+    let run_id = rec.run_id;
+    let (r, figures) = run_watched(cfg, mon, Some((store, run_id)), |s| rec.sample(s));
+    rec.finish(cfg, &r, &[50.0, 95.0, 99.0, 99.9], figures.as_ref());
+    Ok((r, run_id))
 }
 
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
@@ -91,9 +96,20 @@ impl<'a> Recorder<'a> {
         self.seq += 1;
     }
 
-    pub fn finish(&self, cfg: &RunConfig, r: &RunResult, pcts: &[f64]) {
-        let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
-        if let Err(e) = self.store.finish_run(self.run_id, r, &doc) {
+    /// Stores the end of the run; `figures` are the monitor's, if it ran.
+    pub fn finish(&self, cfg: &RunConfig, r: &RunResult, pcts: &[f64], figures: Option<&Value>) {
+        let mut doc = report::json::document(cfg, r, pcts, &redacted_command_line());
+        if let Some(f) = figures {
+            doc["monitor"] = f.clone();
+        }
+        let res = self
+            .store
+            .finish_run(self.run_id, r, &doc)
+            .and_then(|_| match figures {
+                Some(f) => self.store.set_run_monitor(self.run_id, f),
+                None => Ok(()),
+            });
+        if let Err(e) = res {
             eprintln!(
                 "qpslab: warning: cannot store the end of run {}: {e:#}",
                 self.run_id

@@ -16,4 +16,4 @@ mod worker;
 
 pub use config::{IgnoreErrors, PsMode, RunConfig};
 pub use interrupt::{install_ctrl_c, interrupted};
-pub use run::{run, RunResult, RunStatus, Sample};
+pub use run::{run_clocked, RunResult, RunStatus, Sample};

@@ -10,7 +10,7 @@ use crate::workload::statements::{Kind, ALL_KINDS};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -94,7 +94,13 @@ pub fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
 
 /// Runs `cfg`; `on_sample` sees each interval as soon as every shard has
 /// reported it.
-pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
+/// `clock` is set to the instant the clock starts (warm-up included), for
+/// whatever runs beside the load on the same time line.
+pub fn run_clocked(
+    cfg: &RunConfig,
+    clock: &Arc<OnceLock<Instant>>,
+    mut on_sample: impl FnMut(&Sample),
+) -> RunResult {
     let threads = cfg.threads.max(1);
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -145,6 +151,7 @@ pub fn run(cfg: &RunConfig, mut on_sample: impl FnMut(&Sample)) -> RunResult {
     }
     let t0 = Instant::now();
     let _ = shared.t0.set(t0);
+    let _ = clock.set(t0);
     let cpu0 = CpuSnapshot::now();
     let mut cpu_prev = cpu0;
     let mut cpu_measure = cpu0;

@@ -7,6 +7,7 @@
 //! did not measure, and never talks to a server.
 
 pub mod json;
+pub mod monitor;
 pub mod runs;
 pub mod sysbench;
 pub mod table;

@@ -7,10 +7,12 @@
 //! in the store while its process is gone) reads back as failed. The store
 //! knows nothing about servers or workloads beyond the values it is given.
 
+mod metrics;
 mod read;
 mod schema;
 mod write;
 
+pub use metrics::MetricWriter;
 pub use read::{RunDetail, RunFilter, RunRow};
 pub use write::NewRun;
 

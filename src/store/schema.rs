@@ -92,6 +92,41 @@ const MIGRATIONS: &[&str] = &[
         data        BLOB NOT NULL
     );
     "#,
+    // v2: the monitor's raw snapshots (delta-encoded per source), its notes,
+    // and the per-run figures derived from them.
+    r#"
+    CREATE TABLE metric_keys (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        source      TEXT NOT NULL,          -- status, innodb_metrics, cpu, disk, ...
+        idx         INTEGER NOT NULL,       -- position in the source's dictionary
+        name        TEXT NOT NULL,
+        PRIMARY KEY (run_id, source, idx)
+    ) WITHOUT ROWID;
+    CREATE TABLE metric_snaps (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        source      TEXT NOT NULL,
+        seq         INTEGER NOT NULL,
+        t           REAL NOT NULL,          -- same clock as samples.t
+        took_us     INTEGER NOT NULL,       -- the poll's own duration
+        data        BLOB NOT NULL,          -- (key, value) pairs, values as deltas from the previous snapshot
+        PRIMARY KEY (run_id, source, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE monitor_notes (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        t           REAL NOT NULL,
+        source      TEXT,
+        kind        TEXT NOT NULL,          -- skipped | slowed | gap | resumed | info
+        text        TEXT NOT NULL
+    );
+    CREATE INDEX monitor_notes_run ON monitor_notes(run_id);
+    ALTER TABLE runs ADD COLUMN server_us_per_q REAL;
+    ALTER TABLE runs ADD COLUMN csw_per_q REAL;
+    ALTER TABLE runs ADD COLUMN read_bytes_per_q REAL;
+    ALTER TABLE runs ADD COLUMN write_bytes_per_q REAL;
+    ALTER TABLE runs ADD COLUMN redo_bytes_per_trx REAL;
+    ALTER TABLE runs ADD COLUMN hint TEXT;
+    ALTER TABLE runs ADD COLUMN monitor TEXT;   -- JSON: derived figures, IO classes, hint evidence, source costs
+    "#,
 ];
 
 pub fn migrate(conn: &Connection) -> Result<()> {

@@ -26,7 +26,7 @@ pub struct NewRun {
     pub command_line: String,
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     // RFC 3339 in UTC, from the system clock (no time-zone database needed).
     let d = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -1,0 +1,219 @@
+//! Where a run's throughput stopped growing, stated with its evidence.
+//!
+//! In order: the client taking more than a quarter of the CPU the host
+//! spent ("client-bound"); iowait over 20% of CPU time or the datadir's disk
+//! busy over 80% of the time ("IO-bound"); more than a quarter of the CPU
+//! idle while more client threads than CPUs wait ("contention", with the top
+//! wait events by share of wait time when Performance Schema is on); idle
+//! CPU with no more threads than CPUs ("under-loaded"); otherwise
+//! "CPU-bound in the server".
+
+use super::counters::Counters;
+use super::efficiency::{CpuSplit, IoRates};
+use serde::Serialize;
+
+pub const CLIENT_SHARE: f64 = 0.25;
+pub const IOWAIT_SHARE: f64 = 0.20;
+pub const DISK_BUSY: f64 = 0.80;
+pub const IDLE_SHARE: f64 = 0.25;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Hint {
+    pub verdict: &'static str,
+    pub evidence: Vec<String>,
+    /// (event, share of all non-idle wait time)
+    pub top_waits: Vec<(String, f64)>,
+}
+
+/// What the hint looks at.
+pub struct Inputs<'a> {
+    pub counters: &'a Counters,
+    pub a: f64,
+    pub b: f64,
+    pub threads: u32,
+    pub cpus: usize,
+    pub cpu: Option<CpuSplit>,
+    /// The client's share of the host's busy CPU, measured by the run
+    /// itself (used when the monitor has no CPU split).
+    pub client_share_fallback: Option<f64>,
+    pub io: &'a IoRates,
+    pub ps_on: bool,
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0)
+}
+
+/// The wait events that took the most time over [a, b], as shares.
+pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
+    let mut w: Vec<(String, f64)> = c
+        .keys_with_prefix("ps_waits.")
+        .filter(|k| !k.starts_with("ps_waits.idle"))
+        .filter_map(|k| {
+            let d = c.delta(k, a, b)?;
+            let name = k.strip_prefix("ps_waits.")?.strip_suffix(".wait_ps")?;
+            (d > 0.0).then(|| (name.to_string(), d))
+        })
+        .collect();
+    let total: f64 = w.iter().map(|(_, d)| d).sum();
+    w.sort_by(|x, y| y.1.total_cmp(&x.1));
+    w.truncate(n);
+    w.into_iter().map(|(k, d)| (k, d / total)).collect()
+}
+
+pub fn hint(i: &Inputs) -> Hint {
+    let mut ev = Vec::new();
+    let busy_share = i.cpu.map(|c| 1.0 - c.idle - c.iowait - c.steal);
+    let client = match (i.cpu, busy_share) {
+        (Some(c), Some(b)) if b > 0.0 => Some(c.client / b),
+        _ => i.client_share_fallback,
+    };
+    if let Some(cs) = client.filter(|s| *s > CLIENT_SHARE) {
+        ev.push(format!(
+            "the load generator used {} of the CPU the host spent (over {}): the client, not the server, limits this step",
+            pct(cs),
+            pct(CLIENT_SHARE)
+        ));
+        return Hint {
+            verdict: "client-bound",
+            evidence: ev,
+            top_waits: vec![],
+        };
+    }
+    let iowait = i.cpu.map(|c| c.iowait).unwrap_or(0.0);
+    let busy = i.io.disk_busy.unwrap_or(0.0);
+    if iowait > IOWAIT_SHARE || busy > DISK_BUSY {
+        ev.push(format!(
+            "iowait {} of CPU time, disk busy {} of the time",
+            pct(iowait),
+            pct(busy)
+        ));
+        if let (Some(r), Some(w)) = (i.io.phys_r, i.io.phys_w) {
+            ev.push(format!("{r:.0} reads/s and {w:.0} writes/s on the device"));
+        }
+        return Hint {
+            verdict: "IO-bound",
+            evidence: ev,
+            top_waits: vec![],
+        };
+    }
+    let Some(cpu) = i.cpu else {
+        return Hint {
+            verdict: "unknown",
+            evidence: vec!["no CPU figures from the monitor (--no-monitor, or the host's /proc is not readable)".into()],
+            top_waits: vec![],
+        };
+    };
+    let waits = if i.ps_on {
+        top_waits(i.counters, i.a, i.b, 5)
+    } else {
+        vec![]
+    };
+    if cpu.idle > IDLE_SHARE {
+        if i.threads as usize > i.cpus {
+            ev.push(format!(
+                "{} of CPU idle while {} client threads share {} CPUs: threads wait on each other",
+                pct(cpu.idle),
+                i.threads,
+                i.cpus
+            ));
+            if let Some(lt) = i.counters.delta("status.Innodb_row_lock_time", i.a, i.b) {
+                if lt > 0.0 {
+                    ev.push(format!(
+                        "row lock waits: {:.0} ms per second",
+                        lt / (i.b - i.a)
+                    ));
+                }
+            }
+            if !i.ps_on {
+                ev.push("performance_schema is off: turn it on to see which waits".into());
+            }
+            for (name, share) in &waits {
+                ev.push(format!("{} of wait time in {name}", pct(*share)));
+            }
+            return Hint {
+                verdict: "contention",
+                evidence: ev,
+                top_waits: waits,
+            };
+        }
+        ev.push(format!(
+            "{} of CPU idle with {} client threads on {} CPUs: every query waits for its round trip; more users would find the peak",
+            pct(cpu.idle),
+            i.threads,
+            i.cpus
+        ));
+        return Hint {
+            verdict: "under-loaded",
+            evidence: ev,
+            top_waits: waits,
+        };
+    }
+    ev.push(format!(
+        "server {} of CPU, client {}, other {}, idle {}",
+        pct(cpu.server),
+        pct(cpu.client),
+        pct(cpu.other),
+        pct(cpu.idle)
+    ));
+    for (name, share) in waits.iter().take(3) {
+        ev.push(format!("{} of wait time in {name}", pct(*share)));
+    }
+    Hint {
+        verdict: "CPU-bound in the server",
+        evidence: ev,
+        top_waits: waits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs<'a>(c: &'a Counters, io: &'a IoRates, cpu: CpuSplit, threads: u32) -> Inputs<'a> {
+        Inputs {
+            counters: c,
+            a: 0.0,
+            b: 10.0,
+            threads,
+            cpus: 2,
+            cpu: Some(cpu),
+            client_share_fallback: None,
+            io,
+            ps_on: false,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let c = Counters::default();
+        let io = IoRates::default();
+        let split = |server, client, idle, iowait| CpuSplit {
+            server,
+            client,
+            idle,
+            iowait,
+            ..Default::default()
+        };
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.5, 0.4, 0.05, 0.0), 16)).verdict,
+            "client-bound"
+        );
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.3, 0.05, 0.2, 0.4), 16)).verdict,
+            "IO-bound"
+        );
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.4, 0.05, 0.5, 0.0), 64)).verdict,
+            "contention"
+        );
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.4, 0.05, 0.5, 0.0), 1)).verdict,
+            "under-loaded"
+        );
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.85, 0.1, 0.03, 0.0), 64)).verdict,
+            "CPU-bound in the server"
+        );
+    }
+}

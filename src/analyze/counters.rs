@@ -1,0 +1,115 @@
+//! Cumulative counters over time, for the figures derived from the
+//! monitor: values at any instant by linear interpolation between polls, and
+//! differences over a window that refuse to span a counter reset (a server
+//! restart during a gap).
+
+use std::collections::HashMap;
+
+/// How much of a key's history to keep.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Keep {
+    /// Every point (keys that per-second figures need).
+    All,
+    /// The points around the start of measurement and the latest two: enough
+    /// for whole-run differences of keys too many to keep in full.
+    Ends,
+}
+
+#[derive(Default, Debug)]
+pub struct Counters {
+    map: HashMap<String, (Keep, Vec<(f64, f64)>)>,
+}
+
+impl Counters {
+    pub fn push(&mut self, key: String, keep: Keep, t: f64, v: f64) {
+        let (_, pts) = self.map.entry(key).or_insert_with(|| (keep, Vec::new()));
+        if pts.last().is_some_and(|(lt, _)| *lt >= t) {
+            return;
+        }
+        if keep == Keep::Ends && pts.len() >= 4 {
+            // [last before start, first after start, previous, latest]
+            if pts[1].0 <= 0.0 {
+                pts.remove(0);
+            } else {
+                pts.remove(2);
+            }
+        }
+        pts.push((t, v));
+    }
+
+    #[cfg(test)]
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    pub fn keys_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.map
+            .keys()
+            .filter(move |k| k.starts_with(prefix))
+            .map(String::as_str)
+    }
+
+    /// The value at `t`, interpolated between the polls around it.
+    pub fn at(&self, key: &str, t: f64) -> Option<f64> {
+        let (_, pts) = self.map.get(key)?;
+        let i = pts.partition_point(|(pt, _)| *pt < t);
+        if i < pts.len() && (pts[i].0 - t).abs() < 1e-9 {
+            return Some(pts[i].1);
+        }
+        if i == 0 || i == pts.len() {
+            return None;
+        }
+        let ((t0, v0), (t1, v1)) = (pts[i - 1], pts[i]);
+        Some(v0 + (v1 - v0) * (t - t0) / (t1 - t0))
+    }
+
+    /// How much a cumulative counter grew over [a, b]; None when it is not
+    /// known at both ends or went down in between (a restart).
+    pub fn delta(&self, key: &str, a: f64, b: f64) -> Option<f64> {
+        let (va, vb) = (self.at(key, a)?, self.at(key, b)?);
+        let (_, pts) = self.map.get(key)?;
+        let lo = pts.partition_point(|(pt, _)| *pt <= a).saturating_sub(1);
+        let hi = pts.partition_point(|(pt, _)| *pt < b).min(pts.len() - 1);
+        let monotonic = pts[lo..=hi].windows(2).all(|w| w[1].1 >= w[0].1);
+        (monotonic && vb >= va).then_some(vb - va)
+    }
+
+    /// The sum of deltas of several keys; None if any is unknown.
+    pub fn delta_sum(&self, keys: &[&str], a: f64, b: f64) -> Option<f64> {
+        keys.iter().map(|k| self.delta(k, a, b)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolates_and_refuses_resets() {
+        let mut c = Counters::default();
+        for (t, v) in [
+            (0.0, 100.0),
+            (1.0, 200.0),
+            (2.0, 300.0),
+            (3.0, 10.0),
+            (4.0, 60.0),
+        ] {
+            c.push("q".into(), Keep::All, t, v);
+        }
+        assert_eq!(c.at("q", 0.5), Some(150.0));
+        assert_eq!(c.delta("q", 0.5, 1.5), Some(100.0));
+        assert_eq!(c.delta("q", 1.0, 3.5), None, "spans the reset");
+        assert_eq!(c.delta("q", 3.0, 4.0), Some(50.0));
+        assert_eq!(c.at("q", 5.0), None);
+    }
+
+    #[test]
+    fn ends_keeps_the_start_and_the_latest() {
+        let mut c = Counters::default();
+        for t in -3..=10 {
+            c.push("w".into(), Keep::Ends, t as f64, (t + 3) as f64 * 10.0);
+        }
+        assert_eq!(c.map["w"].1.len(), 4);
+        assert_eq!(c.delta("w", 0.0, 10.0), Some(100.0));
+    }
+}

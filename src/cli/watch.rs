@@ -1,0 +1,291 @@
+//! The monitor beside a run (or on its own): starts it on the target,
+//! turns its events into run time, stores snapshots and notes with the run,
+//! keeps the counters the derived figures need, and accounts each source's
+//! own cost.
+
+use super::args::{LoadArgs, MonitorArgs};
+use super::target::Target;
+use crate::analyze::counters::Counters;
+use crate::analyze::efficiency::absorb;
+use crate::analyze::run_figures::{derive, Interval, RunShape};
+use crate::exec::{RunConfig, RunResult, Sample};
+use crate::monitor::{Caps, Event, Monitor, MonitorConfig, Note, SourceId};
+use crate::protocol::ConnOpts;
+use crate::store::{MetricWriter, Store};
+use anyhow::{anyhow, Result};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+/// Builds the monitor's configuration from the command line.
+pub fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig> {
+    let mut cfg = MonitorConfig::new(conn.clone());
+    cfg.base = a.monitor_interval;
+    cfg.set_rates(&a.monitor_rates)
+        .map_err(|e| anyhow!("--monitor-rates: {e}"))?;
+    for name in a
+        .monitor_off
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        cfg.off.push(SourceId::parse(name).ok_or_else(|| {
+            anyhow!("--monitor-off: unknown source '{name}'; see `qpslab monitor --help`")
+        })?);
+    }
+    Ok(cfg)
+}
+
+/// The monitor for a load command: None under --no-monitor.
+pub fn monitor_for(load: &LoadArgs, t: &Target) -> Result<Option<MonitorConfig>> {
+    if load.monitor.no_monitor {
+        return Ok(None);
+    }
+    monitor_config(&t.opts, &load.monitor).map(Some)
+}
+
+#[derive(Default, Clone, Copy)]
+struct Cost {
+    polls: u64,
+    total_us: u64,
+    max_us: u64,
+}
+
+/// A monitor and what has been taken from it so far.
+pub struct Watch {
+    monitor: Option<Monitor>,
+    clock: Arc<OnceLock<Instant>>,
+    /// Seconds subtracted from clock time (the warm-up), so that run time
+    /// matches the samples' `t`.
+    offset: f64,
+    pending: Vec<Event>,
+    pub counters: Counters,
+    pub caps: Option<Caps>,
+    pub notes: Vec<(f64, Note)>,
+    writer: MetricWriter,
+    costs: BTreeMap<SourceId, Cost>,
+    store_warned: bool,
+}
+
+impl Watch {
+    /// Starts the monitor. `clock` is set when time zero starts (a run's
+    /// measuring clock); `offset` is the warm-up before measuring.
+    pub fn start(
+        mut cfg: MonitorConfig,
+        clock: Arc<OnceLock<Instant>>,
+        offset: f64,
+    ) -> Result<Watch> {
+        cfg.align = Some(clock.clone());
+        Ok(Watch {
+            monitor: Some(
+                Monitor::start(cfg).map_err(|e| anyhow!("cannot start the monitor thread: {e}"))?,
+            ),
+            clock,
+            offset,
+            pending: Vec::new(),
+            counters: Counters::default(),
+            caps: None,
+            notes: Vec::new(),
+            writer: MetricWriter::default(),
+            costs: BTreeMap::new(),
+            store_warned: false,
+        })
+    }
+
+    /// Takes the events so far (waiting at most `wait` for the first).
+    pub fn pump(&mut self, store: Option<(&Store, i64)>, wait: std::time::Duration) -> Vec<Event> {
+        let mut evs = Vec::new();
+        if let Some(m) = &self.monitor {
+            evs = m.drain();
+            if evs.is_empty() && !wait.is_zero() {
+                evs.extend(m.next(wait));
+                evs.extend(m.drain());
+            }
+        }
+        self.absorb(evs, store)
+    }
+
+    /// Stops the monitor after its last poll and takes the rest.
+    pub fn finish(mut self, store: Option<(&Store, i64)>) -> Finished {
+        let rest = self.monitor.take().map(Monitor::finish).unwrap_or_default();
+        self.absorb(rest, store);
+        Finished {
+            counters: self.counters,
+            caps: self.caps,
+            notes: self.notes,
+            costs: self.costs,
+        }
+    }
+
+    fn absorb(&mut self, evs: Vec<Event>, store: Option<(&Store, i64)>) -> Vec<Event> {
+        let Some(t0) = self.clock.get().copied() else {
+            self.pending.extend(evs);
+            return Vec::new();
+        };
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(evs);
+        let rel = |at: Instant| -> f64 {
+            let s = if at >= t0 {
+                (at - t0).as_secs_f64()
+            } else {
+                -(t0 - at).as_secs_f64()
+            };
+            s - self.offset
+        };
+        for ev in &all {
+            let r = match ev {
+                Event::Snapshot(s) => {
+                    let t = rel(s.at);
+                    let c = self.costs.entry(s.source).or_default();
+                    c.polls += 1;
+                    c.total_us += s.took_us;
+                    c.max_us = c.max_us.max(s.took_us);
+                    absorb(&mut self.counters, s.source.name(), t, &s.values);
+                    store.map(|(st, run)| {
+                        st.add_snapshot(
+                            &mut self.writer,
+                            run,
+                            s.source.name(),
+                            t,
+                            s.took_us,
+                            &s.values,
+                        )
+                    })
+                }
+                Event::Note(n) => {
+                    let t = rel(n.at);
+                    self.notes.push((t, n.clone()));
+                    store.map(|(st, run)| {
+                        st.add_note(run, t, n.source.map(SourceId::name), n.kind.name(), &n.text)
+                    })
+                }
+                Event::Caps(c) => {
+                    self.caps = Some(c.clone());
+                    None
+                }
+            };
+            if let Some(Err(e)) = r {
+                if !self.store_warned {
+                    eprintln!(
+                        "qpslab: warning: cannot store monitor snapshots: {e:#} (the run goes on)"
+                    );
+                    self.store_warned = true;
+                }
+            }
+        }
+        all
+    }
+}
+
+/// What a finished monitor leaves.
+pub struct Finished {
+    pub counters: Counters,
+    pub caps: Option<Caps>,
+    pub notes: Vec<(f64, Note)>,
+    costs: BTreeMap<SourceId, Cost>,
+}
+
+impl Finished {
+    /// Each source's polls and own cost, for the record.
+    pub fn costs_json(&self) -> Value {
+        let m: serde_json::Map<String, Value> = self
+            .costs
+            .iter()
+            .map(|(s, c)| {
+                (
+                    s.name().to_string(),
+                    json!({
+                        "polls": c.polls,
+                        "mean_ms": c.total_us as f64 / c.polls.max(1) as f64 / 1e3,
+                        "max_ms": c.max_us as f64 / 1e3,
+                    }),
+                )
+            })
+            .collect();
+        Value::Object(m)
+    }
+
+    pub fn notes_json(&self) -> Value {
+        Value::Array(
+            self.notes
+                .iter()
+                .map(|(t, n)| json!({"t": t, "source": n.source.map(SourceId::name), "kind": n.kind.name(), "text": n.text}))
+                .collect(),
+        )
+    }
+}
+
+/// Runs `cfg` with the monitor beside it (none when `mon` is None); stores
+/// its snapshots with run `store.1`. Returns the result and the monitor's
+/// figures for the run (see `analyze::run_figures`), as JSON.
+pub fn run_watched(
+    cfg: &RunConfig,
+    mon: Option<MonitorConfig>,
+    store: Option<(&Store, i64)>,
+    mut on_sample: impl FnMut(&Sample),
+) -> (RunResult, Option<Value>) {
+    let clock = Arc::new(OnceLock::new());
+    let mut watch = mon.and_then(|m| match Watch::start(m, clock.clone(), cfg.warmup) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            eprintln!("qpslab: warning: {e:#}; the run goes on unmonitored");
+            None
+        }
+    });
+    let r = crate::exec::run_clocked(cfg, &clock, |s| {
+        on_sample(s);
+        if let Some(w) = watch.as_mut() {
+            w.pump(store, std::time::Duration::ZERO);
+        }
+    });
+    let figures = watch.map(|w| run_figures(cfg, &r, &w.finish(store)));
+    (r, figures)
+}
+
+/// The monitor's figures for a finished run, with its notes and costs.
+pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> Value {
+    let intervals: Vec<Interval> = r
+        .samples
+        .iter()
+        .map(|s| Interval {
+            t: s.t,
+            dur: s.dur,
+            measured: !s.warmup,
+            queries: s.iv.queries(),
+            transactions: s.iv.events,
+        })
+        .collect();
+    let busy = r.host_cpu_s * r.host_busy;
+    let shape = RunShape {
+        intervals: &intervals,
+        elapsed: r.elapsed,
+        threads: cfg.threads,
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        disk: f.caps.as_ref().and_then(|c| c.disk.as_deref()),
+        ps_on: f.caps.as_ref().is_some_and(|c| c.ps_on),
+        client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
+    };
+    let mut v = serde_json::to_value(derive(&f.counters, &shape)).unwrap_or(Value::Null);
+    v["server"] = caps_json(f.caps.as_ref());
+    v["sources"] = f.costs_json();
+    v["notes"] = f.notes_json();
+    v
+}
+
+pub fn caps_json(c: Option<&Caps>) -> Value {
+    match c {
+        Some(c) => json!({
+            "version": c.version,
+            "flavor": if c.mariadb { "MariaDB" } else { "MySQL" },
+            "performance_schema": c.ps_on,
+            "innodb_metrics": c.innodb_metrics_filter.is_some(),
+            "local": c.local,
+            "pid": c.server_pid,
+            "datadir_disk": c.disk,
+        }),
+        None => json!({"reached": false}),
+    }
+}

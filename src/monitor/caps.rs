@@ -1,0 +1,155 @@
+//! Capability probing at connect: which sources apply to this server and
+//! host. MariaDB and MySQL differ (INNODB_METRICS has ENABLED on MariaDB,
+//! STATUS on MySQL; Performance Schema is off by default on MariaDB), and
+//! OS sources for the server only apply when it runs on this host.
+
+use crate::protocol::{Conn, Endpoint, ProtoError};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default)]
+pub struct Caps {
+    pub version: String,
+    pub mariadb: bool,
+    /// performance_schema is ON.
+    pub ps_on: bool,
+    /// The WHERE clause selecting enabled INNODB_METRICS counters, when the
+    /// table exists.
+    pub innodb_metrics_filter: Option<&'static str>,
+    pub datadir: Option<PathBuf>,
+    /// The server's process, when it runs on this host and we may read it.
+    pub server_pid: Option<i32>,
+    /// The /proc/diskstats device holding the datadir.
+    pub disk: Option<String>,
+    /// Whether the endpoint is on this host (socket or loopback).
+    pub local: bool,
+}
+
+async fn one_row(c: &mut Conn, sql: &str) -> Result<Vec<Option<String>>, ProtoError> {
+    Ok(c.query(sql)
+        .await?
+        .rows
+        .into_iter()
+        .next()
+        .unwrap_or_default())
+}
+
+/// Probes `c`; returns the capabilities and a note for each source left out.
+pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<String>), ProtoError> {
+    let mut notes = Vec::new();
+    let row = one_row(
+        c,
+        "SELECT @@version, @@performance_schema, @@datadir, @@pid_file",
+    )
+    .await?;
+    let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+    let version = get(0);
+    let mut caps = Caps {
+        mariadb: version.contains("MariaDB"),
+        version,
+        ps_on: get(1) == "1" || get(1).eq_ignore_ascii_case("on"),
+        ..Default::default()
+    };
+    let cols = c
+        .query(
+            "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='information_schema' \
+             AND TABLE_NAME='INNODB_METRICS' AND COLUMN_NAME IN ('ENABLED','STATUS')",
+        )
+        .await?;
+    let names: Vec<String> = cols
+        .rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .collect();
+    caps.innodb_metrics_filter = if names.iter().any(|n| n.eq_ignore_ascii_case("ENABLED")) {
+        Some("ENABLED = 1")
+    } else if names.iter().any(|n| n.eq_ignore_ascii_case("STATUS")) {
+        Some("STATUS = 'enabled'")
+    } else {
+        notes.push(
+            "innodb_metrics: information_schema.INNODB_METRICS is not available on this server"
+                .into(),
+        );
+        None
+    };
+    if !caps.ps_on {
+        notes.push(
+            "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
+                .into(),
+        );
+    }
+    caps.local = match endpoint {
+        Endpoint::Unix(_) => true,
+        Endpoint::Tcp { host, .. } => {
+            matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1") || host.starts_with("127.")
+        }
+    };
+    let datadir = get(2);
+    if !datadir.is_empty() {
+        caps.datadir = Some(PathBuf::from(datadir.trim_end_matches('/')));
+    }
+    if caps.local {
+        caps.server_pid = find_server_pid(caps.datadir.as_deref(), &get(3));
+        if caps.server_pid.is_none() {
+            notes.push("server_proc: the server's process is not readable from here (another user's process?); server CPU and IO per query are left out".into());
+        }
+        caps.disk = caps.datadir.as_deref().and_then(disk_of);
+        if caps.disk.is_none() {
+            notes.push(
+                "disk: the datadir's device is not in /proc/diskstats; physical IO shows all disks"
+                    .into(),
+            );
+        }
+    } else {
+        notes.push(format!(
+            "server_proc, disk: the server at {endpoint} is not on this host; only its SQL counters are read"
+        ));
+    }
+    Ok((caps, notes))
+}
+
+fn is_server(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|c| matches!(c.trim(), "mariadbd" | "mysqld"))
+        .unwrap_or(false)
+}
+
+fn readable(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/io")).is_ok()
+}
+
+/// The server's pid: from its pid file, else the mariadbd/mysqld process
+/// whose working directory is the datadir (the server chdirs there).
+fn find_server_pid(datadir: Option<&Path>, pid_file: &str) -> Option<i32> {
+    if !pid_file.is_empty() {
+        let p = match (Path::new(pid_file).is_absolute(), datadir) {
+            (false, Some(d)) => d.join(pid_file),
+            _ => PathBuf::from(pid_file),
+        };
+        if let Some(pid) = std::fs::read_to_string(&p)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            if is_server(pid) && readable(pid) {
+                return Some(pid);
+            }
+        }
+    }
+    let datadir = datadir?.canonicalize().ok()?;
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+        (is_server(pid) && cwd == datadir && readable(pid)).then_some(pid)
+    })
+}
+
+/// The /proc/diskstats name of the device holding `path`.
+pub fn disk_of(path: &Path) -> Option<String> {
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (libc::major(dev) as i32, libc::minor(dev) as i32);
+    procfs::diskstats()
+        .ok()?
+        .into_iter()
+        .find(|d| d.major == major && d.minor == minor)
+        .map(|d| d.name)
+}

@@ -1,0 +1,395 @@
+//! The monitor's loop, on its own thread with one connection: polls each due
+//! source in turn (a poll never overlaps the next; missed ticks are skipped,
+//! not queued), times every poll, slows down a source over its time budget,
+//! and rides out the server going away (a gap note, reconnect attempts each
+//! tick, a resumed note, capabilities probed again).
+
+use super::{caps, os, sql, Caps, Event, Note, NoteKind, Snapshot, SourceId, ALL_SOURCES};
+use crate::protocol::{Conn, ConnOpts};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What to watch and how often.
+#[derive(Clone)]
+pub struct MonitorConfig {
+    pub conn: ConnOpts,
+    /// Seconds between polls of the 1-second sources; others scale with it.
+    pub base: f64,
+    /// Per-source seconds between polls, overriding the defaults.
+    pub every: BTreeMap<SourceId, f64>,
+    /// Sources not to poll.
+    pub off: Vec<SourceId>,
+    /// Once set (the run's clock starts), polls fall on that clock's ticks
+    /// plus a few milliseconds, so that samples and snapshots line up.
+    pub align: Option<Arc<OnceLock<Instant>>>,
+    /// Share of its interval a poll may take before the source is slowed down.
+    pub budget_share: f64,
+}
+
+impl MonitorConfig {
+    pub fn new(conn: ConnOpts) -> MonitorConfig {
+        MonitorConfig {
+            conn,
+            base: 1.0,
+            every: BTreeMap::new(),
+            off: Vec::new(),
+            align: None,
+            budget_share: 0.05,
+        }
+    }
+
+    /// Parses `name=seconds,…` into per-source intervals.
+    pub fn set_rates(&mut self, spec: &str) -> Result<(), String> {
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, secs) = part
+                .split_once('=')
+                .ok_or_else(|| format!("'{part}' is not source=seconds (e.g. innodb_status=10)"))?;
+            let id = SourceId::parse(name.trim()).ok_or_else(|| {
+                let names: Vec<&str> = ALL_SOURCES.iter().map(|s| s.name()).collect();
+                format!(
+                    "unknown monitor source '{name}'; sources: {}",
+                    names.join(", ")
+                )
+            })?;
+            let s: f64 = secs
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| *v > 0.0 && v.is_finite())
+                .ok_or_else(|| {
+                    format!("'{secs}' for {name} is not a positive number of seconds")
+                })?;
+            self.every.insert(id, s);
+        }
+        Ok(())
+    }
+}
+
+/// A running monitor; events arrive on its channel.
+pub struct Monitor {
+    stop: Arc<AtomicBool>,
+    join: Option<JoinHandle<()>>,
+    rx: Receiver<Event>,
+}
+
+impl Monitor {
+    pub fn start(cfg: MonitorConfig) -> std::io::Result<Monitor> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = channel();
+        let s = stop.clone();
+        let join = std::thread::Builder::new()
+            .name("qpslab-monitor".into())
+            .spawn(move || drive(cfg, s, tx))?;
+        Ok(Monitor {
+            stop,
+            join: Some(join),
+            rx,
+        })
+    }
+
+    /// Events so far, without waiting.
+    pub fn drain(&self) -> Vec<Event> {
+        self.rx.try_iter().collect()
+    }
+
+    /// The next event, waiting at most `d`.
+    pub fn next(&self, d: Duration) -> Option<Event> {
+        self.rx.recv_timeout(d).ok()
+    }
+
+    /// Stops after one last poll of every source (to bracket the end of a
+    /// run) and returns the events not yet taken.
+    pub fn finish(mut self) -> Vec<Event> {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+        self.rx.try_iter().collect()
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+struct Slot {
+    id: SourceId,
+    every: f64,
+    next: Instant,
+    strikes: u32,
+    noted: bool,
+}
+
+fn applies(id: SourceId, caps: &Caps) -> bool {
+    match id {
+        SourceId::InnodbMetrics => caps.innodb_metrics_filter.is_some(),
+        SourceId::PsWaits | SourceId::PsFiles => caps.ps_on,
+        SourceId::ServerProc => caps.server_pid.is_some(),
+        _ => true,
+    }
+}
+
+/// The first tick of the grid `phase + k * step` at or after `now`.
+fn next_tick(phase: Instant, step: f64, now: Instant) -> Instant {
+    if phase >= now {
+        return phase;
+    }
+    let k = ((now - phase).as_secs_f64() / step).ceil();
+    phase + Duration::from_secs_f64(k * step)
+}
+
+struct Driver {
+    cfg: MonitorConfig,
+    tx: Sender<Event>,
+    conn: Option<Conn>,
+    caps: Caps,
+    probed: bool,
+    gap_since: Option<Instant>,
+}
+
+impl Driver {
+    fn note(&self, source: Option<SourceId>, kind: NoteKind, text: String) {
+        let _ = self.tx.send(Event::Note(Note {
+            at: Instant::now(),
+            source,
+            kind,
+            text,
+        }));
+    }
+
+    async fn connect(&mut self) {
+        let attempt = async {
+            let mut c = Conn::connect(&self.cfg.conn).await?;
+            let (caps, notes) = caps::probe(&mut c, &self.cfg.conn.endpoint).await?;
+            Ok::<_, crate::protocol::ProtoError>((c, caps, notes))
+        };
+        match tokio::time::timeout(Duration::from_secs(5), attempt).await {
+            Ok(Ok((c, caps, notes))) => {
+                if let Some(since) = self.gap_since.take() {
+                    self.note(
+                        None,
+                        NoteKind::Resumed,
+                        format!(
+                            "server back after {:.1} s; counters may have restarted",
+                            since.elapsed().as_secs_f64()
+                        ),
+                    );
+                }
+                if !self.probed {
+                    for n in notes {
+                        self.note(None, NoteKind::Skipped, n);
+                    }
+                }
+                self.probed = true;
+                self.caps = caps.clone();
+                self.conn = Some(c);
+                let _ = self.tx.send(Event::Caps(caps));
+            }
+            Ok(Err(e)) => self.lost(format!("cannot reach the server: {e}")),
+            Err(_) => self.lost("cannot reach the server: no answer within 5 s".into()),
+        }
+    }
+
+    fn lost(&mut self, why: String) {
+        self.conn = None;
+        if self.gap_since.is_none() {
+            self.gap_since = Some(Instant::now());
+            self.note(
+                None,
+                NoteKind::Gap,
+                format!("{why}; SQL sources pause, retrying each tick"),
+            );
+        }
+    }
+
+    /// Polls one source; returns the time it took.
+    async fn poll(&mut self, slot: &mut Slot) -> Option<Duration> {
+        let at = Instant::now();
+        let res = if slot.id.is_sql() {
+            let conn = self.conn.as_mut()?;
+            match tokio::time::timeout(
+                Duration::from_secs(10),
+                sql::poll(slot.id, conn, &self.caps),
+            )
+            .await
+            {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(e)) if e.code().is_some() => Err(e.to_string()),
+                Ok(Err(e)) => {
+                    self.lost(format!("lost the monitoring connection: {e}"));
+                    return None;
+                }
+                Err(_) => {
+                    self.lost(format!("{} did not answer within 10 s", slot.id.name()));
+                    return None;
+                }
+            }
+        } else {
+            os::poll(slot.id, &self.caps)
+        };
+        let took = at.elapsed();
+        match res {
+            Ok(values) => {
+                slot.noted = false;
+                let _ = self.tx.send(Event::Snapshot(Snapshot {
+                    source: slot.id,
+                    at,
+                    took_us: took.as_micros() as u64,
+                    values,
+                }));
+            }
+            Err(e) if !slot.noted => {
+                slot.noted = true;
+                self.note(
+                    Some(slot.id),
+                    NoteKind::Skipped,
+                    format!("{}: {e}", slot.id.name()),
+                );
+            }
+            Err(_) => {}
+        }
+        Some(took)
+    }
+}
+
+impl Driver {
+    /// Three polls in a row over budget double the source's interval (up to a minute).
+    fn check_budget(&self, slot: &mut Slot, took: Duration) {
+        let budget = slot.every * self.cfg.budget_share;
+        if took.as_secs_f64() <= budget {
+            slot.strikes = 0;
+            return;
+        }
+        slot.strikes += 1;
+        if slot.strikes >= 3 && slot.every < 60.0 {
+            let old = slot.every;
+            slot.every = (slot.every * 2.0).min(60.0);
+            slot.strikes = 0;
+            self.note(
+                Some(slot.id),
+                NoteKind::Slowed,
+                format!(
+                    "{} took {:.1} ms, over its budget of {:.1} ms three times in a row: now polled every {} s instead of {} s",
+                    slot.id.name(),
+                    took.as_secs_f64() * 1e3,
+                    budget * 1e3,
+                    slot.every,
+                    old
+                ),
+            );
+        }
+    }
+}
+
+fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = tx.send(Event::Note(Note {
+                at: Instant::now(),
+                source: None,
+                kind: NoteKind::Skipped,
+                text: format!("monitor off: cannot start its runtime: {e}"),
+            }));
+            return;
+        }
+    };
+    rt.block_on(async move {
+        let base = cfg.base.max(0.01);
+        let start = Instant::now();
+        let preset = cfg.align.as_ref().and_then(|a| a.get().copied());
+        let mut phase = preset
+            .map(|t0| t0 + Duration::from_millis(20))
+            .unwrap_or(start);
+        let mut aligned = cfg.align.is_none() || preset.is_some();
+        let mut slots: Vec<Slot> = ALL_SOURCES
+            .iter()
+            .filter(|id| !cfg.off.contains(id))
+            .map(|&id| Slot {
+                id,
+                every: cfg
+                    .every
+                    .get(&id)
+                    .copied()
+                    .unwrap_or(id.default_every() * base),
+                next: next_tick(phase, base, start),
+                strikes: 0,
+                noted: false,
+            })
+            .collect();
+        let any_sql = slots.iter().any(|s| s.id.is_sql());
+        let mut d = Driver {
+            cfg,
+            tx,
+            conn: None,
+            caps: Caps::default(),
+            probed: false,
+            gap_since: None,
+        };
+        loop {
+            let stopping = stop.load(Ordering::SeqCst);
+            if any_sql && d.conn.is_none() && (!stopping || !d.probed) {
+                d.connect().await;
+                if !d.probed && !stopping {
+                    // Without a first probe only the host's sources apply.
+                    d.caps.local = false;
+                }
+            }
+            let now = Instant::now();
+            for slot in slots.iter_mut() {
+                let due = slot.next <= now || (stopping && slot.every <= base * 1.5);
+                if !due {
+                    continue;
+                }
+                let runnable = applies(slot.id, &d.caps) && (!slot.id.is_sql() || d.conn.is_some());
+                if runnable {
+                    if let Some(took) = d.poll(slot).await {
+                        d.check_budget(slot, took);
+                    }
+                }
+                let earliest = now + Duration::from_secs_f64((slot.every - base * 0.5).max(0.0));
+                slot.next = next_tick(phase, base, earliest.max(Instant::now()));
+            }
+            if stopping {
+                break;
+            }
+            if !aligned {
+                if let Some(t0) = d.cfg.align.as_ref().and_then(|a| a.get()) {
+                    phase = *t0 + Duration::from_millis(20);
+                    aligned = true;
+                    let now = Instant::now();
+                    for s in slots.iter_mut() {
+                        s.next = next_tick(phase, base, now);
+                    }
+                }
+            }
+            // Sleep until the next due poll, waking to notice stop and alignment.
+            let wake = slots
+                .iter()
+                .map(|s| s.next)
+                .min()
+                .unwrap_or_else(|| Instant::now() + Duration::from_secs_f64(base));
+            while Instant::now() < wake && !stop.load(Ordering::SeqCst) {
+                if !aligned && d.cfg.align.as_ref().is_some_and(|a| a.get().is_some()) {
+                    break;
+                }
+                let left = wake
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(20));
+                tokio::time::sleep(left).await;
+            }
+        }
+        if let Some(c) = d.conn.take() {
+            c.quit().await;
+        }
+    });
+}

@@ -1,0 +1,25 @@
+//! monitor: watches the server's insides and the host, every second by
+//! default, during a run or on its own (`qpslab monitor`, `iostat`, `top`).
+//!
+//! Owns the sources (SQL: global status, INNODB_METRICS, Performance Schema
+//! waits and files, parsed InnoDB status, thread states; OS: /proc CPU,
+//! server and client processes, disks, network, memory, pressure), the
+//! capability probe that decides which apply, and the polling loop with its
+//! time budgets and gap handling. It produces raw snapshots and notes on a
+//! channel; it never stores, derives or prints anything (store, analyze and
+//! report do), and it never touches the load's connections.
+//!
+//! Low intrusion: one connection, polls one after another on one thread,
+//! expensive sources at lower rates, every poll's own duration recorded.
+
+mod caps;
+mod driver;
+mod innodb_status;
+mod os;
+mod source;
+mod sql;
+
+pub use caps::Caps;
+pub use driver::{Monitor, MonitorConfig};
+pub use os::load_generator_cpu_s;
+pub use source::{Event, Note, NoteKind, Snapshot, SourceId, ALL_SOURCES};

@@ -1,0 +1,152 @@
+//! What the monitor produces: snapshots of one source's raw counters, notes
+//! about sources skipped, slowed down or interrupted, and the capabilities
+//! found at connect.
+
+use super::Caps;
+use std::time::Instant;
+
+/// A place the monitor reads counters from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum SourceId {
+    /// SHOW GLOBAL STATUS: every numeric counter, raw.
+    Status,
+    /// information_schema.INNODB_METRICS, enabled counters.
+    InnodbMetrics,
+    /// performance_schema.events_waits_summary_global_by_event_name.
+    PsWaits,
+    /// performance_schema.file_summary_by_event_name.
+    PsFiles,
+    /// SHOW ENGINE INNODB STATUS, parsed into numbers.
+    InnodbStatus,
+    /// Connections by command and state (performance_schema.threads or the processlist).
+    Threads,
+    /// /proc/stat: host and per-CPU time, context switches.
+    Cpu,
+    /// /proc/PID/stat and /proc/PID/io of the server process.
+    ServerProc,
+    /// This process (the load generator): CPU, context switches, IO.
+    ClientProc,
+    /// /proc/diskstats.
+    Disk,
+    /// /proc/net/dev.
+    Net,
+    /// /proc/meminfo.
+    Mem,
+    /// /proc/pressure (PSI).
+    Pressure,
+}
+
+pub const ALL_SOURCES: [SourceId; 13] = [
+    SourceId::Status,
+    SourceId::InnodbMetrics,
+    SourceId::PsWaits,
+    SourceId::PsFiles,
+    SourceId::InnodbStatus,
+    SourceId::Threads,
+    SourceId::Cpu,
+    SourceId::ServerProc,
+    SourceId::ClientProc,
+    SourceId::Disk,
+    SourceId::Net,
+    SourceId::Mem,
+    SourceId::Pressure,
+];
+
+impl SourceId {
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceId::Status => "status",
+            SourceId::InnodbMetrics => "innodb_metrics",
+            SourceId::PsWaits => "ps_waits",
+            SourceId::PsFiles => "ps_files",
+            SourceId::InnodbStatus => "innodb_status",
+            SourceId::Threads => "threads",
+            SourceId::Cpu => "cpu",
+            SourceId::ServerProc => "server_proc",
+            SourceId::ClientProc => "client_proc",
+            SourceId::Disk => "disk",
+            SourceId::Net => "net",
+            SourceId::Mem => "mem",
+            SourceId::Pressure => "pressure",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SourceId> {
+        ALL_SOURCES.iter().copied().find(|x| x.name() == s)
+    }
+
+    /// Seconds between polls by default: expensive or slow-moving sources
+    /// are read less often.
+    pub fn default_every(self) -> f64 {
+        match self {
+            SourceId::InnodbStatus | SourceId::Threads | SourceId::Mem => 5.0,
+            _ => 1.0,
+        }
+    }
+
+    /// Whether the source needs the monitoring connection.
+    pub fn is_sql(self) -> bool {
+        matches!(
+            self,
+            SourceId::Status
+                | SourceId::InnodbMetrics
+                | SourceId::PsWaits
+                | SourceId::PsFiles
+                | SourceId::InnodbStatus
+                | SourceId::Threads
+        )
+    }
+}
+
+/// One poll of one source.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub source: SourceId,
+    /// When the poll started.
+    pub at: Instant,
+    /// How long the poll took, in microseconds (the collector's own cost).
+    pub took_us: u64,
+    /// Raw values by name (counters are cumulative, as the server reports them).
+    pub values: Vec<(String, f64)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A source that does not apply to this server or host.
+    Skipped,
+    /// A source over its time budget, now polled less often.
+    Slowed,
+    /// The server went away: no SQL snapshots until it is back.
+    Gap,
+    /// The server is back after a gap.
+    Resumed,
+    Info,
+}
+
+impl NoteKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            NoteKind::Skipped => "skipped",
+            NoteKind::Slowed => "slowed",
+            NoteKind::Gap => "gap",
+            NoteKind::Resumed => "resumed",
+            NoteKind::Info => "info",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub at: Instant,
+    pub source: Option<SourceId>,
+    pub kind: NoteKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    Snapshot(Snapshot),
+    Note(Note),
+    /// Capabilities found at (re)connect.
+    Caps(Caps),
+}
