@@ -16,6 +16,15 @@ use crate::report::table::{Format, Table};
 use crate::store::RunRow;
 use std::collections::BTreeMap;
 
+/// A figure, or "-" when absent (NaN).
+fn opt(v: f64, digits: usize) -> String {
+    if v.is_nan() {
+        "-".into()
+    } else {
+        format!("{v:.digits$}")
+    }
+}
+
 /// Median of the values (NaN-free input expected).
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -27,13 +36,31 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// A series' figures at one concurrency: medians over its runs.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Cell {
     pub qps: f64,
     pub tps: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
     pub runs: usize,
+    /// Medians of the monitor's figures (NaN without the monitor).
+    pub server_us: f64,
+    pub client_us: f64,
+    pub csw: f64,
+    /// The most frequent bottleneck verdict among the runs.
+    pub hint: String,
+}
+
+/// The most frequent value (the first among equals).
+fn mode(v: Vec<&str>) -> String {
+    let mut best = ("", 0);
+    for x in &v {
+        let n = v.iter().filter(|y| *y == x).count();
+        if n > best.1 {
+            best = (x, n);
+        }
+    }
+    best.0.to_string()
 }
 
 type SeriesKey = (String, String, String);
@@ -45,7 +72,10 @@ type Best = BTreeMap<String, BTreeMap<i64, BTreeMap<String, (f64, String)>>>;
 /// (workload, label, variant) → threads → cell.
 pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
     let mut groups: BTreeMap<SeriesKey, BTreeMap<i64, Vec<&RunRow>>> = BTreeMap::new();
-    for r in runs.iter().filter(|r| r.status == "ok") {
+    for r in runs
+        .iter()
+        .filter(|r| r.status == "ok" && r.workload != "monitor")
+    {
         let key = (
             r.workload.clone(),
             r.label.clone().unwrap_or_default(),
@@ -73,6 +103,12 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         p95_ms: m(|r| r.lat_p95_ms),
                         p99_ms: m(|r| r.lat_p99_ms),
                         runs: rs.len(),
+                        server_us: m(|r| r.server_us_per_q),
+                        client_us: m(|r| {
+                            Some(r.client_cpu_s? * 1e6 / (r.queries? as f64).max(1.0))
+                        }),
+                        csw: m(|r| r.csw_per_q),
+                        hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),
                     };
                     (t, cell)
                 })
@@ -93,7 +129,19 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
         return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
     }
     let mut t = Table::new(&[
-        "workload", "label", "variant", "threads", "qps", "tps", "p95 ms", "p99 ms", "runs",
+        "workload",
+        "label",
+        "variant",
+        "threads",
+        "qps",
+        "tps",
+        "p95 ms",
+        "p99 ms",
+        "srv us/q",
+        "cli us/q",
+        "cs/q",
+        "runs",
+        "bottleneck",
     ]);
     for ((w, l, v), cells) in &s {
         for (th, c) in cells {
@@ -106,7 +154,11 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 format!("{:.2}", c.tps),
                 format!("{:.2}", c.p95_ms),
                 format!("{:.2}", c.p99_ms),
+                opt(c.server_us, 1),
+                opt(c.client_us, 1),
+                opt(c.csw, 2),
                 c.runs.to_string(),
+                c.hint.clone(),
             ]);
         }
     }

@@ -457,6 +457,20 @@ fn exit_code(r: &RunResult) -> i32 {
 
 use crate::analyze::median;
 
+/// Server µs per query and the bottleneck verdict the monitor recorded.
+fn monitor_figures(store: &crate::store::Store, run: i64) -> (f64, String) {
+    let m = store.run_monitor(run).ok().flatten().unwrap_or_default();
+    (
+        m["efficiency"]["server_cpu_us_per_query"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+        m["bottleneck"]["verdict"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    )
+}
+
 /// The figures of one sweep step kept for the table.
 struct StepFigures {
     qps: f64,
@@ -464,6 +478,8 @@ struct StepFigures {
     p95: f64,
     p99: f64,
     client_us: f64,
+    server_us: f64,
+    hint: String,
 }
 
 /// One step per concurrency (and repeat), each stored as a run of one
@@ -517,6 +533,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 point_hash: Some(format!("{}:{th}:{rep}", w.name())),
             };
             let (r, id) = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
+            let (server_us, hint) = monitor_figures(&store, id);
             let secs = r.elapsed;
             let q = r.total.queries() as f64;
             let fig = StepFigures {
@@ -525,6 +542,8 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 p95: r.total.hist.quantile_ms(0.95),
                 p99: r.total.hist.quantile_ms(0.99),
                 client_us: r.client_cpu_s * 1e6 / q.max(1.0),
+                server_us,
+                hint,
             };
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),
@@ -558,19 +577,25 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         "p95 ms",
         "p99 ms",
         "client us/q",
+        "server us/q",
         "runs",
+        "bottleneck",
     ]);
     let mut rows = Vec::new();
     for (th, figs) in &steps {
         let m = |f: fn(&StepFigures) -> f64| median(figs.iter().map(f).collect());
-        let (qps, tps, p95, p99, cpu) = (
+        let (qps, tps, p95, p99, cpu, srv) = (
             m(|f| f.qps),
             m(|f| f.tps),
             m(|f| f.p95),
             m(|f| f.p99),
             m(|f| f.client_us),
+            m(|f| f.server_us),
         );
-        rows.push(serde_json::json!({"threads": th, "qps": qps, "tps": tps, "p95_ms": p95, "p99_ms": p99, "client_us_per_query": cpu, "runs": figs.len()}));
+        let hint = figs.last().map(|f| f.hint.clone()).unwrap_or_default();
+        rows.push(serde_json::json!({"threads": th, "qps": qps, "tps": tps, "p95_ms": p95, "p99_ms": p99,
+            "client_us_per_query": cpu, "server_us_per_query": if srv.is_nan() { None } else { Some(srv) },
+            "bottleneck": hint, "runs": figs.len()}));
         table.push(vec![
             th.to_string(),
             format!("{qps:.2}"),
@@ -578,7 +603,13 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             format!("{p95:.2}"),
             format!("{p99:.2}"),
             format!("{cpu:.2}"),
+            if srv.is_nan() {
+                "-".into()
+            } else {
+                format!("{srv:.2}")
+            },
             figs.len().to_string(),
+            hint,
         ]);
     }
     if l.format == "json" {
@@ -875,7 +906,8 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 ..Default::default()
             };
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let (r, _) = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
+            let (r, id) = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
+            let (server_us, hint) = monitor_figures(&store, id);
             let secs = r.elapsed;
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),
@@ -894,6 +926,8 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 p95: r.total.hist.quantile_ms(0.95),
                 p99: r.total.hist.quantile_ms(0.99),
                 client_us: r.client_cpu_s * 1e6 / r.total.queries().max(1) as f64,
+                server_us,
+                hint,
                 status,
             });
             if matches!(r.status, RunStatus::Aborted(_)) {

@@ -93,6 +93,29 @@ impl Watch {
         })
     }
 
+    /// Waits (at most `limit`) for the monitor's first round of polls, so
+    /// that a run's counters are known from before its clock starts.
+    pub fn wait_ready(&mut self, limit: std::time::Duration) {
+        let Some(m) = &self.monitor else { return };
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            let Some(ev) = m.next(std::time::Duration::from_millis(20)) else {
+                continue;
+            };
+            let ready = match &ev {
+                Event::Snapshot(s) => s.source == SourceId::Status,
+                Event::Note(n) => n.kind == crate::monitor::NoteKind::Gap,
+                Event::Caps(_) => false,
+            };
+            self.pending.push(ev);
+            if ready {
+                // The OS sources of the same round follow at once.
+                self.pending.extend(m.drain());
+                return;
+            }
+        }
+    }
+
     /// Takes the events so far (waiting at most `wait` for the first).
     pub fn pump(&mut self, store: Option<(&Store, i64)>, wait: std::time::Duration) -> Vec<Event> {
         let mut evs = Vec::new();
@@ -233,6 +256,9 @@ pub fn run_watched(
             None
         }
     });
+    if let Some(w) = watch.as_mut() {
+        w.wait_ready(std::time::Duration::from_secs(5));
+    }
     let r = crate::exec::run_clocked(cfg, &clock, |s| {
         on_sample(s);
         if let Some(w) = watch.as_mut() {

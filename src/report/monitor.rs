@@ -92,11 +92,11 @@ pub fn run_text(f: &Value) -> String {
     let _ = writeln!(o, "\nInnoDB IO per second (inniostat columns):");
     let heads: Vec<String> = IO_COLUMNS
         .iter()
-        .map(|(h, _, _)| format!("{h:>10}"))
+        .map(|(h, _, _)| format!("{h:>11}"))
         .collect();
     let vals: Vec<String> = IO_COLUMNS
         .iter()
-        .map(|(_, k, d)| format!("{:>10}", num(&io[*k], *d)))
+        .map(|(_, k, d)| format!("{:>11}", num(&io[*k], *d)))
         .collect();
     let _ = writeln!(o, "  {}", heads.join(""));
     let _ = writeln!(o, "  {}", vals.join(""));

@@ -136,6 +136,9 @@ pub struct StepRow {
     pub p95: f64,
     pub p99: f64,
     pub client_us: f64,
+    /// From the monitor (NaN / empty without it).
+    pub server_us: f64,
+    pub hint: String,
     pub status: String,
 }
 
@@ -148,6 +151,8 @@ pub fn render(rows: &[StepRow]) -> String {
         "p95 ms",
         "p99 ms",
         "client us/q",
+        "server us/q",
+        "bottleneck",
         "status",
     ]);
     for r in rows {
@@ -159,6 +164,12 @@ pub fn render(rows: &[StepRow]) -> String {
             format!("{:.2}", r.p95),
             format!("{:.2}", r.p99),
             format!("{:.2}", r.client_us),
+            if r.server_us.is_nan() {
+                "-".into()
+            } else {
+                format!("{:.2}", r.server_us)
+            },
+            r.hint.clone(),
             r.status.clone(),
         ]);
     }

@@ -38,6 +38,11 @@ pub struct RunRow {
     pub lat_p99_ms: Option<f64>,
     pub client_cpu_s: Option<f64>,
     pub queries: Option<i64>,
+    /// From the monitor: server CPU µs and host context switches per query,
+    /// and the bottleneck verdict.
+    pub server_us_per_q: Option<f64>,
+    pub csw_per_q: Option<f64>,
+    pub hint: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -91,7 +96,8 @@ pub struct RunDetail {
 
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
-    seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id";
+    seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
+    server_us_per_q, csw_per_q, hint";
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok(RunRow {
@@ -112,6 +118,9 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         client_cpu_s: r.get(14)?,
         queries: r.get(15)?,
         campaign_id: r.get(16)?,
+        server_us_per_q: r.get(17)?,
+        csw_per_q: r.get(18)?,
+        hint: r.get(19)?,
     })
 }
 
@@ -199,16 +208,16 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(17)?),
-                    command_line: r.get(18)?,
-                    qpslab_version: r.get(19)?,
-                    git_hash: r.get(20)?,
-                    ended_at: r.get(21)?,
-                    server_flavor: r.get(22)?,
-                    server_cnf: r.get(23)?,
-                    server_variables: json(r.get(24)?),
-                    sandbox: json(r.get(25)?),
-                    host: json(r.get(26)?),
+                    options: json(r.get(20)?),
+                    command_line: r.get(21)?,
+                    qpslab_version: r.get(22)?,
+                    git_hash: r.get(23)?,
+                    ended_at: r.get(24)?,
+                    server_flavor: r.get(25)?,
+                    server_cnf: r.get(26)?,
+                    server_variables: json(r.get(27)?),
+                    sandbox: json(r.get(28)?),
+                    host: json(r.get(29)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
                     histogram: None,

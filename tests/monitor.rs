@@ -1,0 +1,400 @@
+//! The monitor against real sandbox MariaDBs, with Performance Schema off
+//! (the shared sandbox) and on (its own sandbox): every collector yields
+//! numbers, the inniostat columns move and add up under writes, efficiency
+//! per query agrees with the server's CPU read from /proc, and a monitor
+//! rides out the server stopping and starting again.
+
+mod common;
+use common::{json, lab, read_until, text};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+fn prepared_db(name: &str, workload: &str) -> String {
+    let db = lab().fresh_db(name);
+    let out = lab().on_sandbox(&["prepare", workload, "--db", name, "--table-size", "2000"]);
+    assert!(out.status.success(), "{}", text(&out));
+    db
+}
+
+fn store_path(name: &str) -> String {
+    lab().home.join(format!("{name}.db")).display().to_string()
+}
+
+/// `metrics RUN` as (source, snapshots).
+fn sources(store: &str, run: i64) -> Vec<(String, i64)> {
+    let o = lab().qpslab(&["metrics", &run.to_string(), "--store", store]);
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (s, n) = l.split_once(',')?;
+            Some((s.to_string(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+/// One stored counter of a run: (t, value) rows.
+fn series(store: &str, run: i64, source: &str, name: &str) -> Vec<(f64, f64)> {
+    let o = lab().qpslab(&[
+        "metrics",
+        &run.to_string(),
+        "--store",
+        store,
+        "--source",
+        source,
+        "--name",
+        name,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v = json(&o);
+    let col = v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n == name)
+        .expect(name);
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| Some((r["t"].as_f64()?, r["values"][col].as_f64()?)))
+        .collect()
+}
+
+fn server_pid(sandbox: &str) -> i32 {
+    let pidfile = lab()
+        .home
+        .join("sandboxes")
+        .join(sandbox)
+        .join("mysqld.pid");
+    std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+fn proc_cpu_s(pid: i32) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &s[s.rfind(')').unwrap() + 2..];
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    (f[11] + f[12]) / hz
+}
+
+#[test]
+fn every_collector_yields_numbers_with_performance_schema_off() {
+    let db = prepared_db("mon_off", "oltp_read_write");
+    let store = store_path("mon_off");
+    let o = lab().on_sandbox(&[
+        "run",
+        "oltp_read_write",
+        "--db",
+        &db,
+        "--table-size",
+        "2000",
+        "--threads",
+        "2",
+        "--time",
+        "3",
+        "--store",
+        &store,
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    let run = doc["run_id"].as_i64().unwrap();
+    let m = &doc["monitor"];
+    let e = &m["efficiency"];
+    assert!(e["server_cpu_us_per_query"].as_f64().unwrap() > 0.0, "{m}");
+    assert!(e["client_cpu_us_per_query"].as_f64().unwrap() > 0.0, "{m}");
+    assert!(
+        e["context_switches_per_query"].as_f64().unwrap() > 0.0,
+        "{m}"
+    );
+    assert!(
+        e["redo_bytes_per_transaction"].as_f64().unwrap() > 0.0,
+        "read_write writes redo: {m}"
+    );
+    assert!(
+        m["bottleneck"]["verdict"]
+            .as_str()
+            .is_some_and(|v| !v.is_empty()),
+        "{m}"
+    );
+    assert!(!m["per_interval"].as_array().unwrap().is_empty(), "{m}");
+    assert_eq!(m["server"]["performance_schema"], false);
+    let notes = m["notes"].to_string();
+    assert!(notes.contains("performance_schema is OFF"), "{notes}");
+    let have = sources(&store, run);
+    for s in [
+        "status",
+        "innodb_metrics",
+        "innodb_status",
+        "threads",
+        "cpu",
+        "server_proc",
+        "client_proc",
+        "disk",
+        "net",
+        "mem",
+    ] {
+        assert!(
+            have.iter().any(|(n, c)| n == s && *c >= 1),
+            "no snapshots of {s}: {have:?}"
+        );
+    }
+    assert!(
+        !have.iter().any(|(n, _)| n.starts_with("ps_")),
+        "PS is off: {have:?}"
+    );
+    let q = series(&store, run, "status", "Questions");
+    assert!(q.len() >= 3 && q.last().unwrap().1 > q[0].1, "{q:?}");
+    let h = series(&store, run, "innodb_status", "history_list_length");
+    assert!(!h.is_empty());
+    // The text output carries the same sections.
+    let o = lab().qpslab(&["show", &run.to_string(), "--store", &store]);
+    let out = text(&o);
+    assert!(
+        out.contains("Efficiency per query") && out.contains("Bottleneck:"),
+        "{out}"
+    );
+    // Campaign tables gain the monitor's columns.
+    let o = lab().qpslab(&["scalability", "--store", &store]);
+    let out = text(&o);
+    assert!(
+        out.contains("srv us/q") && out.contains("bottleneck"),
+        "{out}"
+    );
+}
+
+#[test]
+fn server_cpu_per_query_agrees_with_proc() {
+    let db = prepared_db("mon_eff", "oltp_point_select");
+    let pid = server_pid(common::SANDBOX);
+    let before = proc_cpu_s(pid);
+    let o = lab().on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "2000",
+        "--threads",
+        "2",
+        "--time",
+        "4",
+        "--no-store",
+        "--format",
+        "json",
+    ]);
+    let after = proc_cpu_s(pid);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    let queries = doc["totals"]["queries"].as_f64().unwrap();
+    let outside = (after - before) * 1e6 / queries;
+    let inside = doc["monitor"]["efficiency"]["server_cpu_us_per_query"]
+        .as_f64()
+        .unwrap();
+    // The outside window also holds connecting and preparing (and other
+    // tests' load on the shared sandbox); the bench checks the 5% goal.
+    let ratio = inside / outside;
+    assert!(
+        (0.7..1.15).contains(&ratio),
+        "monitor {inside:.2} us vs /proc {outside:.2} us per query"
+    );
+}
+
+#[test]
+fn iostat_columns_move_and_add_up_under_writes() {
+    let db = prepared_db("mon_io", "oltp_write_only");
+    let store = store_path("mon_io");
+    // Flush eagerly so that page writes happen within the run.
+    lab().sql(
+        "mysql",
+        "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0, GLOBAL innodb_max_dirty_pages_pct = 0",
+    );
+    let mut load = lab()
+        .command()
+        .args([
+            "run",
+            "oltp_write_only",
+            "--server",
+            common::SANDBOX,
+            "--db",
+            &db,
+            "--table-size",
+            "2000",
+        ])
+        .args([
+            "--threads",
+            "4",
+            "--time",
+            "8",
+            "--store",
+            &store,
+            "--format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let o = lab().on_sandbox(&["iostat", "--count", "4"]);
+    let out = load.wait_with_output().unwrap();
+    lab().sql(
+        "mysql",
+        "SET GLOBAL innodb_max_dirty_pages_pct = 90, GLOBAL innodb_max_dirty_pages_pct_lwm = 0",
+    );
+    let table = text(&o);
+    assert!(o.status.success(), "{table}");
+    let lines: Vec<&str> = table.lines().collect();
+    let header: Vec<&str> = lines
+        .iter()
+        .find(|l| l.contains("innodb w/s"))
+        .expect("header")
+        .split_whitespace()
+        .collect();
+    assert!(
+        header.contains(&"dblbuf") && header.contains(&"dflush") && header.contains(&"fsync/s"),
+        "{table}"
+    );
+    let log_col = header.iter().position(|h| *h == "log").unwrap() - 3; // "phys r/s" etc. are two words each
+    let moved = lines
+        .iter()
+        .filter(|l| l.contains(':') && !l.contains("time"))
+        .filter_map(|l| l.split_whitespace().nth(log_col)?.parse::<f64>().ok())
+        .any(|v| v > 0.0);
+    assert!(
+        moved,
+        "redo log writes stay at 0 under a write load:\n{table}"
+    );
+    // InnoDB writes = page flushes + doublewrite batches (MariaDB 10.5+).
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = doc["run_id"].as_i64().unwrap();
+    let d = |name: &str| {
+        let s = series(&store, run, "status", name);
+        s.last().unwrap().1 - s[0].1
+    };
+    let (w, flushed, dblwr) = (
+        d("Innodb_data_writes"),
+        d("Innodb_buffer_pool_pages_flushed"),
+        d("Innodb_dblwr_writes"),
+    );
+    assert!(w > 0.0, "no InnoDB writes in the run");
+    assert!(
+        (w - flushed - dblwr).abs() <= 0.02 * w + 2.0,
+        "writes {w} vs flushed {flushed} + doublewrite {dblwr}"
+    );
+}
+
+#[test]
+fn performance_schema_sources_when_it_is_on() {
+    let l = lab();
+    let o = l.qpslab(&[
+        "server",
+        "start",
+        "--name",
+        "pson",
+        "--set",
+        "performance_schema=ON",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let store = store_path("mon_ps");
+    let o = l.qpslab(&[
+        "monitor", "--server", "pson", "--time", "3", "--quiet", "--store", &store,
+    ]);
+    let err = text(&o);
+    assert!(o.status.success(), "{err}");
+    let run: i64 = err
+        .split("Stored as run ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .expect(&err);
+    let have = sources(&store, run);
+    for s in ["ps_waits", "ps_files", "threads", "status"] {
+        assert!(
+            have.iter().any(|(n, c)| n == s && *c >= 1),
+            "no snapshots of {s}: {have:?}"
+        );
+    }
+    let w = series(
+        &store,
+        run,
+        "ps_waits",
+        "wait/io/file/innodb/innodb_data_file.count",
+    );
+    assert!(!w.is_empty());
+    let o = l.qpslab(&["top", "--server", "pson", "--count", "1"]);
+    let screen = text(&o);
+    assert!(
+        screen.contains("Top waits (performance_schema") && screen.contains("Queries/s"),
+        "{screen}"
+    );
+    let _ = l.qpslab(&["server", "destroy", "--name", "pson"]);
+}
+
+#[test]
+fn monitor_survives_the_server_going_away() {
+    let l = lab();
+    let o = l.qpslab(&["server", "start", "--name", "away"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let store = store_path("mon_away");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' monitor --server away --time 120 --store '{}' 2>&1",
+            common::bin(),
+            store
+        ))
+        .env("QPSLAB_HOME", &l.home)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let is_line = |s: &str| {
+        s.trim_start()
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit())
+    };
+    read_until(&mut out, is_line).expect("a first line");
+    read_until(&mut out, is_line).expect("a second line");
+    assert!(l
+        .qpslab(&["server", "stop", "--name", "away"])
+        .status
+        .success());
+    read_until(&mut out, |s| s.starts_with("-- gap")).expect("a gap note");
+    assert!(l
+        .qpslab(&["server", "start", "--name", "away"])
+        .status
+        .success());
+    read_until(&mut out, |s| s.starts_with("-- resumed")).expect("a resumed note");
+    read_until(&mut out, is_line).expect("lines after the gap");
+    read_until(&mut out, is_line).expect("lines after the gap");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    while out.read_line(&mut rest).unwrap_or(0) > 0 {}
+    assert!(child.wait().unwrap().success(), "{rest}");
+    let run: i64 = rest
+        .split("Stored as run ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .expect(&rest);
+    let q = series(&store, run, "status", "Uptime");
+    let restarted = q.windows(2).any(|w| w[1].1 < w[0].1);
+    assert!(
+        restarted,
+        "Uptime never went back: no snapshots after the restart: {q:?}"
+    );
+    let _ = l.qpslab(&["server", "destroy", "--name", "away"]);
+}
