@@ -221,7 +221,7 @@ fn iostat_columns_move_and_add_up_under_writes() {
         "mysql",
         "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0, GLOBAL innodb_max_dirty_pages_pct = 0",
     );
-    let mut load = lab()
+    let load = lab()
         .command()
         .args([
             "run",

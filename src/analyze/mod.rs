@@ -343,6 +343,9 @@ mod tests {
             lat_p99_ms: Some(2.0),
             client_cpu_s: None,
             queries: None,
+            server_us_per_q: None,
+            csw_per_q: None,
+            hint: None,
         }
     }
 
