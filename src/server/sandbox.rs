@@ -180,6 +180,17 @@ impl Sandbox {
         if let Some(parent) = self.socket().parent() {
             fs::create_dir_all(parent)?;
         }
+        if std::net::TcpListener::bind(("127.0.0.1", self.spec.port)).is_err() {
+            // Taken since it was reserved (e.g. by a sandbox of another
+            // state directory): move to a free one.
+            let old = self.spec.port;
+            self.spec.port = free_port()?;
+            let _ = fs::remove_file(ports_dir().join(old.to_string()));
+            eprintln!(
+                "port {old} is in use by something else: sandbox '{}' moves to port {}",
+                self.spec.name, self.spec.port
+            );
+        }
         fs::write(
             self.dir.join("meta.json"),
             serde_json::to_vec_pretty(&self.spec)?,
