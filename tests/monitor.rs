@@ -296,6 +296,29 @@ fn iostat_columns_move_and_add_up_under_writes() {
 }
 
 #[test]
+fn a_source_over_its_budget_is_slowed_down_with_a_note() {
+    // A budget no poll can meet: every source is slowed after three polls.
+    let o = lab().on_sandbox(&[
+        "monitor",
+        "--time",
+        "4",
+        "--quiet",
+        "--no-store",
+        "--monitor-interval",
+        "0.2",
+        "--monitor-budget",
+        "0.0001",
+    ]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("-- slowed: status took")
+            && out.contains("now polled every 0.4 s instead of 0.2 s"),
+        "{out}"
+    );
+}
+
+#[test]
 fn performance_schema_sources_when_it_is_on() {
     let l = lab();
     let o = l.qpslab(&[

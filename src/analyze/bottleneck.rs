@@ -38,17 +38,27 @@ pub struct Inputs<'a> {
     pub client_share_fallback: Option<f64>,
     pub io: &'a IoRates,
     pub ps_on: bool,
+    /// Whether mutex/rwlock waits are instrumented.
+    pub ps_synch: bool,
 }
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-/// The wait events that took the most time over [a, b], as shares.
+/// The wait events that took the most time over [a, b], as shares. Left
+/// out: idle; table IO, which times every row operation inside the engine
+/// (work, not waiting); and condition waits, in the global summary mostly
+/// background threads sleeping until their next round. All would swamp the
+/// waits that hold queries up.
 pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
     let mut w: Vec<(String, f64)> = c
         .keys_with_prefix("ps_waits.")
-        .filter(|k| !k.starts_with("ps_waits.idle"))
+        .filter(|k| {
+            !k.starts_with("ps_waits.idle")
+                && !k.starts_with("ps_waits.wait/io/table/")
+                && !k.starts_with("ps_waits.wait/synch/cond/")
+        })
         .filter_map(|k| {
             let d = c.delta(k, a, b)?;
             let name = k.strip_prefix("ps_waits.")?.strip_suffix(".wait_ps")?;
@@ -58,7 +68,10 @@ pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
     let total: f64 = w.iter().map(|(_, d)| d).sum();
     w.sort_by(|x, y| y.1.total_cmp(&x.1));
     w.truncate(n);
-    w.into_iter().map(|(k, d)| (k, d / total)).collect()
+    w.into_iter()
+        .map(|(k, d)| (k, d / total))
+        .filter(|(_, share)| *share >= 0.005)
+        .collect()
 }
 
 pub fn hint(i: &Inputs) -> Hint {
@@ -127,6 +140,8 @@ pub fn hint(i: &Inputs) -> Hint {
             }
             if !i.ps_on {
                 ev.push("performance_schema is off: turn it on to see which waits".into());
+            } else if !i.ps_synch {
+                ev.push("mutex and rwlock waits are not instrumented: performance-schema-instrument='wait/synch/%=ON' shows them".into());
             }
             for (name, share) in &waits {
                 ev.push(format!("{} of wait time in {name}", pct(*share)));
@@ -181,6 +196,7 @@ mod tests {
             client_share_fallback: None,
             io,
             ps_on: false,
+            ps_synch: false,
         }
     }
 

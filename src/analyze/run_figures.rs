@@ -48,6 +48,7 @@ pub struct RunShape<'a> {
     pub cpus: usize,
     pub disk: Option<&'a str>,
     pub ps_on: bool,
+    pub ps_synch: bool,
     pub client_share_fallback: Option<f64>,
 }
 
@@ -71,6 +72,7 @@ pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
         client_share_fallback: s.client_share_fallback,
         io: &io,
         ps_on: s.ps_on,
+        ps_synch: s.ps_synch,
     });
     let per_interval = s
         .intervals

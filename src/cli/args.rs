@@ -313,6 +313,10 @@ pub struct MonitorArgs {
     /// Sources not to poll, comma-separated.
     #[arg(long, default_value = "")]
     pub monitor_off: String,
+    /// A poll may take this percentage of its source's interval; a source
+    /// over it three polls in a row is polled half as often (with a note).
+    #[arg(long, default_value_t = 5.0, value_parser = positive_f64)]
+    pub monitor_budget: f64,
 }
 
 impl Default for MonitorArgs {
@@ -322,6 +326,7 @@ impl Default for MonitorArgs {
             monitor_interval: 1.0,
             monitor_rates: String::new(),
             monitor_off: String::new(),
+            monitor_budget: 5.0,
         }
     }
 }

@@ -22,6 +22,7 @@ use std::time::Instant;
 pub fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig> {
     let mut cfg = MonitorConfig::new(conn.clone());
     cfg.base = a.monitor_interval;
+    cfg.budget_share = a.monitor_budget / 100.0;
     cfg.set_rates(&a.monitor_rates)
         .map_err(|e| anyhow!("--monitor-rates: {e}"))?;
     for name in a
@@ -292,6 +293,7 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> Value {
             .unwrap_or(1),
         disk: f.caps.as_ref().and_then(|c| c.disk.as_deref()),
         ps_on: f.caps.as_ref().is_some_and(|c| c.ps_on),
+        ps_synch: f.caps.as_ref().is_some_and(|c| c.ps_synch),
         client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
     };
     let mut v = serde_json::to_value(derive(&f.counters, &shape)).unwrap_or(Value::Null);
@@ -307,6 +309,7 @@ pub fn caps_json(c: Option<&Caps>) -> Value {
             "version": c.version,
             "flavor": if c.mariadb { "MariaDB" } else { "MySQL" },
             "performance_schema": c.ps_on,
+            "ps_synch_instruments": c.ps_synch,
             "innodb_metrics": c.innodb_metrics_filter.is_some(),
             "local": c.local,
             "pid": c.server_pid,

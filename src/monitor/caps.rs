@@ -13,6 +13,8 @@ pub struct Caps {
     pub mariadb: bool,
     /// performance_schema is ON.
     pub ps_on: bool,
+    /// Some mutex/rwlock wait instruments are enabled (off by default on MariaDB).
+    pub ps_synch: bool,
     /// The WHERE clause selecting enabled INNODB_METRICS counters, when the
     /// table exists.
     pub innodb_metrics_filter: Option<&'static str>,
@@ -72,7 +74,21 @@ pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<Strin
         );
         None
     };
-    if !caps.ps_on {
+    if caps.ps_on {
+        let r = one_row(
+            c,
+            "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/synch/%' AND ENABLED = 'YES'",
+        )
+        .await?;
+        caps.ps_synch = r.first().cloned().flatten().is_some_and(|n| n != "0");
+        if !caps.ps_synch {
+            notes.push(
+                "ps_waits: the mutex and rwlock instruments are off, so waits show file IO and table locks only \
+                 (performance-schema-instrument='wait/synch/%=ON' in my.cnf turns them on)"
+                    .into(),
+            );
+        }
+    } else {
         notes.push(
             "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
                 .into(),
