@@ -120,6 +120,10 @@ fn every_collector_yields_numbers_with_performance_schema_off() {
         "{m}"
     );
     assert!(
+        e["server_context_switches_per_query"].as_f64().unwrap() > 0.0,
+        "{m}"
+    );
+    assert!(
         e["redo_bytes_per_transaction"].as_f64().unwrap() > 0.0,
         "read_write writes redo: {m}"
     );
@@ -141,6 +145,7 @@ fn every_collector_yields_numbers_with_performance_schema_off() {
         "threads",
         "cpu",
         "server_proc",
+        "server_tasks",
         "client_proc",
         "disk",
         "net",

@@ -18,6 +18,7 @@ pub fn keep(source: &str, name: &str) -> Option<Keep> {
             name.starts_with("all.")
                 || matches!(name, "ctxt" | "cpus" | "procs_running" | "procs_blocked")
         }
+        "server_tasks" => matches!(name, "timeslices" | "runq_wait_s"),
         "server_proc" => matches!(
             name,
             "cpu_s" | "io.read_bytes" | "io.write_bytes" | "threads"
@@ -127,6 +128,9 @@ pub struct Efficiency {
     /// Host-wide context switches (server, client and the rest).
     pub context_switches_per_query: Option<f64>,
     pub client_context_switches_per_query: Option<f64>,
+    /// The server's threads: times scheduled in, and µs waiting for a CPU.
+    pub server_context_switches_per_query: Option<f64>,
+    pub server_runq_wait_us_per_query: Option<f64>,
     /// Bytes the server read from / wrote to storage (/proc/PID/io).
     pub read_bytes_per_query: Option<f64>,
     pub write_bytes_per_query: Option<f64>,
@@ -153,6 +157,10 @@ impl Efficiency {
             client_cpu_us_per_query: per_q(client_cpu(c, a, b).map(|s| s * 1e6)),
             context_switches_per_query: per_q(c.delta("cpu.ctxt", a, b)),
             client_context_switches_per_query: per_q(c.delta("client_proc.csw", a, b)),
+            server_context_switches_per_query: per_q(c.delta("server_tasks.timeslices", a, b)),
+            server_runq_wait_us_per_query: per_q(
+                c.delta("server_tasks.runq_wait_s", a, b).map(|s| s * 1e6),
+            ),
             read_bytes_per_query: per_q(c.delta("server_proc.io.read_bytes", a, b)),
             write_bytes_per_query: per_q(c.delta("server_proc.io.write_bytes", a, b)),
             innodb_read_bytes_per_query: per_q(c.delta("status.Innodb_data_read", a, b)),

@@ -307,7 +307,8 @@ pub struct MonitorArgs {
     pub monitor_interval: f64,
     /// Per-source seconds between polls: e.g. innodb_status=10,threads=30.
     /// Sources: status, innodb_metrics, ps_waits, ps_files, innodb_status,
-    /// threads, cpu, server_proc, client_proc, disk, net, mem, pressure.
+    /// threads, cpu, server_proc, server_tasks, client_proc, disk, net, mem,
+    /// pressure.
     #[arg(long, default_value = "")]
     pub monitor_rates: String,
     /// Sources not to poll, comma-separated.

@@ -130,7 +130,7 @@ fn applies(id: SourceId, caps: &Caps) -> bool {
     match id {
         SourceId::InnodbMetrics => caps.innodb_metrics_filter.is_some(),
         SourceId::PsWaits | SourceId::PsFiles => caps.ps_on,
-        SourceId::ServerProc => caps.server_pid.is_some(),
+        SourceId::ServerProc | SourceId::ServerTasks => caps.server_pid.is_some(),
         _ => true,
     }
 }
@@ -346,7 +346,7 @@ fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
             }
             let now = Instant::now();
             for slot in slots.iter_mut() {
-                let due = slot.next <= now || (stopping && slot.every <= base * 1.5);
+                let due = slot.next <= now || stopping;
                 if !due {
                     continue;
                 }

@@ -100,6 +100,25 @@ pub fn poll(source: SourceId, caps: &Caps) -> Result<Values, String> {
             let pid = caps.server_pid.ok_or("the server's process is unknown")?;
             process(pid, hz, &mut out)?;
         }
+        SourceId::ServerTasks => {
+            let pid = caps.server_pid.ok_or("the server's process is unknown")?;
+            let dir = std::fs::read_dir(format!("/proc/{pid}/task")).map_err(|e| e.to_string())?;
+            let (mut tasks, mut run, mut wait, mut slices) = (0u64, 0u64, 0u64, 0u64);
+            for e in dir.flatten() {
+                let Ok(s) = std::fs::read_to_string(e.path().join("schedstat")) else {
+                    continue;
+                };
+                let mut f = s.split_whitespace().map(|x| x.parse::<u64>().unwrap_or(0));
+                run += f.next().unwrap_or(0);
+                wait += f.next().unwrap_or(0);
+                slices += f.next().unwrap_or(0);
+                tasks += 1;
+            }
+            out.push(("tasks".into(), tasks as f64));
+            out.push(("cpu_s".into(), run as f64 / 1e9));
+            out.push(("runq_wait_s".into(), wait as f64 / 1e9));
+            out.push(("timeslices".into(), slices as f64));
+        }
         SourceId::ClientProc => {
             let me = rusage(libc::RUSAGE_SELF);
             out.push(("utime_s".into(), secs(me.ru_utime)));

@@ -24,6 +24,9 @@ pub enum SourceId {
     Cpu,
     /// /proc/PID/stat and /proc/PID/io of the server process.
     ServerProc,
+    /// The server's threads summed from /proc/PID/task/*/schedstat: times
+    /// scheduled in (context switches) and time waiting for a CPU.
+    ServerTasks,
     /// This process (the load generator): CPU, context switches, IO.
     ClientProc,
     /// /proc/diskstats.
@@ -36,7 +39,7 @@ pub enum SourceId {
     Pressure,
 }
 
-pub const ALL_SOURCES: [SourceId; 13] = [
+pub const ALL_SOURCES: [SourceId; 14] = [
     SourceId::Status,
     SourceId::InnodbMetrics,
     SourceId::PsWaits,
@@ -45,6 +48,7 @@ pub const ALL_SOURCES: [SourceId; 13] = [
     SourceId::Threads,
     SourceId::Cpu,
     SourceId::ServerProc,
+    SourceId::ServerTasks,
     SourceId::ClientProc,
     SourceId::Disk,
     SourceId::Net,
@@ -63,6 +67,7 @@ impl SourceId {
             SourceId::Threads => "threads",
             SourceId::Cpu => "cpu",
             SourceId::ServerProc => "server_proc",
+            SourceId::ServerTasks => "server_tasks",
             SourceId::ClientProc => "client_proc",
             SourceId::Disk => "disk",
             SourceId::Net => "net",
@@ -79,7 +84,9 @@ impl SourceId {
     /// are read less often.
     pub fn default_every(self) -> f64 {
         match self {
-            SourceId::InnodbStatus | SourceId::Threads | SourceId::Mem => 5.0,
+            SourceId::InnodbStatus | SourceId::Threads | SourceId::Mem | SourceId::ServerTasks => {
+                5.0
+            }
             _ => 1.0,
         }
     }

@@ -54,9 +54,15 @@ pub fn run_text(f: &Value) -> String {
     );
     let _ = writeln!(
         o,
-        "    context switches (host / client):    {} / {}",
+        "    context switches (host/server/client): {} / {} / {}",
         num(&e["context_switches_per_query"], 2),
+        num(&e["server_context_switches_per_query"], 2),
         num(&e["client_context_switches_per_query"], 2)
+    );
+    let _ = writeln!(
+        o,
+        "    server wait for a CPU:               {} us",
+        num(&e["server_runq_wait_us_per_query"], 2)
     );
     let _ = writeln!(
         o,
