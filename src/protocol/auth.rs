@@ -189,7 +189,12 @@ pub async fn handshake(
                     .parse(())
                     .map_err(|e| ProtoError::Protocol(format!("bad auth switch: {e}")))?;
                 let data = sw.plugin_data();
-                let data = data.strip_suffix(&[0]).unwrap_or(data).to_vec();
+                // A 20-byte scramble comes NUL-terminated; ed25519's 32-byte
+                // nonce does not, and may itself end in a zero byte (1 in 256).
+                let data = match data {
+                    [head @ .., 0] if head.len() == 20 => head.to_vec(),
+                    _ => data.to_vec(),
+                };
                 plugin = Plugin::init(&sw.auth_plugin().into_owned())?;
                 scramble = data.clone();
                 let ctx = AuthCtx {
