@@ -15,6 +15,11 @@ command -v bc >/dev/null 2>&1 || need+=(bc)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi
+# The browser test: Debian's Chromium, driven by playwright-core from npm.
+if [ "${QPSLAB_WITH_BROWSER:-0}" = 1 ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+  command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   $SUDO apt-get update -qq
@@ -28,6 +33,12 @@ if ! command -v cargo >/dev/null 2>&1; then
   }
 fi
 export PATH="$HOME/.cargo/bin:$PATH"
+if [ "${QPSLAB_WITH_BROWSER:-0}" = 1 ]; then
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  [ "$major" -ge 20 ] || { echo "the browser test needs Node.js 20 or newer (found $(node --version))" >&2; exit 1; }
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  [ -d "$here/tests/ui/node_modules/playwright-core" ] || npm ci --prefix "$here/tests/ui" --no-audit --no-fund >/dev/null
+fi
 # The test command checks formatting and lints.
 if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
   if command -v rustup >/dev/null 2>&1; then

@@ -4,7 +4,7 @@
 # sandbox servers on private datadirs, sockets and ports, and remove them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-QPSLAB_WITH_MAVEN=1 bash scripts/deps.sh
+QPSLAB_WITH_MAVEN=1 QPSLAB_WITH_BROWSER=1 bash scripts/deps.sh
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 QPSLAB_TEST_MARIADB_114=$(bash scripts/mariadb114.sh)
 export QPSLAB_TEST_MARIADB_114

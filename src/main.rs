@@ -13,6 +13,7 @@ mod report;
 mod server;
 mod stats;
 mod store;
+mod ui;
 mod workload;
 
 use clap::Parser;

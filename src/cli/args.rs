@@ -64,6 +64,12 @@ pub enum Cmd {
     /// Dump the monitor's stored snapshots of a run (raw counters, or
     /// per-second rates), as CSV or JSON.
     Metrics(MetricsArgs),
+    /// The local web UI over the results store (read-only).
+    Ui(UiArgs),
+    /// One self-contained, offline HTML file of a run or a campaign.
+    Report(ReportArgs),
+    /// One chart of a run or a campaign as an SVG file.
+    Chart(ChartArgs),
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
@@ -503,6 +509,49 @@ pub struct MetricsArgs {
     /// csv or json.
     #[arg(long, default_value = "csv")]
     pub format: String,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct UiArgs {
+    /// Address to listen on; the default keeps the UI on this host.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    #[arg(long, default_value_t = 8780)]
+    pub port: u16,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Run id; or give --campaign.
+    #[arg(required_unless_present = "campaign")]
+    pub run: Option<i64>,
+    #[arg(long, conflicts_with = "run")]
+    pub campaign: Option<i64>,
+    /// Output file (.html).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ChartArgs {
+    /// Run id; or give --campaign for its scalability chart.
+    #[arg(required_unless_present = "campaign")]
+    pub run: Option<i64>,
+    #[arg(long, conflicts_with = "run")]
+    pub campaign: Option<i64>,
+    /// For a run: qps, tps, p95, p99, or a stored counter's rate as
+    /// source:name (e.g. status:Com_select). For a campaign: qps or p95.
+    #[arg(long, default_value = "qps")]
+    pub metric: String,
+    /// Output file (.svg).
+    #[arg(short, long)]
+    pub output: PathBuf,
     #[arg(long)]
     pub store: Option<PathBuf>,
 }

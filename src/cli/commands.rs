@@ -50,6 +50,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Iostat(a) => super::live::iostat(&a),
         Cmd::Top(a) => super::live::top(&a),
         Cmd::Metrics(a) => super::live::metrics(&a).map(|_| 0),
+        Cmd::Ui(a) => super::pages::ui(&a).map(|_| 0),
+        Cmd::Report(a) => super::pages::report(&a).map(|_| 0),
+        Cmd::Chart(a) => super::pages::chart(&a).map(|_| 0),
     }
 }
 
@@ -633,6 +636,7 @@ fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
         status: Some("ok".into()),
         campaign: a.campaign,
         limit: None,
+        ..Default::default()
     })?;
     if runs.is_empty() {
         bail!("no finished runs match; see `qpslab runs`");
@@ -805,6 +809,7 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
         status: a.status.clone(),
         campaign: a.campaign,
         limit: a.limit,
+        ..Default::default()
     })?;
     print!("{}", report::runs::runs_table(&rows, f));
     Ok(())
@@ -894,6 +899,13 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     );
     let mut rows = Vec::new();
     let mut code = 0;
+    let campaign = store.create_campaign(
+        "quickstart",
+        "sweep",
+        &serde_json::json!({"workloads": a.workloads, "threads": threads, "time": a.time,
+            "tables": o.tables, "table_size": o.table_size, "command_line": redacted_command_line()})
+        .to_string(),
+    )?;
     for w in &workloads {
         for &th in &threads {
             load.workload = w.name().to_string();
@@ -903,6 +915,8 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             let env = block_on(check_tables(&t, *w, &cfg.oltp))??;
             let tags = RunTags {
                 label: Some("quickstart".into()),
+                campaign_id: Some(campaign),
+                point_hash: Some(format!("{}:{th}", w.name())),
                 ..Default::default()
             };
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
@@ -937,7 +951,21 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         }
     }
     println!("\n{}", report::table::render(&rows));
-    println!("The runs are stored: `qpslab runs --label quickstart`, `qpslab show ID`.");
+    println!("The runs are stored as campaign {campaign}: `qpslab runs --campaign {campaign}`, `qpslab show ID`.");
+    let reports = crate::server::state_dir().join("reports");
+    std::fs::create_dir_all(&reports)
+        .with_context(|| format!("cannot create {}", reports.display()))?;
+    let file = reports.join(format!("quickstart-{campaign}.html"));
+    if let Some(html) = crate::ui::campaign_page(&store, campaign, crate::ui::Mode::Report)? {
+        std::fs::write(&file, html).with_context(|| format!("cannot write {}", file.display()))?;
+        println!(
+            "\nReport (scalability charts and tables, works offline): {}",
+            file.display()
+        );
+    }
+    println!(
+        "Web UI with every run's per-second graphs: `qpslab ui`, then open http://127.0.0.1:8780/campaign/{campaign}"
+    );
     if let Some(sb) = &t.sandbox {
         println!(
             "The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`."

@@ -7,6 +7,7 @@ mod campaign;
 mod commands;
 mod environment;
 mod live;
+mod pages;
 mod record;
 mod secret;
 mod target;

@@ -6,6 +6,7 @@
 //! and the quickstart's step table. It computes nothing that stats/exec
 //! did not measure, and never talks to a server.
 
+pub mod chart;
 pub mod json;
 pub mod monitor;
 pub mod runs;

@@ -8,6 +8,9 @@ pub enum Format {
     Markdown,
     Csv,
     Json,
+    /// An HTML table for the UI and reports; ratio columns (headers with
+    /// " / ") are coloured below 0.95 and above 1.05.
+    Html,
 }
 
 impl Format {
@@ -65,6 +68,31 @@ impl Table {
             })
             .collect();
         match f {
+            Format::Html => {
+                let esc = crate::report::chart::esc;
+                let mut o = String::from("<table><tr>");
+                for (c, h) in self.headers.iter().enumerate() {
+                    let cls = if right[c] { "" } else { " class=\"l\"" };
+                    o.push_str(&format!("<th{cls}>{}</th>", esc(h)));
+                }
+                o.push_str("</tr>");
+                for r in &self.rows {
+                    o.push_str("<tr>");
+                    for (c, v) in r.iter().enumerate() {
+                        let ratio = self.headers.get(c).is_some_and(|h| h.contains(" / "));
+                        let cls = match v.parse::<f64>() {
+                            Ok(x) if ratio && x < 0.95 => " class=\"lo\"",
+                            Ok(x) if ratio && x > 1.05 => " class=\"hi\"",
+                            _ if !right.get(c).copied().unwrap_or(true) => " class=\"l\"",
+                            _ => "",
+                        };
+                        o.push_str(&format!("<td{cls}>{}</td>", esc(v)));
+                    }
+                    o.push_str("</tr>");
+                }
+                o.push_str("</table>");
+                o
+            }
             Format::Csv => {
                 let mut o = self
                     .headers

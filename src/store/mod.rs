@@ -12,9 +12,14 @@ mod read;
 mod schema;
 mod write;
 
-pub use metrics::MetricWriter;
-pub use read::{RunDetail, RunFilter, RunRow};
+pub use metrics::{MetricTable, MetricWriter};
+pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
 pub use write::NewRun;
+
+/// The current time as RFC 3339 UTC (what the store writes).
+pub fn now_utc() -> String {
+    write::now()
+}
 
 use anyhow::{Context, Result};
 use rusqlite::Connection;

@@ -16,6 +16,20 @@ pub struct RunFilter {
     pub status: Option<String>,
     pub campaign: Option<i64>,
     pub limit: Option<usize>,
+    /// Server version containing this text.
+    pub server: Option<String>,
+    /// Started on or after this date (YYYY-MM-DD or a full timestamp).
+    pub since: Option<String>,
+}
+
+/// A campaign (or sweep) and how many runs it has.
+#[derive(Debug, Clone)]
+pub struct CampaignRow {
+    pub id: i64,
+    pub name: String,
+    pub kind: String,
+    pub created_at: String,
+    pub runs: i64,
 }
 
 /// One line of `qpslab runs`.
@@ -61,6 +75,8 @@ pub struct SampleRow {
     pub lat_p95_ms: Option<f64>,
     pub lat_p99_ms: Option<f64>,
     pub client_cpu_s: Option<f64>,
+    pub lat_p50_ms: Option<f64>,
+    pub lat_max_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -164,6 +180,24 @@ impl Store {
         Ok(n)
     }
 
+    /// Every campaign (sweeps included), newest first.
+    pub fn list_campaigns(&self) -> Result<Vec<CampaignRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT c.id, c.name, c.kind, c.created_at, (SELECT COUNT(*) FROM runs r WHERE r.campaign_id = c.id)
+             FROM campaigns c ORDER BY c.id DESC",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(CampaignRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                kind: r.get(2)?,
+                created_at: r.get(3)?,
+                runs: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn list_runs(&self, f: &RunFilter) -> Result<Vec<RunRow>> {
         self.mark_dead_runs()?;
         let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE 1=1");
@@ -184,6 +218,14 @@ impl Store {
         if let Some(c) = f.campaign {
             sql.push_str(" AND campaign_id = ?");
             args.push(Box::new(c));
+        }
+        if let Some(s) = &f.server {
+            sql.push_str(" AND server_version LIKE '%' || ? || '%'");
+            args.push(Box::new(s.clone()));
+        }
+        if let Some(d) = &f.since {
+            sql.push_str(" AND started_at >= ?");
+            args.push(Box::new(d.clone()));
         }
         sql.push_str(" ORDER BY id");
         if let Some(n) = f.limit {
@@ -228,7 +270,8 @@ impl Store {
             return Ok(None);
         };
         let mut s = self.conn.prepare(
-            "SELECT seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog, lat_p95_ms, lat_p99_ms, client_cpu_s
+            "SELECT seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog, lat_p95_ms, lat_p99_ms, client_cpu_s,
+                    lat_p50_ms, lat_max_ms
              FROM samples WHERE run_id = ?1 ORDER BY seq",
         )?;
         d.samples = s
@@ -248,6 +291,8 @@ impl Store {
                     lat_p95_ms: r.get(11)?,
                     lat_p99_ms: r.get(12)?,
                     client_cpu_s: r.get(13)?,
+                    lat_p50_ms: r.get(14)?,
+                    lat_max_ms: r.get(15)?,
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;

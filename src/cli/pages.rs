@@ -1,0 +1,118 @@
+//! `ui`, `report` and `chart`: the results store as web pages, files and
+//! charts.
+
+use super::args::{ChartArgs, ReportArgs, UiArgs};
+use super::record::open_store;
+use crate::report::chart::Chart;
+use crate::store::Store;
+use crate::ui::{self, Mode, RunMetrics};
+use anyhow::{bail, Context, Result};
+
+pub fn ui(a: &UiArgs) -> Result<()> {
+    let path = a.store.clone().unwrap_or_else(Store::default_path);
+    open_store(Some(&path))?; // fail here, with the path, if it cannot be opened
+    if a.bind != "127.0.0.1" && a.bind != "localhost" && a.bind != "::1" {
+        eprintln!(
+            "note: listening on {}: the UI is reachable from other hosts (read-only)",
+            a.bind
+        );
+    }
+    ui::serve(path, &a.bind, a.port)
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+pub fn report(a: &ReportArgs) -> Result<()> {
+    let store = open_store(a.store.as_deref())?;
+    let html = match (a.run, a.campaign) {
+        (Some(id), _) => ui::run_page(&store, id, Mode::Report)?
+            .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?,
+        (None, Some(id)) => ui::campaign_page(&store, id, Mode::Report)?
+            .with_context(|| format!("no campaign {id} in the store (see `qpslab runs`)"))?,
+        (None, None) => bail!("give a run id or --campaign ID"),
+    };
+    write(&a.output, &html)?;
+    println!(
+        "Report written to {} ({} KB); open it in a browser, no network needed.",
+        a.output.display(),
+        html.len() / 1024
+    );
+    Ok(())
+}
+
+pub fn chart(a: &ChartArgs) -> Result<()> {
+    if a.output.extension().and_then(|e| e.to_str()) != Some("svg") {
+        bail!(
+            "--output {}: charts are written as SVG; name the file .svg",
+            a.output.display()
+        );
+    }
+    let store = open_store(a.store.as_deref())?;
+    let c = match (a.run, a.campaign) {
+        (None, Some(id)) => {
+            let runs = store.list_runs(&crate::store::RunFilter {
+                campaign: Some(id),
+                status: Some("ok".into()),
+                ..Default::default()
+            })?;
+            if runs.is_empty() {
+                bail!("campaign {id} has no finished runs (see `qpslab runs --campaign {id}`)");
+            }
+            match a.metric.as_str() {
+                "qps" => ui::scalability_chart(&runs, false),
+                "p95" => ui::scalability_chart(&runs, true),
+                m => bail!("--metric '{m}' for a campaign: use qps or p95"),
+            }
+        }
+        (Some(id), _) => run_chart(&store, id, &a.metric)?,
+        (None, None) => bail!("give a run id or --campaign ID"),
+    };
+    if c.is_empty() {
+        bail!("no data for --metric {}", a.metric);
+    }
+    write(&a.output, &c.svg())?;
+    println!("Chart written to {}", a.output.display());
+    Ok(())
+}
+
+fn run_chart(store: &Store, id: i64, metric: &str) -> Result<Chart> {
+    let d = store
+        .run_detail(id)?
+        .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?;
+    let title = format!(
+        "run {id}: {} × {} users, {metric}",
+        d.run.workload, d.run.threads
+    );
+    let mut c = Chart::new(&title, "seconds", metric);
+    let s = &d.samples;
+    let pts: Vec<(f64, f64)> = match metric {
+        "qps" => s
+            .iter()
+            .filter(|x| x.dur > 0.0)
+            .map(|x| (x.t, (x.reads + x.writes + x.others) as f64 / x.dur))
+            .collect(),
+        "tps" => s
+            .iter()
+            .filter(|x| x.dur > 0.0)
+            .map(|x| (x.t, x.events as f64 / x.dur))
+            .collect(),
+        "p95" => s
+            .iter()
+            .filter_map(|x| Some((x.t, x.lat_p95_ms?)))
+            .collect(),
+        "p99" => s
+            .iter()
+            .filter_map(|x| Some((x.t, x.lat_p99_ms?)))
+            .collect(),
+        m => {
+            let (source, name) = m
+                .split_once(':')
+                .with_context(|| format!("--metric '{m}': use qps, tps, p95, p99 or source:name (see `qpslab metrics {id}`)"))?;
+            RunMetrics::load(store, id)?.rate(source, name, 1.0)
+        }
+    };
+    c.add(metric, pts);
+    Ok(c)
+}

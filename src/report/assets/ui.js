@@ -1,0 +1,98 @@
+// qpslab charts: values under the pointer, drag to zoom the x axis,
+// double-click to reset. Charts are SVG drawn by qpslab (report/chart.rs):
+// series live in a 0-1000 box inside <g class="plot">; the data range is on
+// the <svg> element's data attributes.
+(function () {
+  "use strict";
+  var L = 64, T = 30, W = 900, H = 280, R = 190, B = 40, PW = W - L - R, PH = H - T - B;
+  function fmt(v) {
+    var a = Math.abs(v);
+    if (a >= 1e9) return (v / 1e9).toFixed(2) + "G";
+    if (a >= 1e6) return (v / 1e6).toFixed(2) + "M";
+    if (a >= 1e4) return (v / 1e3).toFixed(1) + "k";
+    if (a >= 100) return v.toFixed(0);
+    return v.toFixed(a >= 1 ? 2 : 3);
+  }
+  function ticks(lo, hi, n) {
+    if (!(hi > lo)) return [lo];
+    var raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 5, 10].map(function (m) { return m * mag; }).find(function (s) { return s >= raw; });
+    var out = [];
+    for (var x = Math.ceil(lo / step) * step; x <= hi + step * 1e-9; x += step) out.push(Math.abs(x) < step * 1e-9 ? 0 : x);
+    return out;
+  }
+  function svgEl(name, attrs) {
+    var e = document.createElementNS("http://www.w3.org/2000/svg", name);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+  function setup(svg) {
+    var d = svg.dataset, x0 = +d.x0, x1 = +d.x1, y0 = +d.y0, y1 = +d.y1, log2 = d.log2 === "true";
+    var plot = svg.querySelector("g.plot"), xt = svg.querySelector("g.xticks");
+    var series = Array.prototype.map.call(svg.querySelectorAll("polyline"), function (p) {
+      var pts = p.getAttribute("points").trim().split(/\s+/).filter(Boolean).map(function (s) {
+        var v = s.split(","); return [+v[0], +v[1]];
+      });
+      return { name: p.dataset.name, color: p.getAttribute("stroke"), pts: pts };
+    });
+    var za = 0, zb = 1000, drag = null;
+    var rule = svgEl("line", { y1: T, y2: T + PH, stroke: "#555", "stroke-dasharray": "3 3", visibility: "hidden" });
+    var band = svgEl("rect", { y: T, height: PH, fill: "rgba(30,120,200,0.15)", visibility: "hidden" });
+    svg.appendChild(rule); svg.appendChild(band);
+    var tip = document.createElement("div"); tip.className = "tip"; document.body.appendChild(tip);
+    function dataX(nx) { var v = x0 + nx / 1000 * (x1 - x0); return log2 ? Math.pow(2, v) : v; }
+    function toLocal(ev) {
+      var p = svg.createSVGPoint(); p.x = ev.clientX; p.y = ev.clientY;
+      return p.matrixTransform(svg.getScreenCTM().inverse());
+    }
+    function nxAt(px) { return za + (px - L) / PW * (zb - za); }
+    function redraw() {
+      plot.setAttribute("transform", "translate(" + L + " " + (T + PH) + ") scale(" + PW / (zb - za) + " " + (-PH / 1000) + ") translate(" + (-za) + " 0)");
+      while (xt.firstChild) xt.removeChild(xt.firstChild);
+      var lo = x0 + za / 1000 * (x1 - x0), hi = x0 + zb / 1000 * (x1 - x0);
+      var ts = log2 ? [] : ticks(lo, hi, 8);
+      if (log2) for (var e = Math.ceil(lo); e <= Math.floor(hi); e++) ts.push(e);
+      ts.forEach(function (t) {
+        var px = L + (t - lo) / (hi - lo) * PW;
+        xt.appendChild(svgEl("line", { x1: px, x2: px, y1: T, y2: T + PH, stroke: "#f0f0f0" }));
+        var tx = svgEl("text", { x: px, y: T + PH + 15, "font-size": 11, "text-anchor": "middle", "font-family": "sans-serif" });
+        tx.textContent = log2 ? fmt(Math.round(Math.pow(2, t))) : fmt(t);
+        xt.appendChild(tx);
+      });
+    }
+    svg.addEventListener("mousemove", function (ev) {
+      var p = toLocal(ev);
+      if (p.x < L || p.x > L + PW) { rule.setAttribute("visibility", "hidden"); tip.style.display = "none"; return; }
+      if (drag !== null) {
+        band.setAttribute("x", Math.min(drag, p.x)); band.setAttribute("width", Math.abs(p.x - drag));
+        band.setAttribute("visibility", "visible");
+      }
+      rule.setAttribute("x1", p.x); rule.setAttribute("x2", p.x); rule.setAttribute("visibility", "visible");
+      var nx = nxAt(p.x), rows = [];
+      series.forEach(function (s) {
+        var best = null;
+        s.pts.forEach(function (q) { if (best === null || Math.abs(q[0] - nx) < Math.abs(best[0] - nx)) best = q; });
+        if (best) rows.push('<span style="color:' + s.color + '">\u25A0</span> ' + s.name.replace(/</g, "&lt;") + ": <b>" + fmt(y0 + best[1] / 1000 * (y1 - y0)) + "</b>");
+      });
+      tip.innerHTML = "<i>" + (svg.dataset.xlabel || "x") + " " + fmt(dataX(nx)) + "</i><br>" + rows.join("<br>");
+      tip.style.display = "block"; tip.style.left = (ev.pageX + 14) + "px"; tip.style.top = (ev.pageY + 10) + "px";
+    });
+    svg.addEventListener("mouseleave", function () { rule.setAttribute("visibility", "hidden"); tip.style.display = "none"; drag = null; band.setAttribute("visibility", "hidden"); });
+    svg.addEventListener("mousedown", function (ev) { drag = toLocal(ev).x; ev.preventDefault(); });
+    svg.addEventListener("mouseup", function (ev) {
+      var px = toLocal(ev).x;
+      if (drag !== null && Math.abs(px - drag) > 5) {
+        var a = nxAt(Math.max(L, Math.min(drag, px))), b = nxAt(Math.min(L + PW, Math.max(drag, px)));
+        za = a; zb = b; redraw();
+      }
+      drag = null; band.setAttribute("visibility", "hidden");
+    });
+    svg.addEventListener("dblclick", function () { za = 0; zb = 1000; redraw(); });
+  }
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("svg.chart"), setup);
+    var live = document.body.dataset.live;
+    if (live === "1") setTimeout(function () { location.reload(); }, 1000);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();

@@ -1,0 +1,323 @@
+//! Line charts as SVG, drawn here (no chart library): axes with round
+//! ticks, a log2 axis for users, a legend, and series in a normalised
+//! 0–1000 box under one transform, so that the page script can zoom the
+//! time axis and read values under the pointer without redrawing
+//! (`assets/ui.js`). The same SVG goes into the web UI, the HTML report
+//! and `qpslab chart`.
+
+use std::fmt::Write;
+
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    /// Users on a log2 axis (scalability charts).
+    pub log2_x: bool,
+}
+
+const W: f64 = 900.0;
+const H: f64 = 280.0;
+const L: f64 = 64.0;
+const R: f64 = 190.0;
+const T: f64 = 30.0;
+const B: f64 = 40.0;
+
+pub const PALETTE: [&str; 10] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+];
+
+/// Escapes text for HTML and SVG.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// About `n` round tick values covering [lo, hi].
+pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !lo.is_finite() || !hi.is_finite() || hi <= lo {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / n.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut v = Vec::new();
+    let mut x = (lo / step).ceil() * step;
+    while x <= hi + step * 1e-9 {
+        v.push(if x.abs() < step * 1e-9 { 0.0 } else { x });
+        x += step;
+    }
+    v
+}
+
+/// A tick label: short, with k/M/G for large values.
+pub fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    let (d, s) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let t = if d.fract() == 0.0 {
+        format!("{d:.0}")
+    } else if d.abs() >= 10.0 {
+        format!("{d:.1}")
+    } else {
+        format!("{d:.2}")
+    };
+    let t = if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    };
+    format!("{t}{s}")
+}
+
+impl Chart {
+    pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series: Vec::new(),
+            log2_x: false,
+        }
+    }
+
+    pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
+        let points: Vec<(f64, f64)> = points
+            .into_iter()
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        if !points.is_empty() {
+            self.series.push(Series {
+                name: name.into(),
+                points,
+            });
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.series.is_empty()
+    }
+
+    fn x_of(&self, x: f64) -> f64 {
+        if self.log2_x {
+            x.max(1e-9).log2()
+        } else {
+            x
+        }
+    }
+
+    /// The chart as a standalone SVG element.
+    pub fn svg(&self) -> String {
+        let mut o = String::new();
+        let (pw, ph) = (W - L - R, H - T - B);
+        let xs = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| self.x_of(p.0)));
+        let (mut x0, mut x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let ys = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1));
+        let (mut y0, mut y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+        if self.series.is_empty() {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
+        if y0 > 0.0 {
+            y0 = 0.0;
+        }
+        let mut yt = ticks(y0, if y1 > y0 { y1 } else { y0 + 1.0 }, 5);
+        if let (Some(&last), true) = (yt.last(), yt.len() >= 2) {
+            if last < y1 {
+                yt.push(last + (yt[1] - yt[0]));
+            }
+        }
+        y1 = yt
+            .last()
+            .copied()
+            .filter(|t| *t >= y1)
+            .unwrap_or(y1)
+            .max(y0 + 1e-12);
+        let _ = write!(
+            o,
+            r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" data-x0="{x0}" data-x1="{x1}" data-y0="{y0}" data-y1="{y1}" data-log2="{}" data-xlabel="{}" role="img" aria-label="{}">"#,
+            self.log2_x,
+            esc(&self.x_label),
+            esc(&self.title)
+        );
+        let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
+        let _ = write!(
+            o,
+            r##"<defs><clipPath id="{clip}"><rect x="{L}" y="{T}" width="{pw}" height="{ph}"/></clipPath></defs><rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/><text x="{L}" y="18" font-size="14" font-weight="bold" font-family="sans-serif">{}</text>"##,
+            esc(&self.title)
+        );
+        // Y grid and labels.
+        for t in &yt {
+            let py = T + ph - (t - y0) / (y1 - y0) * ph;
+            let _ = write!(
+                o,
+                r##"<line x1="{L}" x2="{}" y1="{py:.1}" y2="{py:.1}" stroke="#e4e4e4"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end" font-family="sans-serif">{}</text>"##,
+                L + pw,
+                L - 6.0,
+                py + 4.0,
+                fmt_num(*t)
+            );
+        }
+        let _ = write!(
+            o,
+            r##"<text x="14" y="{}" font-size="11" font-family="sans-serif" transform="rotate(-90 14 {})" text-anchor="middle">{}</text>"##,
+            T + ph / 2.0,
+            T + ph / 2.0,
+            esc(&self.y_label)
+        );
+        // X ticks (redrawn by the script on zoom).
+        let _ = write!(o, r#"<g class="xticks">"#);
+        let xt: Vec<f64> = if self.log2_x {
+            (x0.floor() as i64..=x1.ceil() as i64)
+                .map(|e| e as f64)
+                .filter(|e| *e >= x0 && *e <= x1)
+                .collect()
+        } else {
+            ticks(x0, x1, 8)
+        };
+        for t in xt {
+            let px = L + (t - x0) / (x1 - x0) * pw;
+            let label = if self.log2_x {
+                fmt_num(2f64.powf(t).round())
+            } else {
+                fmt_num(t)
+            };
+            let _ = write!(
+                o,
+                r##"<line x1="{px:.1}" x2="{px:.1}" y1="{T}" y2="{}" stroke="#f0f0f0"/><text x="{px:.1}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{label}</text>"##,
+                T + ph,
+                T + ph + 15.0
+            );
+        }
+        let _ = write!(
+            o,
+            r##"</g><text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{}</text><rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>"##,
+            L + pw / 2.0,
+            H - 6.0,
+            esc(&self.x_label)
+        );
+        // Series in a 0–1000 box.
+        let _ = write!(
+            o,
+            r#"<g clip-path="url(#{clip})"><g class="plot" transform="translate({L} {}) scale({} {})">"#,
+            T + ph,
+            pw / 1000.0,
+            -ph / 1000.0
+        );
+        for (i, s) in self.series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let _ = write!(
+                o,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6" vector-effect="non-scaling-stroke" data-name="{}" points=""#,
+                esc(&s.name)
+            );
+            for (x, y) in &s.points {
+                let nx = (self.x_of(*x) - x0) / (x1 - x0) * 1000.0;
+                let ny = (y - y0) / (y1 - y0) * 1000.0;
+                let _ = write!(o, "{nx:.2},{ny:.2} ");
+            }
+            o.push_str("\"/>");
+            if s.points.len() <= 40 {
+                for (x, y) in &s.points {
+                    let nx = (self.x_of(*x) - x0) / (x1 - x0) * 1000.0;
+                    let ny = (y - y0) / (y1 - y0) * 1000.0;
+                    let _ = write!(
+                        o,
+                        r#"<circle cx="{nx:.2}" cy="{ny:.2}" r="3" fill="{color}" vector-effect="non-scaling-stroke" transform="translate({nx:.2} {ny:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
+                        1000.0 / pw,
+                        -1000.0 / ph,
+                        -nx,
+                        -ny
+                    );
+                }
+            }
+        }
+        o.push_str("</g></g>");
+        // Legend.
+        for (i, s) in self.series.iter().enumerate().take(14) {
+            let y = T + 8.0 + i as f64 * 16.0;
+            let name: String = s.name.chars().take(28).collect();
+            let _ = write!(
+                o,
+                r#"<rect x="{}" y="{}" width="12" height="3" fill="{}"/><text x="{}" y="{}" font-size="11" font-family="sans-serif">{}</text>"#,
+                W - R + 12.0,
+                y - 4.0,
+                PALETTE[i % PALETTE.len()],
+                W - R + 28.0,
+                y,
+                esc(&name)
+            );
+        }
+        if self.series.is_empty() {
+            let _ = write!(
+                o,
+                r##"<text x="{}" y="{}" font-size="13" fill="#888" text-anchor="middle" font-family="sans-serif">no data</text>"##,
+                L + pw / 2.0,
+                T + ph / 2.0
+            );
+        }
+        o.push_str("</svg>");
+        o
+    }
+}
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_ticks() {
+        assert_eq!(
+            ticks(0.0, 100.0, 5),
+            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
+        assert_eq!(fmt_num(52000.0), "52k");
+        assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(fmt_num(1_500_000.0), "1.5M");
+    }
+
+    #[test]
+    fn svg_has_every_series_and_point() {
+        let mut c = Chart::new("QPS", "users", "qps");
+        c.log2_x = true;
+        c.add("a", vec![(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]);
+        c.add("b <x>", vec![(1.0, 5.0), (4.0, 15.0)]);
+        let s = c.svg();
+        assert_eq!(s.matches("<polyline").count(), 2);
+        assert_eq!(s.matches("<circle").count(), 5);
+        assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
+    }
+}

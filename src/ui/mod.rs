@@ -1,0 +1,116 @@
+//! ui: the local web app (`qpslab ui`) and the pages it shares with the
+//! self-contained HTML reports (`qpslab report`).
+//!
+//! Owns the HTTP server (read-only over the results store, bound to
+//! 127.0.0.1 unless told otherwise) and the pages: runs and campaigns with
+//! filters, a run's per-second charts of every metric group, overlays,
+//! campaign scalability charts and ratio tables. Charts are SVG drawn by
+//! `report::chart`; CSS and script are compiled into the binary and inlined
+//! in every page, so nothing is fetched from the network. It never writes
+//! to the store and never talks to a database server.
+
+mod campaign_page;
+mod index_page;
+mod overlay_page;
+mod page;
+mod run_page;
+mod series;
+
+pub use campaign_page::{campaign_page, scalability_chart};
+pub use overlay_page::overlay_page;
+pub use page::Mode;
+pub use run_page::run_page;
+pub use series::RunMetrics;
+
+use crate::store::Store;
+use axum::extract::{Path, Query, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+struct App {
+    store: PathBuf,
+}
+
+/// Builds a page from a freshly opened store (one per request: the UI
+/// never holds the store open while runs are written to it).
+fn respond(
+    app: &App,
+    what: &str,
+    build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
+) -> Response {
+    match Store::open(&app.store).and_then(|s| build(&s)) {
+        Ok(Some(html)) => Html(html).into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
+    }
+}
+
+async fn index(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, String>>) -> Response {
+    respond(&app, "page", |s| index_page::index_page(s, &q).map(Some))
+}
+
+async fn run(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
+    respond(&app, &format!("run {id}"), |s| run_page(s, id, Mode::Ui))
+}
+
+async fn campaign(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
+    respond(&app, &format!("campaign {id}"), |s| {
+        campaign_page(s, id, Mode::Ui)
+    })
+}
+
+async fn overlay(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response {
+    let q = q.unwrap_or_default();
+    let mut runs = Vec::new();
+    let mut metric = None;
+    for (k, v) in url::form_urlencoded::parse(q.as_bytes()) {
+        match k.as_ref() {
+            "run" => runs.extend(v.split(',').filter_map(|x| x.trim().parse::<i64>().ok())),
+            "metric" if !v.trim().is_empty() => metric = Some(v.trim().to_string()),
+            _ => {}
+        }
+    }
+    respond(&app, "page", |s| {
+        overlay_page(s, &runs, metric.as_deref(), Mode::Ui).map(Some)
+    })
+}
+
+/// Serves the UI until Ctrl-C.
+pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
+    let app = Arc::new(App { store });
+    let router = Router::new()
+        .route("/", get(index))
+        .route("/run/{id}", get(run))
+        .route("/campaign/{id}", get(campaign))
+        .route("/overlay", get(overlay))
+        .with_state(app);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((bind, port))
+            .await
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "cannot listen on {bind}:{port}: {e} (another process there? try --port)"
+                )
+            })?;
+        let addr = listener.local_addr()?;
+        println!("qpslab UI on http://{addr}/ (read-only; Ctrl-C stops)");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                while !crate::exec::interrupted() {
+                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                }
+            })
+            .await?;
+        Ok(())
+    })
+}

@@ -1,0 +1,506 @@
+//! A run's page: its figures, per-second throughput and latency, and every
+//! metric group the monitor collected, grouped the way MySQL performance
+//! engineers read them (dim_STAT / PMM style).
+
+use super::page::{esc, link, num, page, Mode};
+use super::series::{thin, RunMetrics};
+use crate::report::chart::Chart;
+use crate::store::{RunDetail, Store};
+use anyhow::Result;
+use serde_json::Value;
+use std::fmt::Write;
+
+const MB: f64 = 1.0 / 1048576.0;
+
+fn chart(title: &str, y: &str, series: Vec<(&str, Vec<(f64, f64)>)>) -> Chart {
+    let mut c = Chart::new(title, "seconds", y);
+    for (name, pts) in series {
+        c.add(name, pts);
+    }
+    c
+}
+
+/// Throughput, latency and errors from the run's own samples.
+fn load_charts(d: &RunDetail) -> Vec<Chart> {
+    let s = &d.samples;
+    let per = |f: &dyn Fn(&crate::store::SampleRow) -> f64| -> Vec<(f64, f64)> {
+        thin(
+            s.iter()
+                .filter(|x| x.dur > 0.0)
+                .map(|x| (x.t, f(x) / x.dur))
+                .collect(),
+        )
+    };
+    let lat = |f: &dyn Fn(&crate::store::SampleRow) -> Option<f64>| -> Vec<(f64, f64)> {
+        thin(s.iter().filter_map(|x| Some((x.t, f(x)?))).collect())
+    };
+    let errors = |x: &crate::store::SampleRow| {
+        x.errors
+            .as_object()
+            .map(|m| m.values().filter_map(Value::as_f64).sum())
+            .unwrap_or(0.0)
+    };
+    vec![
+        chart(
+            "Throughput",
+            "per second",
+            vec![
+                ("qps", per(&|x| (x.reads + x.writes + x.others) as f64)),
+                ("tps", per(&|x| x.events as f64)),
+                ("reads/s", per(&|x| x.reads as f64)),
+                ("writes/s", per(&|x| x.writes as f64)),
+                ("other/s", per(&|x| x.others as f64)),
+            ],
+        ),
+        chart(
+            "Latency",
+            "ms",
+            vec![
+                ("p50", lat(&|x| x.lat_p50_ms)),
+                ("p95", lat(&|x| x.lat_p95_ms)),
+                ("p99", lat(&|x| x.lat_p99_ms)),
+                ("max", lat(&|x| x.lat_max_ms)),
+            ],
+        ),
+        chart(
+            "Errors and reconnects",
+            "per second",
+            vec![
+                ("errors/s", per(&errors)),
+                ("reconnects/s", per(&|x| x.reconnects as f64)),
+            ],
+        ),
+    ]
+}
+
+/// The monitor's groups; empty when the run had no monitor.
+fn monitor_charts(m: &RunMetrics, per_interval: &[Value]) -> Vec<(&'static str, Vec<Chart>)> {
+    let st = "status";
+    let rates = |names: &[&str]| -> Vec<(String, Vec<(f64, f64)>)> {
+        names
+            .iter()
+            .map(|n| (n.to_string(), m.rate(st, n, 1.0)))
+            .filter(|(_, p)| p.iter().any(|x| x.1 > 0.0))
+            .collect()
+    };
+    let named = |title: &str, y: &str, v: Vec<(String, Vec<(f64, f64)>)>| {
+        let mut c = Chart::new(title, "seconds", y);
+        for (n, p) in v {
+            c.add(&n, p);
+        }
+        c
+    };
+    let mut groups: Vec<(&'static str, Vec<Chart>)> = Vec::new();
+    if m.has(st) {
+        let com = rates(&[
+            "Questions",
+            "Com_select",
+            "Com_insert",
+            "Com_update",
+            "Com_delete",
+            "Com_commit",
+            "Com_rollback",
+            "Com_begin",
+        ]);
+        let handlers = rates(&[
+            "Handler_read_key",
+            "Handler_read_next",
+            "Handler_read_rnd_next",
+            "Handler_read_first",
+            "Handler_write",
+            "Handler_update",
+            "Handler_delete",
+            "Handler_commit",
+        ]);
+        let threads = vec![
+            (
+                "Threads_running".to_string(),
+                m.gauge(st, "Threads_running", 1.0),
+            ),
+            (
+                "Threads_connected".to_string(),
+                m.gauge(st, "Threads_connected", 1.0),
+            ),
+        ];
+        groups.push((
+            "MySQL",
+            vec![
+                named("Commands", "per second", com),
+                named("Handlers", "per second", handlers),
+                named("Threads", "threads", threads),
+            ],
+        ));
+        let mut innodb = Vec::new();
+        let rows = rates(&[
+            "Innodb_rows_read",
+            "Innodb_rows_inserted",
+            "Innodb_rows_updated",
+            "Innodb_rows_deleted",
+        ]);
+        if !rows.is_empty() {
+            innodb.push(named("InnoDB rows", "per second", rows));
+        }
+        innodb.push(named(
+            "Buffer pool pages",
+            "pages",
+            [
+                "Innodb_buffer_pool_pages_data",
+                "Innodb_buffer_pool_pages_dirty",
+                "Innodb_buffer_pool_pages_free",
+            ]
+            .iter()
+            .map(|n| {
+                (
+                    n.trim_start_matches("Innodb_buffer_pool_").to_string(),
+                    m.gauge(st, n, 1.0),
+                )
+            })
+            .collect(),
+        ));
+        innodb.push(named(
+            "Buffer pool activity",
+            "per second",
+            rates(&[
+                "Innodb_buffer_pool_read_requests",
+                "Innodb_buffer_pool_write_requests",
+                "Innodb_buffer_pool_reads",
+                "Innodb_buffer_pool_pages_flushed",
+            ]),
+        ));
+        let io = vec![
+            (
+                "InnoDB r/s".to_string(),
+                m.rate(st, "Innodb_data_reads", 1.0),
+            ),
+            (
+                "InnoDB w/s".to_string(),
+                m.rate(st, "Innodb_data_writes", 1.0),
+            ),
+            (
+                "data".to_string(),
+                m.rate(st, "Innodb_buffer_pool_reads", 1.0),
+            ),
+            (
+                "pre".to_string(),
+                m.rate(st, "Innodb_buffer_pool_read_ahead", 1.0),
+            ),
+            ("log".to_string(), m.rate(st, "Innodb_log_writes", 1.0)),
+            ("dblbuf".to_string(), m.rate(st, "Innodb_dblwr_writes", 1.0)),
+            (
+                "dflush".to_string(),
+                m.rate(st, "Innodb_buffer_pool_pages_flushed", 1.0),
+            ),
+            ("fsync/s".to_string(), m.rate(st, "Innodb_data_fsyncs", 1.0)),
+        ];
+        innodb.push(named("IO classes (inniostat)", "per second", io));
+        innodb.push(named(
+            "Redo and checkpoint",
+            "MB, MB/s",
+            vec![
+                ("redo MB/s".into(), m.rate(st, "Innodb_os_log_written", MB)),
+                (
+                    "checkpoint age MB".into(),
+                    m.gauge(st, "Innodb_checkpoint_age", MB),
+                ),
+            ],
+        ));
+        let hist = if m.names(st).contains(&"Innodb_history_list_length") {
+            m.gauge(st, "Innodb_history_list_length", 1.0)
+        } else {
+            m.gauge("innodb_status", "history_list_length", 1.0)
+        };
+        innodb.push(named(
+            "History list length",
+            "undo log units",
+            vec![("history".into(), hist)],
+        ));
+        groups.push(("InnoDB", innodb));
+    }
+    if m.has("ps_waits") {
+        let top = m.top_growth(
+            "ps_waits",
+            ".wait_ps",
+            &["idle", "wait/io/table/", "wait/synch/cond/"],
+            8,
+        );
+        let v = top
+            .iter()
+            .map(|(n, _)| {
+                (
+                    n.trim_end_matches(".wait_ps").to_string(),
+                    m.rate("ps_waits", n, 1e-9),
+                )
+            })
+            .collect();
+        groups.push((
+            "Waits",
+            vec![named(
+                "Top wait events (Performance Schema)",
+                "ms waited per second",
+                v,
+            )],
+        ));
+    }
+    let mut os = Vec::new();
+    if !per_interval.is_empty() {
+        let share = |k: &str| -> Vec<(f64, f64)> {
+            per_interval
+                .iter()
+                .filter_map(|p| Some((p["t"].as_f64()?, p["cpu"][k].as_f64()? * 100.0)))
+                .collect()
+        };
+        os.push(named(
+            "CPU split",
+            "% of host CPU",
+            ["server", "client", "other", "idle", "iowait", "steal"]
+                .iter()
+                .map(|k| (k.to_string(), share(k)))
+                .collect(),
+        ));
+    } else if m.has("cpu") {
+        os.push(named(
+            "CPU",
+            "CPUs busy",
+            ["all.user", "all.system", "all.iowait", "all.idle"]
+                .iter()
+                .map(|k| (k.to_string(), m.rate("cpu", k, 1.0)))
+                .collect(),
+        ));
+    }
+    if m.has("disk") {
+        let devs: Vec<String> = m
+            .names("disk")
+            .iter()
+            .filter_map(|n| n.strip_suffix(".reads"))
+            .map(str::to_string)
+            .collect();
+        let mut v = Vec::new();
+        for d in devs.iter().take(4) {
+            v.push((
+                format!("{d} r/s"),
+                m.rate("disk", &format!("{d}.reads"), 1.0),
+            ));
+            v.push((
+                format!("{d} w/s"),
+                m.rate("disk", &format!("{d}.writes"), 1.0),
+            ));
+        }
+        os.push(named("Disk", "IO per second", v));
+    }
+    if m.has("net") {
+        let ifs: Vec<String> = m
+            .names("net")
+            .iter()
+            .filter_map(|n| n.strip_suffix(".recv_bytes"))
+            .map(str::to_string)
+            .collect();
+        let v = ifs
+            .iter()
+            .flat_map(|i| {
+                [
+                    (
+                        format!("{i} in"),
+                        m.rate("net", &format!("{i}.recv_bytes"), MB),
+                    ),
+                    (
+                        format!("{i} out"),
+                        m.rate("net", &format!("{i}.sent_bytes"), MB),
+                    ),
+                ]
+            })
+            .filter(|(_, p)| p.iter().any(|x| x.1 > 0.0))
+            .collect();
+        os.push(named("Network", "MB/s", v));
+    }
+    if m.has("cpu") {
+        os.push(named(
+            "Context switches",
+            "per second",
+            vec![
+                ("host".into(), m.rate("cpu", "ctxt", 1.0)),
+                (
+                    "server threads".into(),
+                    m.rate("server_tasks", "timeslices", 1.0),
+                ),
+                ("client".into(), m.rate("client_proc", "csw", 1.0)),
+            ],
+        ));
+    }
+    if !os.is_empty() {
+        groups.push(("OS", os));
+    }
+    groups
+}
+
+/// A run's main per-second charts (throughput, latency, CPU split), for
+/// the runs section of a campaign report.
+pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
+    let Some(d) = store.run_detail(id)? else {
+        return Ok(String::new());
+    };
+    let mon = store.run_monitor(id)?.unwrap_or(Value::Null);
+    let mut o = String::new();
+    for c in load_charts(&d).into_iter().take(2) {
+        o.push_str(&c.svg());
+    }
+    let per_interval: Vec<Value> = mon["per_interval"].as_array().cloned().unwrap_or_default();
+    if !per_interval.is_empty() {
+        let metrics = RunMetrics::load(store, id)?;
+        if let Some((_, charts)) = monitor_charts(&metrics, &per_interval)
+            .into_iter()
+            .find(|(g, _)| *g == "OS")
+        {
+            if let Some(c) = charts.into_iter().next() {
+                o.push_str(&c.svg());
+            }
+        }
+    }
+    Ok(o)
+}
+
+fn figures_table(m: &Value) -> String {
+    let e = &m["efficiency"];
+    let rows = [
+        ("server CPU µs/query", "server_cpu_us_per_query", 2),
+        ("client CPU µs/query", "client_cpu_us_per_query", 2),
+        (
+            "context switches/query (host)",
+            "context_switches_per_query",
+            2,
+        ),
+        (
+            "context switches/query (server)",
+            "server_context_switches_per_query",
+            2,
+        ),
+        (
+            "server wait for CPU µs/query",
+            "server_runq_wait_us_per_query",
+            2,
+        ),
+        ("bytes read/query (server)", "read_bytes_per_query", 1),
+        ("bytes written/query (server)", "write_bytes_per_query", 1),
+        ("redo bytes/transaction", "redo_bytes_per_transaction", 1),
+    ];
+    let mut o = String::from("<table><tr><th class=\"l\">efficiency</th><th>value</th></tr>");
+    for (label, key, d) in rows {
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{label}</td><td>{}</td></tr>",
+            num(e[key].as_f64(), d)
+        );
+    }
+    o.push_str("</table>");
+    o
+}
+
+pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
+    let Some(d) = store.run_detail(id)? else {
+        return Ok(None);
+    };
+    let r = &d.run;
+    let mon = store.run_monitor(id)?.unwrap_or(Value::Null);
+    let metrics = RunMetrics::load(store, id)?;
+    let mut b = String::new();
+    let title = format!("Run {id}: {} × {} users", r.workload, r.threads);
+    let _ = write!(b, "<h1>{}</h1>", esc(&title));
+    let _ = write!(
+        b,
+        "<p class=\"meta\">status <span class=\"status-{}\">{}</span>{} · label {} · variant {} · {} · started {} · {} s{}</p>",
+        esc(&r.status),
+        esc(&r.status),
+        r.reason.as_deref().map(|x| format!(" ({})", esc(x))).unwrap_or_default(),
+        esc(r.label.as_deref().unwrap_or("-")),
+        esc(r.variant.as_deref().unwrap_or("-")),
+        esc(r.server_version.as_deref().unwrap_or("")),
+        esc(&r.started_at),
+        num(r.seconds, 1),
+        r.campaign_id.map(|c| format!(" · campaign {}", link(mode, &format!("/campaign/{c}"), &c.to_string()))).unwrap_or_default()
+    );
+    if r.workload != "monitor" {
+        let _ = write!(
+            b,
+            "<table><tr><th>qps</th><th>tps</th><th>p95 ms</th><th>p99 ms</th><th>client µs/q</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
+            num(r.qps, 1),
+            num(r.tps, 1),
+            num(r.lat_p95_ms, 3),
+            num(r.lat_p99_ms, 3),
+            num(r.client_cpu_s.zip(r.queries).map(|(c, q)| c * 1e6 / (q as f64).max(1.0)), 2)
+        );
+    }
+    if mon["bottleneck"].is_object() {
+        let _ = write!(
+            b,
+            "<p>Bottleneck: <span class=\"verdict\">{}</span></p><ul>",
+            esc(mon["bottleneck"]["verdict"].as_str().unwrap_or(""))
+        );
+        for ev in mon["bottleneck"]["evidence"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let _ = write!(b, "<li>{}</li>", esc(ev.as_str().unwrap_or("")));
+        }
+        b.push_str("</ul>");
+        b.push_str(&figures_table(&mon));
+    }
+    if r.workload != "monitor" {
+        b.push_str("<h2>Load</h2><div class=\"charts\">");
+        for c in load_charts(&d) {
+            b.push_str(&c.svg());
+        }
+        b.push_str("</div>");
+    }
+    let per_interval: Vec<Value> = mon["per_interval"].as_array().cloned().unwrap_or_default();
+    for (group, charts) in monitor_charts(&metrics, &per_interval) {
+        let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
+        for c in charts {
+            b.push_str(&c.svg());
+        }
+        b.push_str("</div>");
+    }
+    if !d.statements.is_empty() {
+        b.push_str("<h2>Statements</h2><table><tr><th class=\"l\">statement</th><th>count</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
+        for s in &d.statements {
+            let _ = write!(
+                b,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&s.statement),
+                s.count,
+                num(s.lat_avg_ms, 3),
+                num(s.lat_p95_ms, 3),
+                num(s.lat_p99_ms, 3),
+                num(s.lat_max_ms, 3)
+            );
+        }
+        b.push_str("</table>");
+    }
+    let notes: Vec<&Value> = mon["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|n| n["kind"] != "info")
+        .collect();
+    if !notes.is_empty() {
+        b.push_str("<h2>Monitor notes</h2><ul class=\"notes\">");
+        for n in notes {
+            let _ = write!(
+                b,
+                "<li>[{:.1} s] {}: {}</li>",
+                n["t"].as_f64().unwrap_or(0.0),
+                esc(n["kind"].as_str().unwrap_or("")),
+                esc(n["text"].as_str().unwrap_or(""))
+            );
+        }
+        b.push_str("</ul>");
+    }
+    let _ = write!(
+        b,
+        "<h2>Environment</h2><details><summary>command line, options, host, my.cnf</summary><pre>{}</pre><pre>{}</pre><pre>{}</pre><pre>{}</pre></details>",
+        esc(&d.command_line),
+        esc(&serde_json::to_string_pretty(&d.options).unwrap_or_default()),
+        esc(&serde_json::to_string_pretty(&d.host).unwrap_or_default()),
+        esc(d.server_cnf.as_deref().unwrap_or("(not a sandbox)"))
+    );
+    Ok(Some(page(&title, &b, mode, r.status == "running")))
+}

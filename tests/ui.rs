@@ -1,0 +1,117 @@
+//! The web UI and an HTML report in a real browser (Debian's headless
+//! Chromium driven by playwright-core, see tests/ui/check.mjs): pages load
+//! with no console errors, charts carry data, clicking a run opens it, a
+//! campaign page shows its scalability chart, the report works offline.
+//! Screenshots land in target/ui-artifacts/.
+
+mod common;
+use common::{lab, text};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn ui_and_report_in_headless_chromium() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tests_ui = here.join("tests/ui");
+    assert!(
+        tests_ui.join("node_modules/playwright-core").is_dir() && Path::new("/usr/bin/chromium").exists(),
+        "the browser test needs Debian's chromium and tests/ui's node modules: run scripts/deps.sh (apt-get install chromium; npm ci --prefix tests/ui)"
+    );
+    let l = lab();
+    let db = l.fresh_db("ui");
+    let o = l.on_sandbox(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        &db,
+        "--table-size",
+        "2000",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let store = l.home.join("ui.db").display().to_string();
+    let o = l.on_sandbox(&[
+        "sweep",
+        "oltp_read_write",
+        "--db",
+        &db,
+        "--table-size",
+        "2000",
+        "--threads",
+        "1,2,4",
+        "--time",
+        "2",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report = l.home.join("report.html");
+    let o = l.qpslab(&[
+        "report",
+        "3",
+        "-o",
+        report.to_str().unwrap(),
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = l.qpslab(&[
+        "report",
+        "--campaign",
+        "1",
+        "-o",
+        l.home.join("campaign.html").to_str().unwrap(),
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let svg = l.home.join("scal.svg");
+    let o = l.qpslab(&[
+        "chart",
+        "--campaign",
+        "1",
+        "-o",
+        svg.to_str().unwrap(),
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
+
+    let port = free_port();
+    let mut ui = l
+        .command()
+        .args(["ui", "--port", &port.to_string(), "--store", &store])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(ui.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(
+        line.contains(&format!("http://127.0.0.1:{port}/")),
+        "{line}"
+    );
+    let artifacts = here.join("target/ui-artifacts");
+    let o = Command::new("node")
+        .current_dir(&tests_ui)
+        .args([
+            "check.mjs",
+            &format!("http://127.0.0.1:{port}"),
+            report.to_str().unwrap(),
+            artifacts.to_str().unwrap(),
+        ])
+        .output()
+        .expect("node");
+    unsafe { libc::kill(ui.id() as i32, libc::SIGINT) };
+    let _ = ui.wait();
+    assert!(o.status.success(), "{}", text(&o));
+}
