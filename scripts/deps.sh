@@ -13,6 +13,7 @@ command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v bc >/dev/null 2>&1 || need+=(bc)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+[ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi
 # The browser test: Debian's Chromium, driven by playwright-core from npm.

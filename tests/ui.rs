@@ -85,6 +85,24 @@ fn ui_and_report_in_headless_chromium() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
+    let png = l.home.join("qps.png");
+    let o = l.qpslab(&[
+        "chart",
+        "3",
+        "--metric",
+        "p95",
+        "-o",
+        png.to_str().unwrap(),
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG") && bytes.len() > 5000,
+        "{} bytes",
+        bytes.len()
+    );
 
     let port = free_port();
     let mut ui = l

@@ -549,7 +549,7 @@ pub struct ChartArgs {
     /// source:name (e.g. status:Com_select). For a campaign: qps or p95.
     #[arg(long, default_value = "qps")]
     pub metric: String,
-    /// Output file (.svg).
+    /// Output file: .svg, or .png (rendered with the system's fonts).
     #[arg(short, long)]
     pub output: PathBuf,
     #[arg(long)]

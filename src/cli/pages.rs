@@ -43,12 +43,14 @@ pub fn report(a: &ReportArgs) -> Result<()> {
 }
 
 pub fn chart(a: &ChartArgs) -> Result<()> {
-    if a.output.extension().and_then(|e| e.to_str()) != Some("svg") {
-        bail!(
-            "--output {}: charts are written as SVG; name the file .svg",
+    let png = match a.output.extension().and_then(|e| e.to_str()) {
+        Some("svg") => false,
+        Some("png") => true,
+        _ => bail!(
+            "--output {}: name the file .svg or .png",
             a.output.display()
-        );
-    }
+        ),
+    };
     let store = open_store(a.store.as_deref())?;
     let c = match (a.run, a.campaign) {
         (None, Some(id)) => {
@@ -72,7 +74,13 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
     if c.is_empty() {
         bail!("no data for --metric {}", a.metric);
     }
-    write(&a.output, &c.svg())?;
+    if png {
+        let bytes = crate::report::chart::to_png(&c.svg_file())?;
+        std::fs::write(&a.output, bytes)
+            .with_context(|| format!("cannot write {}", a.output.display()))?;
+    } else {
+        write(&a.output, &c.svg_file())?;
+    }
     println!("Chart written to {}", a.output.display());
     Ok(())
 }

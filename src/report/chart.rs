@@ -125,8 +125,17 @@ impl Chart {
         }
     }
 
-    /// The chart as a standalone SVG element.
+    /// The chart as an SVG element for pages (hover and zoom by ui.js).
     pub fn svg(&self) -> String {
+        self.render(true)
+    }
+
+    /// The chart as a plain SVG file (pixel coordinates, no script needed).
+    pub fn svg_file(&self) -> String {
+        self.render(false)
+    }
+
+    fn render(&self, interactive: bool) -> String {
         let mut o = String::new();
         let (pw, ph) = (W - L - R, H - T - B);
         let xs = self
@@ -223,14 +232,32 @@ impl Chart {
             H - 6.0,
             esc(&self.x_label)
         );
-        // Series in a 0–1000 box.
-        let _ = write!(
-            o,
-            r#"<g clip-path="url(#{clip})"><g class="plot" transform="translate({L} {}) scale({} {})">"#,
-            T + ph,
-            pw / 1000.0,
-            -ph / 1000.0
-        );
+        // Interactive: series in a 0–1000 box under one transform the page
+        // script can change. Static: plain pixel coordinates (for PNG and
+        // SVG files read by tools without non-scaling strokes).
+        let _ = write!(o, r#"<g clip-path="url(#{clip})">"#);
+        if interactive {
+            let _ = write!(
+                o,
+                r#"<g class="plot" transform="translate({L} {}) scale({} {})">"#,
+                T + ph,
+                pw / 1000.0,
+                -ph / 1000.0
+            );
+        } else {
+            o.push_str("<g>");
+        }
+        let place = |x: f64, y: f64| -> (f64, f64) {
+            let (nx, ny) = (
+                (self.x_of(x) - x0) / (x1 - x0) * 1000.0,
+                (y - y0) / (y1 - y0) * 1000.0,
+            );
+            if interactive {
+                (nx, ny)
+            } else {
+                (L + nx / 1000.0 * pw, T + ph - ny / 1000.0 * ph)
+            }
+        };
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let _ = write!(
@@ -239,23 +266,29 @@ impl Chart {
                 esc(&s.name)
             );
             for (x, y) in &s.points {
-                let nx = (self.x_of(*x) - x0) / (x1 - x0) * 1000.0;
-                let ny = (y - y0) / (y1 - y0) * 1000.0;
-                let _ = write!(o, "{nx:.2},{ny:.2} ");
+                let (px, py) = place(*x, *y);
+                let _ = write!(o, "{px:.2},{py:.2} ");
             }
             o.push_str("\"/>");
             if s.points.len() <= 40 {
                 for (x, y) in &s.points {
-                    let nx = (self.x_of(*x) - x0) / (x1 - x0) * 1000.0;
-                    let ny = (y - y0) / (y1 - y0) * 1000.0;
-                    let _ = write!(
-                        o,
-                        r#"<circle cx="{nx:.2}" cy="{ny:.2}" r="3" fill="{color}" vector-effect="non-scaling-stroke" transform="translate({nx:.2} {ny:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
-                        1000.0 / pw,
-                        -1000.0 / ph,
-                        -nx,
-                        -ny
-                    );
+                    let (px, py) = place(*x, *y);
+                    if interactive {
+                        // Round dots despite the box's uneven scale.
+                        let _ = write!(
+                            o,
+                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}" transform="translate({px:.2} {py:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
+                            1000.0 / pw,
+                            -1000.0 / ph,
+                            -px,
+                            -py
+                        );
+                    } else {
+                        let _ = write!(
+                            o,
+                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}"/>"#
+                        );
+                    }
                 }
             }
         }
@@ -320,4 +353,34 @@ mod tests {
         assert_eq!(s.matches("<circle").count(), 5);
         assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
     }
+}
+
+/// Renders an SVG chart to PNG (twice its size, for sharp text), with the
+/// system's fonts.
+pub fn to_png(svg: &str) -> anyhow::Result<Vec<u8>> {
+    use resvg::{tiny_skia, usvg};
+    let mut opt = usvg::Options::default();
+    opt.fontdb_mut().load_system_fonts();
+    opt.fontdb_mut().set_sans_serif_family("DejaVu Sans");
+    if opt.fontdb.is_empty() {
+        anyhow::bail!("no fonts found for the chart's text: install one (apt-get install fonts-dejavu-core) or write .svg");
+    }
+    opt.font_family = "DejaVu Sans".into();
+    let tree = usvg::Tree::from_str(svg, &opt)
+        .map_err(|e| anyhow::anyhow!("cannot read the chart's SVG: {e}"))?;
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(2.0)
+        .ok_or_else(|| anyhow::anyhow!("empty chart"))?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| anyhow::anyhow!("empty chart"))?;
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(2.0, 2.0),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| anyhow::anyhow!("cannot encode the PNG: {e}"))
 }
