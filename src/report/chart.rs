@@ -327,34 +327,6 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_ticks() {
-        assert_eq!(
-            ticks(0.0, 100.0, 5),
-            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
-        );
-        assert_eq!(fmt_num(52000.0), "52k");
-        assert_eq!(fmt_num(0.25), "0.25");
-        assert_eq!(fmt_num(1_500_000.0), "1.5M");
-    }
-
-    #[test]
-    fn svg_has_every_series_and_point() {
-        let mut c = Chart::new("QPS", "users", "qps");
-        c.log2_x = true;
-        c.add("a", vec![(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]);
-        c.add("b <x>", vec![(1.0, 5.0), (4.0, 15.0)]);
-        let s = c.svg();
-        assert_eq!(s.matches("<polyline").count(), 2);
-        assert_eq!(s.matches("<circle").count(), 5);
-        assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
-    }
-}
-
 /// Renders an SVG chart to PNG (twice its size, for sharp text), with the
 /// system's fonts.
 pub fn to_png(svg: &str) -> anyhow::Result<Vec<u8>> {
@@ -383,4 +355,32 @@ pub fn to_png(svg: &str) -> anyhow::Result<Vec<u8>> {
     pixmap
         .encode_png()
         .map_err(|e| anyhow::anyhow!("cannot encode the PNG: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_ticks() {
+        assert_eq!(
+            ticks(0.0, 100.0, 5),
+            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
+        assert_eq!(fmt_num(52000.0), "52k");
+        assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(fmt_num(1_500_000.0), "1.5M");
+    }
+
+    #[test]
+    fn svg_has_every_series_and_point() {
+        let mut c = Chart::new("QPS", "users", "qps");
+        c.log2_x = true;
+        c.add("a", vec![(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]);
+        c.add("b <x>", vec![(1.0, 5.0), (4.0, 15.0)]);
+        let s = c.svg();
+        assert_eq!(s.matches("<polyline").count(), 2);
+        assert_eq!(s.matches("<circle").count(), 5);
+        assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
+    }
 }
