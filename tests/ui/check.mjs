@@ -62,6 +62,17 @@ try {
   check(scal.length >= 1 && scal[0] >= 2, `campaign page shows its scalability chart (${scal} points)`);
   await page.screenshot({ path: `${out}/campaign.png`, fullPage: true });
 
+  // Ticked runs overlay on relative time.
+  page = await open(base + "/");
+  await page.goto(base + "/");
+  const boxes = page.locator("input[type=checkbox][name=run]");
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await page.locator("button", { hasText: "overlay" }).click();
+  await page.waitForURL("**/overlay?**");
+  const over = await points(page, "svg.chart[aria-label='QPS, runs overlaid'] polyline");
+  check(over.length === 2, `overlay draws the two ticked runs (${over.length} series)`);
+
   // The report opens with the network off and shows every chart.
   page = await open(report);
   let requests = 0;
