@@ -402,7 +402,11 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let mon = store.run_monitor(id)?.unwrap_or(Value::Null);
     let metrics = RunMetrics::load(store, id)?;
     let mut b = String::new();
-    let title = format!("Run {id}: {} × {} users", r.workload, r.threads);
+    let title = if r.workload == "monitor" {
+        format!("Run {id}: monitor session")
+    } else {
+        format!("Run {id}: {} × {} users", r.workload, r.threads)
+    };
     let _ = write!(b, "<h1>{}</h1>", esc(&title));
     let _ = write!(
         b,
