@@ -458,7 +458,9 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let per_interval: Vec<Value> = mon["per_interval"].as_array().cloned().unwrap_or_default();
     for (group, charts) in monitor_charts(&metrics, &per_interval) {
         let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
-        for c in charts {
+        // A source with nothing to show (e.g. no network traffic over a
+        // socket) is left out rather than drawn empty.
+        for c in charts.iter().filter(|c| !c.is_empty()) {
             b.push_str(&c.svg());
         }
         b.push_str("</div>");
