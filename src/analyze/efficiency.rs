@@ -181,29 +181,45 @@ impl Efficiency {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct IoRates {
     /// Device reads/writes completed (the datadir's disk, else all disks).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_r: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_w: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_read_mb: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_write_mb: Option<f64>,
     /// Share of the window the device was busy (0–1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub disk_busy: Option<f64>,
     /// InnoDB file IO operations (Innodb_data_reads / _writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub innodb_r: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub innodb_w: Option<f64>,
     /// Pages read on demand (buffer pool misses).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<f64>,
     /// Pages read ahead (linear + random).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pre: Option<f64>,
     /// Redo log writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<f64>,
     /// Doublewrite batches written (and pages in them).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dblwr: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dblwr_pages: Option<f64>,
     /// Pages flushed from the buffer pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dflush: Option<f64>,
     /// InnoDB bytes read, and written to data files plus redo.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub read_mb: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub write_mb: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fsyncs: Option<f64>,
 }
 

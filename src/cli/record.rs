@@ -96,12 +96,10 @@ impl<'a> Recorder<'a> {
         self.seq += 1;
     }
 
-    /// Stores the end of the run; `figures` are the monitor's, if it ran.
+    /// Stores the end of the run; `figures` are the monitor's, if it ran
+    /// (kept once, in their own column, not again inside the summary).
     pub fn finish(&self, cfg: &RunConfig, r: &RunResult, pcts: &[f64], figures: Option<&Value>) {
-        let mut doc = report::json::document(cfg, r, pcts, &redacted_command_line());
-        if let Some(f) = figures {
-            doc["monitor"] = f.clone();
-        }
+        let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
         let res = self
             .store
             .finish_run(self.run_id, r, &doc)
