@@ -118,6 +118,37 @@ fn ui_and_report_in_headless_chromium() {
         line.contains(&format!("http://127.0.0.1:{port}/")),
         "{line}"
     );
+    // A run in progress, for the live page (bounded: 60 s, stopped below).
+    let mut live = l
+        .command()
+        .args([
+            "run",
+            "oltp_point_select",
+            "--server",
+            common::SANDBOX,
+            "--db",
+            &db,
+        ])
+        .args(["--table-size", "2000", "--time", "60", "--store", &store])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let live_id = (0..300)
+        .find_map(|_| {
+            let o = l.qpslab(&[
+                "runs", "--status", "running", "--store", &store, "--format", "csv",
+            ]);
+            let id = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .nth(1)
+                .and_then(|r| r.split(',').next().map(str::to_string));
+            if id.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            id
+        })
+        .expect("the live run in the store");
     let artifacts = here.join("target/ui-artifacts");
     let o = Command::new("node")
         .current_dir(&tests_ui)
@@ -126,9 +157,12 @@ fn ui_and_report_in_headless_chromium() {
             &format!("http://127.0.0.1:{port}"),
             report.to_str().unwrap(),
             artifacts.to_str().unwrap(),
+            &live_id,
         ])
         .output()
         .expect("node");
+    unsafe { libc::kill(live.id() as i32, libc::SIGINT) };
+    let _ = live.wait();
     unsafe { libc::kill(ui.id() as i32, libc::SIGINT) };
     let _ = ui.wait();
     assert!(o.status.success(), "{}", text(&o));

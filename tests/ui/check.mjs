@@ -6,7 +6,7 @@
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 
-const [base, report, out] = process.argv.slice(2);
+const [base, report, out, liveRun] = process.argv.slice(2);
 mkdirSync(out, { recursive: true });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -31,7 +31,7 @@ try {
   // The start page lists runs; clicking one opens it.
   let page = await open(base + "/");
   await page.goto(base + "/");
-  const runLink = page.locator("table.runs a[href^='/run/']").first();
+  const runLink = page.locator("table.runs tr:has(td.status-ok) a[href^='/run/']").first();
   const href = await runLink.getAttribute("href");
   await runLink.click();
   await page.waitForURL("**" + href);
@@ -72,6 +72,20 @@ try {
   await page.waitForURL("**/overlay?**");
   const over = await points(page, "svg.chart[aria-label='QPS, runs overlaid'] polyline");
   check(over.length === 2, `overlay draws the two ticked runs (${over.length} series)`);
+
+  // A run in progress grows on its page without a reload.
+  if (liveRun) {
+    page = await open(base + "/run/" + liveRun);
+    await page.goto(base + "/run/" + liveRun);
+    const count = async () => (await points(page, "svg.chart[aria-label='Throughput'] polyline"))[0] || 0;
+    const first = await count();
+    let grown = false;
+    for (let i = 0; i < 40 && !grown; i++) {
+      await page.waitForTimeout(500);
+      grown = (await count()) > first;
+    }
+    check(grown, `a running run's page updates itself (from ${first} points)`);
+  }
 
   // The report opens with the network off and shows every chart.
   page = await open(report);

@@ -35,7 +35,8 @@
       });
       return { name: p.dataset.name, color: p.getAttribute("stroke"), pts: pts };
     });
-    var za = 0, zb = 1000, drag = null;
+    var key = svg.getAttribute("aria-label") || "";
+    var za = zooms[key] ? zooms[key][0] : 0, zb = zooms[key] ? zooms[key][1] : 1000, drag = null;
     var rule = svgEl("line", { y1: T, y2: T + PH, stroke: "#555", "stroke-dasharray": "3 3", visibility: "hidden" });
     var band = svgEl("rect", { y: T, height: PH, fill: "rgba(30,120,200,0.15)", visibility: "hidden" });
     svg.appendChild(rule); svg.appendChild(band);
@@ -83,16 +84,30 @@
       var px = toLocal(ev).x;
       if (drag !== null && Math.abs(px - drag) > 5) {
         var a = nxAt(Math.max(L, Math.min(drag, px))), b = nxAt(Math.min(L + PW, Math.max(drag, px)));
-        za = a; zb = b; redraw();
+        za = a; zb = b; zooms[key] = [za, zb]; redraw();
       }
       drag = null; band.setAttribute("visibility", "hidden");
     });
-    svg.addEventListener("dblclick", function () { za = 0; zb = 1000; redraw(); });
+    svg.addEventListener("dblclick", function () { za = 0; zb = 1000; delete zooms[key]; redraw(); });
+    if (za !== 0 || zb !== 1000) redraw();
+  }
+  // A running run's page refreshes every second in place: the new page's
+  // main part replaces the old, and each chart keeps its zoom.
+  var zooms = {};
+  function refresh() {
+    fetch(location.href, { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var main = doc.querySelector("main");
+      if (!main) return;
+      Array.prototype.forEach.call(document.querySelectorAll(".tip"), function (t) { t.remove(); });
+      document.querySelector("main").replaceWith(main);
+      document.body.dataset.live = doc.body.dataset.live;
+      init();
+    }).catch(function () { setTimeout(refresh, 1000); });
   }
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("svg.chart"), setup);
-    var live = document.body.dataset.live;
-    if (live === "1") setTimeout(function () { location.reload(); }, 1000);
+    if (document.body.dataset.live === "1") setTimeout(refresh, 1000);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
 })();
