@@ -361,6 +361,33 @@ fn performance_schema_sources_when_it_is_on() {
         "wait/io/file/innodb/innodb_data_file.count",
     );
     assert!(!w.is_empty());
+    // A monitor session's report draws the CPU split from the raw snapshots.
+    let html = l.home.join("mon_ps.html");
+    let o = l.qpslab(&[
+        "report",
+        &run.to_string(),
+        "-o",
+        html.to_str().unwrap(),
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let split = page
+        .split("aria-label=\"CPU split\"")
+        .nth(1)
+        .expect("a CPU split chart");
+    let pts = split
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(
+        pts.split_whitespace().count() >= 2,
+        "CPU split points: {pts}"
+    );
     let o = l.qpslab(&["top", "--server", "pson", "--count", "1"]);
     let screen = text(&o);
     assert!(

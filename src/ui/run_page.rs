@@ -4,6 +4,7 @@
 
 use super::page::{esc, link, num, page, Mode};
 use super::series::{thin, RunMetrics};
+use crate::analyze::efficiency::CpuSplit;
 use crate::report::chart::Chart;
 use crate::store::{RunDetail, Store};
 use anyhow::Result;
@@ -258,13 +259,21 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[Value]) -> Vec<(&'static str, 
                 .collect(),
         ));
     } else if m.has("cpu") {
+        let split = m.cpu_split();
+        let share = |f: fn(&CpuSplit) -> f64| -> Vec<(f64, f64)> {
+            thin(split.iter().map(|(t, c)| (*t, f(c) * 100.0)).collect())
+        };
         os.push(named(
-            "CPU",
-            "CPUs busy",
-            ["all.user", "all.system", "all.iowait", "all.idle"]
-                .iter()
-                .map(|k| (k.to_string(), m.rate("cpu", k, 1.0)))
-                .collect(),
+            "CPU split",
+            "% of host CPU",
+            vec![
+                ("server".into(), share(|c| c.server)),
+                ("client".into(), share(|c| c.client)),
+                ("other".into(), share(|c| c.other)),
+                ("idle".into(), share(|c| c.idle)),
+                ("iowait".into(), share(|c| c.iowait)),
+                ("steal".into(), share(|c| c.steal)),
+            ],
         ));
     }
     if m.has("disk") {

@@ -2,6 +2,8 @@
 //! rates of counters (gaps and counter resets left out), gauges as they
 //! are, thinned to a number of points a page can draw quickly.
 
+use crate::analyze::counters::{Counters, Keep};
+use crate::analyze::efficiency::{self, CpuSplit};
 use crate::store::{MetricTable, Store};
 use std::collections::HashMap;
 
@@ -89,6 +91,37 @@ impl RunMetrics {
             prev = Some((*ts, x));
         }
         thin(out)
+    }
+
+    /// The host CPU split (server, client, other, idle, iowait, steal) per
+    /// interval between CPU polls, from the raw snapshots: for runs still
+    /// going and monitor sessions, which have no derived figures stored.
+    pub fn cpu_split(&self) -> Vec<(f64, CpuSplit)> {
+        let mut c = Counters::default();
+        for (source, table) in &self.tables {
+            if !matches!(source.as_str(), "cpu" | "server_proc" | "client_proc") {
+                continue;
+            }
+            for (i, name) in table.names.iter().enumerate() {
+                if efficiency::keep(source, name).is_none() {
+                    continue;
+                }
+                for (t, _, v) in &table.rows {
+                    if let Some(v) = v[i] {
+                        c.push(format!("{source}.{name}"), Keep::All, *t, v);
+                    }
+                }
+            }
+        }
+        let times: Vec<f64> = self
+            .tables
+            .get("cpu")
+            .map(|t| t.rows.iter().map(|r| r.0).collect())
+            .unwrap_or_default();
+        times
+            .windows(2)
+            .filter_map(|w| Some((w[1], CpuSplit::over(&c, w[0], w[1])?)))
+            .collect()
     }
 
     /// Names of `source` whose counter grew the most over the run
