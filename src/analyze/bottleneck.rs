@@ -46,19 +46,22 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
 }
 
-/// The wait events that took the most time over [a, b], as shares. Left
-/// out: idle; table IO, which times every row operation inside the engine
-/// (work, not waiting); and condition waits, in the global summary mostly
-/// background threads sleeping until their next round. All would swamp the
-/// waits that hold queries up.
+/// Wait events left out of "top waits": idle; table IO, which times every
+/// row operation inside the engine (work, not waiting); and condition
+/// waits, in the global summary mostly background threads sleeping until
+/// their next round. All would swamp the waits that hold queries up.
+pub const NOT_WAITING: [&str; 3] = ["idle", "wait/io/table/", "wait/synch/cond/"];
+
+/// Whether a Performance Schema event counts as waiting (see `NOT_WAITING`).
+pub fn is_waiting(event: &str) -> bool {
+    !NOT_WAITING.iter().any(|p| event.starts_with(p))
+}
+
+/// The wait events that took the most time over [a, b], as shares.
 pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
     let mut w: Vec<(String, f64)> = c
         .keys_with_prefix("ps_waits.")
-        .filter(|k| {
-            !k.starts_with("ps_waits.idle")
-                && !k.starts_with("ps_waits.wait/io/table/")
-                && !k.starts_with("ps_waits.wait/synch/cond/")
-        })
+        .filter(|k| is_waiting(k.trim_start_matches("ps_waits.")))
         .filter_map(|k| {
             let d = c.delta(k, a, b)?;
             let name = k.strip_prefix("ps_waits.")?.strip_suffix(".wait_ps")?;

@@ -12,18 +12,10 @@ pub mod counters;
 pub mod efficiency;
 pub mod run_figures;
 
+use crate::report::num;
 use crate::report::table::{Format, Table};
 use crate::store::RunRow;
 use std::collections::BTreeMap;
-
-/// A figure, or "-" when absent (NaN).
-fn opt(v: f64, digits: usize) -> String {
-    if v.is_nan() {
-        "-".into()
-    } else {
-        format!("{v:.digits$}")
-    }
-}
 
 /// Median of the values (NaN-free input expected).
 pub fn median(mut v: Vec<f64>) -> f64 {
@@ -154,9 +146,9 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 format!("{:.2}", c.tps),
                 format!("{:.2}", c.p95_ms),
                 format!("{:.2}", c.p99_ms),
-                opt(c.server_us, 1),
-                opt(c.client_us, 1),
-                opt(c.csw, 2),
+                num(Some(c.server_us), 1),
+                num(Some(c.client_us), 1),
+                num(Some(c.csw), 2),
                 c.runs.to_string(),
                 c.hint.clone(),
             ]);
@@ -296,11 +288,7 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
                     1 => median(col.clone()),
                     _ => col.iter().cloned().fold(f64::NAN, f64::max),
                 };
-                row.push(if v.is_nan() {
-                    "-".into()
-                } else {
-                    format!("{v:.3}")
-                });
+                row.push(num(Some(v), 3));
             }
             t.rows.push(row);
         }

@@ -337,7 +337,8 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             point_hash: Some(p.hash.clone()),
         };
         let mon = monitor_for(&load, t)?;
-        let (r, run_id) = record_run(&store, &cfg, mon, &env, &tags)?;
+        let rec = record_run(&store, &cfg, mon, &env, &tags)?;
+        let (r, run_id) = (rec.result, rec.run_id);
         let qps = r.total.queries() as f64 / r.elapsed;
         let state = match &r.status {
             RunStatus::Ok => "ok".to_string(),

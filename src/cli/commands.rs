@@ -460,20 +460,6 @@ fn exit_code(r: &RunResult) -> i32 {
 
 use crate::analyze::median;
 
-/// Server µs per query and the bottleneck verdict the monitor recorded.
-fn monitor_figures(store: &crate::store::Store, run: i64) -> (f64, String) {
-    let m = store.run_monitor(run).ok().flatten().unwrap_or_default();
-    (
-        m["efficiency"]["server_cpu_us_per_query"]
-            .as_f64()
-            .unwrap_or(f64::NAN),
-        m["bottleneck"]["verdict"]
-            .as_str()
-            .unwrap_or("")
-            .to_string(),
-    )
-}
-
 /// The figures of one sweep step kept for the table.
 struct StepFigures {
     qps: f64,
@@ -535,8 +521,9 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 campaign_id: Some(campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", w.name())),
             };
-            let (r, id) = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
-            let (server_us, hint) = monitor_figures(&store, id);
+            let rec = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
+            let (server_us, hint) = rec.server_us_and_hint();
+            let (r, id) = (rec.result, rec.run_id);
             let secs = r.elapsed;
             let q = r.total.queries() as f64;
             let fig = StepFigures {
@@ -606,11 +593,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             format!("{p95:.2}"),
             format!("{p99:.2}"),
             format!("{cpu:.2}"),
-            if srv.is_nan() {
-                "-".into()
-            } else {
-                format!("{srv:.2}")
-            },
+            report::num(Some(srv), 2),
             figs.len().to_string(),
             hint,
         ]);
@@ -920,8 +903,9 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 ..Default::default()
             };
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let (r, id) = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
-            let (server_us, hint) = monitor_figures(&store, id);
+            let rec = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
+            let (server_us, hint) = rec.server_us_and_hint();
+            let r = rec.result;
             let secs = r.elapsed;
             let status = match &r.status {
                 RunStatus::Ok => "ok".to_string(),

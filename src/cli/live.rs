@@ -11,10 +11,11 @@ use super::target::{check, resolve, Target};
 use super::watch::{caps_json, monitor_config, Watch};
 use crate::analyze::bottleneck::top_waits;
 use crate::analyze::counters::{Counters, Keep};
-use crate::analyze::efficiency::IoRates;
+use crate::analyze::efficiency::{CpuSplit, IoRates};
 use crate::exec::interrupted;
 use crate::monitor::{Caps, Event, MonitorConfig, NoteKind, SourceId, ALL_SOURCES};
 use crate::report::monitor::IO_COLUMNS;
+use crate::report::num;
 use crate::store::NewRun;
 use anyhow::{bail, Result};
 use serde_json::json;
@@ -65,6 +66,12 @@ impl Live {
 
     fn rate_sum(&self, s: SourceId, names: &[&str]) -> Option<f64> {
         names.iter().map(|n| self.rate(s, n)).sum()
+    }
+
+    /// The host CPU split between the last two polls.
+    fn cpu_split(&self) -> Option<CpuSplit> {
+        let (c, a, b) = self.counters(&[SourceId::Cpu, SourceId::ServerProc]);
+        CpuSplit::over(&c, a, b)
     }
 
     /// The last two snapshots of `sources` as counters, and the window
@@ -197,26 +204,12 @@ const MONITOR_HEADER: &str =
 
 fn monitor_line(l: &Live, t: f64) -> String {
     let st = SourceId::Status;
-    let f = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
-    let cpu_total = l.rate_sum(
-        SourceId::Cpu,
-        &[
-            "all.user",
-            "all.nice",
-            "all.system",
-            "all.idle",
-            "all.iowait",
-            "all.irq",
-            "all.softirq",
-            "all.steal",
-        ],
-    );
-    let share = |v: Option<f64>| match (v, cpu_total) {
-        (Some(v), Some(tot)) if tot > 0.0 => Some(v / tot * 100.0),
-        _ => None,
-    };
-    let idle = share(l.rate(SourceId::Cpu, "all.idle"));
-    let iowait = share(l.rate(SourceId::Cpu, "all.iowait"));
+    let f = num;
+    let cpu = l.cpu_split();
+    let pct = |v: Option<f64>| v.map(|x| x * 100.0);
+    let server = cpu
+        .filter(|_| l.cur.contains_key(&SourceId::ServerProc))
+        .map(|c| c.server);
     format!(
         "{:>8.1} {:>10} {:>10} {:>8} {:>9} {:>10} {:>11} {:>8} {:>11} {:>11} {:>10} {:>12}",
         t,
@@ -224,9 +217,9 @@ fn monitor_line(l: &Live, t: f64) -> String {
         f(l.rate_sum(st, &["Com_commit", "Com_rollback"]), 0),
         f(l.value(st, "Threads_running"), 0),
         f(l.value(st, "Threads_connected"), 0),
-        f(share(l.rate(SourceId::ServerProc, "cpu_s")), 1),
-        f(idle.zip(iowait).map(|(i, w)| 100.0 - i - w), 1),
-        f(iowait, 1),
+        f(pct(server), 1),
+        f(pct(cpu.map(|c| 1.0 - c.idle - c.iowait)), 1),
+        f(pct(cpu.map(|c| c.iowait)), 1),
         f(l.rate(st, "Innodb_data_reads"), 0),
         f(l.rate(st, "Innodb_data_writes"), 0),
         f(l.value(st, "Innodb_history_list_length"), 0),
@@ -311,22 +304,10 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
         let io = serde_json::to_value(IoRates::over(&c, a0, b0, disk))?;
         let mut line = format!("{:>8}", clock_time());
         for (_, k, d) in &cols {
-            line += &format!(
-                "{:>11}",
-                io[*k]
-                    .as_f64()
-                    .map(|x| format!("{x:.d$}", d = *d))
-                    .unwrap_or_else(|| "-".into())
-            );
+            line += &format!("{:>11}", num(io[*k].as_f64(), *d));
         }
         if local {
-            line += &format!(
-                "{:>8}",
-                io["disk_busy"]
-                    .as_f64()
-                    .map(|x| format!("{:.1}", x * 100.0))
-                    .unwrap_or_else(|| "-".into())
-            );
+            line += &format!("{:>8}", num(io["disk_busy"].as_f64().map(|x| x * 100.0), 1));
         }
         println!("{line}");
         Ok(())
@@ -375,35 +356,24 @@ fn top_screen(l: &Live, t: &Target, client_cpus: Option<f64>) -> String {
         clock_time()
     );
     let cpus = l.value(SourceId::Cpu, "cpus").unwrap_or(1.0);
-    let tot = l.rate_sum(
-        SourceId::Cpu,
-        &[
-            "all.user",
-            "all.nice",
-            "all.system",
-            "all.idle",
-            "all.iowait",
-            "all.irq",
-            "all.softirq",
-            "all.steal",
-        ],
-    );
-    if let Some(tot) = tot.filter(|t| *t > 0.0) {
-        let sh = |v: f64| v / tot * 100.0;
-        let server = l.rate(SourceId::ServerProc, "cpu_s").map(sh);
-        let client = client_cpus.map(sh);
-        let idle = sh(l.rate(SourceId::Cpu, "all.idle").unwrap_or(0.0));
-        let iowait = sh(l.rate(SourceId::Cpu, "all.iowait").unwrap_or(0.0));
-        let other = 100.0 - idle - iowait - server.unwrap_or(0.0) - client.unwrap_or(0.0);
-        let f = |v: Option<f64>| v.map(|x| format!("{x:.0}%")).unwrap_or_else(|| "-".into());
+    if let Some(cpu) = l.cpu_split() {
+        let pct = |v: f64| format!("{:.0}%", v * 100.0);
+        let server = l
+            .cur
+            .contains_key(&SourceId::ServerProc)
+            .then_some(cpu.server);
+        // The load generators are other processes: their share is measured
+        // here, not by the monitor.
+        let client = client_cpus.map(|c| c / cpus.max(1.0));
+        let other = 1.0 - cpu.idle - cpu.iowait - server.unwrap_or(0.0) - client.unwrap_or(0.0);
         let _ = writeln!(
             o,
-            "CPU ({cpus} CPUs)   server {}  client {}  other {}  idle {:.0}%  iowait {:.0}%",
-            f(server),
-            f(client),
-            f(Some(other.max(0.0))),
-            idle,
-            iowait
+            "CPU ({cpus} CPUs)   server {}  client {}  other {}  idle {}  iowait {}",
+            server.map(pct).unwrap_or_else(|| "-".into()),
+            client.map(pct).unwrap_or_else(|| "-".into()),
+            pct(other.max(0.0)),
+            pct(cpu.idle),
+            pct(cpu.iowait)
         );
     }
     let _ = writeln!(

@@ -30,19 +30,46 @@ pub struct RunTags {
 }
 
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
-/// quickstart. Returns the result and its run id.
+/// quickstart.
 pub fn record_run(
     store: &Store,
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
     env: &Environment,
     tags: &RunTags,
-) -> Result<(RunResult, i64)> {
+) -> Result<Recorded> {
     let mut rec = Recorder::begin(store, cfg, env, tags)?;
     let run_id = rec.run_id;
-    let (r, figures) = run_watched(cfg, mon, Some((store, run_id)), |s| rec.sample(s));
-    rec.finish(cfg, &r, &[50.0, 95.0, 99.0, 99.9], figures.as_ref());
-    Ok((r, run_id))
+    let (result, figures) = run_watched(cfg, mon, Some((store, run_id)), |s| rec.sample(s));
+    rec.finish(cfg, &result, &[50.0, 95.0, 99.0, 99.9], figures.as_ref());
+    Ok(Recorded {
+        result,
+        run_id,
+        figures,
+    })
+}
+
+/// A recorded run: its result, id, and the monitor's figures (if it ran).
+pub struct Recorded {
+    pub result: RunResult,
+    pub run_id: i64,
+    pub figures: Option<Value>,
+}
+
+impl Recorded {
+    /// Server µs per query (NaN without the monitor) and the bottleneck verdict.
+    pub fn server_us_and_hint(&self) -> (f64, String) {
+        let m = self.figures.as_ref().unwrap_or(&Value::Null);
+        (
+            m["efficiency"]["server_cpu_us_per_query"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+            m["bottleneck"]["verdict"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+        )
+    }
 }
 
 pub fn open_store(path: Option<&Path>) -> Result<Store> {

@@ -32,6 +32,14 @@ pub fn error_name(code: u16) -> &'static str {
 /// The share of the host's CPU above which the client may limit the result.
 pub const CLIENT_SHARE_WARNING: f64 = 0.25;
 
+/// A figure with `digits` decimals, or "-" when absent (or NaN).
+pub fn num(v: Option<f64>, digits: usize) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.digits$}"),
+        _ => "-".into(),
+    }
+}
+
 /// Formats a percentile label: 95 → "95", 99.9 → "99.9".
 pub fn pct_label(p: f64) -> String {
     let s = format!("{p:.3}");

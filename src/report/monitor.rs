@@ -2,15 +2,9 @@
 //! columns, the bottleneck hint with its evidence, and the monitor's notes.
 //! Reads the JSON the run recorded, so `run` and `show` print the same.
 
+use super::num;
 use serde_json::Value;
 use std::fmt::Write;
-
-fn num(v: &Value, digits: usize) -> String {
-    match v.as_f64() {
-        Some(x) => format!("{x:.digits$}"),
-        None => "-".into(),
-    }
-}
 
 fn pct(v: &Value) -> String {
     v.as_f64()
@@ -45,41 +39,41 @@ pub fn run_text(f: &Value) -> String {
     let _ = writeln!(
         o,
         "    server CPU:                          {} us",
-        num(&e["server_cpu_us_per_query"], 2)
+        num(e["server_cpu_us_per_query"].as_f64(), 2)
     );
     let _ = writeln!(
         o,
         "    client CPU:                          {} us",
-        num(&e["client_cpu_us_per_query"], 2)
+        num(e["client_cpu_us_per_query"].as_f64(), 2)
     );
     let _ = writeln!(
         o,
         "    context switches (host/server/client): {} / {} / {}",
-        num(&e["context_switches_per_query"], 2),
-        num(&e["server_context_switches_per_query"], 2),
-        num(&e["client_context_switches_per_query"], 2)
+        num(e["context_switches_per_query"].as_f64(), 2),
+        num(e["server_context_switches_per_query"].as_f64(), 2),
+        num(e["client_context_switches_per_query"].as_f64(), 2)
     );
     let _ = writeln!(
         o,
         "    server wait for a CPU:               {} us",
-        num(&e["server_runq_wait_us_per_query"], 2)
+        num(e["server_runq_wait_us_per_query"].as_f64(), 2)
     );
     let _ = writeln!(
         o,
         "    bytes read / written (server):       {} / {}",
-        num(&e["read_bytes_per_query"], 1),
-        num(&e["write_bytes_per_query"], 1)
+        num(e["read_bytes_per_query"].as_f64(), 1),
+        num(e["write_bytes_per_query"].as_f64(), 1)
     );
     let _ = writeln!(
         o,
         "    InnoDB data read / written:          {} / {}",
-        num(&e["innodb_read_bytes_per_query"], 1),
-        num(&e["innodb_write_bytes_per_query"], 1)
+        num(e["innodb_read_bytes_per_query"].as_f64(), 1),
+        num(e["innodb_write_bytes_per_query"].as_f64(), 1)
     );
     let _ = writeln!(
         o,
         "    redo bytes per transaction:          {}",
-        num(&e["redo_bytes_per_transaction"], 1)
+        num(e["redo_bytes_per_transaction"].as_f64(), 1)
     );
     let c = &e["cpu"];
     if c.is_object() {
@@ -102,7 +96,7 @@ pub fn run_text(f: &Value) -> String {
         .collect();
     let vals: Vec<String> = IO_COLUMNS
         .iter()
-        .map(|(_, k, d)| format!("{:>11}", num(&io[*k], *d)))
+        .map(|(_, k, d)| format!("{:>11}", num(io[*k].as_f64(), *d)))
         .collect();
     let _ = writeln!(o, "  {}", heads.join(""));
     let _ = writeln!(o, "  {}", vals.join(""));

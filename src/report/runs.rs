@@ -1,12 +1,8 @@
 //! `qpslab runs` and `qpslab show`: stored runs as tables and JSON.
 
+use super::num;
 use super::table::{Format, Table};
 use crate::store::{RunDetail, RunRow};
-
-fn num(v: Option<f64>, digits: usize) -> String {
-    v.map(|x| format!("{x:.digits$}"))
-        .unwrap_or_else(|| "-".into())
-}
 
 pub fn runs_table(rows: &[RunRow], f: Format) -> String {
     if f == Format::Json {

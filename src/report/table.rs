@@ -192,11 +192,7 @@ pub fn render(rows: &[StepRow]) -> String {
             format!("{:.2}", r.p95),
             format!("{:.2}", r.p99),
             format!("{:.2}", r.client_us),
-            if r.server_us.is_nan() {
-                "-".into()
-            } else {
-                format!("{:.2}", r.server_us)
-            },
+            super::num(Some(r.server_us), 2),
             r.hint.clone(),
             r.status.clone(),
         ]);

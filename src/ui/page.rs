@@ -3,6 +3,7 @@
 //! UI, none in a report.
 
 pub use crate::report::chart::esc;
+pub use crate::report::num;
 
 const CSS: &str = include_str!("../report/assets/ui.css");
 const JS: &str = include_str!("../report/assets/ui.js");
@@ -39,13 +40,5 @@ pub fn link(mode: Mode, href: &str, text: &str) -> String {
     match mode {
         Mode::Ui => format!("<a href=\"{}\">{}</a>", esc(href), esc(text)),
         Mode::Report => esc(text),
-    }
-}
-
-/// A figure with `digits` decimals, or "-".
-pub fn num(v: Option<f64>, digits: usize) -> String {
-    match v {
-        Some(x) if x.is_finite() => format!("{x:.digits$}"),
-        _ => "-".into(),
     }
 }

@@ -221,7 +221,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[Value]) -> Vec<(&'static str, 
         let top = m.top_growth(
             "ps_waits",
             ".wait_ps",
-            &["idle", "wait/io/table/", "wait/synch/cond/"],
+            &crate::analyze::bottleneck::NOT_WAITING,
             8,
         );
         let v = top
