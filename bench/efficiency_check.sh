@@ -9,23 +9,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-16}; TIME=${TIME:-20}; ROUNDS=${ROUNDS:-3}
 WORKLOAD=${WORKLOAD:-oltp_point_select}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}
-export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=$PWD/target/release/qpslab
-[ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
-if ! "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
-  "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" >/dev/null
-fi
+. bench/lib.sh
 PID=$(cat "$QPSLAB_HOME/sandboxes/bench/mysqld.pid")
-cpu() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /,""); print ($12+$13)/hz}' "/proc/$PID/stat"; }
 echo "# $WORKLOAD, $THREADS threads, $TIME s; server pid $PID"
 printf "%5s %14s %14s %8s\n" round monitor_us_q proc_us_q ratio
 OUT=$(mktemp)
 for r in $(seq 1 "$ROUNDS"); do
-  c0=$(cpu)
+  c0=$(proc_cpu "$PID")
   "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
     --no-store --format json >"$OUT"
-  c1=$(cpu)
+  c1=$(proc_cpu "$PID")
   python3 - "$OUT" "$c0" "$c1" "$r" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); c0, c1 = float(sys.argv[2]), float(sys.argv[3])

@@ -9,13 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-32}; TIME=${TIME:-10}; ROUNDS=${ROUNDS:-6}
 WORKLOAD=${WORKLOAD:-oltp_point_select}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}
-export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=$PWD/target/release/qpslab
-[ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
-if ! "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
-  "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" >/dev/null
-fi
+. bench/lib.sh
 LAST=$(mktemp)
 run() { "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
           --no-store --format json "$@"; }
@@ -44,11 +38,10 @@ PY
 # The monitor's cost on an idle server, free of load noise: server CPU per
 # second with `qpslab monitor` polling vs without, and the monitor's own CPU.
 PID=$(cat "$QPSLAB_HOME/sandboxes/bench/mysqld.pid")
-cpu() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /,""); print ($12+$13)/hz}' "/proc/$1/stat"; }
 IDLE=${IDLE:-20}
-c0=$(cpu "$PID"); sleep "$IDLE"; c1=$(cpu "$PID")
+c0=$(proc_cpu "$PID"); sleep "$IDLE"; c1=$(proc_cpu "$PID")
 "$Q" monitor --server bench --time "$IDLE" --quiet --no-store 2>/dev/null & MON=$!
-sleep 1; m0=$(cpu "$MON"); c2=$(cpu "$PID"); sleep $((IDLE - 2)); c3=$(cpu "$PID"); m1=$(cpu "$MON"); wait $MON
+sleep 1; m0=$(proc_cpu "$MON"); c2=$(proc_cpu "$PID"); sleep $((IDLE - 2)); c3=$(proc_cpu "$PID"); m1=$(proc_cpu "$MON"); wait $MON
 python3 - "$c0" "$c1" "$c2" "$c3" "$m0" "$m1" "$IDLE" "$(nproc)" <<'PY'
 import sys
 c0, c1, c2, c3, m0, m1, idle, n = map(float, sys.argv[1:])

@@ -8,14 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-64}; TIME=${TIME:-10}; ROUNDS=${ROUNDS:-5}; INTERVAL=${INTERVAL:-1}
 WORKLOAD=${WORKLOAD:-oltp_point_select}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}
-export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=$PWD/target/release/qpslab
-[ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
+. bench/lib.sh
 STORE=$(mktemp -d)/results.db
-if ! "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --events 1 --no-store >/dev/null 2>&1; then
-  "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" >/dev/null
-fi
 qps() { "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
           --report-interval "$INTERVAL" --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["qps"])'; }
 echo "# $WORKLOAD, $THREADS threads, $TIME s, samples every $INTERVAL s, $ROUNDS rounds; store $STORE"
