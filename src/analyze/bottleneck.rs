@@ -28,6 +28,8 @@ pub struct Hint {
 /// What the hint looks at.
 pub struct Inputs<'a> {
     pub counters: &'a Counters,
+    /// Queries completed in the window: with none, nothing is attributed.
+    pub queries: f64,
     pub a: f64,
     pub b: f64,
     pub threads: u32,
@@ -79,6 +81,16 @@ pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
 
 pub fn hint(i: &Inputs) -> Hint {
     let mut ev = Vec::new();
+    if i.queries <= 0.0 {
+        return Hint {
+            verdict: "unknown",
+            evidence: vec![
+                "no query completed in the measured window: there is no throughput to explain"
+                    .into(),
+            ],
+            top_waits: vec![],
+        };
+    }
     let busy_share = i.cpu.map(|c| 1.0 - c.idle - c.iowait - c.steal);
     let client = match (i.cpu, busy_share) {
         (Some(c), Some(b)) if b > 0.0 => Some(c.client / b),
@@ -174,6 +186,16 @@ pub fn hint(i: &Inputs) -> Hint {
         pct(cpu.other),
         pct(cpu.idle)
     ));
+    if cpu.server < cpu.other {
+        // The CPU is busy, but not mostly with the server: never call that
+        // "CPU-bound in the server" next to a split that says otherwise.
+        ev.push("the CPU went mostly to other processes (or to a server process qpslab cannot see): the host is shared; measure on a quiet host".into());
+        return Hint {
+            verdict: "CPU-bound: other processes",
+            evidence: ev,
+            top_waits: waits,
+        };
+    }
     for (name, share) in waits.iter().take(3) {
         ev.push(format!("{} of wait time in {name}", pct(*share)));
     }
@@ -191,6 +213,7 @@ mod tests {
     fn inputs<'a>(c: &'a Counters, io: &'a IoRates, cpu: CpuSplit, threads: u32) -> Inputs<'a> {
         Inputs {
             counters: c,
+            queries: 1000.0,
             a: 0.0,
             b: 10.0,
             threads,
@@ -207,11 +230,12 @@ mod tests {
     fn verdicts() {
         let c = Counters::default();
         let io = IoRates::default();
-        let split = |server, client, idle, iowait| CpuSplit {
+        let split = |server: f64, client: f64, idle: f64, iowait: f64| CpuSplit {
             server,
             client,
             idle,
             iowait,
+            other: (1.0 - server - client - idle - iowait).max(0.0),
             ..Default::default()
         };
         assert_eq!(
@@ -234,5 +258,13 @@ mod tests {
             hint(&inputs(&c, &io, split(0.85, 0.1, 0.03, 0.0), 64)).verdict,
             "CPU-bound in the server"
         );
+        // A busy host whose CPU went elsewhere is not server-bound.
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.0, 0.1, 0.03, 0.0), 64)).verdict,
+            "CPU-bound: other processes"
+        );
+        let mut none = inputs(&c, &io, split(0.0, 0.5, 0.4, 0.0), 4);
+        none.queries = 0.0;
+        assert_eq!(hint(&none).verdict, "unknown");
     }
 }

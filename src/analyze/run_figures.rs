@@ -64,6 +64,7 @@ pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
     let io = IoRates::over(c, a, b, s.disk);
     let bottleneck = hint(&Inputs {
         counters: c,
+        queries: load.queries,
         a,
         b,
         threads: s.threads,

@@ -152,6 +152,14 @@ pub struct ConnArgs {
     /// PEM file with the server's RSA public key (caching_sha2/sha256 over TCP).
     #[arg(long, alias = "server-public-key-path")]
     pub server_public_key: Option<PathBuf>,
+    /// Seconds to open a connection and log in, retries of a full accept
+    /// backlog included [default: 10].
+    #[arg(long, alias = "mysql-connect-timeout", value_parser = timeout_secs)]
+    pub connect_timeout: Option<f64>,
+    /// Seconds to wait for a response before the connection counts as lost
+    /// (counted as error 2013, then reconnected) [default: 60].
+    #[arg(long, alias = "mysql-read-timeout", value_parser = timeout_secs)]
+    pub read_timeout: Option<f64>,
 }
 
 fn parse_bool(s: &str) -> Result<bool, String> {
@@ -178,10 +186,35 @@ pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
         .collect()
 }
 
-fn positive_f64(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
-        _ => Err(format!("'{s}' is not a non-negative number")),
+/// The longest duration any option takes: ten years, far below what a
+/// `Duration` or the clock can hold.
+pub const MAX_SECONDS: f64 = 10.0 * 365.0 * 86_400.0;
+
+/// Seconds: finite, not negative, at most `MAX_SECONDS`.
+pub fn positive_f64(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds from 0 to {MAX_SECONDS:.0}"
+        )),
+    }
+}
+
+/// A timeout: more than zero seconds, at most a day.
+fn timeout_secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a timeout in seconds (more than 0, at most 86400)"
+        )),
+    }
+}
+
+/// A rate per second: finite, not negative, at most a billion.
+fn rate_per_s(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a rate per second from 0 to 1e9")),
     }
 }
 
@@ -208,7 +241,7 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
     pub warmup_time: f64,
     /// Target events per second (Poisson arrivals); 0 = as fast as possible.
-    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
     pub rate: f64,
     /// Seconds between report lines (sub-second allowed); 0 = no lines.
     #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
@@ -295,6 +328,14 @@ pub struct LoadArgs {
     /// Client runtimes (shards); 0 = automatic from threads and CPUs.
     #[arg(long, default_value_t = 0)]
     pub client_shards: usize,
+    /// Connections opened per second at the start; 0 = as fast as a
+    /// bounded number of connects in flight allows.
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
+    pub connect_rate: f64,
+    /// The run fails once no connection could reach the server for this
+    /// many seconds in a row (shorter spells mark it degraded).
+    #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
+    pub max_unreachable: f64,
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, default_value = "auto")]
     pub client_sched: String,

@@ -101,9 +101,22 @@ fn describe(c: &CampaignFile, p: &Point) -> String {
 }
 
 fn status(a: &CampaignArgs) -> Result<()> {
-    let (c, text) = load(a)?;
-    let (store, id) = open(a, &c, &text)?;
-    let done = store.done_points(id)?;
+    let (c, _) = load(a)?;
+    // Read only: a campaign not run yet is all pending, and stays unrecorded.
+    let path = super::record::store_path(a.store.as_deref());
+    let found = if path.exists() {
+        let store = super::record::read_store(Some(&path))?;
+        match store.find_campaign(&c.name, "campaign")? {
+            Some(id) => Some((id, store.done_points(id)?)),
+            None => None,
+        }
+    } else {
+        None
+    };
+    let id = found
+        .as_ref()
+        .map_or("not started".to_string(), |(id, _)| format!("id {id}"));
+    let done = found.map(|(_, d)| d).unwrap_or_default();
     let points = c.points();
     let mut t = crate::report::table::Table::new(&[
         "server", "variant", "workload", "threads", "repeat", "state",
@@ -124,7 +137,7 @@ fn status(a: &CampaignArgs) -> Result<()> {
     print!("{}", t.render(crate::report::table::Format::Text));
     let n_done = points.iter().filter(|p| done.contains_key(&p.hash)).count();
     println!(
-        "\ncampaign '{}' (id {id}): {} points, {n_done} done, {} pending",
+        "\ncampaign '{}' ({id}): {} points, {n_done} done, {} pending",
         c.name,
         points.len(),
         points.len() - n_done
@@ -203,7 +216,14 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
             conn.quit().await;
             Ok::<_, anyhow::Error>(())
         })??;
-        prepare::prepare(&t.opts, &o, prepare::default_loaders(), 1, true)?;
+        prepare::prepare(
+            &t.opts,
+            &o,
+            prepare::default_loaders(),
+            1,
+            true,
+            crate::exec::interrupted,
+        )?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
         std::fs::write(&marker, &data_id)?;
@@ -244,7 +264,14 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
     let o = data_opts(c)?;
     if block_on(check_tables(t, Workload::ReadWrite, &o))?.is_err() {
-        prepare::prepare(&t.opts, &o, prepare::default_loaders(), 1, true)?;
+        prepare::prepare(
+            &t.opts,
+            &o,
+            prepare::default_loaders(),
+            1,
+            true,
+            crate::exec::interrupted,
+        )?;
     }
     Ok(())
 }
@@ -295,6 +322,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     let done = store.done_points(id)?;
     let points = c.points();
     let pending: Vec<&Point> = points
@@ -311,7 +339,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     );
     let mut current: Option<(usize, usize)> = None;
     let mut target: Option<Target> = None;
-    let mut failed = 0;
+    let (mut failed, mut degraded) = (0, 0);
     let mut code = 0;
     for (i, p) in pending.iter().enumerate() {
         if crate::exec::interrupted() {
@@ -345,6 +373,10 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             RunStatus::Failed(m) => {
                 failed += 1;
                 format!("FAILED: {m}")
+            }
+            RunStatus::Degraded(m) => {
+                degraded += 1;
+                format!("DEGRADED: {m}")
             }
             RunStatus::Aborted(_) => {
                 code = 130;
@@ -386,9 +418,9 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             )
         );
     }
-    if failed > 0 {
-        println!("\n{failed} point(s) failed; rerun to retry them.");
-        return Ok(1);
+    if failed + degraded > 0 {
+        println!("\n{failed} point(s) failed, {degraded} degraded (left out of the tables); rerun to retry them.");
+        return Ok(if failed > 0 { 1 } else { 3 });
     }
     Ok(0)
 }

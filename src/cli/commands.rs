@@ -5,7 +5,7 @@ use super::args::{
     SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::environment::{capture, Environment};
-use super::record::{open_store, record_run, Recorder, RunTags};
+use super::record::{open_store, read_store, record_run, Recorder, RunTags};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
 use super::watch::{monitor_for, run_watched};
@@ -147,13 +147,17 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     Ok(())
 }
 
+/// More connections than any server takes (MariaDB's max_connections
+/// ceiling is 100,000).
+const MAX_THREADS: u32 = 100_000;
+
 /// `--threads` as a list (sweep) or a single number (everything else).
 pub(super) fn thread_list(s: &str) -> Result<Vec<u32>> {
     let v: Vec<u32> = s
         .split(',')
         .map(|t| match t.trim().parse::<u32>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => bail!("--threads: '{t}' is not a positive number"),
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+            _ => bail!("--threads: '{t}' is not a number from 1 to {MAX_THREADS}"),
         })
         .collect::<Result<_>>()?;
     if v.is_empty() {
@@ -172,6 +176,15 @@ fn single_threads(a: &LoadArgs) -> Result<u32> {
 pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
     if a.tables == 0 {
         bail!("--tables must be at least 1");
+    }
+    if a.table_size == 0 {
+        bail!("--table-size must be at least 1 (every query would look for id 1)");
+    }
+    if a.range_size == 0 {
+        bail!("--range-size must be at least 1");
+    }
+    if a.random_points == 0 || a.number_of_ranges == 0 {
+        bail!("--random-points and --number-of-ranges must be at least 1");
     }
     let rand = RandParams {
         kind: RandType::parse(&a.rand_type)?,
@@ -253,7 +266,15 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     } else {
         prepare::default_loaders()
     };
-    let rep = prepare::prepare(&t.opts, &o, loaders, seed(a.rand_seed), a.format == "json")?;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    let rep = prepare::prepare(
+        &t.opts,
+        &o,
+        loaders,
+        seed(a.rand_seed),
+        a.format == "json",
+        crate::exec::interrupted,
+    )?;
     let msg = format!(
         "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
         rep.tables,
@@ -326,8 +347,12 @@ pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
     if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
         eprintln!("note: no --time and no --events: running until Ctrl-C");
     }
+    // Load connections ride through a momentary refusal (a restarting
+    // server) within the connect timeout.
+    let mut conn = t.opts.clone();
+    conn.retry_refused = true;
     Ok(RunConfig {
-        conn: t.opts.clone(),
+        conn,
         workload: w,
         oltp: oltp_opts(a)?,
         threads,
@@ -351,6 +376,8 @@ pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
             "normal" => Some(false),
             other => bail!("--client-sched '{other}' is not auto, batch or normal"),
         },
+        connect_rate: a.connect_rate,
+        max_unreachable: a.max_unreachable,
     })
 }
 
@@ -423,13 +450,20 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             let _ = std::io::stdout().flush();
         }
     });
-    if let Some(rec) = &rec {
-        rec.finish(&cfg, &r, &pcts, figures.as_ref());
-    }
-    let run_id = rec.as_ref().map(|r| r.run_id);
+    let store_error = rec
+        .as_ref()
+        .and_then(|rec| rec.finish(&cfg, &r, &pcts, figures.as_ref()).err());
+    // The run id is only shown when the run is really in the store.
+    let run_id = rec
+        .as_ref()
+        .map(|r| r.run_id)
+        .filter(|_| store_error.is_none());
     if json {
         let mut doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
         doc["run_id"] = run_id.into();
+        if let Some(e) = &store_error {
+            doc["store_error"] = e.as_str().into();
+        }
         if let Some(f) = &figures {
             doc["monitor"] = f.clone();
         }
@@ -444,17 +478,30 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             println!("\nStored as run {id} (qpslab show {id}).");
         }
     }
-    Ok(exit_code(&r))
+    let code = exit_code(&r);
+    if let Some(e) = store_error {
+        eprintln!("qpslab: the run was measured (printed above) but not stored: {e}");
+        if code == 0 {
+            return Ok(super::record::EXIT_NOT_STORED);
+        }
+    }
+    Ok(code)
 }
 
 fn exit_code(r: &RunResult) -> i32 {
-    match r.status {
-        RunStatus::Ok => 0,
-        RunStatus::Failed(ref m) => {
-            eprintln!("qpslab: run failed: {m}");
-            1
-        }
-        RunStatus::Aborted(_) => 130,
+    match &r.status {
+        RunStatus::Failed(m) => eprintln!("qpslab: run failed: {m}"),
+        RunStatus::Degraded(m) => eprintln!("qpslab: run degraded: {m}"),
+        _ => {}
+    }
+    r.status.exit_code()
+}
+
+/// "ok", or the status word and its reason, for step lines and tables.
+pub(super) fn status_text(s: &RunStatus) -> String {
+    match s.reason() {
+        Some(m) => format!("{}: {m}", s.word()),
+        None => s.word().to_string(),
     }
 }
 
@@ -506,11 +553,15 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     );
     let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
     let mut code = 0;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     'steps: for (i, &th) in threads.iter().enumerate() {
         steps.push((th, Vec::new()));
         for rep in 1..=a.repeat {
-            if (i > 0 || rep > 1) && a.cooldown > 0.0 {
-                std::thread::sleep(Duration::from_secs_f64(a.cooldown));
+            let cooled = !((i > 0 || rep > 1) && a.cooldown > 0.0)
+                || crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(a.cooldown));
+            if !cooled || crate::exec::interrupted() {
+                code = 130;
+                break 'steps;
             }
             let mut step = l.clone();
             step.threads = th.to_string();
@@ -535,11 +586,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 server_us,
                 hint,
             };
-            let status = match &r.status {
-                RunStatus::Ok => "ok".to_string(),
-                RunStatus::Failed(m) => format!("failed: {m}"),
-                RunStatus::Aborted(m) => format!("aborted: {m}"),
-            };
+            let status = status_text(&r.status);
             println!(
                 "  threads {th:>5}  repeat {rep}/{}  qps {:>10.2}  tps {:>9.2}  p95 {:>8.2} ms  run {id}  {status}",
                 a.repeat, fig.qps, fig.tps, fig.p95
@@ -549,12 +596,10 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             }
             match r.status {
                 RunStatus::Ok => {}
-                RunStatus::Failed(_) => {
-                    code = 1;
-                    break 'steps;
-                }
-                RunStatus::Aborted(_) => {
-                    code = 130;
+                // The server came back: the next steps can still measure.
+                RunStatus::Degraded(_) => code = code.max(3),
+                RunStatus::Failed(_) | RunStatus::Aborted(_) => {
+                    code = r.status.exit_code();
                     break 'steps;
                 }
             }
@@ -613,7 +658,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
 
 /// The finished ("ok") runs an analysis reads.
 fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
-    let runs = open_store(a.store.as_deref())?.list_runs(&RunFilter {
+    let runs = read_store(a.store.as_deref())?.list_runs(&RunFilter {
         workload: a.workload.clone(),
         label: a.label.clone(),
         status: Some("ok".into()),
@@ -689,7 +734,7 @@ fn run_series(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
 }
 
 fn compare_runs(a: &CompareArgs) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
+    let store = read_store(a.store.as_deref())?;
     let get = |id: i64| {
         store
             .run_detail(id)?
@@ -784,7 +829,7 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
 }
 
 fn cmd_runs(a: &RunsArgs) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
+    let store = read_store(a.store.as_deref())?;
     let f = report::table::Format::parse(&a.format)?;
     let rows = store.list_runs(&RunFilter {
         workload: a.workload.clone(),
@@ -799,7 +844,7 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
 }
 
 fn cmd_show(a: &ShowArgs) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
+    let store = read_store(a.store.as_deref())?;
     let f = report::table::Format::parse(&a.format)?;
     let d = store
         .run_detail(a.run)?
@@ -840,15 +885,10 @@ fn print_workloads() {
 }
 
 fn quickstart(a: &QuickArgs) -> Result<i32> {
-    let threads: Vec<u32> = a
-        .threads
-        .split(',')
-        .map(|s| {
-            s.trim()
-                .parse()
-                .with_context(|| format!("--threads: '{s}' is not a number"))
-        })
-        .collect::<Result<_>>()?;
+    let threads = thread_list(&a.threads)?;
+    if a.tables == 0 || a.table_size == 0 {
+        bail!("--tables and --table-size must be at least 1");
+    }
     let workloads: Vec<Workload> = a
         .workloads
         .split(',')
@@ -856,6 +896,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
     let store = open_store(a.store.as_deref())?;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::from_words(&[
         "oltp_point_select".into(),
@@ -874,7 +915,14 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         Ok::<_, anyhow::Error>(())
     })??;
     println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
-    let rep = prepare::prepare(&t.opts, &o, prepare::default_loaders(), seed(0), true)?;
+    let rep = prepare::prepare(
+        &t.opts,
+        &o,
+        prepare::default_loaders(),
+        seed(0),
+        true,
+        crate::exec::interrupted,
+    )?;
     println!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,
@@ -907,14 +955,10 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             let (server_us, hint) = rec.server_us_and_hint();
             let r = rec.result;
             let secs = r.elapsed;
-            let status = match &r.status {
-                RunStatus::Ok => "ok".to_string(),
-                RunStatus::Failed(m) => {
-                    code = 1;
-                    format!("failed: {m}")
-                }
-                RunStatus::Aborted(_) => "aborted".to_string(),
-            };
+            if matches!(r.status, RunStatus::Failed(_) | RunStatus::Degraded(_)) && code != 1 {
+                code = r.status.exit_code();
+            }
+            let status = status_text(&r.status);
             eprintln!("{:.0} qps", r.total.queries() as f64 / secs);
             rows.push(StepRow {
                 workload: w.name().to_string(),

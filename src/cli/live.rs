@@ -168,6 +168,7 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     let mut watch = Watch::start(cfg, clock, 0.0)?;
     let mut live = Live::default();
     let mut lines = 0u64;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     while !interrupted() && (a.time == 0.0 || t0.elapsed().as_secs_f64() < a.time) {
         for ev in watch.pump(sink, Duration::from_millis(100)) {
             print_note(&ev);
@@ -253,6 +254,7 @@ fn live_loop(
     let mut watch = Watch::start(cfg, clock, 0.0)?;
     let mut live = Live::default();
     let mut n = 0u64;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     while !interrupted() && (a.count == 0 || n < a.count) {
         for ev in watch.pump(None, Duration::from_millis(100)) {
             print_note(&ev);
@@ -478,7 +480,7 @@ fn top_screen(l: &Live, t: &Target, client_cpus: Option<f64>) -> String {
 
 /// `metrics RUN [--source S]`: stored snapshots out as CSV or JSON.
 pub fn metrics(a: &MetricsArgs) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
+    let store = super::record::read_store(a.store.as_deref())?;
     let Some(source) = &a.source else {
         let srcs = store.metric_sources(a.run)?;
         if srcs.is_empty() {

@@ -2,15 +2,15 @@
 //! charts.
 
 use super::args::{ChartArgs, ReportArgs, UiArgs};
-use super::record::open_store;
+use super::record::{read_store, store_path};
 use crate::report::chart::Chart;
 use crate::store::Store;
 use crate::ui::{self, Mode, RunMetrics};
 use anyhow::{bail, Context, Result};
 
 pub fn ui(a: &UiArgs) -> Result<()> {
-    let path = a.store.clone().unwrap_or_else(Store::default_path);
-    open_store(Some(&path))?; // fail here, with the path, if it cannot be opened
+    let path = store_path(a.store.as_deref());
+    read_store(Some(&path))?; // fail here, with the path, if it cannot be read
     if a.bind != "127.0.0.1" && a.bind != "localhost" && a.bind != "::1" {
         eprintln!(
             "note: listening on {}: the UI is reachable from other hosts (read-only)",
@@ -25,7 +25,7 @@ fn write(path: &std::path::Path, text: &str) -> Result<()> {
 }
 
 pub fn report(a: &ReportArgs) -> Result<()> {
-    let store = open_store(a.store.as_deref())?;
+    let store = read_store(a.store.as_deref())?;
     let html = match (a.run, a.campaign) {
         (Some(id), _) => ui::run_page(&store, id, Mode::Report)?
             .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?,
@@ -51,7 +51,7 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
             a.output.display()
         ),
     };
-    let store = open_store(a.store.as_deref())?;
+    let store = read_store(a.store.as_deref())?;
     let c = match (a.run, a.campaign) {
         (None, Some(id)) => {
             let runs = store.list_runs(&crate::store::RunFilter {

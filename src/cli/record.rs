@@ -9,7 +9,7 @@ use crate::exec::{RunConfig, RunResult, Sample};
 use crate::monitor::MonitorConfig;
 use crate::report;
 use crate::store::{NewRun, Store};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::Value;
 use std::path::Path;
 
@@ -17,7 +17,8 @@ pub struct Recorder<'a> {
     store: &'a Store,
     pub run_id: i64,
     seq: usize,
-    warned: bool,
+    /// The first store write that failed (the run goes on regardless).
+    error: Option<String>,
 }
 
 /// Series naming and campaign membership of a run.
@@ -41,7 +42,19 @@ pub fn record_run(
     let mut rec = Recorder::begin(store, cfg, env, tags)?;
     let run_id = rec.run_id;
     let (result, figures) = run_watched(cfg, mon, Some((store, run_id)), |s| rec.sample(s));
-    rec.finish(cfg, &result, &[50.0, 95.0, 99.0, 99.9], figures.as_ref());
+    if let Err(e) = rec.finish(cfg, &result, &[50.0, 95.0, 99.0, 99.9], figures.as_ref()) {
+        // Sweeps and campaigns stop here: the next points could not be kept
+        // either. What this one measured is said before stopping.
+        let t = &result.total;
+        let secs = result.elapsed.max(1e-9);
+        anyhow::bail!(
+            "{e}; the run measured {:.2} tps, {:.2} qps, p95 {:.2} ms, status {}; free space (or pass --store elsewhere) and rerun",
+            t.events as f64 / secs,
+            t.queries() as f64 / secs,
+            t.hist.quantile_ms(0.95),
+            result.status.word()
+        );
+    }
     Ok(Recorded {
         result,
         run_id,
@@ -55,6 +68,9 @@ pub struct Recorded {
     pub run_id: i64,
     pub figures: Option<Value>,
 }
+
+/// Exit code of a run that was measured but not (wholly) stored.
+pub const EXIT_NOT_STORED: i32 = 4;
 
 impl Recorded {
     /// Server µs per query (NaN without the monitor) and the bottleneck verdict.
@@ -72,11 +88,19 @@ impl Recorded {
     }
 }
 
+/// The store at `path` (default: the state directory's), opened to record.
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
-    let p = path
-        .map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path);
-    Store::open(&p)
+    Store::open(&store_path(path))
+}
+
+/// The store at `path`, opened to read: never created, migrated or written.
+pub fn read_store(path: Option<&Path>) -> Result<Store> {
+    Store::open_read_only(&store_path(path))
+}
+
+pub fn store_path(path: Option<&Path>) -> std::path::PathBuf {
+    path.map(Path::to_path_buf)
+        .unwrap_or_else(Store::default_path)
 }
 
 impl<'a> Recorder<'a> {
@@ -86,38 +110,43 @@ impl<'a> Recorder<'a> {
         env: &Environment,
         tags: &RunTags,
     ) -> Result<Recorder<'a>> {
-        let run_id = store.begin_run(&NewRun {
-            campaign_id: tags.campaign_id,
-            point_hash: tags.point_hash.clone(),
-            label: tags.label.clone(),
-            variant: tags.variant.clone(),
-            workload: cfg.workload.name().to_string(),
-            threads: cfg.threads,
-            options: report::json::options(cfg),
-            server_flavor: Some(env.flavor.clone()),
-            server_version: Some(env.version.clone()),
-            server_variables: Some(env.variables.clone()),
-            server_cnf: env.cnf.clone(),
-            sandbox: env.sandbox.clone(),
-            host: env.host.clone(),
-            command_line: redacted_command_line(),
-        })?;
+        let run_id = store
+            .begin_run(&NewRun {
+                campaign_id: tags.campaign_id,
+                point_hash: tags.point_hash.clone(),
+                label: tags.label.clone(),
+                variant: tags.variant.clone(),
+                workload: cfg.workload.name().to_string(),
+                threads: cfg.threads,
+                options: report::json::options(cfg),
+                server_flavor: Some(env.flavor.clone()),
+                server_version: Some(env.version.clone()),
+                server_variables: Some(env.variables.clone()),
+                server_cnf: env.cnf.clone(),
+                sandbox: env.sandbox.clone(),
+                host: env.host.clone(),
+                command_line: redacted_command_line(),
+            })
+            .with_context(|| format!("cannot record the run in {}", store.path().display()))?;
         Ok(Recorder {
             store,
             run_id,
             seq: 0,
-            warned: false,
+            error: None,
         })
     }
 
     pub fn sample(&mut self, s: &Sample) {
         if let Err(e) = self.store.add_sample(self.run_id, self.seq, s) {
-            if !self.warned {
-                eprintln!(
-                    "qpslab: warning: cannot store samples of run {}: {e:#} (the run goes on)",
-                    self.run_id
+            if self.error.is_none() {
+                let msg = format!(
+                    "cannot store the samples of run {} in {} from second {:.0} on: {e:#}",
+                    self.run_id,
+                    self.store.path().display(),
+                    s.t
                 );
-                self.warned = true;
+                eprintln!("qpslab: warning: {msg} (the run goes on)");
+                self.error = Some(msg);
             }
         }
         self.seq += 1;
@@ -125,7 +154,14 @@ impl<'a> Recorder<'a> {
 
     /// Stores the end of the run; `figures` are the monitor's, if it ran
     /// (kept once, in their own column, not again inside the summary).
-    pub fn finish(&self, cfg: &RunConfig, r: &RunResult, pcts: &[f64], figures: Option<&Value>) {
+    /// Err says what could not be stored (during the run or now).
+    pub fn finish(
+        &self,
+        cfg: &RunConfig,
+        r: &RunResult,
+        pcts: &[f64],
+        figures: Option<&Value>,
+    ) -> Result<(), String> {
         let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
         let res = self
             .store
@@ -134,11 +170,14 @@ impl<'a> Recorder<'a> {
                 Some(f) => self.store.set_run_monitor(self.run_id, f),
                 None => Ok(()),
             });
-        if let Err(e) = res {
-            eprintln!(
-                "qpslab: warning: cannot store the end of run {}: {e:#}",
-                self.run_id
-            );
+        match (res, &self.error) {
+            (Err(e), _) => Err(format!(
+                "cannot store the end of run {} in {}: {e:#}",
+                self.run_id,
+                self.store.path().display()
+            )),
+            (Ok(()), Some(m)) => Err(m.clone()),
+            (Ok(()), None) => Ok(()),
         }
     }
 }

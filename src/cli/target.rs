@@ -74,6 +74,9 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         local_infile: false,
         ssl_mode: crate::protocol::SslMode::Disabled,
         ssl_ca: None,
+        connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
+        retry_refused: false,
     };
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {
@@ -132,7 +135,17 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     })
 }
 
+fn apply_timeouts(opts: &mut ConnOpts, a: &ConnArgs) {
+    if let Some(s) = a.connect_timeout {
+        opts.connect_timeout = Duration::from_secs_f64(s);
+    }
+    if let Some(s) = a.read_timeout {
+        opts.read_timeout = Duration::from_secs_f64(s);
+    }
+}
+
 fn apply_tls(opts: &mut ConnOpts, a: &ConnArgs) -> Result<()> {
+    apply_timeouts(opts, a);
     if let Some(m) = &a.ssl_mode {
         opts.ssl_mode = crate::protocol::SslMode::parse(m).map_err(anyhow::Error::msg)?;
     }
@@ -180,8 +193,24 @@ pub fn explain(e: &crate::protocol::ProtoError, t: &Target) -> String {
             t.opts.db.as_deref().unwrap_or(""),
             t.describe()
         ),
+        ProtoError::Server(se) if se.code == 1040 => format!(
+            "{} refuses more connections: {se}; raise max_connections on the server, or use fewer --threads",
+            t.describe()
+        ),
+        ProtoError::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => format!(
+            "{} closed the connection before logging in: {io}; is it a MySQL/MariaDB server, and is this host allowed to connect?",
+            t.describe()
+        ),
         ProtoError::Io(io) => format!(
             "cannot connect to {}: {io}; is the server running? (check --host/--port/--socket, or `qpslab server status`)",
+            t.describe()
+        ),
+        e if e.is_timeout() => format!(
+            "cannot connect to {}: {e}; the server (or its accept queue) is stalled or overloaded; raise --connect-timeout if it is just slow",
+            t.describe()
+        ),
+        ProtoError::Protocol(m) => format!(
+            "{} did not speak the MySQL protocol: {m}; check --host/--port/--socket",
             t.describe()
         ),
         other => format!("cannot connect to {}: {other}", t.describe()),

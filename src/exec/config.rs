@@ -72,4 +72,10 @@ pub struct RunConfig {
     pub shards: usize,
     /// Run the client threads under SCHED_BATCH; None = automatic.
     pub sched_batch: Option<bool>,
+    /// Connections opened per second at the start; 0 = as fast as the
+    /// connect gate lets them (a bounded number at once).
+    pub connect_rate: f64,
+    /// The run fails when no connection could reach the server for this
+    /// many seconds in a row.
+    pub max_unreachable: f64,
 }

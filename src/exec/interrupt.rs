@@ -1,14 +1,31 @@
-//! Ctrl-C: the first SIGINT/SIGTERM asks the run to stop cleanly and print
-//! its summary; a second one exits at once.
+//! Ctrl-C (SIGINT/SIGTERM). Inside a phase that polls `interrupted()` (a
+//! run, a prepare, a sweep or campaign loop, a monitor session: see
+//! `Cooperative`), the first signal asks it to stop cleanly and print what
+//! was measured; elsewhere (connecting, starting a server) it exits at
+//! once. Either way it is acknowledged on stderr at once, and a second
+//! signal always exits at once.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 static SIGNALS: AtomicU32 = AtomicU32::new(0);
+static COOPERATIVE: AtomicUsize = AtomicUsize::new(0);
+
+fn say(msg: &[u8]) {
+    // write(2) is async-signal-safe; nothing else here allocates or locks.
+    unsafe { libc::write(2, msg.as_ptr().cast(), msg.len()) };
+}
 
 extern "C" fn on_signal(_: libc::c_int) {
-    if SIGNALS.fetch_add(1, Ordering::SeqCst) >= 1 {
+    let before = SIGNALS.fetch_add(1, Ordering::SeqCst);
+    if before >= 1 {
+        say(b"\nqpslab: interrupted again: exiting now\n");
         unsafe { libc::_exit(130) };
     }
+    if COOPERATIVE.load(Ordering::SeqCst) == 0 {
+        say(b"\nqpslab: interrupted\n");
+        unsafe { libc::_exit(130) };
+    }
+    say(b"\nqpslab: stopping (Ctrl-C again to exit at once)...\n");
 }
 
 pub fn install_ctrl_c() {
@@ -20,4 +37,34 @@ pub fn install_ctrl_c() {
 
 pub fn interrupted() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
+}
+
+/// While one of these lives, the first Ctrl-C only sets `interrupted()`:
+/// the code holding it polls that and stops cleanly.
+pub struct Cooperative(());
+
+impl Cooperative {
+    pub fn enter() -> Cooperative {
+        COOPERATIVE.fetch_add(1, Ordering::SeqCst);
+        Cooperative(())
+    }
+}
+
+impl Drop for Cooperative {
+    fn drop(&mut self) {
+        COOPERATIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Sleeps up to `d`, returning early (false) when interrupted.
+pub fn sleep_unless_interrupted(d: std::time::Duration) -> bool {
+    let end = std::time::Instant::now() + d;
+    while !interrupted() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+    false
 }

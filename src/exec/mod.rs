@@ -15,5 +15,5 @@ mod shard;
 mod worker;
 
 pub use config::{IgnoreErrors, PsMode, RunConfig};
-pub use interrupt::{install_ctrl_c, interrupted};
+pub use interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use run::{run_clocked, RunResult, RunStatus, Sample};

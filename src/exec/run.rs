@@ -21,7 +21,43 @@ pub enum RunStatus {
     Failed(String),
     /// Stopped by the user.
     Aborted(String),
+    /// Ran to its end, but events failed or the server was unreachable
+    /// for a while: the figures are not those of a healthy run.
+    Degraded(String),
 }
+
+impl RunStatus {
+    /// The word the store and reports use.
+    pub fn word(&self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Failed(_) => "failed",
+            RunStatus::Aborted(_) => "aborted",
+            RunStatus::Degraded(_) => "degraded",
+        }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            RunStatus::Ok => None,
+            RunStatus::Failed(m) | RunStatus::Aborted(m) | RunStatus::Degraded(m) => Some(m),
+        }
+    }
+
+    /// The process exit code for a run that ended this way: 0 ok,
+    /// 1 failed, 3 degraded, 130 interrupted.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunStatus::Ok => 0,
+            RunStatus::Failed(_) => 1,
+            RunStatus::Degraded(_) => 3,
+            RunStatus::Aborted(_) => 130,
+        }
+    }
+}
+
+/// Unreachable seconds (summed over spells) that make a run degraded.
+const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 
 /// One merged interval.
 #[derive(Debug, Clone)]
@@ -64,6 +100,8 @@ pub struct RunResult {
     /// The client threading actually used: shards and SCHED_BATCH.
     pub client_shards: usize,
     pub client_sched_batch: bool,
+    /// Seconds during which no connection could reach the server.
+    pub unreachable_s: f64,
 }
 
 /// The client's threading when not set explicitly: (shards, SCHED_BATCH).
@@ -101,6 +139,7 @@ pub fn run_clocked(
     clock: &Arc<OnceLock<Instant>>,
     mut on_sample: impl FnMut(&Sample),
 ) -> RunResult {
+    let _ctrl_c = super::interrupt::Cooperative::enter();
     let threads = cfg.threads.max(1);
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -268,10 +307,23 @@ pub fn run_clocked(
             Err(RecvTimeoutError::Disconnected) => break,
         }
         if !shared.stopping() {
+            let (_, spell) = shared.unreachable();
             if interrupted() {
                 status = RunStatus::Aborted("interrupted (Ctrl-C)".into());
                 shared.stop.store(true, Ordering::SeqCst);
             } else if end_at.is_some_and(|e| Instant::now() >= e) {
+                shared.stop.store(true, Ordering::SeqCst);
+            } else if spell > cfg.max_unreachable {
+                let why = shared
+                    .last_connect_error
+                    .lock()
+                    .map(|e| e.clone())
+                    .unwrap_or_default();
+                status = RunStatus::Failed(format!(
+                    "the server has been unreachable for {spell:.1} s (last error: {why}); \
+                     stopped (--max-unreachable {})",
+                    cfg.max_unreachable
+                ));
                 shared.stop.store(true, Ordering::SeqCst);
             }
         }
@@ -305,6 +357,10 @@ pub fn run_clocked(
     }
     let cpu_end = CpuSnapshot::now();
     let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
+    let (unreachable_s, _) = shared.unreachable();
+    if status == RunStatus::Ok {
+        status = degraded(&total, unreachable_s);
+    }
     RunResult {
         status,
         total,
@@ -329,6 +385,29 @@ pub fn run_clocked(
         text_fallbacks,
         client_shards: cfg.shards,
         client_sched_batch: cfg.sched_batch == Some(true),
+        unreachable_s,
+    }
+}
+
+/// Ok, or degraded with what went wrong, for a run that reached its end.
+fn degraded(total: &Interval, unreachable_s: f64) -> RunStatus {
+    let mut why = Vec::new();
+    if unreachable_s >= DEGRADED_UNREACHABLE_S {
+        why.push(format!(
+            "the server was unreachable for {unreachable_s:.1} s ({} failed reconnect attempts)",
+            total.failed_connects
+        ));
+    }
+    if total.failed > 0 {
+        why.push(format!(
+            "{} events failed (connection lost or no answer within --read-timeout)",
+            total.failed
+        ));
+    }
+    if why.is_empty() {
+        RunStatus::Ok
+    } else {
+        RunStatus::Degraded(why.join("; "))
     }
 }
 

@@ -6,15 +6,27 @@
 use super::config::RunConfig;
 use super::rate::Arrivals;
 use super::worker::worker;
+use crate::protocol::Breaker;
 use crate::stats::{Hist, Interval};
 use crate::workload::statements::ALL_KINDS;
 use crate::workload::Unique;
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// After the run is told to stop, connections get this long to finish the
+/// event in flight; then their tasks are dropped (their sockets closed)
+/// and the unfinished events are not counted.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Connections being opened at once across all shards: below the servers'
+/// default accept backlog (MariaDB's back_log is 80 with the default
+/// max_connections), so that 1,024 threads start on an untouched server.
+pub const CONNECTS_IN_FLIGHT: usize = 32;
 
 /// State shared by all shards and the coordinator (atomics only).
 pub struct Shared {
@@ -26,6 +38,18 @@ pub struct Shared {
     pub events_left: AtomicI64,
     pub limited: bool,
     pub unique: Unique,
+    /// Bounds the connections being opened at once (backpressure).
+    pub connect_gate: tokio::sync::Semaphore,
+    /// Connections opened so far, for `--connect-rate` pacing.
+    connects: AtomicU64,
+    epoch: Instant,
+    /// Start of the current spell during which no connection could reach
+    /// the server (ms after `epoch`, plus one); 0 while reachable.
+    unreachable_since: AtomicU64,
+    /// Milliseconds of the spells already over.
+    unreachable_ms: AtomicU64,
+    /// The last reason a connection attempt failed (cold path).
+    pub last_connect_error: Mutex<String>,
 }
 
 impl Shared {
@@ -38,6 +62,12 @@ impl Shared {
             limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),
             unique: Unique::new(seed as u32),
+            connect_gate: tokio::sync::Semaphore::new(CONNECTS_IN_FLIGHT),
+            connects: AtomicU64::new(0),
+            epoch: Instant::now(),
+            unreachable_since: AtomicU64::new(0),
+            unreachable_ms: AtomicU64::new(0),
+            last_connect_error: Mutex::new(String::new()),
         }
     }
 
@@ -45,6 +75,66 @@ impl Shared {
     pub fn stopping(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
+
+    fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64 + 1
+    }
+
+    /// When the next connection may be opened under `rate` connections/s
+    /// (0 = no pacing).
+    pub fn connect_slot(&self, rate: f64) -> Option<Instant> {
+        if rate <= 0.0 {
+            return None;
+        }
+        let n = self.connects.fetch_add(1, Ordering::Relaxed);
+        Some(self.epoch + Duration::from_secs_f64(n as f64 / rate))
+    }
+
+    /// A connection attempt failed because the server could not be reached.
+    pub fn mark_unreachable(&self, why: &str) {
+        let _ = self.unreachable_since.compare_exchange(
+            0,
+            self.now_ms(),
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        if let Ok(mut e) = self.last_connect_error.lock() {
+            e.clear();
+            e.push_str(why);
+        }
+    }
+
+    /// A connection reached the server: the current spell (if any) ends.
+    pub fn mark_reachable(&self) {
+        let since = self.unreachable_since.swap(0, Ordering::SeqCst);
+        if since > 0 {
+            self.unreachable_ms
+                .fetch_add(self.now_ms().saturating_sub(since), Ordering::SeqCst);
+        }
+    }
+
+    /// (seconds unreachable in all, seconds of the spell going on now).
+    pub fn unreachable(&self) -> (f64, f64) {
+        let since = self.unreachable_since.load(Ordering::SeqCst);
+        let now = if since > 0 {
+            self.now_ms().saturating_sub(since)
+        } else {
+            0
+        };
+        let done = self.unreachable_ms.load(Ordering::SeqCst);
+        ((done + now) as f64 / 1e3, now as f64 / 1e3)
+    }
+}
+
+/// What the watchdog knows of one connection: since when its query has
+/// been in flight, and how to cut it. Written by the worker around each
+/// execute (same thread, no lock), read by the shard's watchdog.
+#[derive(Default)]
+pub struct Watch {
+    pub since: Option<Instant>,
+    pub breaker: Option<Breaker>,
+    /// Set by the watchdog when it cut the connection for a read timeout.
+    pub cut: bool,
 }
 
 /// Latency and count of one statement kind.
@@ -66,6 +156,8 @@ pub struct ShardState {
     pub arrivals: Option<Arrivals>,
     /// Index of the interval in progress (advanced by the ticker).
     pub current_k: u64,
+    /// Per connection, for the read-timeout watchdog.
+    pub watch: Vec<Watch>,
 }
 
 pub enum Msg {
@@ -116,6 +208,7 @@ pub fn run_shard(
         server_version: String::new(),
         arrivals: None,
         current_k: 0,
+        watch: (0..n).map(|_| Watch::default()).collect(),
     }));
     local.block_on(&rt, async {
         let mut handles = Vec::with_capacity(n);
@@ -128,6 +221,11 @@ pub fn run_shard(
                 }
             }));
         }
+        let watchdog = {
+            let state = state.clone();
+            let limit = cfg.conn.read_timeout;
+            tokio::task::spawn_local(async move { watchdog(limit, &state).await })
+        };
         // Wait for the coordinator's go (all connections of all shards ready).
         while !shared.go.load(Ordering::SeqCst) && !shared.stopping() {
             tokio::time::sleep(Duration::from_millis(2)).await;
@@ -149,9 +247,7 @@ pub fn run_shard(
                     ticker(t0, interval, warmup_ticks, &shared, &state, &tx).await
                 })
             };
-            for h in handles {
-                let _ = h.await;
-            }
+            join_or_drop(handles, &shared).await;
             ticker.abort();
             let _ = ticker.await;
             // The interval in progress when the run stopped.
@@ -162,10 +258,10 @@ pub fn run_shard(
                 iv,
             });
         } else {
-            for h in handles {
-                let _ = h.await;
-            }
+            join_or_drop(handles, &shared).await;
         }
+        watchdog.abort();
+        let _ = watchdog.await;
         let mut st = state.borrow_mut();
         let _ = tx.send(Msg::Final {
             kinds: std::mem::take(&mut st.kinds),
@@ -175,6 +271,48 @@ pub fn run_shard(
             server_version: std::mem::take(&mut st.server_version),
         });
     });
+}
+
+/// Waits for the connections' tasks; once the run is stopping, gives them
+/// `STOP_GRACE` and then drops the ones still busy (a connection stuck in
+/// connect or in a query on a stalled server must not hold the run).
+async fn join_or_drop(handles: Vec<JoinHandle<()>>, shared: &Shared) {
+    let stop_then_grace = async {
+        while !shared.stopping() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(STOP_GRACE).await;
+    };
+    tokio::pin!(stop_then_grace);
+    for mut h in handles {
+        tokio::select! {
+            _ = &mut h => {}
+            _ = &mut stop_then_grace => {
+                h.abort();
+                let _ = h.await;
+            }
+        }
+    }
+}
+
+/// Cuts the connection of any query in flight for longer than `limit`;
+/// its worker then counts error 2013 and reconnects. A timer per shard
+/// instead of one per query keeps the hot path free of timer work.
+async fn watchdog(limit: Duration, state: &Rc<RefCell<ShardState>>) {
+    let period = (limit / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(period).await;
+        let now = Instant::now();
+        let mut st = state.borrow_mut();
+        for w in st.watch.iter_mut() {
+            if let (Some(since), Some(b)) = (w.since, w.breaker) {
+                if !w.cut && now.saturating_duration_since(since) > limit {
+                    w.cut = true;
+                    b.cut();
+                }
+            }
+        }
+    }
 }
 
 /// Puts the calling thread under SCHED_BATCH: the scheduler then does not

@@ -4,7 +4,7 @@
 
 use super::config::{PsMode, RunConfig};
 use super::shard::{ShardState, Shared};
-use crate::protocol::{Conn, Outcome, ProtoError, Stmt};
+use crate::protocol::{Conn, Outcome, ProtoError, Stmt, CR_SERVER_LOST};
 use crate::workload::statements::{Kind, ALL_KINDS};
 use crate::workload::{Op, Rng};
 use std::cell::RefCell;
@@ -75,14 +75,37 @@ fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
         ),
         ProtoError::Server(se) if se.code == 1461 => format!("{se}; raise max_prepared_stmt_count or use --db-ps-mode disable"),
         ProtoError::Server(se) if se.code == 1040 => format!("{se}; raise max_connections on the server or use fewer --threads"),
+        ProtoError::Timeout { .. } => format!("{e}; the server is overloaded or stalled (raise --connect-timeout/--read-timeout if it is just slow)"),
         other => other.to_string(),
     }
 }
 
 enum Failure {
-    Lost,
+    /// The connection is gone (or was cut by the watchdog); the code
+    /// counted for it (the server's, or 2013 for a client-side loss).
+    Lost(u16),
     Ignored(u16),
     Fatal(String),
+}
+
+/// Opens a load connection within the shared connect gate (and at the
+/// paced rate, if any) and prepares its statements.
+async fn open(
+    cfg: &RunConfig,
+    opts: &crate::protocol::ConnOpts,
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+) -> Result<(Conn, Statements), ProtoError> {
+    if let Some(at) = shared.connect_slot(cfg.connect_rate) {
+        tokio::time::sleep_until(at.into()).await;
+    }
+    let conn = {
+        let _permit = shared.connect_gate.acquire().await;
+        Conn::connect(opts).await?
+    };
+    let mut conn = conn;
+    let stmts = prepare_all(&mut conn, cfg, state).await?;
+    Ok((conn, stmts))
 }
 
 /// Runs one connection; returns Err with a message for a fatal error.
@@ -93,20 +116,19 @@ pub async fn worker(
     shared: &Shared,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<(), String> {
-    let setup = async {
-        let mut conn = Conn::connect(&cfg.conn).await?;
-        let stmts = prepare_all(&mut conn, cfg, state).await?;
-        Ok::<_, ProtoError>((conn, stmts))
-    };
-    let (mut conn, mut stmts) = match setup.await {
+    let (mut conn, mut stmts) = match open(cfg, &cfg.conn, shared, state).await {
         Ok(x) => x,
         Err(e) => {
             shared.ready.fetch_add(1, Ordering::SeqCst);
             return Err(format!("connection {id}: {}", describe(&e, cfg)));
         }
     };
-    if id == 0 {
-        state.borrow_mut().server_version = conn.server_version().to_string();
+    {
+        let mut st = state.borrow_mut();
+        if id == 0 {
+            st.server_version = conn.server_version().to_string();
+        }
+        st.watch[slot].breaker = Some(conn.breaker());
     }
     shared.ready.fetch_add(1, Ordering::SeqCst);
     while !shared.go.load(Ordering::SeqCst) {
@@ -144,28 +166,44 @@ pub async fn worker(
         }
         let start = Instant::now();
         w.plan(o, &groups, &mut rng, &mut ops);
-        loop {
+        let done = loop {
             match run_event(
-                &mut conn, &mut stmts, &ops, cfg, shared, &mut rng, id, state,
+                &mut conn, &mut stmts, &ops, cfg, shared, &mut rng, id, slot, state,
             )
             .await
             {
-                Ok(()) => break,
+                Ok(()) => break true,
                 Err(Failure::Fatal(m)) => return Err(m),
                 Err(Failure::Ignored(code)) => {
                     state.borrow_mut().cur.errors.add(code, 1);
-                    if conn.exec("ROLLBACK").await.is_err() {
-                        reconnect(&mut conn, &mut stmts, cfg, shared, state).await?;
+                    if conn.exec("ROLLBACK").await.is_err()
+                        && !reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?
+                    {
+                        break false;
                     }
                     // Like sysbench, the event starts over with fresh random
                     // draws; its latency still counts from the first attempt.
                     w.plan(o, &groups, &mut rng, &mut ops);
                 }
-                Err(Failure::Lost) => reconnect(&mut conn, &mut stmts, cfg, shared, state).await?,
+                Err(Failure::Lost(code)) => {
+                    // The server rolled the transaction back with the
+                    // connection: the event failed. It is counted as such,
+                    // never as a transaction or a latency sample.
+                    {
+                        let mut st = state.borrow_mut();
+                        st.cur.errors.add(code, 1);
+                        st.cur.failed += 1;
+                    }
+                    reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?;
+                    break false;
+                }
             }
             if shared.stopping() {
-                break;
+                break false;
             }
+        };
+        if !done {
+            continue;
         }
         let end = Instant::now();
         let from = intended.unwrap_or(start);
@@ -181,7 +219,7 @@ pub async fn worker(
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
-            reconnect(&mut conn, &mut stmts, cfg, shared, state).await?;
+            reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?;
         }
     }
     conn.quit().await;
@@ -198,6 +236,7 @@ async fn run_event(
     shared: &Shared,
     rng: &mut Rng,
     id: u32,
+    slot: usize,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<(), Failure> {
     for op in ops {
@@ -210,11 +249,21 @@ async fn run_event(
         cfg.workload
             .bind(&cfg.oltp, op, stmt, rng, id, &shared.unique);
         let t = Instant::now();
+        state.borrow_mut().watch[slot].since = Some(t);
         let res = conn.execute(stmt).await;
         let us = t.elapsed().as_micros() as u64;
+        let mut st = state.borrow_mut();
+        let watch = &mut st.watch[slot];
+        watch.since = None;
+        if std::mem::take(&mut watch.cut) {
+            // The watchdog cut it: the server did not answer in time.
+            return Err(Failure::Lost(CR_SERVER_LOST));
+        }
         let out = match res {
             Ok(o) => o,
-            Err(e) if e.is_connection_lost() => return Err(Failure::Lost),
+            Err(e) if e.is_connection_lost() => {
+                return Err(Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST)))
+            }
             Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => {
                 return Err(Failure::Ignored(se.code))
             }
@@ -226,7 +275,6 @@ async fn run_event(
                 )))
             }
         };
-        let mut st = state.borrow_mut();
         match out {
             Outcome::Rows(_) => st.cur.reads += 1,
             Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
@@ -240,31 +288,40 @@ async fn run_event(
 }
 
 /// Replaces a lost connection, retrying with backoff until it works or the
-/// run stops. Counted as a reconnect.
+/// run stops. Counted as a reconnect; each failed attempt is counted, and
+/// the time no attempt could reach the server is accounted in `Shared`.
+/// Returns whether the connection was replaced (false: the run stopped).
 async fn reconnect(
     conn: &mut Conn,
     stmts: &mut Statements,
     cfg: &RunConfig,
     shared: &Shared,
+    slot: usize,
     state: &Rc<RefCell<ShardState>>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
+    // This loop is the retry: each attempt reports a refusal at once.
+    let mut opts = cfg.conn.clone();
+    opts.retry_refused = false;
     let mut backoff = Duration::from_millis(10);
+    state.borrow_mut().watch[slot].breaker = None;
     loop {
         if shared.stopping() {
-            return Ok(());
+            return Ok(false);
         }
-        match Conn::connect(&cfg.conn).await {
-            Ok(mut c) => match prepare_all(&mut c, cfg, state).await {
-                Ok(s) => {
-                    *conn = c;
-                    *stmts = s;
-                    state.borrow_mut().cur.reconnects += 1;
-                    return Ok(());
-                }
-                Err(e) if e.is_connection_lost() => {}
-                Err(e) => return Err(describe(&e, cfg)),
-            },
-            Err(e) if e.is_connection_lost() => {}
+        match open(cfg, &opts, shared, state).await {
+            Ok((c, s)) => {
+                *conn = c;
+                *stmts = s;
+                shared.mark_reachable();
+                let mut st = state.borrow_mut();
+                st.cur.reconnects += 1;
+                st.watch[slot].breaker = Some(conn.breaker());
+                return Ok(true);
+            }
+            Err(e) if e.is_connection_lost() || e.is_backpressure(true) => {
+                state.borrow_mut().cur.failed_connects += 1;
+                shared.mark_unreachable(&e.to_string());
+            }
             Err(e) => return Err(describe(&e, cfg)),
         }
         tokio::time::sleep(backoff).await;

@@ -187,12 +187,49 @@ impl Driver {
                     }
                 }
                 self.probed = true;
-                self.caps = caps.clone();
                 self.conn = Some(c);
-                let _ = self.tx.send(Event::Caps(caps));
+                self.adopt(caps);
             }
             Ok(Err(e)) => self.lost(format!("cannot reach the server: {e}")),
             Err(_) => self.lost("cannot reach the server: no answer within 5 s".into()),
+        }
+    }
+
+    /// Takes freshly probed capabilities, saying so when the server's
+    /// process changed (a restart: its CPU and IO are read from the new one).
+    fn adopt(&mut self, caps: Caps) {
+        if let (Some(old), Some(new)) = (self.caps.server_pid, caps.server_pid) {
+            if old != new {
+                self.note(
+                    None,
+                    NoteKind::Info,
+                    format!("the server's process changed (pid {old} -> {new}): it was restarted"),
+                );
+            }
+        }
+        self.caps = caps.clone();
+        let _ = self.tx.send(Event::Caps(caps));
+    }
+
+    /// When the server's process is gone while SQL still answers (a
+    /// restart between polls), probes again for the new one.
+    async fn refresh_pid(&mut self) {
+        let Some(pid) = self.caps.server_pid else {
+            return;
+        };
+        if std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            return;
+        }
+        let Some(conn) = self.conn.as_mut() else {
+            return;
+        };
+        if let Ok(Ok((caps, _))) = tokio::time::timeout(
+            Duration::from_secs(5),
+            caps::probe(conn, &self.cfg.conn.endpoint),
+        )
+        .await
+        {
+            self.adopt(caps);
         }
     }
 
@@ -234,6 +271,18 @@ impl Driver {
             os::poll(slot.id, &self.caps)
         };
         let took = at.elapsed();
+        if took.as_secs_f64() > 2.0 * slot.every {
+            self.note(
+                Some(slot.id),
+                NoteKind::Stall,
+                format!(
+                    "{} took {:.2} s, over two of its {} s intervals: the server (or the host) stalled",
+                    slot.id.name(),
+                    took.as_secs_f64(),
+                    slot.every
+                ),
+            );
+        }
         match res {
             Ok(values) => {
                 slot.noted = false;
@@ -344,6 +393,7 @@ fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
                     d.caps.local = false;
                 }
             }
+            d.refresh_pid().await;
             let now = Instant::now();
             for slot in slots.iter_mut() {
                 let due = slot.next <= now || stopping;

@@ -127,6 +127,8 @@ pub enum NoteKind {
     Gap,
     /// The server is back after a gap.
     Resumed,
+    /// A poll took longer than two of its intervals: the server stalled.
+    Stall,
     Info,
 }
 
@@ -137,6 +139,7 @@ impl NoteKind {
             NoteKind::Slowed => "slowed",
             NoteKind::Gap => "gap",
             NoteKind::Resumed => "resumed",
+            NoteKind::Stall => "stall",
             NoteKind::Info => "info",
         }
     }

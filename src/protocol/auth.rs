@@ -102,8 +102,15 @@ pub async fn handshake(
     tls_host: &str,
 ) -> Result<Session, ProtoError> {
     let greeting = io.read_packet().await?.to_vec();
-    if greeting.first() == Some(&0xFF) {
-        return Err(ProtoError::Server(ServerError::parse(&greeting)));
+    match greeting.first() {
+        Some(&0xFF) => return Err(ProtoError::Server(ServerError::parse(&greeting))),
+        // Protocol version 10: every server since MySQL 3.21.
+        Some(&10) => {}
+        other => {
+            return Err(ProtoError::Protocol(format!(
+                "not a MySQL/MariaDB greeting (first byte {other:?}, expected protocol version 10)"
+            )))
+        }
     }
     let hp: HandshakePacket<'_> = ParseBuf(&greeting)
         .parse(())

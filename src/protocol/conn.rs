@@ -7,7 +7,13 @@ use super::io::{lenenc_int, PacketIo, Stream};
 use super::opts::{ConnOpts, Endpoint};
 use super::stmt::{Param, Stmt};
 use mysql_common::constants::CapabilityFlags;
+use std::future::Future;
+use std::time::Duration;
 use tokio::net::{TcpStream, UnixStream};
+use tokio::time::Instant;
+
+/// Largest packet accepted before login: a server greeting is ~100 bytes.
+const HANDSHAKE_PACKET_LIMIT: usize = 64 * 1024;
 
 const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
@@ -35,26 +41,104 @@ pub struct QueryResult {
 pub struct Conn {
     io: PacketIo,
     session: Session,
+    read_timeout: Duration,
+}
+
+/// Cuts a connection from outside its task so that a read stalled on it
+/// returns at once (shutdown(2) of the socket). Valid while the `Conn` it
+/// came from lives; exec's watchdog uses it instead of a timer per query.
+#[derive(Clone, Copy, Debug)]
+pub struct Breaker(std::os::fd::RawFd);
+
+impl Breaker {
+    pub fn cut(&self) {
+        if self.0 >= 0 {
+            unsafe { libc::shutdown(self.0, libc::SHUT_RDWR) };
+        }
+    }
+}
+
+/// Runs `f`, turning "no answer within `limit`" into a timeout error.
+async fn within<T>(
+    limit: Duration,
+    what: &'static str,
+    f: impl Future<Output = Result<T, ProtoError>>,
+) -> Result<T, ProtoError> {
+    match tokio::time::timeout(limit, f).await {
+        Ok(r) => r,
+        Err(_) => Err(ProtoError::Timeout { what, after: limit }),
+    }
+}
+
+/// Opens the socket, retrying a full accept backlog (EAGAIN on a unix
+/// socket; and "refused" when `opts.retry_refused`) with backoff until
+/// `deadline`.
+async fn open_stream(opts: &ConnOpts, deadline: Instant) -> Result<Stream, ProtoError> {
+    let mut backoff = Duration::from_millis(2);
+    loop {
+        let r = match &opts.endpoint {
+            Endpoint::Tcp { host, port } => TcpStream::connect((host.as_str(), *port))
+                .await
+                .and_then(|s| s.set_nodelay(true).map(|_| Stream::Tcp(s))),
+            Endpoint::Unix(path) => UnixStream::connect(path).await.map(Stream::Unix),
+        };
+        match r.map_err(ProtoError::Io) {
+            Err(e)
+                if e.is_backpressure(opts.retry_refused) && Instant::now() + backoff < deadline =>
+            {
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_millis(250));
+            }
+            other => return other,
+        }
+    }
 }
 
 impl Conn {
-    /// Opens a connection and authenticates.
+    /// Opens a connection and authenticates, all within
+    /// `opts.connect_timeout`.
     pub async fn connect(opts: &ConnOpts) -> Result<Conn, ProtoError> {
+        let limit = opts.connect_timeout;
+        let deadline = Instant::now() + limit;
         let tls_host = match &opts.endpoint {
             Endpoint::Tcp { host, .. } => host.as_str(),
             Endpoint::Unix(_) => "localhost",
         };
-        let stream = match &opts.endpoint {
-            Endpoint::Tcp { host, port } => {
-                let s = TcpStream::connect((host.as_str(), *port)).await?;
-                s.set_nodelay(true)?;
-                Stream::Tcp(s)
-            }
-            Endpoint::Unix(path) => Stream::Unix(UnixStream::connect(path).await?),
-        };
+        let stream = within(limit, "the connection to open", open_stream(opts, deadline)).await?;
         let mut io = PacketIo::new(stream);
-        let session = handshake(&mut io, opts, tls_host).await?;
-        Ok(Conn { io, session })
+        io.limit = HANDSHAKE_PACKET_LIMIT;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let session = within(
+            left,
+            "the server's greeting and login",
+            handshake(&mut io, opts, tls_host),
+        )
+        .await
+        .map_err(|e| match e {
+            ProtoError::Timeout { what, .. } => ProtoError::Timeout { what, after: limit },
+            other => other,
+        })?;
+        io.limit = super::io::MAX_PACKET;
+        Ok(Conn {
+            io,
+            session,
+            read_timeout: opts.read_timeout,
+        })
+    }
+
+    /// Changes the bound on waiting for a response (e.g. longer for an
+    /// index build whose duration grows with the table).
+    pub fn set_read_timeout(&mut self, d: Duration) {
+        self.read_timeout = d;
+    }
+
+    pub fn read_timeout(&self) -> Duration {
+        self.read_timeout
+    }
+
+    /// A handle that can cut this connection from another task.
+    pub fn breaker(&self) -> Breaker {
+        Breaker(self.io.raw_fd())
     }
 
     pub fn server_version(&self) -> &str {
@@ -69,19 +153,27 @@ impl Conn {
 
     /// Runs a text-protocol query and decodes its result.
     pub async fn query(&mut self, sql: &str) -> Result<QueryResult, ProtoError> {
-        self.send_query(sql).await?;
-        let mut res = QueryResult::default();
-        match self.read_response(Some(&mut res)).await? {
-            Outcome::Affected(n) => res.affected = n,
-            Outcome::Rows(_) => {}
-        }
-        Ok(res)
+        let limit = self.read_timeout;
+        within(limit, "a query's result", async {
+            self.send_query(sql).await?;
+            let mut res = QueryResult::default();
+            match self.read_response(Some(&mut res)).await? {
+                Outcome::Affected(n) => res.affected = n,
+                Outcome::Rows(_) => {}
+            }
+            Ok(res)
+        })
+        .await
     }
 
     /// Runs a text-protocol statement, discarding any rows.
     pub async fn exec(&mut self, sql: &str) -> Result<Outcome, ProtoError> {
-        self.send_query(sql).await?;
-        self.read_response(None).await
+        let limit = self.read_timeout;
+        within(limit, "a statement's response", async {
+            self.send_query(sql).await?;
+            self.read_response(None).await
+        })
+        .await
     }
 
     async fn send_query(&mut self, sql: &str) -> Result<(), ProtoError> {
@@ -94,6 +186,16 @@ impl Conn {
 
     /// Prepares `sql` with the given parameter types.
     pub async fn prepare(&mut self, sql: &str, params: &[Param]) -> Result<Stmt, ProtoError> {
+        let limit = self.read_timeout;
+        within(
+            limit,
+            "a prepare's response",
+            self.prepare_untimed(sql, params),
+        )
+        .await
+    }
+
+    async fn prepare_untimed(&mut self, sql: &str, params: &[Param]) -> Result<Stmt, ProtoError> {
         let mut payload = Vec::with_capacity(sql.len() + 1);
         payload.push(COM_STMT_PREPARE);
         payload.extend_from_slice(sql.as_bytes());
@@ -144,14 +246,26 @@ impl Conn {
 
     /// Runs `LOAD DATA LOCAL INFILE …` and streams the rows that `fill`
     /// appends to the buffer it is given, until `fill` returns false.
-    /// Returns the number of rows loaded.
+    /// Returns the number of rows loaded. Each step (the server's request,
+    /// each chunk sent, the final answer) is bounded by the read timeout.
     pub async fn load_data(
         &mut self,
         sql: &str,
         mut fill: impl FnMut(&mut Vec<u8>) -> bool,
     ) -> Result<u64, ProtoError> {
-        self.send_query(sql).await?;
-        let pkt = self.io.read_packet().await?;
+        let limit = self.read_timeout;
+        within(
+            limit,
+            "the server's LOAD DATA request",
+            self.send_query(sql),
+        )
+        .await?;
+        let pkt = within(
+            limit,
+            "the server's LOAD DATA request",
+            self.io.read_packet(),
+        )
+        .await?;
         match pkt.first() {
             Some(0xFB) => {}
             Some(0xFF) => return Err(ProtoError::Server(ServerError::parse(pkt))),
@@ -166,14 +280,19 @@ impl Conn {
             chunk.clear();
             let more = fill(&mut chunk);
             if !chunk.is_empty() {
-                self.io.write_packet(&chunk).await?;
+                within(
+                    limit,
+                    "the server to take rows",
+                    self.io.write_packet(&chunk),
+                )
+                .await?;
             }
             if !more {
                 break;
             }
         }
-        self.io.write_packet(&[]).await?;
-        match self.read_response(None).await? {
+        within(limit, "the server to take rows", self.io.write_packet(&[])).await?;
+        match within(limit, "LOAD DATA's result", self.read_response(None)).await? {
             Outcome::Affected(n) | Outcome::Rows(n) => Ok(n),
         }
     }
@@ -181,17 +300,29 @@ impl Conn {
     pub async fn close_stmt(&mut self, id: u32) -> Result<(), ProtoError> {
         let mut payload = [COM_STMT_CLOSE, 0, 0, 0, 0];
         payload[1..].copy_from_slice(&id.to_le_bytes());
-        self.io.write_command(&payload).await
+        let limit = self.read_timeout;
+        within(
+            limit,
+            "the server to take a command",
+            self.io.write_command(&payload),
+        )
+        .await
     }
 
     pub async fn ping(&mut self) -> Result<(), ProtoError> {
-        self.io.write_command(&[COM_PING]).await?;
-        self.read_response(None).await.map(|_| ())
+        let limit = self.read_timeout;
+        within(limit, "a ping's answer", async {
+            self.io.write_command(&[COM_PING]).await?;
+            self.read_response(None).await.map(|_| ())
+        })
+        .await
     }
 
-    /// Says goodbye; errors are irrelevant at that point.
+    /// Says goodbye; errors are irrelevant at that point, and a server
+    /// that does not take the bytes within a second is not waited for.
     pub async fn quit(mut self) {
-        let _ = self.io.write_command(&[COM_QUIT]).await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(1), self.io.write_command(&[COM_QUIT])).await;
     }
 
     /// Reads one complete response: OK, ERR, or a result set (all of it,

@@ -59,7 +59,22 @@ pub enum ProtoError {
     /// TLS could not be set up as asked.
     #[error("TLS: {0}")]
     Tls(String),
+    /// The server did not answer in time; the connection is unusable.
+    #[error("timed out after {} waiting for {what}", secs(*.after))]
+    Timeout {
+        what: &'static str,
+        after: std::time::Duration,
+    },
 }
+
+fn secs(d: std::time::Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// The client-side code counted for a timed-out or stalled query: the
+/// MySQL client library's CR_SERVER_LOST ("Lost connection to server
+/// during query"), which is what its own read timeout returns.
+pub const CR_SERVER_LOST: u16 = 2013;
 
 impl ProtoError {
     /// The server error code, if this is a server error.
@@ -74,9 +89,26 @@ impl ProtoError {
     /// (I/O failure or the server-side "connection killed"/"server shutdown" codes).
     pub fn is_connection_lost(&self) -> bool {
         match self {
-            ProtoError::Io(_) => true,
+            ProtoError::Io(_) | ProtoError::Timeout { .. } => true,
             // 1053 shutdown in progress, 1927 connection killed, 2006/2013 client codes
             ProtoError::Server(e) => matches!(e.code, 1053 | 1927 | 2006 | 2013 | 4031),
+            _ => false,
+        }
+    }
+
+    /// True for a timeout (the server stalled) rather than a refusal.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, ProtoError::Timeout { .. })
+    }
+
+    /// True when retrying the connect later may work: the accept backlog
+    /// was full (EAGAIN on a unix socket) or, when asked, nobody listened.
+    pub fn is_backpressure(&self, refused_too: bool) -> bool {
+        match self {
+            ProtoError::Io(e) => {
+                e.kind() == std::io::ErrorKind::WouldBlock
+                    || (refused_too && e.kind() == std::io::ErrorKind::ConnectionRefused)
+            }
             _ => false,
         }
     }

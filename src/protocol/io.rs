@@ -8,6 +8,9 @@ use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
 
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
+/// Largest logical packet accepted once logged in (MariaDB's and MySQL's
+/// max_allowed_packet ceiling).
+pub const MAX_PACKET: usize = 1 << 30;
 
 pub enum Stream {
     Tcp(TcpStream),
@@ -69,6 +72,9 @@ pub struct PacketIo {
     /// Sequence id the next packet we write must carry.
     pub seq: u8,
     pub wbuf: Vec<u8>,
+    /// Largest logical packet accepted: small during the handshake, so
+    /// that a peer that is not a MySQL server is told apart at once.
+    pub limit: usize,
 }
 
 impl PacketIo {
@@ -81,6 +87,18 @@ impl PacketIo {
             big: Vec::new(),
             seq: 0,
             wbuf: Vec::with_capacity(1024),
+            limit: MAX_PACKET,
+        }
+    }
+
+    /// The socket's descriptor (for `Breaker`).
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match &self.stream {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(s) => s.get_ref().0.as_raw_fd(),
+            Stream::Upgrading => -1,
         }
     }
 
@@ -144,6 +162,9 @@ impl PacketIo {
         if len == MAX_PAYLOAD {
             return self.read_split_packet().await;
         }
+        if len > self.limit {
+            return Err(self.oversized(len));
+        }
         self.fill(4 + len).await?;
         let s = self.start + 4;
         self.start = s + len;
@@ -161,6 +182,9 @@ impl PacketIo {
             let h = &self.buf[self.start..self.start + 4];
             let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
             self.seq = h[3].wrapping_add(1);
+            if self.big.len() + len > self.limit {
+                return Err(self.oversized(self.big.len() + len));
+            }
             self.fill(4 + len).await?;
             let s = self.start + 4;
             self.big.extend_from_slice(&self.buf[s..s + len]);
@@ -174,6 +198,13 @@ impl PacketIo {
             self.end = 0;
         }
         Ok(&self.big)
+    }
+
+    fn oversized(&self, len: usize) -> ProtoError {
+        ProtoError::Protocol(format!(
+            "the peer announced a packet of {len} bytes (limit {}): not a MySQL/MariaDB server, or a corrupted stream",
+            self.limit
+        ))
     }
 
     /// True when a whole response has been consumed; clears read readiness.

@@ -18,8 +18,8 @@ mod opts;
 mod stmt;
 mod tls;
 
-pub use conn::{Conn, Outcome};
-pub use error::ProtoError;
-pub use opts::{ConnOpts, Endpoint};
+pub use conn::{Breaker, Conn, Outcome};
+pub use error::{ProtoError, CR_SERVER_LOST};
+pub use opts::{ConnOpts, Endpoint, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT};
 pub use stmt::{Param, Stmt};
 pub use tls::SslMode;

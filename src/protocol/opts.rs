@@ -1,6 +1,12 @@
 //! Connection options: where the server is and who we are.
 
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// Connect, handshake and authentication together must finish within this.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A response (or the next part of one) must arrive within this.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where to connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +41,17 @@ pub struct ConnOpts {
     pub ssl_mode: super::tls::SslMode,
     /// PEM CA certificate(s) for VERIFY_CA / VERIFY_IDENTITY.
     pub ssl_ca: Option<Vec<u8>>,
+    /// Bound on opening the socket, the handshake and authentication
+    /// together (retries of a full accept backlog included).
+    pub connect_timeout: Duration,
+    /// Bound on waiting for each response of the text protocol, prepares
+    /// and LOAD DATA. The execute hot path does not arm a timer per query:
+    /// exec's watchdog cuts a stalled connection instead (see `Breaker`).
+    pub read_timeout: Duration,
+    /// Also retry "connection refused" until `connect_timeout` (load
+    /// connections riding through a server restart); otherwise a refused
+    /// connection is reported at once (the server is down).
+    pub retry_refused: bool,
 }
 
 impl std::fmt::Debug for ConnOpts {
@@ -47,6 +64,8 @@ impl std::fmt::Debug for ConnOpts {
                 &if self.password.is_empty() { "" } else { "***" },
             )
             .field("db", &self.db)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
             .finish()
     }
 }

@@ -63,6 +63,9 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "ignored_errors": t.errors.total(),
             "errors_by_code": errors,
             "reconnects": t.reconnects,
+            "failed_events": t.failed,
+            "failed_reconnects": t.failed_connects,
+            "unreachable_seconds": r.unreachable_s,
             "latency_ms": percentiles(&t.hist, pcts),
         },
         "latency_by_statement": r.kinds.iter().map(|k| json!({
@@ -86,6 +89,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "qps": s.iv.queries() as f64 / s.dur.max(1e-9),
             "reads": s.iv.reads, "writes": s.iv.writes, "other": s.iv.others,
             "errors": s.iv.errors.total(), "reconnects": s.iv.reconnects,
+            "failed_events": s.iv.failed, "failed_reconnects": s.iv.failed_connects,
             "backlog": s.iv.backlog,
             "latency_ms": percentiles(&s.iv.hist, pcts),
             "client_cpu_s": s.client_cpu_s,

@@ -25,6 +25,8 @@ pub fn error_name(code: u16) -> &'static str {
         1146 => "ER_NO_SUCH_TABLE",
         1927 => "ER_CONNECTION_KILLED",
         1053 => "ER_SERVER_SHUTDOWN",
+        2006 => "CR_SERVER_GONE_ERROR",
+        2013 => "CR_SERVER_LOST (lost, or no answer in time)",
         _ => "",
     }
 }

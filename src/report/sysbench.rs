@@ -38,6 +38,13 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
     }
+    if iv.failed + iv.failed_connects > 0 {
+        let _ = write!(
+            line,
+            " failed: {} conn-failed: {}",
+            iv.failed, iv.failed_connects
+        );
+    }
     if s.warmup {
         line.push_str(" (warm-up)");
     }
@@ -99,6 +106,23 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             t.reconnects as f64 / secs
         ),
     );
+    if t.failed + t.failed_connects > 0 || r.unreachable_s > 0.0 {
+        w(
+            &mut o,
+            "    failed events:",
+            format!("{:<6} ({:.2} per sec.)", t.failed, t.failed as f64 / secs),
+        );
+        w(
+            &mut o,
+            "    failed reconnect attempts:",
+            t.failed_connects.to_string(),
+        );
+        w(
+            &mut o,
+            "    server unreachable:",
+            format!("{:.1}s", r.unreachable_s),
+        );
+    }
     o.push_str("\nGeneral statistics:\n");
     w(&mut o, "    total time:", format!("{secs:.4}s"));
     w(&mut o, "    total number of events:", t.events.to_string());
@@ -155,7 +179,9 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         }
     }
     if t.errors.total() > 0 {
-        o.push_str("\nErrors by code (ignored, event retried):\n");
+        o.push_str(
+            "\nErrors by code (ignored ones retry the event; a lost connection fails it):\n",
+        );
         for (c, n) in &t.errors.0 {
             let _ = writeln!(o, "    {c:<6} {:<36} {n}", error_name(*c));
         }
@@ -225,6 +251,12 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             let _ = writeln!(
                 o,
                 "\nABORTED: {m}\n(the figures above cover what ran before the stop)"
+            );
+        }
+        RunStatus::Degraded(m) => {
+            let _ = writeln!(
+                o,
+                "\nDEGRADED: {m}\n(failed events are not counted as transactions or in the latencies)"
             );
         }
     }

@@ -107,6 +107,9 @@ impl Sandbox {
             local_infile: false,
             ssl_mode: crate::protocol::SslMode::Disabled,
             ssl_ca: None,
+            connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
+            read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
+            retry_refused: false,
         }
     }
 
@@ -156,14 +159,28 @@ impl Sandbox {
         s
     }
 
-    /// The running server's pid, if it is up.
+    /// The running server's pid, if it is up. The pid file alone is not
+    /// trusted (after a reboot its pid may belong to anything): the process
+    /// must be a mysqld/mariadbd started with this sandbox's my.cnf.
     pub fn running_pid(&self) -> Option<i32> {
         let pid: i32 = fs::read_to_string(self.pid_file())
             .ok()?
             .trim()
             .parse()
             .ok()?;
-        process_alive(i64::from(pid)).then_some(pid)
+        (pid > 0 && process_alive(i64::from(pid)) && self.is_our_server(pid)).then_some(pid)
+    }
+
+    /// True when `pid` runs a MySQL/MariaDB server with `--defaults-file`
+    /// pointing at this sandbox's my.cnf.
+    fn is_our_server(&self, pid: i32) -> bool {
+        let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let server = ["mysqld", "mariadbd"]
+            .iter()
+            .any(|n| comm.trim().contains(n));
+        let want = format!("--defaults-file={}", self.cnf_path().display());
+        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        server && cmdline.split(|b| *b == 0).any(|arg| arg == want.as_bytes())
     }
 
     /// Initialises the datadir if needed, writes my.cnf, starts the server
@@ -496,29 +513,50 @@ fn free_port() -> Result<u16> {
 
 /// Parses a CPU list like `0-3,6`.
 pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
+    let out =
+        parse_ranges(s).with_context(|| format!("bad CPU list '{s}': expected e.g. 0-3,6"))?;
+    let online = online_cpus();
+    if out.is_empty() {
+        bail!("bad CPU list '{s}': no CPU in it");
+    }
+    if let Some(c) = out.iter().find(|c| !online.contains(c)) {
+        bail!(
+            "bad CPU list '{s}': CPU {c} is not online on this host (online: {})",
+            fs::read_to_string(ONLINE).unwrap_or_default().trim()
+        );
+    }
+    Ok(out)
+}
+
+const ONLINE: &str = "/sys/devices/system/cpu/online";
+
+/// The host's online CPUs (not this process's affinity or cgroup quota:
+/// a sandbox may be pinned to CPUs qpslab itself is kept off).
+fn online_cpus() -> Vec<usize> {
+    fs::read_to_string(ONLINE)
+        .ok()
+        .and_then(|t| parse_ranges(t.trim()).ok())
+        .unwrap_or_else(|| {
+            (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect()
+        })
+}
+
+/// Parses the kernel's list format ("0-3,6"); ids above 65,535 are refused.
+fn parse_ranges(s: &str) -> Result<Vec<usize>> {
+    const MAX_ID: usize = 65_535;
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("bad CPU list '{s}': expected e.g. 0-3,6");
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) =
-                    (a.parse().with_context(bad)?, b.parse().with_context(bad)?);
-                if a > b {
-                    bail!(bad());
-                }
-                out.extend(a..=b);
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<usize>()?, b.trim().parse::<usize>()?),
+            None => {
+                let a = part.parse::<usize>()?;
+                (a, a)
             }
-            None => out.push(part.parse().with_context(bad)?),
+        };
+        if a > b || b > MAX_ID {
+            bail!("'{part}' is not a range of CPU ids (0 to {MAX_ID})");
         }
-    }
-    let ncpu = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    if out.is_empty() || out.iter().any(|&c| c >= ncpu) {
-        bail!(
-            "bad CPU list '{s}': expected CPUs between 0 and {}",
-            ncpu - 1
-        );
+        out.extend(a..=b);
     }
     Ok(out)
 }
@@ -532,5 +570,10 @@ mod tests {
         assert_eq!(parse_cpu_list("0").unwrap(), vec![0]);
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());
+        assert!(parse_cpu_list("0-99999999999").is_err());
+        assert!(parse_cpu_list("").is_err());
+        assert_eq!(parse_ranges("0-2, 5").unwrap(), vec![0, 1, 2, 5]);
+        // The host's online list, not this process's affinity.
+        assert!(online_cpus().contains(&0));
     }
 }

@@ -38,6 +38,11 @@ pub struct Interval {
     pub others: u64,
     pub errors: ErrCounts,
     pub reconnects: u64,
+    /// Events that could not complete: their connection was lost or cut
+    /// (read timeout). Never counted as events or latency samples.
+    pub failed: u64,
+    /// Reconnect attempts that could not reach the server.
+    pub failed_connects: u64,
     /// Event latency.
     pub hist: Hist,
     /// Rate mode: events due but not yet started at the end of the interval.
@@ -56,6 +61,8 @@ impl Interval {
         self.others += o.others;
         self.errors.merge(&o.errors);
         self.reconnects += o.reconnects;
+        self.failed += o.failed;
+        self.failed_connects += o.failed_connects;
         self.hist.merge(&o.hist);
         self.backlog += o.backlog;
     }

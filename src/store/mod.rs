@@ -27,6 +27,10 @@ use std::path::{Path, PathBuf};
 
 pub struct Store {
     conn: Connection,
+    path: PathBuf,
+    /// Opened for reading only: nothing is written, not even the marking
+    /// of dead runs (they are shown as failed without touching the file).
+    read_only: bool,
 }
 
 impl Store {
@@ -35,20 +39,78 @@ impl Store {
         crate::server::state_dir().join("results.db")
     }
 
-    /// Opens (creating if needed) and migrates the store at `path`.
+    /// The file this store lives in (for messages).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens (creating if needed) and migrates the store at `path`, for
+    /// commands that record. Safe with other processes opening it at the
+    /// same time: the busy timeout is set before anything else, and the
+    /// migration runs in one IMMEDIATE transaction.
     pub fn open(path: &Path) -> Result<Store> {
+        let at = || format!("the results store {}", path.display());
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("cannot open the results store {}", path.display()))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        schema::migrate(&conn)
-            .with_context(|| format!("cannot migrate the results store {}", path.display()))?;
-        Ok(Store { conn })
+        let conn = Connection::open(path).with_context(|| format!("cannot open {}", at()))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .with_context(|| format!("cannot open {}", at()))?;
+        let setup = || -> rusqlite::Result<()> {
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn.pragma_update(None, "foreign_keys", "ON")
+        };
+        setup().with_context(|| format!("cannot open {} for writing", at()))?;
+        schema::migrate(&conn).with_context(|| format!("cannot migrate {}", at()))?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            read_only: false,
+        })
+    }
+
+    /// Opens the store at `path` for reading: never creates, migrates or
+    /// writes it. A store on read-only media (or owned by someone else) is
+    /// opened immutable. A missing store is a one-line error naming it.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        use rusqlite::OpenFlags;
+        if !path.exists() {
+            anyhow::bail!(
+                "no results store at {}: record a run first (qpslab run ...), or pass --store FILE",
+                path.display()
+            );
+        }
+        let writable = |p: &Path| {
+            std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
+                && std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
+                    .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
+        };
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir_ok = dir.is_none_or(writable);
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let conn = if writable(path) && dir_ok {
+            Connection::open_with_flags(path, flags)
+        } else {
+            // WAL readers need to write the -shm file; where they cannot,
+            // read the file as it stands.
+            let mut uri = url::Url::from_file_path(std::path::absolute(path)?)
+                .map_err(|_| anyhow::anyhow!("cannot name {} as a URI", path.display()))?;
+            uri.set_query(Some("immutable=1"));
+            Connection::open_with_flags(uri.as_str(), flags)
+        }
+        .with_context(|| format!("cannot open the results store {}", path.display()))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        schema::check_readable(&conn)
+            .with_context(|| format!("cannot read the results store {}", path.display()))?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+            read_only: true,
+        })
     }
 }
+
+/// How long a writer waits for another process holding the store's lock.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);

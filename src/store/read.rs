@@ -113,7 +113,17 @@ pub struct RunDetail {
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
-    server_us_per_q, csw_per_q, hint";
+    server_us_per_q, csw_per_q, hint, pid, boot_id";
+
+/// Why a run still "running" in the store is not: its process is gone.
+const DEAD_REASON: &str =
+    "the qpslab process ended before the run finished (killed or crashed); totals are from its samples";
+
+/// True when the run's process (pid on boot `boot`) is no longer running.
+fn process_gone(pid: i64, boot: &str, this_boot: &str) -> bool {
+    let mine = pid == i64::from(std::process::id()) && boot == this_boot;
+    !(mine || (boot == this_boot && process_alive(pid)))
+}
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok(RunRow {
@@ -140,14 +150,29 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     })
 }
 
+/// A row read from a read-only store: a dead "running" run reads as failed.
+fn run_row_as_seen(r: &Row<'_>, this_boot: &str) -> rusqlite::Result<RunRow> {
+    let mut row = run_row(r)?;
+    if row.status == "running" && process_gone(r.get(20)?, &r.get::<_, String>(21)?, this_boot) {
+        row.status = "failed".into();
+        row.reason = Some(DEAD_REASON.into());
+    }
+    Ok(row)
+}
+
 fn json(s: Option<String>) -> serde_json::Value {
     s.and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or(serde_json::Value::Null)
 }
 
 impl Store {
-    /// Marks runs whose process is gone as failed, with totals from their samples.
+    /// Marks runs whose process is gone as failed, with totals from their
+    /// samples and an end time from their last sample. A read-only store is
+    /// left as it is (its rows are shown as failed when read).
     pub fn mark_dead_runs(&self) -> Result<usize> {
+        if self.read_only {
+            return Ok(0);
+        }
         let boot = boot_id();
         let mut stmt = self
             .conn
@@ -157,14 +182,14 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?;
         let mut n = 0;
         for (id, pid, b) in running {
-            let mine = pid == i64::from(std::process::id()) && b == boot;
-            if mine || (b == boot && process_alive(pid)) {
+            if !process_gone(pid, &b, &boot) {
                 continue;
             }
             self.conn.execute(
                 "UPDATE runs SET status = 'failed',
-                    reason = 'the qpslab process ended before the run finished (killed or crashed); totals are from its samples',
-                    ended_at = (SELECT started_at FROM runs WHERE id = ?1),
+                    reason = ?2,
+                    ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', started_at,
+                        '+' || (SELECT COALESCE(SUM(dur), 0) FROM samples WHERE run_id = ?1) || ' seconds'),
                     seconds = s.secs, transactions = s.ev, queries = s.q, reads = s.r, writes = s.w, others = s.o,
                     reconnects = s.rc, tps = s.ev / s.secs, qps = s.q / s.secs, client_cpu_s = s.cpu,
                     lat_p95_ms = s.p95, lat_p99_ms = s.p99
@@ -173,7 +198,7 @@ impl Store {
                               MAX(lat_p95_ms) AS p95, MAX(lat_p99_ms) AS p99
                        FROM samples WHERE run_id = ?1 AND warmup = 0) AS s
                  WHERE runs.id = ?1",
-                params![id],
+                params![id, DEAD_REASON],
             )?;
             n += 1;
         }
@@ -232,9 +257,10 @@ impl Store {
             sql = format!("SELECT * FROM ({sql} DESC LIMIT {n}) ORDER BY id");
         }
         let mut stmt = self.conn.prepare(&sql)?;
+        let boot = boot_id();
         let rows = stmt.query_map(
             rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
-            run_row,
+            |r| run_row_as_seen(r, &boot),
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -245,21 +271,22 @@ impl Store {
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
                     server_variables, sandbox, host FROM runs WHERE id = ?1"
         );
+        let boot = boot_id();
         let Some(mut d) = self
             .conn
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
-                    run: run_row(r)?,
-                    options: json(r.get(20)?),
-                    command_line: r.get(21)?,
-                    qpslab_version: r.get(22)?,
-                    git_hash: r.get(23)?,
-                    ended_at: r.get(24)?,
-                    server_flavor: r.get(25)?,
-                    server_cnf: r.get(26)?,
-                    server_variables: json(r.get(27)?),
-                    sandbox: json(r.get(28)?),
-                    host: json(r.get(29)?),
+                    run: run_row_as_seen(r, &boot)?,
+                    options: json(r.get(22)?),
+                    command_line: r.get(23)?,
+                    qpslab_version: r.get(24)?,
+                    git_hash: r.get(25)?,
+                    ended_at: r.get(26)?,
+                    server_flavor: r.get(27)?,
+                    server_cnf: r.get(28)?,
+                    server_variables: json(r.get(29)?),
+                    sandbox: json(r.get(30)?),
+                    host: json(r.get(31)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
                     histogram: None,

@@ -127,19 +127,57 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN hint TEXT;
     ALTER TABLE runs ADD COLUMN monitor TEXT;   -- JSON: derived figures, IO classes, hint evidence, source costs
     "#,
+    // v3: failures counted apart (events lost with their connection, failed
+    // reconnect attempts, seconds the server could not be reached).
+    r#"
+    ALTER TABLE samples ADD COLUMN failed_events INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE samples ADD COLUMN failed_connects INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN failed_events INTEGER;
+    ALTER TABLE runs ADD COLUMN failed_connects INTEGER;
+    ALTER TABLE runs ADD COLUMN unreachable_s REAL;
+    "#,
 ];
 
-pub fn migrate(conn: &Connection) -> Result<()> {
-    let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+fn version(conn: &Connection) -> Result<i64> {
+    Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+}
+
+fn refuse_newer(current: i64) -> Result<()> {
     let latest = MIGRATIONS.len() as i64;
     if current > latest {
         bail!("the results store has schema version {current}, newer than this qpslab knows ({latest}); use a newer qpslab or another --store");
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        let tx = conn.unchecked_transaction()?;
+    Ok(())
+}
+
+/// Brings the schema to the latest version. The version is read again
+/// inside one IMMEDIATE transaction (which takes the write lock first), so
+/// two processes opening a new store at once never both migrate it.
+pub fn migrate(conn: &Connection) -> Result<()> {
+    let latest = MIGRATIONS.len() as i64;
+    let seen = version(conn)?;
+    refuse_newer(seen)?;
+    if seen == latest {
+        return Ok(());
+    }
+    let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
+    let current = version(&tx)?;
+    refuse_newer(current)?;
+    for sql in MIGRATIONS.iter().skip(current as usize) {
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-        tx.commit()?;
+    }
+    tx.pragma_update(None, "user_version", latest)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// For read-only opens: the schema must be exactly the one this qpslab reads.
+pub fn check_readable(conn: &Connection) -> Result<()> {
+    let current = version(conn)?;
+    refuse_newer(current)?;
+    let latest = MIGRATIONS.len() as i64;
+    if current < latest {
+        bail!("it has schema version {current}, older than this qpslab reads ({latest}); record one run with it (qpslab run ... --store FILE) to upgrade it");
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! it ends.
 
 use super::Store;
-use crate::exec::{RunResult, RunStatus, Sample};
+use crate::exec::{RunResult, Sample};
 use anyhow::Result;
 use rusqlite::params;
 use serde_json::Value;
@@ -93,13 +93,17 @@ impl Store {
     }
 
     /// The campaign of this name and kind, created when new; returns its id.
-    pub fn find_or_create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
-        let found: Option<i64> = rusqlite::OptionalExtension::optional(self.conn.query_row(
+    /// The newest campaign of this name and kind, if any (reads only).
+    pub fn find_campaign(&self, name: &str, kind: &str) -> Result<Option<i64>> {
+        Ok(rusqlite::OptionalExtension::optional(self.conn.query_row(
             "SELECT id FROM campaigns WHERE name = ?1 AND kind = ?2 ORDER BY id DESC LIMIT 1",
             params![name, kind],
             |r| r.get(0),
-        ))?;
-        match found {
+        ))?)
+    }
+
+    pub fn find_or_create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
+        match self.find_campaign(name, kind)? {
             Some(id) => {
                 self.conn.execute(
                     "UPDATE campaigns SET definition = ?2 WHERE id = ?1",
@@ -139,8 +143,9 @@ impl Store {
             .collect();
         self.conn.execute(
             "INSERT INTO samples (run_id, seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog,
-                lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, client_cpu_s, host_cpu_s, host_busy)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, client_cpu_s, host_cpu_s, host_busy,
+                failed_events, failed_connects)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
             params![
                 run,
                 seq as i64,
@@ -161,6 +166,8 @@ impl Store {
                 s.client_cpu_s,
                 s.host_cpu_s,
                 s.host_busy,
+                iv.failed as i64,
+                iv.failed_connects as i64,
             ],
         )?;
         Ok(())
@@ -168,11 +175,7 @@ impl Store {
 
     /// Records how the run ended, its totals, statements and histogram.
     pub fn finish_run(&self, run: i64, r: &RunResult, summary: &Value) -> Result<()> {
-        let (status, reason) = match &r.status {
-            RunStatus::Ok => ("ok", None),
-            RunStatus::Failed(m) => ("failed", Some(m.as_str())),
-            RunStatus::Aborted(m) => ("aborted", Some(m.as_str())),
-        };
+        let (status, reason) = (r.status.word(), r.status.reason());
         let t = &r.total;
         let secs = r.elapsed.max(1e-9);
         let tx = self.conn.unchecked_transaction()?;
@@ -180,7 +183,8 @@ impl Store {
             "UPDATE runs SET ended_at = ?2, status = ?3, reason = ?4, seconds = ?5, transactions = ?6, queries = ?7,
                 reads = ?8, writes = ?9, others = ?10, errors = ?11, reconnects = ?12, tps = ?13, qps = ?14,
                 lat_p50_ms = ?15, lat_p95_ms = ?16, lat_p99_ms = ?17, lat_p999_ms = ?18, lat_max_ms = ?19,
-                client_cpu_s = ?20, host_cpu_s = ?21, summary = ?22, server_version = COALESCE(server_version, ?23)
+                client_cpu_s = ?20, host_cpu_s = ?21, summary = ?22, server_version = COALESCE(server_version, ?23),
+                failed_events = ?24, failed_connects = ?25, unreachable_s = ?26
              WHERE id = ?1",
             params![
                 run,
@@ -206,6 +210,9 @@ impl Store {
                 r.host_cpu_s,
                 summary.to_string(),
                 r.server_version,
+                t.failed as i64,
+                t.failed_connects as i64,
+                r.unreachable_s,
             ],
         )?;
         for k in &r.kinds {

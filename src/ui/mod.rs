@@ -43,7 +43,7 @@ fn respond(
     what: &str,
     build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
 ) -> Response {
-    match Store::open(&app.store).and_then(|s| build(&s)) {
+    match Store::open_read_only(&app.store).and_then(|s| build(&s)) {
         Ok(Some(html)) => Html(html).into_response(),
         Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
@@ -92,6 +92,7 @@ pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let _ctrl_c = crate::exec::Cooperative::enter();
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind((bind, port))
             .await

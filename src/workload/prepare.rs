@@ -50,12 +50,15 @@ pub struct PrepareReport {
 }
 
 /// Creates and loads sbtest1..N with `loaders` parallel connections.
+/// `stop` is polled between chunks: when it says so, loading ends with an
+/// error that says which tables are incomplete.
 pub fn prepare(
     opts: &ConnOpts,
     o: &OltpOpts,
     loaders: usize,
     seed: u64,
     quiet: bool,
+    stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
     let loaders = loaders.clamp(1, o.tables.max(1) as usize);
@@ -98,7 +101,8 @@ pub fn prepare(
                     if t > o.tables {
                         break;
                     }
-                    if let Err(e) = load_table(&mut conn, t, &o, &mut rng, &rows, quiet).await {
+                    if let Err(e) = load_table(&mut conn, t, &o, &mut rng, &rows, quiet, stop).await
+                    {
                         failed.store(true, Ordering::Relaxed);
                         return Err(e);
                     }
@@ -110,12 +114,21 @@ pub fn prepare(
     }
     while handles.iter().any(|h| !h.is_finished()) {
         bar.set_position(rows_done.load(Ordering::Relaxed));
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(100));
     }
     bar.finish_and_clear();
-    for h in handles {
-        h.join()
-            .map_err(|_| anyhow!("a loader thread panicked"))??;
+    let results: Vec<Result<()>> = handles
+        .into_iter()
+        .map(|h| h.join().map_err(|_| anyhow!("a loader thread panicked"))?)
+        .collect();
+    if stop() {
+        bail!(
+            "prepare interrupted after {} of {total} rows: the tables are incomplete; run `qpslab cleanup` (same --tables) and prepare again",
+            rows_done.load(Ordering::Relaxed)
+        );
+    }
+    for r in results {
+        r?;
     }
     let seconds = started.elapsed().as_secs_f64();
     Ok(PrepareReport {
@@ -132,6 +145,7 @@ async fn load_table(
     rng: &mut Rng,
     rows: &AtomicU64,
     quiet: bool,
+    stop: fn() -> bool,
 ) -> Result<()> {
     let say = |m: String| {
         if !quiet {
@@ -157,6 +171,9 @@ async fn load_table(
         let mut next = 1u32;
         let (mut c, mut pad) = ([0u8; C_LEN], [0u8; PAD_LEN]);
         let fill = |buf: &mut Vec<u8>| {
+            if stop() {
+                return false;
+            }
             let last = next.saturating_add(ROWS_PER_CHUNK - 1).min(o.table_size);
             for id in next..=last {
                 fill_groups(&mut c, rng);
@@ -178,6 +195,9 @@ async fn load_table(
             }
             other => other.with_context(|| format!("loading sbtest{t}"))?,
         };
+        if stop() {
+            bail!("interrupted while loading sbtest{t}");
+        }
         if loaded != u64::from(o.table_size) {
             bail!(
                 "sbtest{t}: the server loaded {loaded} rows of {}",
@@ -189,10 +209,19 @@ async fn load_table(
     }
     if o.create_secondary {
         say(format!("Creating a secondary index on 'sbtest{t}'..."));
+        // An index build answers only when done: allow it time in
+        // proportion to the rows (at least 10,000 rows/s).
+        conn.set_read_timeout(index_build_timeout(conn.read_timeout(), o.table_size));
         conn.exec(&format!("CREATE INDEX k_{t} ON sbtest{t}(k)"))
-            .await?;
+            .await
+            .with_context(|| format!("creating the index k_{t}"))?;
     }
     Ok(())
+}
+
+/// The read timeout while an index is built over `rows` rows.
+pub fn index_build_timeout(read_timeout: Duration, rows: u32) -> Duration {
+    read_timeout + Duration::from_secs(u64::from(rows) / 10_000)
 }
 
 /// Drops sbtest1..N.
