@@ -13,6 +13,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+/// Bounds of a campaign file's keys (a file is input like any other).
+const MAX_THREADS: u32 = 100_000;
+const MAX_REPEAT: u32 = 1_000;
+const MAX_POINTS: usize = 100_000;
+/// Ten years: far below what a `Duration` holds.
+const MAX_SECONDS: f64 = 10.0 * 365.0 * 86_400.0;
+
 /// When servers are restarted (sandboxes only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -167,15 +174,45 @@ impl CampaignFile {
         Ok(c)
     }
 
-    fn validate(&self) -> Result<()> {
-        if self.threads.is_empty() || self.threads.contains(&0) {
-            bail!("threads must be a non-empty list of positive numbers");
+    /// Checks every key's range; also after command-line overrides.
+    pub fn validate(&self) -> Result<()> {
+        if self.threads.is_empty() || self.threads.iter().any(|t| !(1..=MAX_THREADS).contains(t)) {
+            bail!("threads must be a non-empty list of numbers from 1 to {MAX_THREADS}");
         }
         if self.servers.is_empty() || self.workloads.is_empty() {
             bail!("a campaign needs at least one [[server]] and one [[workload]]");
         }
-        if self.repeat == 0 || self.time <= 0.0 {
-            bail!("repeat must be at least 1 and time positive");
+        if !(1..=MAX_REPEAT).contains(&self.repeat) {
+            bail!("repeat must be from 1 to {MAX_REPEAT}");
+        }
+        let seconds = |key: &str, v: f64, min_exclusive: bool| -> Result<()> {
+            let low_ok = if min_exclusive { v > 0.0 } else { v >= 0.0 };
+            if !(low_ok && v <= MAX_SECONDS) {
+                bail!(
+                    "{key} = {v} is out of range: give seconds {} 0 and at most {MAX_SECONDS:.0}",
+                    if min_exclusive { "above" } else { "from" }
+                );
+            }
+            Ok(())
+        };
+        seconds("time", self.time, true)?;
+        seconds("warmup", self.warmup, false)?;
+        seconds("cooldown", self.cooldown, false)?;
+        if self.data.tables == 0 || self.data.table_size == 0 {
+            bail!("[data] tables and table_size must be at least 1");
+        }
+        let points = [
+            self.servers.len(),
+            self.variants.len(),
+            self.workloads.len(),
+            self.threads.len(),
+            self.repeat as usize,
+        ]
+        .iter()
+        .try_fold(1usize, |acc, n| acc.checked_mul(*n))
+        .unwrap_or(usize::MAX);
+        if points > MAX_POINTS {
+            bail!("the matrix has {points} points, more than {MAX_POINTS}: split the campaign");
         }
         for s in &self.servers {
             if s.dsn.is_some()
@@ -321,6 +358,26 @@ mod tests {
             "6"
         );
         assert_eq!(c.sandbox_name(0).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn rejects_out_of_range_keys() {
+        for (from, to, key) in [
+            ("repeat = 2", "repeat = 2\ncooldown = -1", "cooldown"),
+            ("repeat = 2", "repeat = 2\ntime = 1e300", "time"),
+            ("repeat = 2", "repeat = 2\nwarmup = nan", "warmup"),
+            ("repeat = 2", "repeat = 0", "repeat"),
+            ("threads = [1, 4]", "threads = [1, 4000000]", "threads"),
+            (
+                "repeat = 2",
+                "repeat = 2\n[data]\ntable_size = 0",
+                "table_size",
+            ),
+        ] {
+            let e = CampaignFile::parse(&FILE.replace(from, to), "test").unwrap_err();
+            let msg = format!("{e:#}");
+            assert!(msg.contains(key) && msg.contains("in test"), "{key}: {msg}");
+        }
     }
 
     #[test]

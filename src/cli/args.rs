@@ -412,7 +412,7 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub threads: Option<String>,
     /// Override the seconds per point.
-    #[arg(long)]
+    #[arg(long, value_parser = positive_f64)]
     pub time: Option<f64>,
     /// Override the workloads, e.g. oltp_point_select,oltp_read_write.
     #[arg(long)]

@@ -53,15 +53,9 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
         c.threads = thread_list(t)?;
     }
     if let Some(t) = a.time {
-        if t <= 0.0 {
-            bail!("--time must be positive");
-        }
         c.time = t;
     }
     if let Some(r) = a.repeat {
-        if r == 0 {
-            bail!("--repeat must be at least 1");
-        }
         c.repeat = r;
     }
     if let Some(ws) = &a.workloads {
@@ -78,6 +72,8 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
             bail!("--workloads {ws}: none of these is in the campaign");
         }
     }
+    c.validate()
+        .with_context(|| format!("{origin} with the command-line overrides"))?;
     Ok((c, text))
 }
 
@@ -292,7 +288,7 @@ fn data_opts(c: &CampaignFile) -> Result<crate::workload::OltpOpts> {
 }
 
 /// The run options of a point, as command-line words.
-fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
+pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     let w = &c.workloads[p.workload];
     let mut words = vec![
         w.name.clone(),
@@ -319,6 +315,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     // Validate every point's options before starting anything.
     for p in c.points() {
         LoadArgs::from_words(&point_words(&c, &p))
+            .and_then(|l| super::commands::check_load_args(&l))
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
@@ -351,12 +348,16 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
             target = Some(setup_server(&c, p.server, p.variant, restart)?);
             current = Some((p.server, p.variant));
-        } else if i > 0 && c.cooldown > 0.0 {
-            std::thread::sleep(Duration::from_secs_f64(c.cooldown));
+        } else if i > 0
+            && c.cooldown > 0.0
+            && !crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(c.cooldown))
+        {
+            code = 130;
+            break;
         }
         let t = target.as_ref().context("no server")?;
         let load = LoadArgs::from_words(&point_words(&c, p))?;
-        let cfg = run_config(&load, t)?;
+        let cfg = run_config(&load, &t.opts)?;
         let env = block_on(check_tables(t, cfg.workload, &cfg.oltp))??;
         let tags = RunTags {
             label: Some(c.servers[p.server].label.clone()),

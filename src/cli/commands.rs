@@ -333,7 +333,23 @@ pub(super) async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Resul
     Ok(env)
 }
 
-pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
+/// Everything about a load command's options that can be checked without
+/// a server, so that bad input fails before a sandbox is started or a
+/// connection opened. Returns the run as configured (on a placeholder
+/// endpoint).
+pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
+    Workload::parse(&a.workload)?;
+    oltp_opts(a)?;
+    parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
+    let opts = crate::protocol::ConnOpts::placeholder();
+    let mut first = a.clone();
+    first.threads = thread_list(&a.threads)?[0].to_string();
+    let cfg = run_config(&first, &opts)?;
+    super::watch::monitor_config(&opts, &a.monitor)?;
+    Ok(cfg)
+}
+
+pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Result<RunConfig> {
     let w = Workload::parse(&a.workload)?;
     let threads = single_threads(a)?;
     let ps_mode = match a.db_ps_mode.as_str() {
@@ -349,7 +365,7 @@ pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
     }
     // Load connections ride through a momentary refusal (a restarting
     // server) within the connect timeout.
-    let mut conn = t.opts.clone();
+    let mut conn = conn.clone();
     conn.retry_refused = true;
     Ok(RunConfig {
         conn,
@@ -383,11 +399,11 @@ pub(super) fn run_config(a: &LoadArgs, t: &Target) -> Result<RunConfig> {
 
 fn cmd_run(a: &LoadArgs) -> Result<i32> {
     // Validate everything that does not need the server first.
+    check_load_args(a)?;
+    single_threads(a)?;
     let w = Workload::parse(&a.workload)?;
-    oltp_opts(a)?;
-    parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let t = resolve(&a.conn, "sbtest")?;
-    let cfg = run_config(a, &t)?;
+    let cfg = run_config(a, &t.opts)?;
     let store = if a.no_store {
         None
     } else {
@@ -524,14 +540,14 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     let l = &a.load;
     let w = Workload::parse(&l.workload)?;
     let threads = thread_list(&l.threads)?;
-    if a.repeat == 0 {
-        bail!("--repeat must be at least 1");
+    if !(1..=1000).contains(&a.repeat) {
+        bail!("--repeat must be from 1 to 1000");
     }
-    oltp_opts(l)?;
+    check_load_args(l)?;
     let t = resolve(&l.conn, "sbtest")?;
     let mut first = l.clone();
     first.threads = threads[0].to_string();
-    let cfg0 = run_config(&first, &t)?;
+    let cfg0 = run_config(&first, &t.opts)?;
     let env = block_on(check_tables(&t, w, &cfg0.oltp))??;
     let store = open_store(l.store.as_deref())?;
     let definition = serde_json::json!({
@@ -565,7 +581,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             }
             let mut step = l.clone();
             step.threads = th.to_string();
-            let cfg = run_config(&step, &t)?;
+            let cfg = run_config(&step, &t.opts)?;
             let tags = RunTags {
                 label: l.label.clone(),
                 variant: l.variant.clone(),
@@ -942,7 +958,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             load.workload = w.name().to_string();
             load.threads = th.to_string();
             load.time = a.time;
-            let cfg = run_config(&load, &t)?;
+            let cfg = run_config(&load, &t.opts)?;
             let env = block_on(check_tables(&t, *w, &cfg.oltp))??;
             let tags = RunTags {
                 label: Some("quickstart".into()),

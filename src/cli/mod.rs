@@ -6,6 +6,8 @@ mod args;
 mod campaign;
 mod commands;
 mod environment;
+#[cfg(test)]
+mod input_tests;
 mod live;
 mod pages;
 mod record;

@@ -189,10 +189,11 @@ impl Watch {
                     None
                 }
             };
-            if let Some(Err(e)) = r {
+            if let (Some(Err(e)), Some((st, _))) = (r, store) {
                 if !self.store_warned {
                     eprintln!(
-                        "qpslab: warning: cannot store monitor snapshots: {e:#} (the run goes on)"
+                        "qpslab: warning: cannot store monitor snapshots in {}: {e:#} (the run goes on)",
+                        st.path().display()
                     );
                     self.store_warned = true;
                 }

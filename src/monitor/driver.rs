@@ -59,9 +59,9 @@ impl MonitorConfig {
                 .trim()
                 .parse()
                 .ok()
-                .filter(|v: &f64| *v > 0.0 && v.is_finite())
+                .filter(|v: &f64| *v > 0.0 && *v <= 86_400.0)
                 .ok_or_else(|| {
-                    format!("'{secs}' for {name} is not a positive number of seconds")
+                    format!("'{secs}' for {name} is not a number of seconds above 0, at most 86400")
                 })?;
             self.every.insert(id, s);
         }

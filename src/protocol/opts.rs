@@ -54,6 +54,26 @@ pub struct ConnOpts {
     pub retry_refused: bool,
 }
 
+impl ConnOpts {
+    /// Options with every default and an endpoint that is never connected
+    /// to: for checking the rest of a configuration before a server exists.
+    pub fn placeholder() -> ConnOpts {
+        ConnOpts {
+            endpoint: Endpoint::Unix(PathBuf::from("/nonexistent/qpslab-placeholder.sock")),
+            user: String::new(),
+            password: String::new(),
+            db: None,
+            server_public_key: None,
+            local_infile: false,
+            ssl_mode: super::tls::SslMode::Disabled,
+            ssl_ca: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            retry_refused: false,
+        }
+    }
+}
+
 impl std::fmt::Debug for ConnOpts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConnOpts")

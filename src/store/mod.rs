@@ -104,11 +104,15 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         schema::check_readable(&conn)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
-        Ok(Store {
+        let store = Store {
             conn,
             path: path.to_path_buf(),
             read_only: true,
-        })
+        };
+        store
+            .overlay_dead_runs()
+            .with_context(|| format!("cannot read the results store {}", path.display()))?;
+        Ok(store)
     }
 }
 

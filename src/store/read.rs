@@ -113,11 +113,30 @@ pub struct RunDetail {
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
-    server_us_per_q, csw_per_q, hint, pid, boot_id";
+    server_us_per_q, csw_per_q, hint";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
     "the qpslab process ended before the run finished (killed or crashed); totals are from its samples";
+
+/// The columns a dead run's row gets from `compute_dead_runs`.
+const DEAD_COLUMNS: [&str; 15] = [
+    "status",
+    "reason",
+    "ended_at",
+    "seconds",
+    "transactions",
+    "queries",
+    "reads",
+    "writes",
+    "others",
+    "reconnects",
+    "tps",
+    "qps",
+    "client_cpu_s",
+    "lat_p95_ms",
+    "lat_p99_ms",
+];
 
 /// True when the run's process (pid on boot `boot`) is no longer running.
 fn process_gone(pid: i64, boot: &str, this_boot: &str) -> bool {
@@ -150,59 +169,106 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     })
 }
 
-/// A row read from a read-only store: a dead "running" run reads as failed.
-fn run_row_as_seen(r: &Row<'_>, this_boot: &str) -> rusqlite::Result<RunRow> {
-    let mut row = run_row(r)?;
-    if row.status == "running" && process_gone(r.get(20)?, &r.get::<_, String>(21)?, this_boot) {
-        row.status = "failed".into();
-        row.reason = Some(DEAD_REASON.into());
-    }
-    Ok(row)
-}
-
 fn json(s: Option<String>) -> serde_json::Value {
     s.and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or(serde_json::Value::Null)
 }
 
 impl Store {
-    /// Marks runs whose process is gone as failed, with totals from their
-    /// samples and an end time from their last sample. A read-only store is
-    /// left as it is (its rows are shown as failed when read).
+    /// Runs still "running" in the store whose process is gone.
+    fn dead_run_ids(&self) -> Result<Vec<i64>> {
+        let boot = boot_id();
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, pid, boot_id FROM main.runs WHERE status = 'running'")?;
+        let running: Vec<(i64, i64, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(running
+            .into_iter()
+            .filter(|(_, pid, b)| process_gone(*pid, b, &boot))
+            .map(|(id, _, _)| id)
+            .collect())
+    }
+
+    /// Fills the TEMP table `dead_runs` with how each of `ids` reads once
+    /// known dead: failed, totals from its measured samples, ended at its
+    /// last sample.
+    fn compute_dead_runs(&self, ids: &[i64]) -> Result<()> {
+        self.conn
+            .execute_batch("DROP TABLE IF EXISTS temp.dead_runs")?;
+        self.conn.execute(
+            "CREATE TEMP TABLE dead_runs AS
+             SELECT r.id AS id, 'failed' AS status, ?1 AS reason,
+                    strftime('%Y-%m-%dT%H:%M:%fZ', r.started_at, '+' || COALESCE(a.dur, 0) || ' seconds') AS ended_at,
+                    s.secs AS seconds, s.ev AS transactions, s.q AS queries, s.r AS reads, s.w AS writes,
+                    s.o AS others, s.rc AS reconnects, s.ev / s.secs AS tps, s.q / s.secs AS qps,
+                    s.cpu AS client_cpu_s, s.p95 AS lat_p95_ms, s.p99 AS lat_p99_ms
+             FROM main.runs r
+             LEFT JOIN (SELECT run_id, SUM(dur) AS secs, SUM(events) AS ev, SUM(reads + writes + others) AS q,
+                               SUM(reads) AS r, SUM(writes) AS w, SUM(others) AS o, SUM(reconnects) AS rc,
+                               SUM(client_cpu_s) AS cpu, MAX(lat_p95_ms) AS p95, MAX(lat_p99_ms) AS p99
+                        FROM main.samples WHERE warmup = 0 GROUP BY run_id) s ON s.run_id = r.id
+             LEFT JOIN (SELECT run_id, SUM(dur) AS dur FROM main.samples GROUP BY run_id) a ON a.run_id = r.id
+             WHERE r.id IN (SELECT value FROM json_each(?2))",
+            params![DEAD_REASON, serde_json::to_string(ids)?],
+        )?;
+        Ok(())
+    }
+
+    /// Marks runs whose process is gone as failed (see `compute_dead_runs`).
+    /// A read-only store is never written: `overlay_dead_runs` shows it so.
     pub fn mark_dead_runs(&self) -> Result<usize> {
         if self.read_only {
             return Ok(0);
         }
-        let boot = boot_id();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, pid, boot_id FROM runs WHERE status = 'running'")?;
-        let running: Vec<(i64, i64, String)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        let mut n = 0;
-        for (id, pid, b) in running {
-            if !process_gone(pid, &b, &boot) {
-                continue;
-            }
-            self.conn.execute(
-                "UPDATE runs SET status = 'failed',
-                    reason = ?2,
-                    ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', started_at,
-                        '+' || (SELECT COALESCE(SUM(dur), 0) FROM samples WHERE run_id = ?1) || ' seconds'),
-                    seconds = s.secs, transactions = s.ev, queries = s.q, reads = s.r, writes = s.w, others = s.o,
-                    reconnects = s.rc, tps = s.ev / s.secs, qps = s.q / s.secs, client_cpu_s = s.cpu,
-                    lat_p95_ms = s.p95, lat_p99_ms = s.p99
-                 FROM (SELECT SUM(dur) AS secs, SUM(events) AS ev, SUM(reads + writes + others) AS q, SUM(reads) AS r,
-                              SUM(writes) AS w, SUM(others) AS o, SUM(reconnects) AS rc, SUM(client_cpu_s) AS cpu,
-                              MAX(lat_p95_ms) AS p95, MAX(lat_p99_ms) AS p99
-                       FROM samples WHERE run_id = ?1 AND warmup = 0) AS s
-                 WHERE runs.id = ?1",
-                params![id, DEAD_REASON],
-            )?;
-            n += 1;
+        let ids = self.dead_run_ids()?;
+        if ids.is_empty() {
+            return Ok(0);
         }
-        Ok(n)
+        self.compute_dead_runs(&ids)?;
+        let cols = DEAD_COLUMNS.join(", ");
+        self.conn.execute(
+            &format!(
+                "UPDATE main.runs SET ({cols}) = (SELECT {cols} FROM temp.dead_runs d WHERE d.id = main.runs.id)
+                 WHERE id IN (SELECT id FROM temp.dead_runs)"
+            ),
+            [],
+        )?;
+        self.conn.execute_batch("DROP TABLE temp.dead_runs")?;
+        Ok(ids.len())
+    }
+
+    /// For a read-only store: a TEMP view named `runs` shadows the table
+    /// for this connection only, showing dead runs as `mark_dead_runs`
+    /// would write them. Nothing reaches the file.
+    pub(super) fn overlay_dead_runs(&self) -> Result<()> {
+        let ids = self.dead_run_ids()?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.compute_dead_runs(&ids)?;
+        let mut st = self
+            .conn
+            .prepare("SELECT name FROM pragma_table_info('runs', 'main')")?;
+        let cols: Vec<String> = st
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let select: Vec<String> = cols
+            .iter()
+            .map(|c| {
+                if DEAD_COLUMNS.contains(&c.as_str()) {
+                    format!("CASE WHEN d.id IS NULL THEN r.{c} ELSE d.{c} END AS {c}")
+                } else {
+                    format!("r.{c} AS {c}")
+                }
+            })
+            .collect();
+        self.conn.execute_batch(&format!(
+            "CREATE TEMP VIEW runs AS SELECT {} FROM main.runs r LEFT JOIN temp.dead_runs d ON d.id = r.id",
+            select.join(", ")
+        ))?;
+        Ok(())
     }
 
     /// Every campaign (sweeps included), newest first.
@@ -257,10 +323,9 @@ impl Store {
             sql = format!("SELECT * FROM ({sql} DESC LIMIT {n}) ORDER BY id");
         }
         let mut stmt = self.conn.prepare(&sql)?;
-        let boot = boot_id();
         let rows = stmt.query_map(
             rusqlite::params_from_iter(args.iter().map(|a| a.as_ref())),
-            |r| run_row_as_seen(r, &boot),
+            run_row,
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -271,22 +336,21 @@ impl Store {
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
                     server_variables, sandbox, host FROM runs WHERE id = ?1"
         );
-        let boot = boot_id();
         let Some(mut d) = self
             .conn
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
-                    run: run_row_as_seen(r, &boot)?,
-                    options: json(r.get(22)?),
-                    command_line: r.get(23)?,
-                    qpslab_version: r.get(24)?,
-                    git_hash: r.get(25)?,
-                    ended_at: r.get(26)?,
-                    server_flavor: r.get(27)?,
-                    server_cnf: r.get(28)?,
-                    server_variables: json(r.get(29)?),
-                    sandbox: json(r.get(30)?),
-                    host: json(r.get(31)?),
+                    run: run_row(r)?,
+                    options: json(r.get(20)?),
+                    command_line: r.get(21)?,
+                    qpslab_version: r.get(22)?,
+                    git_hash: r.get(23)?,
+                    ended_at: r.get(24)?,
+                    server_flavor: r.get(25)?,
+                    server_cnf: r.get(26)?,
+                    server_variables: json(r.get(27)?),
+                    sandbox: json(r.get(28)?),
+                    host: json(r.get(29)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
                     histogram: None,

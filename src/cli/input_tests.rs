@@ -1,0 +1,200 @@
+//! Property tests: no input on the command line or in a campaign file makes
+//! qpslab panic. Every generated argument list goes through clap and then
+//! through the same offline checks a command runs before it touches a
+//! server; every generated campaign file through the parser, the matrix
+//! expansion and each point's option checks. Errors are fine; panics
+//! (an overflowing `Duration`, a slice out of range) are not.
+
+use super::args::{Cli, Cmd};
+use super::commands::check_load_args;
+use crate::campaign::CampaignFile;
+use clap::Parser;
+use proptest::prelude::*;
+
+/// Values that have broken parsers before, plus arbitrary ones.
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "0",
+            "-1",
+            "1",
+            "1e300",
+            "-1e300",
+            "1e-300",
+            "nan",
+            "inf",
+            "-inf",
+            "NaN",
+            "4294967295",
+            "4294967296",
+            "18446744073709551616",
+            "0.0001",
+            "100000",
+            "1,2,0",
+            "1,,2",
+            "",
+            " ",
+            "all",
+            "none",
+            "on",
+            "off",
+            "auto",
+            "0-99999999",
+            "status=1e300",
+            "cpu=0",
+            "nosuch=1",
+            "50,95,101",
+            "x=y=z",
+        ])
+        .prop_map(str::to_string),
+        any::<f64>().prop_map(|f| f.to_string()),
+        any::<i64>().prop_map(|i| i.to_string()),
+        "[ -~]{0,12}",
+    ]
+}
+
+/// Option names of the load commands and the monitor.
+const OPTIONS: &[&str] = &[
+    "--tables",
+    "--table-size",
+    "--threads",
+    "--time",
+    "--events",
+    "--warmup-time",
+    "--rate",
+    "--report-interval",
+    "--rand-type",
+    "--rand-spec-iter",
+    "--rand-spec-pct",
+    "--rand-spec-res",
+    "--rand-pareto-h",
+    "--rand-zipfian-exp",
+    "--rand-seed",
+    "--range-size",
+    "--point-selects",
+    "--simple-ranges",
+    "--random-points",
+    "--number-of-ranges",
+    "--delta",
+    "--percentile",
+    "--connect-timeout",
+    "--read-timeout",
+    "--connect-rate",
+    "--max-unreachable",
+    "--monitor-interval",
+    "--monitor-rates",
+    "--monitor-off",
+    "--monitor-budget",
+    "--db-ps-mode",
+    "--mysql-ignore-errors",
+    "--client-shards",
+    "--client-sched",
+    "--format",
+    "--reconnect",
+    "--skip-trx",
+    "--cooldown",
+    "--repeat",
+    "--count",
+    "--interval",
+    "--port",
+];
+
+fn argv() -> impl Strategy<Value = Vec<String>> {
+    let cmd = prop::sample::select(vec![
+        "run",
+        "prepare",
+        "cleanup",
+        "sweep",
+        "monitor",
+        "iostat",
+        "top",
+        "quickstart",
+    ]);
+    let workload = prop::sample::select(vec![
+        "oltp_point_select",
+        "oltp_read_write",
+        "select_random_ranges",
+        "nosuch",
+    ]);
+    let pairs = prop::collection::vec((prop::sample::select(OPTIONS), value()), 0..6);
+    (cmd, workload, pairs).prop_map(|(cmd, w, pairs)| {
+        let mut v = vec!["qpslab".to_string(), cmd.to_string()];
+        if !matches!(cmd, "monitor" | "iostat" | "top" | "quickstart") {
+            v.push(w.to_string());
+        }
+        for (k, val) in pairs {
+            v.push(format!("{k}={val}"));
+        }
+        v
+    })
+}
+
+/// A campaign file of known keys with generated values (and some noise).
+fn campaign_text() -> impl Strategy<Value = String> {
+    let num = prop_oneof![
+        prop::sample::select(vec![
+            "0", "-1", "1", "1e300", "nan", "inf", "-0.0", "3", "2.5"
+        ])
+        .prop_map(str::to_string),
+        any::<i32>().prop_map(|i| i.to_string()),
+        any::<f64>()
+            .prop_filter("TOML float", |f| f.is_finite())
+            .prop_map(|f| format!("{f:?}")),
+    ];
+    let threads = prop::collection::vec(any::<u32>().prop_map(|t| (t % 5000).to_string()), 0..4)
+        .prop_map(|v| format!("[{}]", v.join(", ")));
+    let opt = (prop::sample::select(OPTIONS), value())
+        .prop_map(|(k, v)| format!("{} = {:?}", k.trim_start_matches("--").replace('-', "_"), v));
+    (
+        threads,
+        num.clone(),
+        num.clone(),
+        num.clone(),
+        num,
+        prop::collection::vec(opt, 0..3),
+        prop::sample::select(vec!["point_select", "oltp_read_write", "nosuch"]),
+    )
+        .prop_map(|(threads, time, warmup, cooldown, repeat, opts, w)| {
+            format!(
+                "name = \"p\"\nthreads = {threads}\ntime = {time}\nwarmup = {warmup}\n\
+                 cooldown = {cooldown}\nrepeat = {repeat}\n[[server]]\nlabel = \"s\"\n\
+                 [[workload]]\nname = \"{w}\"\noptions = {{ {} }}\n",
+                opts.join(", ")
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_argument_list_panics(args in argv()) {
+        if let Ok(cli) = Cli::try_parse_from(&args) {
+            match cli.cmd {
+                Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => {
+                    if let Ok(cfg) = check_load_args(&a) {
+                        // The durations a run derives from its options.
+                        let _ = std::time::Duration::from_secs_f64(cfg.warmup + cfg.time);
+                        let _ = std::time::Duration::from_secs_f64(cfg.interval);
+                    }
+                }
+                Cmd::Sweep(s) if check_load_args(&s.load).is_ok() => {
+                    let _ = std::time::Duration::from_secs_f64(s.cooldown);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn no_campaign_file_panics(text in campaign_text()) {
+        if let Ok(c) = CampaignFile::parse(&text, "generated") {
+            prop_assert!(c.time > 0.0 && c.time.is_finite() && c.cooldown >= 0.0 && c.warmup >= 0.0);
+            for p in c.points() {
+                if let Ok(l) = super::args::LoadArgs::from_words(&super::campaign::point_words(&c, &p)) {
+                    let _ = check_load_args(&l);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,646 @@
+//! Fault injection against real servers: fake servers that stall or talk
+//! nonsense, a proxy that stalls a live server mid-run, SIGSTOP and kill -9
+//! of a sandbox, a server restart mid-run, a full accept backlog, too many
+//! connections, concurrent store writers, a full disk, a stale pid file,
+//! Ctrl-C while connecting. Every child process is waited for with a bound:
+//! a hang fails the test instead of hanging it. Fake servers and proxies
+//! listen on 127.0.0.1 only and stop by themselves.
+
+mod common;
+use common::{lab, text};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long any fake server or proxy lives (bounds every loop here).
+const FAKE_LIFETIME: Duration = Duration::from_secs(120);
+
+/// Waits for `child` at most `limit`; a child still running then is killed
+/// and the test fails: that is a hang.
+fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
+    let end = Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "{what}: still running after {} s (a hang): {}",
+                limit.as_secs(),
+                text(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn spawn(args: &[&str]) -> Child {
+    lab()
+        .command()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn qpslab")
+}
+
+fn prepared_db(name: &str) -> String {
+    let db = lab().fresh_db(name);
+    let out = lab().on_sandbox(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    db
+}
+
+#[derive(Clone, Copy)]
+enum Fake {
+    /// Accepts and never says a word.
+    Silent,
+    /// Sends random bytes as its greeting.
+    Garbage,
+    /// Announces a 16 MiB packet and sends a few bytes of it.
+    Oversized,
+}
+
+/// A fake server on 127.0.0.1; returns its port.
+fn fake_server(kind: Fake) -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    l.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let end = Instant::now() + FAKE_LIFETIME;
+        let mut held = Vec::new();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        while Instant::now() < end {
+            match l.accept() {
+                Ok((mut s, _)) => {
+                    match kind {
+                        Fake::Silent => {}
+                        Fake::Garbage => {
+                            let bytes: Vec<u8> = (0..200)
+                                .map(|_| {
+                                    seed ^= seed << 13;
+                                    seed ^= seed >> 7;
+                                    seed ^= seed << 17;
+                                    seed as u8
+                                })
+                                .collect();
+                            let _ = s.write_all(&bytes);
+                        }
+                        Fake::Oversized => {
+                            let _ = s.write_all(&[0xFF, 0xFF, 0xFE, 0x00, 10, 1, 2, 3]);
+                        }
+                    }
+                    held.push(s);
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    });
+    port
+}
+
+const PASS: u8 = 0;
+const SILENT: u8 = 1;
+const GARBAGE: u8 = 2;
+
+/// A TCP proxy to `upstream` whose server-to-client direction can be made
+/// silent or garbled while connections are open.
+fn proxy(upstream: u16) -> (u16, Arc<AtomicU8>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    l.set_nonblocking(true).unwrap();
+    let mode = Arc::new(AtomicU8::new(PASS));
+    let m = mode.clone();
+    std::thread::spawn(move || {
+        let end = Instant::now() + FAKE_LIFETIME;
+        while Instant::now() < end {
+            let Ok((client, _)) = l.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                continue;
+            };
+            for (mut from, mut to, s2c) in [
+                (
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    false,
+                ),
+                (server, client, true),
+            ] {
+                let m = m.clone();
+                from.set_read_timeout(Some(Duration::from_millis(200)))
+                    .unwrap();
+                std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 65536];
+                    while Instant::now() < end {
+                        let n = match from.read(&mut buf) {
+                            Ok(0) => break,
+                            Ok(n) => n,
+                            Err(e)
+                                if e.kind() == std::io::ErrorKind::WouldBlock
+                                    || e.kind() == std::io::ErrorKind::TimedOut =>
+                            {
+                                continue
+                            }
+                            Err(_) => break,
+                        };
+                        let mode = if s2c { m.load(Ordering::SeqCst) } else { PASS };
+                        let sent = match mode {
+                            SILENT => Ok(()),
+                            GARBAGE => to.write_all(&vec![0xA5; n]),
+                            _ => to.write_all(&buf[..n]),
+                        };
+                        if sent.is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        }
+    });
+    (port, mode)
+}
+
+/// A line of the summary: the first number after `label`.
+fn figure(out: &str, label: &str) -> Option<f64> {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .and_then(|l| l.trim_start()[label.len()..].split_whitespace().next())
+        .and_then(|v| v.trim_end_matches('s').parse().ok())
+}
+
+#[test]
+fn fake_servers_fail_within_the_connect_timeout_with_a_clear_error() {
+    for (kind, expect) in [
+        (Fake::Silent, "timed out after 3.0 s"),
+        (Fake::Garbage, "did not speak the MySQL protocol"),
+        (Fake::Oversized, "did not speak the MySQL protocol"),
+    ] {
+        let port = fake_server(kind).to_string();
+        let child = spawn(&[
+            "run",
+            "oltp_point_select",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--connect-timeout",
+            "3",
+            "--time",
+            "5",
+        ]);
+        let out = wait_bounded(
+            child,
+            Duration::from_secs(3 + 10),
+            "run against a fake server",
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expect), "{expect}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
+    }
+}
+
+#[test]
+fn first_ctrl_c_while_connecting_exits_at_once() {
+    let port = fake_server(Fake::Silent).to_string();
+    let child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--connect-timeout",
+        "60",
+    ]);
+    std::thread::sleep(Duration::from_millis(800));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = wait_bounded(child, Duration::from_secs(10), "Ctrl-C while connecting");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    assert!(text(&out).contains("interrupted"), "{}", text(&out));
+}
+
+/// A live server that stops answering mid-run (a proxy drops its bytes):
+/// the watchdog cuts the stalled queries within --read-timeout, their
+/// events count as failed, reconnects time out, and the run fails once the
+/// server has been unreachable for --max-unreachable.
+#[test]
+fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
+    for mode in [SILENT, GARBAGE] {
+        let db = prepared_db(if mode == SILENT { "stall" } else { "garble" });
+        let (port, switch) = proxy(lab().port());
+        let port = port.to_string();
+        let mut child = spawn(&[
+            "run",
+            "oltp_point_select",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--user",
+            "root",
+            "--db",
+            &db,
+            "--table-size",
+            "500",
+            "--threads",
+            "4",
+            "--time",
+            "60",
+            "--read-timeout",
+            "2",
+            "--connect-timeout",
+            "2",
+            "--max-unreachable",
+            "3",
+            "--no-monitor",
+        ]);
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let first = common::read_until(&mut stdout, |l| l.starts_with("[ "));
+        assert!(first.is_some(), "the run never printed an interval line");
+        switch.store(mode, Ordering::SeqCst);
+        let mut rest = String::new();
+        let reader = std::thread::spawn(move || {
+            let _ = stdout.read_to_string(&mut rest);
+            rest
+        });
+        // read timeout + connect timeout + max unreachable + stop grace, with room.
+        let out = wait_bounded(child, Duration::from_secs(40), "run on a stalled server");
+        let rest = reader.join().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "mode {mode}: {rest}{err}");
+        if mode == SILENT {
+            assert!(err.contains("unreachable"), "{err}");
+            assert!(
+                figure(&rest, "failed events:").unwrap_or(0.0) >= 1.0,
+                "{rest}"
+            );
+            assert!(
+                rest.contains("2013"),
+                "the cut queries count as error 2013: {rest}"
+            );
+        } else {
+            assert!(err.contains("run failed"), "{err}");
+        }
+        assert!(
+            rest.contains("SQL statistics:"),
+            "the summary is printed: {rest}"
+        );
+    }
+}
+
+/// Runs point_select on sandbox `name` in the background; returns the child
+/// once its first interval line is out, and a reader for the rest.
+fn start_run(name: &str, extra: &[&str]) -> (Child, std::thread::JoinHandle<String>) {
+    let mut args = vec![
+        "run",
+        "oltp_point_select",
+        "--server",
+        name,
+        "--table-size",
+        "500",
+        "--threads",
+        "4",
+    ];
+    args.extend_from_slice(extra);
+    let mut child = spawn(&args);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+            let out = wait_bounded(child, Duration::from_secs(10), "run");
+            panic!(
+                "the run ended before its first interval: {head}{}",
+                text(&out)
+            );
+        }
+        head.push_str(&line);
+        if line.starts_with("[ ") {
+            break;
+        }
+    }
+    let reader = std::thread::spawn(move || {
+        let mut rest = head;
+        let _ = stdout.read_to_string(&mut rest);
+        rest
+    });
+    (child, reader)
+}
+
+fn pid_file(name: &str) -> std::path::PathBuf {
+    lab().home.join("sandboxes").join(name).join("mysqld.pid")
+}
+
+fn sandbox_pid(name: &str) -> i32 {
+    let pid = std::fs::read_to_string(pid_file(name)).expect("the sandbox's pid file");
+    pid.trim().parse().unwrap()
+}
+
+fn start_sandbox(name: &str, sets: &[&str]) {
+    let mut args = vec!["server", "start", "--name", name];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let out = lab().qpslab(&args);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// SIGSTOP for 5 s, a restart, then kill -9 without restart, on a sandbox
+/// of this test's own.
+#[test]
+fn stalled_restarted_and_killed_servers() {
+    let name = "victim";
+    start_sandbox(name, &[]);
+    let prep = lab().qpslab(&[
+        "prepare",
+        "oltp_point_select",
+        "--server",
+        name,
+        "--table-size",
+        "500",
+    ]);
+    assert!(prep.status.success(), "{}", text(&prep));
+
+    // SIGSTOP 5 s mid-run: the run ends within --time + --read-timeout, and
+    // the monitor notes the stall.
+    let (child, reader) = start_run(name, &["--time", "8", "--read-timeout", "20"]);
+    let pid = sandbox_pid(name);
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    std::thread::sleep(Duration::from_secs(5));
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let out = wait_bounded(
+        child,
+        Duration::from_secs(8 + 20 + 5),
+        "run through SIGSTOP",
+    );
+    let rest = reader.join().unwrap();
+    assert!(rest.contains("SQL statistics:"), "{rest}{}", text(&out));
+    assert!(rest.contains("stall:"), "a stall note: {rest}");
+
+    // A restart mid-run: the server comes back, the run reaches its end,
+    // but says it was degraded (exit 3), with the unreachable time.
+    let (child, reader) = start_run(name, &["--time", "10"]);
+    let stop = lab().qpslab(&["server", "stop", "--name", name]);
+    assert!(stop.status.success(), "{}", text(&stop));
+    std::thread::sleep(Duration::from_secs(2));
+    start_sandbox(name, &[]);
+    let out = wait_bounded(child, Duration::from_secs(40), "run through a restart");
+    let rest = reader.join().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{rest}{}", text(&out));
+    assert!(rest.contains("DEGRADED:"), "{rest}");
+    assert!(figure(&rest, "reconnects:").unwrap_or(0.0) >= 1.0, "{rest}");
+    assert!(
+        figure(&rest, "server unreachable:").unwrap_or(0.0) >= 1.0,
+        "{rest}"
+    );
+
+    // kill -9 and no restart: failed, non-zero, the in-flight events failed
+    // and none of them counted as a transaction (no latency of seconds).
+    let (child, reader) = start_run(
+        name,
+        &[
+            "--time",
+            "60",
+            "--max-unreachable",
+            "3",
+            "--percentile",
+            "100",
+        ],
+    );
+    unsafe { libc::kill(sandbox_pid(name), libc::SIGKILL) };
+    let out = wait_bounded(child, Duration::from_secs(30), "run after kill -9");
+    let rest = reader.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{rest}{err}");
+    assert!(err.contains("unreachable"), "{err}");
+    assert!(
+        figure(&rest, "failed events:").unwrap_or(0.0) >= 1.0,
+        "{rest}"
+    );
+    let max_ms = figure(&rest, "max:").expect("latency max");
+    assert!(
+        max_ms < 2500.0,
+        "an event that never completed was counted (max latency {max_ms} ms): {rest}"
+    );
+}
+
+/// A small accept backlog and many threads: connects are retried, the run
+/// starts; past max_connections the user sees error 1040 and the fix.
+#[test]
+fn backpressure_on_connect_and_too_many_connections() {
+    let name = "backlog";
+    start_sandbox(name, &["max_connections=300", "back_log=8"]);
+    let prep = lab().qpslab(&[
+        "prepare",
+        "oltp_point_select",
+        "--server",
+        name,
+        "--table-size",
+        "500",
+    ]);
+    assert!(prep.status.success(), "{}", text(&prep));
+    let child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--server",
+        name,
+        "--table-size",
+        "500",
+        "--threads",
+        "256",
+        "--time",
+        "2",
+        "--no-monitor",
+    ]);
+    let out = wait_bounded(child, Duration::from_secs(60), "256 threads");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("os error 11"), "{}", text(&out));
+
+    let sock = lab().home.join("sandboxes").join(name).join("mysqld.sock");
+    let set = Command::new("mariadb")
+        .args(["-uroot", &format!("--socket={}", sock.display())])
+        .args(["-e", "SET GLOBAL max_connections = 20"])
+        .output()
+        .unwrap();
+    assert!(set.status.success(), "{}", text(&set));
+    let child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--server",
+        name,
+        "--table-size",
+        "500",
+        "--threads",
+        "64",
+        "--time",
+        "2",
+        "--no-monitor",
+    ]);
+    let out = wait_bounded(
+        child,
+        Duration::from_secs(60),
+        "64 threads over max_connections",
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("1040") && all.contains("max_connections"),
+        "{all}"
+    );
+}
+
+/// Ten processes opening the same new store at once, then four concurrent
+/// runs recording into it: every one succeeds and every run is kept.
+#[test]
+fn concurrent_store_opens_and_writers() {
+    let db = prepared_db("storerace");
+    let dir = lab().home.join("race");
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("results.db");
+    let store_s = store.display().to_string();
+    let sock = lab().socket().display().to_string();
+    let children: Vec<Child> = (0..10)
+        .map(|i| {
+            let threads = if i < 4 { "2" } else { "1" };
+            let events = if i < 4 { "2000" } else { "1" };
+            spawn(&[
+                "run",
+                "oltp_point_select",
+                "--socket",
+                &sock,
+                "--user",
+                "root",
+                "--db",
+                &db,
+                "--table-size",
+                "500",
+                "--threads",
+                threads,
+                "--events",
+                events,
+                "--time",
+                "0",
+                "--store",
+                &store_s,
+            ])
+        })
+        .collect();
+    for c in children {
+        let out = wait_bounded(c, Duration::from_secs(60), "concurrent run");
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let runs = lab().qpslab(&["runs", "--store", &store_s, "--format", "csv"]);
+    assert!(runs.status.success(), "{}", text(&runs));
+    let ok = String::from_utf8_lossy(&runs.stdout)
+        .lines()
+        .filter(|l| l.contains(",ok,") || l.contains(",ok"))
+        .count();
+    assert_eq!(ok, 10, "{}", text(&runs));
+}
+
+/// A store on a tiny tmpfs fills up during the run: the result is still
+/// printed, the message names the store, the exit code is non-zero.
+#[test]
+fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
+    let db = prepared_db("diskfull");
+    let dir = lab().home.join("tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mount = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=160k", "tmpfs"])
+        .arg(&dir)
+        .output()
+        .expect("mount (this test needs root to mount a small tmpfs)");
+    assert!(
+        mount.status.success(),
+        "this test needs to mount a small tmpfs (run as root): {}",
+        text(&mount)
+    );
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(dir.clone());
+    let store = dir.join("results.db").display().to_string();
+    let sock = lab().socket().display().to_string();
+    let child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--socket",
+        &sock,
+        "--user",
+        "root",
+        "--db",
+        &db,
+        "--table-size",
+        "500",
+        "--time",
+        "15",
+        "--store",
+        &store,
+    ]);
+    let out = wait_bounded(child, Duration::from_secs(60), "run on a full disk");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&store),
+        "the message names the store: {stderr}"
+    );
+    assert!(
+        stderr.contains("full") || stderr.contains("space"),
+        "the message says why: {stderr}"
+    );
+    if stdout.contains("Threads started!") {
+        assert_eq!(out.status.code(), Some(4), "{stdout}{stderr}");
+        assert!(
+            stdout.contains("SQL statistics:"),
+            "the result is printed: {stdout}"
+        );
+        assert!(!stdout.contains("Stored as run"), "{stdout}");
+    }
+}
+
+/// After a reboot a sandbox's pid file may hold the pid of anything:
+/// stop and destroy leave such a process alone.
+#[test]
+fn a_stale_pid_file_never_gets_another_process_killed() {
+    let name = "stale";
+    start_sandbox(name, &[]);
+    let stop = lab().qpslab(&["server", "stop", "--name", name]);
+    assert!(stop.status.success(), "{}", text(&stop));
+    let mut bystander = Command::new("sleep").arg("60").spawn().unwrap();
+    std::fs::write(pid_file(name), format!("{}\n", bystander.id())).unwrap();
+    let stop = lab().qpslab(&["server", "stop", "--name", name]);
+    assert!(stop.status.success(), "{}", text(&stop));
+    assert!(text(&stop).contains("was not running"), "{}", text(&stop));
+    let destroy = lab().qpslab(&["server", "destroy", "--name", name]);
+    assert!(destroy.status.success(), "{}", text(&destroy));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "the process named by the stale pid file was signalled"
+    );
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
