@@ -49,18 +49,23 @@ fn spawn(args: &[&str]) -> Child {
         .expect("spawn qpslab")
 }
 
-fn prepared_db(name: &str) -> String {
-    let db = lab().fresh_db(name);
-    let out = lab().on_sandbox(&[
-        "prepare",
+/// point_select on the shared sandbox's socket as root, in `db`, plus `extra`.
+fn socket_run(db: &str, extra: &[&str]) -> Child {
+    let sock = lab().socket().display().to_string();
+    let mut args = vec![
+        "run",
         "oltp_point_select",
+        "--socket",
+        &sock,
+        "--user",
+        "root",
         "--db",
-        &db,
+        db,
         "--table-size",
         "500",
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    db
+    ];
+    args.extend_from_slice(extra);
+    spawn(&args)
 }
 
 #[derive(Clone, Copy)]
@@ -243,7 +248,7 @@ fn first_ctrl_c_while_connecting_exits_at_once() {
 #[test]
 fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
     for mode in [SILENT, GARBAGE] {
-        let db = prepared_db(if mode == SILENT { "stall" } else { "garble" });
+        let db = lab().prepared_db(if mode == SILENT { "stall" } else { "garble" }, 500);
         let (port, switch) = proxy(lab().port());
         let port = port.to_string();
         let mut child = spawn(&[
@@ -510,36 +515,27 @@ fn backpressure_on_connect_and_too_many_connections() {
 /// runs recording into it: every one succeeds and every run is kept.
 #[test]
 fn concurrent_store_opens_and_writers() {
-    let db = prepared_db("storerace");
+    let db = lab().prepared_db("storerace", 500);
     let dir = lab().home.join("race");
     std::fs::create_dir_all(&dir).unwrap();
     let store = dir.join("results.db");
     let store_s = store.display().to_string();
-    let sock = lab().socket().display().to_string();
     let children: Vec<Child> = (0..10)
         .map(|i| {
-            let threads = if i < 4 { "2" } else { "1" };
-            let events = if i < 4 { "2000" } else { "1" };
-            spawn(&[
-                "run",
-                "oltp_point_select",
-                "--socket",
-                &sock,
-                "--user",
-                "root",
-                "--db",
+            let (threads, events) = if i < 4 { ("2", "2000") } else { ("1", "1") };
+            socket_run(
                 &db,
-                "--table-size",
-                "500",
-                "--threads",
-                threads,
-                "--events",
-                events,
-                "--time",
-                "0",
-                "--store",
-                &store_s,
-            ])
+                &[
+                    "--threads",
+                    threads,
+                    "--events",
+                    events,
+                    "--time",
+                    "0",
+                    "--store",
+                    &store_s,
+                ],
+            )
         })
         .collect();
     for c in children {
@@ -559,7 +555,7 @@ fn concurrent_store_opens_and_writers() {
 /// printed, the message names the store, the exit code is non-zero.
 #[test]
 fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
-    let db = prepared_db("diskfull");
+    let db = lab().prepared_db("diskfull", 500);
     let dir = lab().home.join("tiny");
     std::fs::create_dir_all(&dir).unwrap();
     let mount = Command::new("mount")
@@ -580,23 +576,7 @@ fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
     }
     let _unmount = Unmount(dir.clone());
     let store = dir.join("results.db").display().to_string();
-    let sock = lab().socket().display().to_string();
-    let child = spawn(&[
-        "run",
-        "oltp_point_select",
-        "--socket",
-        &sock,
-        "--user",
-        "root",
-        "--db",
-        &db,
-        "--table-size",
-        "500",
-        "--time",
-        "15",
-        "--store",
-        &store,
-    ]);
+    let child = socket_run(&db, &["--time", "15", "--store", &store]);
     let out = wait_bounded(child, Duration::from_secs(60), "run on a full disk");
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
@@ -643,4 +623,78 @@ fn a_stale_pid_file_never_gets_another_process_killed() {
     );
     let _ = bystander.kill();
     let _ = bystander.wait();
+}
+
+/// Read commands never create, migrate or write a store: a missing one is
+/// a one-line error naming it; one on read-only media is read as it is.
+#[test]
+fn read_commands_work_on_read_only_media_and_never_create_a_store() {
+    let missing = lab().home.join("nowhere").join("results.db");
+    let m = missing.display().to_string();
+    for args in [
+        vec!["runs", "--store", &m],
+        vec!["show", "1", "--store", &m],
+        vec!["best", "--store", &m],
+    ] {
+        let out = lab().qpslab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&m) && err.trim().lines().count() == 1, "{err}");
+    }
+    assert!(!missing.exists() && !missing.parent().unwrap().exists());
+
+    // A store with one run, on a tmpfs then remounted read-only.
+    let db = lab().prepared_db("rostore", 500);
+    let dir = lab().home.join("ro");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mount = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
+        .arg(&dir)
+        .output()
+        .expect("mount (this test needs root to mount a small tmpfs)");
+    assert!(
+        mount.status.success(),
+        "this test needs to mount a small tmpfs (run as root): {}",
+        text(&mount)
+    );
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(dir.clone());
+    let store = dir.join("results.db").display().to_string();
+    let out = wait_bounded(
+        socket_run(&db, &["--events", "100", "--time", "0", "--store", &store]),
+        Duration::from_secs(60),
+        "a run to fill the store",
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let ro = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(ro.status.success(), "remount read-only: {}", text(&ro));
+    let report = lab().home.join("ro-report.html").display().to_string();
+    for args in [
+        vec!["runs", "--store", &store],
+        vec!["show", "1", "--store", &store],
+        vec!["report", "1", "-o", &report, "--store", &store],
+        vec!["metrics", "1", "--store", &store],
+    ] {
+        let out = lab().qpslab(&args);
+        assert!(
+            out.status.success(),
+            "{args:?} on read-only media: {}",
+            text(&out)
+        );
+    }
+    let runs = lab().qpslab(&["runs", "--store", &store]);
+    assert!(
+        String::from_utf8_lossy(&runs.stdout).contains("ok"),
+        "{}",
+        text(&runs)
+    );
 }

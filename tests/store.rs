@@ -7,27 +7,13 @@ use common::{json, lab, text};
 use std::io::BufReader;
 use std::process::Stdio;
 
-fn prepared_db(name: &str) -> String {
-    let db = lab().fresh_db(name);
-    let out = lab().on_sandbox(&[
-        "prepare",
-        "oltp_read_write",
-        "--db",
-        name,
-        "--table-size",
-        "1000",
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    db
-}
-
 fn store_path(name: &str) -> String {
     lab().home.join(format!("{name}.db")).display().to_string()
 }
 
 #[test]
 fn a_run_round_trips_through_the_store() {
-    let db = prepared_db("st_round");
+    let db = lab().prepared_db("st_round", 1000);
     let store = store_path("round");
     let l = lab();
     let o = l.on_sandbox(&[
@@ -134,7 +120,7 @@ fn a_run_round_trips_through_the_store() {
 
 #[test]
 fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
-    let db = prepared_db("st_kill");
+    let db = lab().prepared_db("st_kill", 1000);
     let store = store_path("kill");
     let l = lab();
     let mut child = l
@@ -183,7 +169,7 @@ fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
 
 #[test]
 fn a_sweep_stores_one_run_per_step_in_one_campaign() {
-    let db = prepared_db("st_sweep");
+    let db = lab().prepared_db("st_sweep", 1000);
     let store = store_path("sweep");
     let l = lab();
     let o = l.on_sandbox(&[

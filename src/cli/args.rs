@@ -115,7 +115,7 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub cpus: Option<String>,
     /// Seconds to wait for the server to accept connections.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 }
 
@@ -526,7 +526,7 @@ pub struct IostatArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
     /// Seconds between lines (screens, for top).
-    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    #[arg(long, default_value_t = 1.0, value_parser = timeout_secs)]
     pub interval: f64,
     /// Stop after N lines (screens); 0 = until Ctrl-C.
     #[arg(long, default_value_t = 0)]

@@ -212,14 +212,7 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
             conn.quit().await;
             Ok::<_, anyhow::Error>(())
         })??;
-        prepare::prepare(
-            &t.opts,
-            &o,
-            prepare::default_loaders(),
-            1,
-            true,
-            crate::exec::interrupted,
-        )?;
+        load_data(&t.opts, &o)?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
         std::fs::write(&marker, &data_id)?;
@@ -256,18 +249,24 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
     Ok(())
 }
 
+/// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
+fn load_data(opts: &crate::protocol::ConnOpts, o: &crate::workload::OltpOpts) -> Result<()> {
+    prepare::prepare(
+        opts,
+        o,
+        prepare::default_loaders(),
+        1,
+        true,
+        crate::exec::interrupted,
+    )?;
+    Ok(())
+}
+
 /// External servers: prepare the tables when they are missing.
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
     let o = data_opts(c)?;
     if block_on(check_tables(t, Workload::ReadWrite, &o))?.is_err() {
-        prepare::prepare(
-            &t.opts,
-            &o,
-            prepare::default_loaders(),
-            1,
-            true,
-            crate::exec::interrupted,
-        )?;
+        load_data(&t.opts, &o)?;
     }
     Ok(())
 }

@@ -24,39 +24,82 @@ static CAPTURE: extern "C" fn(libc::c_int, *mut *mut libc::c_char, *mut *mut lib
 
 const SECRET_FLAGS: [&str; 2] = ["--password", "--mysql-password"];
 
-/// Overwrites password values in the original argv with 'x'.
+/// Rewrites the original argument area so that no password shows in
+/// /proc/PID/cmdline or `ps`: each secret becomes `***`, later arguments
+/// move left over the freed bytes, the tail is zeroed, and the `argv`
+/// pointers are moved with their strings (so `std::env::args()` reads the
+/// redacted line). A mask of the same length would keep the password's
+/// length; this keeps only the total, which mixes every argument.
 pub fn scrub_process_title() {
     let argc = ARGC.load(Ordering::SeqCst);
     let argv = ARGV.load(Ordering::SeqCst);
-    if argv.is_null() {
+    if argv.is_null() || argc == 0 {
         return;
     }
-    let mut prev_was_flag = false;
+    // Read every argument first (the area is rewritten below).
+    let mut args: Vec<Vec<u8>> = Vec::with_capacity(argc);
     for i in 0..argc {
         let p = unsafe { *argv.add(i) };
         if p.is_null() {
-            break;
+            return;
         }
-        let len = unsafe { libc::strlen(p) };
-        let bytes = unsafe { std::slice::from_raw_parts_mut(p as *mut u8, len) };
-        let mask_from = if prev_was_flag {
-            Some(0)
-        } else {
-            SECRET_FLAGS.iter().find_map(|f| {
-                let f = f.as_bytes();
-                (bytes.len() > f.len() && bytes.starts_with(f) && bytes[f.len()] == b'=')
-                    .then_some(f.len() + 1)
-            })
-        };
-        // mysql://user:secret@host → mask "secret"
-        let dsn_mask = std::str::from_utf8(bytes).ok().and_then(dsn_password_span);
-        prev_was_flag = SECRET_FLAGS.iter().any(|f| bytes == f.as_bytes());
-        if let Some(from) = mask_from {
-            bytes[from..].iter_mut().for_each(|b| *b = b'x');
-        } else if let Some((a, b)) = dsn_mask {
-            bytes[a..b].iter_mut().for_each(|c| *c = b'x');
-        }
+        args.push(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().to_vec());
     }
+    let base = unsafe { *argv } as *mut u8;
+    // The kernel lays the arguments out back to back: the area ends after
+    // the last one's NUL. Anything else (already moved?) is left alone.
+    let mut expect = base;
+    for (i, a) in args.iter().enumerate() {
+        if unsafe { *argv.add(i) } as *mut u8 != expect {
+            return;
+        }
+        expect = unsafe { expect.add(a.len() + 1) };
+    }
+    let area = expect as usize - base as usize;
+    let redacted = redact_args(&args);
+    if redacted == args {
+        return;
+    }
+    let mut at = 0usize;
+    for (i, a) in redacted.iter().enumerate() {
+        // Never longer than the original: "***" replaces a non-empty secret.
+        if at + a.len() + 1 > area {
+            return;
+        }
+        unsafe {
+            std::ptr::copy(a.as_ptr(), base.add(at), a.len());
+            *base.add(at + a.len()) = 0;
+            *argv.add(i) = base.add(at) as *mut libc::c_char;
+        }
+        at += a.len() + 1;
+    }
+    unsafe { std::ptr::write_bytes(base.add(at), 0, area - at) };
+}
+
+/// The arguments with every password value (after `--password`, in
+/// `--password=…`, or inside `scheme://user:password@`) replaced by `***`.
+fn redact_args(args: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut prev_was_flag = false;
+    for a in args {
+        let flag_value = SECRET_FLAGS.iter().find_map(|f| {
+            let f = f.as_bytes();
+            (a.len() > f.len() && a.starts_with(f) && a[f.len()] == b'=').then_some(f.len() + 1)
+        });
+        let dsn = std::str::from_utf8(a).ok().and_then(dsn_password_span);
+        let r = if prev_was_flag && !a.is_empty() {
+            b"***".to_vec()
+        } else if let Some(from) = flag_value {
+            [&a[..from], b"***"].concat()
+        } else if let Some((x, y)) = dsn {
+            [&a[..x], b"***", &a[y..]].concat()
+        } else {
+            a.clone()
+        };
+        prev_was_flag = SECRET_FLAGS.iter().any(|f| a.as_slice() == f.as_bytes());
+        out.push(r);
+    }
+    out
 }
 
 /// The byte span of the password inside `…://user:password@…`, if any.
@@ -135,6 +178,32 @@ mod tests {
         assert_eq!(
             redact_dsns(t),
             "dsn = \"mysql://u:***@h:1/db\"\nother = \"mysql://v@h/db\" x=mysql://w:***@h"
+        );
+    }
+
+    #[test]
+    fn arguments_lose_their_secrets_and_their_lengths() {
+        let v = |s: &[&str]| s.iter().map(|x| x.as_bytes().to_vec()).collect::<Vec<_>>();
+        let r = redact_args(&v(&[
+            "qpslab",
+            "--password",
+            "long-secret",
+            "--mysql-password=another-one",
+            "--dsn=mysql://u:pw@h/db",
+            "--db",
+            "x",
+        ]));
+        assert_eq!(
+            r,
+            v(&[
+                "qpslab",
+                "--password",
+                "***",
+                "--mysql-password=***",
+                "--dsn=mysql://u:***@h/db",
+                "--db",
+                "x"
+            ])
         );
     }
 

@@ -225,11 +225,14 @@ pub fn index_build_timeout(read_timeout: Duration, rows: u32) -> Duration {
 }
 
 /// Drops sbtest1..N.
-pub async fn cleanup(conn: &mut Conn, tables: u32) -> Result<(), ProtoError> {
+pub async fn cleanup(conn: &mut Conn, tables: u32) -> Result<()> {
     for t in 1..=tables {
         println!("Dropping table 'sbtest{t}'...");
         conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}"))
-            .await?;
+            .await
+            .with_context(|| {
+                format!("dropping sbtest{t} (a very large table may need a longer --read-timeout)")
+            })?;
     }
     Ok(())
 }

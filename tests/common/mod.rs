@@ -194,6 +194,23 @@ impl Lab {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// A fresh database for one test with sbtest1 of `rows` rows prepared
+    /// (the same table for every OLTP workload); returns its name.
+    pub fn prepared_db(&self, name: &str, rows: u32) -> String {
+        let db = self.fresh_db(name);
+        let rows = rows.to_string();
+        let out = self.on_sandbox(&[
+            "prepare",
+            "oltp_read_write",
+            "--db",
+            &db,
+            "--table-size",
+            &rows,
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        db
+    }
+
     /// Creates a fresh database for one test and returns its name.
     pub fn fresh_db(&self, name: &str) -> String {
         self.sql(
