@@ -31,7 +31,9 @@ fn main() {
             for extra in msg.lines().skip(1) {
                 eprintln!("  {extra}");
             }
-            std::process::exit(2);
+            // An error that a Ctrl-C caused (an interrupted prepare) is an
+            // interruption, not bad input.
+            std::process::exit(if exec::interrupted() { 130 } else { 2 });
         }
     }
 }

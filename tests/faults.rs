@@ -698,3 +698,39 @@ fn read_commands_work_on_read_only_media_and_never_create_a_store() {
         text(&runs)
     );
 }
+
+/// Ctrl-C during a prepare stops the loaders at once and says which
+/// tables are incomplete and what to do.
+#[test]
+fn ctrl_c_during_prepare_stops_loading_and_says_what_is_left() {
+    let db = lab().fresh_db("prepint");
+    let child = spawn(&[
+        "prepare",
+        "oltp_read_write",
+        "--server",
+        common::SANDBOX,
+        "--db",
+        &db,
+        "--tables",
+        "4",
+        "--table-size",
+        "3000000",
+    ]);
+    // Wait until loading has begun (a table exists), bounded.
+    let end = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < end
+        && !lab()
+            .sql(&db, "SHOW TABLES LIKE 'sbtest%'")
+            .contains("sbtest")
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = wait_bounded(child, Duration::from_secs(15), "prepare after Ctrl-C");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    assert!(
+        err.contains("interrupted after") && err.contains("cleanup"),
+        "{err}"
+    );
+}

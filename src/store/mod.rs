@@ -57,13 +57,20 @@ impl Store {
         let conn = Connection::open(path).with_context(|| format!("cannot open {}", at()))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .with_context(|| format!("cannot open {}", at()))?;
-        let setup = || -> rusqlite::Result<()> {
-            conn.pragma_update(None, "journal_mode", "WAL")?;
+        // Switching a new file to WAL takes an exclusive lock and may be
+        // refused without the busy handler being asked: retried here.
+        retry_busy(|| {
+            let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                conn.pragma_update(None, "journal_mode", "WAL")?;
+            }
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.pragma_update(None, "foreign_keys", "ON")
-        };
-        setup().with_context(|| format!("cannot open {} for writing", at()))?;
-        schema::migrate(&conn).with_context(|| format!("cannot migrate {}", at()))?;
+        })
+        .with_context(|| format!("cannot open {} for writing", at()))?;
+        schema::check_newer(&conn).with_context(|| format!("cannot use {}", at()))?;
+        retry_busy(|| schema::migrate(&conn))
+            .with_context(|| format!("cannot migrate {}", at()))?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -113,6 +120,26 @@ impl Store {
             .overlay_dead_runs()
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
+    }
+}
+
+/// Runs `f` again while SQLite says the store is busy or locked by another
+/// process, with backoff, for at most `BUSY_TIMEOUT`.
+fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    let end = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = std::time::Duration::from_millis(5);
+    loop {
+        match f() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(e.code, DatabaseBusy | DatabaseLocked)
+                    && std::time::Instant::now() < end =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(200));
+            }
+            r => return r,
+        }
     }
 }
 

@@ -138,8 +138,8 @@ const MIGRATIONS: &[&str] = &[
     "#,
 ];
 
-fn version(conn: &Connection) -> Result<i64> {
-    Ok(conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
 }
 
 fn refuse_newer(current: i64) -> Result<()> {
@@ -153,22 +153,24 @@ fn refuse_newer(current: i64) -> Result<()> {
 /// Brings the schema to the latest version. The version is read again
 /// inside one IMMEDIATE transaction (which takes the write lock first), so
 /// two processes opening a new store at once never both migrate it.
-pub fn migrate(conn: &Connection) -> Result<()> {
+/// A store newer than this qpslab is refused (checked by `check_newer`).
+pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let latest = MIGRATIONS.len() as i64;
-    let seen = version(conn)?;
-    refuse_newer(seen)?;
-    if seen == latest {
+    if version(conn)? >= latest {
         return Ok(());
     }
     let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     let current = version(&tx)?;
-    refuse_newer(current)?;
-    for sql in MIGRATIONS.iter().skip(current as usize) {
+    for sql in MIGRATIONS.iter().skip(current.clamp(0, latest) as usize) {
         tx.execute_batch(sql)?;
     }
-    tx.pragma_update(None, "user_version", latest)?;
-    tx.commit()?;
-    Ok(())
+    tx.pragma_update(None, "user_version", latest.max(current))?;
+    tx.commit()
+}
+
+/// Refuses a store written by a newer qpslab (never misread it).
+pub fn check_newer(conn: &Connection) -> Result<()> {
+    refuse_newer(version(conn)?)
 }
 
 /// For read-only opens: the schema must be exactly the one this qpslab reads.
@@ -201,6 +203,6 @@ mod tests {
             .unwrap();
         assert_eq!(v, latest());
         c.pragma_update(None, "user_version", latest() + 1).unwrap();
-        assert!(migrate(&c).is_err());
+        assert!(check_newer(&c).is_err());
     }
 }
