@@ -214,7 +214,7 @@ impl Sandbox {
         )?;
         fs::write(self.cnf_path(), self.render_cnf(&install))?;
         if !self.datadir().join("mysql").is_dir() {
-            self.initialise(&install)?;
+            self.initialise(&install, timeout)?;
         }
         let _ = fs::remove_file(self.socket());
         let log_len = fs::metadata(self.error_log()).map(|m| m.len()).unwrap_or(0);
@@ -294,7 +294,7 @@ impl Sandbox {
         Ok(())
     }
 
-    fn initialise(&self, install: &Install) -> Result<()> {
+    fn initialise(&self, install: &Install, timeout: Duration) -> Result<()> {
         fs::create_dir_all(self.datadir())?;
         let defaults = format!("--defaults-file={}", self.cnf_path().display());
         let datadir = format!("--datadir={}", self.datadir().display());
@@ -316,8 +316,7 @@ impl Sandbox {
                 c
             }
         };
-        let out = cmd
-            .output()
+        let out = output_within(&mut cmd, timeout)
             .with_context(|| "cannot run the datadir initialisation")?;
         if !out.status.success() {
             let _ = fs::remove_dir_all(self.datadir());
@@ -427,6 +426,44 @@ impl Sandbox {
         }
         s
     }
+}
+
+/// Runs `cmd` to completion, its output collected, killing it (and failing)
+/// when it is still running after `limit`.
+fn output_within(cmd: &mut Command, limit: Duration) -> Result<std::process::Output> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = drain(child.stdout.take().map(|s| Box::new(s) as _));
+    let err = drain(child.stderr.take().map(|s| Box::new(s) as _));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("still running after {} s: stopped it", limit.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
 }
 
 /// Copies a directory tree (reflinks where the filesystem has them).
