@@ -5,13 +5,13 @@
 use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
 use super::commands::{block_on, check_tables, run_config, thread_list};
 use super::record::{open_store, record_run, RunTags};
-use super::target::{check, resolve, Target};
+use super::target::{check, resolve, sandbox_target, Target};
 use super::watch::monitor_for;
 use crate::analyze;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
-use crate::exec::RunStatus;
 use crate::protocol::Conn;
 use crate::server::{Profile, Sandbox};
+use crate::stats::RunStatus;
 use crate::store::{RunFilter, Store};
 use crate::workload::{prepare, Workload};
 use anyhow::{bail, Context, Result};
@@ -201,10 +201,7 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
         sb.stop(Duration::from_secs(120))?;
         sb.spec = spec.clone();
         sb.start(Duration::from_secs(120))?;
-        let t = Target {
-            opts: sb.conn_opts(Some("sbtest")),
-            sandbox: Some(name.clone()),
-        };
+        let t = sandbox_target(&sb, "sbtest")?;
         let o = data_opts(c)?;
         block_on(async {
             let mut conn = check(&t).await?;
@@ -227,10 +224,7 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
         }
         sb.start(Duration::from_secs(300))?;
     }
-    let t = Target {
-        opts: sb.conn_opts(Some("sbtest")),
-        sandbox: Some(name),
-    };
+    let t = sandbox_target(&sb, "sbtest")?;
     block_on(async {
         let mut conn = check(&t).await?;
         run_sql(&mut conn, &variant.sql, &variant.name).await?;

@@ -5,9 +5,10 @@
 use super::environment::Environment;
 use super::secret::redacted_command_line;
 use super::watch::run_watched;
-use crate::exec::{RunConfig, RunResult, Sample};
+use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::report;
+use crate::stats::{RunResult, Sample};
 use crate::store::{NewRun, Store};
 use anyhow::{Context, Result};
 use serde_json::Value;
@@ -88,9 +89,14 @@ impl Recorded {
     }
 }
 
-/// The store at `path` (default: the state directory's), opened to record.
+/// The store at `path` (default: the state directory's), opened to record;
+/// runs left "running" by processes that died are marked failed first.
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
-    Store::open(&store_path(path))
+    let store = Store::open(&store_path(path))?;
+    store
+        .mark_dead_runs()
+        .with_context(|| format!("cannot update {}", store.path().display()))?;
+    Ok(store)
 }
 
 /// The store at `path`, opened to read: never created, migrated or written.
@@ -98,9 +104,10 @@ pub fn read_store(path: Option<&Path>) -> Result<Store> {
     Store::open_read_only(&store_path(path))
 }
 
+/// `--store`, or `<state dir>/results.db`.
 pub fn store_path(path: Option<&Path>) -> std::path::PathBuf {
     path.map(Path::to_path_buf)
-        .unwrap_or_else(Store::default_path)
+        .unwrap_or_else(|| crate::server::state_dir().join("results.db"))
 }
 
 impl<'a> Recorder<'a> {

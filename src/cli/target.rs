@@ -50,17 +50,14 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             eprintln!("Starting sandbox '{name}' (first start initialises its datadir)...");
             sb.start(Duration::from_secs(120))?;
         }
-        let mut opts = sb.conn_opts(Some(a.db.as_deref().unwrap_or(default_db)));
+        let mut t = sandbox_target(&sb, a.db.as_deref().unwrap_or(default_db))?;
         if let Some(u) = &a.user {
-            opts.user = u.clone();
-            opts.password = password(a, None)?;
+            t.opts.user = u.clone();
+            t.opts.password = password(a, None)?;
         }
-        opts.server_public_key = key;
-        apply_tls(&mut opts, a)?;
-        return Ok(Target {
-            opts,
-            sandbox: Some(name.to_string()),
-        });
+        t.opts.server_public_key = key;
+        apply_tls(&mut t.opts, a)?;
+        return Ok(t);
     }
     let mut opts = ConnOpts {
         endpoint: Endpoint::Tcp {
@@ -132,6 +129,30 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     Ok(Target {
         opts,
         sandbox: None,
+    })
+}
+
+/// A running sandbox as the target, its database `db` created if missing
+/// (a sandbox is ours: the workload's database is made on first use).
+pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
+    let admin = sb.conn_opts(None);
+    let quoted = db.replace('`', "``");
+    super::commands::block_on(async {
+        let mut c = Conn::connect(&admin).await?;
+        c.exec(&format!("CREATE DATABASE IF NOT EXISTS `{quoted}`"))
+            .await?;
+        c.quit().await;
+        Ok::<_, crate::protocol::ProtoError>(())
+    })?
+    .with_context(|| {
+        format!(
+            "cannot create database '{db}' in sandbox '{}'",
+            sb.spec.name
+        )
+    })?;
+    Ok(Target {
+        opts: sb.conn_opts(Some(db)),
+        sandbox: Some(sb.spec.name.clone()),
     })
 }
 

@@ -68,10 +68,8 @@ async fn prepare_all(
 fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
     match e {
         ProtoError::Server(se) if se.code == 1146 => format!(
-            "{se}; the tables are missing: run `qpslab prepare {} --tables {} --table-size {}` first",
-            cfg.workload.name(),
-            cfg.oltp.tables,
-            cfg.oltp.table_size
+            "{se}; the workload's tables are missing ({} tables of {} rows expected): prepare them first",
+            cfg.oltp.tables, cfg.oltp.table_size
         ),
         ProtoError::Server(se) if se.code == 1461 => format!("{se}; raise max_prepared_stmt_count or use --db-ps-mode disable"),
         ProtoError::Server(se) if se.code == 1040 => format!("{se}; raise max_connections on the server or use fewer --threads"),

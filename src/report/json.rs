@@ -1,7 +1,8 @@
 //! `--format json`: the whole result as one JSON document.
 
 use super::pct_label;
-use crate::exec::{RunConfig, RunResult};
+use crate::exec::RunConfig;
+use crate::stats::RunResult;
 use serde_json::{json, Map, Value};
 
 fn percentiles(h: &crate::stats::Hist, pcts: &[f64]) -> Value {

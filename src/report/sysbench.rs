@@ -2,7 +2,7 @@
 //! followed by qpslab's extra sections.
 
 use super::{error_name, pct_label, CLIENT_SHARE_WARNING};
-use crate::exec::{RunResult, RunStatus, Sample};
+use crate::stats::{RunResult, RunStatus, Sample};
 use std::fmt::Write;
 
 /// The percentile shown in interval lines: 95 when asked for, else the first.

@@ -252,12 +252,6 @@ impl Sandbox {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        rt.block_on(async {
-            let mut c = Conn::connect(&self.conn_opts(None)).await?;
-            c.exec("CREATE DATABASE IF NOT EXISTS sbtest").await?;
-            c.quit().await;
-            Ok::<_, anyhow::Error>(())
-        })?;
         Ok(())
     }
 

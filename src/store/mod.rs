@@ -4,8 +4,11 @@
 //! per-interval samples, latency per statement, full-resolution latency
 //! histograms and environments. Samples are written as they arrive, so a
 //! run that is killed keeps what it measured; such a run (still "running"
-//! in the store while its process is gone) reads back as failed. The store
-//! knows nothing about servers or workloads beyond the values it is given.
+//! in the store while its process is gone) is marked failed by an explicit
+//! step (`mark_dead_runs`, run by whoever opens the store to record) and
+//! reads back as failed from a read-only open without any write. Reads
+//! never write. The store is given its path; it knows nothing about
+//! servers or workloads beyond the values it is given.
 
 mod metrics;
 mod read;
@@ -34,11 +37,6 @@ pub struct Store {
 }
 
 impl Store {
-    /// `<state dir>/results.db`.
-    pub fn default_path() -> PathBuf {
-        crate::server::state_dir().join("results.db")
-    }
-
     /// The file this store lives in (for messages).
     pub fn path(&self) -> &Path {
         &self.path

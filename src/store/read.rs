@@ -290,7 +290,6 @@ impl Store {
     }
 
     pub fn list_runs(&self, f: &RunFilter) -> Result<Vec<RunRow>> {
-        self.mark_dead_runs()?;
         let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE 1=1");
         let mut args: Vec<Box<dyn rusqlite::ToSql>> = Vec::new();
         if let Some(w) = &f.workload {
@@ -331,7 +330,6 @@ impl Store {
     }
 
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
-        self.mark_dead_runs()?;
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
                     server_variables, sandbox, host FROM runs WHERE id = ?1"

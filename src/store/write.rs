@@ -3,7 +3,7 @@
 //! it ends.
 
 use super::Store;
-use crate::exec::{RunResult, Sample};
+use crate::stats::{RunResult, Sample};
 use anyhow::Result;
 use rusqlite::params;
 use serde_json::Value;
@@ -117,7 +117,6 @@ impl Store {
 
     /// Points of a campaign that have a finished ("ok") run: point hash → run id.
     pub fn done_points(&self, campaign: i64) -> Result<std::collections::HashMap<String, i64>> {
-        self.mark_dead_runs()?;
         let mut s = self.conn.prepare("SELECT point_hash, MAX(id) FROM runs WHERE campaign_id = ?1 AND status = 'ok' AND point_hash IS NOT NULL GROUP BY point_hash")?;
         let rows = s.query_map(params![campaign], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

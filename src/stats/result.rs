@@ -1,0 +1,94 @@
+//! The result of a run: its status, per-interval samples, totals, latency
+//! per statement kind, and the load generator's CPU. exec produces it;
+//! store keeps it; report renders it. No behaviour beyond naming statuses.
+
+use super::{Hist, Interval};
+use crate::workload::statements::Kind;
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum RunStatus {
+    Ok,
+    /// Ended by an error; what was measured is kept.
+    Failed(String),
+    /// Stopped by the user.
+    Aborted(String),
+    /// Ran to its end, but events failed or the server was unreachable
+    /// for a while: the figures are not those of a healthy run.
+    Degraded(String),
+}
+
+impl RunStatus {
+    /// The word the store and reports use.
+    pub fn word(&self) -> &'static str {
+        match self {
+            RunStatus::Ok => "ok",
+            RunStatus::Failed(_) => "failed",
+            RunStatus::Aborted(_) => "aborted",
+            RunStatus::Degraded(_) => "degraded",
+        }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            RunStatus::Ok => None,
+            RunStatus::Failed(m) | RunStatus::Aborted(m) | RunStatus::Degraded(m) => Some(m),
+        }
+    }
+
+    /// The process exit code for a run that ended this way: 0 ok,
+    /// 1 failed, 3 degraded, 130 interrupted.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunStatus::Ok => 0,
+            RunStatus::Failed(_) => 1,
+            RunStatus::Degraded(_) => 3,
+            RunStatus::Aborted(_) => 130,
+        }
+    }
+}
+
+/// One merged interval.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    /// Seconds since the start of measurement at the end of the interval
+    /// (negative during warm-up).
+    pub t: f64,
+    pub dur: f64,
+    pub warmup: bool,
+    /// A sliver of an interval at the very end (under half an interval):
+    /// kept and stored, but its rates are noise and not worth printing.
+    pub sliver: bool,
+    pub iv: Interval,
+    pub client_cpu_s: f64,
+    pub host_cpu_s: f64,
+    pub host_busy: f64,
+}
+
+pub struct KindStats {
+    pub kind: Kind,
+    pub count: u64,
+    pub hist: Hist,
+}
+
+pub struct RunResult {
+    pub status: RunStatus,
+    /// Everything after warm-up.
+    pub total: Interval,
+    /// Measured seconds (after warm-up).
+    pub elapsed: f64,
+    pub kinds: Vec<KindStats>,
+    pub thread_events: Vec<u64>,
+    pub thread_time: Vec<f64>,
+    pub client_cpu_s: f64,
+    pub host_cpu_s: f64,
+    pub host_busy: f64,
+    pub samples: Vec<Sample>,
+    pub server_version: String,
+    pub text_fallbacks: u64,
+    /// The client threading actually used: shards and SCHED_BATCH.
+    pub client_shards: usize,
+    pub client_sched_batch: bool,
+    /// Seconds during which no connection could reach the server.
+    pub unreachable_s: f64,
+}
