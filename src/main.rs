@@ -16,10 +16,8 @@ mod store;
 mod ui;
 mod workload;
 
-use clap::Parser;
-
 fn main() {
-    let args = cli::Cli::parse();
+    let args = cli::parse_command_line();
     cli::scrub_process_title();
     exec::install_ctrl_c();
     match cli::dispatch(args) {

@@ -1,8 +1,145 @@
 //! Command-line definitions. Option names follow sysbench (`--tables`,
 //! `--table-size`, `--mysql-host` …) so that existing scripts keep working.
 
-use clap::{Args, Parser, Subcommand};
-use std::path::PathBuf;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// Output of a run: sysbench's text, or one JSON document.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFormat {
+    Text,
+    Json,
+}
+
+/// Output of a table.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    Text,
+    #[value(alias = "md")]
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl From<TableFormat> for crate::report::table::Format {
+    fn from(f: TableFormat) -> Self {
+        use crate::report::table::Format;
+        match f {
+            TableFormat::Text => Format::Text,
+            TableFormat::Markdown => Format::Markdown,
+            TableFormat::Csv => Format::Csv,
+            TableFormat::Json => Format::Json,
+        }
+    }
+}
+
+/// Output of raw series.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpFormat {
+    Csv,
+    Json,
+}
+
+/// sysbench's --db-ps-mode.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PsModeArg {
+    /// Prepared statements (text protocol where the server refuses one).
+    Auto,
+    /// The text protocol for everything.
+    Disable,
+}
+
+impl From<PsModeArg> for crate::exec::PsMode {
+    fn from(m: PsModeArg) -> Self {
+        match m {
+            PsModeArg::Auto => crate::exec::PsMode::Auto,
+            PsModeArg::Disable => crate::exec::PsMode::Disable,
+        }
+    }
+}
+
+/// sysbench's --rand-type.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandTypeArg {
+    Uniform,
+    Gaussian,
+    Special,
+    Pareto,
+    Zipfian,
+}
+
+impl From<RandTypeArg> for crate::workload::RandType {
+    fn from(t: RandTypeArg) -> Self {
+        use crate::workload::RandType;
+        match t {
+            RandTypeArg::Uniform => RandType::Uniform,
+            RandTypeArg::Gaussian => RandType::Gaussian,
+            RandTypeArg::Special => RandType::Special,
+            RandTypeArg::Pareto => RandType::Pareto,
+            RandTypeArg::Zipfian => RandType::Zipfian,
+        }
+    }
+}
+
+/// TLS mode (MySQL's names; sysbench's --mysql-ssl on|off too).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SslModeArg {
+    #[value(name = "DISABLED", alias = "off", alias = "0")]
+    Disabled,
+    #[value(name = "PREFERRED")]
+    Preferred,
+    #[value(name = "REQUIRED", alias = "on", alias = "1")]
+    Required,
+    #[value(name = "VERIFY_CA")]
+    VerifyCa,
+    #[value(name = "VERIFY_IDENTITY")]
+    VerifyIdentity,
+}
+
+impl From<SslModeArg> for crate::protocol::SslMode {
+    fn from(m: SslModeArg) -> Self {
+        use crate::protocol::SslMode;
+        match m {
+            SslModeArg::Disabled => SslMode::Disabled,
+            SslModeArg::Preferred => SslMode::Preferred,
+            SslModeArg::Required => SslMode::Required,
+            SslModeArg::VerifyCa => SslMode::VerifyCa,
+            SslModeArg::VerifyIdentity => SslMode::VerifyIdentity,
+        }
+    }
+}
+
+/// How the client threads are scheduled.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientSched {
+    /// SCHED_BATCH above one connection per CPU.
+    Auto,
+    Batch,
+    Normal,
+}
+
+/// The results store: one flag shared by every command that reads or
+/// records runs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreArg {
+    /// Results store (SQLite); default <state dir>/results.db.
+    #[arg(long = "store", id = "store", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+impl StoreArg {
+    pub fn path(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+}
+
+/// Output format of the table commands.
+#[derive(Args, Debug, Clone)]
+pub struct TableFormatArg {
+    /// Output: text, markdown, csv or json.
+    #[arg(long = "format", value_enum, default_value_t = TableFormat::Text)]
+    pub format: TableFormat,
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -144,8 +281,8 @@ pub struct ConnArgs {
     pub server: Option<String>,
     /// TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
     /// (sysbench's --mysql-ssl on|off is accepted too).
-    #[arg(long, alias = "mysql-ssl")]
-    pub ssl_mode: Option<String>,
+    #[arg(long, alias = "mysql-ssl", value_enum, ignore_case = true)]
+    pub ssl_mode: Option<SslModeArg>,
     /// CA certificate (PEM) for --ssl-mode VERIFY_CA / VERIFY_IDENTITY.
     #[arg(long, alias = "mysql-ssl-ca")]
     pub ssl_ca: Option<PathBuf>,
@@ -246,8 +383,8 @@ pub struct LoadArgs {
     /// Seconds between report lines (sub-second allowed); 0 = no lines.
     #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
     pub report_interval: f64,
-    #[arg(long, default_value = "special")]
-    pub rand_type: String,
+    #[arg(long, value_enum, default_value_t = RandTypeArg::Special)]
+    pub rand_type: RandTypeArg,
     #[arg(long, default_value_t = 12)]
     pub rand_spec_iter: u32,
     #[arg(long, default_value_t = 1.0)]
@@ -290,8 +427,8 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 5)]
     pub delta: u32,
     /// auto: prepared statements; disable: text protocol.
-    #[arg(long, default_value = "auto")]
-    pub db_ps_mode: String,
+    #[arg(long, value_enum, default_value_t = PsModeArg::Auto)]
+    pub db_ps_mode: PsModeArg,
     /// Error codes that roll back and retry the event: a list, 'all' or 'none'.
     #[arg(long, alias = "ignore-errors", default_value = "1213,1205,1020")]
     pub mysql_ignore_errors: String,
@@ -311,11 +448,10 @@ pub struct LoadArgs {
     #[arg(long, alias = "mysql-storage-engine", default_value = "innodb")]
     pub storage_engine: String,
     /// Output: text (sysbench-style) or json (one document).
-    #[arg(long, default_value = "text")]
-    pub format: String,
-    /// Results store (SQLite); default <state dir>/results.db.
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
@@ -337,8 +473,8 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
     pub max_unreachable: f64,
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
-    #[arg(long, default_value = "auto")]
-    pub client_sched: String,
+    #[arg(long, value_enum, default_value_t = ClientSched::Auto)]
+    pub client_sched: ClientSched,
     #[command(flatten)]
     pub monitor: MonitorArgs,
 }
@@ -420,15 +556,15 @@ pub struct CampaignArgs {
     /// Override the repeats per point.
     #[arg(long)]
     pub repeat: Option<u32>,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 /// Which stored runs an analysis reads.
 #[derive(Args, Debug)]
 pub struct AnalysisArgs {
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// Only the runs of this campaign (or sweep).
     #[arg(long)]
     pub campaign: Option<i64>,
@@ -436,9 +572,8 @@ pub struct AnalysisArgs {
     pub workload: Option<String>,
     #[arg(long)]
     pub label: Option<String>,
-    /// text, markdown, csv or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[command(flatten)]
+    pub format: TableFormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -447,11 +582,10 @@ pub struct CompareArgs {
     pub run_a: i64,
     /// The run compared with it.
     pub run_b: i64,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
-    /// text, markdown, csv or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub format: TableFormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -469,8 +603,8 @@ pub struct RatioArgs {
 
 #[derive(Args, Debug)]
 pub struct RunsArgs {
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
     #[arg(long)]
     pub workload: Option<String>,
     #[arg(long)]
@@ -484,20 +618,18 @@ pub struct RunsArgs {
     /// Only the last N runs.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// text, markdown, csv or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[command(flatten)]
+    pub format: TableFormatArg,
 }
 
 #[derive(Args, Debug)]
 pub struct ShowArgs {
     /// Run id (see `qpslab runs`).
     pub run: i64,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
-    /// text, markdown, csv or json.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub format: TableFormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -509,8 +641,8 @@ pub struct MonitorCmdArgs {
     pub time: f64,
     #[command(flatten)]
     pub monitor: MonitorArgs,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
     /// Do not store the session (lines are printed only).
     #[arg(long)]
     pub no_store: bool,
@@ -548,10 +680,10 @@ pub struct MetricsArgs {
     #[arg(long)]
     pub rate: bool,
     /// csv or json.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = DumpFormat::Csv)]
+    pub format: DumpFormat,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Args, Debug)]
@@ -561,8 +693,8 @@ pub struct UiArgs {
     pub bind: String,
     #[arg(long, default_value_t = 8780)]
     pub port: u16,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Args, Debug)]
@@ -575,8 +707,8 @@ pub struct ReportArgs {
     /// Output file (.html).
     #[arg(short, long)]
     pub output: PathBuf,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Args, Debug)]
@@ -593,8 +725,8 @@ pub struct ChartArgs {
     /// Output file: .svg, or .png (rendered with the system's fonts).
     #[arg(short, long)]
     pub output: PathBuf,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Args, Debug)]
@@ -611,8 +743,56 @@ pub struct QuickArgs {
     pub time: f64,
     #[arg(long, default_value = "oltp_point_select,oltp_read_write")]
     pub workloads: String,
-    #[arg(long)]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// Parses the command line; a mistake is one line on stderr and exit 2
+/// (help and version print as clap prints them).
+pub fn parse_command_line() -> Cli {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+            _ => {
+                eprintln!("qpslab: {}", one_line(&e));
+                std::process::exit(2)
+            }
+        },
+    }
+}
+
+/// A clap error as one line: `--rand-type 'weird' is not one of uniform,
+/// …` for a bad choice, else clap's first line with its tip.
+pub fn one_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::InvalidValue {
+        if let (Some(ContextValue::String(arg)), Some(ContextValue::String(val))) = (
+            e.get(ContextKind::InvalidArg),
+            e.get(ContextKind::InvalidValue),
+        ) {
+            let flag = arg.split_whitespace().next().unwrap_or(arg);
+            return match e.get(ContextKind::ValidValue) {
+                Some(ContextValue::Strings(v)) => {
+                    format!("{flag} '{val}' is not one of {}", v.join(", "))
+                }
+                _ => format!("{flag} '{val}' is not a valid value"),
+            };
+        }
+    }
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines
+        .next()
+        .unwrap_or("bad arguments")
+        .trim_start_matches("error: ");
+    match lines.find(|l| l.starts_with("tip:") || l.contains("possible values")) {
+        Some(more) => format!("{first} ({more}; see --help)"),
+        None => format!("{first} (see --help)"),
+    }
 }
 
 impl LoadArgs {
@@ -626,16 +806,8 @@ impl LoadArgs {
             l: LoadArgs,
         }
         let argv = std::iter::once("qpslab".to_string()).chain(words.iter().cloned());
-        P::try_parse_from(argv).map(|p| p.l).map_err(|e| {
-            anyhow::anyhow!(
-                "{}",
-                e.render()
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("bad options")
-                    .trim_start_matches("error: ")
-            )
-        })
+        P::try_parse_from(argv)
+            .map(|p| p.l)
+            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))
     }
 }

@@ -78,7 +78,7 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
 }
 
 fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> {
-    let store = open_store(a.store.as_deref())?;
+    let store = open_store(a.store.path())?;
     // The file may hold DSN passwords: they never reach the store.
     let id =
         store.find_or_create_campaign(&c.name, "campaign", &super::secret::redact_dsns(text))?;
@@ -99,7 +99,7 @@ fn describe(c: &CampaignFile, p: &Point) -> String {
 fn status(a: &CampaignArgs) -> Result<()> {
     let (c, _) = load(a)?;
     // Read only: a campaign not run yet is all pending, and stays unrecorded.
-    let path = super::record::store_path(a.store.as_deref());
+    let path = super::record::store_path(a.store.path());
     let found = if path.exists() {
         let store = super::record::read_store(Some(&path))?;
         match store.find_campaign(&c.name, "campaign")? {

@@ -1,8 +1,8 @@
 //! What each command does, end to end.
 
 use super::args::{
-    parse_pct_list, AnalysisArgs, Cli, Cmd, CompareArgs, LoadArgs, QuickArgs, RunsArgs,
-    SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
+    parse_pct_list, AnalysisArgs, Cli, ClientSched, Cmd, CompareArgs, LoadArgs, QuickArgs,
+    RunFormat, RunsArgs, SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::environment::{capture, Environment};
 use super::record::{open_store, read_store, record_run, Recorder, RunTags};
@@ -14,7 +14,7 @@ use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::store::RunFilter;
-use crate::workload::{self, prepare, OltpOpts, RandParams, RandType, Workload};
+use crate::workload::{self, prepare, OltpOpts, RandParams, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
@@ -35,7 +35,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Sweep(a) => sweep(&a),
         Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
         Cmd::Best(a) => {
-            let f = report::table::Format::parse(&a.format)?;
+            let f = report::table::Format::from(a.format.format);
             print!("{}", crate::analyze::best_table(&finished_runs(&a)?, f));
             Ok(0)
         }
@@ -188,7 +188,7 @@ pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
         bail!("--random-points and --number-of-ranges must be at least 1");
     }
     let rand = RandParams {
-        kind: RandType::parse(&a.rand_type)?,
+        kind: a.rand_type.into(),
         spec_iter: a.rand_spec_iter,
         spec_pct: a.rand_spec_pct,
         spec_res: a.rand_spec_res,
@@ -273,7 +273,7 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
         &o,
         loaders,
         seed(a.rand_seed),
-        a.format == "json",
+        a.format == RunFormat::Json,
         crate::exec::interrupted,
     )?;
     let msg = format!(
@@ -283,7 +283,7 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9)
     );
-    if a.format == "json" {
+    if a.format == RunFormat::Json {
         println!(
             "{}",
             serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds})
@@ -353,17 +353,7 @@ pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
 pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Result<RunConfig> {
     let w = Workload::parse(&a.workload)?;
     let threads = single_threads(a)?;
-    let ps_mode = match a.db_ps_mode.as_str() {
-        "auto" => PsMode::Auto,
-        "disable" => PsMode::Disable,
-        other => bail!("--db-ps-mode '{other}' is not auto or disable"),
-    };
-    if !["text", "json"].contains(&a.format.as_str()) {
-        bail!("--format '{}' is not text or json", a.format);
-    }
-    if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
-        eprintln!("note: no --time and no --events: running until Ctrl-C");
-    }
+    let ps_mode = PsMode::from(a.db_ps_mode);
     // Load connections ride through a momentary refusal (a restarting
     // server) within the connect timeout.
     let mut conn = conn.clone();
@@ -387,11 +377,10 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         ps_mode,
         seed: seed(a.rand_seed),
         shards: a.client_shards,
-        sched_batch: match a.client_sched.as_str() {
-            "auto" => None,
-            "batch" => Some(true),
-            "normal" => Some(false),
-            other => bail!("--client-sched '{other}' is not auto, batch or normal"),
+        sched_batch: match a.client_sched {
+            ClientSched::Auto => None,
+            ClientSched::Batch => Some(true),
+            ClientSched::Normal => Some(false),
         },
         connect_rate: a.connect_rate,
         max_unreachable: a.max_unreachable,
@@ -402,16 +391,19 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     // Validate everything that does not need the server first.
     check_load_args(a)?;
     single_threads(a)?;
+    if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
+        eprintln!("note: no --time and no --events: running until Ctrl-C");
+    }
     let w = Workload::parse(&a.workload)?;
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t.opts)?;
     let store = if a.no_store {
         None
     } else {
-        Some(open_store(a.store.as_deref())?)
+        Some(open_store(a.store.path())?)
     };
     let env = block_on(check_tables(&t, w, &cfg.oltp))??;
-    let json = a.format == "json";
+    let json = a.format == RunFormat::Json;
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let tags = RunTags {
         label: a.label.clone(),
@@ -550,7 +542,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t.opts)?;
     let env = block_on(check_tables(&t, w, &cfg0.oltp))??;
-    let store = open_store(l.store.as_deref())?;
+    let store = open_store(l.store.path())?;
     let definition = serde_json::json!({
         "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
@@ -660,7 +652,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             hint,
         ]);
     }
-    if l.format == "json" {
+    if l.format == RunFormat::Json {
         let doc = serde_json::json!({"campaign": campaign, "workload": w.name(), "steps": rows});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -675,7 +667,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
 
 /// The finished ("ok") runs an analysis reads.
 fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
-    let runs = read_store(a.store.as_deref())?.list_runs(&RunFilter {
+    let runs = read_store(a.store.path())?.list_runs(&RunFilter {
         workload: a.workload.clone(),
         label: a.label.clone(),
         status: Some("ok".into()),
@@ -694,7 +686,7 @@ fn analysis(
     a: &AnalysisArgs,
     ratio: Option<(Option<String>, Option<String>, Option<String>)>,
 ) -> Result<()> {
-    let f = report::table::Format::parse(&a.format)?;
+    let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
         None => print!("{}", crate::analyze::scalability_table(&runs, f)),
@@ -751,7 +743,7 @@ fn run_series(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
 }
 
 fn compare_runs(a: &CompareArgs) -> Result<()> {
-    let store = read_store(a.store.as_deref())?;
+    let store = read_store(a.store.path())?;
     let get = |id: i64| {
         store
             .run_detail(id)?
@@ -765,7 +757,7 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
     }
     let cq = crate::analyze::compare::compare(&qa, &qb);
     let ct = crate::analyze::compare::compare(&ta, &tb);
-    let f = report::table::Format::parse(&a.format)?;
+    let f = report::table::Format::from(a.format.format);
     if f == report::table::Format::Json {
         let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -846,8 +838,8 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
 }
 
 fn cmd_runs(a: &RunsArgs) -> Result<()> {
-    let store = read_store(a.store.as_deref())?;
-    let f = report::table::Format::parse(&a.format)?;
+    let store = read_store(a.store.path())?;
+    let f = report::table::Format::from(a.format.format);
     let rows = store.list_runs(&RunFilter {
         workload: a.workload.clone(),
         label: a.label.clone(),
@@ -861,8 +853,8 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
 }
 
 fn cmd_show(a: &ShowArgs) -> Result<()> {
-    let store = read_store(a.store.as_deref())?;
-    let f = report::table::Format::parse(&a.format)?;
+    let store = read_store(a.store.path())?;
+    let f = report::table::Format::from(a.format.format);
     let d = store
         .run_detail(a.run)?
         .with_context(|| format!("no run {} in the store (see `qpslab runs`)", a.run))?;
@@ -912,7 +904,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .map(|w| Workload::parse(w.trim()))
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
-    let store = open_store(a.store.as_deref())?;
+    let store = open_store(a.store.path())?;
     let _ctrl_c = crate::exec::Cooperative::enter();
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::from_words(&[

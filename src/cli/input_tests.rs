@@ -164,6 +164,37 @@ fn campaign_text() -> impl Strategy<Value = String> {
         })
 }
 
+#[test]
+fn a_bad_choice_is_refused_with_the_choices() {
+    for (opt, val, choices) in [
+        ("--format", "jsn", "text, json"),
+        ("--db-ps-mode", "never", "auto, disable"),
+        ("--rand-type", "zipf", "zipfian"),
+        ("--client-sched", "fifo", "batch"),
+        ("--ssl-mode", "maybe", "VERIFY_CA"),
+    ] {
+        let e = Cli::try_parse_from(["qpslab", "run", "oltp_point_select", opt, val]).unwrap_err();
+        let line = super::args::one_line(&e);
+        assert!(
+            line.contains(&format!("{opt} '{val}' is not one of")) && line.contains(choices),
+            "{opt}: {line}"
+        );
+    }
+    // sysbench's spellings still work.
+    assert!(Cli::try_parse_from(["qpslab", "run", "x", "--mysql-ssl", "on"]).is_ok());
+    assert!(Cli::try_parse_from(["qpslab", "runs", "--format", "md"]).is_ok());
+    // Shared flags flattened into every command: no clash of names.
+    Cli::try_parse_from(["qpslab", "campaign", "run", "f.toml", "--store", "s.db"]).unwrap();
+    Cli::try_parse_from(["qpslab", "campaign", "status", "f.toml"]).unwrap();
+    use clap::CommandFactory;
+    Cli::command().debug_assert();
+    // And a campaign file's options say the choices in one line.
+    let e = super::args::LoadArgs::from_words(&["x".into(), "--rand-type".into(), "zipf".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("zipfian") && !e.contains('\n'), "{e}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 

@@ -129,7 +129,7 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     let store = if a.no_store {
         None
     } else {
-        Some(open_store(a.store.as_deref())?)
+        Some(open_store(a.store.path())?)
     };
     let run = match &store {
         Some(s) => Some(s.begin_run(&NewRun {
@@ -480,7 +480,7 @@ fn top_screen(l: &Live, t: &Target, client_cpus: Option<f64>) -> String {
 
 /// `metrics RUN [--source S]`: stored snapshots out as CSV or JSON.
 pub fn metrics(a: &MetricsArgs) -> Result<()> {
-    let store = super::record::read_store(a.store.as_deref())?;
+    let store = super::record::read_store(a.store.path())?;
     let Some(source) = &a.source else {
         let srcs = store.metric_sources(a.run)?;
         if srcs.is_empty() {
@@ -492,9 +492,6 @@ pub fn metrics(a: &MetricsArgs) -> Result<()> {
         }
         return Ok(());
     };
-    if !["csv", "json"].contains(&a.format.as_str()) {
-        bail!("--format '{}' is not csv or json", a.format);
-    }
     let tab = store.metric_table(a.run, source)?;
     if tab.rows.is_empty() {
         bail!(
@@ -528,7 +525,7 @@ pub fn metrics(a: &MetricsArgs) -> Result<()> {
         }
         rows.push((*t, *took, v));
     }
-    if a.format == "json" {
+    if a.format == super::args::DumpFormat::Json {
         let names: Vec<&String> = cols.iter().map(|&i| &tab.names[i]).collect();
         let doc = json!({"run": a.run, "source": source, "rate": a.rate, "names": names,
             "rows": rows.iter().map(|(t, took, v)| json!({"t": t, "took_us": took, "values": v})).collect::<Vec<_>>()});

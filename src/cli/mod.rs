@@ -15,6 +15,6 @@ mod secret;
 mod target;
 mod watch;
 
-pub use args::Cli;
+pub use args::parse_command_line;
 pub use commands::dispatch;
 pub use secret::scrub_process_title;

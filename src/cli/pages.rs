@@ -9,7 +9,7 @@ use crate::ui::{self, Mode, RunMetrics};
 use anyhow::{bail, Context, Result};
 
 pub fn ui(a: &UiArgs) -> Result<()> {
-    let path = store_path(a.store.as_deref());
+    let path = store_path(a.store.path());
     read_store(Some(&path))?; // fail here, with the path, if it cannot be read
     if a.bind != "127.0.0.1" && a.bind != "localhost" && a.bind != "::1" {
         eprintln!(
@@ -25,7 +25,7 @@ fn write(path: &std::path::Path, text: &str) -> Result<()> {
 }
 
 pub fn report(a: &ReportArgs) -> Result<()> {
-    let store = read_store(a.store.as_deref())?;
+    let store = read_store(a.store.path())?;
     let html = match (a.run, a.campaign) {
         (Some(id), _) => ui::run_page(&store, id, Mode::Report)?
             .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?,
@@ -51,7 +51,7 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
             a.output.display()
         ),
     };
-    let store = read_store(a.store.as_deref())?;
+    let store = read_store(a.store.path())?;
     let c = match (a.run, a.campaign) {
         (None, Some(id)) => {
             let runs = store.list_runs(&crate::store::RunFilter {

@@ -167,8 +167,8 @@ fn apply_timeouts(opts: &mut ConnOpts, a: &ConnArgs) {
 
 fn apply_tls(opts: &mut ConnOpts, a: &ConnArgs) -> Result<()> {
     apply_timeouts(opts, a);
-    if let Some(m) = &a.ssl_mode {
-        opts.ssl_mode = crate::protocol::SslMode::parse(m).map_err(anyhow::Error::msg)?;
+    if let Some(m) = a.ssl_mode {
+        opts.ssl_mode = m.into();
     }
     if let Some(p) = &a.ssl_ca {
         opts.ssl_ca = Some(

@@ -22,20 +22,6 @@ pub enum SslMode {
     VerifyIdentity,
 }
 
-impl SslMode {
-    /// Parses `--ssl-mode` (also sysbench's `--mysql-ssl on|off`).
-    pub fn parse(s: &str) -> Result<SslMode, String> {
-        Ok(match s.to_ascii_uppercase().replace('-', "_").as_str() {
-            "DISABLED" | "OFF" | "0" => SslMode::Disabled,
-            "PREFERRED" => SslMode::Preferred,
-            "REQUIRED" | "ON" | "1" => SslMode::Required,
-            "VERIFY_CA" => SslMode::VerifyCa,
-            "VERIFY_IDENTITY" => SslMode::VerifyIdentity,
-            _ => return Err(format!("--ssl-mode '{s}' is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY")),
-        })
-    }
-}
-
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

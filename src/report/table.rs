@@ -1,7 +1,5 @@
 //! Tables for people (aligned text), documents (markdown) and scripts (CSV).
 
-use anyhow::{bail, Result};
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Text,
@@ -11,18 +9,6 @@ pub enum Format {
     /// An HTML table for the UI and reports; ratio columns (headers with
     /// " / ") are coloured below 0.95 and above 1.05.
     Html,
-}
-
-impl Format {
-    pub fn parse(s: &str) -> Result<Format> {
-        Ok(match s {
-            "text" => Format::Text,
-            "markdown" | "md" => Format::Markdown,
-            "csv" => Format::Csv,
-            "json" => Format::Json,
-            _ => bail!("--format '{s}' is not one of text, markdown, csv, json"),
-        })
-    }
 }
 
 /// A table of already formatted cells; numeric-looking columns align right.

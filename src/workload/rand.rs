@@ -3,7 +3,6 @@
 //! `rand.unique()` for insert ids. Each connection owns one `Rng`; drawing
 //! a number never allocates or locks.
 
-use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng as _, RngCore, SeedableRng};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -15,21 +14,6 @@ pub enum RandType {
     Special,
     Pareto,
     Zipfian,
-}
-
-impl RandType {
-    pub fn parse(s: &str) -> Result<RandType> {
-        Ok(match s {
-            "uniform" => RandType::Uniform,
-            "gaussian" => RandType::Gaussian,
-            "special" => RandType::Special,
-            "pareto" => RandType::Pareto,
-            "zipfian" => RandType::Zipfian,
-            _ => {
-                bail!("--rand-type '{s}' is not one of uniform, gaussian, special, pareto, zipfian")
-            }
-        })
-    }
 }
 
 /// Distribution parameters (sysbench option names in comments).
