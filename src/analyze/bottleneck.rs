@@ -10,16 +10,17 @@
 
 use super::counters::Counters;
 use super::efficiency::{CpuSplit, IoRates};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const CLIENT_SHARE: f64 = 0.25;
 pub const IOWAIT_SHARE: f64 = 0.20;
 pub const DISK_BUSY: f64 = 0.80;
 pub const IDLE_SHARE: f64 = 0.25;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Hint {
-    pub verdict: &'static str,
+    pub verdict: String,
     pub evidence: Vec<String>,
     /// (event, share of all non-idle wait time)
     pub top_waits: Vec<(String, f64)>,
@@ -83,7 +84,7 @@ pub fn hint(i: &Inputs) -> Hint {
     let mut ev = Vec::new();
     if i.queries <= 0.0 {
         return Hint {
-            verdict: "unknown",
+            verdict: "unknown".into(),
             evidence: vec![
                 "no query completed in the measured window: there is no throughput to explain"
                     .into(),
@@ -103,7 +104,7 @@ pub fn hint(i: &Inputs) -> Hint {
             pct(CLIENT_SHARE)
         ));
         return Hint {
-            verdict: "client-bound",
+            verdict: "client-bound".into(),
             evidence: ev,
             top_waits: vec![],
         };
@@ -120,14 +121,14 @@ pub fn hint(i: &Inputs) -> Hint {
             ev.push(format!("{r:.0} reads/s and {w:.0} writes/s on the device"));
         }
         return Hint {
-            verdict: "IO-bound",
+            verdict: "IO-bound".into(),
             evidence: ev,
             top_waits: vec![],
         };
     }
     let Some(cpu) = i.cpu else {
         return Hint {
-            verdict: "unknown",
+            verdict: "unknown".into(),
             evidence: vec!["no CPU figures from the monitor (--no-monitor, or the host's /proc is not readable)".into()],
             top_waits: vec![],
         };
@@ -162,7 +163,7 @@ pub fn hint(i: &Inputs) -> Hint {
                 ev.push(format!("{} of wait time in {name}", pct(*share)));
             }
             return Hint {
-                verdict: "contention",
+                verdict: "contention".into(),
                 evidence: ev,
                 top_waits: waits,
             };
@@ -174,7 +175,7 @@ pub fn hint(i: &Inputs) -> Hint {
             i.cpus
         ));
         return Hint {
-            verdict: "under-loaded",
+            verdict: "under-loaded".into(),
             evidence: ev,
             top_waits: waits,
         };
@@ -191,7 +192,7 @@ pub fn hint(i: &Inputs) -> Hint {
         // "CPU-bound in the server" next to a split that says otherwise.
         ev.push("the CPU went mostly to other processes (or to a server process qpslab cannot see): the host is shared; measure on a quiet host".into());
         return Hint {
-            verdict: "CPU-bound: other processes",
+            verdict: "CPU-bound: other processes".into(),
             evidence: ev,
             top_waits: waits,
         };
@@ -200,7 +201,7 @@ pub fn hint(i: &Inputs) -> Hint {
         ev.push(format!("{} of wait time in {name}", pct(*share)));
     }
     Hint {
-        verdict: "CPU-bound in the server",
+        verdict: "CPU-bound in the server".into(),
         evidence: ev,
         top_waits: waits,
     }

@@ -9,7 +9,7 @@
 //! Innodb_redo_log_current_lsn is used when present).
 
 use super::counters::{Counters, Keep};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which keys the derivations read, and how much history to keep.
 pub fn keep(source: &str, name: &str) -> Option<Keep> {
@@ -64,7 +64,8 @@ pub struct Load {
 }
 
 /// Host CPU split over a window, as shares of all CPU time.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CpuSplit {
     pub server: f64,
     pub client: f64,
@@ -119,7 +120,8 @@ fn client_cpu(c: &Counters, a: f64, b: f64) -> Option<f64> {
 }
 
 /// What a query (or transaction) costs; None where the source is absent.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Efficiency {
     pub seconds: f64,
     pub queries: f64,
@@ -178,7 +180,8 @@ impl Efficiency {
 }
 
 /// The inniostat view of a window, per second.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct IoRates {
     /// Device reads/writes completed (the datadir's disk, else all disks).
     #[serde(skip_serializing_if = "Option::is_none")]

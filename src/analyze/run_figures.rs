@@ -7,7 +7,8 @@
 use super::bottleneck::{hint, Hint, Inputs};
 use super::counters::Counters;
 use super::efficiency::{CpuSplit, Efficiency, IoRates, Load};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One interval of the run as the load saw it.
 pub struct Interval {
@@ -19,7 +20,8 @@ pub struct Interval {
     pub transactions: u64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PerInterval {
     pub t: f64,
     pub server_cpu_us_per_query: Option<f64>,
@@ -37,6 +39,124 @@ pub struct RunFigures {
     pub io: IoRates,
     pub bottleneck: Hint,
     pub per_interval: Vec<PerInterval>,
+}
+
+/// Layout version of `MonitorFigures` (stores written before it read as 0).
+pub const FIGURES_VERSION: u32 = 1;
+
+/// Everything the monitor says about one run or monitor session, in one
+/// typed, versioned struct: stored with the run (runs.monitor), put in the
+/// run's JSON document, printed after the summary and drawn by the UI and
+/// reports, all from this one type. A monitor session has no load, so no
+/// efficiency, IO or bottleneck of its own.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MonitorFigures {
+    pub version: u32,
+    pub efficiency: Efficiency,
+    pub io: IoRates,
+    pub bottleneck: Option<Hint>,
+    pub per_interval: Vec<PerInterval>,
+    /// What was learned of the server (None: it was never reached).
+    pub server: Option<ServerSeen>,
+    /// Each source's polls and own cost.
+    pub sources: BTreeMap<String, SourceCost>,
+    pub notes: Vec<NoteRow>,
+}
+
+/// The server as the monitor's probe saw it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerSeen {
+    pub version: String,
+    pub flavor: String,
+    pub performance_schema: bool,
+    pub ps_synch_instruments: bool,
+    pub innodb_metrics: bool,
+    pub local: bool,
+    pub pid: Option<i32>,
+    pub datadir_disk: Option<String>,
+}
+
+/// One source's polls during the run and what they cost.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SourceCost {
+    pub polls: u64,
+    pub mean_ms: f64,
+    pub max_ms: f64,
+}
+
+/// A monitor note at run time `t` (seconds since measuring began).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NoteRow {
+    pub t: f64,
+    pub source: Option<String>,
+    pub kind: String,
+    pub text: String,
+}
+
+impl MonitorFigures {
+    /// A load run's figures with what the monitor saw.
+    pub fn of_run(
+        f: RunFigures,
+        server: Option<ServerSeen>,
+        sources: BTreeMap<String, SourceCost>,
+        notes: Vec<NoteRow>,
+    ) -> MonitorFigures {
+        MonitorFigures {
+            version: FIGURES_VERSION,
+            efficiency: f.efficiency,
+            io: f.io,
+            bottleneck: Some(f.bottleneck),
+            per_interval: f.per_interval,
+            server,
+            sources,
+            notes,
+        }
+    }
+
+    /// Reads figures as stored; None for nothing or an unreadable text.
+    pub fn parse(json: &str) -> Option<MonitorFigures> {
+        serde_json::from_str(json).ok()
+    }
+
+    /// The bottleneck verdict, "" without one.
+    pub fn verdict(&self) -> &str {
+        self.bottleneck.as_ref().map_or("", |b| b.verdict.as_str())
+    }
+
+    /// The columns the store keeps for listing runs.
+    pub fn columns(&self) -> crate::store::MonitorColumns {
+        let e = &self.efficiency;
+        crate::store::MonitorColumns {
+            server_us_per_q: e.server_cpu_us_per_query,
+            csw_per_q: e.context_switches_per_query,
+            read_bytes_per_q: e.read_bytes_per_query,
+            write_bytes_per_q: e.write_bytes_per_query,
+            redo_bytes_per_trx: e.redo_bytes_per_transaction,
+            hint: self.bottleneck.as_ref().map(|b| b.verdict.clone()),
+        }
+    }
+
+    /// Stores these figures with run `run`.
+    pub fn store(&self, store: &crate::store::Store, run: i64) -> anyhow::Result<()> {
+        store.set_run_monitor(run, &self.columns(), &serde_json::to_string(self)?)
+    }
+
+    /// The figures stored with run `run`, if any.
+    pub fn load(store: &crate::store::Store, run: i64) -> anyhow::Result<Option<MonitorFigures>> {
+        Ok(store
+            .run_monitor(run)?
+            .as_deref()
+            .and_then(MonitorFigures::parse))
+    }
+
+    /// Notes worth showing a person (not the informational ones).
+    pub fn shown_notes(&self) -> impl Iterator<Item = &NoteRow> {
+        self.notes.iter().filter(|n| n.kind != "info")
+    }
 }
 
 /// What the run looked like from outside the monitor.
@@ -107,5 +227,42 @@ pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
         io,
         bottleneck,
         per_interval,
+    }
+}
+
+#[cfg(test)]
+mod figures_tests {
+    use super::*;
+
+    #[test]
+    fn figures_round_trip_and_older_documents_still_read() {
+        let f = MonitorFigures {
+            version: FIGURES_VERSION,
+            bottleneck: Some(Hint {
+                verdict: "contention".into(),
+                evidence: vec!["e".into()],
+                top_waits: vec![("wait/synch/mutex/x".into(), 0.5)],
+            }),
+            notes: vec![NoteRow {
+                t: 1.5,
+                source: Some("status".into()),
+                kind: "stall".into(),
+                text: "took 3 s".into(),
+            }],
+            ..Default::default()
+        };
+        let back = MonitorFigures::parse(&serde_json::to_string(&f).unwrap()).unwrap();
+        assert_eq!(back.verdict(), "contention");
+        assert_eq!(back.shown_notes().count(), 1);
+        assert_eq!(back.columns().hint.as_deref(), Some("contention"));
+        // Written before the version field (and with the old server shape).
+        let old = r#"{"efficiency":{"server_cpu_us_per_query":12.5},"io":{"innodb_w":3.0},
+            "bottleneck":{"verdict":"client-bound","evidence":[],"top_waits":[]},
+            "per_interval":[],"server":{"reached":false},"sources":{},"notes":[]}"#;
+        let o = MonitorFigures::parse(old).unwrap();
+        assert_eq!(o.version, 0);
+        assert_eq!(o.efficiency.server_cpu_us_per_query, Some(12.5));
+        assert_eq!(o.io.innodb_w, Some(3.0));
+        assert_eq!(o.verdict(), "client-bound");
     }
 }

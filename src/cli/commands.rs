@@ -9,6 +9,7 @@ use super::record::{open_store, read_store, record_run, Recorder, RunTags};
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
 use super::watch::{monitor_for, run_watched};
+use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
 use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
@@ -474,7 +475,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             doc["store_error"] = e.as_str().into();
         }
         if let Some(f) = &figures {
-            doc["monitor"] = f.clone();
+            doc["monitor"] = serde_json::to_value(f)?;
         }
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
@@ -860,10 +861,7 @@ fn cmd_show(a: &ShowArgs) -> Result<()> {
         .with_context(|| format!("no run {} in the store (see `qpslab runs`)", a.run))?;
     print!("{}", report::runs::show(&d, f));
     if f == report::table::Format::Text {
-        if let Some(m) = store
-            .run_monitor(a.run)?
-            .filter(|m| m["bottleneck"].is_object())
-        {
+        if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
             print!("{}", report::monitor::run_text(&m));
         }
     }

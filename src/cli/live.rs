@@ -8,7 +8,7 @@ use super::environment::capture;
 use super::record::open_store;
 use super::secret::redacted_command_line;
 use super::target::{check, resolve, Target};
-use super::watch::{caps_json, monitor_config, Watch};
+use super::watch::{monitor_config, Watch};
 use crate::analyze::bottleneck::top_waits;
 use crate::analyze::counters::{Counters, Keep};
 use crate::analyze::efficiency::{CpuSplit, IoRates};
@@ -187,9 +187,7 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     }
     let f = watch.finish(sink);
     if let (Some(s), Some(id)) = (&store, run) {
-        let mut doc = json!({"server": caps_json(f.caps.as_ref()), "sources": f.costs_json(), "notes": f.notes_json()});
-        doc["efficiency"] = json!({});
-        s.set_run_monitor(id, &doc)?;
+        f.session_figures().store(s, id)?;
         s.end_run(id, "ok", None, t0.elapsed().as_secs_f64())?;
         eprintln!("Stored as run {id} (qpslab show {id}; qpslab metrics {id}).");
     }
@@ -287,14 +285,11 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
             );
             phys_note = true;
         }
-        let cols: Vec<&(&str, &str, usize)> = IO_COLUMNS
-            .iter()
-            .filter(|(_, k, _)| local || !k.starts_with("phys"))
-            .collect();
+        let cols: Vec<_> = IO_COLUMNS.iter().filter(|c| local || !c.physical).collect();
         if n.is_multiple_of(20) {
             let mut h = format!("{:>8}", "time");
-            for (name, _, _) in &cols {
-                h += &format!("{name:>11}");
+            for c in &cols {
+                h += &format!("{:>11}", c.header);
             }
             if local {
                 h += &format!("{:>8}", "util%");
@@ -303,13 +298,13 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
         }
         let (c, a0, b0) = l.counters(&[SourceId::Status, SourceId::Disk]);
         let disk = l.caps.as_ref().and_then(|c| c.disk.as_deref());
-        let io = serde_json::to_value(IoRates::over(&c, a0, b0, disk))?;
+        let io = IoRates::over(&c, a0, b0, disk);
         let mut line = format!("{:>8}", clock_time());
-        for (_, k, d) in &cols {
-            line += &format!("{:>11}", num(io[*k].as_f64(), *d));
+        for col in &cols {
+            line += &format!("{:>11}", num((col.get)(&io), col.decimals));
         }
         if local {
-            line += &format!("{:>8}", num(io["disk_busy"].as_f64().map(|x| x * 100.0), 1));
+            line += &format!("{:>8}", num(io.disk_busy.map(|x| x * 100.0), 1));
         }
         println!("{line}");
         Ok(())

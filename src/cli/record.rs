@@ -5,13 +5,13 @@
 use super::environment::Environment;
 use super::secret::redacted_command_line;
 use super::watch::run_watched;
+use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::report;
 use crate::stats::{RunResult, Sample};
 use crate::store::{NewRun, Store};
 use anyhow::{Context, Result};
-use serde_json::Value;
 use std::path::Path;
 
 pub struct Recorder<'a> {
@@ -67,7 +67,7 @@ pub fn record_run(
 pub struct Recorded {
     pub result: RunResult,
     pub run_id: i64,
-    pub figures: Option<Value>,
+    pub figures: Option<MonitorFigures>,
 }
 
 /// Exit code of a run that was measured but not (wholly) stored.
@@ -76,16 +76,13 @@ pub const EXIT_NOT_STORED: i32 = 4;
 impl Recorded {
     /// Server µs per query (NaN without the monitor) and the bottleneck verdict.
     pub fn server_us_and_hint(&self) -> (f64, String) {
-        let m = self.figures.as_ref().unwrap_or(&Value::Null);
-        (
-            m["efficiency"]["server_cpu_us_per_query"]
-                .as_f64()
-                .unwrap_or(f64::NAN),
-            m["bottleneck"]["verdict"]
-                .as_str()
-                .unwrap_or("")
-                .to_string(),
-        )
+        match &self.figures {
+            Some(f) => (
+                f.efficiency.server_cpu_us_per_query.unwrap_or(f64::NAN),
+                f.verdict().to_string(),
+            ),
+            None => (f64::NAN, String::new()),
+        }
     }
 }
 
@@ -167,14 +164,14 @@ impl<'a> Recorder<'a> {
         cfg: &RunConfig,
         r: &RunResult,
         pcts: &[f64],
-        figures: Option<&Value>,
+        figures: Option<&MonitorFigures>,
     ) -> Result<(), String> {
         let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
         let res = self
             .store
             .finish_run(self.run_id, r, &doc)
             .and_then(|_| match figures {
-                Some(f) => self.store.set_run_monitor(self.run_id, f),
+                Some(f) => f.store(self.store, self.run_id),
                 None => Ok(()),
             });
         match (res, &self.error) {

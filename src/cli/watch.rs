@@ -7,14 +7,16 @@ use super::args::{LoadArgs, MonitorArgs};
 use super::target::Target;
 use crate::analyze::counters::Counters;
 use crate::analyze::efficiency::absorb;
-use crate::analyze::run_figures::{derive, Interval, RunShape};
+use crate::analyze::run_figures::{
+    derive, Interval, MonitorFigures, NoteRow, RunShape, ServerSeen, SourceCost, FIGURES_VERSION,
+};
 use crate::exec::RunConfig;
 use crate::monitor::{Caps, Event, Monitor, MonitorConfig, Note, SourceId};
 use crate::protocol::ConnOpts;
 use crate::stats::{RunResult, Sample};
 use crate::store::{MetricWriter, Store};
 use anyhow::{anyhow, Result};
-use serde_json::{json, Value};
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -214,43 +216,55 @@ pub struct Finished {
 
 impl Finished {
     /// Each source's polls and own cost, for the record.
-    pub fn costs_json(&self) -> Value {
-        let m: serde_json::Map<String, Value> = self
-            .costs
+    pub fn costs(&self) -> BTreeMap<String, SourceCost> {
+        self.costs
             .iter()
             .map(|(s, c)| {
                 (
                     s.name().to_string(),
-                    json!({
-                        "polls": c.polls,
-                        "mean_ms": c.total_us as f64 / c.polls.max(1) as f64 / 1e3,
-                        "max_ms": c.max_us as f64 / 1e3,
-                    }),
+                    SourceCost {
+                        polls: c.polls,
+                        mean_ms: c.total_us as f64 / c.polls.max(1) as f64 / 1e3,
+                        max_ms: c.max_us as f64 / 1e3,
+                    },
                 )
             })
-            .collect();
-        Value::Object(m)
+            .collect()
     }
 
-    pub fn notes_json(&self) -> Value {
-        Value::Array(
-            self.notes
-                .iter()
-                .map(|(t, n)| json!({"t": t, "source": n.source.map(SourceId::name), "kind": n.kind.name(), "text": n.text}))
-                .collect(),
-        )
+    pub fn note_rows(&self) -> Vec<NoteRow> {
+        self.notes
+            .iter()
+            .map(|(t, n)| NoteRow {
+                t: *t,
+                source: n.source.map(|s| s.name().to_string()),
+                kind: n.kind.name().to_string(),
+                text: n.text.clone(),
+            })
+            .collect()
+    }
+
+    /// The figures of a monitor session (no load of its own).
+    pub fn session_figures(&self) -> MonitorFigures {
+        MonitorFigures {
+            version: FIGURES_VERSION,
+            server: self.caps.as_ref().map(server_seen),
+            sources: self.costs(),
+            notes: self.note_rows(),
+            ..Default::default()
+        }
     }
 }
 
 /// Runs `cfg` with the monitor beside it (none when `mon` is None); stores
 /// its snapshots with run `store.1`. Returns the result and the monitor's
-/// figures for the run (see `analyze::run_figures`), as JSON.
+/// figures for the run (see `analyze::run_figures`).
 pub fn run_watched(
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
     store: Option<(&Store, i64)>,
     mut on_sample: impl FnMut(&Sample),
-) -> (RunResult, Option<Value>) {
+) -> (RunResult, Option<MonitorFigures>) {
     let clock = Arc::new(OnceLock::new());
     let mut watch = mon.and_then(|m| match Watch::start(m, clock.clone(), cfg.warmup) {
         Ok(w) => Some(w),
@@ -273,7 +287,7 @@ pub fn run_watched(
 }
 
 /// The monitor's figures for a finished run, with its notes and costs.
-pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> Value {
+pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigures {
     let intervals: Vec<Interval> = r
         .samples
         .iter()
@@ -298,25 +312,24 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> Value {
         ps_synch: f.caps.as_ref().is_some_and(|c| c.ps_synch),
         client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
     };
-    let mut v = serde_json::to_value(derive(&f.counters, &shape)).unwrap_or(Value::Null);
-    v["server"] = caps_json(f.caps.as_ref());
-    v["sources"] = f.costs_json();
-    v["notes"] = f.notes_json();
-    v
+    MonitorFigures::of_run(
+        derive(&f.counters, &shape),
+        f.caps.as_ref().map(server_seen),
+        f.costs(),
+        f.note_rows(),
+    )
 }
 
-pub fn caps_json(c: Option<&Caps>) -> Value {
-    match c {
-        Some(c) => json!({
-            "version": c.version,
-            "flavor": if c.mariadb { "MariaDB" } else { "MySQL" },
-            "performance_schema": c.ps_on,
-            "ps_synch_instruments": c.ps_synch,
-            "innodb_metrics": c.innodb_metrics_filter.is_some(),
-            "local": c.local,
-            "pid": c.server_pid,
-            "datadir_disk": c.disk,
-        }),
-        None => json!({"reached": false}),
+/// What the probe learned of the server, as the figures keep it.
+pub fn server_seen(c: &Caps) -> ServerSeen {
+    ServerSeen {
+        version: c.version.clone(),
+        flavor: if c.mariadb { "MariaDB" } else { "MySQL" }.to_string(),
+        performance_schema: c.ps_on,
+        ps_synch_instruments: c.ps_synch,
+        innodb_metrics: c.innodb_metrics_filter.is_some(),
+        local: c.local,
+        pid: c.server_pid,
+        datadir_disk: c.disk.clone(),
     }
 }

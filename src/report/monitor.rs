@@ -1,37 +1,106 @@
 //! The monitor's figures as text: efficiency per query, the inniostat
 //! columns, the bottleneck hint with its evidence, and the monitor's notes.
-//! Reads the JSON the run recorded, so `run` and `show` print the same.
+//! Takes the typed figures the run recorded, so `run` and `show` print the same.
 
 use super::num;
-use serde_json::Value;
+use crate::analyze::efficiency::IoRates;
+use crate::analyze::run_figures::MonitorFigures;
 use std::fmt::Write;
 
-fn pct(v: &Value) -> String {
-    v.as_f64()
-        .map(|x| format!("{:.0}%", x * 100.0))
-        .unwrap_or_else(|| "-".into())
+fn pct(v: f64) -> String {
+    format!("{:.0}%", v * 100.0)
 }
 
-/// The inniostat columns: (header, JSON key, decimals).
-pub const IO_COLUMNS: &[(&str, &str, usize)] = &[
-    ("phys r/s", "phys_r", 0),
-    ("phys w/s", "phys_w", 0),
-    ("innodb r/s", "innodb_r", 0),
-    ("innodb w/s", "innodb_w", 0),
-    ("data", "data", 0),
-    ("pre", "pre", 0),
-    ("log", "log", 0),
-    ("dblbuf", "dblwr", 0),
-    ("dflush", "dflush", 0),
-    ("rd MB/s", "read_mb", 2),
-    ("wr MB/s", "write_mb", 2),
-    ("fsync/s", "fsyncs", 0),
+/// One inniostat column: its header, whether it is a physical (device)
+/// column, how it is read from the IO rates, and its decimals. The one
+/// definition used by `run`, `show`, `iostat` and the UI.
+pub struct IoColumn {
+    pub header: &'static str,
+    pub physical: bool,
+    pub get: fn(&IoRates) -> Option<f64>,
+    pub decimals: usize,
+}
+
+/// The inniostat columns, in order.
+pub const IO_COLUMNS: &[IoColumn] = &[
+    IoColumn {
+        header: "phys r/s",
+        physical: true,
+        get: |r| r.phys_r,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "phys w/s",
+        physical: true,
+        get: |r| r.phys_w,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "innodb r/s",
+        physical: false,
+        get: |r| r.innodb_r,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "innodb w/s",
+        physical: false,
+        get: |r| r.innodb_w,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "data",
+        physical: false,
+        get: |r| r.data,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "pre",
+        physical: false,
+        get: |r| r.pre,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "log",
+        physical: false,
+        get: |r| r.log,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "dblbuf",
+        physical: false,
+        get: |r| r.dblwr,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "dflush",
+        physical: false,
+        get: |r| r.dflush,
+        decimals: 0,
+    },
+    IoColumn {
+        header: "rd MB/s",
+        physical: false,
+        get: |r| r.read_mb,
+        decimals: 2,
+    },
+    IoColumn {
+        header: "wr MB/s",
+        physical: false,
+        get: |r| r.write_mb,
+        decimals: 2,
+    },
+    IoColumn {
+        header: "fsync/s",
+        physical: false,
+        get: |r| r.fsyncs,
+        decimals: 0,
+    },
 ];
 
 /// The section printed after the sysbench-style summary.
-pub fn run_text(f: &Value) -> String {
+pub fn run_text(f: &MonitorFigures) -> String {
     let mut o = String::new();
-    let e = &f["efficiency"];
+    let e = &f.efficiency;
     let _ = writeln!(
         o,
         "\nEfficiency per query (measured window, from the monitor):"
@@ -39,92 +108,82 @@ pub fn run_text(f: &Value) -> String {
     let _ = writeln!(
         o,
         "    server CPU:                          {} us",
-        num(e["server_cpu_us_per_query"].as_f64(), 2)
+        num(e.server_cpu_us_per_query, 2)
     );
     let _ = writeln!(
         o,
         "    client CPU:                          {} us",
-        num(e["client_cpu_us_per_query"].as_f64(), 2)
+        num(e.client_cpu_us_per_query, 2)
     );
     let _ = writeln!(
         o,
         "    context switches (host/server/client): {} / {} / {}",
-        num(e["context_switches_per_query"].as_f64(), 2),
-        num(e["server_context_switches_per_query"].as_f64(), 2),
-        num(e["client_context_switches_per_query"].as_f64(), 2)
+        num(e.context_switches_per_query, 2),
+        num(e.server_context_switches_per_query, 2),
+        num(e.client_context_switches_per_query, 2)
     );
     let _ = writeln!(
         o,
         "    server wait for a CPU:               {} us",
-        num(e["server_runq_wait_us_per_query"].as_f64(), 2)
+        num(e.server_runq_wait_us_per_query, 2)
     );
     let _ = writeln!(
         o,
         "    bytes read / written (server):       {} / {}",
-        num(e["read_bytes_per_query"].as_f64(), 1),
-        num(e["write_bytes_per_query"].as_f64(), 1)
+        num(e.read_bytes_per_query, 1),
+        num(e.write_bytes_per_query, 1)
     );
     let _ = writeln!(
         o,
         "    InnoDB data read / written:          {} / {}",
-        num(e["innodb_read_bytes_per_query"].as_f64(), 1),
-        num(e["innodb_write_bytes_per_query"].as_f64(), 1)
+        num(e.innodb_read_bytes_per_query, 1),
+        num(e.innodb_write_bytes_per_query, 1)
     );
     let _ = writeln!(
         o,
         "    redo bytes per transaction:          {}",
-        num(e["redo_bytes_per_transaction"].as_f64(), 1)
+        num(e.redo_bytes_per_transaction, 1)
     );
-    let c = &e["cpu"];
-    if c.is_object() {
+    if let Some(c) = &e.cpu {
         let _ = writeln!(
             o,
             "    host CPU:                            server {}, client {}, other {}, idle {}, iowait {}, steal {}",
-            pct(&c["server"]),
-            pct(&c["client"]),
-            pct(&c["other"]),
-            pct(&c["idle"]),
-            pct(&c["iowait"]),
-            pct(&c["steal"])
+            pct(c.server),
+            pct(c.client),
+            pct(c.other),
+            pct(c.idle),
+            pct(c.iowait),
+            pct(c.steal)
         );
     }
-    let io = &f["io"];
     let _ = writeln!(o, "\nInnoDB IO per second (inniostat columns):");
     let heads: Vec<String> = IO_COLUMNS
         .iter()
-        .map(|(h, _, _)| format!("{h:>11}"))
+        .map(|c| format!("{:>11}", c.header))
         .collect();
     let vals: Vec<String> = IO_COLUMNS
         .iter()
-        .map(|(_, k, d)| format!("{:>11}", num(io[*k].as_f64(), *d)))
+        .map(|c| format!("{:>11}", num((c.get)(&f.io), c.decimals)))
         .collect();
     let _ = writeln!(o, "  {}", heads.join(""));
     let _ = writeln!(o, "  {}", vals.join(""));
-    let b = &f["bottleneck"];
     let _ = writeln!(
         o,
         "\nBottleneck: {}",
-        b["verdict"].as_str().unwrap_or("unknown")
+        if f.verdict().is_empty() {
+            "unknown"
+        } else {
+            f.verdict()
+        }
     );
-    for ev in b["evidence"].as_array().into_iter().flatten() {
-        let _ = writeln!(o, "    - {}", ev.as_str().unwrap_or(""));
+    for ev in f.bottleneck.iter().flat_map(|b| &b.evidence) {
+        let _ = writeln!(o, "    - {ev}");
     }
-    let notes: Vec<&Value> = f["notes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|n| n["kind"] != "info")
-        .collect();
+    let notes: Vec<_> = f.shown_notes().collect();
     if !notes.is_empty() {
         let _ = writeln!(o, "\nMonitor notes:");
         for n in notes {
-            let _ = writeln!(
-                o,
-                "    [{:>7.1}s] {}: {}",
-                n["t"].as_f64().unwrap_or(0.0),
-                n["kind"].as_str().unwrap_or(""),
-                n["text"].as_str().unwrap_or("")
-            );
+            let _ = writeln!(o, "    [{:>7.1}s] {}: {}", n.t, n.kind, n.text);
         }
     }
     o

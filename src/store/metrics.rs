@@ -9,6 +9,18 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use std::collections::HashMap;
 
+/// The monitor's figures a run row keeps in columns (for listings and
+/// filters), beside the whole document.
+#[derive(Debug, Default, Clone)]
+pub struct MonitorColumns {
+    pub server_us_per_q: Option<f64>,
+    pub csw_per_q: Option<f64>,
+    pub read_bytes_per_q: Option<f64>,
+    pub write_bytes_per_q: Option<f64>,
+    pub redo_bytes_per_trx: Option<f64>,
+    pub hint: Option<String>,
+}
+
 /// Per-run encoder state: dictionaries and previous values per source.
 #[derive(Default)]
 pub struct MetricWriter {
@@ -187,21 +199,22 @@ impl Store {
         Ok(t)
     }
 
-    /// Records the figures derived from the monitor for a run.
-    pub fn set_run_monitor(&self, run: i64, derived: &serde_json::Value) -> Result<()> {
-        let f = |k: &str| derived["efficiency"][k].as_f64();
+    /// Records the monitor's figures of a run: the whole document (JSON,
+    /// read back by whoever knows its type) and the columns runs are
+    /// listed and filtered by.
+    pub fn set_run_monitor(&self, run: i64, cols: &MonitorColumns, document: &str) -> Result<()> {
         self.conn.execute(
             "UPDATE runs SET server_us_per_q = ?2, csw_per_q = ?3, read_bytes_per_q = ?4, write_bytes_per_q = ?5,
                 redo_bytes_per_trx = ?6, hint = ?7, monitor = ?8 WHERE id = ?1",
             params![
                 run,
-                f("server_cpu_us_per_query"),
-                f("context_switches_per_query"),
-                f("read_bytes_per_query"),
-                f("write_bytes_per_query"),
-                f("redo_bytes_per_transaction"),
-                derived["bottleneck"]["verdict"].as_str(),
-                derived.to_string(),
+                cols.server_us_per_q,
+                cols.csw_per_q,
+                cols.read_bytes_per_q,
+                cols.write_bytes_per_q,
+                cols.redo_bytes_per_trx,
+                cols.hint.as_deref(),
+                document,
             ],
         )?;
         Ok(())
@@ -222,15 +235,15 @@ impl Store {
         Ok(())
     }
 
-    /// The derived monitor figures of a run, if any.
-    pub fn run_monitor(&self, run: i64) -> Result<Option<serde_json::Value>> {
+    /// The monitor's figures document of a run (JSON), if any.
+    pub fn run_monitor(&self, run: i64) -> Result<Option<String>> {
         let s: Option<Option<String>> = self
             .conn
             .query_row("SELECT monitor FROM runs WHERE id = ?1", [run], |r| {
                 r.get(0)
             })
             .optional()?;
-        Ok(s.flatten().and_then(|s| serde_json::from_str(&s).ok()))
+        Ok(s.flatten())
     }
 }
 

@@ -15,7 +15,7 @@ mod read;
 mod schema;
 mod write;
 
-pub use metrics::{MetricTable, MetricWriter};
+pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
 pub use write::NewRun;
 

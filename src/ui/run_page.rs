@@ -5,6 +5,7 @@
 use super::page::{esc, link, num, page, Mode};
 use super::series::{thin, RunMetrics};
 use crate::analyze::efficiency::CpuSplit;
+use crate::analyze::run_figures::{MonitorFigures, PerInterval};
 use crate::report::chart::Chart;
 use crate::store::{RunDetail, Store};
 use anyhow::Result;
@@ -75,7 +76,7 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
 }
 
 /// The monitor's groups; empty when the run had no monitor.
-fn monitor_charts(m: &RunMetrics, per_interval: &[Value]) -> Vec<(&'static str, Vec<Chart>)> {
+fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static str, Vec<Chart>)> {
     let st = "status";
     let rates = |names: &[&str]| -> Vec<(String, Vec<(f64, f64)>)> {
         names
@@ -244,19 +245,23 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[Value]) -> Vec<(&'static str, 
     }
     let mut os = Vec::new();
     if !per_interval.is_empty() {
-        let share = |k: &str| -> Vec<(f64, f64)> {
+        let share = |f: fn(&CpuSplit) -> f64| -> Vec<(f64, f64)> {
             per_interval
                 .iter()
-                .filter_map(|p| Some((p["t"].as_f64()?, p["cpu"][k].as_f64()? * 100.0)))
+                .filter_map(|p| Some((p.t, f(p.cpu.as_ref()?) * 100.0)))
                 .collect()
         };
         os.push(named(
             "CPU split",
             "% of host CPU",
-            ["server", "client", "other", "idle", "iowait", "steal"]
-                .iter()
-                .map(|k| (k.to_string(), share(k)))
-                .collect(),
+            vec![
+                ("server".into(), share(|c| c.server)),
+                ("client".into(), share(|c| c.client)),
+                ("other".into(), share(|c| c.other)),
+                ("idle".into(), share(|c| c.idle)),
+                ("iowait".into(), share(|c| c.iowait)),
+                ("steal".into(), share(|c| c.steal)),
+            ],
         ));
     } else if m.has("cpu") {
         let split = m.cpu_split();
@@ -347,15 +352,15 @@ pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
     let Some(d) = store.run_detail(id)? else {
         return Ok(String::new());
     };
-    let mon = store.run_monitor(id)?.unwrap_or(Value::Null);
+    let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
     let mut o = String::new();
     for c in load_charts(&d).into_iter().take(2) {
         o.push_str(&c.svg());
     }
-    let per_interval: Vec<Value> = mon["per_interval"].as_array().cloned().unwrap_or_default();
+    let per_interval = &mon.per_interval;
     if !per_interval.is_empty() {
         let metrics = RunMetrics::load(store, id)?;
-        if let Some((_, charts)) = monitor_charts(&metrics, &per_interval)
+        if let Some((_, charts)) = monitor_charts(&metrics, per_interval)
             .into_iter()
             .find(|(g, _)| *g == "OS")
         {
@@ -367,36 +372,36 @@ pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
     Ok(o)
 }
 
-fn figures_table(m: &Value) -> String {
-    let e = &m["efficiency"];
+fn figures_table(m: &MonitorFigures) -> String {
+    let e = &m.efficiency;
     let rows = [
-        ("server CPU µs/query", "server_cpu_us_per_query", 2),
-        ("client CPU µs/query", "client_cpu_us_per_query", 2),
+        ("server CPU µs/query", e.server_cpu_us_per_query, 2),
+        ("client CPU µs/query", e.client_cpu_us_per_query, 2),
         (
             "context switches/query (host)",
-            "context_switches_per_query",
+            e.context_switches_per_query,
             2,
         ),
         (
             "context switches/query (server)",
-            "server_context_switches_per_query",
+            e.server_context_switches_per_query,
             2,
         ),
         (
             "server wait for CPU µs/query",
-            "server_runq_wait_us_per_query",
+            e.server_runq_wait_us_per_query,
             2,
         ),
-        ("bytes read/query (server)", "read_bytes_per_query", 1),
-        ("bytes written/query (server)", "write_bytes_per_query", 1),
-        ("redo bytes/transaction", "redo_bytes_per_transaction", 1),
+        ("bytes read/query (server)", e.read_bytes_per_query, 1),
+        ("bytes written/query (server)", e.write_bytes_per_query, 1),
+        ("redo bytes/transaction", e.redo_bytes_per_transaction, 1),
     ];
     let mut o = String::from("<table><tr><th class=\"l\">efficiency</th><th>value</th></tr>");
-    for (label, key, d) in rows {
+    for (label, v, d) in rows {
         let _ = write!(
             o,
             "<tr><td class=\"l\">{label}</td><td>{}</td></tr>",
-            num(e[key].as_f64(), d)
+            num(v, d)
         );
     }
     o.push_str("</table>");
@@ -408,7 +413,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         return Ok(None);
     };
     let r = &d.run;
-    let mon = store.run_monitor(id)?.unwrap_or(Value::Null);
+    let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
     let metrics = RunMetrics::load(store, id)?;
     let mut b = String::new();
     let title = if r.workload == "monitor" {
@@ -441,18 +446,14 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
             num(r.client_cpu_s.zip(r.queries).map(|(c, q)| c * 1e6 / (q as f64).max(1.0)), 2)
         );
     }
-    if mon["bottleneck"].is_object() {
+    if let Some(hint) = &mon.bottleneck {
         let _ = write!(
             b,
             "<p>Bottleneck: <span class=\"verdict\">{}</span></p><ul>",
-            esc(mon["bottleneck"]["verdict"].as_str().unwrap_or(""))
+            esc(&hint.verdict)
         );
-        for ev in mon["bottleneck"]["evidence"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let _ = write!(b, "<li>{}</li>", esc(ev.as_str().unwrap_or("")));
+        for ev in &hint.evidence {
+            let _ = write!(b, "<li>{}</li>", esc(ev));
         }
         b.push_str("</ul>");
         b.push_str(&figures_table(&mon));
@@ -464,8 +465,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         }
         b.push_str("</div>");
     }
-    let per_interval: Vec<Value> = mon["per_interval"].as_array().cloned().unwrap_or_default();
-    for (group, charts) in monitor_charts(&metrics, &per_interval) {
+    for (group, charts) in monitor_charts(&metrics, &mon.per_interval) {
         let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
         // A source with nothing to show (e.g. no network traffic over a
         // socket) is left out rather than drawn empty.
@@ -490,21 +490,16 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         }
         b.push_str("</table>");
     }
-    let notes: Vec<&Value> = mon["notes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|n| n["kind"] != "info")
-        .collect();
+    let notes: Vec<_> = mon.shown_notes().collect();
     if !notes.is_empty() {
         b.push_str("<h2>Monitor notes</h2><ul class=\"notes\">");
         for n in notes {
             let _ = write!(
                 b,
                 "<li>[{:.1} s] {}: {}</li>",
-                n["t"].as_f64().unwrap_or(0.0),
-                esc(n["kind"].as_str().unwrap_or("")),
-                esc(n["text"].as_str().unwrap_or(""))
+                n.t,
+                esc(&n.kind),
+                esc(&n.text)
             );
         }
         b.push_str("</ul>");
