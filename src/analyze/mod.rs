@@ -97,7 +97,10 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         runs: rs.len(),
                         server_us: m(|r| r.server_us_per_q),
                         client_us: m(|r| {
-                            Some(r.client_cpu_s? * 1e6 / (r.queries? as f64).max(1.0))
+                            Some(crate::stats::us_per_query(
+                                r.client_cpu_s?,
+                                r.queries? as f64,
+                            ))
                         }),
                         csw: m(|r| r.csw_per_q),
                         hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),

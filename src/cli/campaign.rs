@@ -361,7 +361,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         let mon = monitor_for(&load, t)?;
         let rec = record_run(&store, &cfg, mon, &env, &tags)?;
         let (r, run_id) = (rec.result, rec.run_id);
-        let qps = r.total.queries() as f64 / r.elapsed;
+        let qps = r.qps();
         let state = match &r.status {
             RunStatus::Ok => "ok".to_string(),
             RunStatus::Failed(m) => {

@@ -585,14 +585,12 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             let rec = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
             let (server_us, hint) = rec.server_us_and_hint();
             let (r, id) = (rec.result, rec.run_id);
-            let secs = r.elapsed;
-            let q = r.total.queries() as f64;
             let fig = StepFigures {
-                qps: q / secs,
-                tps: r.total.events as f64 / secs,
+                qps: r.qps(),
+                tps: r.tps(),
                 p95: r.total.hist.quantile_ms(0.95),
                 p99: r.total.hist.quantile_ms(0.99),
-                client_us: r.client_cpu_s * 1e6 / q.max(1.0),
+                client_us: r.client_us_per_query(),
                 server_us,
                 hint,
             };
@@ -961,20 +959,19 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             let rec = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
             let (server_us, hint) = rec.server_us_and_hint();
             let r = rec.result;
-            let secs = r.elapsed;
             if matches!(r.status, RunStatus::Failed(_) | RunStatus::Degraded(_)) && code != 1 {
                 code = r.status.exit_code();
             }
             let status = status_text(&r.status);
-            eprintln!("{:.0} qps", r.total.queries() as f64 / secs);
+            eprintln!("{:.0} qps", r.qps());
             rows.push(StepRow {
                 workload: w.name().to_string(),
                 threads: th,
-                tps: r.total.events as f64 / secs,
-                qps: r.total.queries() as f64 / secs,
+                tps: r.tps(),
+                qps: r.qps(),
                 p95: r.total.hist.quantile_ms(0.95),
                 p99: r.total.hist.quantile_ms(0.99),
-                client_us: r.client_cpu_s * 1e6 / r.total.queries().max(1) as f64,
+                client_us: r.client_us_per_query(),
                 server_us,
                 hint,
                 status,

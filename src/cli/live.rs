@@ -438,7 +438,7 @@ fn top_screen(l: &Live, t: &Target, client_cpus: Option<f64>) -> String {
         o,
         "Buffer pool       reads/s {:.0}  read-ahead/s {:.0}  flushed/s {:.0}  dirty {:.0}  free {:.0}  hit {}",
         miss,
-        r("Innodb_buffer_pool_read_ahead"),
+        crate::analyze::efficiency::READ_AHEAD.iter().map(|n| r(n)).sum::<f64>(),
         r("Innodb_buffer_pool_pages_flushed"),
         l.value(st, "Innodb_buffer_pool_pages_dirty").unwrap_or(0.0),
         l.value(st, "Innodb_buffer_pool_pages_free").unwrap_or(0.0),

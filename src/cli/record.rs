@@ -46,13 +46,11 @@ pub fn record_run(
     if let Err(e) = rec.finish(cfg, &result, &[50.0, 95.0, 99.0, 99.9], figures.as_ref()) {
         // Sweeps and campaigns stop here: the next points could not be kept
         // either. What this one measured is said before stopping.
-        let t = &result.total;
-        let secs = result.elapsed.max(1e-9);
         anyhow::bail!(
             "{e}; the run measured {:.2} tps, {:.2} qps, p95 {:.2} ms, status {}; free space (or pass --store elsewhere) and rerun",
-            t.events as f64 / secs,
-            t.queries() as f64 / secs,
-            t.hist.quantile_ms(0.95),
+            result.tps(),
+            result.qps(),
+            result.total.hist.quantile_ms(0.95),
             result.status.word()
         );
     }

@@ -39,7 +39,6 @@ pub fn options(cfg: &RunConfig) -> Value {
 pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str) -> Value {
     let t = &r.total;
     let secs = r.elapsed;
-    let q = t.queries().max(1) as f64;
     let errors: Map<String, Value> = t
         .errors
         .0
@@ -57,9 +56,9 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         "totals": {
             "seconds": secs,
             "transactions": t.events,
-            "tps": t.events as f64 / secs,
+            "tps": r.tps(),
             "queries": t.queries(),
-            "qps": t.queries() as f64 / secs,
+            "qps": r.qps(),
             "reads": t.reads, "writes": t.writes, "other": t.others,
             "ignored_errors": t.errors.total(),
             "errors_by_code": errors,
@@ -76,7 +75,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         })).collect::<Vec<_>>(),
         "client": {
             "cpu_seconds": r.client_cpu_s,
-            "cpu_us_per_query": r.client_cpu_s * 1e6 / q,
+            "cpu_us_per_query": r.client_us_per_query(),
             "host_cpu_share": if r.host_cpu_s > 0.0 { r.client_cpu_s / r.host_cpu_s } else { 0.0 },
             "host_busy": r.host_busy,
             "text_protocol_fallbacks": r.text_fallbacks,
@@ -86,8 +85,8 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         "threads_fairness": { "events": r.thread_events, "execution_time": r.thread_time },
         "intervals": r.samples.iter().map(|s| json!({
             "t": s.t, "dur": s.dur, "warmup": s.warmup,
-            "tps": s.iv.events as f64 / s.dur.max(1e-9),
-            "qps": s.iv.queries() as f64 / s.dur.max(1e-9),
+            "tps": s.tps(),
+            "qps": s.qps(),
             "reads": s.iv.reads, "writes": s.iv.writes, "other": s.iv.others,
             "errors": s.iv.errors.total(), "reconnects": s.iv.reconnects,
             "failed_events": s.iv.failed, "failed_reconnects": s.iv.failed_connects,

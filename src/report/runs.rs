@@ -25,7 +25,7 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
     ]);
     for r in rows {
         let cpu = match (r.client_cpu_s, r.queries) {
-            (Some(c), Some(q)) if q > 0 => Some(c * 1e6 / q as f64),
+            (Some(c), Some(q)) if q > 0 => Some(crate::stats::us_per_query(c, q as f64)),
             _ => None,
         };
         t.push(vec![

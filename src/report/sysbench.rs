@@ -25,8 +25,8 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     };
     let mut line = format!(
         "[ {when} ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
-        iv.events as f64 / d,
-        iv.queries() as f64 / d,
+        iv.tps(d),
+        iv.qps(d),
         iv.reads as f64 / d,
         iv.writes as f64 / d,
         iv.others as f64 / d,
@@ -77,16 +77,12 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     w(
         &mut o,
         "    transactions:",
-        format!("{:<6} ({:.2} per sec.)", t.events, t.events as f64 / secs),
+        format!("{:<6} ({:.2} per sec.)", t.events, r.tps()),
     );
     w(
         &mut o,
         "    queries:",
-        format!(
-            "{:<6} ({:.2} per sec.)",
-            t.queries(),
-            t.queries() as f64 / secs
-        ),
+        format!("{:<6} ({:.2} per sec.)", t.queries(), r.qps()),
     );
     w(
         &mut o,
@@ -189,7 +185,6 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     if r.text_fallbacks > 0 {
         let _ = writeln!(o, "\nNote: {} statements ran over the text protocol: the server refused to prepare more (max_prepared_stmt_count)", r.text_fallbacks);
     }
-    let q = t.queries().max(1) as f64;
     let share = if r.host_cpu_s > 0.0 {
         r.client_cpu_s / r.host_cpu_s
     } else {
@@ -212,7 +207,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     let _ = writeln!(
         o,
         "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
-        r.client_cpu_s * 1e6 / q,
+        r.client_us_per_query(),
         r.client_cpu_s,
         t.queries()
     );

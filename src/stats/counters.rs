@@ -54,6 +54,16 @@ impl Interval {
         self.reads + self.writes + self.others
     }
 
+    /// Events (transactions) per second over `secs` seconds.
+    pub fn tps(&self, secs: f64) -> f64 {
+        self.events as f64 / secs.max(1e-9)
+    }
+
+    /// Queries per second over `secs` seconds.
+    pub fn qps(&self, secs: f64) -> f64 {
+        self.queries() as f64 / secs.max(1e-9)
+    }
+
     pub fn merge(&mut self, o: &Interval) {
         self.events += o.events;
         self.reads += o.reads;

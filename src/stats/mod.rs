@@ -14,4 +14,4 @@ mod result;
 pub use counters::Interval;
 pub use cpu::CpuSnapshot;
 pub use hist::Hist;
-pub use result::{KindStats, RunResult, RunStatus, Sample};
+pub use result::{us_per_query, KindStats, RunResult, RunStatus, Sample};

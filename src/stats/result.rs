@@ -92,3 +92,36 @@ pub struct RunResult {
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,
 }
+
+impl RunResult {
+    /// Transactions per second over the measured time.
+    pub fn tps(&self) -> f64 {
+        self.total.tps(self.elapsed)
+    }
+
+    /// Queries per second over the measured time.
+    pub fn qps(&self) -> f64 {
+        self.total.qps(self.elapsed)
+    }
+
+    /// The load generator's CPU per query over the measured time, µs.
+    pub fn client_us_per_query(&self) -> f64 {
+        us_per_query(self.client_cpu_s, self.total.queries() as f64)
+    }
+}
+
+impl Sample {
+    pub fn tps(&self) -> f64 {
+        self.iv.tps(self.dur)
+    }
+
+    pub fn qps(&self) -> f64 {
+        self.iv.qps(self.dur)
+    }
+}
+
+/// CPU seconds spent on `queries` queries, as µs per query (the one
+/// definition of "client µs/query"; 0 queries count as one).
+pub fn us_per_query(cpu_s: f64, queries: f64) -> f64 {
+    cpu_s * 1e6 / queries.max(1.0)
+}

@@ -4,7 +4,7 @@
 
 use super::page::{esc, link, num, page, Mode};
 use super::series::{thin, RunMetrics};
-use crate::analyze::efficiency::CpuSplit;
+use crate::analyze::efficiency::{CpuSplit, READ_AHEAD};
 use crate::analyze::run_figures::{MonitorFigures, PerInterval};
 use crate::report::chart::Chart;
 use crate::store::{RunDetail, Store};
@@ -182,10 +182,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
                 "data".to_string(),
                 m.rate(st, "Innodb_buffer_pool_reads", 1.0),
             ),
-            (
-                "pre".to_string(),
-                m.rate(st, "Innodb_buffer_pool_read_ahead", 1.0),
-            ),
+            ("pre".to_string(), m.rate_sum(st, &READ_AHEAD, 1.0)),
             ("log".to_string(), m.rate(st, "Innodb_log_writes", 1.0)),
             ("dblbuf".to_string(), m.rate(st, "Innodb_dblwr_writes", 1.0)),
             (
@@ -443,7 +440,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
             num(r.tps, 1),
             num(r.lat_p95_ms, 3),
             num(r.lat_p99_ms, 3),
-            num(r.client_cpu_s.zip(r.queries).map(|(c, q)| c * 1e6 / (q as f64).max(1.0)), 2)
+            num(r.client_cpu_s.zip(r.queries).map(|(c, q)| crate::stats::us_per_query(c, q as f64)), 2)
         );
     }
     if let Some(hint) = &mon.bottleneck {

@@ -72,6 +72,24 @@ impl RunMetrics {
     }
 
     /// A counter's rate per second between polls, times `scale`.
+    /// The sum of several counters' rates (those the source has), point by
+    /// point: they come from the same snapshots, so their times match.
+    pub fn rate_sum(&self, source: &str, names: &[&str], scale: f64) -> Vec<(f64, f64)> {
+        let mut parts = names
+            .iter()
+            .map(|n| self.rate(source, n, scale))
+            .filter(|r| !r.is_empty());
+        let mut total = parts.next().unwrap_or_default();
+        for p in parts {
+            for ((t, v), (tp, vp)) in total.iter_mut().zip(p) {
+                if *t == tp {
+                    *v += vp;
+                }
+            }
+        }
+        total
+    }
+
     pub fn rate(&self, source: &str, name: &str, scale: f64) -> Vec<(f64, f64)> {
         let Some((t, i)) = self.col(source, name) else {
             return vec![];
