@@ -7,6 +7,7 @@ mod analyze;
 mod campaign;
 mod cli;
 mod exec;
+mod lab;
 mod monitor;
 mod protocol;
 mod report;

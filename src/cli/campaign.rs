@@ -3,12 +3,12 @@
 //! points with a finished run in the store are skipped.
 
 use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
-use super::commands::{block_on, check_tables, run_config, thread_list};
-use super::record::{open_store, record_run, RunTags};
-use super::target::{check, resolve, sandbox_target, Target};
-use super::watch::monitor_for;
+use super::commands::{check_tables, run_config, thread_list};
+use super::monitor_args::monitor_for;
+use super::target::resolve;
 use crate::analyze;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
+use crate::lab::{block_on, check, open_store, record_run, sandbox_target, RunTags, Target};
 use crate::protocol::Conn;
 use crate::server::{Profile, Sandbox};
 use crate::stats::RunStatus;
@@ -99,9 +99,9 @@ fn describe(c: &CampaignFile, p: &Point) -> String {
 fn status(a: &CampaignArgs) -> Result<()> {
     let (c, _) = load(a)?;
     // Read only: a campaign not run yet is all pending, and stays unrecorded.
-    let path = super::record::store_path(a.store.path());
+    let path = crate::lab::store_path(a.store.path());
     let found = if path.exists() {
-        let store = super::record::read_store(Some(&path))?;
+        let store = crate::lab::read_store(Some(&path))?;
         match store.find_campaign(&c.name, "campaign")? {
             Some(id) => Some((id, store.done_points(id)?)),
             None => None,
@@ -357,6 +357,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             variant: Some(c.variants[p.variant].name.clone()),
             campaign_id: Some(id),
             point_hash: Some(p.hash.clone()),
+            command_line: super::secret::redacted_command_line(),
         };
         let mon = monitor_for(&load, t)?;
         let rec = record_run(&store, &cfg, mon, &env, &tags)?;

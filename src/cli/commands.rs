@@ -4,13 +4,15 @@ use super::args::{
     parse_pct_list, AnalysisArgs, Cli, ClientSched, Cmd, CompareArgs, LoadArgs, QuickArgs,
     RunFormat, RunsArgs, SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
-use super::environment::{capture, Environment};
-use super::record::{open_store, read_store, record_run, Recorder, RunTags};
+use super::monitor_args::monitor_for;
 use super::secret::redacted_command_line;
-use super::target::{check, resolve, Target};
-use super::watch::{monitor_for, run_watched};
+use super::target::resolve;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
+use crate::lab::{
+    block_on, capture, check, open_store, read_store, record_run, run_watched, Environment,
+    Recorder, RunTags, Target,
+};
 use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::stats::{RunResult, RunStatus};
@@ -247,13 +249,6 @@ fn seed(s: u64) -> u64 {
         .unwrap_or(1)
 }
 
-pub(super) fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(f))
-}
-
 fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     Workload::parse(&a.workload)?;
     let o = oltp_opts(a)?;
@@ -347,7 +342,7 @@ pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
     let mut first = a.clone();
     first.threads = thread_list(&a.threads)?[0].to_string();
     let cfg = run_config(&first, &opts)?;
-    super::watch::monitor_config(&opts, &a.monitor)?;
+    super::monitor_args::monitor_config(&opts, &a.monitor)?;
     Ok(cfg)
 }
 
@@ -409,6 +404,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     let tags = RunTags {
         label: a.label.clone(),
         variant: a.variant.clone(),
+        command_line: redacted_command_line(),
         ..Default::default()
     };
     let mut rec = store
@@ -492,7 +488,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     if let Some(e) = store_error {
         eprintln!("qpslab: the run was measured (printed above) but not stored: {e}");
         if code == 0 {
-            return Ok(super::record::EXIT_NOT_STORED);
+            return Ok(crate::lab::EXIT_NOT_STORED);
         }
     }
     Ok(code)
@@ -581,6 +577,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
                 variant: l.variant.clone(),
                 campaign_id: Some(campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", w.name())),
+                command_line: redacted_command_line(),
             };
             let rec = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
             let (server_us, hint) = rec.server_us_and_hint();
@@ -953,6 +950,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
                 label: Some("quickstart".into()),
                 campaign_id: Some(campaign),
                 point_hash: Some(format!("{}:{th}", w.name())),
+                command_line: redacted_command_line(),
                 ..Default::default()
             };
             eprint!("running {} with {th} users for {} s... ", w.name(), a.time);

@@ -3,16 +3,14 @@
 //! (stored snapshots out as CSV/JSON).
 
 use super::args::{IostatArgs, MetricsArgs, MonitorArgs, MonitorCmdArgs};
-use super::commands::block_on;
-use super::environment::capture;
-use super::record::open_store;
+use super::monitor_args::monitor_config;
 use super::secret::redacted_command_line;
-use super::target::{check, resolve, Target};
-use super::watch::{monitor_config, Watch};
+use super::target::resolve;
 use crate::analyze::bottleneck::top_waits;
 use crate::analyze::counters::{Counters, Keep};
 use crate::analyze::efficiency::{CpuSplit, IoRates};
 use crate::exec::interrupted;
+use crate::lab::{block_on, capture, check, open_store, Target, Watch};
 use crate::monitor::{Caps, Event, MonitorConfig, NoteKind, SourceId, ALL_SOURCES};
 use crate::report::monitor::IO_COLUMNS;
 use crate::report::num;
@@ -475,7 +473,7 @@ fn top_screen(l: &Live, t: &Target, client_cpus: Option<f64>) -> String {
 
 /// `metrics RUN [--source S]`: stored snapshots out as CSV or JSON.
 pub fn metrics(a: &MetricsArgs) -> Result<()> {
-    let store = super::record::read_store(a.store.path())?;
+    let store = crate::lab::read_store(a.store.path())?;
     let Some(source) = &a.source else {
         let srcs = store.metric_sources(a.run)?;
         if srcs.is_empty() {

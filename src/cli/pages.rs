@@ -2,7 +2,7 @@
 //! charts.
 
 use super::args::{ChartArgs, ReportArgs, UiArgs};
-use super::record::{read_store, store_path};
+use crate::lab::{read_store, store_path};
 use crate::report::chart::Chart;
 use crate::store::Store;
 use crate::ui::{self, Mode, RunMetrics};

@@ -3,8 +3,6 @@
 //! keeps the counters the derived figures need, and accounts each source's
 //! own cost.
 
-use super::args::{LoadArgs, MonitorArgs};
-use super::target::Target;
 use crate::analyze::counters::Counters;
 use crate::analyze::efficiency::absorb;
 use crate::analyze::run_figures::{
@@ -12,7 +10,6 @@ use crate::analyze::run_figures::{
 };
 use crate::exec::RunConfig;
 use crate::monitor::{Caps, Event, Monitor, MonitorConfig, Note, SourceId};
-use crate::protocol::ConnOpts;
 use crate::stats::{RunResult, Sample};
 use crate::store::{MetricWriter, Store};
 use anyhow::{anyhow, Result};
@@ -20,34 +17,6 @@ use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
-
-/// Builds the monitor's configuration from the command line.
-pub fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig> {
-    let mut cfg = MonitorConfig::new(conn.clone());
-    cfg.base = a.monitor_interval;
-    cfg.budget_share = a.monitor_budget / 100.0;
-    cfg.set_rates(&a.monitor_rates)
-        .map_err(|e| anyhow!("--monitor-rates: {e}"))?;
-    for name in a
-        .monitor_off
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        cfg.off.push(SourceId::parse(name).ok_or_else(|| {
-            anyhow!("--monitor-off: unknown source '{name}'; see `qpslab monitor --help`")
-        })?);
-    }
-    Ok(cfg)
-}
-
-/// The monitor for a load command: None under --no-monitor.
-pub fn monitor_for(load: &LoadArgs, t: &Target) -> Result<Option<MonitorConfig>> {
-    if load.monitor.no_monitor {
-        return Ok(None);
-    }
-    monitor_config(&t.opts, &load.monitor).map(Some)
-}
 
 #[derive(Default, Clone, Copy)]
 struct Cost {

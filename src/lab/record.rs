@@ -3,7 +3,6 @@
 //! failure during the run is reported once and never stops the measurement.
 
 use super::environment::Environment;
-use super::secret::redacted_command_line;
 use super::watch::run_watched;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;
@@ -20,6 +19,7 @@ pub struct Recorder<'a> {
     seq: usize,
     /// The first store write that failed (the run goes on regardless).
     error: Option<String>,
+    command_line: String,
 }
 
 /// Series naming and campaign membership of a run.
@@ -29,6 +29,8 @@ pub struct RunTags {
     pub variant: Option<String>,
     pub campaign_id: Option<i64>,
     pub point_hash: Option<String>,
+    /// The command line as it may be recorded (secrets already removed).
+    pub command_line: String,
 }
 
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
@@ -127,7 +129,7 @@ impl<'a> Recorder<'a> {
                 server_cnf: env.cnf.clone(),
                 sandbox: env.sandbox.clone(),
                 host: env.host.clone(),
-                command_line: redacted_command_line(),
+                command_line: tags.command_line.clone(),
             })
             .with_context(|| format!("cannot record the run in {}", store.path().display()))?;
         Ok(Recorder {
@@ -135,6 +137,7 @@ impl<'a> Recorder<'a> {
             run_id,
             seq: 0,
             error: None,
+            command_line: tags.command_line.clone(),
         })
     }
 
@@ -164,7 +167,7 @@ impl<'a> Recorder<'a> {
         pcts: &[f64],
         figures: Option<&MonitorFigures>,
     ) -> Result<(), String> {
-        let doc = report::json::document(cfg, r, pcts, &redacted_command_line());
+        let doc = report::json::document(cfg, r, pcts, &self.command_line);
         let res = self
             .store
             .finish_run(self.run_id, r, &doc)
