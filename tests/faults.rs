@@ -367,12 +367,9 @@ fn start_sandbox(name: &str, sets: &[&str]) {
     assert!(out.status.success(), "{}", text(&out));
 }
 
-/// SIGSTOP for 5 s, a restart, then kill -9 without restart, on a sandbox
-/// of this test's own.
-#[test]
-fn stalled_restarted_and_killed_servers() {
-    let name = "victim";
-    start_sandbox(name, &[]);
+/// A sandbox of a test's own, started with `sets`, sbtest1 of 500 rows.
+fn prepared_sandbox(name: &str, sets: &[&str]) {
+    start_sandbox(name, sets);
     let prep = lab().qpslab(&[
         "prepare",
         "oltp_point_select",
@@ -382,6 +379,14 @@ fn stalled_restarted_and_killed_servers() {
         "500",
     ]);
     assert!(prep.status.success(), "{}", text(&prep));
+}
+
+/// SIGSTOP for 5 s, a restart, then kill -9 without restart, on a sandbox
+/// of this test's own.
+#[test]
+fn stalled_restarted_and_killed_servers() {
+    let name = "victim";
+    prepared_sandbox(name, &[]);
 
     // SIGSTOP 5 s mid-run: the run ends within --time + --read-timeout, and
     // the monitor notes the stall.
@@ -451,16 +456,7 @@ fn stalled_restarted_and_killed_servers() {
 #[test]
 fn backpressure_on_connect_and_too_many_connections() {
     let name = "backlog";
-    start_sandbox(name, &["max_connections=300", "back_log=8"]);
-    let prep = lab().qpslab(&[
-        "prepare",
-        "oltp_point_select",
-        "--server",
-        name,
-        "--table-size",
-        "500",
-    ]);
-    assert!(prep.status.success(), "{}", text(&prep));
+    prepared_sandbox(name, &["max_connections=300", "back_log=8"]);
     let child = spawn(&[
         "run",
         "oltp_point_select",
@@ -551,16 +547,21 @@ fn concurrent_store_opens_and_writers() {
     assert_eq!(ok, 10, "{}", text(&runs));
 }
 
-/// A store on a tiny tmpfs fills up during the run: the result is still
-/// printed, the message names the store, the exit code is non-zero.
-#[test]
-fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
-    let db = lab().prepared_db("diskfull", 500);
-    let dir = lab().home.join("tiny");
-    std::fs::create_dir_all(&dir).unwrap();
+/// Unmounts (lazily) when dropped, also when the test fails.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+/// Mounts a tmpfs of `size` on `dir` (this needs root: the test fails with
+/// that reason otherwise).
+fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Unmount {
     let mount = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=160k", "tmpfs"])
-        .arg(&dir)
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
         .output()
         .expect("mount (this test needs root to mount a small tmpfs)");
     assert!(
@@ -568,13 +569,17 @@ fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
         "this test needs to mount a small tmpfs (run as root): {}",
         text(&mount)
     );
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-        }
-    }
-    let _unmount = Unmount(dir.clone());
+    Unmount(dir.to_path_buf())
+}
+
+/// A store on a tiny tmpfs fills up during the run: the result is still
+/// printed, the message names the store, the exit code is non-zero.
+#[test]
+fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
+    let db = lab().prepared_db("diskfull", 500);
+    let dir = lab().home.join("tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _unmount = mount_tmpfs(&dir, "160k");
     let store = dir.join("results.db").display().to_string();
     let child = socket_run(&db, &["--time", "15", "--store", &store]);
     let out = wait_bounded(child, Duration::from_secs(60), "run on a full disk");
@@ -647,23 +652,7 @@ fn read_commands_work_on_read_only_media_and_never_create_a_store() {
     let db = lab().prepared_db("rostore", 500);
     let dir = lab().home.join("ro");
     std::fs::create_dir_all(&dir).unwrap();
-    let mount = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=8m", "tmpfs"])
-        .arg(&dir)
-        .output()
-        .expect("mount (this test needs root to mount a small tmpfs)");
-    assert!(
-        mount.status.success(),
-        "this test needs to mount a small tmpfs (run as root): {}",
-        text(&mount)
-    );
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-        }
-    }
-    let _unmount = Unmount(dir.clone());
+    let _unmount = mount_tmpfs(&dir, "8m");
     let store = dir.join("results.db").display().to_string();
     let out = wait_bounded(
         socket_run(&db, &["--events", "100", "--time", "0", "--store", &store]),

@@ -14,7 +14,6 @@ use crate::lab::{block_on, capture, check, open_store, Target, Watch};
 use crate::monitor::{Caps, Event, MonitorConfig, NoteKind, SourceId, ALL_SOURCES};
 use crate::report::monitor::IO_COLUMNS;
 use crate::report::num;
-use crate::store::NewRun;
 use anyhow::{bail, Result};
 use serde_json::json;
 use std::collections::HashMap;
@@ -130,22 +129,15 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
         Some(open_store(a.store.path())?)
     };
     let run = match &store {
-        Some(s) => Some(s.begin_run(&NewRun {
-            campaign_id: None,
-            point_hash: None,
-            label: a.label.clone(),
-            variant: None,
-            workload: "monitor".into(),
-            threads: 0,
-            options: monitor_options(&a.monitor, a.time),
-            server_flavor: Some(env.flavor.clone()),
-            server_version: Some(env.version.clone()),
-            server_variables: Some(env.variables.clone()),
-            server_cnf: env.cnf.clone(),
-            sandbox: env.sandbox.clone(),
-            host: env.host.clone(),
-            command_line: redacted_command_line(),
-        })?),
+        Some(s) => {
+            let tags = crate::lab::RunTags {
+                label: a.label.clone(),
+                command_line: redacted_command_line(),
+                ..Default::default()
+            };
+            let options = monitor_options(&a.monitor, a.time);
+            Some(s.begin_run(&env.new_run(&tags, "monitor", 0, options))?)
+        }
         None => None,
     };
     let sink = store.as_ref().zip(run);

@@ -16,6 +16,34 @@ pub struct Environment {
     pub host: Value,
 }
 
+impl Environment {
+    /// The store row of a run starting in this environment.
+    pub fn new_run(
+        &self,
+        tags: &super::RunTags,
+        workload: &str,
+        threads: u32,
+        options: Value,
+    ) -> crate::store::NewRun {
+        crate::store::NewRun {
+            campaign_id: tags.campaign_id,
+            point_hash: tags.point_hash.clone(),
+            label: tags.label.clone(),
+            variant: tags.variant.clone(),
+            workload: workload.to_string(),
+            threads,
+            options,
+            server_flavor: Some(self.flavor.clone()),
+            server_version: Some(self.version.clone()),
+            server_variables: Some(self.variables.clone()),
+            server_cnf: self.cnf.clone(),
+            sandbox: self.sandbox.clone(),
+            host: self.host.clone(),
+            command_line: tags.command_line.clone(),
+        }
+    }
+}
+
 fn proc_line(path: &str, key: &str) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()?

@@ -9,7 +9,7 @@ use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::report;
 use crate::stats::{RunResult, Sample};
-use crate::store::{NewRun, Store};
+use crate::store::Store;
 use anyhow::{Context, Result};
 use std::path::Path;
 
@@ -115,22 +115,12 @@ impl<'a> Recorder<'a> {
         tags: &RunTags,
     ) -> Result<Recorder<'a>> {
         let run_id = store
-            .begin_run(&NewRun {
-                campaign_id: tags.campaign_id,
-                point_hash: tags.point_hash.clone(),
-                label: tags.label.clone(),
-                variant: tags.variant.clone(),
-                workload: cfg.workload.name().to_string(),
-                threads: cfg.threads,
-                options: report::json::options(cfg),
-                server_flavor: Some(env.flavor.clone()),
-                server_version: Some(env.version.clone()),
-                server_variables: Some(env.variables.clone()),
-                server_cnf: env.cnf.clone(),
-                sandbox: env.sandbox.clone(),
-                host: env.host.clone(),
-                command_line: tags.command_line.clone(),
-            })
+            .begin_run(&env.new_run(
+                tags,
+                cfg.workload.name(),
+                cfg.threads,
+                report::json::options(cfg),
+            ))
             .with_context(|| format!("cannot record the run in {}", store.path().display()))?;
         Ok(Recorder {
             store,

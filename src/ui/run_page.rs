@@ -241,27 +241,19 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
         ));
     }
     let mut os = Vec::new();
-    if !per_interval.is_empty() {
-        let share = |f: fn(&CpuSplit) -> f64| -> Vec<(f64, f64)> {
-            per_interval
-                .iter()
-                .filter_map(|p| Some((p.t, f(p.cpu.as_ref()?) * 100.0)))
-                .collect()
-        };
-        os.push(named(
-            "CPU split",
-            "% of host CPU",
-            vec![
-                ("server".into(), share(|c| c.server)),
-                ("client".into(), share(|c| c.client)),
-                ("other".into(), share(|c| c.other)),
-                ("idle".into(), share(|c| c.idle)),
-                ("iowait".into(), share(|c| c.iowait)),
-                ("steal".into(), share(|c| c.steal)),
-            ],
-        ));
+    // The split per interval of the run, or per CPU poll (running runs and
+    // monitor sessions).
+    let split: Vec<(f64, CpuSplit)> = if !per_interval.is_empty() {
+        per_interval
+            .iter()
+            .filter_map(|p| Some((p.t, p.cpu?)))
+            .collect()
     } else if m.has("cpu") {
-        let split = m.cpu_split();
+        m.cpu_split()
+    } else {
+        Vec::new()
+    };
+    if !split.is_empty() {
         let share = |f: fn(&CpuSplit) -> f64| -> Vec<(f64, f64)> {
             thin(split.iter().map(|(t, c)| (*t, f(c) * 100.0)).collect())
         };
