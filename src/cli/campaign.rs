@@ -6,7 +6,6 @@ use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
 use super::commands::{check_tables, run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
-use crate::analyze;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
 use crate::lab::{block_on, check, open_store, record_run, sandbox_target, RunTags, Target};
 use crate::protocol::Conn;
@@ -401,12 +400,12 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     })?;
     print!(
         "\n{}",
-        analyze::scalability_table(&runs, crate::report::table::Format::Text)
+        crate::report::analysis::scalability_table(&runs, crate::report::table::Format::Text)
     );
     if c.variants.len() > 1 {
         print!(
             "\n{}",
-            analyze::ratio_matrix(
+            crate::report::analysis::ratio_matrix(
                 &runs,
                 c.reference_variant(),
                 crate::report::table::Format::Text

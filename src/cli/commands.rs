@@ -39,7 +39,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
         Cmd::Best(a) => {
             let f = report::table::Format::from(a.format.format);
-            print!("{}", crate::analyze::best_table(&finished_runs(&a)?, f));
+            print!("{}", report::analysis::best_table(&finished_runs(&a)?, f));
             Ok(0)
         }
         Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
@@ -685,7 +685,7 @@ fn analysis(
     let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
-        None => print!("{}", crate::analyze::scalability_table(&runs, f)),
+        None => print!("{}", report::analysis::scalability_table(&runs, f)),
         Some((x, y, reference)) => {
             // `ratio A B`: A relative to B, where A and B name variants (or labels).
             let reference = match (&x, &y, reference) {
@@ -711,7 +711,7 @@ fn analysis(
                         || r.variant.as_deref() == Some(b_name.as_str())
                 });
             }
-            let out = crate::analyze::ratio_matrix(&runs, &reference, f);
+            let out = report::analysis::ratio_matrix(&runs, &reference, f);
             if out.trim().is_empty() || out.trim() == "[]" {
                 bail!("no runs of '{reference}' to compare with");
             }

@@ -3,9 +3,11 @@
 //! Owns sysbench-compatible interval lines and final summary (so scripts that
 //! parse sysbench keep working), qpslab's extra sections (percentiles,
 //! latency per statement, errors by code, client CPU), the JSON document,
-//! and the quickstart's step table. It computes nothing that stats/exec
+//! the quickstart's step table, and analyze's tables (scalability,
+//! best-to-best, ratio matrices). It computes nothing that stats/exec
 //! did not measure, and never talks to a server.
 
+pub mod analysis;
 pub mod chart;
 pub mod json;
 pub mod monitor;

@@ -58,9 +58,12 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
     b.push_str(&scalability_chart(&ok, true).svg());
     b.push_str("</div>");
     if !ok.is_empty() {
-        b.push_str(&analyze::scalability_table(&ok, Format::Html));
+        b.push_str(&crate::report::analysis::scalability_table(
+            &ok,
+            Format::Html,
+        ));
         b.push_str("<h2>Best to best</h2>");
-        b.push_str(&analyze::best_table(&ok, Format::Html));
+        b.push_str(&crate::report::analysis::best_table(&ok, Format::Html));
         let mut variants: Vec<String> = Vec::new();
         for r in &ok {
             let v = r.variant.clone().unwrap_or_default();
@@ -70,7 +73,11 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
         }
         if variants.len() > 1 {
             let _ = write!(b, "<h2>Ratios to variant '{}'</h2>", esc(&variants[0]));
-            b.push_str(&analyze::ratio_matrix(&ok, &variants[0], Format::Html));
+            b.push_str(&crate::report::analysis::ratio_matrix(
+                &ok,
+                &variants[0],
+                Format::Html,
+            ));
         }
     }
     b.push_str("<h2>Runs</h2>");

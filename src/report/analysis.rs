@@ -1,0 +1,236 @@
+//! analyze's results as tables: the scalability table, best-to-best and the
+//! ratio matrices, in text, markdown, CSV, JSON or HTML. Formatting only:
+//! every figure comes computed from analyze.
+
+use super::num;
+use super::table::{Format, Table};
+use crate::analyze::{best_to_best, ratio_matrices, series, RunRow};
+
+/// QPS, TPS, p95 and p99 against users, per series.
+pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
+    let s = series(runs);
+    if f == Format::Json {
+        let v: Vec<_> = s
+            .iter()
+            .map(|((w, l, v), cells)| serde_json::json!({"workload": w, "label": l, "variant": v, "points": cells.iter().map(|(t, c)| serde_json::json!({"threads": t, "cell": c})).collect::<Vec<_>>()}))
+            .collect();
+        return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    }
+    let mut t = Table::new(&[
+        "workload",
+        "label",
+        "variant",
+        "threads",
+        "qps",
+        "tps",
+        "p95 ms",
+        "p99 ms",
+        "srv us/q",
+        "cli us/q",
+        "cs/q",
+        "runs",
+        "bottleneck",
+    ]);
+    for ((w, l, v), cells) in &s {
+        for (th, c) in cells {
+            t.push(vec![
+                w.clone(),
+                l.clone(),
+                v.clone(),
+                th.to_string(),
+                format!("{:.2}", c.qps),
+                format!("{:.2}", c.tps),
+                format!("{:.2}", c.p95_ms),
+                format!("{:.2}", c.p99_ms),
+                num(Some(c.server_us), 1),
+                num(Some(c.client_us), 1),
+                num(Some(c.csw), 2),
+                c.runs.to_string(),
+                c.hint.clone(),
+            ]);
+        }
+    }
+    t.render(f)
+}
+
+/// Best-to-best: each label's best variant per concurrency and, with two
+/// or more labels, each label's best relative to the first label's.
+pub fn best_table(runs: &[RunRow], f: Format) -> String {
+    let b = best_to_best(runs);
+    if f == Format::Json {
+        return serde_json::to_string_pretty(&b.best).unwrap_or_default() + "\n";
+    }
+    let labels = &b.labels;
+    let mut headers = vec!["workload".to_string(), "threads".to_string()];
+    for l in labels {
+        headers.push(format!("{l} best qps"));
+        headers.push(format!("{l} variant"));
+    }
+    for l in labels.iter().skip(1) {
+        headers.push(format!("{l} / {}", labels[0]));
+    }
+    let mut t = Table {
+        headers,
+        rows: Vec::new(),
+    };
+    for (w, by_threads) in &b.best {
+        for (th, by_label) in by_threads {
+            let mut row = vec![w.clone(), th.to_string()];
+            for l in labels {
+                match by_label.get(l) {
+                    Some((q, v)) => {
+                        row.push(format!("{q:.2}"));
+                        row.push(v.clone());
+                    }
+                    None => row.extend(["-".to_string(), "-".to_string()]),
+                }
+            }
+            for l in labels.iter().skip(1) {
+                row.push(
+                    b.ratio(by_label, l)
+                        .map_or_else(|| "-".into(), |r| format!("{r:.3}")),
+                );
+            }
+            t.rows.push(row);
+        }
+    }
+    t.render(f)
+}
+
+/// The ratio matrices: rows are concurrencies, columns variants, each cell
+/// a variant's median QPS over the reference's; min, median and max close
+/// each column.
+pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
+    let ms = ratio_matrices(runs, reference);
+    if f == Format::Json {
+        let docs: Vec<_> = ms
+            .iter()
+            .map(|m| {
+                let rows: Vec<_> = m
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let ratios: serde_json::Map<String, serde_json::Value> = m
+                            .variants
+                            .iter()
+                            .zip(&r.ratios)
+                            .filter_map(|(v, x)| Some((v.clone(), (*x)?.into())))
+                            .collect();
+                        serde_json::json!({"threads": r.threads, "reference_qps": r.reference_qps, "ratios": ratios})
+                    })
+                    .collect();
+                serde_json::json!({"workload": m.workload, "label": m.label, "reference": m.reference, "rows": rows})
+            })
+            .collect();
+        return serde_json::to_string_pretty(&docs).unwrap_or_default() + "\n";
+    }
+    let mut out = String::new();
+    for m in &ms {
+        let mut headers = vec!["threads".to_string(), format!("{} qps", m.reference)];
+        headers.extend(m.variants.iter().map(|v| format!("{v} / {}", m.reference)));
+        let mut t = Table {
+            headers,
+            rows: Vec::new(),
+        };
+        for r in &m.rows {
+            let mut row = vec![r.threads.to_string(), format!("{:.2}", r.reference_qps)];
+            row.extend(
+                r.ratios
+                    .iter()
+                    .map(|x| x.map_or_else(|| "-".into(), |v| format!("{v:.3}"))),
+            );
+            t.rows.push(row);
+        }
+        for (name, pick) in [("min", 0usize), ("median", 1), ("max", 2)] {
+            let mut row = vec![name.to_string(), String::new()];
+            for (lo, mid, hi) in &m.summary {
+                row.push(num(Some([*lo, *mid, *hi][pick]), 3));
+            }
+            t.rows.push(row);
+        }
+        out.push_str(&format!(
+            "Ratio matrix, {}, {} (QPS of each variant / {}):\n",
+            m.workload, m.label, m.reference
+        ));
+        out.push_str(&t.render(f));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::series;
+
+    fn row(id: i64, variant: &str, threads: i64, qps: f64) -> RunRow {
+        RunRow {
+            id,
+            campaign_id: Some(1),
+            started_at: String::new(),
+            workload: "oltp_point_select".into(),
+            threads,
+            label: Some("m".into()),
+            variant: Some(variant.into()),
+            status: "ok".into(),
+            reason: None,
+            server_version: None,
+            seconds: Some(10.0),
+            tps: Some(qps),
+            qps: Some(qps),
+            lat_p95_ms: Some(1.0),
+            lat_p99_ms: Some(2.0),
+            client_cpu_s: None,
+            queries: None,
+            server_us_per_q: None,
+            csw_per_q: None,
+            hint: None,
+        }
+    }
+
+    #[test]
+    fn medians_and_ratios_match_hand_computation() {
+        let runs = vec![
+            row(1, "off", 1, 100.0),
+            row(2, "off", 1, 300.0),
+            row(3, "off", 1, 200.0), // median 200
+            row(4, "on", 1, 180.0),  // 0.9
+            row(5, "off", 4, 400.0),
+            row(6, "on", 4, 300.0), // 0.75
+            row(7, "on", 8, 50.0),  // no reference at 8: left out
+        ];
+        let s = series(&runs);
+        let off = &s[&("oltp_point_select".into(), "m".into(), "off".into())];
+        assert_eq!(off[&1].qps, 200.0);
+        assert_eq!(off[&1].runs, 3);
+        let j: serde_json::Value =
+            serde_json::from_str(&ratio_matrix(&runs, "off", Format::Json)).unwrap();
+        let rows = j[0]["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!((rows[0]["ratios"]["on"].as_f64().unwrap() - 0.9).abs() < 1e-12);
+        assert!((rows[1]["ratios"]["on"].as_f64().unwrap() - 0.75).abs() < 1e-12);
+        let text = ratio_matrix(&runs, "off", Format::Text);
+        assert!(
+            text.contains("on / off") && text.contains("0.900") && text.contains("0.750"),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("median") && l.contains("0.825")),
+            "{text}"
+        );
+        assert!(scalability_table(&runs, Format::Csv).contains("oltp_point_select,m,off,1,200.00"));
+        // best-to-best with two labels: the best variant of each, and their ratio
+        let mut other = vec![row(8, "a", 1, 150.0), row(9, "b", 1, 250.0)];
+        for r in &mut other {
+            r.label = Some("n".into());
+        }
+        let all: Vec<RunRow> = runs.iter().cloned().chain(other).collect();
+        let b = best_table(&all, Format::Csv);
+        assert!(
+            b.lines()
+                .any(|l| l == "oltp_point_select,1,200.00,off,250.00,b,1.250"),
+            "{b}"
+        );
+    }
+}
