@@ -91,14 +91,14 @@ impl Recorded {
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
     let store = Store::open(&store_path(path))?;
     store
-        .mark_dead_runs()
+        .mark_dead_runs(crate::server::process_alive)
         .with_context(|| format!("cannot update {}", store.path().display()))?;
     Ok(store)
 }
 
 /// The store at `path`, opened to read: never created, migrated or written.
 pub fn read_store(path: Option<&Path>) -> Result<Store> {
-    Store::open_read_only(&store_path(path))
+    Store::open_read_only(&store_path(path), crate::server::process_alive)
 }
 
 /// `--store`, or `<state dir>/results.db`.

@@ -16,7 +16,7 @@ mod schema;
 mod write;
 
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
-pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
+pub use read::{IsAlive, RunDetail, RunFilter, RunRow, SampleRow};
 pub use write::NewRun;
 
 /// The current time as RFC 3339 UTC (what the store writes).
@@ -79,7 +79,7 @@ impl Store {
     /// Opens the store at `path` for reading: never creates, migrates or
     /// writes it. A store on read-only media (or owned by someone else) is
     /// opened immutable. A missing store is a one-line error naming it.
-    pub fn open_read_only(path: &Path) -> Result<Store> {
+    pub fn open_read_only(path: &Path, alive: IsAlive) -> Result<Store> {
         use rusqlite::OpenFlags;
         if !path.exists() {
             anyhow::bail!(
@@ -115,7 +115,7 @@ impl Store {
             read_only: true,
         };
         store
-            .overlay_dead_runs()
+            .overlay_dead_runs(alive)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
     }

@@ -4,7 +4,6 @@
 
 use super::write::boot_id;
 use super::Store;
-use crate::server::process_alive;
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -119,6 +118,10 @@ const RUN_COLUMNS: &str =
 const DEAD_REASON: &str =
     "the qpslab process ended before the run finished (killed or crashed); totals are from its samples";
 
+/// Whether the process with this pid (on this boot) is still running: the
+/// caller's knowledge of processes, given to the store.
+pub type IsAlive = fn(i64) -> bool;
+
 /// The columns a dead run's row gets from `compute_dead_runs`.
 const DEAD_COLUMNS: [&str; 15] = [
     "status",
@@ -139,9 +142,9 @@ const DEAD_COLUMNS: [&str; 15] = [
 ];
 
 /// True when the run's process (pid on boot `boot`) is no longer running.
-fn process_gone(pid: i64, boot: &str, this_boot: &str) -> bool {
+fn process_gone(pid: i64, boot: &str, this_boot: &str, alive: IsAlive) -> bool {
     let mine = pid == i64::from(std::process::id()) && boot == this_boot;
-    !(mine || (boot == this_boot && process_alive(pid)))
+    !(mine || (boot == this_boot && alive(pid)))
 }
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
@@ -176,7 +179,7 @@ fn json(s: Option<String>) -> serde_json::Value {
 
 impl Store {
     /// Runs still "running" in the store whose process is gone.
-    fn dead_run_ids(&self) -> Result<Vec<i64>> {
+    fn dead_run_ids(&self, alive: IsAlive) -> Result<Vec<i64>> {
         let boot = boot_id();
         let mut stmt = self
             .conn
@@ -186,7 +189,7 @@ impl Store {
             .collect::<rusqlite::Result<_>>()?;
         Ok(running
             .into_iter()
-            .filter(|(_, pid, b)| process_gone(*pid, b, &boot))
+            .filter(|(_, pid, b)| process_gone(*pid, b, &boot, alive))
             .map(|(id, _, _)| id)
             .collect())
     }
@@ -218,11 +221,11 @@ impl Store {
 
     /// Marks runs whose process is gone as failed (see `compute_dead_runs`).
     /// A read-only store is never written: `overlay_dead_runs` shows it so.
-    pub fn mark_dead_runs(&self) -> Result<usize> {
+    pub fn mark_dead_runs(&self, alive: IsAlive) -> Result<usize> {
         if self.read_only {
             return Ok(0);
         }
-        let ids = self.dead_run_ids()?;
+        let ids = self.dead_run_ids(alive)?;
         if ids.is_empty() {
             return Ok(0);
         }
@@ -242,8 +245,8 @@ impl Store {
     /// For a read-only store: a TEMP view named `runs` shadows the table
     /// for this connection only, showing dead runs as `mark_dead_runs`
     /// would write them. Nothing reaches the file.
-    pub(super) fn overlay_dead_runs(&self) -> Result<()> {
-        let ids = self.dead_run_ids()?;
+    pub(super) fn overlay_dead_runs(&self, alive: IsAlive) -> Result<()> {
+        let ids = self.dead_run_ids(alive)?;
         if ids.is_empty() {
             return Ok(());
         }

@@ -43,7 +43,7 @@ fn respond(
     what: &str,
     build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
 ) -> Response {
-    match Store::open_read_only(&app.store).and_then(|s| build(&s)) {
+    match crate::lab::read_store(Some(&app.store)).and_then(|s| build(&s)) {
         Ok(Some(html)) => Html(html).into_response(),
         Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
