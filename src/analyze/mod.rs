@@ -240,3 +240,18 @@ pub fn ratio_matrices(runs: &[RunRow], reference: &str) -> Vec<RatioMatrix> {
     }
     out
 }
+
+/// One concurrency's medians over its repeats.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StepMedians {
+    pub threads: u32,
+    pub qps: f64,
+    pub tps: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub client_us_per_query: f64,
+    pub server_us_per_query: Option<f64>,
+    /// The last repeat's verdict.
+    pub bottleneck: String,
+    pub runs: usize,
+}

@@ -511,21 +511,8 @@ pub(super) fn status_text(s: &RunStatus) -> String {
     }
 }
 
-use crate::analyze::median;
-
-/// The figures of one sweep step kept for the table.
-struct StepFigures {
-    qps: f64,
-    tps: f64,
-    p95: f64,
-    p99: f64,
-    client_us: f64,
-    server_us: f64,
-    hint: String,
-}
-
 /// One step per concurrency (and repeat), each stored as a run of one
-/// campaign, then the scalability table (medians over repeats).
+/// campaign (lab::sweep), then the scalability table (medians over repeats).
 fn sweep(a: &SweepArgs) -> Result<i32> {
     let l = &a.load;
     let w = Workload::parse(&l.workload)?;
@@ -557,108 +544,51 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         l.time,
         a.repeat
     );
-    let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
-    let mut code = 0;
-    let _ctrl_c = crate::exec::Cooperative::enter();
-    'steps: for (i, &th) in threads.iter().enumerate() {
-        steps.push((th, Vec::new()));
-        for rep in 1..=a.repeat {
-            let cooled = !((i > 0 || rep > 1) && a.cooldown > 0.0)
-                || crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(a.cooldown));
-            if !cooled || crate::exec::interrupted() {
-                code = 130;
-                break 'steps;
-            }
-            let mut step = l.clone();
-            step.threads = th.to_string();
-            let cfg = run_config(&step, &t.opts)?;
-            let tags = RunTags {
-                label: l.label.clone(),
-                variant: l.variant.clone(),
-                campaign_id: Some(campaign),
-                point_hash: Some(format!("{}:{th}:{rep}", w.name())),
-                command_line: redacted_command_line(),
-            };
-            let rec = record_run(&store, &cfg, monitor_for(&step, &t)?, &env, &tags)?;
-            let (server_us, hint) = rec.server_us_and_hint();
-            let (r, id) = (rec.result, rec.run_id);
-            let fig = StepFigures {
-                qps: r.qps(),
-                tps: r.tps(),
-                p95: r.total.hist.quantile_ms(0.95),
-                p99: r.total.hist.quantile_ms(0.99),
-                client_us: r.client_us_per_query(),
-                server_us,
-                hint,
-            };
-            let status = status_text(&r.status);
-            println!(
-                "  threads {th:>5}  repeat {rep}/{}  qps {:>10.2}  tps {:>9.2}  p95 {:>8.2} ms  run {id}  {status}",
-                a.repeat, fig.qps, fig.tps, fig.p95
-            );
-            if let Some(last) = steps.last_mut() {
-                last.1.push(fig);
-            }
-            match r.status {
-                RunStatus::Ok => {}
-                // The server came back: the next steps can still measure.
-                RunStatus::Degraded(_) => code = code.max(3),
-                RunStatus::Failed(_) | RunStatus::Aborted(_) => {
-                    code = r.status.exit_code();
-                    break 'steps;
-                }
-            }
-        }
-    }
-    let mut table = report::table::Table::new(&[
-        "threads",
-        "qps",
-        "tps",
-        "p95 ms",
-        "p99 ms",
-        "client us/q",
-        "server us/q",
-        "runs",
-        "bottleneck",
-    ]);
-    let mut rows = Vec::new();
-    for (th, figs) in &steps {
-        let m = |f: fn(&StepFigures) -> f64| median(figs.iter().map(f).collect());
-        let (qps, tps, p95, p99, cpu, srv) = (
-            m(|f| f.qps),
-            m(|f| f.tps),
-            m(|f| f.p95),
-            m(|f| f.p99),
-            m(|f| f.client_us),
-            m(|f| f.server_us),
+    let plan = crate::lab::SweepPlan {
+        env: &env,
+        store: &store,
+        campaign,
+        workload: w.name(),
+        threads: &threads,
+        repeat: a.repeat,
+        cooldown: a.cooldown,
+        tags: RunTags {
+            label: l.label.clone(),
+            variant: l.variant.clone(),
+            command_line: redacted_command_line(),
+            ..Default::default()
+        },
+    };
+    let config_for = |th: u32| {
+        let mut step = l.clone();
+        step.threads = th.to_string();
+        Ok((run_config(&step, &t.opts)?, monitor_for(&step, &t)?))
+    };
+    let out = crate::lab::sweep(&plan, config_for, |s| {
+        println!(
+            "  threads {:>5}  repeat {}/{}  qps {:>10.2}  tps {:>9.2}  p95 {:>8.2} ms  run {}  {}",
+            s.threads,
+            s.repeat,
+            a.repeat,
+            s.figures.qps,
+            s.figures.tps,
+            s.figures.p95,
+            s.run_id,
+            status_text(s.status)
         );
-        let hint = figs.last().map(|f| f.hint.clone()).unwrap_or_default();
-        rows.push(serde_json::json!({"threads": th, "qps": qps, "tps": tps, "p95_ms": p95, "p99_ms": p99,
-            "client_us_per_query": cpu, "server_us_per_query": if srv.is_nan() { None } else { Some(srv) },
-            "bottleneck": hint, "runs": figs.len()}));
-        table.push(vec![
-            th.to_string(),
-            format!("{qps:.2}"),
-            format!("{tps:.2}"),
-            format!("{p95:.2}"),
-            format!("{p99:.2}"),
-            format!("{cpu:.2}"),
-            report::num(Some(srv), 2),
-            figs.len().to_string(),
-            hint,
-        ]);
-    }
+    })?;
     if l.format == RunFormat::Json {
-        let doc = serde_json::json!({"campaign": campaign, "workload": w.name(), "steps": rows});
+        let doc =
+            serde_json::json!({"campaign": campaign, "workload": w.name(), "steps": out.medians});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         println!(
             "\nScalability of {} (medians over repeats), campaign {campaign}:\n{}",
             w.name(),
-            table.render(report::table::Format::Text)
+            report::table::sweep_table(&out.medians).render(report::table::Format::Text)
         );
     }
-    Ok(code)
+    Ok(out.code)
 }
 
 /// The finished ("ok") runs an analysis reads.

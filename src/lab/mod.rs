@@ -7,6 +7,7 @@
 
 mod environment;
 mod record;
+mod sweep;
 mod target;
 mod watch;
 
@@ -14,6 +15,7 @@ pub use environment::{capture, Environment};
 pub use record::{
     open_store, read_store, record_run, store_path, Recorder, RunTags, EXIT_NOT_STORED,
 };
+pub use sweep::{sweep, SweepPlan};
 pub use target::{check, sandbox_target, Target};
 pub use watch::{run_watched, Watch};
 

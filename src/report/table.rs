@@ -142,6 +142,35 @@ impl Table {
 }
 
 /// One step of a quickstart or sweep.
+/// A sweep's table: each concurrency's medians over its repeats.
+pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
+    let mut t = Table::new(&[
+        "threads",
+        "qps",
+        "tps",
+        "p95 ms",
+        "p99 ms",
+        "client us/q",
+        "server us/q",
+        "runs",
+        "bottleneck",
+    ]);
+    for r in rows {
+        t.push(vec![
+            r.threads.to_string(),
+            format!("{:.2}", r.qps),
+            format!("{:.2}", r.tps),
+            format!("{:.2}", r.p95_ms),
+            format!("{:.2}", r.p99_ms),
+            format!("{:.2}", r.client_us_per_query),
+            super::num(r.server_us_per_query, 2),
+            r.runs.to_string(),
+            r.bottleneck.clone(),
+        ]);
+    }
+    t
+}
+
 pub struct StepRow {
     pub workload: String,
     pub threads: u32,

@@ -1,0 +1,136 @@
+//! A sweep: one recorded run per concurrency and repeat, all in one
+//! campaign, with a cooldown between them; then each concurrency's medians
+//! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
+//! was measured; a failed step ends it; a degraded one does not.
+
+use super::record::{record_run, RunTags};
+use super::Environment;
+use crate::analyze::{median, StepMedians};
+use crate::exec::RunConfig;
+use crate::monitor::MonitorConfig;
+use crate::stats::RunStatus;
+use crate::store::Store;
+use anyhow::Result;
+use std::time::Duration;
+
+/// What a sweep runs.
+pub struct SweepPlan<'a> {
+    pub env: &'a Environment,
+    pub store: &'a Store,
+    /// The sweep's campaign (see `Store::create_campaign`).
+    pub campaign: i64,
+    pub workload: &'a str,
+    pub threads: &'a [u32],
+    pub repeat: u32,
+    /// Seconds of idle between two runs.
+    pub cooldown: f64,
+    /// Label, variant and command line of every run.
+    pub tags: RunTags,
+}
+
+/// One step's figures.
+#[derive(Debug, Clone)]
+pub struct StepFigures {
+    pub qps: f64,
+    pub tps: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub client_us: f64,
+    /// NaN without the monitor.
+    pub server_us: f64,
+    pub hint: String,
+}
+
+/// A step as it ends.
+pub struct Step<'a> {
+    pub threads: u32,
+    pub repeat: u32,
+    pub run_id: i64,
+    pub figures: &'a StepFigures,
+    pub status: &'a RunStatus,
+}
+
+pub struct SweepOutcome {
+    pub medians: Vec<StepMedians>,
+    /// 0 ok, 3 if a step was degraded, the failing step's code, or 130.
+    pub code: i32,
+}
+
+/// Runs the plan; `config_for(threads)` gives each step's run and monitor
+/// configuration, `on_step` sees each step as it ends.
+pub fn sweep(
+    plan: &SweepPlan,
+    config_for: impl Fn(u32) -> Result<(RunConfig, Option<MonitorConfig>)>,
+    mut on_step: impl FnMut(&Step),
+) -> Result<SweepOutcome> {
+    let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
+    let mut code = 0;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    'steps: for (i, &th) in plan.threads.iter().enumerate() {
+        steps.push((th, Vec::new()));
+        for rep in 1..=plan.repeat {
+            let cooled = !((i > 0 || rep > 1) && plan.cooldown > 0.0)
+                || crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(plan.cooldown));
+            if !cooled || crate::exec::interrupted() {
+                code = 130;
+                break 'steps;
+            }
+            let (cfg, mon) = config_for(th)?;
+            let tags = RunTags {
+                campaign_id: Some(plan.campaign),
+                point_hash: Some(format!("{}:{th}:{rep}", plan.workload)),
+                ..plan.tags.clone()
+            };
+            let rec = record_run(plan.store, &cfg, mon, plan.env, &tags)?;
+            let (server_us, hint) = rec.server_us_and_hint();
+            let r = &rec.result;
+            let fig = StepFigures {
+                qps: r.qps(),
+                tps: r.tps(),
+                p95: r.total.hist.quantile_ms(0.95),
+                p99: r.total.hist.quantile_ms(0.99),
+                client_us: r.client_us_per_query(),
+                server_us,
+                hint,
+            };
+            on_step(&Step {
+                threads: th,
+                repeat: rep,
+                run_id: rec.run_id,
+                figures: &fig,
+                status: &r.status,
+            });
+            if let Some(last) = steps.last_mut() {
+                last.1.push(fig);
+            }
+            match r.status {
+                RunStatus::Ok => {}
+                // The server came back: the next steps can still measure.
+                RunStatus::Degraded(_) => code = code.max(3),
+                RunStatus::Failed(_) | RunStatus::Aborted(_) => {
+                    code = r.status.exit_code();
+                    break 'steps;
+                }
+            }
+        }
+    }
+    let medians = steps
+        .iter()
+        .map(|(th, figs)| {
+            let m = |f: fn(&StepFigures) -> f64| median(figs.iter().map(f).collect());
+            let srv = m(|f| f.server_us);
+            StepMedians {
+                threads: *th,
+                qps: m(|f| f.qps),
+                tps: m(|f| f.tps),
+                p95_ms: m(|f| f.p95),
+                p99_ms: m(|f| f.p99),
+                client_us_per_query: m(|f| f.client_us),
+                server_us_per_query: (!srv.is_nan()).then_some(srv),
+                bottleneck: figs.last().map(|f| f.hint.clone()).unwrap_or_default(),
+                runs: figs.len(),
+            }
+        })
+        .collect();
+    Ok(SweepOutcome { medians, code })
+}
