@@ -141,7 +141,6 @@ impl Table {
     }
 }
 
-/// One step of a quickstart or sweep.
 /// A sweep's table: each concurrency's medians over its repeats.
 pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
     let mut t = Table::new(&[
@@ -171,6 +170,7 @@ pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
     t
 }
 
+/// One step of a quickstart.
 pub struct StepRow {
     pub workload: String,
     pub threads: u32,
