@@ -97,11 +97,10 @@ async fn open(
     if let Some(at) = shared.connect_slot(cfg.connect_rate) {
         tokio::time::sleep_until(at.into()).await;
     }
-    let conn = {
+    let mut conn = {
         let _permit = shared.connect_gate.acquire().await;
         Conn::connect(opts).await?
     };
-    let mut conn = conn;
     let stmts = prepare_all(&mut conn, cfg, state).await?;
     Ok((conn, stmts))
 }
