@@ -3,7 +3,7 @@
 //! points with a finished run in the store are skipped.
 
 use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
-use super::commands::{check_tables, run_config, thread_list};
+use super::commands::{run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
@@ -12,7 +12,7 @@ use crate::protocol::Conn;
 use crate::server::{Profile, Sandbox};
 use crate::stats::RunStatus;
 use crate::store::{RunFilter, Store};
-use crate::workload::{prepare, Workload};
+use crate::workload::{prepare, Oltp, Workload};
 use anyhow::{bail, Context, Result};
 use std::time::Duration;
 
@@ -201,14 +201,9 @@ fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<T
         sb.spec = spec.clone();
         sb.start(Duration::from_secs(120))?;
         let t = sandbox_target(&sb, "sbtest")?;
-        let o = data_opts(c)?;
-        block_on(async {
-            let mut conn = check(&t).await?;
-            prepare::cleanup_quiet(&mut conn, o.tables).await?;
-            conn.quit().await;
-            Ok::<_, anyhow::Error>(())
-        })??;
-        load_data(&t.opts, &o)?;
+        let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
+        crate::lab::cleanup(&t, &data, |_| {})?;
+        load_data(&t, c)?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
         std::fs::write(&marker, &data_id)?;
@@ -243,23 +238,17 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 }
 
 /// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
-fn load_data(opts: &crate::protocol::ConnOpts, o: &crate::workload::OltpOpts) -> Result<()> {
-    prepare::prepare(
-        opts,
-        o,
-        prepare::default_loaders(),
-        1,
-        true,
-        crate::exec::interrupted,
-    )?;
+fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
+    let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
+    crate::lab::prepare(t, &data, prepare::default_loaders(), true)?;
     Ok(())
 }
 
 /// External servers: prepare the tables when they are missing.
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
-    let o = data_opts(c)?;
-    if block_on(check_tables(t, Workload::ReadWrite, &o))?.is_err() {
-        load_data(&t.opts, &o)?;
+    let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
+    if block_on(crate::lab::ready(t, &data))?.is_err() {
+        load_data(t, c)?;
     }
     Ok(())
 }
@@ -350,7 +339,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         let t = target.as_ref().context("no server")?;
         let load = LoadArgs::from_words(&point_words(&c, p))?;
         let cfg = run_config(&load, &t.opts)?;
-        let env = block_on(check_tables(t, cfg.workload, &cfg.oltp))??;
+        let env = block_on(crate::lab::ready(t, cfg.workload.as_ref()))??;
         let tags = RunTags {
             label: Some(c.servers[p.server].label.clone()),
             variant: Some(c.variants[p.variant].name.clone()),

@@ -10,14 +10,13 @@ use super::target::resolve;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
 use crate::lab::{
-    block_on, capture, check, open_store, read_store, record_run, run_watched, Environment,
-    Recorder, RunTags, Target,
+    block_on, open_store, read_store, ready, record_run, run_watched, Recorder, RunTags,
 };
 use crate::report::{self, table::StepRow};
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::store::RunFilter;
-use crate::workload::{self, prepare, OltpOpts, RandParams, Workload};
+use crate::workload::{self, prepare, Oltp, OltpOpts, RandParams, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
@@ -250,28 +249,16 @@ fn seed(s: u64) -> u64 {
 }
 
 fn cmd_prepare(a: &LoadArgs) -> Result<()> {
-    Workload::parse(&a.workload)?;
-    let o = oltp_opts(a)?;
+    let family = family(a)?;
+    let o = family.opts();
     let t = resolve(&a.conn, "sbtest")?;
-    block_on(async {
-        check(&t).await?.quit().await;
-        Ok::<_, anyhow::Error>(())
-    })??;
     let threads = single_threads(a)?;
     let loaders = if threads > 1 {
         threads as usize
     } else {
         prepare::default_loaders()
     };
-    let _ctrl_c = crate::exec::Cooperative::enter();
-    let rep = prepare::prepare(
-        &t.opts,
-        &o,
-        loaders,
-        seed(a.rand_seed),
-        a.format == RunFormat::Json,
-        crate::exec::interrupted,
-    )?;
+    let rep = crate::lab::prepare(&t, &family, loaders, a.format == RunFormat::Json)?;
     let msg = format!(
         "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
         rep.tables,
@@ -291,43 +278,15 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
 }
 
 fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
-    Workload::parse(&a.workload)?;
+    let family = family(a)?;
     let t = resolve(&a.conn, "sbtest")?;
-    block_on(async {
-        let mut c = check(&t).await?;
-        prepare::cleanup(&mut c, a.tables).await?;
-        c.quit().await;
-        Ok::<_, anyhow::Error>(())
-    })?
+    crate::lab::cleanup(&t, &family, |table| println!("Dropping table '{table}'..."))
 }
 
-/// Checks that the tables the run needs exist, before opening all
-/// connections, and reads the server's environment on the same connection.
-pub(super) async fn check_tables(t: &Target, w: Workload, o: &OltpOpts) -> Result<Environment> {
-    let mut c = check(t).await?;
-    let env = capture(t, &mut c).await?;
-    let needed = match w {
-        Workload::SelectRandomPoints | Workload::SelectRandomRanges => 1,
-        _ => o.tables,
-    };
-    let r = c.query("SHOW TABLES LIKE 'sbtest%'").await?;
-    let have: Vec<String> = r
-        .rows
-        .into_iter()
-        .filter_map(|r| r.into_iter().next().flatten())
-        .collect();
-    c.quit().await;
-    if let Some(missing) = (1..=needed).find(|i| !have.contains(&format!("sbtest{i}"))) {
-        bail!(
-            "table sbtest{missing} is missing in database '{}' on {}: run `qpslab prepare {} --tables {} --table-size {}` first",
-            t.opts.db.as_deref().unwrap_or(""),
-            t.describe(),
-            w.name(),
-            o.tables,
-            o.table_size
-        );
-    }
-    Ok(env)
+/// The OLTP workload a load command names, with its options.
+fn family(a: &LoadArgs) -> Result<Oltp> {
+    let w = Workload::parse(&a.workload)?;
+    Ok(Oltp::new(w, oltp_opts(a)?, seed(a.rand_seed)))
 }
 
 /// Everything about a load command's options that can be checked without
@@ -347,8 +306,9 @@ pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
 }
 
 pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Result<RunConfig> {
-    let w = Workload::parse(&a.workload)?;
     let threads = single_threads(a)?;
+    let seed = seed(a.rand_seed);
+    let family = Oltp::new(Workload::parse(&a.workload)?, oltp_opts(a)?, seed);
     let ps_mode = PsMode::from(a.db_ps_mode);
     // Load connections ride through a momentary refusal (a restarting
     // server) within the connect timeout.
@@ -356,8 +316,7 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
     conn.retry_refused = true;
     Ok(RunConfig {
         conn,
-        workload: w,
-        oltp: oltp_opts(a)?,
+        workload: std::sync::Arc::new(family),
         threads,
         time: a.time,
         events: a.events,
@@ -371,7 +330,7 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         ignore: IgnoreErrors::parse(&a.mysql_ignore_errors)?,
         reconnect_every: a.reconnect,
         ps_mode,
-        seed: seed(a.rand_seed),
+        seed,
         shards: a.client_shards,
         sched_batch: match a.client_sched {
             ClientSched::Auto => None,
@@ -390,7 +349,6 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
         eprintln!("note: no --time and no --events: running until Ctrl-C");
     }
-    let w = Workload::parse(&a.workload)?;
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t.opts)?;
     let store = if a.no_store {
@@ -398,7 +356,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     } else {
         Some(open_store(a.store.path())?)
     };
-    let env = block_on(check_tables(&t, w, &cfg.oltp))??;
+    let env = block_on(ready(&t, cfg.workload.as_ref()))??;
     let json = a.format == RunFormat::Json;
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let tags = RunTags {
@@ -525,7 +483,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     let mut first = l.clone();
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t.opts)?;
-    let env = block_on(check_tables(&t, w, &cfg0.oltp))??;
+    let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
     let store = open_store(l.store.path())?;
     let definition = serde_json::json!({
         "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
@@ -840,21 +798,10 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     load.table_size = a.table_size;
     let o = oltp_opts(&load)?;
     // (Re)create the data so that every step starts from the same tables.
-    block_on(async {
-        let mut c = check(&t).await?;
-        prepare::cleanup_quiet(&mut c, o.tables).await?;
-        c.quit().await;
-        Ok::<_, anyhow::Error>(())
-    })??;
+    let data = family(&load)?;
+    crate::lab::cleanup(&t, &data, |_| {})?;
     println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
-    let rep = prepare::prepare(
-        &t.opts,
-        &o,
-        prepare::default_loaders(),
-        seed(0),
-        true,
-        crate::exec::interrupted,
-    )?;
+    let rep = crate::lab::prepare(&t, &data, prepare::default_loaders(), true)?;
     println!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,
@@ -875,7 +822,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
             load.threads = th.to_string();
             load.time = a.time;
             let cfg = run_config(&load, &t.opts)?;
-            let env = block_on(check_tables(&t, *w, &cfg.oltp))??;
+            let env = block_on(ready(&t, cfg.workload.as_ref()))??;
             let tags = RunTags {
                 label: Some("quickstart".into()),
                 campaign_id: Some(campaign),

@@ -1,8 +1,9 @@
 //! What a run is asked to do.
 
 use crate::protocol::ConnOpts;
-use crate::workload::{OltpOpts, Workload};
+use crate::workload::Family;
 use anyhow::{bail, Result};
+use std::sync::Arc;
 
 /// Which server error codes roll back and retry the event instead of ending the run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -48,11 +49,11 @@ pub enum PsMode {
     Disable,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunConfig {
     pub conn: ConnOpts,
-    pub workload: Workload,
-    pub oltp: OltpOpts,
+    /// What runs: exec drives it through the `Family` interface only.
+    pub workload: Arc<dyn Family>,
     pub threads: u32,
     /// Measured seconds after warm-up; 0 = no time limit.
     pub time: f64,

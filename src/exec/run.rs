@@ -6,7 +6,6 @@ use super::config::RunConfig;
 use super::interrupt::interrupted;
 use super::shard::{run_shard, KindAcc, Msg, Shared};
 use crate::stats::{CpuSnapshot, Interval, KindStats, RunResult, RunStatus, Sample};
-use crate::workload::statements::ALL_KINDS;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, RecvTimeoutError};
@@ -67,9 +66,8 @@ pub fn run_clocked(
     let mut cfg = cfg.clone();
     cfg.shards = nshards;
     cfg.sched_batch = Some(cfg.sched_batch.unwrap_or(auto_batch));
-    cfg.oltp.threads = threads;
     let cfg = Arc::new(cfg);
-    let shared = Arc::new(Shared::new(cfg.events, cfg.seed));
+    let shared = Arc::new(Shared::new(cfg.events));
     let (tx, rx) = channel::<Msg>();
     let mut joins = Vec::new();
     for s in 0..nshards {
@@ -113,7 +111,8 @@ pub fn run_clocked(
     let mut pending: BTreeMap<u64, (usize, Interval)> = BTreeMap::new();
     let mut samples = Vec::new();
     let mut total = Interval::default();
-    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); ALL_KINDS.len()];
+    let stat_names = cfg.workload.stat_names();
+    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); stat_names.len()];
     let (mut thread_events, mut thread_time) = (Vec::new(), Vec::new());
     let mut finals = 0;
     let mut text_fallbacks = 0;
@@ -277,12 +276,12 @@ pub fn run_clocked(
         status,
         total,
         elapsed: (elapsed_all - cfg.warmup).max(1e-9),
-        kinds: ALL_KINDS
-            .iter()
+        kinds: stat_names
+            .into_iter()
             .zip(kinds)
             .filter(|(_, a)| a.count > 0)
-            .map(|(k, a)| KindStats {
-                kind: *k,
+            .map(|(name, a)| KindStats {
+                name,
                 count: a.count,
                 hist: a.hist,
             })

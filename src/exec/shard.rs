@@ -8,8 +8,6 @@ use super::rate::Arrivals;
 use super::worker::worker;
 use crate::protocol::Breaker;
 use crate::stats::{Hist, Interval};
-use crate::workload::statements::ALL_KINDS;
-use crate::workload::Unique;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
@@ -37,7 +35,6 @@ pub struct Shared {
     /// Remaining events under --events; only touched when `limited`.
     pub events_left: AtomicI64,
     pub limited: bool,
-    pub unique: Unique,
     /// Bounds the connections being opened at once (backpressure).
     pub connect_gate: tokio::sync::Semaphore,
     /// Connections opened so far, for `--connect-rate` pacing.
@@ -53,7 +50,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(events: u64, seed: u64) -> Shared {
+    pub fn new(events: u64) -> Shared {
         Shared {
             stop: AtomicBool::new(false),
             go: AtomicBool::new(false),
@@ -61,7 +58,6 @@ impl Shared {
             t0: OnceLock::new(),
             limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),
-            unique: Unique::new(seed as u32),
             connect_gate: tokio::sync::Semaphore::new(CONNECTS_IN_FLIGHT),
             connects: AtomicU64::new(0),
             epoch: Instant::now(),
@@ -201,7 +197,7 @@ pub fn run_shard(
     let n = workers.len();
     let state = Rc::new(RefCell::new(ShardState {
         cur: Interval::default(),
-        kinds: vec![KindAcc::default(); ALL_KINDS.len()],
+        kinds: vec![KindAcc::default(); cfg.workload.stat_names().len()],
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],
         text_fallbacks: 0,

@@ -1,76 +1,55 @@
-//! One load connection: connect, prepare, then run events until told to stop.
-//! The per-event path allocates nothing: the plan vector, statement
-//! templates and buffers are reused.
+//! One load connection: connect, prepare the family's statements, then run
+//! events until told to stop. The connection's `Session` says what each
+//! event executes; this loop times, counts, retries and reconnects. The
+//! per-event path allocates nothing: statements and buffers are reused.
 
 use super::config::{PsMode, RunConfig};
 use super::shard::{ShardState, Shared};
-use crate::protocol::{Conn, Outcome, ProtoError, Stmt, CR_SERVER_LOST};
-use crate::workload::statements::{Kind, ALL_KINDS};
-use crate::workload::{Op, Rng};
+use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
+use crate::workload::{Consume, Session, StatementSpec};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-const NKINDS: usize = ALL_KINDS.len();
-
-/// Statements of one connection, indexed by table and kind.
+/// The prepared statements of one connection, in the family's order.
 struct Statements {
-    v: Vec<Option<Stmt>>,
-}
-
-impl Statements {
-    #[inline]
-    fn slot(table: u32, kind: Kind) -> usize {
-        let t = if kind.per_table() {
-            table as usize - 1
-        } else {
-            0
-        };
-        t * NKINDS + kind.index()
-    }
+    v: Vec<Stmt>,
 }
 
 /// Prepares every statement the workload needs on `conn`.
 async fn prepare_all(
     conn: &mut Conn,
+    specs: &[StatementSpec],
     cfg: &RunConfig,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<Statements, ProtoError> {
-    let o = &cfg.oltp;
-    let tables = o.tables.max(1);
-    let mut v: Vec<Option<Stmt>> = (0..tables as usize * NKINDS).map(|_| None).collect();
-    for kind in cfg.workload.kinds(o) {
-        let n = cfg.workload.arity(kind, o);
-        let ts = if kind.per_table() { 1..=tables } else { 1..=1 };
-        for t in ts {
-            let sql = kind.sql(t, n);
-            let params = kind.params(n);
-            let stmt = if cfg.ps_mode == PsMode::Disable {
-                Stmt::new_text(&sql, &params)
-            } else {
-                match conn.prepare(&sql, &params).await {
-                    Ok(s) => s,
-                    // max_prepared_stmt_count reached: run this one as text.
-                    Err(ProtoError::Server(e)) if e.code == 1461 => {
-                        state.borrow_mut().text_fallbacks += 1;
-                        Stmt::new_text(&sql, &params)
-                    }
-                    Err(e) => return Err(e),
+    let mut v = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let stmt = if cfg.ps_mode == PsMode::Disable {
+            Stmt::new_text(&spec.sql, &spec.params)
+        } else {
+            match conn.prepare(&spec.sql, &spec.params).await {
+                Ok(s) => s,
+                // max_prepared_stmt_count reached: run this one as text.
+                Err(ProtoError::Server(e)) if e.code == 1461 => {
+                    state.borrow_mut().text_fallbacks += 1;
+                    Stmt::new_text(&spec.sql, &spec.params)
                 }
-            };
-            v[Statements::slot(t, kind)] = Some(stmt);
-        }
+                Err(e) => return Err(e),
+            }
+        };
+        v.push(stmt);
     }
     Ok(Statements { v })
 }
 
 fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
+    let advice = e.code().and_then(|c| cfg.workload.advice(c));
     match e {
-        ProtoError::Server(se) if se.code == 1146 => format!(
-            "{se}; the workload's tables are missing ({} tables of {} rows expected): prepare them first",
-            cfg.oltp.tables, cfg.oltp.table_size
-        ),
+        ProtoError::Server(se) if advice.is_some() => {
+            format!("{se}; {}", advice.unwrap_or_default())
+        }
         ProtoError::Server(se) if se.code == 1461 => format!("{se}; raise max_prepared_stmt_count or use --db-ps-mode disable"),
         ProtoError::Server(se) if se.code == 1040 => format!("{se}; raise max_connections on the server or use fewer --threads"),
         ProtoError::Timeout { .. } => format!("{e}; the server is overloaded or stalled (raise --connect-timeout/--read-timeout if it is just slow)"),
@@ -90,6 +69,7 @@ enum Failure {
 /// paced rate, if any) and prepares its statements.
 async fn open(
     cfg: &RunConfig,
+    specs: &[StatementSpec],
     opts: &crate::protocol::ConnOpts,
     shared: &Shared,
     state: &Rc<RefCell<ShardState>>,
@@ -101,7 +81,7 @@ async fn open(
         let _permit = shared.connect_gate.acquire().await;
         Conn::connect(opts).await?
     };
-    let stmts = prepare_all(&mut conn, cfg, state).await?;
+    let stmts = prepare_all(&mut conn, specs, cfg, state).await?;
     Ok((conn, stmts))
 }
 
@@ -113,7 +93,10 @@ pub async fn worker(
     shared: &Shared,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<(), String> {
-    let (mut conn, mut stmts) = match open(cfg, &cfg.conn, shared, state).await {
+    let specs = cfg.workload.statements();
+    // The statement class each prepared statement is counted under.
+    let stat_of: Vec<usize> = specs.iter().map(|s| s.stat).collect();
+    let (mut conn, mut stmts) = match open(cfg, &specs, &cfg.conn, shared, state).await {
         Ok(x) => x,
         Err(e) => {
             shared.ready.fetch_add(1, Ordering::SeqCst);
@@ -135,15 +118,19 @@ pub async fn worker(
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
 
-    let w = cfg.workload;
-    let o = &cfg.oltp;
-    let groups = w.groups(o);
-    let mut rng = Rng::new(
-        &o.rand,
+    let mut session = cfg.workload.session(
+        id,
+        cfg.threads.max(1),
         cfg.seed
             .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     );
-    let mut ops: Vec<Op> = Vec::with_capacity(64);
+    let mut rows = Rows::new();
+    let ev = Event {
+        cfg,
+        state,
+        slot,
+        stat_of: &stat_of,
+    };
     let mut done_since_reconnect = 0u64;
 
     while !shared.stopping() {
@@ -162,25 +149,25 @@ pub async fn worker(
             }
         }
         let start = Instant::now();
-        w.plan(o, &groups, &mut rng, &mut ops);
+        session.start();
         let done = loop {
-            match run_event(
-                &mut conn, &mut stmts, &ops, cfg, shared, &mut rng, id, slot, state,
-            )
-            .await
+            match ev
+                .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+                .await
             {
                 Ok(()) => break true,
                 Err(Failure::Fatal(m)) => return Err(m),
                 Err(Failure::Ignored(code)) => {
                     state.borrow_mut().cur.errors.add(code, 1);
                     if conn.exec("ROLLBACK").await.is_err()
-                        && !reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?
+                        && !reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state)
+                            .await?
                     {
                         break false;
                     }
                     // Like sysbench, the event starts over with fresh random
                     // draws; its latency still counts from the first attempt.
-                    w.plan(o, &groups, &mut rng, &mut ops);
+                    session.start();
                 }
                 Err(Failure::Lost(code)) => {
                     // The server rolled the transaction back with the
@@ -191,7 +178,7 @@ pub async fn worker(
                         st.cur.errors.add(code, 1);
                         st.cur.failed += 1;
                     }
-                    reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?;
+                    reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state).await?;
                     break false;
                 }
             }
@@ -216,72 +203,89 @@ pub async fn worker(
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
-            reconnect(&mut conn, &mut stmts, cfg, shared, slot, state).await?;
+            reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state).await?;
         }
     }
     conn.quit().await;
     Ok(())
 }
 
-/// Executes the planned statements of one event, counting each as it completes.
-#[allow(clippy::too_many_arguments)]
-async fn run_event(
-    conn: &mut Conn,
-    stmts: &mut Statements,
-    ops: &[Op],
-    cfg: &RunConfig,
-    shared: &Shared,
-    rng: &mut Rng,
-    id: u32,
+/// What one event's execution needs besides the connection.
+struct Event<'a> {
+    cfg: &'a RunConfig,
+    state: &'a Rc<RefCell<ShardState>>,
     slot: usize,
-    state: &Rc<RefCell<ShardState>>,
-) -> Result<(), Failure> {
-    for op in ops {
-        let Some(stmt) = stmts.v[Statements::slot(op.table, op.kind)].as_mut() else {
-            return Err(Failure::Fatal(format!(
-                "internal: statement {} not prepared",
-                op.kind.name()
-            )));
-        };
-        cfg.workload
-            .bind(&cfg.oltp, op, stmt, rng, id, &shared.unique);
-        let t = Instant::now();
-        state.borrow_mut().watch[slot].since = Some(t);
-        let res = conn.execute(stmt).await;
-        let us = t.elapsed().as_micros() as u64;
-        let mut st = state.borrow_mut();
-        let watch = &mut st.watch[slot];
-        watch.since = None;
-        if std::mem::take(&mut watch.cut) {
-            // The watchdog cut it: the server did not answer in time.
-            return Err(Failure::Lost(CR_SERVER_LOST));
-        }
-        let out = match res {
-            Ok(o) => o,
-            Err(e) if e.is_connection_lost() => {
-                return Err(Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST)))
-            }
-            Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => {
-                return Err(Failure::Ignored(se.code))
-            }
-            Err(e) => {
+    stat_of: &'a [usize],
+}
+
+impl Event<'_> {
+    /// Executes the session's statements of one event, counting each as it
+    /// completes.
+    async fn run(
+        &self,
+        conn: &mut Conn,
+        stmts: &mut Statements,
+        session: &mut dyn Session,
+        rows: &mut Rows,
+    ) -> Result<(), Failure> {
+        let (cfg, state, slot) = (self.cfg, self.state, self.slot);
+        while let Some(step) = session.next(&mut stmts.v) {
+            let Some(stmt) = stmts.v.get_mut(step.stmt) else {
                 return Err(Failure::Fatal(format!(
-                    "error in `{}`: {}",
-                    stmt.sql,
-                    describe(&e, cfg)
-                )))
+                    "internal: the workload asked for statement {} of {}",
+                    step.stmt,
+                    stmts.v.len()
+                )));
+            };
+            let t = Instant::now();
+            state.borrow_mut().watch[slot].since = Some(t);
+            let res = if step.consume == Consume::Decode {
+                conn.execute_into(stmt, rows).await
+            } else {
+                conn.execute(stmt).await
+            };
+            let us = t.elapsed().as_micros() as u64;
+            let mut st = state.borrow_mut();
+            let watch = &mut st.watch[slot];
+            watch.since = None;
+            if std::mem::take(&mut watch.cut) {
+                // The watchdog cut it: the server did not answer in time.
+                return Err(Failure::Lost(CR_SERVER_LOST));
             }
-        };
-        match out {
-            Outcome::Rows(_) => st.cur.reads += 1,
-            Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
-            Outcome::Affected(_) => st.cur.others += 1,
+            let out = match res {
+                Ok(o) => o,
+                Err(e) if e.is_connection_lost() => {
+                    return Err(Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST)))
+                }
+                Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => {
+                    return Err(Failure::Ignored(se.code))
+                }
+                Err(e) => {
+                    return Err(Failure::Fatal(format!(
+                        "error in `{}`: {}",
+                        stmt.sql,
+                        describe(&e, cfg)
+                    )))
+                }
+            };
+            if step.consume != Consume::Skip {
+                match out {
+                    Outcome::Rows(_) => st.cur.reads += 1,
+                    Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
+                    Outcome::Affected(_) => st.cur.others += 1,
+                }
+            }
+            if let Some(acc) = st.kinds.get_mut(self.stat_of[step.stmt]) {
+                acc.count += 1;
+                acc.hist.record(us);
+            }
+            drop(st);
+            if step.consume == Consume::Decode {
+                session.rows(rows);
+            }
         }
-        let acc = &mut st.kinds[op.kind.index()];
-        acc.count += 1;
-        acc.hist.record(us);
+        Ok(())
     }
-    Ok(())
 }
 
 /// Replaces a lost connection, retrying with backoff until it works or the
@@ -291,6 +295,7 @@ async fn run_event(
 async fn reconnect(
     conn: &mut Conn,
     stmts: &mut Statements,
+    specs: &[StatementSpec],
     cfg: &RunConfig,
     shared: &Shared,
     slot: usize,
@@ -305,7 +310,7 @@ async fn reconnect(
         if shared.stopping() {
             return Ok(false);
         }
-        match open(cfg, &opts, shared, state).await {
+        match open(cfg, specs, &opts, shared, state).await {
             Ok((c, s)) => {
                 *conn = c;
                 *stmts = s;

@@ -5,12 +5,14 @@
 //! arguments or prints results (cli does), never talks the wire protocol
 //! itself beyond checking a target (protocol does).
 
+mod data;
 mod environment;
 mod record;
 mod sweep;
 mod target;
 mod watch;
 
+pub use data::{cleanup, prepare, ready};
 pub use environment::{capture, Environment};
 pub use record::{
     open_store, read_store, record_run, store_path, Recorder, RunTags, EXIT_NOT_STORED,

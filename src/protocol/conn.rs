@@ -5,6 +5,7 @@ use super::auth::{handshake, Session};
 use super::error::{ProtoError, ServerError};
 use super::io::{lenenc_int, PacketIo, Stream};
 use super::opts::{ConnOpts, Endpoint};
+use super::rows::{column_type, lenenc_str, Rows};
 use super::stmt::{Param, Stmt};
 use mysql_common::constants::CapabilityFlags;
 use std::future::Future;
@@ -36,6 +37,16 @@ pub struct QueryResult {
     pub columns: Vec<String>,
     pub rows: Vec<Vec<Option<String>>>,
     pub affected: u64,
+}
+
+/// Where a response's rows go.
+enum Sink<'a> {
+    /// Counted, not decoded (the hot path).
+    Skip,
+    /// Column names and rows as strings (the text protocol's `query`).
+    Query(&'a mut QueryResult),
+    /// Rows kept for a workload; `binary` for a COM_STMT_EXECUTE result.
+    Rows(&'a mut Rows, bool),
 }
 
 pub struct Conn {
@@ -157,7 +168,7 @@ impl Conn {
         within(limit, "a query's result", async {
             self.send_query(sql).await?;
             let mut res = QueryResult::default();
-            match self.read_response(Some(&mut res)).await? {
+            match self.read_response(Sink::Query(&mut res)).await? {
                 Outcome::Affected(n) => res.affected = n,
                 Outcome::Rows(_) => {}
             }
@@ -171,7 +182,7 @@ impl Conn {
         let limit = self.read_timeout;
         within(limit, "a statement's response", async {
             self.send_query(sql).await?;
-            self.read_response(None).await
+            self.read_response(Sink::Skip).await
         })
         .await
     }
@@ -211,10 +222,14 @@ impl Conn {
         let ncols = u16::from_le_bytes([pkt[5], pkt[6]]);
         let nparams = u16::from_le_bytes([pkt[7], pkt[8]]);
         let eof = !self.deprecate_eof();
-        for n in [nparams, ncols] {
+        let mut columns = Vec::with_capacity(usize::from(ncols));
+        for (n, keep) in [(nparams, false), (ncols, true)] {
             if n > 0 {
                 for _ in 0..n {
-                    self.io.read_packet().await?;
+                    let def = self.io.read_packet().await?;
+                    if keep {
+                        columns.push(column_type(def));
+                    }
                 }
                 if eof {
                     self.io.read_packet().await?;
@@ -229,7 +244,7 @@ impl Conn {
                 params.len()
             )));
         }
-        Ok(Stmt::new(id, sql, params))
+        Ok(Stmt::new(id, sql, params).with_columns(columns))
     }
 
     /// Executes a prepared statement: the hot path. Sends the template as it
@@ -241,7 +256,26 @@ impl Conn {
         } else {
             self.io.write_raw(stmt.framed()).await?;
         }
-        self.read_response(None).await
+        self.read_response(Sink::Skip).await
+    }
+
+    /// Executes a statement and keeps its rows in `rows` (cleared first),
+    /// for a workload that reads what it selected.
+    pub async fn execute_into(
+        &mut self,
+        stmt: &mut Stmt,
+        rows: &mut Rows,
+    ) -> Result<Outcome, ProtoError> {
+        rows.clear();
+        rows.types.clear();
+        rows.types.extend_from_slice(stmt.columns());
+        let binary = !stmt.is_text();
+        if binary {
+            self.io.write_raw(stmt.framed()).await?;
+        } else {
+            self.io.write_raw(stmt.render_text()).await?;
+        }
+        self.read_response(Sink::Rows(rows, binary)).await
     }
 
     /// Runs `LOAD DATA LOCAL INFILE …` and streams the rows that `fill`
@@ -292,7 +326,7 @@ impl Conn {
             }
         }
         within(limit, "the server to take rows", self.io.write_packet(&[])).await?;
-        match within(limit, "LOAD DATA's result", self.read_response(None)).await? {
+        match within(limit, "LOAD DATA's result", self.read_response(Sink::Skip)).await? {
             Outcome::Affected(n) | Outcome::Rows(n) => Ok(n),
         }
     }
@@ -313,7 +347,7 @@ impl Conn {
         let limit = self.read_timeout;
         within(limit, "a ping's answer", async {
             self.io.write_command(&[COM_PING]).await?;
-            self.read_response(None).await.map(|_| ())
+            self.read_response(Sink::Skip).await.map(|_| ())
         })
         .await
     }
@@ -327,10 +361,7 @@ impl Conn {
 
     /// Reads one complete response: OK, ERR, or a result set (all of it,
     /// including further result sets announced by SERVER_MORE_RESULTS_EXISTS).
-    async fn read_response(
-        &mut self,
-        mut sink: Option<&mut QueryResult>,
-    ) -> Result<Outcome, ProtoError> {
+    async fn read_response(&mut self, mut sink: Sink<'_>) -> Result<Outcome, ProtoError> {
         let deprecate_eof = self.deprecate_eof();
         let mut total_rows = 0u64;
         loop {
@@ -365,11 +396,19 @@ impl Conn {
             // With MARIADB_CLIENT_CACHE_METADATA (or MySQL's optional metadata)
             // one more byte says whether column definitions follow.
             let metadata_follows = pkt.len() <= used || pkt[used] != 0;
+            if let Sink::Rows(r, _) = &mut sink {
+                r.start_result(ncols as usize);
+                if metadata_follows {
+                    r.types.clear();
+                }
+            }
             if metadata_follows {
                 for _ in 0..ncols {
                     let col = self.io.read_packet().await?;
-                    if let Some(s) = sink.as_deref_mut() {
-                        s.columns.push(column_name(col));
+                    match &mut sink {
+                        Sink::Skip => {}
+                        Sink::Query(s) => s.columns.push(column_name(col)),
+                        Sink::Rows(r, _) => r.types.push(column_type(col)),
                     }
                 }
                 if !deprecate_eof {
@@ -398,8 +437,11 @@ impl Conn {
                     }
                     _ => {
                         total_rows += 1;
-                        if let Some(s) = sink.as_deref_mut() {
-                            s.rows.push(text_row(pkt, ncols as usize));
+                        match &mut sink {
+                            Sink::Skip => {}
+                            Sink::Query(s) => s.rows.push(text_row(pkt, ncols as usize)),
+                            Sink::Rows(r, true) => r.push_binary_row(pkt)?,
+                            Sink::Rows(r, false) => r.push_text_row(pkt)?,
                         }
                     }
                 }
@@ -409,7 +451,7 @@ impl Conn {
                 return Ok(Outcome::Rows(total_rows));
             }
             // Another result follows (e.g. CALL); decode only the first one.
-            sink = None;
+            sink = Sink::Skip;
         }
     }
 }
@@ -422,15 +464,6 @@ fn ok_status(b: &[u8]) -> u16 {
     b.get(n..n + 2)
         .map(|s| u16::from_le_bytes([s[0], s[1]]))
         .unwrap_or(0)
-}
-
-fn lenenc_str(b: &[u8]) -> Option<(Option<&[u8]>, usize)> {
-    if b.first() == Some(&0xFB) {
-        return Some((None, 1));
-    }
-    let (len, n) = lenenc_int(b)?;
-    let end = n + len as usize;
-    Some((Some(b.get(n..end)?), end))
 }
 
 fn column_name(col: &[u8]) -> String {

@@ -3,7 +3,8 @@
 //! Owns sockets, packet framing, the handshake and authentication, the text
 //! protocol for everything that is not load (DDL, status queries, prepare), and
 //! the hot path: COM_STMT_EXECUTE from a pre-built packet template patched in
-//! place, with result rows skipped without decoding. Nothing here knows about
+//! place, with result rows skipped without decoding unless a workload asks
+//! to read them (`Rows`, decoded into reused buffers). Nothing here knows about
 //! workloads, schedules or statistics; callers get outcomes and typed errors.
 //!
 //! Handshake and auth state machines come from `mysql_common`; the per-query
@@ -15,11 +16,13 @@ mod conn;
 mod error;
 mod io;
 mod opts;
+mod rows;
 mod stmt;
 mod tls;
 
 pub use conn::{Breaker, Conn, Outcome};
 pub use error::{ProtoError, CR_SERVER_LOST};
 pub use opts::{ConnOpts, Endpoint, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT};
+pub use rows::Rows;
 pub use stmt::{Param, Stmt};
 pub use tls::SslMode;

@@ -14,6 +14,8 @@ pub enum Param {
     Char(usize),
 }
 
+use super::rows::ColType;
+
 const MYSQL_TYPE_LONG: u8 = 0x03;
 const MYSQL_TYPE_STRING: u8 = 0xFE;
 const COM_STMT_EXECUTE: u8 = 0x17;
@@ -30,6 +32,8 @@ pub struct Stmt {
     /// the SQL split at its placeholders, and the COM_QUERY packet rendered
     /// from the template's values before each execution.
     text: Option<(Vec<String>, Vec<u8>)>,
+    /// The result's column types, known once prepared (binary rows need them).
+    columns: Vec<ColType>,
 }
 
 impl Stmt {
@@ -71,7 +75,17 @@ impl Stmt {
             offsets,
             packet: p,
             text: None,
+            columns: Vec::new(),
         }
+    }
+
+    pub(crate) fn with_columns(mut self, columns: Vec<ColType>) -> Stmt {
+        self.columns = columns;
+        self
+    }
+
+    pub(crate) fn columns(&self) -> &[ColType] {
+        &self.columns
     }
 
     /// A statement executed over the text protocol with the same setters.

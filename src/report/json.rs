@@ -32,7 +32,7 @@ pub fn options(cfg: &RunConfig) -> Value {
         "reconnect": cfg.reconnect_every,
         "db_ps_mode": cfg.ps_mode,
         "rand_seed": cfg.seed,
-        "oltp": cfg.oltp,
+        "oltp": cfg.workload.options(),
     })
 }
 
@@ -69,7 +69,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "latency_ms": percentiles(&t.hist, pcts),
         },
         "latency_by_statement": r.kinds.iter().map(|k| json!({
-            "statement": k.kind.name(),
+            "statement": k.name,
             "count": k.count,
             "latency_ms": percentiles(&k.hist, pcts),
         })).collect::<Vec<_>>(),

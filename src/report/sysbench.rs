@@ -165,7 +165,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             let _ = writeln!(
                 o,
                 "    {:<18} {:>10} {:>9.3} {:>9.3} {:>9.3} {:>9.3}",
-                k.kind.name(),
+                k.name,
                 k.count,
                 k.hist.mean_ms(),
                 k.hist.quantile_ms(0.95),

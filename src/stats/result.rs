@@ -3,7 +3,6 @@
 //! store keeps it; report renders it. No behaviour beyond naming statuses.
 
 use super::{Hist, Interval};
-use crate::workload::statements::Kind;
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "status", content = "reason", rename_all = "lowercase")]
@@ -65,8 +64,9 @@ pub struct Sample {
     pub host_busy: f64,
 }
 
+/// Latency of one statement class (named by the workload family).
 pub struct KindStats {
-    pub kind: Kind,
+    pub name: String,
     pub count: u64,
     pub hist: Hist,
 }

@@ -220,7 +220,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     run,
-                    k.kind.name(),
+                    k.name,
                     k.count as i64,
                     k.hist.mean_ms(),
                     k.hist.quantile_ms(0.95),

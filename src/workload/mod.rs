@@ -7,6 +7,8 @@
 //! they are part of the workload's definition (sysbench's prepare command).
 
 pub mod data;
+pub mod family;
+pub mod oltp;
 pub mod prepare;
 pub mod rand;
 pub mod statements;
@@ -14,6 +16,8 @@ pub mod statements;
 use crate::protocol::Stmt;
 use anyhow::{bail, Result};
 use data::fill_groups;
+pub use family::{Consume, Family, PrepareReport, Session, StatementSpec};
+pub use oltp::Oltp;
 pub use rand::{RandParams, RandType, Rng, Unique};
 pub use statements::Kind;
 

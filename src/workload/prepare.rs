@@ -8,9 +8,10 @@
 //! the load, as sysbench does. Data and schema are sysbench's.
 
 use super::data::{fill_groups, C_LEN, PAD_LEN};
+use super::family::PrepareReport;
 use super::rand::Rng;
 use super::OltpOpts;
-use crate::protocol::{Conn, ConnOpts, ProtoError};
+use crate::protocol::{Conn, ConnOpts};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
@@ -40,13 +41,6 @@ pub fn default_loaders() -> usize {
     4 * std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-}
-
-/// What a prepare did.
-pub struct PrepareReport {
-    pub tables: u32,
-    pub rows: u64,
-    pub seconds: f64,
 }
 
 /// Creates and loads sbtest1..N with `loaders` parallel connections.
@@ -224,24 +218,15 @@ pub fn index_build_timeout(read_timeout: Duration, rows: u32) -> Duration {
     read_timeout + Duration::from_secs(u64::from(rows) / 10_000)
 }
 
-/// Drops sbtest1..N.
-pub async fn cleanup(conn: &mut Conn, tables: u32) -> Result<()> {
+/// Drops sbtest1..N, telling `each` the name of each table before it goes.
+pub async fn cleanup(conn: &mut Conn, tables: u32, each: &mut dyn FnMut(&str)) -> Result<()> {
     for t in 1..=tables {
-        println!("Dropping table 'sbtest{t}'...");
+        each(&format!("sbtest{t}"));
         conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}"))
             .await
             .with_context(|| {
                 format!("dropping sbtest{t} (a very large table may need a longer --read-timeout)")
             })?;
-    }
-    Ok(())
-}
-
-/// Drops sbtest1..N without printing.
-pub async fn cleanup_quiet(conn: &mut Conn, tables: u32) -> Result<(), ProtoError> {
-    for t in 1..=tables {
-        conn.exec(&format!("DROP TABLE IF EXISTS sbtest{t}"))
-            .await?;
     }
     Ok(())
 }

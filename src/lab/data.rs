@@ -1,0 +1,61 @@
+//! A workload's data on a target: checking it is there before a run (and
+//! reading the server's environment on the same connection), creating it,
+//! dropping it. What the data is belongs to the workload family.
+
+use super::environment::{capture, Environment};
+use super::target::{check, Target};
+use crate::workload::{Family, PrepareReport};
+use anyhow::{bail, Result};
+
+/// Checks that the tables `family` needs exist, before a run opens all its
+/// connections, and reads the server's environment on the same connection.
+pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
+    let mut c = check(t).await?;
+    let env = capture(t, &mut c).await?;
+    let r = c.query("SHOW TABLES").await?;
+    let have: Vec<String> = r
+        .rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .collect();
+    c.quit().await;
+    if let Some(missing) = family
+        .required_tables()
+        .into_iter()
+        .find(|name| !have.iter().any(|h| h == name))
+    {
+        bail!(
+            "table {missing} is missing in database '{}' on {}: run `{}` first",
+            t.opts.db.as_deref().unwrap_or(""),
+            t.describe(),
+            family.prepare_command()
+        );
+    }
+    Ok(env)
+}
+
+/// Creates the workload's data with `loaders` connections; Ctrl-C stops it
+/// with a message saying what is incomplete.
+pub fn prepare(
+    t: &Target,
+    family: &dyn Family,
+    loaders: usize,
+    quiet: bool,
+) -> Result<PrepareReport> {
+    super::block_on(async {
+        check(t).await?.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    family.prepare(&t.opts, loaders, quiet, crate::exec::interrupted)
+}
+
+/// Drops the workload's data, telling `each` each table's name first.
+pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> Result<()> {
+    super::block_on(async {
+        let mut c = check(t).await?;
+        family.cleanup(&mut c, &mut each).await?;
+        c.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })?
+}
