@@ -1,7 +1,9 @@
 //! qpslab: a MySQL/MariaDB performance lab in one binary.
 //!
 //! Data flows one way: server → protocol → workload → exec → stats →
-//! report (see shared/DESIGN.md); `cli` wires them to the command line.
+//! store → analyze → report/ui, the monitor beside exec (see
+//! shared/DESIGN.md); `lab` composes them into use cases and `cli` wires
+//! those to the command line.
 
 mod analyze;
 mod campaign;
@@ -11,6 +13,7 @@ mod lab;
 mod monitor;
 mod protocol;
 mod report;
+mod secret;
 mod server;
 mod stats;
 mod store;
@@ -19,7 +22,7 @@ mod workload;
 
 fn main() {
     let args = cli::parse_command_line();
-    cli::scrub_process_title();
+    secret::scrub_process_title();
     exec::install_ctrl_c();
     match cli::dispatch(args) {
         Ok(code) => std::process::exit(code),

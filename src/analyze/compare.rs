@@ -218,6 +218,23 @@ fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
     front * f
 }
 
+/// Per-interval QPS and TPS of a stored run: measured, whole intervals only.
+pub fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
+    let full = d.samples.iter().map(|s| s.dur).fold(0.0, f64::max);
+    let whole = d
+        .samples
+        .iter()
+        .filter(|s| !s.warmup && s.dur >= 0.5 * full && s.dur > 0.0);
+    whole
+        .map(|s| {
+            (
+                (s.reads + s.writes + s.others) as f64 / s.dur,
+                s.events as f64 / s.dur,
+            )
+        })
+        .unzip()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

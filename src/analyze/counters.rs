@@ -80,6 +80,51 @@ impl Counters {
     }
 }
 
+/// Stored snapshots of one source as a table to export: the columns whose
+/// name contains `filter` (case-insensitive), as values or, with `rate`,
+/// per-second rates between consecutive snapshots (the first row dropped).
+pub struct MetricView {
+    pub names: Vec<String>,
+    /// (t, took_us, value per column)
+    pub rows: Vec<(f64, u64, Vec<Option<f64>>)>,
+}
+
+pub fn metric_view(
+    tab: &crate::store::MetricTable,
+    filter: Option<&str>,
+    rate: bool,
+) -> MetricView {
+    let filter = filter.map(str::to_lowercase);
+    let cols: Vec<usize> = (0..tab.names.len())
+        .filter(|i| {
+            filter
+                .as_ref()
+                .is_none_or(|f| tab.names[*i].to_lowercase().contains(f))
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for (k, (t, took, vals)) in tab.rows.iter().enumerate() {
+        if rate && k == 0 {
+            continue;
+        }
+        let v: Vec<Option<f64>> = cols
+            .iter()
+            .map(|&i| {
+                if !rate {
+                    return vals[i];
+                }
+                let (tp, _, pv) = tab.rows.get(k.checked_sub(1)?)?;
+                Some((vals[i]? - pv[i]?) / (t - tp))
+            })
+            .collect();
+        rows.push((*t, *took, v));
+    }
+    MetricView {
+        names: cols.iter().map(|&i| tab.names[i].clone()).collect(),
+        rows,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ pub mod bottleneck;
 pub mod compare;
 pub mod counters;
 pub mod efficiency;
+pub mod live;
 pub mod run_figures;
 
 pub use crate::store::RunRow;
@@ -254,4 +255,18 @@ pub struct StepMedians {
     /// The last repeat's verdict.
     pub bottleneck: String,
     pub runs: usize,
+}
+
+/// Keeps the runs of two series named `a` and `b` for a ratio: variants,
+/// or labels when `b` names a label and no variant (then each run's label
+/// becomes its series' variant).
+pub fn keep_pair(runs: &mut Vec<RunRow>, a: &str, b: &str) {
+    let by_label = runs.iter().any(|r| r.label.as_deref() == Some(b))
+        && !runs.iter().any(|r| r.variant.as_deref() == Some(b));
+    if by_label {
+        for r in runs.iter_mut() {
+            r.variant = r.label.take();
+        }
+    }
+    runs.retain(|r| r.variant.as_deref() == Some(a) || r.variant.as_deref() == Some(b));
 }

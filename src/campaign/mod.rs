@@ -3,7 +3,7 @@
 //! Owns the campaign file format (TOML), its validation, the expansion into
 //! points (server × variant × workload × threads × repeat) and each point's
 //! identity: a hash of everything that defines it, so that rerunning a file
-//! skips what is already done. It runs nothing itself; `cli` drives the
+//! skips what is already done. It runs nothing itself; `lab` drives the
 //! points through server, exec and store.
 
 pub mod presets;

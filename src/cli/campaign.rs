@@ -6,15 +6,12 @@ use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
 use super::commands::{run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
-use crate::campaign::{presets, value_text, CampaignFile, Point, Restart};
-use crate::lab::{block_on, check, open_store, record_run, sandbox_target, RunTags, Target};
-use crate::protocol::Conn;
-use crate::server::{Profile, Sandbox};
+use crate::campaign::{presets, value_text, CampaignFile, Point};
+use crate::lab::{open_store, run_campaign, CampaignRun, Target};
 use crate::stats::RunStatus;
 use crate::store::{RunFilter, Store};
-use crate::workload::{prepare, Oltp, Workload};
+use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
-use std::time::Duration;
 
 pub fn campaign(cmd: CampaignCmd) -> Result<i32> {
     match cmd {
@@ -80,7 +77,7 @@ fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> 
     let store = open_store(a.store.path())?;
     // The file may hold DSN passwords: they never reach the store.
     let id =
-        store.find_or_create_campaign(&c.name, "campaign", &super::secret::redact_dsns(text))?;
+        store.find_or_create_campaign(&c.name, "campaign", &crate::secret::redact_dsns(text))?;
     Ok((store, id))
 }
 
@@ -140,134 +137,6 @@ fn status(a: &CampaignArgs) -> Result<()> {
     Ok(())
 }
 
-/// Makes the server of point `p` ready for its variant; returns the target.
-fn setup_server(c: &CampaignFile, s: usize, v: usize, restart: bool) -> Result<Target> {
-    let server = &c.servers[s];
-    let variant = &c.variants[v];
-    let Some(name) = c.sandbox_name(s) else {
-        // An external server: variants are applied with SET GLOBAL and SQL.
-        let args = ConnArgs {
-            dsn: server.dsn.clone(),
-            ..Default::default()
-        };
-        let t = resolve(&args, "sbtest")?;
-        block_on(async {
-            let mut conn = check(&t).await?;
-            for (k, val) in &variant.set {
-                let v = value_text(val);
-                let lit = if v.parse::<f64>().is_ok() {
-                    v
-                } else {
-                    format!("'{}'", v.replace('\'', "''"))
-                };
-                conn.exec(&format!("SET GLOBAL {k} = {lit}"))
-                    .await
-                    .with_context(|| format!("variant '{}': SET GLOBAL {k}", variant.name))?;
-            }
-            run_sql(&mut conn, &variant.sql, &variant.name).await?;
-            conn.quit().await;
-            Ok::<_, anyhow::Error>(())
-        })??;
-        ensure_data(c, &t)?;
-        return Ok(t);
-    };
-    let mut sb = Sandbox::open_or_new(&name)?;
-    let base_sets: Vec<(String, String)> = server
-        .set
-        .iter()
-        .map(|(k, v)| (k.clone(), value_text(v)))
-        .collect();
-    let mut spec = sb.spec.clone();
-    spec.basedir = match &server.basedir {
-        Some(b) => Some(std::fs::canonicalize(b).with_context(|| {
-            format!(
-                "server '{}': basedir {} does not exist",
-                server.label,
-                b.display()
-            )
-        })?),
-        None => None,
-    };
-    spec.profile = Profile::parse(server.profile.as_deref().unwrap_or("default"))?;
-    spec.cpus = server.cpus.clone();
-    spec.sets = base_sets.clone();
-    let marker = sb.dir.join("template.json");
-    let data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size, "basedir": spec.basedir}).to_string();
-    let template_ok = sb.has_template()
-        && std::fs::read_to_string(&marker).ok().as_deref() == Some(data_id.as_str());
-    if !template_ok {
-        println!("Preparing the data of '{}' once ({} x {} rows) and keeping it as a template datadir...", server.label, c.data.tables, c.data.table_size);
-        sb.stop(Duration::from_secs(120))?;
-        sb.spec = spec.clone();
-        sb.start(Duration::from_secs(120))?;
-        let t = sandbox_target(&sb, "sbtest")?;
-        let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
-        crate::lab::cleanup(&t, &data, |_| {})?;
-        load_data(&t, c)?;
-        sb.stop(Duration::from_secs(300))?;
-        sb.save_template()?;
-        std::fs::write(&marker, &data_id)?;
-    }
-    spec.sets
-        .extend(variant.set.iter().map(|(k, v)| (k.clone(), value_text(v))));
-    if restart || spec != sb.spec || sb.running_pid().is_none() {
-        sb.stop(Duration::from_secs(300))?;
-        sb.spec = spec;
-        if restart || !template_ok {
-            sb.restore_template()?;
-        }
-        sb.start(Duration::from_secs(300))?;
-    }
-    let t = sandbox_target(&sb, "sbtest")?;
-    block_on(async {
-        let mut conn = check(&t).await?;
-        run_sql(&mut conn, &variant.sql, &variant.name).await?;
-        conn.quit().await;
-        Ok::<_, anyhow::Error>(())
-    })??;
-    Ok(t)
-}
-
-async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
-    for q in sql {
-        conn.exec(q)
-            .await
-            .with_context(|| format!("variant '{variant}': {q}"))?;
-    }
-    Ok(())
-}
-
-/// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
-fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
-    let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
-    crate::lab::prepare(t, &data, prepare::default_loaders(), true)?;
-    Ok(())
-}
-
-/// External servers: prepare the tables when they are missing.
-fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
-    let data = Oltp::new(Workload::ReadWrite, data_opts(c)?, 1);
-    if block_on(crate::lab::ready(t, &data))?.is_err() {
-        load_data(t, c)?;
-    }
-    Ok(())
-}
-
-/// The workload options of a campaign's data (sysbench's defaults otherwise).
-fn data_opts(c: &CampaignFile) -> Result<crate::workload::OltpOpts> {
-    let words: Vec<String> = [
-        "oltp_read_write",
-        "--tables",
-        &c.data.tables.to_string(),
-        "--table-size",
-        &c.data.table_size.to_string(),
-    ]
-    .iter()
-    .map(|w| w.to_string())
-    .collect();
-    super::commands::oltp_opts(&LoadArgs::from_words(&words)?)
-}
-
 /// The run options of a point, as command-line words.
 pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     let w = &c.workloads[p.workload];
@@ -300,7 +169,6 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
-    let _ctrl_c = crate::exec::Cooperative::enter();
     let done = store.done_points(id)?;
     let points = c.points();
     let pending: Vec<&Point> = points
@@ -315,68 +183,50 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         pending.len(),
         pending.len() as f64 * (c.time + c.warmup + c.cooldown) / 60.0
     );
-    let mut current: Option<(usize, usize)> = None;
-    let mut target: Option<Target> = None;
-    let (mut failed, mut degraded) = (0, 0);
-    let mut code = 0;
-    for (i, p) in pending.iter().enumerate() {
-        if crate::exec::interrupted() {
-            code = 130;
-            break;
-        }
-        let switch = current != Some((p.server, p.variant));
-        if switch || c.restart == Restart::Step || target.is_none() {
-            let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
-            target = Some(setup_server(&c, p.server, p.variant, restart)?);
-            current = Some((p.server, p.variant));
-        } else if i > 0
-            && c.cooldown > 0.0
-            && !crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(c.cooldown))
-        {
-            code = 130;
-            break;
-        }
-        let t = target.as_ref().context("no server")?;
+    let external = |dsn: &str| {
+        let args = ConnArgs {
+            dsn: Some(dsn.to_string()),
+            ..Default::default()
+        };
+        resolve(&args, "sbtest")
+    };
+    let config_for = |p: &Point, t: &Target| {
         let load = LoadArgs::from_words(&point_words(&c, p))?;
-        let cfg = run_config(&load, &t.opts)?;
-        let env = block_on(crate::lab::ready(t, cfg.workload.as_ref()))??;
-        let tags = RunTags {
-            label: Some(c.servers[p.server].label.clone()),
-            variant: Some(c.variants[p.variant].name.clone()),
-            campaign_id: Some(id),
-            point_hash: Some(p.hash.clone()),
-            command_line: super::secret::redacted_command_line(),
-        };
-        let mon = monitor_for(&load, t)?;
-        let rec = record_run(&store, &cfg, mon, &env, &tags)?;
-        let (r, run_id) = (rec.result, rec.run_id);
-        let qps = r.qps();
-        let state = match &r.status {
-            RunStatus::Ok => "ok".to_string(),
-            RunStatus::Failed(m) => {
-                failed += 1;
-                format!("FAILED: {m}")
-            }
-            RunStatus::Degraded(m) => {
-                degraded += 1;
-                format!("DEGRADED: {m}")
-            }
-            RunStatus::Aborted(_) => {
-                code = 130;
-                "aborted".to_string()
-            }
-        };
-        println!(
-            "[{}/{}] {}: {qps:.0} qps, run {run_id} {state}",
-            i + 1,
-            pending.len(),
-            describe(&c, p)
-        );
-        if code == 130 {
-            break;
-        }
-    }
-    if code == 130 {
+        Ok((run_config(&load, &t.opts)?, monitor_for(&load, t)?))
+    };
+    let run = CampaignRun {
+        file: &c,
+        store: &store,
+        id,
+        command_line: crate::secret::redacted_command_line(),
+    };
+    let out = run_campaign(
+        &run,
+        &pending,
+        &external,
+        config_for,
+        |line| println!("{line}"),
+        |i, p, rec| {
+            let state = match &rec.result.status {
+                RunStatus::Ok => "ok".to_string(),
+                RunStatus::Aborted(_) => "aborted".to_string(),
+                s => format!(
+                    "{}: {}",
+                    s.word().to_uppercase(),
+                    s.reason().unwrap_or_default()
+                ),
+            };
+            println!(
+                "[{}/{}] {}: {:.0} qps, run {} {state}",
+                i + 1,
+                pending.len(),
+                describe(&c, p),
+                rec.result.qps(),
+                rec.run_id
+            );
+        },
+    )?;
+    if out.code == 130 {
         println!(
             "\nStopped. Rerun the same command to resume: finished points are kept and skipped."
         );
@@ -401,9 +251,12 @@ fn run(a: &CampaignArgs) -> Result<i32> {
             )
         );
     }
-    if failed + degraded > 0 {
-        println!("\n{failed} point(s) failed, {degraded} degraded (left out of the tables); rerun to retry them.");
-        return Ok(if failed > 0 { 1 } else { 3 });
+    if out.failed + out.degraded > 0 {
+        println!(
+            "\n{} point(s) failed, {} degraded (left out of the tables); rerun to retry them.",
+            out.failed, out.degraded
+        );
+        return Ok(if out.failed > 0 { 1 } else { 3 });
     }
     Ok(0)
 }

@@ -5,18 +5,17 @@ use super::args::{
     RunFormat, RunsArgs, SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::monitor_args::monitor_for;
-use super::secret::redacted_command_line;
 use super::target::resolve;
+use crate::analyze::compare::interval_rates;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
-use crate::lab::{
-    block_on, open_store, read_store, ready, record_run, run_watched, Recorder, RunTags,
-};
+use crate::lab::{block_on, open_store, read_store, ready, run_watched, Recorder, RunTags};
 use crate::report::{self, table::StepRow};
+use crate::secret::redacted_command_line;
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::store::RunFilter;
-use crate::workload::{self, prepare, Oltp, OltpOpts, RandParams, Workload};
+use crate::workload::{prepare, Oltp, OltpOpts, RandParams, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
@@ -29,7 +28,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Run(a) => cmd_run(&a),
         Cmd::Cleanup(a) => cmd_cleanup(&a).map(|_| 0),
         Cmd::Workloads => {
-            print_workloads();
+            print!("{}", report::sysbench::workloads_text());
             Ok(0)
         }
         Cmd::Quickstart(a) => quickstart(&a),
@@ -371,30 +370,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         .transpose()?;
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
-        println!(
-            "qpslab {} ({})\n",
-            env!("CARGO_PKG_VERSION"),
-            env!("QPSLAB_GIT_HASH")
-        );
-        println!("Running the test with following options:");
-        println!("Number of threads: {}", cfg.threads);
-        if cfg.rate > 0.0 {
-            println!("Target transaction rate: {}/sec", cfg.rate);
-        }
-        if a.report_interval > 0.0 {
-            println!(
-                "Report intermediate results every {} second(s)",
-                a.report_interval
-            );
-        }
-        if cfg.warmup > 0.0 {
-            println!("Warm-up: {} second(s), not counted", cfg.warmup);
-        }
-        println!(
-            "Initializing random number generator from seed ({}).\n\n",
-            cfg.seed
-        );
-        println!("Initializing worker threads...\n\nThreads started!\n");
+        print!("{}", report::sysbench::run_header(&cfg, a.report_interval));
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let mon = monitor_for(a, &t)?;
@@ -582,22 +558,7 @@ fn analysis(
                 _ => bail!("give two series (`qpslab ratio A B`) or --reference VARIANT"),
             };
             if let (Some(a_name), Some(b_name)) = (&x, &y) {
-                let by_label = runs
-                    .iter()
-                    .any(|r| r.label.as_deref() == Some(b_name.as_str()))
-                    && !runs
-                        .iter()
-                        .any(|r| r.variant.as_deref() == Some(b_name.as_str()));
-                if by_label {
-                    // Compare labels: make the label the series' variant.
-                    for r in &mut runs {
-                        r.variant = r.label.take();
-                    }
-                }
-                runs.retain(|r| {
-                    r.variant.as_deref() == Some(a_name.as_str())
-                        || r.variant.as_deref() == Some(b_name.as_str())
-                });
+                crate::analyze::keep_pair(&mut runs, a_name, b_name);
             }
             let out = report::analysis::ratio_matrix(&runs, &reference, f);
             if out.trim().is_empty() || out.trim() == "[]" {
@@ -609,23 +570,6 @@ fn analysis(
     Ok(())
 }
 
-/// Per-interval QPS and TPS of a stored run: measured, whole intervals only.
-fn run_series(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
-    let full = d.samples.iter().map(|s| s.dur).fold(0.0, f64::max);
-    let whole = d
-        .samples
-        .iter()
-        .filter(|s| !s.warmup && s.dur >= 0.5 * full && s.dur > 0.0);
-    whole
-        .map(|s| {
-            (
-                (s.reads + s.writes + s.others) as f64 / s.dur,
-                s.events as f64 / s.dur,
-            )
-        })
-        .unzip()
-}
-
 fn compare_runs(a: &CompareArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let get = |id: i64| {
@@ -634,8 +578,8 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
             .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))
     };
     let (da, db) = (get(a.run_a)?, get(a.run_b)?);
-    let (qa, ta) = run_series(&da);
-    let (qb, tb) = run_series(&db);
+    let (qa, ta) = interval_rates(&da);
+    let (qb, tb) = interval_rates(&db);
     if qa.len() < 2 || qb.len() < 2 {
         bail!("each run needs at least 2 whole measured intervals to compare (run {} has {}, run {} has {})", a.run_a, qa.len(), a.run_b, qb.len());
     }
@@ -647,77 +591,10 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    let name = |d: &crate::store::RunDetail| {
-        let r = &d.run;
-        format!(
-            "run {} {} {}",
-            r.id,
-            r.label.clone().unwrap_or_default(),
-            r.variant.clone().unwrap_or_default()
-        )
-        .trim()
-        .to_string()
-    };
-    let mut t = report::table::Table::new(&["", &name(&da), &name(&db)]);
-    let ms = |s: &crate::analyze::compare::SeriesStats| {
-        format!(
-            "{:.1} ± {:.1} (n {}, n_eff {:.1})",
-            s.mean, s.se, s.n, s.n_eff
-        )
-    };
-    let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
-    let rows: Vec<(&str, String, String)> = vec![
-        ("workload", da.run.workload.clone(), db.run.workload.clone()),
-        (
-            "threads",
-            da.run.threads.to_string(),
-            db.run.threads.to_string(),
-        ),
-        (
-            "server",
-            da.run.server_version.clone().unwrap_or_default(),
-            db.run.server_version.clone().unwrap_or_default(),
-        ),
-        ("status", da.run.status.clone(), db.run.status.clone()),
-        ("qps mean ± SE", ms(&cq.a), ms(&cq.b)),
-        ("tps mean ± SE", ms(&ct.a), ms(&ct.b)),
-        ("p95 ms", opt(da.run.lat_p95_ms), opt(db.run.lat_p95_ms)),
-        ("p99 ms", opt(da.run.lat_p99_ms), opt(db.run.lat_p99_ms)),
-    ];
-    for (label, x, y) in rows {
-        t.push(vec![label.to_string(), x, y]);
-    }
-    for (what, c) in [("qps", &cq), ("tps", &ct)] {
-        let pct = |v: f64| {
-            if c.a.mean != 0.0 {
-                v / c.a.mean * 100.0
-            } else {
-                f64::NAN
-            }
-        };
-        t.push(vec![
-            format!("{what} B - A"),
-            format!(
-                "{:+.1} ({:+.2}%), 95% interval [{:+.2}%, {:+.2}%]",
-                c.diff,
-                c.diff_pct,
-                pct(c.ci_low),
-                pct(c.ci_high)
-            ),
-            format!(
-                "t {:.2}, df {:.1}, p {:.4}: {}",
-                c.t,
-                c.df,
-                c.p,
-                if c.significant {
-                    "significant"
-                } else {
-                    "within noise"
-                }
-            ),
-        ]);
-    }
-    print!("{}", t.render(f));
+    print!(
+        "{}",
+        report::analysis::run_comparison(&da, &db, &cq, &ct, f)
+    );
     Ok(())
 }
 
@@ -751,29 +628,6 @@ fn cmd_show(a: &ShowArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_workloads() {
-    let o = OltpOpts {
-        tables: 1,
-        ..Default::default()
-    };
-    for w in workload::ALL {
-        println!("{:<24} {}", w.name(), w.description());
-        for (kind, n) in w.groups(&o) {
-            let sql = kind.sql(1, w.arity(kind, &o)).replace("sbtest1", "sbtestN");
-            println!("    {n} x {sql}");
-            if kind == workload::Kind::Delete && w != Workload::Delete {
-                println!(
-                    "    {n} x {}",
-                    workload::Kind::Insert
-                        .sql(1, 0)
-                        .replace("sbtest1", "sbtestN")
-                );
-            }
-        }
-    }
-    println!("\nOptions follow sysbench's names; see `qpslab run --help`.");
-}
-
 fn quickstart(a: &QuickArgs) -> Result<i32> {
     let threads = thread_list(&a.threads)?;
     if a.tables == 0 || a.table_size == 0 {
@@ -786,7 +640,6 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
     let store = open_store(a.store.path())?;
-    let _ctrl_c = crate::exec::Cooperative::enter();
     println!("Target: {}", t.describe());
     let mut load = LoadArgs::from_words(&[
         "oltp_point_select".into(),
@@ -796,66 +649,57 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     load.conn = a.conn.clone();
     load.tables = a.tables;
     load.table_size = a.table_size;
-    let o = oltp_opts(&load)?;
-    // (Re)create the data so that every step starts from the same tables.
+    load.time = a.time;
     let data = family(&load)?;
-    crate::lab::cleanup(&t, &data, |_| {})?;
+    let o = data.opts();
     println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
-    let rep = crate::lab::prepare(&t, &data, prepare::default_loaders(), true)?;
+    let rep = crate::lab::fresh_data(&t, &data)?;
     println!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9)
     );
+    let plan = crate::lab::QuickPlan {
+        target: &t,
+        store: &store,
+        workloads: &workloads,
+        threads: &threads,
+        definition: serde_json::json!({"workloads": a.workloads, "threads": threads, "time": a.time,
+            "tables": o.tables, "table_size": o.table_size, "command_line": redacted_command_line()}),
+        command_line: redacted_command_line(),
+    };
+    let config_for = |w: Workload, th: u32| {
+        let mut step = load.clone();
+        step.workload = w.name().to_string();
+        step.threads = th.to_string();
+        Ok((run_config(&step, &t.opts)?, monitor_for(&step, &t)?))
+    };
     let mut rows = Vec::new();
-    let mut code = 0;
-    let campaign = store.create_campaign(
-        "quickstart",
-        "sweep",
-        &serde_json::json!({"workloads": a.workloads, "threads": threads, "time": a.time,
-            "tables": o.tables, "table_size": o.table_size, "command_line": redacted_command_line()})
-        .to_string(),
-    )?;
-    for w in &workloads {
-        for &th in &threads {
-            load.workload = w.name().to_string();
-            load.threads = th.to_string();
-            load.time = a.time;
-            let cfg = run_config(&load, &t.opts)?;
-            let env = block_on(ready(&t, cfg.workload.as_ref()))??;
-            let tags = RunTags {
-                label: Some("quickstart".into()),
-                campaign_id: Some(campaign),
-                point_hash: Some(format!("{}:{th}", w.name())),
-                command_line: redacted_command_line(),
-                ..Default::default()
-            };
-            eprint!("running {} with {th} users for {} s... ", w.name(), a.time);
-            let rec = record_run(&store, &cfg, monitor_for(&load, &t)?, &env, &tags)?;
-            let (server_us, hint) = rec.server_us_and_hint();
-            let r = rec.result;
-            if matches!(r.status, RunStatus::Failed(_) | RunStatus::Degraded(_)) && code != 1 {
-                code = r.status.exit_code();
-            }
-            let status = status_text(&r.status);
-            eprintln!("{:.0} qps", r.qps());
+    let out = crate::lab::quickstart(
+        &plan,
+        config_for,
+        |w, th| eprint!("running {} with {th} users for {} s... ", w.name(), a.time),
+        |s| {
+            eprintln!("{:.0} qps", s.figures.qps);
+            let f = &s.figures;
             rows.push(StepRow {
-                workload: w.name().to_string(),
-                threads: th,
-                tps: r.tps(),
-                qps: r.qps(),
-                p95: r.total.hist.quantile_ms(0.95),
-                p99: r.total.hist.quantile_ms(0.99),
-                client_us: r.client_us_per_query(),
-                server_us,
-                hint,
-                status,
+                workload: s.workload.name().to_string(),
+                threads: s.threads,
+                tps: f.tps,
+                qps: f.qps,
+                p95: f.p95,
+                p99: f.p99,
+                client_us: f.client_us,
+                server_us: f.server_us,
+                hint: f.hint.clone(),
+                status: status_text(s.status),
             });
-            if matches!(r.status, RunStatus::Aborted(_)) {
-                println!("\n{}", report::table::render(&rows));
-                return Ok(130);
-            }
-        }
+        },
+    )?;
+    let (campaign, code) = (out.campaign, out.code);
+    if code == 130 {
+        println!("\n{}", report::table::render(&rows));
+        return Ok(130);
     }
     println!("\n{}", report::table::render(&rows));
     println!("The runs are stored as campaign {campaign}: `qpslab runs --campaign {campaign}`, `qpslab show ID`.");

@@ -148,7 +148,7 @@ fn percent(s: &str) -> String {
 }
 
 fn redact(d: &str) -> String {
-    match super::secret::dsn_password_span(d) {
+    match crate::secret::dsn_password_span(d) {
         Some((a, b)) => format!("{}***{}", &d[..a], &d[b..]),
         None => d.to_string(),
     }

@@ -1,25 +1,31 @@
 //! lab: the use cases, composed from the layers below: which server
-//! (`Target`), its environment, the monitor beside the load, recording
-//! into the store (a row at the start, samples as they arrive, totals and
-//! the monitor's figures at the end). Takes typed inputs; never parses
-//! arguments or prints results (cli does), never talks the wire protocol
-//! itself beyond checking a target (protocol does).
+//! (`Target`), its environment, a workload's data on it, the monitor beside
+//! the load, recording into the store (a row at the start, samples as they
+//! arrive, totals and the monitor's figures at the end), sweeps, campaigns,
+//! the quickstart, monitor sessions and live views. Takes typed inputs and
+//! reports progress through callbacks; never parses arguments or prints
+//! (cli does), never renders (report does). Its SQL is limited to checking
+//! a target and applying a campaign variant's settings.
 
+mod campaign;
 mod data;
 mod environment;
+mod live;
+mod quickstart;
 mod record;
 mod sweep;
 mod target;
 mod watch;
 
+pub use campaign::{run_campaign, CampaignRun};
 pub use data::{cleanup, prepare, ready};
-pub use environment::{capture, Environment};
-pub use record::{
-    open_store, read_store, record_run, store_path, Recorder, RunTags, EXIT_NOT_STORED,
-};
+pub use environment::Environment;
+pub use live::{live_view, monitor_session, probe, SessionRecord};
+pub use quickstart::{fresh_data, quickstart, QuickPlan};
+pub use record::{open_store, read_store, store_path, Recorder, RunTags, EXIT_NOT_STORED};
 pub use sweep::{sweep, SweepPlan};
-pub use target::{check, sandbox_target, Target};
-pub use watch::{run_watched, Watch};
+pub use target::{sandbox_target, Target};
+pub use watch::run_watched;
 
 /// Runs a future to completion on a fresh current-thread runtime (the
 /// synchronous use cases' way to talk to a server).

@@ -3,7 +3,7 @@
 //! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
-use super::record::{record_run, RunTags};
+use super::record::{record_run, Recorded, RunTags};
 use super::Environment;
 use crate::analyze::{median, StepMedians};
 use crate::exec::RunConfig;
@@ -39,6 +39,22 @@ pub struct StepFigures {
     /// NaN without the monitor.
     pub server_us: f64,
     pub hint: String,
+}
+
+impl StepFigures {
+    pub fn of(rec: &Recorded) -> StepFigures {
+        let (server_us, hint) = rec.server_us_and_hint();
+        let r = &rec.result;
+        StepFigures {
+            qps: r.qps(),
+            tps: r.tps(),
+            p95: r.total.hist.quantile_ms(0.95),
+            p99: r.total.hist.quantile_ms(0.99),
+            client_us: r.client_us_per_query(),
+            server_us,
+            hint,
+        }
+    }
 }
 
 /// A step as it ends.
@@ -82,17 +98,8 @@ pub fn sweep(
                 ..plan.tags.clone()
             };
             let rec = record_run(plan.store, &cfg, mon, plan.env, &tags)?;
-            let (server_us, hint) = rec.server_us_and_hint();
             let r = &rec.result;
-            let fig = StepFigures {
-                qps: r.qps(),
-                tps: r.tps(),
-                p95: r.total.hist.quantile_ms(0.95),
-                p99: r.total.hist.quantile_ms(0.99),
-                client_us: r.client_us_per_query(),
-                server_us,
-                hint,
-            };
+            let fig = StepFigures::of(&rec);
             on_step(&Step {
                 threads: th,
                 repeat: rep,

@@ -4,7 +4,9 @@
 
 use super::num;
 use super::table::{Format, Table};
+use crate::analyze::compare::{Comparison, SeriesStats};
 use crate::analyze::{best_to_best, ratio_matrices, series, RunRow};
+use crate::store::RunDetail;
 
 /// QPS, TPS, p95 and p99 against users, per series.
 pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
@@ -156,6 +158,88 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Two stored runs side by side with the comparison of their per-interval
+/// QPS and TPS (mean ± SE, the difference with its 95% interval, Welch's t).
+pub fn run_comparison(
+    da: &RunDetail,
+    db: &RunDetail,
+    cq: &Comparison,
+    ct: &Comparison,
+    f: Format,
+) -> String {
+    let name = |d: &RunDetail| {
+        let r = &d.run;
+        format!(
+            "run {} {} {}",
+            r.id,
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default()
+        )
+        .trim()
+        .to_string()
+    };
+    let mut t = Table::new(&["", &name(da), &name(db)]);
+    let ms = |s: &SeriesStats| {
+        format!(
+            "{:.1} ± {:.1} (n {}, n_eff {:.1})",
+            s.mean, s.se, s.n, s.n_eff
+        )
+    };
+    let opt = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_default();
+    let rows: Vec<(&str, String, String)> = vec![
+        ("workload", da.run.workload.clone(), db.run.workload.clone()),
+        (
+            "threads",
+            da.run.threads.to_string(),
+            db.run.threads.to_string(),
+        ),
+        (
+            "server",
+            da.run.server_version.clone().unwrap_or_default(),
+            db.run.server_version.clone().unwrap_or_default(),
+        ),
+        ("status", da.run.status.clone(), db.run.status.clone()),
+        ("qps mean ± SE", ms(&cq.a), ms(&cq.b)),
+        ("tps mean ± SE", ms(&ct.a), ms(&ct.b)),
+        ("p95 ms", opt(da.run.lat_p95_ms), opt(db.run.lat_p95_ms)),
+        ("p99 ms", opt(da.run.lat_p99_ms), opt(db.run.lat_p99_ms)),
+    ];
+    for (label, x, y) in rows {
+        t.push(vec![label.to_string(), x, y]);
+    }
+    for (what, c) in [("qps", &cq), ("tps", &ct)] {
+        let pct = |v: f64| {
+            if c.a.mean != 0.0 {
+                v / c.a.mean * 100.0
+            } else {
+                f64::NAN
+            }
+        };
+        t.push(vec![
+            format!("{what} B - A"),
+            format!(
+                "{:+.1} ({:+.2}%), 95% interval [{:+.2}%, {:+.2}%]",
+                c.diff,
+                c.diff_pct,
+                pct(c.ci_low),
+                pct(c.ci_high)
+            ),
+            format!(
+                "t {:.2}, df {:.1}, p {:.4}: {}",
+                c.t,
+                c.df,
+                c.p,
+                if c.significant {
+                    "significant"
+                } else {
+                    "within noise"
+                }
+            ),
+        ]);
+    }
+    t.render(f)
 }
 
 #[cfg(test)]

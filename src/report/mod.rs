@@ -10,6 +10,8 @@
 pub mod analysis;
 pub mod chart;
 pub mod json;
+pub mod live;
+pub mod metrics;
 pub mod monitor;
 pub mod runs;
 pub mod sysbench;

@@ -2,6 +2,7 @@
 //! followed by qpslab's extra sections.
 
 use super::{error_name, pct_label, CLIENT_SHARE_WARNING};
+use crate::exec::RunConfig;
 use crate::stats::{RunResult, RunStatus, Sample};
 use std::fmt::Write;
 
@@ -255,5 +256,66 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             );
         }
     }
+    o
+}
+
+/// sysbench's lines before a run: version, threads, rate, intervals, seed.
+pub fn run_header(cfg: &RunConfig, report_interval: f64) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "qpslab {} ({})\n",
+        env!("CARGO_PKG_VERSION"),
+        env!("QPSLAB_GIT_HASH")
+    );
+    let _ = writeln!(o, "Running the test with following options:");
+    let _ = writeln!(o, "Number of threads: {}", cfg.threads);
+    if cfg.rate > 0.0 {
+        let _ = writeln!(o, "Target transaction rate: {}/sec", cfg.rate);
+    }
+    if report_interval > 0.0 {
+        let _ = writeln!(
+            o,
+            "Report intermediate results every {} second(s)",
+            report_interval
+        );
+    }
+    if cfg.warmup > 0.0 {
+        let _ = writeln!(o, "Warm-up: {} second(s), not counted", cfg.warmup);
+    }
+    let _ = writeln!(
+        o,
+        "Initializing random number generator from seed ({}).\n\n",
+        cfg.seed
+    );
+    let _ = writeln!(o, "Initializing worker threads...\n\nThreads started!\n");
+    o
+}
+
+/// `qpslab workloads`: each workload with the statements of one event.
+pub fn workloads_text() -> String {
+    use crate::workload::{Kind, OltpOpts, Workload, ALL};
+    let opts = OltpOpts {
+        tables: 1,
+        ..Default::default()
+    };
+    let mut o = String::new();
+    for w in ALL {
+        let _ = writeln!(o, "{:<24} {}", w.name(), w.description());
+        for (kind, n) in w.groups(&opts) {
+            let sql = kind
+                .sql(1, w.arity(kind, &opts))
+                .replace("sbtest1", "sbtestN");
+            let _ = writeln!(o, "    {n} x {sql}");
+            if kind == Kind::Delete && w != Workload::Delete {
+                let insert = Kind::Insert.sql(1, 0).replace("sbtest1", "sbtestN");
+                let _ = writeln!(o, "    {n} x {insert}");
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nOptions follow sysbench's names; see `qpslab run --help`."
+    );
     o
 }

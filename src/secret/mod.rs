@@ -1,5 +1,7 @@
-//! Keeping the password out of the process title and out of anything we
-//! record. glibc hands (argc, argv, envp) to functions in `.init_array`;
+//! secret: keeps passwords out of the process title and out of anything we
+//! record, show or log (command lines, DSNs in campaign files). Knows
+//! nothing about connections or the store; callers pass it text.
+//! glibc hands (argc, argv, envp) to functions in `.init_array`;
 //! we keep argv so that a `--password=…` given on the command line can be
 //! overwritten in place after parsing, as the mysql client does.
 

@@ -1,0 +1,227 @@
+//! Running a campaign's points: each point's server made ready for its
+//! variant (sandboxes from a template datadir with the campaign's data,
+//! external servers by SQL), cooldowns, each point recorded under the
+//! campaign. What a campaign is (file, points, identities) is `campaign`'s;
+//! reading the file and printing is cli's.
+
+use super::block_on;
+use super::record::{record_run, Recorded, RunTags};
+use super::target::{check, sandbox_target, Target};
+use crate::campaign::{value_text, CampaignFile, Point, Restart};
+use crate::exec::RunConfig;
+use crate::monitor::MonitorConfig;
+use crate::protocol::Conn;
+use crate::server::{Profile, Sandbox};
+use crate::stats::RunStatus;
+use crate::store::Store;
+use crate::workload::prepare::default_loaders;
+use crate::workload::{Oltp, OltpOpts, Workload};
+use anyhow::{Context, Result};
+use std::time::Duration;
+
+/// A campaign being run: its file, and its row in the store.
+pub struct CampaignRun<'a> {
+    pub file: &'a CampaignFile,
+    pub store: &'a Store,
+    pub id: i64,
+    /// The command line as it may be recorded (secrets removed).
+    pub command_line: String,
+}
+
+/// How a campaign run ended.
+pub struct CampaignOutcome {
+    /// 0, or 130 when Ctrl-C stopped it (finished points are kept).
+    pub code: i32,
+    pub failed: usize,
+    pub degraded: usize,
+}
+
+/// Runs the points of `r` not done yet, in order: the server of each point
+/// set up for its variant (sandboxes restarted from the template datadir as
+/// `restart` says, external servers given `SET GLOBAL`s and SQL), cooldowns
+/// between points, each point recorded. `external` resolves an external
+/// server's DSN; `config_for` says how a point runs; `say` gets progress
+/// lines, `done` each recorded point with its position among `pending`.
+pub fn run_campaign(
+    r: &CampaignRun,
+    pending: &[&Point],
+    external: &dyn Fn(&str) -> Result<Target>,
+    config_for: impl Fn(&Point, &Target) -> Result<(RunConfig, Option<MonitorConfig>)>,
+    mut say: impl FnMut(&str),
+    mut done: impl FnMut(usize, &Point, &Recorded),
+) -> Result<CampaignOutcome> {
+    let c = r.file;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    let mut current: Option<(usize, usize)> = None;
+    let mut target: Option<Target> = None;
+    let mut out = CampaignOutcome {
+        code: 0,
+        failed: 0,
+        degraded: 0,
+    };
+    for (i, p) in pending.iter().enumerate() {
+        if crate::exec::interrupted() {
+            out.code = 130;
+            break;
+        }
+        let switch = current != Some((p.server, p.variant));
+        if switch || c.restart == Restart::Step || target.is_none() {
+            let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
+            target = Some(setup_server(
+                c, p.server, p.variant, restart, external, &mut say,
+            )?);
+            current = Some((p.server, p.variant));
+        } else if i > 0
+            && c.cooldown > 0.0
+            && !crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(c.cooldown))
+        {
+            out.code = 130;
+            break;
+        }
+        let t = target.as_ref().context("no server")?;
+        let (cfg, mon) = config_for(p, t)?;
+        let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
+        let tags = RunTags {
+            label: Some(c.servers[p.server].label.clone()),
+            variant: Some(c.variants[p.variant].name.clone()),
+            campaign_id: Some(r.id),
+            point_hash: Some(p.hash.clone()),
+            command_line: r.command_line.clone(),
+        };
+        let rec = record_run(r.store, &cfg, mon, &env, &tags)?;
+        match &rec.result.status {
+            RunStatus::Ok => {}
+            RunStatus::Failed(_) => out.failed += 1,
+            RunStatus::Degraded(_) => out.degraded += 1,
+            RunStatus::Aborted(_) => out.code = 130,
+        }
+        done(i, p, &rec);
+        if out.code == 130 {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Makes the server of point `p` ready for its variant; returns the target.
+fn setup_server(
+    c: &CampaignFile,
+    s: usize,
+    v: usize,
+    restart: bool,
+    external: &dyn Fn(&str) -> Result<Target>,
+    say: &mut dyn FnMut(&str),
+) -> Result<Target> {
+    let server = &c.servers[s];
+    let variant = &c.variants[v];
+    let Some(name) = c.sandbox_name(s) else {
+        // An external server: variants are applied with SET GLOBAL and SQL.
+        let t = external(server.dsn.as_deref().unwrap_or_default())?;
+        block_on(async {
+            let mut conn = check(&t).await?;
+            for (k, val) in &variant.set {
+                let v = value_text(val);
+                let lit = if v.parse::<f64>().is_ok() {
+                    v
+                } else {
+                    format!("'{}'", v.replace('\'', "''"))
+                };
+                conn.exec(&format!("SET GLOBAL {k} = {lit}"))
+                    .await
+                    .with_context(|| format!("variant '{}': SET GLOBAL {k}", variant.name))?;
+            }
+            run_sql(&mut conn, &variant.sql, &variant.name).await?;
+            conn.quit().await;
+            Ok::<_, anyhow::Error>(())
+        })??;
+        ensure_data(c, &t)?;
+        return Ok(t);
+    };
+    let mut sb = Sandbox::open_or_new(&name)?;
+    let base_sets: Vec<(String, String)> = server
+        .set
+        .iter()
+        .map(|(k, v)| (k.clone(), value_text(v)))
+        .collect();
+    let mut spec = sb.spec.clone();
+    spec.basedir = match &server.basedir {
+        Some(b) => Some(std::fs::canonicalize(b).with_context(|| {
+            format!(
+                "server '{}': basedir {} does not exist",
+                server.label,
+                b.display()
+            )
+        })?),
+        None => None,
+    };
+    spec.profile = Profile::parse(server.profile.as_deref().unwrap_or("default"))?;
+    spec.cpus = server.cpus.clone();
+    spec.sets = base_sets.clone();
+    let marker = sb.dir.join("template.json");
+    let data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size, "basedir": spec.basedir}).to_string();
+    let template_ok = sb.has_template()
+        && std::fs::read_to_string(&marker).ok().as_deref() == Some(data_id.as_str());
+    if !template_ok {
+        say(&format!("Preparing the data of '{}' once ({} x {} rows) and keeping it as a template datadir...", server.label, c.data.tables, c.data.table_size));
+        sb.stop(Duration::from_secs(120))?;
+        sb.spec = spec.clone();
+        sb.start(Duration::from_secs(120))?;
+        let t = sandbox_target(&sb, "sbtest")?;
+        super::data::cleanup(&t, &data(c), |_| {})?;
+        load_data(&t, c)?;
+        sb.stop(Duration::from_secs(300))?;
+        sb.save_template()?;
+        std::fs::write(&marker, &data_id)?;
+    }
+    spec.sets
+        .extend(variant.set.iter().map(|(k, v)| (k.clone(), value_text(v))));
+    if restart || spec != sb.spec || sb.running_pid().is_none() {
+        sb.stop(Duration::from_secs(300))?;
+        sb.spec = spec;
+        if restart || !template_ok {
+            sb.restore_template()?;
+        }
+        sb.start(Duration::from_secs(300))?;
+    }
+    let t = sandbox_target(&sb, "sbtest")?;
+    block_on(async {
+        let mut conn = check(&t).await?;
+        run_sql(&mut conn, &variant.sql, &variant.name).await?;
+        conn.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    Ok(t)
+}
+
+async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
+    for q in sql {
+        conn.exec(q)
+            .await
+            .with_context(|| format!("variant '{variant}': {q}"))?;
+    }
+    Ok(())
+}
+
+/// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
+fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
+    super::data::prepare(t, &data(c), default_loaders(), true)?;
+    Ok(())
+}
+
+/// External servers: prepare the tables when they are missing.
+fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
+    if block_on(super::data::ready(t, &data(c)))?.is_err() {
+        load_data(t, c)?;
+    }
+    Ok(())
+}
+
+/// A campaign's data: oltp tables with sysbench's defaults otherwise.
+fn data(c: &CampaignFile) -> Oltp {
+    let o = OltpOpts {
+        tables: c.data.tables,
+        table_size: c.data.table_size,
+        ..Default::default()
+    };
+    Oltp::new(Workload::ReadWrite, o, 1)
+}

@@ -1,0 +1,136 @@
+//! The monitor on its own, without load: a `monitor` session recorded as a
+//! run, and the live views (`iostat`, `top`) that only draw. Each polls
+//! until its time or count is up or Ctrl-C, hands notes and the latest rates
+//! to the caller, and leaves printing to it.
+
+use super::block_on;
+use super::environment::{capture, Environment};
+use super::record::RunTags;
+use super::target::{check, Target};
+use super::watch::Watch;
+use crate::analyze::live::Live;
+use crate::exec::interrupted;
+use crate::monitor::{Event, MonitorConfig, Note, SourceId, ALL_SOURCES};
+use crate::store::Store;
+use anyhow::Result;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Checks the target and reads its environment on one connection.
+pub fn probe(t: &Target) -> Result<Environment> {
+    block_on(async {
+        let mut c = check(t).await?;
+        let env = capture(t, &mut c).await;
+        c.quit().await;
+        env
+    })?
+}
+
+/// Where a monitor session is recorded.
+pub struct SessionRecord<'a> {
+    pub store: &'a Store,
+    pub tags: RunTags,
+    /// The session's options, stored with the run.
+    pub options: serde_json::Value,
+}
+
+/// Watches the target with `cfg` for `time` seconds (0: until Ctrl-C).
+/// `on_note` sees the monitor's notes; `on_status` the rates after each
+/// new status snapshot (from the second on) with the seconds since the
+/// start. Recorded as a "monitor" run when `record` is given; returns its id.
+pub fn monitor_session(
+    env: &Environment,
+    cfg: MonitorConfig,
+    time: f64,
+    record: Option<SessionRecord>,
+    mut on_note: impl FnMut(&Note),
+    mut on_status: impl FnMut(&Live, f64),
+) -> Result<Option<i64>> {
+    let run = match &record {
+        Some(r) => {
+            Some(
+                r.store
+                    .begin_run(&env.new_run(&r.tags, "monitor", 0, r.options.clone()))?,
+            )
+        }
+        None => None,
+    };
+    let sink = record.as_ref().map(|r| r.store).zip(run);
+    let clock = Arc::new(OnceLock::new());
+    let t0 = Instant::now();
+    let _ = clock.set(t0);
+    let mut watch = Watch::start(cfg, clock, 0.0)?;
+    let mut live = Live::default();
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    while !interrupted() && (time == 0.0 || t0.elapsed().as_secs_f64() < time) {
+        for ev in watch.pump(sink, Duration::from_millis(100)) {
+            if let Event::Note(n) = &ev {
+                on_note(n);
+            }
+            if live.feed(&ev, t0) == Some(SourceId::Status) && live.has(SourceId::Status, 2) {
+                on_status(&live, t0.elapsed().as_secs_f64());
+            }
+        }
+    }
+    let f = watch.finish(sink);
+    if let Some((store, id)) = sink {
+        f.session_figures().store(store, id)?;
+        store.end_run(id, "ok", None, t0.elapsed().as_secs_f64())?;
+    }
+    Ok(run)
+}
+
+/// A live view: polls `sources` of the target every `interval` seconds,
+/// `count` times (0: until Ctrl-C), and calls `draw` with the rates and the
+/// number of screens drawn so far after each status snapshot (the OS
+/// sources of the same tick included).
+pub fn live_view(
+    t: &Target,
+    interval: f64,
+    sources: &[SourceId],
+    count: u64,
+    mut on_note: impl FnMut(&Note),
+    mut draw: impl FnMut(&Live, u64) -> Result<()>,
+) -> Result<()> {
+    block_on(async {
+        check(t).await?.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    let mut cfg = MonitorConfig::new(t.opts.clone());
+    cfg.base = interval;
+    cfg.off = ALL_SOURCES
+        .iter()
+        .copied()
+        .filter(|s| !sources.contains(s))
+        .collect();
+    for s in sources {
+        cfg.every.insert(*s, interval);
+    }
+    let clock = Arc::new(OnceLock::new());
+    let t0 = Instant::now();
+    let _ = clock.set(t0);
+    let mut watch = Watch::start(cfg, clock, 0.0)?;
+    let mut live = Live::default();
+    let mut n = 0u64;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    let mut feed = |ev: &Event, live: &mut Live| {
+        if let Event::Note(note) = ev {
+            on_note(note);
+        }
+        live.feed(ev, t0)
+    };
+    while !interrupted() && (count == 0 || n < count) {
+        for ev in watch.pump(None, Duration::from_millis(100)) {
+            if feed(&ev, &mut live) == Some(SourceId::Status) && live.has(SourceId::Status, 2) {
+                // The OS sources of the same tick come right after status.
+                for ev in watch.pump(None, Duration::from_millis(30)) {
+                    feed(&ev, &mut live);
+                }
+                draw(&live, n)?;
+                n += 1;
+            }
+        }
+    }
+    watch.finish(None);
+    Ok(())
+}

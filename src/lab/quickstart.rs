@@ -1,0 +1,94 @@
+//! The quickstart: every workload at every concurrency on fresh data, each
+//! run recorded in one campaign. A failed or degraded step is recorded and
+//! the next one runs (the server may have recovered); Ctrl-C ends it with
+//! what was measured.
+
+use super::data::{cleanup, prepare, ready};
+use super::record::{record_run, RunTags};
+use super::sweep::StepFigures;
+use super::{block_on, Target};
+use crate::exec::RunConfig;
+use crate::monitor::MonitorConfig;
+use crate::stats::RunStatus;
+use crate::store::Store;
+use crate::workload::{prepare::default_loaders, Family, PrepareReport, Workload};
+use anyhow::Result;
+
+/// What the quickstart runs.
+pub struct QuickPlan<'a> {
+    pub target: &'a Target,
+    pub store: &'a Store,
+    pub workloads: &'a [Workload],
+    pub threads: &'a [u32],
+    /// Recorded as the campaign's definition.
+    pub definition: serde_json::Value,
+    pub command_line: String,
+}
+
+/// One step as it ends.
+pub struct QuickStep<'a> {
+    pub workload: Workload,
+    pub threads: u32,
+    pub figures: StepFigures,
+    pub status: &'a RunStatus,
+}
+
+pub struct QuickOutcome {
+    pub campaign: i64,
+    /// 0; 1 or 3 when a step failed or was degraded; 130 on Ctrl-C.
+    pub code: i32,
+}
+
+/// Drops and loads `data` so that every step starts from the same tables.
+pub fn fresh_data(t: &Target, data: &dyn Family) -> Result<PrepareReport> {
+    cleanup(t, data, |_| {})?;
+    prepare(t, data, default_loaders(), true)
+}
+
+/// Runs every workload at every concurrency; `config_for` gives a step's
+/// run and monitor configuration, `on_start` and `on_step` see each step
+/// begin and end.
+pub fn quickstart(
+    plan: &QuickPlan,
+    config_for: impl Fn(Workload, u32) -> Result<(RunConfig, Option<MonitorConfig>)>,
+    mut on_start: impl FnMut(Workload, u32),
+    mut on_step: impl FnMut(&QuickStep),
+) -> Result<QuickOutcome> {
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    let campaign =
+        plan.store
+            .create_campaign("quickstart", "sweep", &plan.definition.to_string())?;
+    let mut code = 0;
+    for &w in plan.workloads {
+        for &th in plan.threads {
+            let (cfg, mon) = config_for(w, th)?;
+            let env = block_on(ready(plan.target, cfg.workload.as_ref()))??;
+            let tags = RunTags {
+                label: Some("quickstart".into()),
+                campaign_id: Some(campaign),
+                point_hash: Some(format!("{}:{th}", w.name())),
+                command_line: plan.command_line.clone(),
+                ..Default::default()
+            };
+            on_start(w, th);
+            let rec = record_run(plan.store, &cfg, mon, &env, &tags)?;
+            let status = &rec.result.status;
+            if matches!(status, RunStatus::Failed(_) | RunStatus::Degraded(_)) && code != 1 {
+                code = status.exit_code();
+            }
+            on_step(&QuickStep {
+                workload: w,
+                threads: th,
+                figures: StepFigures::of(&rec),
+                status,
+            });
+            if matches!(status, RunStatus::Aborted(_)) {
+                return Ok(QuickOutcome {
+                    campaign,
+                    code: 130,
+                });
+            }
+        }
+    }
+    Ok(QuickOutcome { campaign, code })
+}

@@ -1,0 +1,212 @@
+//! The live views as text: the `monitor` line, the `iostat` line and the
+//! `top` screen, from the rates `analyze::live::Live` computes.
+
+use super::monitor::IO_COLUMNS;
+use super::num;
+use crate::analyze::bottleneck::top_waits;
+use crate::analyze::efficiency::IoRates;
+use crate::analyze::live::Live;
+use crate::monitor::SourceId;
+
+/// Header of the `monitor` lines (repeated every 20 lines).
+pub const MONITOR_HEADER: &str =
+    "    time        qps        tps  thr_run  thr_conn   srv cpu%  host busy%  iowait%  innodb r/s  innodb w/s   hist len  ckpt age MB";
+
+/// One `monitor` line at `t` seconds.
+pub fn monitor_line(l: &Live, t: f64) -> String {
+    let st = SourceId::Status;
+    let f = num;
+    let cpu = l.cpu_split();
+    let pct = |v: Option<f64>| v.map(|x| x * 100.0);
+    let server = cpu
+        .filter(|_| l.has(SourceId::ServerProc, 1))
+        .map(|c| c.server);
+    format!(
+        "{:>8.1} {:>10} {:>10} {:>8} {:>9} {:>10} {:>11} {:>8} {:>11} {:>11} {:>10} {:>12}",
+        t,
+        f(l.rate(st, "Questions"), 0),
+        f(l.rate_sum(st, &["Com_commit", "Com_rollback"]), 0),
+        f(l.value(st, "Threads_running"), 0),
+        f(l.value(st, "Threads_connected"), 0),
+        f(pct(server), 1),
+        f(pct(cpu.map(|c| 1.0 - c.idle - c.iowait)), 1),
+        f(pct(cpu.map(|c| c.iowait)), 1),
+        f(l.rate(st, "Innodb_data_reads"), 0),
+        f(l.rate(st, "Innodb_data_writes"), 0),
+        f(l.value(st, "Innodb_history_list_length"), 0),
+        f(
+            l.value(st, "Innodb_checkpoint_age").map(|v| v / 1048576.0),
+            1
+        ),
+    )
+}
+
+/// The `iostat` header for the columns shown (`local`: the physical ones too).
+pub fn iostat_header(local: bool) -> String {
+    let mut h = format!("{:>8}", "time");
+    for c in IO_COLUMNS.iter().filter(|c| local || !c.physical) {
+        h += &format!("{:>11}", c.header);
+    }
+    if local {
+        h += &format!("{:>8}", "util%");
+    }
+    h
+}
+
+/// One `iostat` line over the last two snapshots.
+pub fn iostat_line(l: &Live, local: bool) -> String {
+    let (c, a0, b0) = l.counters(&[SourceId::Status, SourceId::Disk]);
+    let disk = l.caps().and_then(|c| c.disk.as_deref());
+    let io = IoRates::over(&c, a0, b0, disk);
+    let mut line = format!("{:>8}", clock_time());
+    for col in IO_COLUMNS.iter().filter(|c| local || !c.physical) {
+        line += &format!("{:>11}", num((col.get)(&io), col.decimals));
+    }
+    if local {
+        line += &format!("{:>8}", num(io.disk_busy.map(|x| x * 100.0), 1));
+    }
+    line
+}
+
+/// The wall-clock time of day (UTC) as HH:MM:SS.
+pub fn clock_time() -> String {
+    let s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+        % 86_400;
+    format!("{:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
+}
+
+/// The `top` screen for the target described as `target`; `client_cpus`
+/// is the load generators' CPU use (CPUs), measured outside the monitor.
+pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
+    use std::fmt::Write as _;
+    let st = SourceId::Status;
+    let r = |n: &str| l.rate(st, n).unwrap_or(0.0);
+    let mut o = String::new();
+    let version = l.caps().map(|c| c.version.as_str()).unwrap_or("");
+    let _ = writeln!(
+        o,
+        "qpslab top  {}  {}  {}   (Ctrl-C quits)\n",
+        target,
+        version,
+        clock_time()
+    );
+    let cpus = l.value(SourceId::Cpu, "cpus").unwrap_or(1.0);
+    if let Some(cpu) = l.cpu_split() {
+        let pct = |v: f64| format!("{:.0}%", v * 100.0);
+        let server = l.has(SourceId::ServerProc, 1).then_some(cpu.server);
+        // The load generators are other processes: their share is measured
+        // here, not by the monitor.
+        let client = client_cpus.map(|c| c / cpus.max(1.0));
+        let other = 1.0 - cpu.idle - cpu.iowait - server.unwrap_or(0.0) - client.unwrap_or(0.0);
+        let _ = writeln!(
+            o,
+            "CPU ({cpus} CPUs)   server {}  client {}  other {}  idle {}  iowait {}",
+            server.map(pct).unwrap_or_else(|| "-".into()),
+            client.map(pct).unwrap_or_else(|| "-".into()),
+            pct(other.max(0.0)),
+            pct(cpu.idle),
+            pct(cpu.iowait)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "Queries/s         total {:.0}   select {:.0}  insert {:.0}  update {:.0}  delete {:.0}  commit {:.0}  rollback {:.0}",
+        r("Questions"),
+        r("Com_select"),
+        r("Com_insert"),
+        r("Com_update"),
+        r("Com_delete"),
+        r("Com_commit"),
+        r("Com_rollback")
+    );
+    let _ = writeln!(
+        o,
+        "Threads           connected {:.0}  running {:.0}  created/s {:.1}  aborted connects/s {:.1}",
+        l.value(st, "Threads_connected").unwrap_or(0.0),
+        l.value(st, "Threads_running").unwrap_or(0.0),
+        r("Threads_created"),
+        r("Aborted_connects")
+    );
+    let (rows, label) = if l.value(st, "Innodb_rows_read").is_some() {
+        (
+            [
+                r("Innodb_rows_read"),
+                r("Innodb_rows_inserted"),
+                r("Innodb_rows_updated"),
+                r("Innodb_rows_deleted"),
+            ],
+            "InnoDB rows/s",
+        )
+    } else {
+        let read = l
+            .rate_sum(
+                st,
+                &[
+                    "Handler_read_key",
+                    "Handler_read_next",
+                    "Handler_read_prev",
+                    "Handler_read_first",
+                    "Handler_read_last",
+                    "Handler_read_rnd",
+                    "Handler_read_rnd_next",
+                ],
+            )
+            .unwrap_or(0.0);
+        (
+            [
+                read,
+                r("Handler_write"),
+                r("Handler_update"),
+                r("Handler_delete"),
+            ],
+            "Rows/s (Handler)",
+        )
+    };
+    let _ = writeln!(
+        o,
+        "{label:<18}read {:.0}  inserted {:.0}  updated {:.0}  deleted {:.0}",
+        rows[0], rows[1], rows[2], rows[3]
+    );
+    let req = r("Innodb_buffer_pool_read_requests");
+    let miss = r("Innodb_buffer_pool_reads");
+    let _ = writeln!(
+        o,
+        "Buffer pool       reads/s {:.0}  read-ahead/s {:.0}  flushed/s {:.0}  dirty {:.0}  free {:.0}  hit {}",
+        miss,
+        crate::analyze::efficiency::READ_AHEAD.iter().map(|n| r(n)).sum::<f64>(),
+        r("Innodb_buffer_pool_pages_flushed"),
+        l.value(st, "Innodb_buffer_pool_pages_dirty").unwrap_or(0.0),
+        l.value(st, "Innodb_buffer_pool_pages_free").unwrap_or(0.0),
+        if req > 0.0 { format!("{:.2}%", 100.0 * (1.0 - miss / req)) } else { "-".into() }
+    );
+    let _ = writeln!(
+        o,
+        "Redo              {:.2} MB/s  log writes/s {:.0}  fsyncs/s {:.0}  checkpoint age {:.1} MB  history list {:.0}",
+        r("Innodb_os_log_written") / 1048576.0,
+        r("Innodb_log_writes"),
+        r("Innodb_data_fsyncs"),
+        l.value(st, "Innodb_checkpoint_age").unwrap_or(0.0) / 1048576.0,
+        l.value(st, "Innodb_history_list_length").unwrap_or(0.0)
+    );
+    let _ = writeln!(o);
+    if l.caps().is_some_and(|c| c.ps_on) {
+        let (c, a0, b0) = l.counters(&[SourceId::PsWaits]);
+        let waits = top_waits(&c, a0, b0, 10);
+        let _ = writeln!(o, "Top waits (performance_schema, share of wait time)");
+        for (name, share) in waits {
+            let per_s = l
+                .rate(SourceId::PsWaits, &format!("{name}.count"))
+                .unwrap_or(0.0);
+            let _ = writeln!(o, "  {:>5.1}%  {:>10.0}/s  {name}", share * 100.0, per_s);
+        }
+    } else {
+        let _ = writeln!(
+            o,
+            "Top waits: performance_schema is OFF (performance_schema=ON in my.cnf, then restart)"
+        );
+    }
+    o
+}
