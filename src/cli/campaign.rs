@@ -3,7 +3,7 @@
 //! points with a finished run in the store are skipped.
 
 use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
-use super::commands::{run_config, thread_list};
+use super::load_config::{check_load_args, run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point};
@@ -165,7 +165,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     // Validate every point's options before starting anything.
     for p in c.points() {
         LoadArgs::from_words(&point_words(&c, &p))
-            .and_then(|l| super::commands::check_load_args(&l))
+            .and_then(|l| check_load_args(&l))
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;

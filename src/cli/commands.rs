@@ -1,26 +1,27 @@
 //! What each command does, end to end.
 
 use super::args::{
-    parse_pct_list, AnalysisArgs, Cli, ClientSched, Cmd, CompareArgs, LoadArgs, QuickArgs,
-    RunFormat, RunsArgs, SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
+    parse_pct_list, AnalysisArgs, Cli, Cmd, CompareArgs, LoadArgs, QuickArgs, RunFormat, RunsArgs,
+    SandboxArgs, ServerCmd, ShowArgs, SweepArgs,
 };
 use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::analyze::compare::interval_rates;
 use crate::analyze::run_figures::MonitorFigures;
-use crate::exec::{IgnoreErrors, PsMode, RunConfig};
 use crate::lab::{block_on, open_store, read_store, ready, run_watched, Recorder, RunTags};
 use crate::report::{self, table::StepRow};
 use crate::secret::redacted_command_line;
 use crate::server::{render_profiles_help, Profile, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::store::RunFilter;
-use crate::workload::{prepare, Oltp, OltpOpts, RandParams, Workload};
+use crate::workload::{prepare, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
 
 /// Runs the command; returns the process exit code.
+use super::load_config::{check_load_args, family, run_config, single_threads, thread_list};
+
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Server { cmd } => server(cmd).map(|_| 0),
@@ -149,104 +150,6 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     Ok(())
 }
 
-/// More connections than any server takes (MariaDB's max_connections
-/// ceiling is 100,000).
-const MAX_THREADS: u32 = 100_000;
-
-/// `--threads` as a list (sweep) or a single number (everything else).
-pub(super) fn thread_list(s: &str) -> Result<Vec<u32>> {
-    let v: Vec<u32> = s
-        .split(',')
-        .map(|t| match t.trim().parse::<u32>() {
-            Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-            _ => bail!("--threads: '{t}' is not a number from 1 to {MAX_THREADS}"),
-        })
-        .collect::<Result<_>>()?;
-    if v.is_empty() {
-        bail!("--threads needs at least one number");
-    }
-    Ok(v)
-}
-
-fn single_threads(a: &LoadArgs) -> Result<u32> {
-    match thread_list(&a.threads)?.as_slice() {
-        [n] => Ok(*n),
-        _ => bail!("--threads takes one number here; for several concurrencies use `qpslab sweep`"),
-    }
-}
-
-pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
-    if a.tables == 0 {
-        bail!("--tables must be at least 1");
-    }
-    if a.table_size == 0 {
-        bail!("--table-size must be at least 1 (every query would look for id 1)");
-    }
-    if a.range_size == 0 {
-        bail!("--range-size must be at least 1");
-    }
-    if a.random_points == 0 || a.number_of_ranges == 0 {
-        bail!("--random-points and --number-of-ranges must be at least 1");
-    }
-    let rand = RandParams {
-        kind: a.rand_type.into(),
-        spec_iter: a.rand_spec_iter,
-        spec_pct: a.rand_spec_pct,
-        spec_res: a.rand_spec_res,
-        pareto_h: a.rand_pareto_h,
-        zipf_exp: a.rand_zipfian_exp,
-    };
-    if !(0.0..1.0).contains(&a.rand_pareto_h) || a.rand_pareto_h == 0.0 {
-        bail!(
-            "--rand-pareto-h must be between 0 and 1 (exclusive), got {}",
-            a.rand_pareto_h
-        );
-    }
-    if !(0.0..=100.0).contains(&a.rand_spec_pct) || !(0.0..=100.0).contains(&a.rand_spec_res) {
-        bail!("--rand-spec-pct and --rand-spec-res are percentages (0 to 100)");
-    }
-    if a.rand_zipfian_exp <= 0.0 || a.rand_zipfian_exp == 1.0 {
-        bail!(
-            "--rand-zipfian-exp must be > 0 and not 1, got {}",
-            a.rand_zipfian_exp
-        );
-    }
-    Ok(OltpOpts {
-        tables: a.tables,
-        table_size: a.table_size,
-        range_size: a.range_size,
-        point_selects: a.point_selects,
-        simple_ranges: a.simple_ranges,
-        sum_ranges: a.sum_ranges,
-        order_ranges: a.order_ranges,
-        distinct_ranges: a.distinct_ranges,
-        index_updates: a.index_updates,
-        non_index_updates: a.non_index_updates,
-        delete_inserts: a.delete_inserts,
-        range_selects: a.range_selects,
-        skip_trx: a.skip_trx,
-        auto_inc: a.auto_inc,
-        create_secondary: a.create_secondary,
-        random_points: a.random_points,
-        number_of_ranges: a.number_of_ranges,
-        delta: a.delta,
-        storage_engine: a.storage_engine.clone(),
-        rand,
-        // the real thread count is set by exec for each run
-        threads: 1,
-    })
-}
-
-fn seed(s: u64) -> u64 {
-    if s != 0 {
-        return s;
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1)
-}
-
 fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     let family = family(a)?;
     let o = family.opts();
@@ -280,65 +183,6 @@ fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
     let family = family(a)?;
     let t = resolve(&a.conn, "sbtest")?;
     crate::lab::cleanup(&t, &family, |table| println!("Dropping table '{table}'..."))
-}
-
-/// The OLTP workload a load command names, with its options.
-fn family(a: &LoadArgs) -> Result<Oltp> {
-    let w = Workload::parse(&a.workload)?;
-    Ok(Oltp::new(w, oltp_opts(a)?, seed(a.rand_seed)))
-}
-
-/// Everything about a load command's options that can be checked without
-/// a server, so that bad input fails before a sandbox is started or a
-/// connection opened. Returns the run as configured (on a placeholder
-/// endpoint).
-pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
-    Workload::parse(&a.workload)?;
-    oltp_opts(a)?;
-    parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
-    let opts = crate::protocol::ConnOpts::placeholder();
-    let mut first = a.clone();
-    first.threads = thread_list(&a.threads)?[0].to_string();
-    let cfg = run_config(&first, &opts)?;
-    super::monitor_args::monitor_config(&opts, &a.monitor)?;
-    Ok(cfg)
-}
-
-pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Result<RunConfig> {
-    let threads = single_threads(a)?;
-    let seed = seed(a.rand_seed);
-    let family = Oltp::new(Workload::parse(&a.workload)?, oltp_opts(a)?, seed);
-    let ps_mode = PsMode::from(a.db_ps_mode);
-    // Load connections ride through a momentary refusal (a restarting
-    // server) within the connect timeout.
-    let mut conn = conn.clone();
-    conn.retry_refused = true;
-    Ok(RunConfig {
-        conn,
-        workload: std::sync::Arc::new(family),
-        threads,
-        time: a.time,
-        events: a.events,
-        warmup: a.warmup_time,
-        rate: a.rate,
-        interval: if a.report_interval > 0.0 {
-            a.report_interval.max(0.01)
-        } else {
-            1.0
-        },
-        ignore: IgnoreErrors::parse(&a.mysql_ignore_errors)?,
-        reconnect_every: a.reconnect,
-        ps_mode,
-        seed,
-        shards: a.client_shards,
-        sched_batch: match a.client_sched {
-            ClientSched::Auto => None,
-            ClientSched::Batch => Some(true),
-            ClientSched::Normal => Some(false),
-        },
-        connect_rate: a.connect_rate,
-        max_unreachable: a.max_unreachable,
-    })
 }
 
 fn cmd_run(a: &LoadArgs) -> Result<i32> {
@@ -399,7 +243,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         .map(|r| r.run_id)
         .filter(|_| store_error.is_none());
     if json {
-        let mut doc = report::json::document(&cfg, &r, &pcts, &redacted_command_line());
+        let mut doc = crate::lab::summary(&cfg, &r, &pcts, &redacted_command_line());
         doc["run_id"] = run_id.into();
         if let Some(e) = &store_error {
             doc["store_error"] = e.as_str().into();
@@ -528,10 +372,10 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
 /// The finished ("ok") runs an analysis reads.
 fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
     let runs = read_store(a.store.path())?.list_runs(&RunFilter {
-        workload: a.workload.clone(),
-        label: a.label.clone(),
+        workload: a.select.workload.clone(),
+        label: a.select.label.clone(),
         status: Some("ok".into()),
-        campaign: a.campaign,
+        campaign: a.select.campaign,
         limit: None,
         ..Default::default()
     })?;
@@ -602,10 +446,10 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
     let rows = store.list_runs(&RunFilter {
-        workload: a.workload.clone(),
-        label: a.label.clone(),
+        workload: a.select.workload.clone(),
+        label: a.select.label.clone(),
         status: a.status.clone(),
-        campaign: a.campaign,
+        campaign: a.select.campaign,
         limit: a.limit,
         ..Default::default()
     })?;

@@ -6,7 +6,7 @@
 //! (an overflowing `Duration`, a slice out of range) are not.
 
 use super::args::{Cli, Cmd};
-use super::commands::check_load_args;
+use super::load_config::check_load_args;
 use crate::campaign::CampaignFile;
 use clap::Parser;
 use proptest::prelude::*;

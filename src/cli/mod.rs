@@ -12,6 +12,7 @@ mod commands;
 #[cfg(test)]
 mod input_tests;
 mod live;
+mod load_config;
 mod monitor_args;
 mod pages;
 mod target;

@@ -80,3 +80,23 @@ pub struct RunConfig {
     /// many seconds in a row.
     pub max_unreachable: f64,
 }
+
+impl RunConfig {
+    /// Every option of the run, as recorded in the store and the JSON
+    /// document (the family's own options under "oltp", its historical key).
+    pub fn options_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "threads": self.threads,
+            "time": self.time,
+            "events": self.events,
+            "warmup_time": self.warmup,
+            "rate": self.rate,
+            "report_interval": self.interval,
+            "ignore_errors": self.ignore,
+            "reconnect": self.reconnect_every,
+            "db_ps_mode": self.ps_mode,
+            "rand_seed": self.seed,
+            "oltp": self.workload.options(),
+        })
+    }
+}

@@ -7,7 +7,6 @@ use super::watch::run_watched;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
-use crate::report;
 use crate::stats::{RunResult, Sample};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -115,12 +114,7 @@ impl<'a> Recorder<'a> {
         tags: &RunTags,
     ) -> Result<Recorder<'a>> {
         let run_id = store
-            .begin_run(&env.new_run(
-                tags,
-                cfg.workload.name(),
-                cfg.threads,
-                report::json::options(cfg),
-            ))
+            .begin_run(&env.new_run(tags, cfg.workload.name(), cfg.threads, cfg.options_json()))
             .with_context(|| format!("cannot record the run in {}", store.path().display()))?;
         Ok(Recorder {
             store,
@@ -157,7 +151,7 @@ impl<'a> Recorder<'a> {
         pcts: &[f64],
         figures: Option<&MonitorFigures>,
     ) -> Result<(), String> {
-        let doc = report::json::document(cfg, r, pcts, &self.command_line);
+        let doc = super::summary::document(cfg, r, pcts, &self.command_line);
         let res = self
             .store
             .finish_run(self.run_id, r, &doc)

@@ -26,7 +26,7 @@ impl Target {
 /// A running sandbox as the target, its database `db` created if missing
 /// (a sandbox is ours: the workload's database is made on first use).
 pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
-    let admin = sb.conn_opts(None);
+    let admin = sandbox_opts(sb, None);
     let quoted = db.replace('`', "``");
     block_on(async {
         let mut c = Conn::connect(&admin).await?;
@@ -42,9 +42,26 @@ pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
         )
     })?;
     Ok(Target {
-        opts: sb.conn_opts(Some(db)),
+        opts: sandbox_opts(sb, Some(db)),
         sandbox: Some(sb.spec.name.clone()),
     })
+}
+
+/// Connection options for a sandbox: root over its socket.
+pub fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
+    ConnOpts {
+        endpoint: crate::protocol::Endpoint::Unix(sb.socket()),
+        user: "root".into(),
+        password: String::new(),
+        db: db.map(str::to_string),
+        server_public_key: None,
+        local_infile: false,
+        ssl_mode: crate::protocol::SslMode::Disabled,
+        ssl_ca: None,
+        connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
+        read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
+        retry_refused: false,
+    }
 }
 
 /// Connects once to check the target, turning the usual failures into a

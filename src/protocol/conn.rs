@@ -18,7 +18,6 @@ const HANDSHAKE_PACKET_LIMIT: usize = 64 * 1024;
 
 const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
-const COM_PING: u8 = 0x0E;
 const COM_STMT_PREPARE: u8 = 0x16;
 const COM_STMT_CLOSE: u8 = 0x19;
 const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
@@ -340,15 +339,6 @@ impl Conn {
             "the server to take a command",
             self.io.write_command(&payload),
         )
-        .await
-    }
-
-    pub async fn ping(&mut self) -> Result<(), ProtoError> {
-        let limit = self.read_timeout;
-        within(limit, "a ping's answer", async {
-            self.io.write_command(&[COM_PING]).await?;
-            self.read_response(Sink::Skip).await.map(|_| ())
-        })
         .await
     }
 

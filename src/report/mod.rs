@@ -9,7 +9,6 @@
 
 pub mod analysis;
 pub mod chart;
-pub mod json;
 pub mod live;
 pub mod metrics;
 pub mod monitor;
@@ -44,10 +43,4 @@ pub fn num(v: Option<f64>, digits: usize) -> String {
         Some(x) if x.is_finite() => format!("{x:.digits$}"),
         _ => "-".into(),
     }
-}
-
-/// Formats a percentile label: 95 → "95", 99.9 → "99.9".
-pub fn pct_label(p: f64) -> String {
-    let s = format!("{p:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -1,8 +1,9 @@
 //! sysbench 1.0-style output: the per-interval line and the final summary,
 //! followed by qpslab's extra sections.
 
-use super::{error_name, pct_label, CLIENT_SHARE_WARNING};
+use super::{error_name, CLIENT_SHARE_WARNING};
 use crate::exec::RunConfig;
+use crate::stats::pct_label;
 use crate::stats::{RunResult, RunStatus, Sample};
 use std::fmt::Write;
 

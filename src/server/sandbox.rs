@@ -4,12 +4,11 @@
 use super::flavor::{Flavor, Install};
 use super::paths::{sandboxes_dir, socket_path};
 use super::profiles::Profile;
-use crate::protocol::{Conn, ConnOpts, Endpoint};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -94,23 +93,6 @@ impl Sandbox {
     }
     pub fn cnf_path(&self) -> PathBuf {
         self.dir.join("my.cnf")
-    }
-
-    /// Connection options for this sandbox (root over its socket).
-    pub fn conn_opts(&self, db: Option<&str>) -> ConnOpts {
-        ConnOpts {
-            endpoint: Endpoint::Unix(self.socket()),
-            user: "root".into(),
-            password: String::new(),
-            db: db.map(str::to_string),
-            server_public_key: None,
-            local_infile: false,
-            ssl_mode: crate::protocol::SslMode::Disabled,
-            ssl_ca: None,
-            connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
-            read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
-            retry_refused: false,
-        }
     }
 
     /// The my.cnf text for this sandbox.
@@ -225,9 +207,6 @@ impl Sandbox {
             .spawn()
             .with_context(|| format!("cannot start {}", install.mysqld.display()))?;
         let deadline = Instant::now() + timeout;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
         loop {
             if let Some(status) = child.try_wait()? {
                 bail!(
@@ -237,7 +216,7 @@ impl Sandbox {
                     self.log_tail(log_len, 20)
                 );
             }
-            if self.socket().exists() && rt.block_on(ping(&self.conn_opts(None))).is_ok() {
+            if self.socket().exists() && greets(&self.socket()) {
                 break;
             }
             if Instant::now() > deadline {
@@ -480,11 +459,17 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-async fn ping(opts: &ConnOpts) -> Result<()> {
-    let mut c = Conn::connect(opts).await?;
-    c.ping().await?;
-    c.quit().await;
-    Ok(())
+/// Whether a server listens on `socket` and greets a client (MySQL
+/// protocol version 10): the sign that it accepts connections. Reads the
+/// greeting's first bytes only; logging in is the caller's business.
+fn greets(socket: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut s) = std::os::unix::net::UnixStream::connect(socket) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut head = [0u8; 5];
+    s.read_exact(&mut head).is_ok() && head[4] == 10
 }
 
 fn norm(k: &str) -> String {

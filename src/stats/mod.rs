@@ -16,3 +16,9 @@ pub use counters::Interval;
 pub use cpu::CpuSnapshot;
 pub use hist::Hist;
 pub use result::{us_per_query, KindStats, RunResult, RunStatus, Sample};
+
+/// A percentile's label: 95 → "95", 99.9 → "99.9".
+pub fn pct_label(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}

@@ -1,7 +1,9 @@
-//! `--format json`: the whole result as one JSON document.
+//! A run's summary document: every option, total, rate, percentile and
+//! error count of the run as one JSON value. Stored with the run and
+//! printed as it is by `run --format json`, so the two never differ.
 
-use super::pct_label;
 use crate::exec::RunConfig;
+use crate::stats::pct_label;
 use crate::stats::RunResult;
 use serde_json::{json, Map, Value};
 
@@ -17,23 +19,6 @@ fn percentiles(h: &crate::stats::Hist, pcts: &[f64]) -> Value {
     m.insert("avg".into(), json!(h.mean_ms()));
     m.insert("max".into(), json!(h.max_ms()));
     Value::Object(m)
-}
-
-/// Every option of a run, as recorded in the store and the JSON document.
-pub fn options(cfg: &RunConfig) -> Value {
-    json!({
-        "threads": cfg.threads,
-        "time": cfg.time,
-        "events": cfg.events,
-        "warmup_time": cfg.warmup,
-        "rate": cfg.rate,
-        "report_interval": cfg.interval,
-        "ignore_errors": cfg.ignore,
-        "reconnect": cfg.reconnect_every,
-        "db_ps_mode": cfg.ps_mode,
-        "rand_seed": cfg.seed,
-        "oltp": cfg.workload.options(),
-    })
 }
 
 pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str) -> Value {
@@ -52,7 +37,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         "status": r.status,
         "server_version": r.server_version,
         "workload": cfg.workload.name(),
-        "options": options(cfg),
+        "options": cfg.options_json(),
         "totals": {
             "seconds": secs,
             "transactions": t.events,

@@ -1,0 +1,119 @@
+//! The closed sets of values (clap `ValueEnum`s): output formats, ps-mode,
+//! rand-type, ssl-mode, client scheduling; a wrong value is an error that
+//! lists the choices.
+
+use super::*;
+
+/// Output of a run: sysbench's text, or one JSON document.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunFormat {
+    Text,
+    Json,
+}
+
+/// Output of a table.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    Text,
+    #[value(alias = "md")]
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl From<TableFormat> for crate::report::table::Format {
+    fn from(f: TableFormat) -> Self {
+        use crate::report::table::Format;
+        match f {
+            TableFormat::Text => Format::Text,
+            TableFormat::Markdown => Format::Markdown,
+            TableFormat::Csv => Format::Csv,
+            TableFormat::Json => Format::Json,
+        }
+    }
+}
+
+/// Output of raw series.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpFormat {
+    Csv,
+    Json,
+}
+
+/// sysbench's --db-ps-mode.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PsModeArg {
+    /// Prepared statements (text protocol where the server refuses one).
+    Auto,
+    /// The text protocol for everything.
+    Disable,
+}
+
+impl From<PsModeArg> for crate::exec::PsMode {
+    fn from(m: PsModeArg) -> Self {
+        match m {
+            PsModeArg::Auto => crate::exec::PsMode::Auto,
+            PsModeArg::Disable => crate::exec::PsMode::Disable,
+        }
+    }
+}
+
+/// sysbench's --rand-type.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandTypeArg {
+    Uniform,
+    Gaussian,
+    Special,
+    Pareto,
+    Zipfian,
+}
+
+impl From<RandTypeArg> for crate::workload::RandType {
+    fn from(t: RandTypeArg) -> Self {
+        use crate::workload::RandType;
+        match t {
+            RandTypeArg::Uniform => RandType::Uniform,
+            RandTypeArg::Gaussian => RandType::Gaussian,
+            RandTypeArg::Special => RandType::Special,
+            RandTypeArg::Pareto => RandType::Pareto,
+            RandTypeArg::Zipfian => RandType::Zipfian,
+        }
+    }
+}
+
+/// TLS mode (MySQL's names; sysbench's --mysql-ssl on|off too).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SslModeArg {
+    #[value(name = "DISABLED", alias = "off", alias = "0")]
+    Disabled,
+    #[value(name = "PREFERRED")]
+    Preferred,
+    #[value(name = "REQUIRED", alias = "on", alias = "1")]
+    Required,
+    #[value(name = "VERIFY_CA")]
+    VerifyCa,
+    #[value(name = "VERIFY_IDENTITY")]
+    VerifyIdentity,
+}
+
+impl From<SslModeArg> for crate::protocol::SslMode {
+    fn from(m: SslModeArg) -> Self {
+        use crate::protocol::SslMode;
+        match m {
+            SslModeArg::Disabled => SslMode::Disabled,
+            SslModeArg::Preferred => SslMode::Preferred,
+            SslModeArg::Required => SslMode::Required,
+            SslModeArg::VerifyCa => SslMode::VerifyCa,
+            SslModeArg::VerifyIdentity => SslMode::VerifyIdentity,
+        }
+    }
+}
+
+/// How the client threads are scheduled.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientSched {
+    /// SCHED_BATCH above one connection per CPU.
+    Auto,
+    Batch,
+    Normal,
+}

@@ -1,0 +1,91 @@
+//! Which server: connection options (sysbench's names and DSNs) and the
+//! sandbox commands.
+
+use super::*;
+
+#[derive(Subcommand, Debug)]
+pub enum ServerCmd {
+    /// Initialise (first time) and start a sandbox.
+    Start(SandboxArgs),
+    /// Stop a sandbox.
+    Stop(NameArg),
+    /// Show a sandbox's state.
+    Status(NameArg),
+    /// List all sandboxes.
+    List,
+    /// Stop a sandbox and delete its datadir.
+    Destroy(NameArg),
+    /// Show the my.cnf profiles.
+    Profiles,
+}
+
+#[derive(Args, Debug)]
+pub struct NameArg {
+    /// Sandbox name.
+    #[arg(long, default_value = "default")]
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SandboxArgs {
+    #[arg(long, default_value = "default")]
+    pub name: String,
+    /// Top of a server tree (tarball layout: bin/mariadbd or bin/mysqld).
+    #[arg(long)]
+    pub basedir: Option<PathBuf>,
+    /// my.cnf profile: default or bench.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Server variable override, e.g. --set innodb_buffer_pool_size=2G (repeatable).
+    #[arg(long = "set", value_name = "VAR=VALUE")]
+    pub sets: Vec<String>,
+    /// Pin the server to these CPUs, e.g. 0-7 or 0,2,4.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Seconds to wait for the server to accept connections.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+}
+
+/// Where the server is. Without any of host/port/socket/dsn, the sandbox
+/// named by --server (default "default") is used and started if needed.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConnArgs {
+    #[arg(long, alias = "mysql-host")]
+    pub host: Option<String>,
+    #[arg(long, alias = "mysql-port")]
+    pub port: Option<u16>,
+    #[arg(long, alias = "mysql-socket")]
+    pub socket: Option<PathBuf>,
+    #[arg(long, alias = "mysql-user")]
+    pub user: Option<String>,
+    /// Password; without a value, prompted for. MYSQL_PWD is read too.
+    #[arg(long, alias = "mysql-password", num_args = 0..=1, default_missing_value = "\u{1}prompt")]
+    pub password: Option<String>,
+    #[arg(long, alias = "mysql-db")]
+    pub db: Option<String>,
+    /// mysql://user[:password]@host[:port]/db or mysql://user@localhost/db?socket=/path
+    #[arg(long)]
+    pub dsn: Option<String>,
+    /// Sandbox to target when no host/socket is given.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
+    /// (sysbench's --mysql-ssl on|off is accepted too).
+    #[arg(long, alias = "mysql-ssl", value_enum, ignore_case = true)]
+    pub ssl_mode: Option<SslModeArg>,
+    /// CA certificate (PEM) for --ssl-mode VERIFY_CA / VERIFY_IDENTITY.
+    #[arg(long, alias = "mysql-ssl-ca")]
+    pub ssl_ca: Option<PathBuf>,
+    /// PEM file with the server's RSA public key (caching_sha2/sha256 over TCP).
+    #[arg(long, alias = "server-public-key-path")]
+    pub server_public_key: Option<PathBuf>,
+    /// Seconds to open a connection and log in, retries of a full accept
+    /// backlog included [default: 10].
+    #[arg(long, alias = "mysql-connect-timeout", value_parser = timeout_secs)]
+    pub connect_timeout: Option<f64>,
+    /// Seconds to wait for a response before the connection counts as lost
+    /// (counted as error 2013, then reconnected) [default: 60].
+    #[arg(long, alias = "mysql-read-timeout", value_parser = timeout_secs)]
+    pub read_timeout: Option<f64>,
+}

@@ -1,0 +1,244 @@
+//! The load commands: run/prepare/cleanup options (sysbench's names), the
+//! monitor beside a run, sweeps, campaigns and the quickstart.
+
+use super::*;
+
+#[derive(Args, Debug, Clone)]
+pub struct LoadArgs {
+    /// Workload name, e.g. oltp_read_write or read_write (see `qpslab workloads`).
+    pub workload: String,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    #[arg(long, default_value_t = 10000)]
+    pub table_size: u32,
+    /// Concurrent connections (alias --users); for `sweep`, a list: 1,2,4,8.
+    #[arg(long, alias = "users", default_value = "1")]
+    pub threads: String,
+    /// Seconds to run (after warm-up); 0 = no limit.
+    #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
+    pub time: f64,
+    /// Stop after this many events; 0 = no limit.
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Seconds run before measuring; not counted in the results.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub warmup_time: f64,
+    /// Target events per second (Poisson arrivals); 0 = as fast as possible.
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
+    pub rate: f64,
+    /// Seconds between report lines (sub-second allowed); 0 = no lines.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    pub report_interval: f64,
+    #[arg(long, value_enum, default_value_t = RandTypeArg::Special)]
+    pub rand_type: RandTypeArg,
+    #[arg(long, default_value_t = 12)]
+    pub rand_spec_iter: u32,
+    #[arg(long, default_value_t = 1.0)]
+    pub rand_spec_pct: f64,
+    #[arg(long, default_value_t = 75.0)]
+    pub rand_spec_res: f64,
+    #[arg(long, default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    #[arg(long, default_value_t = 0.8)]
+    pub rand_zipfian_exp: f64,
+    /// Seed; 0 = from the clock.
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
+    #[arg(long, default_value_t = 100)]
+    pub range_size: u32,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub skip_trx: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub range_selects: bool,
+    #[arg(long, default_value_t = 10)]
+    pub point_selects: u32,
+    #[arg(long, default_value_t = 1)]
+    pub simple_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub sum_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub order_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub distinct_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub non_index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub delete_inserts: u32,
+    #[arg(long, default_value_t = 10)]
+    pub random_points: u32,
+    #[arg(long, default_value_t = 10)]
+    pub number_of_ranges: u32,
+    #[arg(long, default_value_t = 5)]
+    pub delta: u32,
+    /// auto: prepared statements; disable: text protocol.
+    #[arg(long, value_enum, default_value_t = PsModeArg::Auto)]
+    pub db_ps_mode: PsModeArg,
+    /// Error codes that roll back and retry the event: a list, 'all' or 'none'.
+    #[arg(long, alias = "ignore-errors", default_value = "1213,1205,1020")]
+    pub mysql_ignore_errors: String,
+    /// Reconnect after every N events; 0 = never.
+    #[arg(long, default_value_t = 0)]
+    pub reconnect: u64,
+    /// Latency percentiles to report.
+    #[arg(long, default_value = "50,95,99,99.9")]
+    pub percentile: String,
+    /// Print the latency histogram.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub histogram: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub create_secondary: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
+    pub auto_inc: bool,
+    #[arg(long, alias = "mysql-storage-engine", default_value = "innodb")]
+    pub storage_engine: String,
+    /// Output: text (sysbench-style) or json (one document).
+    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    pub format: RunFormat,
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Series label recorded with the run (e.g. engine and version).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Variant name recorded with the run (e.g. a config).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Client runtimes (shards); 0 = automatic from threads and CPUs.
+    #[arg(long, default_value_t = 0)]
+    pub client_shards: usize,
+    /// Connections opened per second at the start; 0 = as fast as a
+    /// bounded number of connects in flight allows.
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
+    pub connect_rate: f64,
+    /// The run fails once no connection could reach the server for this
+    /// many seconds in a row (shorter spells mark it degraded).
+    #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
+    pub max_unreachable: f64,
+    /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
+    #[arg(long, value_enum, default_value_t = ClientSched::Auto)]
+    pub client_sched: ClientSched,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
+}
+
+/// How the server and host are watched during a run.
+#[derive(Args, Debug, Clone)]
+pub struct MonitorArgs {
+    /// Do not watch the server and host during the run.
+    #[arg(long)]
+    pub no_monitor: bool,
+    /// Seconds between polls of the per-second sources (others scale with it).
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    pub monitor_interval: f64,
+    /// Per-source seconds between polls: e.g. innodb_status=10,threads=30.
+    /// Sources: status, innodb_metrics, ps_waits, ps_files, innodb_status,
+    /// threads, cpu, server_proc, server_tasks, client_proc, disk, net, mem,
+    /// pressure.
+    #[arg(long, default_value = "")]
+    pub monitor_rates: String,
+    /// Sources not to poll, comma-separated.
+    #[arg(long, default_value = "")]
+    pub monitor_off: String,
+    /// A poll may take this percentage of its source's interval; a source
+    /// over it three polls in a row is polled half as often (with a note).
+    #[arg(long, default_value_t = 5.0, value_parser = positive_f64)]
+    pub monitor_budget: f64,
+}
+
+impl Default for MonitorArgs {
+    fn default() -> Self {
+        MonitorArgs {
+            no_monitor: false,
+            monitor_interval: 1.0,
+            monitor_rates: String::new(),
+            monitor_off: String::new(),
+            monitor_budget: 5.0,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Runs per concurrency; the table shows medians.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Seconds of idle between steps.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub cooldown: f64,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CampaignCmd {
+    /// Run the points not done yet (rerun to resume after a stop).
+    Run(CampaignArgs),
+    /// Show which points are done and which are pending.
+    Status(CampaignArgs),
+    /// List the built-in campaigns.
+    Presets,
+}
+
+#[derive(Args, Debug)]
+pub struct CampaignArgs {
+    /// Campaign file (TOML); see examples/campaigns/.
+    pub file: Option<PathBuf>,
+    /// A built-in campaign instead of a file (see `qpslab campaign presets`).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override the concurrency list, e.g. 1,4,16.
+    #[arg(long)]
+    pub threads: Option<String>,
+    /// Override the seconds per point.
+    #[arg(long, value_parser = positive_f64)]
+    pub time: Option<f64>,
+    /// Override the workloads, e.g. oltp_point_select,oltp_read_write.
+    #[arg(long)]
+    pub workloads: Option<String>,
+    /// Override the repeats per point.
+    #[arg(long)]
+    pub repeat: Option<u32>,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub struct QuickArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[arg(long, default_value_t = 4)]
+    pub tables: u32,
+    #[arg(long, default_value_t = 100000)]
+    pub table_size: u32,
+    #[arg(long, default_value = "1,4,16,64")]
+    pub threads: String,
+    #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
+    pub time: f64,
+    #[arg(long, default_value = "oltp_point_select,oltp_read_write")]
+    pub workloads: String,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+impl LoadArgs {
+    /// Parses run options given as command-line words (workload first), as
+    /// campaign files and the quickstart describe their runs.
+    pub fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
+        #[derive(Parser)]
+        #[command(name = "qpslab run")]
+        struct P {
+            #[command(flatten)]
+            l: LoadArgs,
+        }
+        let argv = std::iter::once("qpslab".to_string()).chain(words.iter().cloned());
+        P::try_parse_from(argv)
+            .map(|p| p.l)
+            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))
+    }
+}

@@ -1,0 +1,140 @@
+//! Command-line definitions. Option names follow sysbench (`--tables`,
+//! `--table-size`, `--mysql-host` …) so that existing scripts keep working.
+//!
+//! Grouped by concern: `choices` (value enums), `shared` (blocks every
+//! command reuses, value parsers), `conn` (which server), `load` (the load
+//! commands), `views` (stored runs and live views).
+
+mod choices;
+mod conn;
+mod load;
+mod shared;
+mod views;
+
+pub use choices::*;
+pub use conn::*;
+pub use load::*;
+pub use shared::*;
+pub use views::*;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "qpslab",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QPSLAB_GIT_HASH"), ")"),
+    about = "MySQL/MariaDB performance lab: sysbench-compatible load, sandbox servers, results"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Manage private sandbox servers.
+    Server {
+        #[command(subcommand)]
+        cmd: ServerCmd,
+    },
+    /// Create and load the sbtest tables.
+    Prepare(LoadArgs),
+    /// Run a workload and print sysbench-style results.
+    Run(LoadArgs),
+    /// Drop the sbtest tables.
+    Cleanup(LoadArgs),
+    /// List the workloads and their statements.
+    Workloads,
+    /// Run a workload at each of several concurrencies (one campaign), then
+    /// print the scalability table.
+    Sweep(SweepArgs),
+    /// Run a campaign file (a matrix of servers, variants, workloads and
+    /// concurrencies), resumable; or show its status, or the presets.
+    Campaign {
+        #[command(subcommand)]
+        cmd: CampaignCmd,
+    },
+    /// QPS, TPS, p95 and p99 against users for each series of stored runs.
+    Scalability(AnalysisArgs),
+    /// Ratio of series per concurrency: `ratio A B` (A / B), or the matrix
+    /// of every variant against --reference.
+    Ratio(RatioArgs),
+    /// Best-to-best: each label's best variant per concurrency, and ratios.
+    Best(AnalysisArgs),
+    /// Two runs side by side: per-second throughput mean ± standard error
+    /// (corrected for autocorrelation) and whether the difference is real.
+    Compare(CompareArgs),
+    /// List stored runs.
+    Runs(RunsArgs),
+    /// Show one stored run: environment, per-interval samples, statements.
+    Show(ShowArgs),
+    /// Watch a server (any, by host/socket/DSN, or a sandbox) every second
+    /// until Ctrl-C or --time; stored as a run of workload "monitor".
+    Monitor(MonitorCmdArgs),
+    /// A live inniostat-style table: physical and InnoDB IO by class.
+    Iostat(IostatArgs),
+    /// A live one-screen view of the server: QPS by command, threads,
+    /// InnoDB rows and pages, top waits, CPU split.
+    Top(IostatArgs),
+    /// Dump the monitor's stored snapshots of a run (raw counters, or
+    /// per-second rates), as CSV or JSON.
+    Metrics(MetricsArgs),
+    /// The local web UI over the results store (read-only).
+    Ui(UiArgs),
+    /// One self-contained, offline HTML file of a run or a campaign.
+    Report(ReportArgs),
+    /// One chart of a run or a campaign as an SVG file.
+    Chart(ChartArgs),
+    /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
+    /// read_write at 1, 4, 16, 64 users, a table of results.
+    Quickstart(QuickArgs),
+}
+
+/// Parses the command line; a mistake is one line on stderr and exit 2
+/// (help and version print as clap prints them).
+pub fn parse_command_line() -> Cli {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+            _ => {
+                eprintln!("qpslab: {}", one_line(&e));
+                std::process::exit(2)
+            }
+        },
+    }
+}
+
+/// A clap error as one line: `--rand-type 'weird' is not one of uniform,
+/// …` for a bad choice, else clap's first line with its tip.
+pub fn one_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::InvalidValue {
+        if let (Some(ContextValue::String(arg)), Some(ContextValue::String(val))) = (
+            e.get(ContextKind::InvalidArg),
+            e.get(ContextKind::InvalidValue),
+        ) {
+            let flag = arg.split_whitespace().next().unwrap_or(arg);
+            return match e.get(ContextKind::ValidValue) {
+                Some(ContextValue::Strings(v)) => {
+                    format!("{flag} '{val}' is not one of {}", v.join(", "))
+                }
+                _ => format!("{flag} '{val}' is not a valid value"),
+            };
+        }
+    }
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines
+        .next()
+        .unwrap_or("bad arguments")
+        .trim_start_matches("error: ");
+    match lines.find(|l| l.starts_with("tip:") || l.contains("possible values")) {
+        Some(more) => format!("{first} ({more}; see --help)"),
+        None => format!("{first} (see --help)"),
+    }
+}

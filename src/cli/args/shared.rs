@@ -1,0 +1,95 @@
+//! Argument blocks shared by many commands (store, output format, which
+//! runs) and the value parsers with their bounds.
+
+use super::*;
+
+/// The results store: one flag shared by every command that reads or
+/// records runs.
+#[derive(Args, Debug, Clone, Default)]
+pub struct StoreArg {
+    /// Results store (SQLite); default <state dir>/results.db.
+    #[arg(long = "store", id = "store", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+impl StoreArg {
+    pub fn path(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+}
+
+/// Which stored runs: shared by `runs` and the analyses.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RunFilterArgs {
+    /// Only the runs of this campaign (or sweep).
+    #[arg(long)]
+    pub campaign: Option<i64>,
+    #[arg(long)]
+    pub workload: Option<String>,
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
+/// Output format of the table commands.
+#[derive(Args, Debug, Clone)]
+pub struct TableFormatArg {
+    /// Output: text, markdown, csv or json.
+    #[arg(long = "format", value_enum, default_value_t = TableFormat::Text)]
+    pub format: TableFormat,
+}
+
+pub fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("'{s}' is not a boolean; use on or off")),
+    }
+}
+
+pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
+    s.split(',')
+        .map(|p| {
+            let v: f64 = p
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{p}' is not a percentile; use e.g. 50,95,99,99.9"))?;
+            if v > 0.0 && v <= 100.0 {
+                Ok(v)
+            } else {
+                Err(format!("percentile {v} is outside (0, 100]"))
+            }
+        })
+        .collect()
+}
+
+/// The longest duration any option takes: ten years, far below what a
+/// `Duration` or the clock can hold.
+pub const MAX_SECONDS: f64 = 10.0 * 365.0 * 86_400.0;
+
+/// Seconds: finite, not negative, at most `MAX_SECONDS`.
+pub fn positive_f64(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a number of seconds from 0 to {MAX_SECONDS:.0}"
+        )),
+    }
+}
+
+/// A timeout: more than zero seconds, at most a day.
+pub fn timeout_secs(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a timeout in seconds (more than 0, at most 86400)"
+        )),
+    }
+}
+
+/// A rate per second: finite, not negative, at most a billion.
+pub fn rate_per_s(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a rate per second from 0 to 1e9")),
+    }
+}

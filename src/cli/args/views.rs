@@ -1,0 +1,163 @@
+//! The commands over stored runs and the live views: runs, show, compare,
+//! ratio, scalability, metrics, monitor, iostat/top, ui, report, chart.
+
+use super::*;
+
+/// Which stored runs an analysis reads.
+#[derive(Args, Debug)]
+pub struct AnalysisArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub select: RunFilterArgs,
+    #[command(flatten)]
+    pub format: TableFormatArg,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline run id.
+    pub run_a: i64,
+    /// The run compared with it.
+    pub run_b: i64,
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub format: TableFormatArg,
+}
+
+#[derive(Args, Debug)]
+pub struct RatioArgs {
+    /// The series compared (a variant or a label).
+    pub a: Option<String>,
+    /// The series it is divided by.
+    pub b: Option<String>,
+    /// Matrix form: every variant divided by this one.
+    #[arg(long)]
+    pub reference: Option<String>,
+    #[command(flatten)]
+    pub filter: AnalysisArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub select: RunFilterArgs,
+    /// ok, failed, aborted or running.
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only the last N runs.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    #[command(flatten)]
+    pub format: TableFormatArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Run id (see `qpslab runs`).
+    pub run: i64,
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub format: TableFormatArg,
+}
+
+#[derive(Args, Debug)]
+pub struct MonitorCmdArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Seconds to watch; 0 = until Ctrl-C.
+    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
+    pub time: f64,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Do not store the session (lines are printed only).
+    #[arg(long)]
+    pub no_store: bool,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// No per-second lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct IostatArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Seconds between lines (screens, for top).
+    #[arg(long, default_value_t = 1.0, value_parser = timeout_secs)]
+    pub interval: f64,
+    /// Stop after N lines (screens); 0 = until Ctrl-C.
+    #[arg(long, default_value_t = 0)]
+    pub count: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// Run id (see `qpslab runs`).
+    pub run: i64,
+    /// Source (status, innodb_metrics, cpu, disk, ...); without it, the
+    /// sources and their snapshot counts.
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Only names containing this text (case-insensitive).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Per-second rates of counters instead of raw values.
+    #[arg(long)]
+    pub rate: bool,
+    /// csv or json.
+    #[arg(long, value_enum, default_value_t = DumpFormat::Csv)]
+    pub format: DumpFormat,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub struct UiArgs {
+    /// Address to listen on; the default keeps the UI on this host.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: String,
+    #[arg(long, default_value_t = 8780)]
+    pub port: u16,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Run id; or give --campaign.
+    #[arg(required_unless_present = "campaign")]
+    pub run: Option<i64>,
+    #[arg(long, conflicts_with = "run")]
+    pub campaign: Option<i64>,
+    /// Output file (.html).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ChartArgs {
+    /// Run id; or give --campaign for its scalability chart.
+    #[arg(required_unless_present = "campaign")]
+    pub run: Option<i64>,
+    #[arg(long, conflicts_with = "run")]
+    pub campaign: Option<i64>,
+    /// For a run: qps, tps, p95, p99, or a stored counter's rate as
+    /// source:name (e.g. status:Com_select). For a campaign: qps or p95.
+    #[arg(long, default_value = "qps")]
+    pub metric: String,
+    /// Output file: .svg, or .png (rendered with the system's fonts).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
