@@ -5,7 +5,7 @@ use super::args::ConnArgs;
 use crate::lab::{sandbox_target, Target};
 use crate::protocol::{ConnOpts, Endpoint};
 use crate::server::Sandbox;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::time::Duration;
 
 fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
@@ -63,34 +63,7 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     };
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {
-        let u = url::Url::parse(d).with_context(|| {
-            format!(
-                "bad --dsn: expected mysql://user[:password]@host[:port]/db, got '{}'",
-                redact(d)
-            )
-        })?;
-        if u.scheme() != "mysql" && u.scheme() != "mariadb" {
-            bail!(
-                "bad --dsn scheme '{}': use mysql://user@host:port/db",
-                u.scheme()
-            );
-        }
-        if !u.username().is_empty() {
-            opts.user = percent(u.username());
-        }
-        dsn_pw = u.password().map(percent);
-        let host = u.host_str().unwrap_or("127.0.0.1").to_string();
-        opts.endpoint = Endpoint::Tcp {
-            host,
-            port: u.port().unwrap_or(3306),
-        };
-        if let Some((_, s)) = u.query_pairs().find(|(k, _)| k == "socket") {
-            opts.endpoint = Endpoint::Unix(s.into_owned().into());
-        }
-        let db = u.path().trim_start_matches('/');
-        if !db.is_empty() {
-            opts.db = Some(db.to_string());
-        }
+        dsn_pw = opts.apply_dsn(d).map_err(anyhow::Error::msg)?;
     }
     if let Some(s) = &a.socket {
         opts.endpoint = Endpoint::Unix(s.clone());
@@ -138,18 +111,4 @@ fn apply_tls(opts: &mut ConnOpts, a: &ConnArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-fn percent(s: &str) -> String {
-    url::form_urlencoded::parse(format!("x={s}").as_bytes())
-        .next()
-        .map(|(_, v)| v.into_owned())
-        .unwrap_or_else(|| s.to_string())
-}
-
-fn redact(d: &str) -> String {
-    match crate::secret::dsn_password_span(d) {
-        Some((a, b)) => format!("{}***{}", &d[..a], &d[b..]),
-        None => d.to_string(),
-    }
 }

@@ -89,3 +89,54 @@ impl std::fmt::Debug for ConnOpts {
             .finish()
     }
 }
+
+impl ConnOpts {
+    /// Applies a DSN (`mysql://user[:password]@host[:port]/db?socket=…`,
+    /// scheme mysql or mariadb): user, endpoint and database; returns the
+    /// password it holds, if any (the caller decides whether it wins over
+    /// other sources). Err is a one-line message with the password masked.
+    pub fn apply_dsn(&mut self, dsn: &str) -> Result<Option<String>, String> {
+        let u = url::Url::parse(dsn).map_err(|_| {
+            format!(
+                "bad --dsn: expected mysql://user[:password]@host[:port]/db, got '{}'",
+                masked(dsn)
+            )
+        })?;
+        if u.scheme() != "mysql" && u.scheme() != "mariadb" {
+            return Err(format!(
+                "bad --dsn scheme '{}': use mysql://user@host:port/db",
+                u.scheme()
+            ));
+        }
+        if !u.username().is_empty() {
+            self.user = percent(u.username());
+        }
+        self.endpoint = Endpoint::Tcp {
+            host: u.host_str().unwrap_or("127.0.0.1").to_string(),
+            port: u.port().unwrap_or(3306),
+        };
+        if let Some((_, s)) = u.query_pairs().find(|(k, _)| k == "socket") {
+            self.endpoint = Endpoint::Unix(s.into_owned().into());
+        }
+        let db = u.path().trim_start_matches('/');
+        if !db.is_empty() {
+            self.db = Some(db.to_string());
+        }
+        Ok(u.password().map(percent))
+    }
+}
+
+fn percent(s: &str) -> String {
+    url::form_urlencoded::parse(format!("x={s}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| s.to_string())
+}
+
+/// The DSN with its password (if any) replaced by `***`.
+fn masked(d: &str) -> String {
+    match crate::secret::dsn_password_span(d) {
+        Some((a, b)) => format!("{}***{}", &d[..a], &d[b..]),
+        None => d.to_string(),
+    }
+}
