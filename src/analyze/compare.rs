@@ -225,14 +225,7 @@ pub fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
         .samples
         .iter()
         .filter(|s| !s.warmup && s.dur >= 0.5 * full && s.dur > 0.0);
-    whole
-        .map(|s| {
-            (
-                (s.reads + s.writes + s.others) as f64 / s.dur,
-                s.events as f64 / s.dur,
-            )
-        })
-        .unzip()
+    whole.filter_map(|s| Some((s.qps()?, s.tps()?))).unzip()
 }
 
 #[cfg(test)]

@@ -75,9 +75,7 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
 
 fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> {
     let store = open_store(a.store.path())?;
-    // The file may hold DSN passwords: they never reach the store.
-    let id =
-        store.find_or_create_campaign(&c.name, "campaign", &crate::secret::redact_dsns(text))?;
+    let id = crate::lab::open_campaign(&store, c, text)?;
     Ok((store, id))
 }
 

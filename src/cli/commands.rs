@@ -8,10 +8,10 @@ use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::analyze::compare::interval_rates;
 use crate::analyze::run_figures::MonitorFigures;
-use crate::lab::{block_on, open_store, read_store, ready, run_watched, Recorder, RunTags};
+use crate::lab::{block_on, open_store, read_store, ready, RunTags};
 use crate::report::{self, table::StepRow};
 use crate::secret::redacted_command_line;
-use crate::server::{render_profiles_help, Profile, Sandbox};
+use crate::server::{render_profiles_help, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::store::RunFilter;
 use crate::workload::{prepare, Workload};
@@ -115,37 +115,26 @@ fn server(cmd: ServerCmd) -> Result<()> {
 }
 
 fn server_start(a: &SandboxArgs) -> Result<()> {
-    let mut sb = Sandbox::open_or_new(&a.name)?;
-    let mut spec = sb.spec.clone();
+    let mut change = crate::lab::SandboxChange {
+        profile: a.profile.clone(),
+        cpus: a.cpus.clone(),
+        ..Default::default()
+    };
     if let Some(b) = &a.basedir {
-        spec.basedir = Some(
+        change.basedir = Some(
             std::fs::canonicalize(b)
                 .with_context(|| format!("--basedir {} does not exist", b.display()))?,
         );
-    }
-    if let Some(p) = &a.profile {
-        spec.profile = Profile::parse(p)?;
     }
     for s in &a.sets {
         let Some((k, v)) = s.split_once('=') else {
             bail!("--set '{s}' is not VAR=VALUE; e.g. --set innodb_buffer_pool_size=2G");
         };
-        let k = k.trim().to_string();
-        spec.sets.retain(|(x, _)| *x != k);
-        spec.sets.push((k, v.trim().to_string()));
+        change
+            .sets
+            .push((k.trim().to_string(), v.trim().to_string()));
     }
-    if let Some(c) = &a.cpus {
-        crate::server::parse_cpu_list(c)?;
-        spec.cpus = Some(c.clone());
-    }
-    if spec != sb.spec && sb.running_pid().is_some() {
-        bail!("sandbox '{}' is running with other settings; stop it first (qpslab server stop --name {0})", a.name);
-    }
-    if spec.basedir != sb.spec.basedir && sb.datadir().join("mysql").is_dir() {
-        bail!("sandbox '{}' was initialised with another server; destroy it first or use another --name", a.name);
-    }
-    sb.spec = spec;
-    sb.start(Duration::from_secs(a.timeout))?;
+    let sb = crate::lab::start_sandbox(&a.name, &change, Duration::from_secs(a.timeout))?;
     println!("{}", sb.describe());
     Ok(())
 }
@@ -208,24 +197,19 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         command_line: redacted_command_line(),
         ..Default::default()
     };
-    let mut rec = store
-        .as_ref()
-        .map(|s| Recorder::begin(s, &cfg, &env, &tags))
-        .transpose()?;
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
         print!("{}", report::sysbench::run_header(&cfg, a.report_interval));
     }
     let print_lines = a.report_interval > 0.0 && !json;
-    let mon = monitor_for(a, &t)?;
-    let sink = match (&store, &rec) {
-        (Some(s), Some(r)) => Some((s, r.run_id)),
-        _ => None,
+    let plan = crate::lab::RunPlan {
+        env: &env,
+        mon: monitor_for(a, &t)?,
+        store: store.as_ref(),
+        tags,
+        pcts: &pcts,
     };
-    let (r, figures) = run_watched(&cfg, mon, sink, |s| {
-        if let Some(rec) = rec.as_mut() {
-            rec.sample(s);
-        }
+    let run = crate::lab::run_once(&cfg, plan, |s| {
         if print_lines && !s.sliver {
             println!(
                 "{}",
@@ -233,15 +217,8 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             );
             let _ = std::io::stdout().flush();
         }
-    });
-    let store_error = rec
-        .as_ref()
-        .and_then(|rec| rec.finish(&cfg, &r, &pcts, figures.as_ref()).err());
-    // The run id is only shown when the run is really in the store.
-    let run_id = rec
-        .as_ref()
-        .map(|r| r.run_id)
-        .filter(|_| store_error.is_none());
+    })?;
+    let (r, figures, run_id, store_error) = (run.result, run.figures, run.run_id, run.store_error);
     if json {
         let mut doc = crate::lab::summary(&cfg, &r, &pcts, &redacted_command_line());
         doc["run_id"] = run_id.into();
@@ -309,11 +286,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
-    let campaign = store.create_campaign(
-        &format!("sweep {}", w.name()),
-        "sweep",
-        &definition.to_string(),
-    )?;
+    let campaign = crate::lab::new_sweep(&store, w.name(), &definition)?;
     println!(
         "Sweep of {} on {}: threads {:?}, {} s each, {} repeat(s); campaign {campaign}\n",
         w.name(),

@@ -3,9 +3,7 @@
 
 use super::args::{ChartArgs, ReportArgs, UiArgs};
 use crate::lab::{read_store, store_path};
-use crate::report::chart::Chart;
-use crate::store::Store;
-use crate::ui::{self, Mode, RunMetrics};
+use crate::ui::{self, Mode};
 use anyhow::{bail, Context, Result};
 
 pub fn ui(a: &UiArgs) -> Result<()> {
@@ -68,7 +66,7 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
                 m => bail!("--metric '{m}' for a campaign: use qps or p95"),
             }
         }
-        (Some(id), _) => run_chart(&store, id, &a.metric)?,
+        (Some(id), _) => ui::run_chart(&store, id, &a.metric)?,
         (None, None) => bail!("give a run id or --campaign ID"),
     };
     if c.is_empty() {
@@ -83,44 +81,4 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
     }
     println!("Chart written to {}", a.output.display());
     Ok(())
-}
-
-fn run_chart(store: &Store, id: i64, metric: &str) -> Result<Chart> {
-    let d = store
-        .run_detail(id)?
-        .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?;
-    let title = format!(
-        "run {id}: {} × {} users, {metric}",
-        d.run.workload, d.run.threads
-    );
-    let mut c = Chart::new(&title, "seconds", metric);
-    let s = &d.samples;
-    let pts: Vec<(f64, f64)> = match metric {
-        "qps" => s
-            .iter()
-            .filter(|x| x.dur > 0.0)
-            .map(|x| (x.t, (x.reads + x.writes + x.others) as f64 / x.dur))
-            .collect(),
-        "tps" => s
-            .iter()
-            .filter(|x| x.dur > 0.0)
-            .map(|x| (x.t, x.events as f64 / x.dur))
-            .collect(),
-        "p95" => s
-            .iter()
-            .filter_map(|x| Some((x.t, x.lat_p95_ms?)))
-            .collect(),
-        "p99" => s
-            .iter()
-            .filter_map(|x| Some((x.t, x.lat_p99_ms?)))
-            .collect(),
-        m => {
-            let (source, name) = m
-                .split_once(':')
-                .with_context(|| format!("--metric '{m}': use qps, tps, p95, p99 or source:name (see `qpslab metrics {id}`)"))?;
-            RunMetrics::load(store, id)?.rate(source, name, 1.0)
-        }
-    };
-    c.add(metric, pts);
-    Ok(c)
 }

@@ -2,9 +2,8 @@
 //! options, or a sandbox (started if needed).
 
 use super::args::ConnArgs;
-use crate::lab::{sandbox_target, Target};
+use crate::lab::{running_sandbox, sandbox_target, Target};
 use crate::protocol::{ConnOpts, Endpoint};
-use crate::server::Sandbox;
 use anyhow::{Context, Result};
 use std::time::Duration;
 
@@ -31,11 +30,9 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     };
     if !explicit {
         let name = a.server.as_deref().unwrap_or("default");
-        let mut sb = Sandbox::open_or_new(name)?;
-        if sb.running_pid().is_none() {
-            eprintln!("Starting sandbox '{name}' (first start initialises its datadir)...");
-            sb.start(Duration::from_secs(120))?;
-        }
+        let sb = running_sandbox(name, || {
+            eprintln!("Starting sandbox '{name}' (first start initialises its datadir)...")
+        })?;
         let mut t = sandbox_target(&sb, a.db.as_deref().unwrap_or(default_db))?;
         if let Some(u) = &a.user {
             t.opts.user = u.clone();

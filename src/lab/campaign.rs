@@ -28,6 +28,12 @@ pub struct CampaignRun<'a> {
     pub command_line: String,
 }
 
+/// The campaign's row in the store, created on its first run; `text` is
+/// the file as read (its DSN passwords never reach the store).
+pub fn open_campaign(store: &Store, c: &CampaignFile, text: &str) -> Result<i64> {
+    store.find_or_create_campaign(&c.name, "campaign", &crate::secret::redact_dsns(text))
+}
+
 /// How a campaign run ended.
 pub struct CampaignOutcome {
     /// 0, or 130 when Ctrl-C stopped it (finished points are kept).

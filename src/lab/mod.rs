@@ -13,21 +13,24 @@ mod environment;
 mod live;
 mod quickstart;
 mod record;
+mod run;
+mod sandbox;
 mod summary;
 mod sweep;
 mod target;
 mod watch;
 
-pub use campaign::{run_campaign, CampaignRun};
+pub use campaign::{open_campaign, run_campaign, CampaignRun};
 pub use data::{cleanup, prepare, ready};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
-pub use record::{open_store, read_store, store_path, Recorder, RunTags, EXIT_NOT_STORED};
+pub use record::{open_store, read_store, store_path, RunTags, EXIT_NOT_STORED};
+pub use run::{run_once, RunPlan};
+pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
 pub use summary::document as summary;
-pub use sweep::{sweep, SweepPlan};
+pub use sweep::{new_sweep, sweep, SweepPlan};
 pub use target::{sandbox_target, Target};
-pub use watch::run_watched;
 
 /// Runs a future to completion on a fresh current-thread runtime (the
 /// synchronous use cases' way to talk to a server).

@@ -28,6 +28,16 @@ pub struct SweepPlan<'a> {
     pub tags: RunTags,
 }
 
+/// Records a new sweep of `workload` (a campaign of kind "sweep") with its
+/// definition; returns its id.
+pub fn new_sweep(store: &Store, workload: &str, definition: &serde_json::Value) -> Result<i64> {
+    store.create_campaign(
+        &format!("sweep {workload}"),
+        "sweep",
+        &definition.to_string(),
+    )
+}
+
 /// One step's figures.
 #[derive(Debug, Clone)]
 pub struct StepFigures {

@@ -116,7 +116,7 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         "reconn/s",
     ]);
     for s in &d.samples {
-        let per = |v: i64| format!("{:.2}", v as f64 / s.dur.max(1e-9));
+        let per = |v: i64| format!("{:.2}", s.per_s(v).unwrap_or(0.0));
         let errs: i64 = s
             .errors
             .as_object()
@@ -125,7 +125,7 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         t.push(vec![
             format!("{:.1}{}", s.t, if s.warmup { " w" } else { "" }),
             per(s.events),
-            per(s.reads + s.writes + s.others),
+            per(s.queries()),
             per(s.reads),
             per(s.writes),
             per(s.others),

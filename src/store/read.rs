@@ -78,6 +78,27 @@ pub struct SampleRow {
     pub lat_max_ms: Option<f64>,
 }
 
+impl SampleRow {
+    /// Queries of the interval (sysbench's reads + writes + other).
+    pub fn queries(&self) -> i64 {
+        self.reads + self.writes + self.others
+    }
+
+    /// A count of this interval per second; None for an empty interval.
+    /// The one place a stored interval's rates are computed.
+    pub fn per_s(&self, count: i64) -> Option<f64> {
+        (self.dur > 0.0).then(|| count as f64 / self.dur)
+    }
+
+    pub fn qps(&self) -> Option<f64> {
+        self.per_s(self.queries())
+    }
+
+    pub fn tps(&self) -> Option<f64> {
+        self.per_s(self.events)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct StatementRow {
     pub statement: String,

@@ -13,14 +13,15 @@ mod campaign_page;
 mod index_page;
 mod overlay_page;
 mod page;
+mod run_chart;
 mod run_page;
 mod series;
 
 pub use campaign_page::{campaign_page, scalability_chart};
 pub use overlay_page::overlay_page;
 pub use page::Mode;
+pub use run_chart::run_chart;
 pub use run_page::run_page;
-pub use series::RunMetrics;
 
 use crate::store::Store;
 use axum::extract::{Path, Query, RawQuery, State};

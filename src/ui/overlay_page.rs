@@ -32,8 +32,7 @@ pub fn overlay_page(
             thin(
                 d.samples
                     .iter()
-                    .filter(|s| s.dur > 0.0)
-                    .map(|s| (s.t, (s.reads + s.writes + s.others) as f64 / s.dur))
+                    .filter_map(|s| Some((s.t, s.qps()?)))
                     .collect(),
             ),
         );

@@ -25,11 +25,10 @@ fn chart(title: &str, y: &str, series: Vec<(&str, Vec<(f64, f64)>)>) -> Chart {
 /// Throughput, latency and errors from the run's own samples.
 fn load_charts(d: &RunDetail) -> Vec<Chart> {
     let s = &d.samples;
-    let per = |f: &dyn Fn(&crate::store::SampleRow) -> f64| -> Vec<(f64, f64)> {
+    let per = |f: &dyn Fn(&crate::store::SampleRow) -> i64| -> Vec<(f64, f64)> {
         thin(
             s.iter()
-                .filter(|x| x.dur > 0.0)
-                .map(|x| (x.t, f(x) / x.dur))
+                .filter_map(|x| Some((x.t, x.per_s(f(x))?)))
                 .collect(),
         )
     };
@@ -39,19 +38,19 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
     let errors = |x: &crate::store::SampleRow| {
         x.errors
             .as_object()
-            .map(|m| m.values().filter_map(Value::as_f64).sum())
-            .unwrap_or(0.0)
+            .map(|m| m.values().filter_map(Value::as_i64).sum())
+            .unwrap_or(0)
     };
     vec![
         chart(
             "Throughput",
             "per second",
             vec![
-                ("qps", per(&|x| (x.reads + x.writes + x.others) as f64)),
-                ("tps", per(&|x| x.events as f64)),
-                ("reads/s", per(&|x| x.reads as f64)),
-                ("writes/s", per(&|x| x.writes as f64)),
-                ("other/s", per(&|x| x.others as f64)),
+                ("qps", per(&|x| x.queries())),
+                ("tps", per(&|x| x.events)),
+                ("reads/s", per(&|x| x.reads)),
+                ("writes/s", per(&|x| x.writes)),
+                ("other/s", per(&|x| x.others)),
             ],
         ),
         chart(
@@ -69,7 +68,7 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
             "per second",
             vec![
                 ("errors/s", per(&errors)),
-                ("reconnects/s", per(&|x| x.reconnects as f64)),
+                ("reconnects/s", per(&|x| x.reconnects)),
             ],
         ),
     ]
