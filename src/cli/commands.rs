@@ -183,16 +183,12 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     }
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t.opts)?;
-    let store = if a.no_store {
-        None
-    } else {
-        Some(open_store(a.store.path())?)
-    };
+    let store = recording_store(&a.record)?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;
     let json = a.format == RunFormat::Json;
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let tags = RunTags {
-        label: a.label.clone(),
+        label: a.record.label.clone(),
         variant: a.variant.clone(),
         command_line: redacted_command_line(),
         ..Default::default()
@@ -249,6 +245,14 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     Ok(code)
 }
 
+/// The store a run or session records into; None with --no-store.
+pub(super) fn recording_store(r: &super::args::RecordArgs) -> Result<Option<crate::store::Store>> {
+    if r.no_store {
+        return Ok(None);
+    }
+    Ok(Some(open_store(r.store.path())?))
+}
+
 fn exit_code(r: &RunResult) -> i32 {
     match &r.status {
         RunStatus::Failed(m) => eprintln!("qpslab: run failed: {m}"),
@@ -281,7 +285,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t.opts)?;
     let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
-    let store = open_store(l.store.path())?;
+    let store = open_store(l.record.store.path())?;
     let definition = serde_json::json!({
         "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
@@ -304,7 +308,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         repeat: a.repeat,
         cooldown: a.cooldown,
         tags: RunTags {
-            label: l.label.clone(),
+            label: l.record.label.clone(),
             variant: l.variant.clone(),
             command_line: redacted_command_line(),
             ..Default::default()

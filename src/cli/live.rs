@@ -6,7 +6,7 @@
 use super::args::{IostatArgs, MetricsArgs, MonitorArgs, MonitorCmdArgs};
 use super::monitor_args::monitor_config;
 use super::target::resolve;
-use crate::lab::{live_view, monitor_session, open_store, probe, RunTags, SessionRecord, Target};
+use crate::lab::{live_view, monitor_session, probe, RunTags, SessionRecord, Target};
 use crate::monitor::{Note, NoteKind, SourceId};
 use crate::report::live::{iostat_header, iostat_line, monitor_line, top_screen, MONITOR_HEADER};
 use crate::secret::redacted_command_line;
@@ -31,15 +31,11 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     let t = target_without_db(&a.conn)?;
     let cfg = monitor_config(&t.opts, &a.monitor)?;
     let env = probe(&t)?;
-    let store = if a.no_store {
-        None
-    } else {
-        Some(open_store(a.store.path())?)
-    };
+    let store = super::commands::recording_store(&a.record)?;
     let record = store.as_ref().map(|store| SessionRecord {
         store,
         tags: RunTags {
-            label: a.label.clone(),
+            label: a.record.label.clone(),
             command_line: redacted_command_line(),
             ..Default::default()
         },

@@ -42,22 +42,12 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         apply_tls(&mut t.opts, a)?;
         return Ok(t);
     }
-    let mut opts = ConnOpts {
-        endpoint: Endpoint::Tcp {
-            host: "127.0.0.1".into(),
-            port: 3306,
-        },
-        user: "sbtest".into(),
-        password: String::new(),
-        db: Some(default_db.to_string()),
-        server_public_key: key,
-        local_infile: false,
-        ssl_mode: crate::protocol::SslMode::Disabled,
-        ssl_ca: None,
-        connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
-        read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
-        retry_refused: false,
+    let tcp = Endpoint::Tcp {
+        host: "127.0.0.1".into(),
+        port: 3306,
     };
+    let mut opts = ConnOpts::new(tcp, "sbtest", Some(default_db));
+    opts.server_public_key = key;
     let mut dsn_pw = None;
     if let Some(d) = &a.dsn {
         dsn_pw = opts.apply_dsn(d).map_err(anyhow::Error::msg)?;

@@ -49,19 +49,7 @@ pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
 
 /// Connection options for a sandbox: root over its socket.
 pub fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
-    ConnOpts {
-        endpoint: crate::protocol::Endpoint::Unix(sb.socket()),
-        user: "root".into(),
-        password: String::new(),
-        db: db.map(str::to_string),
-        server_public_key: None,
-        local_infile: false,
-        ssl_mode: crate::protocol::SslMode::Disabled,
-        ssl_ca: None,
-        connect_timeout: crate::protocol::DEFAULT_CONNECT_TIMEOUT,
-        read_timeout: crate::protocol::DEFAULT_READ_TIMEOUT,
-        retry_refused: false,
-    }
+    ConnOpts::new(crate::protocol::Endpoint::Unix(sb.socket()), "root", db)
 }
 
 /// Connects once to check the target, turning the usual failures into a

@@ -22,7 +22,7 @@ mod tls;
 
 pub use conn::{Breaker, Conn, Outcome};
 pub use error::{ProtoError, CR_SERVER_LOST};
-pub use opts::{ConnOpts, Endpoint, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT};
+pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};
 pub use tls::SslMode;

@@ -58,11 +58,21 @@ impl ConnOpts {
     /// Options with every default and an endpoint that is never connected
     /// to: for checking the rest of a configuration before a server exists.
     pub fn placeholder() -> ConnOpts {
+        ConnOpts::new(
+            Endpoint::Unix(PathBuf::from("/nonexistent/qpslab-placeholder.sock")),
+            "",
+            None,
+        )
+    }
+
+    /// Options for `user` (no password) at `endpoint`, database `db`, with
+    /// every other option at its default.
+    pub fn new(endpoint: Endpoint, user: &str, db: Option<&str>) -> ConnOpts {
         ConnOpts {
-            endpoint: Endpoint::Unix(PathBuf::from("/nonexistent/qpslab-placeholder.sock")),
-            user: String::new(),
+            endpoint,
+            user: user.to_string(),
             password: String::new(),
-            db: None,
+            db: db.map(str::to_string),
             server_public_key: None,
             local_infile: false,
             ssl_mode: super::tls::SslMode::Disabled,

@@ -99,13 +99,7 @@ pub struct LoadArgs {
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     pub format: RunFormat,
     #[command(flatten)]
-    pub store: StoreArg,
-    /// Do not record the run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Series label recorded with the run (e.g. engine and version).
-    #[arg(long)]
-    pub label: Option<String>,
+    pub record: RecordArgs,
     /// Variant name recorded with the run (e.g. a config).
     #[arg(long)]
     pub variant: Option<String>,

@@ -18,6 +18,19 @@ impl StoreArg {
     }
 }
 
+/// Whether and where a run (or monitor session) is recorded, and its label.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Do not record in the results store (print only).
+    #[arg(long)]
+    pub no_store: bool,
+    /// Series label recorded with the run (e.g. engine and version).
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
 /// Which stored runs: shared by `runs` and the analyses.
 #[derive(Args, Debug, Clone, Default)]
 pub struct RunFilterArgs {

@@ -75,12 +75,7 @@ pub struct MonitorCmdArgs {
     #[command(flatten)]
     pub monitor: MonitorArgs,
     #[command(flatten)]
-    pub store: StoreArg,
-    /// Do not store the session (lines are printed only).
-    #[arg(long)]
-    pub no_store: bool,
-    #[arg(long)]
-    pub label: Option<String>,
+    pub record: RecordArgs,
     /// No per-second lines.
     #[arg(long)]
     pub quiet: bool,
