@@ -466,10 +466,12 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         "oltp_point_select".into(),
         "--report-interval".into(),
         "0".into(),
+        "--tables".into(),
+        a.tables.to_string(),
+        "--table-size".into(),
+        a.table_size.to_string(),
     ])?;
     load.conn = a.conn.clone();
-    load.tables = a.tables;
-    load.table_size = a.table_size;
     load.time = a.time;
     let data = family(&load)?;
     let o = data.opts();

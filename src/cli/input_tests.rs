@@ -180,6 +180,30 @@ fn a_bad_choice_is_refused_with_the_choices() {
             "{opt}: {line}"
         );
     }
+    // A workload option's bad value is named, in one line, before clap runs.
+    let argv = |s: &str| -> Vec<String> { s.split_whitespace().map(str::to_string).collect() };
+    let e =
+        super::args::parse_from(&argv("qpslab run oltp_read_write --table-size -1")).unwrap_err();
+    let line = super::args::one_line(&e);
+    assert!(
+        line.contains("--table-size '-1'") && !line.contains('\n'),
+        "{line}"
+    );
+    let cli = super::args::parse_from(&argv(
+        "qpslab run --threads 2 oltp_read_write --skip-trx --tables=3",
+    ))
+    .unwrap();
+    let Cmd::Run(a) = cli.cmd else {
+        panic!("not a run")
+    };
+    assert_eq!(
+        (
+            a.options.count("tables"),
+            a.options.flag("skip_trx"),
+            a.threads.as_str()
+        ),
+        (3, true, "2")
+    );
     // sysbench's spellings still work.
     assert!(Cli::try_parse_from(["qpslab", "run", "x", "--mysql-ssl", "on"]).is_ok());
     assert!(Cli::try_parse_from(["qpslab", "runs", "--format", "md"]).is_ok());
@@ -200,7 +224,7 @@ proptest! {
 
     #[test]
     fn no_argument_list_panics(args in argv()) {
-        if let Ok(cli) = Cli::try_parse_from(&args) {
+        if let Ok(cli) = super::args::parse_from(&args) {
             match cli.cmd {
                 Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => {
                     if let Ok(cfg) = check_load_args(&a) {

@@ -33,19 +33,8 @@ pub(super) fn single_threads(a: &LoadArgs) -> Result<u32> {
     }
 }
 
+/// The OLTP options: the family's values with the run's `--rand-*`.
 pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
-    if a.tables == 0 {
-        bail!("--tables must be at least 1");
-    }
-    if a.table_size == 0 {
-        bail!("--table-size must be at least 1 (every query would look for id 1)");
-    }
-    if a.range_size == 0 {
-        bail!("--range-size must be at least 1");
-    }
-    if a.random_points == 0 || a.number_of_ranges == 0 {
-        bail!("--random-points and --number-of-ranges must be at least 1");
-    }
     let rand = RandParams {
         kind: a.rand_type.into(),
         spec_iter: a.rand_spec_iter,
@@ -69,30 +58,7 @@ pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
             a.rand_zipfian_exp
         );
     }
-    Ok(OltpOpts {
-        tables: a.tables,
-        table_size: a.table_size,
-        range_size: a.range_size,
-        point_selects: a.point_selects,
-        simple_ranges: a.simple_ranges,
-        sum_ranges: a.sum_ranges,
-        order_ranges: a.order_ranges,
-        distinct_ranges: a.distinct_ranges,
-        index_updates: a.index_updates,
-        non_index_updates: a.non_index_updates,
-        delete_inserts: a.delete_inserts,
-        range_selects: a.range_selects,
-        skip_trx: a.skip_trx,
-        auto_inc: a.auto_inc,
-        create_secondary: a.create_secondary,
-        random_points: a.random_points,
-        number_of_ranges: a.number_of_ranges,
-        delta: a.delta,
-        storage_engine: a.storage_engine.clone(),
-        rand,
-        // the real thread count is set by exec for each run
-        threads: 1,
-    })
+    OltpOpts::from_values(&a.options, rand).map_err(anyhow::Error::msg)
 }
 
 pub(super) fn seed(s: u64) -> u64 {

@@ -11,6 +11,7 @@
 pub mod data;
 pub mod family;
 pub mod oltp;
+pub mod options;
 pub mod prepare;
 pub mod rand;
 pub mod statements;
@@ -20,6 +21,7 @@ use anyhow::{bail, Result};
 use data::fill_groups;
 pub use family::{Consume, Family, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;
+pub use options::OptValues;
 pub use rand::{RandParams, RandType, Rng, Unique};
 pub use statements::Kind;
 

@@ -4,8 +4,9 @@
 //! statement per step (`Workload::bind`).
 
 use super::family::{BoxFuture, Consume, Family, PrepareReport, Session, StatementSpec, Step};
+use super::options::{OptKind, OptSpec, OptValues};
 use super::statements::{Kind, ALL_KINDS};
-use super::{OltpOpts, Op, Rng, Unique, Workload};
+use super::{OltpOpts, Op, RandParams, Rng, Unique, Workload};
 use crate::protocol::{Conn, ConnOpts, Stmt};
 use std::sync::Arc;
 
@@ -189,6 +190,80 @@ impl Session for OltpSession {
     }
 }
 
+/// The OLTP family's options, with the names, defaults and meaning of
+/// sysbench's oltp_common.lua (descriptions in our words).
+pub fn option_specs() -> Vec<OptSpec> {
+    use OptKind::*;
+    let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
+    vec![
+        o("tables", Count, "1", "tables sbtest1..N the load spreads over"),
+        o("table_size", Count, "10000", "rows in each table"),
+        o("range_size", Count, "100", "rows each range query spans"),
+        o("point_selects", Count, "10", "primary-key lookups in each event"),
+        o("simple_ranges", Count, "1", "plain range selects in each event"),
+        o("sum_ranges", Count, "1", "range selects with SUM(k) in each event"),
+        o("order_ranges", Count, "1", "range selects sorted by c in each event"),
+        o("distinct_ranges", Count, "1", "range selects of DISTINCT c in each event"),
+        o("index_updates", Count, "1", "updates of the indexed column k in each event"),
+        o("non_index_updates", Count, "1", "updates of the unindexed column c in each event"),
+        o("delete_inserts", Count, "1", "delete-then-reinsert pairs in each event"),
+        o("range_selects", Bool, "on", "off leaves out every range query"),
+        o("skip_trx", Bool, "off", "on runs the statements in autocommit, without BEGIN/COMMIT"),
+        o("auto_inc", Bool, "on", "ids from AUTO_INCREMENT; off: ids drawn by the client"),
+        o("create_secondary", Bool, "on", "build the index on k (after the load)"),
+        o("random_points", Count, "10", "values in the IN() list of select_random_points"),
+        o("number_of_ranges", Count, "10", "BETWEEN ranges of select_random_ranges"),
+        o("delta", Count, "5", "width of each select_random_ranges range"),
+        o("storage_engine", Text, "innodb", "ENGINE of the created tables").alias("mysql_storage_engine"),
+    ]
+}
+
+impl OltpOpts {
+    /// The options from their values; `rand` from the run's `--rand-*`.
+    /// Err is one line naming the option and its bound.
+    pub fn from_values(v: &OptValues, rand: RandParams) -> Result<OltpOpts, String> {
+        let at_least_1 = |name: &str, why: &str| {
+            if v.count(name) == 0 {
+                Err(format!(
+                    "--{} must be at least 1{why}",
+                    name.replace('_', "-")
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        at_least_1("tables", "")?;
+        at_least_1("table_size", " (every query would look for id 1)")?;
+        at_least_1("range_size", "")?;
+        at_least_1("random_points", "")?;
+        at_least_1("number_of_ranges", "")?;
+        Ok(OltpOpts {
+            tables: v.count("tables"),
+            table_size: v.count("table_size"),
+            range_size: v.count("range_size"),
+            point_selects: v.count("point_selects"),
+            simple_ranges: v.count("simple_ranges"),
+            sum_ranges: v.count("sum_ranges"),
+            order_ranges: v.count("order_ranges"),
+            distinct_ranges: v.count("distinct_ranges"),
+            index_updates: v.count("index_updates"),
+            non_index_updates: v.count("non_index_updates"),
+            delete_inserts: v.count("delete_inserts"),
+            range_selects: v.flag("range_selects"),
+            skip_trx: v.flag("skip_trx"),
+            auto_inc: v.flag("auto_inc"),
+            create_secondary: v.flag("create_secondary"),
+            random_points: v.count("random_points"),
+            number_of_ranges: v.count("number_of_ranges"),
+            delta: v.count("delta"),
+            storage_engine: v.text("storage_engine").to_string(),
+            rand,
+            // the real thread count is given to each session by exec
+            threads: 1,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +297,16 @@ mod tests {
                 .iter()
                 .all(|p| matches!(p, Param::Int | Param::Char(_)))));
         }
+    }
+
+    #[test]
+    fn option_defaults_are_the_built_in_defaults() {
+        let v = OptValues::new(option_specs());
+        let a = serde_json::to_value(OltpOpts::from_values(&v, RandParams::default()).unwrap());
+        assert_eq!(
+            a.unwrap(),
+            serde_json::to_value(OltpOpts::default()).unwrap()
+        );
     }
 
     #[test]

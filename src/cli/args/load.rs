@@ -9,10 +9,10 @@ pub struct LoadArgs {
     pub workload: String,
     #[command(flatten)]
     pub conn: ConnArgs,
-    #[arg(long, default_value_t = 1)]
-    pub tables: u32,
-    #[arg(long, default_value_t = 10000)]
-    pub table_size: u32,
+    /// The workload family's own options (`--tables`, `--table-size` …),
+    /// taken from the words before clap sees them: see `split_workload_options`.
+    #[arg(skip)]
+    pub options: OptValues,
     /// Concurrent connections (alias --users); for `sweep`, a list: 1,2,4,8.
     #[arg(long, alias = "users", default_value = "1")]
     pub threads: String,
@@ -46,34 +46,6 @@ pub struct LoadArgs {
     /// Seed; 0 = from the clock.
     #[arg(long, default_value_t = 0)]
     pub rand_seed: u64,
-    #[arg(long, default_value_t = 100)]
-    pub range_size: u32,
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
-    pub skip_trx: bool,
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
-    pub range_selects: bool,
-    #[arg(long, default_value_t = 10)]
-    pub point_selects: u32,
-    #[arg(long, default_value_t = 1)]
-    pub simple_ranges: u32,
-    #[arg(long, default_value_t = 1)]
-    pub sum_ranges: u32,
-    #[arg(long, default_value_t = 1)]
-    pub order_ranges: u32,
-    #[arg(long, default_value_t = 1)]
-    pub distinct_ranges: u32,
-    #[arg(long, default_value_t = 1)]
-    pub index_updates: u32,
-    #[arg(long, default_value_t = 1)]
-    pub non_index_updates: u32,
-    #[arg(long, default_value_t = 1)]
-    pub delete_inserts: u32,
-    #[arg(long, default_value_t = 10)]
-    pub random_points: u32,
-    #[arg(long, default_value_t = 10)]
-    pub number_of_ranges: u32,
-    #[arg(long, default_value_t = 5)]
-    pub delta: u32,
     /// auto: prepared statements; disable: text protocol.
     #[arg(long, value_enum, default_value_t = PsModeArg::Auto)]
     pub db_ps_mode: PsModeArg,
@@ -89,12 +61,6 @@ pub struct LoadArgs {
     /// Print the latency histogram.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
     pub histogram: bool,
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
-    pub create_secondary: bool,
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "on")]
-    pub auto_inc: bool,
-    #[arg(long, alias = "mysql-storage-engine", default_value = "innodb")]
-    pub storage_engine: String,
     /// Output: text (sysbench-style) or json (one document).
     #[arg(long, value_enum, default_value_t = RunFormat::Text)]
     pub format: RunFormat,
@@ -230,9 +196,12 @@ impl LoadArgs {
             #[command(flatten)]
             l: LoadArgs,
         }
-        let argv = std::iter::once("qpslab".to_string()).chain(words.iter().cloned());
-        P::try_parse_from(argv)
+        let (values, rest) = split_workload_options(words).map_err(anyhow::Error::msg)?;
+        let argv = std::iter::once("qpslab".to_string()).chain(rest);
+        let mut l = P::try_parse_from(argv)
             .map(|p| p.l)
-            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))
+            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))?;
+        l.options = values;
+        Ok(l)
     }
 }

@@ -17,6 +17,7 @@ pub use load::*;
 pub use shared::*;
 pub use views::*;
 
+use crate::workload::OptValues;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -91,13 +92,61 @@ pub enum Cmd {
     Quickstart(QuickArgs),
 }
 
+/// The commands whose words carry a workload family's options.
+const LOAD_COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "sweep"];
+
+/// Takes the workload family's options (`--tables`, `--table-size` …) out
+/// of a load command's words, so that clap sees only its own. The family
+/// declares them (`workload::oltp::option_specs`; a script will declare
+/// its own); returns their values and the other words, in order.
+pub fn split_workload_options(words: &[String]) -> Result<(OptValues, Vec<String>), String> {
+    let mut v = OptValues::new(crate::workload::oltp::option_specs());
+    let rest = v.take_from(words)?;
+    Ok((v, rest))
+}
+
+/// Parses a whole command line (program name first).
+pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
+    let is_load = argv
+        .get(1)
+        .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str()));
+    if !is_load {
+        return Cli::try_parse_from(argv);
+    }
+    let (values, rest) = split_workload_options(&argv[2..])
+        .map_err(|m| clap::Error::raw(clap::error::ErrorKind::ValueValidation, m))?;
+    let words: Vec<&String> = argv[..2].iter().chain(rest.iter()).collect();
+    let mut cli = Cli::try_parse_from(words)?;
+    match &mut cli.cmd {
+        Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => a.options = values,
+        Cmd::Sweep(s) => s.load.options = values,
+        _ => {}
+    }
+    Ok(cli)
+}
+
 /// Parses the command line; a mistake is one line on stderr and exit 2
-/// (help and version print as clap prints them).
+/// (help and version print as clap prints them; a load command's help
+/// adds the workload's own options, as sysbench's `help` does).
 pub fn parse_command_line() -> Cli {
     use clap::error::ErrorKind;
-    match Cli::try_parse() {
+    let argv: Vec<String> = std::env::args().collect();
+    match parse_from(&argv) {
         Ok(c) => c,
         Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+                if argv
+                    .get(1)
+                    .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
+            {
+                print!("{}", e.render());
+                println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
+                print!(
+                    "{}",
+                    OptValues::new(crate::workload::oltp::option_specs()).help()
+                );
+                std::process::exit(0)
+            }
             ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
