@@ -20,7 +20,9 @@ use std::io::Write;
 use std::time::Duration;
 
 /// Runs the command; returns the process exit code.
-use super::load_config::{check_load_args, family, run_config, single_threads, thread_list};
+use super::load_config::{
+    check_load_args, family, recording_store, run_config, single_threads, thread_list,
+};
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
@@ -243,14 +245,6 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         }
     }
     Ok(code)
-}
-
-/// The store a run or session records into; None with --no-store.
-pub(super) fn recording_store(r: &super::args::RecordArgs) -> Result<Option<crate::store::Store>> {
-    if r.no_store {
-        return Ok(None);
-    }
-    Ok(Some(open_store(r.store.path())?))
 }
 
 fn exit_code(r: &RunResult) -> i32 {

@@ -129,3 +129,11 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         max_unreachable: a.max_unreachable,
     })
 }
+
+/// The store a run or session records into; None with --no-store.
+pub(super) fn recording_store(r: &super::args::RecordArgs) -> Result<Option<crate::store::Store>> {
+    if r.no_store {
+        return Ok(None);
+    }
+    Ok(Some(crate::lab::open_store(r.store.path())?))
+}

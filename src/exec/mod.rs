@@ -17,6 +17,7 @@ mod interrupt;
 mod rate;
 mod run;
 mod shard;
+mod state;
 mod worker;
 
 pub use config::{IgnoreErrors, PsMode, RunConfig};

@@ -4,7 +4,8 @@
 
 use super::config::RunConfig;
 use super::interrupt::interrupted;
-use super::shard::{run_shard, KindAcc, Msg, Shared};
+use super::shard::{run_shard, Msg};
+use super::state::{KindAcc, Shared};
 use crate::stats::{CpuSnapshot, Interval, KindStats, RunResult, RunStatus, Sample};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;

@@ -4,7 +4,7 @@
 //! per-event path allocates nothing: statements and buffers are reused.
 
 use super::config::{PsMode, RunConfig};
-use super::shard::{ShardState, Shared};
+use super::state::{ShardState, Shared};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
 use crate::workload::{Consume, Session, StatementSpec};
 use std::cell::RefCell;

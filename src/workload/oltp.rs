@@ -196,25 +196,111 @@ pub fn option_specs() -> Vec<OptSpec> {
     use OptKind::*;
     let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
     vec![
-        o("tables", Count, "1", "tables sbtest1..N the load spreads over"),
+        o(
+            "tables",
+            Count,
+            "1",
+            "tables sbtest1..N the load spreads over",
+        ),
         o("table_size", Count, "10000", "rows in each table"),
         o("range_size", Count, "100", "rows each range query spans"),
-        o("point_selects", Count, "10", "primary-key lookups in each event"),
-        o("simple_ranges", Count, "1", "plain range selects in each event"),
-        o("sum_ranges", Count, "1", "range selects with SUM(k) in each event"),
-        o("order_ranges", Count, "1", "range selects sorted by c in each event"),
-        o("distinct_ranges", Count, "1", "range selects of DISTINCT c in each event"),
-        o("index_updates", Count, "1", "updates of the indexed column k in each event"),
-        o("non_index_updates", Count, "1", "updates of the unindexed column c in each event"),
-        o("delete_inserts", Count, "1", "delete-then-reinsert pairs in each event"),
-        o("range_selects", Bool, "on", "off leaves out every range query"),
-        o("skip_trx", Bool, "off", "on runs the statements in autocommit, without BEGIN/COMMIT"),
-        o("auto_inc", Bool, "on", "ids from AUTO_INCREMENT; off: ids drawn by the client"),
-        o("create_secondary", Bool, "on", "build the index on k (after the load)"),
-        o("random_points", Count, "10", "values in the IN() list of select_random_points"),
-        o("number_of_ranges", Count, "10", "BETWEEN ranges of select_random_ranges"),
-        o("delta", Count, "5", "width of each select_random_ranges range"),
-        o("storage_engine", Text, "innodb", "ENGINE of the created tables").alias("mysql_storage_engine"),
+        o(
+            "point_selects",
+            Count,
+            "10",
+            "primary-key lookups in each event",
+        ),
+        o(
+            "simple_ranges",
+            Count,
+            "1",
+            "plain range selects in each event",
+        ),
+        o(
+            "sum_ranges",
+            Count,
+            "1",
+            "range selects with SUM(k) in each event",
+        ),
+        o(
+            "order_ranges",
+            Count,
+            "1",
+            "range selects sorted by c in each event",
+        ),
+        o(
+            "distinct_ranges",
+            Count,
+            "1",
+            "range selects of DISTINCT c in each event",
+        ),
+        o(
+            "index_updates",
+            Count,
+            "1",
+            "updates of the indexed column k in each event",
+        ),
+        o(
+            "non_index_updates",
+            Count,
+            "1",
+            "updates of the unindexed column c in each event",
+        ),
+        o(
+            "delete_inserts",
+            Count,
+            "1",
+            "delete-then-reinsert pairs in each event",
+        ),
+        o(
+            "range_selects",
+            Bool,
+            "on",
+            "off leaves out every range query",
+        ),
+        o(
+            "skip_trx",
+            Bool,
+            "off",
+            "on runs the statements in autocommit, without BEGIN/COMMIT",
+        ),
+        o(
+            "auto_inc",
+            Bool,
+            "on",
+            "ids from AUTO_INCREMENT; off: ids drawn by the client",
+        ),
+        o(
+            "create_secondary",
+            Bool,
+            "on",
+            "build the index on k (after the load)",
+        ),
+        o(
+            "random_points",
+            Count,
+            "10",
+            "values in the IN() list of select_random_points",
+        ),
+        o(
+            "number_of_ranges",
+            Count,
+            "10",
+            "BETWEEN ranges of select_random_ranges",
+        ),
+        o(
+            "delta",
+            Count,
+            "5",
+            "width of each select_random_ranges range",
+        ),
+        o(
+            "storage_engine",
+            Text,
+            "innodb",
+            "ENGINE of the created tables",
+        )
+        .alias("mysql_storage_engine"),
     ]
 }
 
