@@ -228,6 +228,26 @@ pub fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
     whole.filter_map(|s| Some((s.qps()?, s.tps()?))).unzip()
 }
 
+/// Two stored runs compared interval by interval: (QPS, TPS) comparisons
+/// of their whole measured intervals; Err when either has fewer than two.
+pub fn compare_runs(
+    a: &crate::store::RunDetail,
+    b: &crate::store::RunDetail,
+) -> Result<(Comparison, Comparison), String> {
+    let (qa, ta) = interval_rates(a);
+    let (qb, tb) = interval_rates(b);
+    if qa.len() < 2 || qb.len() < 2 {
+        return Err(format!(
+            "each run needs at least 2 whole measured intervals to compare (run {} has {}, run {} has {})",
+            a.run.id,
+            qa.len(),
+            b.run.id,
+            qb.len()
+        ));
+    }
+    Ok((compare(&qa, &qb), compare(&ta, &tb)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,19 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// One step's figures (a run of a sweep or the quickstart).
+#[derive(Debug, Clone)]
+pub struct StepFigures {
+    pub qps: f64,
+    pub tps: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub client_us: f64,
+    /// NaN without the monitor.
+    pub server_us: f64,
+    pub hint: String,
+}
+
 /// A series' figures at one concurrency: medians over its runs.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Cell {
@@ -255,6 +268,24 @@ pub struct StepMedians {
     /// The last repeat's verdict.
     pub bottleneck: String,
     pub runs: usize,
+}
+
+/// The runs and reference of a ratio: `ratio A B` (A relative to B, A and
+/// B naming variants or labels) keeps those two series with B as the
+/// reference; otherwise `reference` is the reference variant of a matrix.
+pub fn ratio_runs(
+    runs: &mut Vec<RunRow>,
+    pair: (Option<&str>, Option<&str>),
+    reference: Option<String>,
+) -> Result<String, String> {
+    match (pair, reference) {
+        ((Some(a), Some(b)), _) => {
+            keep_pair(runs, a, b);
+            Ok(b.to_string())
+        }
+        (_, Some(r)) => Ok(r),
+        _ => Err("give two series (`qpslab ratio A B`) or --reference VARIANT".into()),
+    }
 }
 
 /// Keeps the runs of two series named `a` and `b` for a ratio: variants,

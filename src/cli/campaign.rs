@@ -8,7 +8,7 @@ use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point};
 use crate::lab::{open_store, run_campaign, CampaignRun, Target};
-use crate::stats::RunStatus;
+use crate::report::campaign::{campaign_end, campaign_start, point_line};
 use crate::store::{RunFilter, Store};
 use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
@@ -79,17 +79,6 @@ fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> 
     Ok((store, id))
 }
 
-fn describe(c: &CampaignFile, p: &Point) -> String {
-    format!(
-        "{} / {} / {} / {} threads / repeat {}",
-        c.servers[p.server].label,
-        c.variants[p.variant].name,
-        c.workloads[p.workload].name,
-        p.threads,
-        p.repeat
-    )
-}
-
 fn status(a: &CampaignArgs) -> Result<()> {
     let (c, _) = load(a)?;
     // Read only: a campaign not run yet is all pending, and stays unrecorded.
@@ -103,35 +92,9 @@ fn status(a: &CampaignArgs) -> Result<()> {
     } else {
         None
     };
-    let id = found
-        .as_ref()
-        .map_or("not started".to_string(), |(id, _)| format!("id {id}"));
+    let id = found.as_ref().map(|(id, _)| *id);
     let done = found.map(|(_, d)| d).unwrap_or_default();
-    let points = c.points();
-    let mut t = crate::report::table::Table::new(&[
-        "server", "variant", "workload", "threads", "repeat", "state",
-    ]);
-    for p in &points {
-        t.push(vec![
-            c.servers[p.server].label.clone(),
-            c.variants[p.variant].name.clone(),
-            c.workloads[p.workload].name.clone(),
-            p.threads.to_string(),
-            p.repeat.to_string(),
-            match done.get(&p.hash) {
-                Some(run) => format!("done (run {run})"),
-                None => "pending".into(),
-            },
-        ]);
-    }
-    print!("{}", t.render(crate::report::table::Format::Text));
-    let n_done = points.iter().filter(|p| done.contains_key(&p.hash)).count();
-    println!(
-        "\ncampaign '{}' ({id}): {} points, {n_done} done, {} pending",
-        c.name,
-        points.len(),
-        points.len() - n_done
-    );
+    print!("{}", crate::report::campaign::status(&c, id, &done));
     Ok(())
 }
 
@@ -173,14 +136,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         .iter()
         .filter(|p| !done.contains_key(&p.hash))
         .collect();
-    println!(
-        "Campaign '{}' (id {id}): {} points, {} done, {} to run, about {:.0} min.",
-        c.name,
-        points.len(),
-        points.len() - pending.len(),
-        pending.len(),
-        pending.len() as f64 * (c.time + c.warmup + c.cooldown) / 60.0
-    );
+    println!("{}", campaign_start(&c, id, points.len(), pending.len()));
     let external = |dsn: &str| {
         let args = ConnArgs {
             dsn: Some(dsn.to_string()),
@@ -205,23 +161,8 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         config_for,
         |line| println!("{line}"),
         |i, p, rec| {
-            let state = match &rec.result.status {
-                RunStatus::Ok => "ok".to_string(),
-                RunStatus::Aborted(_) => "aborted".to_string(),
-                s => format!(
-                    "{}: {}",
-                    s.word().to_uppercase(),
-                    s.reason().unwrap_or_default()
-                ),
-            };
-            println!(
-                "[{}/{}] {}: {:.0} qps, run {} {state}",
-                i + 1,
-                pending.len(),
-                describe(&c, p),
-                rec.result.qps(),
-                rec.run_id
-            );
+            let line = point_line(i, pending.len(), &c, p, &rec.result, rec.run_id);
+            println!("{line}");
         },
     )?;
     if out.code == 130 {
@@ -235,26 +176,10 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         status: Some("ok".into()),
         ..Default::default()
     })?;
-    print!(
-        "\n{}",
-        crate::report::analysis::scalability_table(&runs, crate::report::table::Format::Text)
-    );
-    if c.variants.len() > 1 {
-        print!(
-            "\n{}",
-            crate::report::analysis::ratio_matrix(
-                &runs,
-                c.reference_variant(),
-                crate::report::table::Format::Text
-            )
-        );
-    }
-    if out.failed + out.degraded > 0 {
-        println!(
-            "\n{} point(s) failed, {} degraded (left out of the tables); rerun to retry them.",
-            out.failed, out.degraded
-        );
-        return Ok(if out.failed > 0 { 1 } else { 3 });
-    }
-    Ok(0)
+    print!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
+    Ok(match (out.failed, out.degraded) {
+        (0, 0) => 0,
+        (0, _) => 3,
+        _ => 1,
+    })
 }

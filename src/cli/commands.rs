@@ -6,14 +6,13 @@ use super::args::{
 };
 use super::monitor_args::monitor_for;
 use super::target::resolve;
-use crate::analyze::compare::interval_rates;
+use crate::analyze::compare::compare_runs as compare_runs_intervals;
 use crate::analyze::run_figures::MonitorFigures;
-use crate::lab::{block_on, open_store, read_store, ready, RunTags};
-use crate::report::{self, table::StepRow};
+use crate::lab::{block_on, open_store, read_store, ready, stored_run, RunTags};
+use crate::report;
 use crate::secret::redacted_command_line;
 use crate::server::{render_profiles_help, Sandbox};
 use crate::stats::{RunResult, RunStatus};
-use crate::store::RunFilter;
 use crate::workload::{prepare, Workload};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
@@ -61,13 +60,17 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     }
 }
 
+/// A sandbox that exists, or an error saying how to list them.
+fn existing(name: &str) -> Result<Sandbox> {
+    Sandbox::open(name)?
+        .with_context(|| format!("no sandbox named '{name}' (see `qpslab server list`)"))
+}
+
 fn server(cmd: ServerCmd) -> Result<()> {
     match cmd {
         ServerCmd::Start(a) => server_start(&a),
         ServerCmd::Stop(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| {
-                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
-            })?;
+            let sb = existing(&n.name)?;
             if sb.stop(Duration::from_secs(120))? {
                 println!("sandbox '{}' stopped", n.name);
             } else {
@@ -76,16 +79,8 @@ fn server(cmd: ServerCmd) -> Result<()> {
             Ok(())
         }
         ServerCmd::Status(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| {
-                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
-            })?;
-            println!("{}", sb.describe());
-            println!(
-                "  datadir   {}\n  my.cnf    {}\n  error log {}",
-                sb.datadir().display(),
-                sb.cnf_path().display(),
-                sb.error_log().display()
-            );
+            let sb = existing(&n.name)?;
+            println!("{}\n{}", sb.describe(), sb.paths());
             Ok(())
         }
         ServerCmd::List => {
@@ -102,9 +97,7 @@ fn server(cmd: ServerCmd) -> Result<()> {
             Ok(())
         }
         ServerCmd::Destroy(n) => {
-            let sb = Sandbox::open(&n.name)?.with_context(|| {
-                format!("no sandbox named '{}' (see `qpslab server list`)", n.name)
-            })?;
+            let sb = existing(&n.name)?;
             sb.destroy()?;
             println!("sandbox '{}' destroyed", n.name);
             Ok(())
@@ -151,22 +144,9 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     } else {
         prepare::default_loaders()
     };
-    let rep = crate::lab::prepare(&t, &family, loaders, a.format == RunFormat::Json)?;
-    let msg = format!(
-        "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
-        rep.tables,
-        o.table_size,
-        rep.seconds,
-        rep.rows as f64 / rep.seconds.max(1e-9)
-    );
-    if a.format == RunFormat::Json {
-        println!(
-            "{}",
-            serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds})
-        );
-    } else {
-        println!("{msg}");
-    }
+    let json = a.format == RunFormat::Json;
+    let rep = crate::lab::prepare(&t, &family, loaders, json)?;
+    println!("{}", report::sysbench::prepared(&rep, o.table_size, json));
     Ok(())
 }
 
@@ -216,29 +196,16 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
             let _ = std::io::stdout().flush();
         }
     })?;
-    let (r, figures, run_id, store_error) = (run.result, run.figures, run.run_id, run.store_error);
     if json {
-        let mut doc = crate::lab::summary(&cfg, &r, &pcts, &redacted_command_line());
-        doc["run_id"] = run_id.into();
-        if let Some(e) = &store_error {
-            doc["store_error"] = e.as_str().into();
-        }
-        if let Some(f) = &figures {
-            doc["monitor"] = serde_json::to_value(f)?;
-        }
+        let doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        println!();
-        print!("{}", report::sysbench::summary(&r, &pcts, a.histogram));
-        if let Some(f) = &figures {
-            print!("{}", report::monitor::run_text(f));
-        }
-        if let Some(id) = run_id {
-            println!("\nStored as run {id} (qpslab show {id}).");
-        }
+        let text = (&pcts[..], a.histogram);
+        let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
+        print!("{end}");
     }
-    let code = exit_code(&r);
-    if let Some(e) = store_error {
+    let code = exit_code(&run.result);
+    if let Some(e) = run.store_error {
         eprintln!("qpslab: the run was measured (printed above) but not stored: {e}");
         if code == 0 {
             return Ok(crate::lab::EXIT_NOT_STORED);
@@ -254,14 +221,6 @@ fn exit_code(r: &RunResult) -> i32 {
         _ => {}
     }
     r.status.exit_code()
-}
-
-/// "ok", or the status word and its reason, for step lines and tables.
-pub(super) fn status_text(s: &RunStatus) -> String {
-    match s.reason() {
-        Some(m) => format!("{}: {m}", s.word()),
-        None => s.word().to_string(),
-    }
 }
 
 /// One step per concurrency (and repeat), each stored as a run of one
@@ -285,13 +244,10 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
     let campaign = crate::lab::new_sweep(&store, w.name(), &definition)?;
+    let what = (w.name(), t.describe(), campaign);
     println!(
-        "Sweep of {} on {}: threads {:?}, {} s each, {} repeat(s); campaign {campaign}\n",
-        w.name(),
-        t.describe(),
-        threads,
-        l.time,
-        a.repeat
+        "{}",
+        report::campaign::sweep_start(what, &threads, l.time, a.repeat)
     );
     let plan = crate::lab::SweepPlan {
         env: &env,
@@ -314,42 +270,22 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         Ok((run_config(&step, &t.opts)?, monitor_for(&step, &t)?))
     };
     let out = crate::lab::sweep(&plan, config_for, |s| {
-        println!(
-            "  threads {:>5}  repeat {}/{}  qps {:>10.2}  tps {:>9.2}  p95 {:>8.2} ms  run {}  {}",
-            s.threads,
-            s.repeat,
-            a.repeat,
-            s.figures.qps,
-            s.figures.tps,
-            s.figures.p95,
-            s.run_id,
-            status_text(s.status)
-        );
+        let line = (s.repeat, a.repeat);
+        let text =
+            report::campaign::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
+        println!("{text}");
     })?;
-    if l.format == RunFormat::Json {
-        let doc =
-            serde_json::json!({"campaign": campaign, "workload": w.name(), "steps": out.medians});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        println!(
-            "\nScalability of {} (medians over repeats), campaign {campaign}:\n{}",
-            w.name(),
-            report::table::sweep_table(&out.medians).render(report::table::Format::Text)
-        );
-    }
+    let json = l.format == RunFormat::Json;
+    print!(
+        "{}",
+        report::campaign::sweep_end(w.name(), campaign, &out.medians, json)
+    );
     Ok(out.code)
 }
 
 /// The finished ("ok") runs an analysis reads.
 fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
-    let runs = read_store(a.store.path())?.list_runs(&RunFilter {
-        workload: a.select.workload.clone(),
-        label: a.select.label.clone(),
-        status: Some("ok".into()),
-        campaign: a.select.campaign,
-        limit: None,
-        ..Default::default()
-    })?;
+    let runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
     if runs.is_empty() {
         bail!("no finished runs match; see `qpslab runs`");
     }
@@ -366,15 +302,9 @@ fn analysis(
     match ratio {
         None => print!("{}", report::analysis::scalability_table(&runs, f)),
         Some((x, y, reference)) => {
-            // `ratio A B`: A relative to B, where A and B name variants (or labels).
-            let reference = match (&x, &y, reference) {
-                (Some(_), Some(b), _) => b.clone(),
-                (_, _, Some(r)) => r,
-                _ => bail!("give two series (`qpslab ratio A B`) or --reference VARIANT"),
-            };
-            if let (Some(a_name), Some(b_name)) = (&x, &y) {
-                crate::analyze::keep_pair(&mut runs, a_name, b_name);
-            }
+            let pair = (x.as_deref(), y.as_deref());
+            let reference = crate::analyze::ratio_runs(&mut runs, pair, reference)
+                .map_err(anyhow::Error::msg)?;
             let out = report::analysis::ratio_matrix(&runs, &reference, f);
             if out.trim().is_empty() || out.trim() == "[]" {
                 bail!("no runs of '{reference}' to compare with");
@@ -387,25 +317,9 @@ fn analysis(
 
 fn compare_runs(a: &CompareArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
-    let get = |id: i64| {
-        store
-            .run_detail(id)?
-            .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))
-    };
-    let (da, db) = (get(a.run_a)?, get(a.run_b)?);
-    let (qa, ta) = interval_rates(&da);
-    let (qb, tb) = interval_rates(&db);
-    if qa.len() < 2 || qb.len() < 2 {
-        bail!("each run needs at least 2 whole measured intervals to compare (run {} has {}, run {} has {})", a.run_a, qa.len(), a.run_b, qb.len());
-    }
-    let cq = crate::analyze::compare::compare(&qa, &qb);
-    let ct = crate::analyze::compare::compare(&ta, &tb);
+    let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
+    let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
     let f = report::table::Format::from(a.format.format);
-    if f == report::table::Format::Json {
-        let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(());
-    }
     print!(
         "{}",
         report::analysis::run_comparison(&da, &db, &cq, &ct, f)
@@ -416,14 +330,7 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
 fn cmd_runs(a: &RunsArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
-    let rows = store.list_runs(&RunFilter {
-        workload: a.select.workload.clone(),
-        label: a.select.label.clone(),
-        status: a.status.clone(),
-        campaign: a.select.campaign,
-        limit: a.limit,
-        ..Default::default()
-    })?;
+    let rows = store.list_runs(&a.select.filter(a.status.as_deref(), a.limit))?;
     print!("{}", report::runs::runs_table(&rows, f));
     Ok(())
 }
@@ -431,9 +338,7 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
 fn cmd_show(a: &ShowArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
-    let d = store
-        .run_detail(a.run)?
-        .with_context(|| format!("no run {} in the store (see `qpslab runs`)", a.run))?;
+    let d = stored_run(&store, a.run)?;
     print!("{}", report::runs::show(&d, f));
     if f == report::table::Format::Text {
         if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
@@ -498,19 +403,10 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         |w, th| eprint!("running {} with {th} users for {} s... ", w.name(), a.time),
         |s| {
             eprintln!("{:.0} qps", s.figures.qps);
-            let f = &s.figures;
-            rows.push(StepRow {
-                workload: s.workload.name().to_string(),
-                threads: s.threads,
-                tps: f.tps,
-                qps: f.qps,
-                p95: f.p95,
-                p99: f.p99,
-                client_us: f.client_us,
-                server_us: f.server_us,
-                hint: f.hint.clone(),
-                status: status_text(s.status),
-            });
+            let name = s.workload.name();
+            rows.push(report::campaign::quick_row(
+                name, s.threads, &s.figures, s.status,
+            ));
         },
     )?;
     let (campaign, code) = (out.campaign, out.code);
@@ -519,25 +415,16 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         return Ok(130);
     }
     println!("\n{}", report::table::render(&rows));
-    println!("The runs are stored as campaign {campaign}: `qpslab runs --campaign {campaign}`, `qpslab show ID`.");
     let reports = crate::server::state_dir().join("reports");
     std::fs::create_dir_all(&reports)
         .with_context(|| format!("cannot create {}", reports.display()))?;
     let file = reports.join(format!("quickstart-{campaign}.html"));
-    if let Some(html) = crate::ui::campaign_page(&store, campaign, crate::ui::Mode::Report)? {
+    let html = crate::ui::campaign_page(&store, campaign, crate::ui::Mode::Report)?;
+    if let Some(html) = &html {
         std::fs::write(&file, html).with_context(|| format!("cannot write {}", file.display()))?;
-        println!(
-            "\nReport (scalability charts and tables, works offline): {}",
-            file.display()
-        );
     }
-    println!(
-        "Web UI with every run's per-second graphs: `qpslab ui`, then open http://127.0.0.1:8780/campaign/{campaign}"
-    );
-    if let Some(sb) = &t.sandbox {
-        println!(
-            "The sandbox '{sb}' keeps running; stop it with `qpslab server stop --name {sb}`."
-        );
-    }
+    let written = html.is_some().then_some(file.as_path());
+    let end = report::campaign::quickstart_end(campaign, written, t.sandbox.as_deref());
+    print!("{end}");
     Ok(code)
 }

@@ -8,7 +8,9 @@ use super::monitor_args::monitor_config;
 use super::target::resolve;
 use crate::lab::{live_view, monitor_session, probe, RunTags, SessionRecord, Target};
 use crate::monitor::{Note, NoteKind, SourceId};
-use crate::report::live::{iostat_header, iostat_line, monitor_line, top_screen, MONITOR_HEADER};
+use crate::report::live::{
+    iostat_header, iostat_line, monitor_line, top_screen, watching, MONITOR_HEADER,
+};
 use crate::secret::redacted_command_line;
 use anyhow::{bail, Result};
 use serde_json::json;
@@ -41,17 +43,8 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
         },
         options: monitor_options(&a.monitor, a.time),
     });
-    eprintln!(
-        "Watching {} ({}) every {} s{}; Ctrl-C stops.",
-        t.describe(),
-        env.version,
-        a.monitor.monitor_interval,
-        if a.time > 0.0 {
-            format!(" for {} s", a.time)
-        } else {
-            String::new()
-        }
-    );
+    let every = a.monitor.monitor_interval;
+    eprintln!("{}", watching(&t.describe(), &env.version, every, a.time));
     let mut lines = 0u64;
     let run = monitor_session(&env, cfg, a.time, record, print_note, |live, t| {
         if a.quiet {

@@ -51,21 +51,7 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
     };
     let store = read_store(a.store.path())?;
     let c = match (a.run, a.campaign) {
-        (None, Some(id)) => {
-            let runs = store.list_runs(&crate::store::RunFilter {
-                campaign: Some(id),
-                status: Some("ok".into()),
-                ..Default::default()
-            })?;
-            if runs.is_empty() {
-                bail!("campaign {id} has no finished runs (see `qpslab runs --campaign {id}`)");
-            }
-            match a.metric.as_str() {
-                "qps" => ui::scalability_chart(&runs, false),
-                "p95" => ui::scalability_chart(&runs, true),
-                m => bail!("--metric '{m}' for a campaign: use qps or p95"),
-            }
-        }
+        (None, Some(id)) => ui::campaign_chart(&store, id, &a.metric)?,
         (Some(id), _) => ui::run_chart(&store, id, &a.metric)?,
         (None, None) => bail!("give a run id or --campaign ID"),
     };

@@ -25,10 +25,10 @@ pub use data::{cleanup, prepare, ready};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
-pub use record::{open_store, read_store, store_path, RunTags, EXIT_NOT_STORED};
+pub use record::{open_store, read_store, store_path, stored_run, RunTags, EXIT_NOT_STORED};
 pub use run::{run_once, RunPlan};
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
-pub use summary::document as summary;
+pub use summary::run_document;
 pub use sweep::{new_sweep, sweep, SweepPlan};
 pub use target::{sandbox_target, Target};
 

@@ -5,8 +5,9 @@
 
 use super::data::{cleanup, prepare, ready};
 use super::record::{record_run, RunTags};
-use super::sweep::StepFigures;
+use super::sweep::step_figures;
 use super::{block_on, Target};
+use crate::analyze::StepFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::stats::RunStatus;
@@ -79,7 +80,7 @@ pub fn quickstart(
             on_step(&QuickStep {
                 workload: w,
                 threads: th,
-                figures: StepFigures::of(&rec),
+                figures: step_figures(&rec),
                 status,
             });
             if matches!(status, RunStatus::Aborted(_)) {

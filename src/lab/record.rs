@@ -100,6 +100,13 @@ pub fn read_store(path: Option<&Path>) -> Result<Store> {
     Store::open_read_only(&store_path(path), crate::server::process_alive)
 }
 
+/// Run `id` with its samples, or an error saying how to list the runs.
+pub fn stored_run(store: &Store, id: i64) -> Result<crate::store::RunDetail> {
+    store
+        .run_detail(id)?
+        .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))
+}
+
 /// `--store`, or `<state dir>/results.db`.
 pub fn store_path(path: Option<&Path>) -> std::path::PathBuf {
     path.map(Path::to_path_buf)

@@ -5,7 +5,7 @@
 
 use super::record::{record_run, Recorded, RunTags};
 use super::Environment;
-use crate::analyze::{median, StepMedians};
+use crate::analyze::{median, StepFigures, StepMedians};
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::stats::RunStatus;
@@ -38,21 +38,9 @@ pub fn new_sweep(store: &Store, workload: &str, definition: &serde_json::Value) 
     )
 }
 
-/// One step's figures.
-#[derive(Debug, Clone)]
-pub struct StepFigures {
-    pub qps: f64,
-    pub tps: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub client_us: f64,
-    /// NaN without the monitor.
-    pub server_us: f64,
-    pub hint: String,
-}
-
-impl StepFigures {
-    pub fn of(rec: &Recorded) -> StepFigures {
+/// A recorded run's figures as a step of a sweep or the quickstart.
+pub fn step_figures(rec: &Recorded) -> StepFigures {
+    {
         let (server_us, hint) = rec.server_us_and_hint();
         let r = &rec.result;
         StepFigures {
@@ -109,7 +97,7 @@ pub fn sweep(
             };
             let rec = record_run(plan.store, &cfg, mon, plan.env, &tags)?;
             let r = &rec.result;
-            let fig = StepFigures::of(&rec);
+            let fig = step_figures(&rec);
             on_step(&Step {
                 threads: th,
                 repeat: rep,

@@ -169,6 +169,10 @@ pub fn run_comparison(
     ct: &Comparison,
     f: Format,
 ) -> String {
+    if f == Format::Json {
+        let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
+        return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    }
     let name = |d: &RunDetail| {
         let r = &d.run;
         format!(

@@ -8,6 +8,16 @@ use crate::analyze::efficiency::IoRates;
 use crate::analyze::live::Live;
 use crate::monitor::SourceId;
 
+/// The line a `monitor` session starts with.
+pub fn watching(target: &str, version: &str, every: f64, time: f64) -> String {
+    let until = if time > 0.0 {
+        format!(" for {time} s")
+    } else {
+        String::new()
+    };
+    format!("Watching {target} ({version}) every {every} s{until}; Ctrl-C stops.")
+}
+
 /// Header of the `monitor` lines (repeated every 20 lines).
 pub const MONITOR_HEADER: &str =
     "    time        qps        tps  thr_run  thr_conn   srv cpu%  host busy%  iowait%  innodb r/s  innodb w/s   hist len  ckpt age MB";

@@ -8,6 +8,7 @@
 //! did not measure, and never talks to a server.
 
 pub mod analysis;
+pub mod campaign;
 pub mod chart;
 pub mod live;
 pub mod metrics;

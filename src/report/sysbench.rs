@@ -320,3 +320,36 @@ pub fn workloads_text() -> String {
     );
     o
 }
+
+/// What `run` prints after the load: sysbench's summary, the monitor's
+/// figures, and the run's id when it is stored.
+pub fn run_end(
+    r: &RunResult,
+    figures: Option<&crate::analyze::run_figures::MonitorFigures>,
+    run_id: Option<i64>,
+    (pcts, histogram): (&[f64], bool),
+) -> String {
+    let mut o = format!("\n{}", summary(r, pcts, histogram));
+    if let Some(f) = figures {
+        o += &super::monitor::run_text(f);
+    }
+    if let Some(id) = run_id {
+        o += &format!("\nStored as run {id} (qpslab show {id}).\n");
+    }
+    o
+}
+
+/// What `prepare` says at the end: a line, or a JSON object with `json`.
+pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: bool) -> String {
+    if json {
+        return serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds})
+            .to_string();
+    }
+    format!(
+        "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
+        rep.tables,
+        table_size,
+        rep.seconds,
+        rep.rows as f64 / rep.seconds.max(1e-9)
+    )
+}

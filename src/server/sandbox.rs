@@ -91,6 +91,16 @@ impl Sandbox {
     fn pid_file(&self) -> PathBuf {
         self.dir.join("mysqld.pid")
     }
+    /// Where its files are: datadir, my.cnf, error log (one per line).
+    pub fn paths(&self) -> String {
+        format!(
+            "  datadir   {}\n  my.cnf    {}\n  error log {}",
+            self.datadir().display(),
+            self.cnf_path().display(),
+            self.error_log().display()
+        )
+    }
+
     pub fn cnf_path(&self) -> PathBuf {
         self.dir.join("my.cnf")
     }

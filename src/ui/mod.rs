@@ -20,7 +20,7 @@ mod series;
 pub use campaign_page::{campaign_page, scalability_chart};
 pub use overlay_page::overlay_page;
 pub use page::Mode;
-pub use run_chart::run_chart;
+pub use run_chart::{campaign_chart, run_chart};
 pub use run_page::run_page;
 
 use crate::store::Store;

@@ -1,16 +1,15 @@
-//! A stored run's series as a standalone chart (`qpslab chart RUN`).
+//! Stored results as standalone charts (`qpslab chart`): a run's series
+//! over time, a campaign's scalability.
 
 use super::series::RunMetrics;
 use crate::report::chart::Chart;
 use crate::store::Store;
+use anyhow::Context;
 
 /// One series of a stored run as a chart over time: qps, tps, p95, p99,
 /// or a stored counter's rate as source:name.
 pub fn run_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> {
-    use anyhow::Context;
-    let d = store
-        .run_detail(id)?
-        .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?;
+    let d = crate::lab::stored_run(store, id)?;
     let title = format!(
         "run {id}: {} × {} users, {metric}",
         d.run.workload, d.run.threads
@@ -37,4 +36,22 @@ pub fn run_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> 
     };
     c.add(metric, pts);
     Ok(c)
+}
+
+/// A campaign's scalability chart of its finished runs: qps or p95 by
+/// concurrency, a line per series.
+pub fn campaign_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> {
+    let runs = store.list_runs(&crate::store::RunFilter {
+        campaign: Some(id),
+        status: Some("ok".into()),
+        ..Default::default()
+    })?;
+    if runs.is_empty() {
+        anyhow::bail!("campaign {id} has no finished runs (see `qpslab runs --campaign {id}`)");
+    }
+    match metric {
+        "qps" => Ok(super::scalability_chart(&runs, false)),
+        "p95" => Ok(super::scalability_chart(&runs, true)),
+        m => anyhow::bail!("--metric '{m}' for a campaign: use qps or p95"),
+    }
 }

@@ -43,6 +43,20 @@ pub struct RunFilterArgs {
     pub label: Option<String>,
 }
 
+impl RunFilterArgs {
+    /// The store's filter for these options, with a status and a limit.
+    pub fn filter(&self, status: Option<&str>, limit: Option<usize>) -> crate::store::RunFilter {
+        crate::store::RunFilter {
+            workload: self.workload.clone(),
+            label: self.label.clone(),
+            campaign: self.campaign,
+            status: status.map(str::to_string),
+            limit,
+            ..Default::default()
+        }
+    }
+}
+
 /// Output format of the table commands.
 #[derive(Args, Debug, Clone)]
 pub struct TableFormatArg {
