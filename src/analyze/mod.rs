@@ -1,11 +1,16 @@
-//! analyze: comparisons over stored runs.
+//! analyze: what the measurements mean.
 //!
 //! Owns grouping runs into series (workload × label × variant) per
 //! concurrency, with medians over repeats, the scalability table and the
 //! ratio matrix (each variant's QPS relative to a reference variant, per
-//! concurrency, with min / median / max), best-to-best. It reads
-//! `RunRow`s and returns typed results; it does not query the store, and
-//! report renders what it returns (text, markdown, CSV, JSON, HTML).
+//! concurrency, with min / median / max), best-to-best, run-to-run
+//! comparisons (Welch), the monitor's per-run figures (efficiency per
+//! query, IO classes, bottleneck hints) and live rates between snapshots.
+//! It takes rows and snapshots and returns typed results; its only store
+//! access is keeping and reading back the monitor's figures of a run
+//! (`MonitorFigures::store`/`load`, one versioned serde struct); callers
+//! pass everything else they read. report renders what it returns (text,
+//! markdown, CSV, JSON, HTML).
 
 pub mod bottleneck;
 pub mod compare;

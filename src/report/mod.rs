@@ -2,10 +2,12 @@
 //!
 //! Owns sysbench-compatible interval lines and final summary (so scripts that
 //! parse sysbench keep working), qpslab's extra sections (percentiles,
-//! latency per statement, errors by code, client CPU), the JSON document,
-//! the quickstart's step table, and analyze's tables (scalability,
-//! best-to-best, ratio matrices). It computes nothing that stats/exec
-//! did not measure, and never talks to a server.
+//! latency per statement, errors by code, client CPU), the monitor's
+//! figures, the live views' lines and screens, campaign/sweep/quickstart
+//! text, metric exports, SVG charts, and analyze's tables (scalability,
+//! best-to-best, ratio matrices, run comparisons). It computes nothing
+//! that stats, exec or analyze did not, never talks to a server or writes
+//! the store, and never calls lab (lab calls it through cli).
 
 pub mod analysis;
 pub mod campaign;
