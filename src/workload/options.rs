@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 pub enum OptKind {
     /// A whole number from 0 to 2^32 - 1.
     Count,
+    /// Any finite number (a script's numeric option).
+    Float,
     /// on/off, true/false, yes/no, 1/0.
     Bool,
     Text,
@@ -69,6 +71,7 @@ fn check(spec: &OptSpec, value: &str) -> Result<(), String> {
     let flag = format!("--{}", spec.name.replace('_', "-"));
     let ok = match spec.kind {
         OptKind::Count => value.trim().parse::<u32>().is_ok(),
+        OptKind::Float => value.trim().parse::<f64>().is_ok_and(f64::is_finite),
         OptKind::Bool => parse_bool(value).is_some(),
         OptKind::Text => true,
     };
@@ -77,6 +80,7 @@ fn check(spec: &OptSpec, value: &str) -> Result<(), String> {
     }
     Err(match spec.kind {
         OptKind::Count => format!("{flag} '{value}' is not a whole number from 0 to 4294967295"),
+        OptKind::Float => format!("{flag} '{value}' is not a number"),
         OptKind::Bool => format!("{flag} '{value}' is not one of on, off"),
         OptKind::Text => unreachable!(),
     })
@@ -189,7 +193,7 @@ impl OptValues {
         let mut out = String::new();
         for s in &self.specs {
             let kind = match s.kind {
-                OptKind::Count => "N",
+                OptKind::Count | OptKind::Float => "N",
                 OptKind::Bool => "[=on|off]",
                 OptKind::Text => "=STRING",
             };

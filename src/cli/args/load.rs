@@ -196,7 +196,7 @@ impl LoadArgs {
             #[command(flatten)]
             l: LoadArgs,
         }
-        let (values, rest) = split_workload_options(words).map_err(anyhow::Error::msg)?;
+        let (values, rest) = split_workload_options(words, "run").map_err(anyhow::Error::msg)?;
         let argv = std::iter::once("qpslab".to_string()).chain(rest);
         let mut l = P::try_parse_from(argv)
             .map(|p| p.l)

@@ -97,10 +97,15 @@ const LOAD_COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "sweep"];
 
 /// Takes the workload family's options (`--tables`, `--table-size` …) out
 /// of a load command's words, so that clap sees only its own. The family
-/// declares them (`workload::oltp::option_specs`; a script will declare
-/// its own); returns their values and the other words, in order.
-pub fn split_workload_options(words: &[String]) -> Result<(OptValues, Vec<String>), String> {
-    let mut v = OptValues::new(crate::workload::oltp::option_specs());
+/// declares them: the OLTP family (`workload::oltp::option_specs`), or a
+/// sysbench script named among the words (its `sysbench.cmdline.options`,
+/// read by loading it for `command`). Returns their values and the other
+/// words, in order.
+pub fn split_workload_options(
+    words: &[String],
+    command: &str,
+) -> Result<(OptValues, Vec<String>), String> {
+    let mut v = OptValues::new(crate::workload::options_for(words, command)?.1);
     let rest = v.take_from(words)?;
     Ok((v, rest))
 }
@@ -113,7 +118,7 @@ pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
     if !is_load {
         return Cli::try_parse_from(argv);
     }
-    let (values, rest) = split_workload_options(&argv[2..])
+    let (values, rest) = split_workload_options(&argv[2..], &argv[1])
         .map_err(|m| clap::Error::raw(clap::error::ErrorKind::ValueValidation, m))?;
     let words: Vec<&String> = argv[..2].iter().chain(rest.iter()).collect();
     let mut cli = Cli::try_parse_from(words)?;
@@ -133,28 +138,36 @@ pub fn parse_command_line() -> Cli {
     let argv: Vec<String> = std::env::args().collect();
     match parse_from(&argv) {
         Ok(c) => c,
-        Err(e) => match e.kind() {
-            ErrorKind::DisplayHelp
-                if argv
-                    .get(1)
-                    .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
-            {
-                print!("{}", e.render());
-                println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
-                print!(
-                    "{}",
-                    OptValues::new(crate::workload::oltp::option_specs()).help()
-                );
-                std::process::exit(0)
+        Err(e) => {
+            match e.kind() {
+                ErrorKind::DisplayHelp
+                    if argv
+                        .get(1)
+                        .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
+                {
+                    print!("{}", e.render());
+                    match crate::workload::options_for(&argv[2..], "help") {
+                        Ok((Some(path), specs)) => {
+                            println!("\n{} options:", path.display());
+                            print!("{}", OptValues::new(specs).help());
+                        }
+                        Ok((None, specs)) => {
+                            println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
+                            print!("{}", OptValues::new(specs).help());
+                        }
+                        Err(m) => println!("\n{m}"),
+                    }
+                    std::process::exit(0)
+                }
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+                _ => {
+                    eprintln!("qpslab: {}", one_line(&e));
+                    std::process::exit(2)
+                }
             }
-            ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
-            _ => {
-                eprintln!("qpslab: {}", one_line(&e));
-                std::process::exit(2)
-            }
-        },
+        }
     }
 }
 
