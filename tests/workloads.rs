@@ -194,9 +194,7 @@ fn sysbench(db: &str, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn tables_are_interchangeable_with_sysbench() {
-    if !require_sysbench() {
-        return;
-    }
+    require_sysbench();
     // qpslab prepare → sysbench run
     let db = lab().fresh_db("wl_q2s");
     prepare(&db, "2", "2000");
