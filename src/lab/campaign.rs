@@ -5,7 +5,8 @@
 //! reading the file and printing is cli's.
 
 use super::block_on;
-use super::record::{record_run, Recorded, RunTags};
+use super::record::RunTags;
+use super::run::{record_run, Recorded};
 use super::target::{check, sandbox_target, Target};
 use crate::campaign::{value_text, CampaignFile, Point, Restart};
 use crate::exec::RunConfig;

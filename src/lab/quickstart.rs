@@ -4,8 +4,8 @@
 //! what was measured.
 
 use super::data::{cleanup, prepare, ready};
-use super::record::{record_run, RunTags};
-use super::sweep::step_figures;
+use super::record::RunTags;
+use super::run::record_run;
 use super::{block_on, Target};
 use crate::analyze::StepFigures;
 use crate::exec::RunConfig;
@@ -80,7 +80,7 @@ pub fn quickstart(
             on_step(&QuickStep {
                 workload: w,
                 threads: th,
-                figures: step_figures(&rec),
+                figures: rec.step_figures(),
                 status,
             });
             if matches!(status, RunStatus::Aborted(_)) {

@@ -3,10 +3,8 @@
 //! failure during the run is reported once and never stops the measurement.
 
 use super::environment::Environment;
-use super::watch::run_watched;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;
-use crate::monitor::MonitorConfig;
 use crate::stats::{RunResult, Sample};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -32,58 +30,8 @@ pub struct RunTags {
     pub command_line: String,
 }
 
-/// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
-/// quickstart.
-pub fn record_run(
-    store: &Store,
-    cfg: &RunConfig,
-    mon: Option<MonitorConfig>,
-    env: &Environment,
-    tags: &RunTags,
-) -> Result<Recorded> {
-    let mut rec = Recorder::begin(store, cfg, env, tags)?;
-    let run_id = rec.run_id;
-    let (result, figures) = run_watched(cfg, mon, Some((store, run_id)), |s| rec.sample(s));
-    if let Err(e) = rec.finish(cfg, &result, &[50.0, 95.0, 99.0, 99.9], figures.as_ref()) {
-        // Sweeps and campaigns stop here: the next points could not be kept
-        // either. What this one measured is said before stopping.
-        anyhow::bail!(
-            "{e}; the run measured {:.2} tps, {:.2} qps, p95 {:.2} ms, status {}; free space (or pass --store elsewhere) and rerun",
-            result.tps(),
-            result.qps(),
-            result.total.hist.quantile_ms(0.95),
-            result.status.word()
-        );
-    }
-    Ok(Recorded {
-        result,
-        run_id,
-        figures,
-    })
-}
-
-/// A recorded run: its result, id, and the monitor's figures (if it ran).
-pub struct Recorded {
-    pub result: RunResult,
-    pub run_id: i64,
-    pub figures: Option<MonitorFigures>,
-}
-
 /// Exit code of a run that was measured but not (wholly) stored.
 pub const EXIT_NOT_STORED: i32 = 4;
-
-impl Recorded {
-    /// Server µs per query (NaN without the monitor) and the bottleneck verdict.
-    pub fn server_us_and_hint(&self) -> (f64, String) {
-        match &self.figures {
-            Some(f) => (
-                f.efficiency.server_cpu_us_per_query.unwrap_or(f64::NAN),
-                f.verdict().to_string(),
-            ),
-            None => (f64::NAN, String::new()),
-        }
-    }
-}
 
 /// The store at `path` (default: the state directory's), opened to record;
 /// runs left "running" by processes that died are marked failed first.

@@ -1,12 +1,14 @@
-//! One run, as `qpslab run` does it: the load with the monitor beside it,
-//! recorded in the store when one is given. A store that fails during or
-//! after the run never loses the measurement: the result comes back with
-//! the store's error beside it.
+//! One run: the load with the monitor beside it, recorded in the store
+//! when one is given (`run_once`, as `qpslab run` does it: a store that
+//! fails never loses the measurement, its error comes back beside the
+//! result), or recorded as a step of a sweep, campaign or the quickstart
+//! (`record_run`: a store failure stops them, saying what was measured).
 
 use super::record::{Recorder, RunTags};
 use super::watch::run_watched;
 use super::Environment;
 use crate::analyze::run_figures::MonitorFigures;
+use crate::analyze::StepFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::stats::{RunResult, Sample};
@@ -63,4 +65,76 @@ pub fn run_once(
         run_id,
         store_error,
     })
+}
+
+/// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
+/// quickstart.
+pub fn record_run(
+    store: &Store,
+    cfg: &RunConfig,
+    mon: Option<MonitorConfig>,
+    env: &Environment,
+    tags: &RunTags,
+) -> Result<Recorded> {
+    let plan = RunPlan {
+        env,
+        mon,
+        store: Some(store),
+        tags: tags.clone(),
+        pcts: &[50.0, 95.0, 99.0, 99.9],
+    };
+    let SingleRun {
+        result,
+        figures,
+        run_id,
+        store_error,
+    } = run_once(cfg, plan, |_| {})?;
+    match (run_id, store_error) {
+        (Some(run_id), None) => Ok(Recorded {
+            result,
+            run_id,
+            figures,
+        }),
+        // Sweeps and campaigns stop here: the next points could not be kept
+        // either. What this one measured is said before stopping.
+        (_, e) => anyhow::bail!(
+            "{}; the run measured {:.2} tps, {:.2} qps, p95 {:.2} ms, status {}; free space (or pass --store elsewhere) and rerun",
+            e.unwrap_or_default(),
+            result.tps(),
+            result.qps(),
+            result.total.hist.quantile_ms(0.95),
+            result.status.word()
+        ),
+    }
+}
+
+/// A recorded run: its result, id, and the monitor's figures (if it ran).
+pub struct Recorded {
+    pub result: RunResult,
+    pub run_id: i64,
+    pub figures: Option<MonitorFigures>,
+}
+
+impl Recorded {
+    /// The run's figures as a step of a sweep or the quickstart (server
+    /// µs/query NaN and no bottleneck verdict without the monitor).
+    pub fn step_figures(&self) -> StepFigures {
+        let (server_us, hint) = match &self.figures {
+            Some(f) => (
+                f.efficiency.server_cpu_us_per_query.unwrap_or(f64::NAN),
+                f.verdict().to_string(),
+            ),
+            None => (f64::NAN, String::new()),
+        };
+        let r = &self.result;
+        StepFigures {
+            qps: r.qps(),
+            tps: r.tps(),
+            p95: r.total.hist.quantile_ms(0.95),
+            p99: r.total.hist.quantile_ms(0.99),
+            client_us: r.client_us_per_query(),
+            server_us,
+            hint,
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
-use super::record::{record_run, Recorded, RunTags};
+use super::record::RunTags;
+use super::run::record_run;
 use super::Environment;
 use crate::analyze::{median, StepFigures, StepMedians};
 use crate::exec::RunConfig;
@@ -36,23 +37,6 @@ pub fn new_sweep(store: &Store, workload: &str, definition: &serde_json::Value) 
         "sweep",
         &definition.to_string(),
     )
-}
-
-/// A recorded run's figures as a step of a sweep or the quickstart.
-pub fn step_figures(rec: &Recorded) -> StepFigures {
-    {
-        let (server_us, hint) = rec.server_us_and_hint();
-        let r = &rec.result;
-        StepFigures {
-            qps: r.qps(),
-            tps: r.tps(),
-            p95: r.total.hist.quantile_ms(0.95),
-            p99: r.total.hist.quantile_ms(0.99),
-            client_us: r.client_us_per_query(),
-            server_us,
-            hint,
-        }
-    }
 }
 
 /// A step as it ends.
@@ -97,7 +81,7 @@ pub fn sweep(
             };
             let rec = record_run(plan.store, &cfg, mon, plan.env, &tags)?;
             let r = &rec.result;
-            let fig = step_figures(&rec);
+            let fig = rec.step_figures();
             on_step(&Step {
                 threads: th,
                 repeat: rep,

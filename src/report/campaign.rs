@@ -139,13 +139,7 @@ pub fn quick_row(workload: &str, threads: u32, f: &StepFigures, status: &RunStat
     StepRow {
         workload: workload.to_string(),
         threads,
-        tps: f.tps,
-        qps: f.qps,
-        p95: f.p95,
-        p99: f.p99,
-        client_us: f.client_us,
-        server_us: f.server_us,
-        hint: f.hint.clone(),
+        figures: f.clone(),
         status: status_text(status),
     }
 }

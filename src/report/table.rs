@@ -174,14 +174,9 @@ pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
 pub struct StepRow {
     pub workload: String,
     pub threads: u32,
-    pub tps: f64,
-    pub qps: f64,
-    pub p95: f64,
-    pub p99: f64,
-    pub client_us: f64,
-    /// From the monitor (NaN / empty without it).
-    pub server_us: f64,
-    pub hint: String,
+    /// server µs/query and the bottleneck come from the monitor (NaN /
+    /// empty without it).
+    pub figures: crate::analyze::StepFigures,
     pub status: String,
 }
 
@@ -199,16 +194,17 @@ pub fn render(rows: &[StepRow]) -> String {
         "status",
     ]);
     for r in rows {
+        let f = &r.figures;
         t.push(vec![
             r.workload.clone(),
             r.threads.to_string(),
-            format!("{:.2}", r.tps),
-            format!("{:.2}", r.qps),
-            format!("{:.2}", r.p95),
-            format!("{:.2}", r.p99),
-            format!("{:.2}", r.client_us),
-            super::num(Some(r.server_us), 2),
-            r.hint.clone(),
+            format!("{:.2}", f.tps),
+            format!("{:.2}", f.qps),
+            format!("{:.2}", f.p95),
+            format!("{:.2}", f.p99),
+            format!("{:.2}", f.client_us),
+            super::num(Some(f.server_us), 2),
+            f.hint.clone(),
             r.status.clone(),
         ]);
     }
