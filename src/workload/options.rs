@@ -165,8 +165,9 @@ impl OptValues {
             let value = match inline {
                 Some(v) => v,
                 None if spec.kind == OptKind::Bool => {
-                    // `--skip-trx` alone turns it on; `--skip-trx off` too.
-                    match words.get(i).filter(|v| parse_bool(v).is_some()) {
+                    // `--skip-trx` alone (or before another option) turns it
+                    // on; a word after it is its value, checked like one.
+                    match words.get(i).filter(|v| !v.starts_with('-')) {
                         Some(v) => {
                             i += 1;
                             v.clone()
@@ -249,6 +250,8 @@ mod tests {
         assert!(e.contains("--table-size '-1'") && !e.contains('\n'), "{e}");
         let e = values().take_from(&words("--skip-trx=maybe")).unwrap_err();
         assert!(e.contains("on, off"), "{e}");
+        let e = values().take_from(&words("--skip-trx maybe")).unwrap_err();
+        assert!(e.contains("--skip-trx 'maybe'"), "{e}");
         let e = values().take_from(&words("--table-size")).unwrap_err();
         assert!(e.contains("needs a value"), "{e}");
     }
