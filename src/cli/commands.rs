@@ -20,7 +20,7 @@ use std::time::Duration;
 
 /// Runs the command; returns the process exit code.
 use super::load_config::{
-    check_load_args, family, recording_store, run_config, single_threads, thread_list,
+    check_load_args, family, recording_store, run_config, script, seed, single_threads, thread_list,
 };
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
@@ -29,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Prepare(a) => cmd_prepare(&a).map(|_| 0),
         Cmd::Run(a) => cmd_run(&a),
         Cmd::Cleanup(a) => cmd_cleanup(&a).map(|_| 0),
+        Cmd::Command(c) => cmd_script_command(&c).map(|_| 0),
         Cmd::Workloads => {
             print!("{}", report::sysbench::workloads_text());
             Ok(0)
@@ -135,6 +136,9 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
 }
 
 fn cmd_prepare(a: &LoadArgs) -> Result<()> {
+    if let Some(script) = script(a, seed(a.rand_seed))? {
+        return script_command(a, &script, "prepare");
+    }
     let family = family(a)?;
     let o = family.opts();
     let t = resolve(&a.conn, "sbtest")?;
@@ -150,7 +154,31 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     Ok(())
 }
 
+/// A script's command (prepare, cleanup, or its own) on the target.
+fn script_command(
+    a: &LoadArgs,
+    script: &crate::workload::script::Script,
+    name: &str,
+) -> Result<()> {
+    let t = resolve(&a.conn, "sbtest")?;
+    crate::lab::script_command(&t, script, name)
+}
+
+fn cmd_script_command(c: &super::args::ScriptCommandArgs) -> Result<()> {
+    let Some(script) = script(&c.load, seed(c.load.rand_seed))? else {
+        bail!(
+            "'{}' is not a qpslab command, and {} is not a sysbench script that could define it (see qpslab --help)",
+            c.name,
+            c.load.workload
+        );
+    };
+    script_command(&c.load, &script, &c.name)
+}
+
 fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
+    if let Some(script) = script(a, seed(a.rand_seed))? {
+        return script_command(a, &script, "cleanup");
+    }
     let family = family(a)?;
     let t = resolve(&a.conn, "sbtest")?;
     crate::lab::cleanup(&t, &family, |table| println!("Dropping table '{table}'..."))

@@ -4,8 +4,10 @@
 
 use super::args::{parse_pct_list, ClientSched, LoadArgs};
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
-use crate::workload::{Oltp, OltpOpts, RandParams, Workload};
+use crate::workload::script::{BuiltIns, Script, ScriptDef};
+use crate::workload::{Family, Oltp, OltpOpts, RandParams, Workload};
 use anyhow::{bail, Result};
+use std::sync::Arc;
 
 /// More connections than any server takes (MariaDB's max_connections
 /// ceiling is 100,000).
@@ -35,6 +37,11 @@ pub(super) fn single_threads(a: &LoadArgs) -> Result<u32> {
 
 /// The OLTP options: the family's values with the run's `--rand-*`.
 pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
+    OltpOpts::from_values(&a.options, rand_params(a)?).map_err(anyhow::Error::msg)
+}
+
+/// The `--rand-*` options, checked.
+fn rand_params(a: &LoadArgs) -> Result<RandParams> {
     let rand = RandParams {
         kind: a.rand_type.into(),
         spec_iter: a.rand_spec_iter,
@@ -58,7 +65,61 @@ pub(super) fn oltp_opts(a: &LoadArgs) -> Result<OltpOpts> {
             a.rand_zipfian_exp
         );
     }
-    OltpOpts::from_values(&a.options, rand).map_err(anyhow::Error::msg)
+    Ok(rand)
+}
+
+/// sysbench's own options as a script reads them in `sysbench.opt`.
+fn builtins(a: &LoadArgs) -> Result<BuiltIns> {
+    let mut b = BuiltIns::default();
+    b.num("threads", f64::from(single_threads(a)?))
+        .num("time", a.time)
+        .num("events", a.events as f64)
+        .num("rate", a.rate)
+        .num("report_interval", a.report_interval)
+        .num("warmup_time", a.warmup_time)
+        .num("rand_seed", a.rand_seed as f64)
+        .text("rand_type", &format!("{:?}", a.rand_type).to_lowercase())
+        .text("db_driver", "mysql")
+        .text("mysql_db", a.conn.db.as_deref().unwrap_or("sbtest"))
+        .text("mysql_host", a.conn.host.as_deref().unwrap_or("localhost"))
+        .num("mysql_port", f64::from(a.conn.port.unwrap_or(3306)))
+        .text("mysql_user", a.conn.user.as_deref().unwrap_or("sbtest"))
+        .text("mysql_ignore_errors", &a.mysql_ignore_errors)
+        .text(
+            "db_ps_mode",
+            if a.db_ps_mode == super::args::PsModeArg::Disable {
+                "disable"
+            } else {
+                "auto"
+            },
+        )
+        .text("percentile", &a.percentile)
+        .flag("histogram", a.histogram);
+    Ok(b)
+}
+
+/// The sysbench Lua script a load command names, loaded once with its
+/// options (None: a built-in workload).
+pub(super) fn script(a: &LoadArgs, seed: u64) -> Result<Option<Script>> {
+    if !crate::workload::script::is_script(&a.workload) {
+        return Ok(None);
+    }
+    let path = crate::workload::script::find_script(&a.workload).map_err(anyhow::Error::msg)?;
+    let def = ScriptDef::new(&path, &a.options, &builtins(a)?, rand_params(a)?, seed)
+        .map_err(anyhow::Error::msg)?;
+    Ok(Some(Script::new(def, seed).map_err(anyhow::Error::msg)?))
+}
+
+/// The workload family a load command names: a script, or an OLTP workload.
+pub(super) fn workload_family(a: &LoadArgs, seed: u64) -> Result<Arc<dyn Family>> {
+    if let Some(s) = script(a, seed)? {
+        return Ok(Arc::new(s));
+    }
+    Ok(Arc::new(Oltp::new(
+        Workload::parse(&a.workload)?,
+        oltp_opts(a)?,
+        seed,
+    )))
 }
 
 pub(super) fn seed(s: u64) -> u64 {
@@ -82,8 +143,7 @@ pub(super) fn family(a: &LoadArgs) -> Result<Oltp> {
 /// connection opened. Returns the run as configured (on a placeholder
 /// endpoint).
 pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
-    Workload::parse(&a.workload)?;
-    oltp_opts(a)?;
+    rand_params(a)?;
     parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let opts = crate::protocol::ConnOpts::placeholder();
     let mut first = a.clone();
@@ -96,7 +156,7 @@ pub(super) fn check_load_args(a: &LoadArgs) -> Result<RunConfig> {
 pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Result<RunConfig> {
     let threads = single_threads(a)?;
     let seed = seed(a.rand_seed);
-    let family = Oltp::new(Workload::parse(&a.workload)?, oltp_opts(a)?, seed);
+    let family = workload_family(a, seed)?;
     let ps_mode = PsMode::from(a.db_ps_mode);
     // Load connections ride through a momentary refusal (a restarting
     // server) within the connect timeout.
@@ -104,7 +164,7 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
     conn.retry_refused = true;
     Ok(RunConfig {
         conn,
-        workload: std::sync::Arc::new(family),
+        workload: family,
         threads,
         time: a.time,
         events: a.events,

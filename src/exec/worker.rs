@@ -6,7 +6,8 @@
 use super::config::{PsMode, RunConfig};
 use super::state::{ShardState, Shared};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
-use crate::workload::{Consume, Session, StatementSpec};
+use crate::workload::family::Op;
+use crate::workload::{Consume, OnError, Session, StatementSpec};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -17,31 +18,54 @@ struct Statements {
     v: Vec<Stmt>,
 }
 
-/// Prepares every statement the workload needs on `conn`.
+/// Prepares every statement the workload needs on `conn`: the family's
+/// (`specs`) on a first connect, else those of the connection it replaces
+/// (the session's own included).
 async fn prepare_all(
     conn: &mut Conn,
     specs: &[StatementSpec],
+    previous: Option<&[Stmt]>,
     cfg: &RunConfig,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<Statements, ProtoError> {
-    let mut v = Vec::with_capacity(specs.len());
-    for spec in specs {
-        let stmt = if cfg.ps_mode == PsMode::Disable {
-            Stmt::new_text(&spec.sql, &spec.params)
-        } else {
-            match conn.prepare(&spec.sql, &spec.params).await {
-                Ok(s) => s,
-                // max_prepared_stmt_count reached: run this one as text.
-                Err(ProtoError::Server(e)) if e.code == 1461 => {
-                    state.borrow_mut().text_fallbacks += 1;
-                    Stmt::new_text(&spec.sql, &spec.params)
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        v.push(stmt);
+    let fresh: Vec<Stmt>;
+    let wanted = match previous {
+        Some(p) => p,
+        None => {
+            fresh = specs
+                .iter()
+                .map(|s| Stmt::new_text(&s.sql, &s.params))
+                .collect();
+            &fresh
+        }
+    };
+    let mut v = Vec::with_capacity(wanted.len());
+    for old in wanted {
+        v.push(prepare_one(conn, old, cfg, state).await?);
     }
     Ok(Statements { v })
+}
+
+/// Prepares `like` on `conn` (its SQL and parameters), over the text
+/// protocol when prepared statements are off or the server refuses.
+async fn prepare_one(
+    conn: &mut Conn,
+    like: &Stmt,
+    cfg: &RunConfig,
+    state: &Rc<RefCell<ShardState>>,
+) -> Result<Stmt, ProtoError> {
+    if cfg.ps_mode == PsMode::Disable || like.sql.is_empty() {
+        return Ok(like.as_text());
+    }
+    match conn.prepare_like(like).await {
+        Ok(s) => Ok(s),
+        // max_prepared_stmt_count reached: run this one as text.
+        Err(ProtoError::Server(e)) if e.code == 1461 => {
+            state.borrow_mut().text_fallbacks += 1;
+            Ok(like.as_text())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
@@ -66,23 +90,30 @@ enum Failure {
 }
 
 /// Opens a load connection within the shared connect gate (and at the
-/// paced rate, if any) and prepares its statements.
+/// paced rate, if any) and prepares its statements (see `prepare_all`).
 async fn open(
-    cfg: &RunConfig,
-    specs: &[StatementSpec],
+    link: &Link<'_>,
     opts: &crate::protocol::ConnOpts,
-    shared: &Shared,
-    state: &Rc<RefCell<ShardState>>,
+    previous: Option<&[Stmt]>,
 ) -> Result<(Conn, Statements), ProtoError> {
-    if let Some(at) = shared.connect_slot(cfg.connect_rate) {
+    if let Some(at) = link.shared.connect_slot(link.cfg.connect_rate) {
         tokio::time::sleep_until(at.into()).await;
     }
     let mut conn = {
-        let _permit = shared.connect_gate.acquire().await;
+        let _permit = link.shared.connect_gate.acquire().await;
         Conn::connect(opts).await?
     };
-    let stmts = prepare_all(&mut conn, specs, cfg, state).await?;
+    let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
     Ok((conn, stmts))
+}
+
+/// What one connection's loop needs besides its connection.
+struct Link<'a> {
+    cfg: &'a RunConfig,
+    shared: &'a Shared,
+    state: &'a Rc<RefCell<ShardState>>,
+    slot: usize,
+    specs: &'a [StatementSpec],
 }
 
 /// Runs one connection; returns Err with a message for a fatal error.
@@ -94,9 +125,14 @@ pub async fn worker(
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<(), String> {
     let specs = cfg.workload.statements();
-    // The statement class each prepared statement is counted under.
-    let stat_of: Vec<usize> = specs.iter().map(|s| s.stat).collect();
-    let (mut conn, mut stmts) = match open(cfg, &specs, &cfg.conn, shared, state).await {
+    let link = Link {
+        cfg,
+        shared,
+        state,
+        slot,
+        specs: &specs,
+    };
+    let (mut conn, mut stmts) = match open(&link, &cfg.conn, None).await {
         Ok(x) => x,
         Err(e) => {
             shared.ready.fetch_add(1, Ordering::SeqCst);
@@ -110,6 +146,27 @@ pub async fn worker(
         }
         st.watch[slot].breaker = Some(conn.breaker());
     }
+    let mut session = cfg.workload.session(
+        id,
+        cfg.threads.max(1),
+        cfg.seed
+            .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+    );
+    let mut rows = Rows::new();
+    // The connection's set-up (a script's thread_init), not counted.
+    let setup = Event {
+        link: &link,
+        counted: false,
+    };
+    if session.init() {
+        if let Err(f) = setup
+            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+            .await
+        {
+            shared.ready.fetch_add(1, Ordering::SeqCst);
+            return Err(format!("connection {id} setting up: {}", f.message()));
+        }
+    }
     shared.ready.fetch_add(1, Ordering::SeqCst);
     while !shared.go.load(Ordering::SeqCst) {
         if shared.stopping() {
@@ -118,18 +175,9 @@ pub async fn worker(
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
 
-    let mut session = cfg.workload.session(
-        id,
-        cfg.threads.max(1),
-        cfg.seed
-            .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-    );
-    let mut rows = Rows::new();
     let ev = Event {
-        cfg,
-        state,
-        slot,
-        stat_of: &stat_of,
+        link: &link,
+        counted: true,
     };
     let mut done_since_reconnect = 0u64;
 
@@ -160,8 +208,7 @@ pub async fn worker(
                 Err(Failure::Ignored(code)) => {
                     state.borrow_mut().cur.errors.add(code, 1);
                     if conn.exec("ROLLBACK").await.is_err()
-                        && !reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state)
-                            .await?
+                        && !reconnect(&link, &mut conn, &mut stmts).await?
                     {
                         break false;
                     }
@@ -178,7 +225,7 @@ pub async fn worker(
                         st.cur.errors.add(code, 1);
                         st.cur.failed += 1;
                     }
-                    reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state).await?;
+                    reconnect(&link, &mut conn, &mut stmts).await?;
                     break false;
                 }
             }
@@ -203,24 +250,39 @@ pub async fn worker(
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
-            reconnect(&mut conn, &mut stmts, &specs, cfg, shared, slot, state).await?;
+            reconnect(&link, &mut conn, &mut stmts).await?;
         }
+    }
+    // The connection's tear-down (thread_done): its errors no longer
+    // matter to the run, which is over.
+    if session.done() {
+        let _ = setup
+            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+            .await;
     }
     conn.quit().await;
     Ok(())
 }
 
-/// What one event's execution needs besides the connection.
+impl Failure {
+    fn message(self) -> String {
+        match self {
+            Failure::Fatal(m) => m,
+            Failure::Lost(c) | Failure::Ignored(c) => format!("server error {c}"),
+        }
+    }
+}
+
+/// One event's (or set-up's) execution on a connection.
 struct Event<'a> {
-    cfg: &'a RunConfig,
-    state: &'a Rc<RefCell<ShardState>>,
-    slot: usize,
-    stat_of: &'a [usize],
+    link: &'a Link<'a>,
+    /// Whether its statements count among the run's queries.
+    counted: bool,
 }
 
 impl Event<'_> {
-    /// Executes the session's statements of one event, counting each as it
-    /// completes.
+    /// Executes the session's steps until it says the event is complete,
+    /// counting each statement as it completes.
     async fn run(
         &self,
         conn: &mut Conn,
@@ -228,21 +290,38 @@ impl Event<'_> {
         session: &mut dyn Session,
         rows: &mut Rows,
     ) -> Result<(), Failure> {
-        let (cfg, state, slot) = (self.cfg, self.state, self.slot);
+        let (cfg, state, slot) = (self.link.cfg, self.link.state, self.link.slot);
         while let Some(step) = session.next(&mut stmts.v) {
-            let Some(stmt) = stmts.v.get_mut(step.stmt) else {
-                return Err(Failure::Fatal(format!(
-                    "internal: the workload asked for statement {} of {}",
-                    step.stmt,
-                    stmts.v.len()
-                )));
-            };
             let t = Instant::now();
-            state.borrow_mut().watch[slot].since = Some(t);
-            let res = if step.consume == Consume::Decode {
-                conn.execute_into(stmt, rows).await
-            } else {
-                conn.execute(stmt).await
+            let decode = step.consume == Consume::Decode;
+            let res = match step.op {
+                Op::Execute(i) => {
+                    let Some(stmt) = stmts.v.get_mut(i) else {
+                        return Err(Failure::Fatal(format!(
+                            "internal: the workload asked for statement {i} of {}",
+                            stmts.v.len()
+                        )));
+                    };
+                    state.borrow_mut().watch[slot].since = Some(t);
+                    if decode {
+                        conn.execute_into(stmt, rows).await
+                    } else {
+                        conn.execute(stmt).await
+                    }
+                }
+                Op::Query => {
+                    state.borrow_mut().watch[slot].since = Some(t);
+                    if decode {
+                        conn.query_into(session.text(), rows).await
+                    } else {
+                        conn.exec_unbounded(session.text()).await
+                    }
+                }
+                Op::Fail => return Err(Failure::Fatal(session.text().to_string())),
+                Op::Prepare | Op::Close(_) | Op::Reconnect => {
+                    self.manage(step.op, conn, stmts, session).await?;
+                    continue;
+                }
             };
             let us = t.elapsed().as_micros() as u64;
             let mut st = state.borrow_mut();
@@ -257,50 +336,139 @@ impl Event<'_> {
                 Err(e) if e.is_connection_lost() => {
                     return Err(Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST)))
                 }
-                Err(ProtoError::Server(se)) if cfg.ignore.ignores(se.code) => {
-                    return Err(Failure::Ignored(se.code))
+                Err(ProtoError::Server(se)) => {
+                    drop(st);
+                    let sql = step_sql(step.op, stmts, session);
+                    self.server_error(&se, session, &sql)?;
+                    continue;
                 }
                 Err(e) => {
                     return Err(Failure::Fatal(format!(
                         "error in `{}`: {}",
-                        stmt.sql,
+                        step_sql(step.op, stmts, session),
                         describe(&e, cfg)
                     )))
                 }
             };
-            if step.consume != Consume::Skip {
-                match out {
-                    Outcome::Rows(_) => st.cur.reads += 1,
-                    Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
-                    Outcome::Affected(_) => st.cur.others += 1,
+            if self.counted {
+                if step.consume != Consume::Skip {
+                    match out {
+                        Outcome::Rows(_) => st.cur.reads += 1,
+                        Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
+                        Outcome::Affected(_) => st.cur.others += 1,
+                    }
+                }
+                if let Some(acc) = st.kinds.get_mut(step.stat) {
+                    acc.count += 1;
+                    acc.hist.record(us);
                 }
             }
-            if let Some(acc) = st.kinds.get_mut(self.stat_of[step.stmt]) {
-                acc.count += 1;
-                acc.hist.record(us);
-            }
             drop(st);
-            if step.consume == Consume::Decode {
-                session.rows(rows);
+            session.result(out, rows);
+        }
+        Ok(())
+    }
+
+    /// A server error for a step: the session decides whether the event
+    /// restarts, the run ends, or it goes on (a script's `sql_error`).
+    fn server_error(
+        &self,
+        se: &crate::protocol::ServerError,
+        session: &mut dyn Session,
+        sql: &str,
+    ) -> Result<(), Failure> {
+        let cfg = self.link.cfg;
+        let ignored = cfg.ignore.ignores(se.code);
+        match session.error(se, ignored) {
+            OnError::Restart if ignored => Err(Failure::Ignored(se.code)),
+            OnError::Resume => {
+                if ignored && self.counted {
+                    self.link.state.borrow_mut().cur.errors.add(se.code, 1);
+                }
+                Ok(())
             }
+            _ => {
+                let e = ProtoError::Server(se.clone());
+                Err(Failure::Fatal(format!(
+                    "error in `{sql}`: {}",
+                    describe(&e, cfg)
+                )))
+            }
+        }
+    }
+
+    /// The steps that manage the connection rather than run a query:
+    /// prepare, close, reconnect.
+    async fn manage(
+        &self,
+        op: Op,
+        conn: &mut Conn,
+        stmts: &mut Statements,
+        session: &mut dyn Session,
+    ) -> Result<(), Failure> {
+        let (cfg, state) = (self.link.cfg, self.link.state);
+        let lost = |e: &ProtoError| Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST));
+        match op {
+            Op::Prepare => {
+                let like = crate::protocol::Stmt::new_dynamic_text(session.text());
+                match prepare_one(conn, &like, cfg, state).await {
+                    Ok(s) => stmts.v.push(s),
+                    Err(e) if e.is_connection_lost() => return Err(lost(&e)),
+                    Err(ProtoError::Server(se)) => {
+                        let sql = session.text().to_string();
+                        self.server_error(&se, session, &sql)?;
+                    }
+                    Err(e) => {
+                        return Err(Failure::Fatal(format!(
+                            "preparing `{}`: {}",
+                            session.text(),
+                            describe(&e, cfg)
+                        )))
+                    }
+                }
+            }
+            Op::Close(i) => {
+                if let Some(s) = stmts.v.get_mut(i) {
+                    let old = std::mem::replace(s, Stmt::new_text("", &[]));
+                    if let Some(id) = old.id() {
+                        if let Err(e) = conn.close_stmt(id).await {
+                            return Err(lost(&e));
+                        }
+                    }
+                }
+            }
+            Op::Reconnect
+                if !reconnect(self.link, conn, stmts)
+                    .await
+                    .map_err(Failure::Fatal)? =>
+            {
+                return Err(Failure::Fatal("the run stopped while reconnecting".into()));
+            }
+            _ => {}
         }
         Ok(())
     }
 }
 
+/// The SQL a step ran, for an error message.
+fn step_sql(op: Op, stmts: &Statements, session: &dyn Session) -> String {
+    match op {
+        Op::Execute(i) => stmts.v.get(i).map(|s| s.sql.clone()).unwrap_or_default(),
+        _ => session.text().to_string(),
+    }
+}
+
 /// Replaces a lost connection, retrying with backoff until it works or the
-/// run stops. Counted as a reconnect; each failed attempt is counted, and
-/// the time no attempt could reach the server is accounted in `Shared`.
-/// Returns whether the connection was replaced (false: the run stopped).
+/// run stops, and prepares every statement of the old one again. Counted
+/// as a reconnect; each failed attempt is counted, and the time no attempt
+/// could reach the server is accounted in `Shared`. Returns whether the
+/// connection was replaced (false: the run stopped).
 async fn reconnect(
+    link: &Link<'_>,
     conn: &mut Conn,
     stmts: &mut Statements,
-    specs: &[StatementSpec],
-    cfg: &RunConfig,
-    shared: &Shared,
-    slot: usize,
-    state: &Rc<RefCell<ShardState>>,
 ) -> Result<bool, String> {
+    let (cfg, shared, state, slot) = (link.cfg, link.shared, link.state, link.slot);
     // This loop is the retry: each attempt reports a refusal at once.
     let mut opts = cfg.conn.clone();
     opts.retry_refused = false;
@@ -310,7 +478,7 @@ async fn reconnect(
         if shared.stopping() {
             return Ok(false);
         }
-        match open(cfg, specs, &opts, shared, state).await {
+        match open(link, &opts, Some(&stmts.v)).await {
             Ok((c, s)) => {
                 *conn = c;
                 *stmts = s;

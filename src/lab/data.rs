@@ -59,3 +59,20 @@ pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> R
         Ok::<_, anyhow::Error>(())
     })?
 }
+
+/// Runs a script's command (prepare, cleanup, or its own such as
+/// `prewarm`) on the target; Ctrl-C stops it.
+pub fn script_command(
+    t: &Target,
+    script: &crate::workload::script::Script,
+    name: &str,
+) -> Result<()> {
+    super::block_on(async {
+        check(t).await?.quit().await;
+        Ok::<_, anyhow::Error>(())
+    })??;
+    let _ctrl_c = crate::exec::Cooperative::enter();
+    script
+        .run_command(name, &t.opts, crate::exec::interrupted)
+        .map_err(anyhow::Error::msg)
+}

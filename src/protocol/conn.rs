@@ -186,12 +186,24 @@ impl Conn {
         .await
     }
 
+    /// Runs a text-protocol query and keeps its rows in `rows` (cleared
+    /// first), for a workload that reads what it selected.
+    pub async fn query_into(&mut self, sql: &str, rows: &mut Rows) -> Result<Outcome, ProtoError> {
+        rows.clear();
+        rows.types.clear();
+        self.send_query(sql).await?;
+        self.read_response(Sink::Rows(rows, false)).await
+    }
+
+    /// Runs a text-protocol statement without a time bound of its own (the
+    /// load's watchdog bounds it), discarding any rows.
+    pub async fn exec_unbounded(&mut self, sql: &str) -> Result<Outcome, ProtoError> {
+        self.send_query(sql).await?;
+        self.read_response(Sink::Skip).await
+    }
+
     async fn send_query(&mut self, sql: &str) -> Result<(), ProtoError> {
-        self.io.wbuf.clear();
-        let mut payload = Vec::with_capacity(sql.len() + 1);
-        payload.push(COM_QUERY);
-        payload.extend_from_slice(sql.as_bytes());
-        self.io.write_command(&payload).await
+        self.io.write_command_with(COM_QUERY, sql.as_bytes()).await
     }
 
     /// Prepares `sql` with the given parameter types.
@@ -200,12 +212,38 @@ impl Conn {
         within(
             limit,
             "a prepare's response",
-            self.prepare_untimed(sql, params),
+            self.prepare_untimed(sql, Some(params)),
         )
         .await
     }
 
-    async fn prepare_untimed(&mut self, sql: &str, params: &[Param]) -> Result<Stmt, ProtoError> {
+    /// Prepares `sql` with parameter types chosen at each execution
+    /// ([`Stmt::binder`]), as a script's statements are.
+    pub async fn prepare_dynamic(&mut self, sql: &str) -> Result<Stmt, ProtoError> {
+        let limit = self.read_timeout;
+        within(
+            limit,
+            "a prepare's response",
+            self.prepare_untimed(sql, None),
+        )
+        .await
+    }
+
+    /// Prepares on this connection the statement `old` (from another
+    /// connection, or a text-protocol one): the same SQL and parameters.
+    pub async fn prepare_like(&mut self, old: &Stmt) -> Result<Stmt, ProtoError> {
+        if old.dynamic.is_some() {
+            self.prepare_dynamic(&old.sql).await
+        } else {
+            self.prepare(&old.sql, &old.params).await
+        }
+    }
+
+    async fn prepare_untimed(
+        &mut self,
+        sql: &str,
+        params: Option<&[Param]>,
+    ) -> Result<Stmt, ProtoError> {
         let mut payload = Vec::with_capacity(sql.len() + 1);
         payload.push(COM_STMT_PREPARE);
         payload.extend_from_slice(sql.as_bytes());
@@ -236,6 +274,9 @@ impl Conn {
             }
         }
         self.io.response_done();
+        let Some(params) = params else {
+            return Ok(Stmt::new_dynamic(id, sql, usize::from(nparams)).with_columns(columns));
+        };
         if usize::from(nparams) != params.len() {
             self.close_stmt(id).await?;
             return Err(ProtoError::Protocol(format!(

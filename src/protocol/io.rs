@@ -244,6 +244,25 @@ impl PacketIo {
         self.write_packet(payload).await
     }
 
+    /// Starts a new command of one byte followed by `body` (COM_QUERY and
+    /// its SQL) without copying them into a payload first.
+    pub async fn write_command_with(&mut self, cmd: u8, body: &[u8]) -> Result<(), ProtoError> {
+        if body.len() + 1 >= MAX_PAYLOAD {
+            let mut payload = Vec::with_capacity(body.len() + 1);
+            payload.push(cmd);
+            payload.extend_from_slice(body);
+            return self.write_command(&payload).await;
+        }
+        self.seq = 1;
+        self.wbuf.clear();
+        let len = (body.len() + 1) as u32;
+        self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
+        self.wbuf.extend_from_slice(&[0, cmd]);
+        self.wbuf.extend_from_slice(body);
+        self.stream.write_all(&self.wbuf).await?;
+        Ok(())
+    }
+
     /// Writes bytes that already carry packet headers (a prepared template).
     pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
         self.stream.write_all(framed).await?;

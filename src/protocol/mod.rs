@@ -12,6 +12,7 @@
 //! allocations per query (see shared/DESIGN.md).
 
 mod auth;
+mod bind;
 mod conn;
 mod error;
 mod io;
@@ -20,8 +21,9 @@ mod rows;
 mod stmt;
 mod tls;
 
+pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};
-pub use error::{ProtoError, CR_SERVER_LOST};
+pub use error::{ProtoError, ServerError, CR_SERVER_LOST};
 pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};

@@ -23,17 +23,20 @@ const COM_STMT_EXECUTE: u8 = 0x17;
 #[derive(Debug, Clone)]
 pub struct Stmt {
     pub sql: String,
-    params: Vec<Param>,
+    pub(super) params: Vec<Param>,
     /// Offset of each parameter's value bytes inside `packet`.
-    offsets: Vec<usize>,
+    pub(super) offsets: Vec<usize>,
     /// The whole framed packet: 4-byte header followed by the payload.
-    packet: Vec<u8>,
+    pub(super) packet: Vec<u8>,
     /// Text mode (`--db-ps-mode disable`, or the server refused to prepare):
     /// the SQL split at its placeholders, and the COM_QUERY packet rendered
     /// from the template's values before each execution.
-    text: Option<(Vec<String>, Vec<u8>)>,
+    pub(super) text: Option<(Vec<String>, Vec<u8>)>,
     /// The result's column types, known once prepared (binary rows need them).
-    columns: Vec<ColType>,
+    pub(super) columns: Vec<ColType>,
+    /// A statement whose parameter types come with each execution
+    /// ([`Stmt::binder`]): its number of placeholders.
+    pub(super) dynamic: Option<usize>,
 }
 
 impl Stmt {
@@ -76,6 +79,7 @@ impl Stmt {
             packet: p,
             text: None,
             columns: Vec::new(),
+            dynamic: None,
         }
     }
 
@@ -96,6 +100,27 @@ impl Stmt {
         s
     }
 
+    /// The same statement over the text protocol (the server refused to
+    /// prepare it, or prepared statements are off).
+    pub fn as_text(&self) -> Stmt {
+        let mut t = if self.dynamic.is_some() {
+            Stmt::new_dynamic_text(&self.sql)
+        } else {
+            Stmt::new_text(&self.sql, &self.params)
+        };
+        t.columns = self.columns.clone();
+        t
+    }
+
+    /// The server's id of a prepared statement (None over the text protocol).
+    pub fn id(&self) -> Option<u32> {
+        if self.is_text() {
+            return None;
+        }
+        let p = &self.packet;
+        Some(u32::from_le_bytes([p[5], p[6], p[7], p[8]]))
+    }
+
     pub fn is_text(&self) -> bool {
         self.text.is_some()
     }
@@ -106,6 +131,10 @@ impl Stmt {
         let Some((pieces, buf)) = self.text.as_mut() else {
             return &self.packet;
         };
+        if self.dynamic.is_some() {
+            // Rendered by the binder.
+            return buf;
+        }
         buf.clear();
         buf.extend_from_slice(&[0, 0, 0, 0, 0x03]);
         for (i, piece) in pieces.iter().enumerate() {

@@ -13,7 +13,7 @@
 //! (after seeing the rows of the previous one when it asked to read them),
 //! `None` ends the event.
 
-use crate::protocol::{Conn, ConnOpts, Param, Rows, Stmt};
+use crate::protocol::{Conn, ConnOpts, Outcome, Param, Rows, ServerError, Stmt};
 use std::future::Future;
 use std::pin::Pin;
 
@@ -34,8 +34,6 @@ pub struct PrepareReport {
 pub struct StatementSpec {
     pub sql: String,
     pub params: Vec<Param>,
-    /// Index in [`Family::stat_names`] its executions are counted under.
-    pub stat: usize,
 }
 
 /// What exec does with a statement's result.
@@ -45,19 +43,65 @@ pub enum Consume {
     /// (sysbench's classes).
     Count,
     /// Like `Count`, and the rows are decoded and handed to
-    /// [`Session::rows`] before the next step.
+    /// [`Session::result`] before the next step.
     Decode,
     /// Executed and timed, but not counted among the queries (e.g. a
     /// session's own bookkeeping statement).
     Skip,
 }
 
-/// One statement execution of an event.
+/// What a step asks of the connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Execute the connection's statement at this index (the family's
+    /// statements first, then those the session prepared), bound by the
+    /// session.
+    Execute(usize),
+    /// Run [`Session::text`] over the text protocol.
+    Query,
+    /// Prepare [`Session::text`] with parameter types bound at each
+    /// execution; it takes the next index among the connection's
+    /// statements (and is prepared again after a reconnect).
+    Prepare,
+    /// Close the statement at this index (its index is not reused).
+    Close(usize),
+    /// Replace the connection, preparing every statement again.
+    Reconnect,
+    /// The session cannot go on; [`Session::text`] says why. The run ends.
+    Fail,
+}
+
+/// One step of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
-    /// Index into the connection's prepared statements.
-    pub stmt: usize,
+    pub op: Op,
     pub consume: Consume,
+    /// Index in [`Family::stat_names`] the step's latency is counted under.
+    pub stat: usize,
+}
+
+#[cfg(test)]
+impl Step {
+    /// The statement an `Execute` step runs.
+    pub fn stmt(&self) -> Option<usize> {
+        match self.op {
+            Op::Execute(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// What exec does after a server error (not a lost connection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnError {
+    /// Roll back and start the event over (the error was ignored by
+    /// `--mysql-ignore-errors`).
+    Restart,
+    /// End the run with the error.
+    Fatal,
+    /// Go on asking the session for steps: it has taken the error (a
+    /// script sees it as sysbench's `sql_error`). Counted when ignored.
+    Resume,
 }
 
 /// A workload family, shared by every connection of a run.
@@ -113,15 +157,47 @@ pub trait Family: Send + Sync {
 /// One connection's state: its random stream and the event in progress.
 pub trait Session {
     /// Begins an event (again with fresh draws when the previous attempt
-    /// was rolled back after an ignored error, as sysbench does).
+    /// was rolled back after an ignored error, as sysbench does, or was
+    /// abandoned when the connection was lost).
     fn start(&mut self);
 
     /// Binds the next statement of the event into `stmts` and says which it
     /// is; None when the event is complete.
     fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step>;
 
-    /// The rows of the step that asked for `Consume::Decode`.
-    fn rows(&mut self, rows: &Rows) {
-        let _ = rows;
+    /// The outcome of the step just executed; `rows` holds its rows when it
+    /// asked for `Consume::Decode` (the session may swap the buffer with
+    /// one of its own).
+    fn result(&mut self, out: Outcome, rows: &mut Rows) {
+        let _ = (out, rows);
+    }
+
+    /// The SQL of a `Query` or `Prepare` step, the message of a `Fail`.
+    fn text(&self) -> &str {
+        ""
+    }
+
+    /// A server error for the step just taken; `ignored` when
+    /// `--mysql-ignore-errors` lists its code.
+    fn error(&mut self, e: &ServerError, ignored: bool) -> OnError {
+        let _ = e;
+        if ignored {
+            OnError::Restart
+        } else {
+            OnError::Fatal
+        }
+    }
+
+    /// Begins the connection's set-up (a script's `thread_init`): its steps
+    /// come from `next` until None, after connecting and before the run
+    /// starts, and are not counted. False when there is none.
+    fn init(&mut self) -> bool {
+        false
+    }
+
+    /// Begins the connection's tear-down (`thread_done`) after the run, the
+    /// same way.
+    fn done(&mut self) -> bool {
+        false
     }
 }

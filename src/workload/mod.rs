@@ -20,7 +20,7 @@ pub mod statements;
 use crate::protocol::Stmt;
 use anyhow::{bail, Result};
 use data::fill_groups;
-pub use family::{Consume, Family, PrepareReport, Session, StatementSpec};
+pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;
 pub use options::OptValues;
 pub use rand::{RandParams, RandType, Rng, Unique};
@@ -142,7 +142,7 @@ impl Workload {
     /// Accepts sysbench's names, with or without `oltp_`.
     pub fn parse(name: &str) -> Result<Workload> {
         if script::is_script(name) {
-            bail!("running sysbench Lua scripts is not in this build yet (only their options are read: `qpslab run {name} --help`); use a built-in workload (`qpslab workloads`)");
+            bail!("{name} is a sysbench Lua script, not a built-in workload: this command runs built-in workloads only (`qpslab workloads`)");
         }
         let short = name.trim_end_matches(".lua");
         let short = short.strip_prefix("oltp_").unwrap_or(short);

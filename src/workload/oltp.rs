@@ -3,7 +3,9 @@
 //! event exactly as sysbench draws it (`Workload::plan`), then binds one
 //! statement per step (`Workload::bind`).
 
-use super::family::{BoxFuture, Consume, Family, PrepareReport, Session, StatementSpec, Step};
+use super::family::{
+    BoxFuture, Consume, Family, Op as StepOp, PrepareReport, Session, StatementSpec, Step,
+};
 use super::options::{OptKind, OptSpec, OptValues};
 use super::statements::{Kind, ALL_KINDS};
 use super::{OltpOpts, Op, RandParams, Rng, Unique, Workload};
@@ -44,7 +46,6 @@ impl Oltp {
                 specs.push(StatementSpec {
                     sql: kind.sql(t, n),
                     params: kind.params(n),
-                    stat: kind.index(),
                 });
             }
         }
@@ -184,8 +185,9 @@ impl Session for OltpSession {
             &i.unique,
         );
         Some(Step {
-            stmt: s,
+            op: StepOp::Execute(s),
             consume: Consume::Count,
+            stat: op.kind.index(),
         })
     }
 }
@@ -373,7 +375,7 @@ mod tests {
                 s.start();
                 let mut n = 0;
                 while let Some(step) = s.next(&mut stmts) {
-                    assert!(step.stmt < specs.len(), "{}", w.name());
+                    assert!(step.stmt().unwrap() < specs.len(), "{}", w.name());
                     n += 1;
                 }
                 assert!(n > 0, "{}", w.name());
@@ -407,7 +409,7 @@ mod tests {
         s.start();
         let mut sql = Vec::new();
         while let Some(step) = s.next(&mut stmts) {
-            sql.push(specs[step.stmt].sql.clone());
+            sql.push(specs[step.stmt().unwrap()].sql.clone());
         }
         assert_eq!(sql.len(), 20);
         assert_eq!((sql[0].as_str(), sql[19].as_str()), ("BEGIN", "COMMIT"));

@@ -129,6 +129,11 @@ impl OptValues {
         }
     }
 
+    /// Every option with its value (given or default), in the specs' order.
+    pub fn entries(&self) -> impl Iterator<Item = (&OptSpec, &str)> + '_ {
+        self.specs.iter().map(|s| (s, self.raw(&s.name)))
+    }
+
     pub fn count(&self, name: &str) -> u32 {
         self.raw(name).parse().unwrap_or(0)
     }

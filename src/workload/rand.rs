@@ -111,8 +111,14 @@ impl Rng {
         a + (self.rng.next_u64() % u64::from(b - a + 1)) as u32
     }
 
+    /// The `--rand-type` distribution.
+    pub fn kind(&self) -> RandType {
+        self.p.kind
+    }
+
+    /// A uniform double in [0, 1).
     #[inline]
-    fn unit(&mut self) -> f64 {
+    pub fn unit(&mut self) -> f64 {
         self.rng.random::<f64>()
     }
 
@@ -124,11 +130,18 @@ impl Rng {
     /// `sysbench.rand.default(a, b)`: a draw from the configured distribution.
     #[inline]
     pub fn default_in(&mut self, a: u32, b: u32) -> u32 {
+        self.draw(self.p.kind, a, b)
+    }
+
+    /// A draw from distribution `kind` (sysbench.rand.gaussian and friends)
+    /// with the run's `--rand-*` parameters.
+    #[inline]
+    pub fn draw(&mut self, kind: RandType, a: u32, b: u32) -> u32 {
         if b <= a {
             return a;
         }
         let size = u64::from(b - a) + 1;
-        match self.p.kind {
+        match kind {
             RandType::Uniform => self.uniform(a, b),
             RandType::Gaussian => {
                 let iter = self.p.spec_iter.max(1);

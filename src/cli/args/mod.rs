@@ -90,10 +90,71 @@ pub enum Cmd {
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
+    /// A sysbench script's own command: `qpslab NAME script.lua [options]`
+    /// (e.g. oltp_common's `prewarm`).
+    #[command(hide = true)]
+    Command(ScriptCommandArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ScriptCommandArgs {
+    /// The command's name, as the script declares it.
+    pub name: String,
+    #[command(flatten)]
+    pub load: LoadArgs,
 }
 
 /// The commands whose words carry a workload family's options.
-const LOAD_COMMANDS: [&str; 4] = ["run", "prepare", "cleanup", "sweep"];
+const LOAD_COMMANDS: [&str; 5] = ["run", "prepare", "cleanup", "sweep", "command"];
+
+/// sysbench's command-line shape, `qpslab [options] WORKLOAD [options]
+/// COMMAND`, becomes qpslab's `qpslab COMMAND WORKLOAD [options]`; a
+/// script's own command (`qpslab prewarm x.lua`, or `qpslab x.lua
+/// prewarm`) becomes `qpslab command prewarm x.lua`. Anything else is
+/// returned as it is.
+pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
+    use clap::CommandFactory;
+    let known: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let bare: Vec<usize> = (1..argv.len())
+        .filter(|&i| !argv[i].starts_with('-'))
+        .collect();
+    let (Some(&first), Some(&last)) = (bare.first(), bare.last()) else {
+        return argv.to_vec();
+    };
+    if known.contains(&argv[first]) || first == last {
+        return argv.to_vec();
+    }
+    let is_workload = |w: &str| {
+        crate::workload::script::is_script(w) || crate::workload::Workload::parse(w).is_ok()
+    };
+    let others = |skip: &[usize]| -> Vec<String> {
+        (1..argv.len())
+            .filter(|i| !skip.contains(i))
+            .map(|i| argv[i].clone())
+            .collect()
+    };
+    let prog = argv[0].clone();
+    if is_workload(&argv[first]) {
+        let (workload, command) = (argv[first].clone(), argv[last].clone());
+        let mut out = vec![prog];
+        if !known.contains(&command) && crate::workload::script::is_script(&workload) {
+            out.push("command".into());
+        }
+        out.push(command);
+        out.push(workload);
+        out.extend(others(&[first, last]));
+        return out;
+    }
+    if crate::workload::script::is_script(&argv[bare[1]]) {
+        let mut out = vec![prog, "command".into()];
+        out.extend(others(&[]));
+        return out;
+    }
+    argv.to_vec()
+}
 
 /// Takes the workload family's options (`--tables`, `--table-size` …) out
 /// of a load command's words, so that clap sees only its own. The family
@@ -112,6 +173,7 @@ pub fn split_workload_options(
 
 /// Parses a whole command line (program name first).
 pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
+    let argv = &sysbench_shape(argv)[..];
     let is_load = argv
         .get(1)
         .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str()));
@@ -125,6 +187,7 @@ pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
     match &mut cli.cmd {
         Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => a.options = values,
         Cmd::Sweep(s) => s.load.options = values,
+        Cmd::Command(c) => c.load.options = values,
         _ => {}
     }
     Ok(cli)
@@ -135,7 +198,7 @@ pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
 /// adds the workload's own options, as sysbench's `help` does).
 pub fn parse_command_line() -> Cli {
     use clap::error::ErrorKind;
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = sysbench_shape(&std::env::args().collect::<Vec<_>>());
     match parse_from(&argv) {
         Ok(c) => c,
         Err(e) => {

@@ -2,58 +2,29 @@
 //! when loaded (`name = {"description", default}`), typed by the default
 //! as sysbench does (a boolean, a number, else text).
 
-use crate::workload::options::{OptKind, OptSpec};
-use mlua::{Lua, Table, Value};
+use super::family::{BuiltIns, ScriptDef};
+use super::state;
+use crate::workload::options::{OptKind, OptSpec, OptValues};
+use crate::workload::RandParams;
+use mlua::{Table, Value};
 use std::path::Path;
-
-/// Lua run before the script: the `sysbench` table as a script sees it
-/// while being loaded, and the module path of its directory and
-/// sysbench's (for `require("oltp_common")`).
-fn prelude(dir: &str, command: &str) -> String {
-    let search: Vec<String> = std::iter::once(dir.to_string())
-        .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
-        .map(|d| format!("{d}/?.lua"))
-        .collect();
-    format!(
-        r#"
-package.path = {path:?} .. ";" .. package.path
-sysbench = {{
-  version = "1.0.20 (qpslab {ver})",
-  version_string = "sysbench 1.0.20 (qpslab {ver})",
-  cmdline = {{ command = {command:?}, options = {{}}, commands = {{}}, argv = {{}} }},
-  opt = {{}}, hooks = {{}}, rand = {{}}, sql = {{ type = {{}}, error = {{}} }},
-  error = {{}}, tid = 0,
-}}
-"#,
-        path = search.join(";"),
-        ver = env!("CARGO_PKG_VERSION"),
-    )
-}
 
 /// Loads the script at `path` for `command` and returns the options it
 /// declares, in name order. Err is one line (the Lua error's first line,
 /// which names the file and line).
 pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
-    let dir = path
-        .parent()
-        .map(|d| d.display().to_string())
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| ".".into());
-    let lua = Lua::new();
-    let first_line = |e: mlua::Error| {
-        let m = e.to_string();
-        m.lines().next().unwrap_or("error").to_string()
-    };
-    lua.load(prelude(&dir, command))
-        .exec()
-        .map_err(first_line)?;
-    lua.load(text.as_str())
-        .set_name(format!("@{}", path.display()))
-        .exec()
-        .map_err(|e| format!("script {}: {}", path.display(), first_line(e)))?;
-    let options: Table = lua
+    let def = ScriptDef::new(
+        path,
+        &OptValues::default(),
+        &BuiltIns::default(),
+        RandParams::default(),
+        1,
+    )?;
+    let st = state::load(&def, command, 0, 1)
+        .map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
+    let first_line = |e: mlua::Error| state::first_line(&e);
+    let options: Table = st
+        .lua
         .globals()
         .get::<Table>("sysbench")
         .and_then(|s| s.get::<Table>("cmdline"))

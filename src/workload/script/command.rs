@@ -1,0 +1,130 @@
+//! A script's commands outside a measured run: `prepare`, `cleanup` and
+//! its own (`sysbench.cmdline.commands`, such as oltp_common's `prewarm`).
+//! A parallel command runs in `--threads` connections at once (each with
+//! its `sysbench.tid`), any other in one. The loop here is exec's in
+//! miniature, without timing or counting: these are set-up, not load.
+
+use super::family::ScriptDef;
+use super::session::ScriptSession;
+use super::state;
+use crate::protocol::{Conn, ConnOpts, ProtoError, Rows, Stmt};
+use crate::workload::family::{Op, Session};
+
+/// Runs command `name` of the script; Err is one message (the script's
+/// error with its traceback, or the connection's).
+pub fn run_command(
+    def: &std::sync::Arc<ScriptDef>,
+    name: &str,
+    opts: &ConnOpts,
+    seed: u64,
+    stop: fn() -> bool,
+) -> Result<(), String> {
+    let first = state::load(def, name, 0, seed)?;
+    let Some((_, parallel)) = first.command(name) else {
+        return Err(format!(
+            "{} has no `{name}` command (neither in sysbench.cmdline.commands nor as a function)",
+            def.path.display()
+        ));
+    };
+    drop(first);
+    let threads = if parallel { def.threads } else { 1 };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a client runtime: {e}"))?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async {
+        let mut tasks = Vec::new();
+        for tid in 0..threads {
+            let (def, opts, name) = (def.clone(), opts.clone(), name.to_string());
+            tasks.push(tokio::task::spawn_local(async move {
+                let mut conn = Conn::connect(&opts)
+                    .await
+                    .map_err(|e| format!("connecting for `{name}`: {e}"))?;
+                let r = drive_command(&def, &name, &mut conn, &opts, tid, seed, stop).await;
+                conn.quit().await;
+                r
+            }));
+        }
+        let mut first_err = None;
+        for t in tasks {
+            let r = t.await.map_err(|e| e.to_string()).and_then(|r| r);
+            if let (Err(e), None) = (r, &first_err) {
+                first_err = Some(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}
+
+/// Runs command `name` on `conn` as connection 0 (cleanup, on the
+/// connection lab opened).
+pub async fn on_conn(
+    def: &ScriptDef,
+    name: &str,
+    conn: &mut Conn,
+    seed: u64,
+) -> Result<(), String> {
+    let opts = ConnOpts::placeholder();
+    drive_command(def, name, conn, &opts, 0, seed, || false).await
+}
+
+async fn drive_command(
+    def: &ScriptDef,
+    name: &str,
+    conn: &mut Conn,
+    opts: &ConnOpts,
+    tid: u32,
+    seed: u64,
+    stop: fn() -> bool,
+) -> Result<(), String> {
+    let st = state::load(def, name, tid, seed.wrapping_add(u64::from(tid)))?;
+    let Some((f, _)) = st.command(name) else {
+        return Err(format!("{} has no `{name}` command", def.path.display()));
+    };
+    let mut s = ScriptSession::new(st, tid);
+    s.begin_command(f)?;
+    let mut stmts: Vec<Stmt> = Vec::new();
+    let mut rows = Rows::new();
+    while let Some(step) = s.next(&mut stmts) {
+        if stop() {
+            return Err(format!(
+                "`{name}` interrupted; what it created may be incomplete"
+            ));
+        }
+        let res = match step.op {
+            Op::Execute(i) => conn.execute(&mut stmts[i]).await,
+            Op::Query => conn.query_into(s.text(), &mut rows).await,
+            Op::Prepare => match conn.prepare_dynamic(s.text()).await {
+                Ok(p) => {
+                    stmts.push(p);
+                    continue;
+                }
+                Err(e) => Err(e),
+            },
+            Op::Close(i) => {
+                if let Some(id) = stmts.get(i).and_then(Stmt::id) {
+                    conn.close_stmt(id).await.map_err(|e| e.to_string())?;
+                }
+                continue;
+            }
+            Op::Reconnect => {
+                let fresh = Conn::connect(opts).await.map_err(|e| e.to_string())?;
+                std::mem::replace(conn, fresh).quit().await;
+                for st in stmts.iter_mut().filter(|s| !s.sql.is_empty()) {
+                    *st = conn.prepare_like(st).await.map_err(|e| e.to_string())?;
+                }
+                continue;
+            }
+            Op::Fail => return Err(s.text().to_string()),
+        };
+        match res {
+            Ok(out) => s.result(out, &mut rows),
+            Err(ProtoError::Server(se)) => {
+                s.error(&se, false);
+            }
+            Err(e) => return Err(format!("`{name}`: {e}")),
+        }
+    }
+    Ok(())
+}

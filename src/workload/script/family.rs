@@ -1,0 +1,241 @@
+//! A script as a [`Family`]: what every connection's Lua state is built
+//! from (the text, the options' values, the random parameters), and the
+//! family's answers exec and lab ask for.
+
+use super::session::{FailedSession, ScriptSession};
+use super::{command, state, STAT_NAMES};
+use crate::protocol::{Conn, ConnOpts};
+use crate::workload::family::{BoxFuture, Family, PrepareReport, Session, StatementSpec};
+use crate::workload::options::{OptKind, OptValues};
+use crate::workload::{RandParams, Unique};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A value in `sysbench.opt`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum OptValue {
+    Num(f64),
+    Bool(bool),
+    Text(String),
+}
+
+/// sysbench's own options a script may read in `sysbench.opt` (the
+/// password is never among them).
+#[derive(Debug, Clone, Default)]
+pub struct BuiltIns {
+    pub values: Vec<(String, OptValue)>,
+}
+
+impl BuiltIns {
+    pub fn num(&mut self, name: &str, v: f64) -> &mut Self {
+        self.values.push((name.into(), OptValue::Num(v)));
+        self
+    }
+
+    pub fn text(&mut self, name: &str, v: &str) -> &mut Self {
+        self.values.push((name.into(), OptValue::Text(v.into())));
+        self
+    }
+
+    pub fn flag(&mut self, name: &str, v: bool) -> &mut Self {
+        self.values.push((name.into(), OptValue::Bool(v)));
+        self
+    }
+
+    fn get(&self, name: &str) -> Option<&OptValue> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// Everything a Lua state for the script is built from.
+pub struct ScriptDef {
+    pub path: PathBuf,
+    /// The script's directory, searched first by `require`.
+    pub dir: String,
+    pub text: String,
+    pub sha256: String,
+    /// `sysbench.opt`: the script's options, then sysbench's.
+    pub opt_values: Vec<(String, OptValue)>,
+    pub rand: RandParams,
+    /// `sysbench.rand.unique()`, shared by every connection.
+    pub unique: Arc<Unique>,
+    /// `--threads`: how many connections a parallel command uses.
+    pub threads: u32,
+}
+
+impl ScriptDef {
+    /// Reads the script at `path`; `values` are its options' values.
+    pub fn new(
+        path: &Path,
+        values: &OptValues,
+        builtins: &BuiltIns,
+        rand: RandParams,
+        seed: u64,
+    ) -> Result<ScriptDef, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read script {}: {e}", path.display()))?;
+        let sha256 = hex(ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref());
+        let mut opt_values = Vec::new();
+        for (spec, raw) in values.entries() {
+            let v = match spec.kind {
+                OptKind::Bool => OptValue::Bool(matches!(raw, "on" | "true" | "1" | "yes")),
+                OptKind::Count | OptKind::Float => match raw.parse::<f64>() {
+                    Ok(n) => OptValue::Num(n),
+                    Err(_) => OptValue::Text(raw.to_string()),
+                },
+                OptKind::Text => OptValue::Text(raw.to_string()),
+            };
+            opt_values.push((spec.name.clone(), v));
+        }
+        for (n, v) in &builtins.values {
+            if !opt_values.iter().any(|(o, _)| o == n) {
+                opt_values.push((n.clone(), v.clone()));
+            }
+        }
+        let threads = match builtins.get("threads") {
+            Some(OptValue::Num(n)) => (*n as u32).max(1),
+            _ => 1,
+        };
+        Ok(ScriptDef {
+            dir: path
+                .parent()
+                .map(|d| d.display().to_string())
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| ".".into()),
+            path: path.to_path_buf(),
+            text,
+            sha256,
+            opt_values,
+            rand,
+            unique: Arc::new(Unique::new(seed as u32)),
+            threads,
+        })
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A sysbench Lua script with its options.
+pub struct Script {
+    def: Arc<ScriptDef>,
+    name: String,
+    seed: u64,
+}
+
+impl Script {
+    /// The script at `path`, checked by loading it once (a Lua error or an
+    /// unsupported API fails here, before anything connects).
+    pub fn new(def: ScriptDef, seed: u64) -> Result<Script, String> {
+        state::load(&def, "run", 0, seed)?;
+        let name = def
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| def.path.display().to_string());
+        Ok(Script {
+            def: Arc::new(def),
+            name,
+            seed,
+        })
+    }
+
+    /// Runs the script's command `name` (its own, such as `prewarm`, or
+    /// prepare/cleanup); Err says why it could not.
+    pub fn run_command(
+        &self,
+        name: &str,
+        opts: &ConnOpts,
+        stop: fn() -> bool,
+    ) -> Result<(), String> {
+        command::run_command(&self.def, name, opts, self.seed, stop)
+    }
+}
+
+impl Family for Script {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn options(&self) -> serde_json::Value {
+        let opts: serde_json::Map<String, serde_json::Value> = self
+            .def
+            .opt_values
+            .iter()
+            .map(|(n, v)| (n.clone(), serde_json::to_value(v).unwrap_or_default()))
+            .collect();
+        serde_json::json!({
+            "script": self.def.path.display().to_string(),
+            "sha256": self.def.sha256,
+            "text": self.def.text,
+            "options": opts,
+        })
+    }
+
+    fn statements(&self) -> Vec<StatementSpec> {
+        Vec::new()
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        STAT_NAMES.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn required_tables(&self) -> Vec<String> {
+        // Only the script knows; a missing table shows at its first query.
+        Vec::new()
+    }
+
+    fn prepare_command(&self) -> String {
+        format!(
+            "qpslab prepare {} (with the run's options)",
+            self.def.path.display()
+        )
+    }
+
+    fn prepare(
+        &self,
+        opts: &ConnOpts,
+        _loaders: usize,
+        _quiet: bool,
+        stop: fn() -> bool,
+    ) -> anyhow::Result<PrepareReport> {
+        let t = std::time::Instant::now();
+        self.run_command("prepare", opts, stop)
+            .map_err(anyhow::Error::msg)?;
+        Ok(PrepareReport {
+            tables: 0,
+            rows: 0,
+            seconds: t.elapsed().as_secs_f64(),
+        })
+    }
+
+    fn cleanup<'a>(
+        &'a self,
+        conn: &'a mut Conn,
+        _each: &'a mut dyn FnMut(&str),
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            command::on_conn(&self.def, "cleanup", conn, self.seed)
+                .await
+                .map_err(anyhow::Error::msg)
+        })
+    }
+
+    fn session(&self, thread: u32, _threads: u32, seed: u64) -> Box<dyn Session> {
+        match state::load(&self.def, "run", thread, seed) {
+            Ok(st) => Box::new(ScriptSession::new(st, thread)),
+            Err(m) => Box::new(FailedSession(m)),
+        }
+    }
+
+    fn advice(&self, code: u16) -> Option<String> {
+        (code == 1146).then(|| {
+            format!(
+                "the script's tables are missing: run `qpslab prepare {}` with the same options first",
+                self.def.path.display()
+            )
+        })
+    }
+}

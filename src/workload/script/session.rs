@@ -1,0 +1,308 @@
+//! A script's connection as a [`Session`]: its Lua state runs `thread_init`,
+//! the events and `thread_done` as coroutines; each database call in them
+//! yields a request (prelude.lua), which becomes the next [`Step`] exec
+//! executes, and the step's result resumes the coroutine. One OS thread so
+//! drives as many script connections as exec gives it.
+
+use super::stat_class;
+use super::state::{message, ScriptState};
+use crate::protocol::{IntWidth, Outcome, Rows, ServerError, Stmt};
+use crate::workload::family::{Consume, OnError, Op, Session, Step};
+use mlua::thread::ThreadStatus;
+use mlua::{Table, Thread, Value};
+
+/// What the next resume hands the coroutine.
+enum Pending {
+    /// Nothing: the phase begins, or a request without an answer (close,
+    /// reconnect).
+    Nothing,
+    /// A prepare succeeded: the statement's index is the last one.
+    Prepared,
+    /// A statement's outcome: (has rows, rows or affected, columns).
+    Done(bool, u64, usize),
+    /// A statement failed.
+    Failed(ServerError, bool),
+}
+
+pub struct ScriptSession {
+    st: ScriptState,
+    tid: u32,
+    /// The coroutine of the phase in progress.
+    co: Option<Thread>,
+    /// The events coroutine is inside an event (an abandoned one must not
+    /// be resumed: the connection it was using is gone).
+    in_event: bool,
+    pending: Pending,
+    /// The SQL of a query or prepare step; a failure's message.
+    text: String,
+    /// The statistic class of each statement index.
+    stat_of: Vec<usize>,
+    /// The class of the statement being prepared.
+    preparing: usize,
+}
+
+impl ScriptSession {
+    pub fn new(st: ScriptState, tid: u32) -> ScriptSession {
+        ScriptSession {
+            st,
+            tid,
+            co: None,
+            in_event: false,
+            pending: Pending::Nothing,
+            text: String::new(),
+            stat_of: Vec::new(),
+            preparing: 0,
+        }
+    }
+
+    /// A session whose every phase fails with `msg` (the script could not
+    /// be loaded for this connection).
+    fn fail(&mut self, msg: String) -> Option<Step> {
+        self.text = msg;
+        self.co = None;
+        Some(Step {
+            op: Op::Fail,
+            consume: Consume::Skip,
+            stat: 0,
+        })
+    }
+
+    /// Begins a guarded phase running global `name`, if the script has it.
+    fn phase(&mut self, name: &str) -> bool {
+        let Some(f) = self.st.global_fn(name) else {
+            return false;
+        };
+        match self.st.guarded_thread(f, self.tid) {
+            Ok(co) => self.co = Some(co),
+            Err(e) => {
+                self.text = message(&e);
+                self.co = None;
+                return false;
+            }
+        }
+        self.pending = Pending::Nothing;
+        true
+    }
+
+    /// Resumes `co` with the pending answer; `prepared` is the index a
+    /// statement prepared by the last step took.
+    fn resume(
+        &mut self,
+        co: &Thread,
+        prepared: usize,
+    ) -> mlua::Result<(Option<i64>, Value, Value)> {
+        match std::mem::replace(&mut self.pending, Pending::Nothing) {
+            Pending::Nothing => co.resume(()),
+            Pending::Prepared => {
+                if self.stat_of.len() <= prepared {
+                    self.stat_of.resize(prepared + 1, 0);
+                }
+                self.stat_of[prepared] = self.preparing;
+                co.resume((true, prepared))
+            }
+            Pending::Done(rows, n, nf) => co.resume((true, rows, n, nf)),
+            Pending::Failed(e, ignored) => co.resume((
+                false,
+                i64::from(e.code),
+                e.state.as_str(),
+                e.message.as_str(),
+                ignored,
+            )),
+        }
+    }
+
+    /// Runs `command`'s coroutine from outside exec (prepare, cleanup,
+    /// custom commands): the caller drives it like `next`.
+    pub fn begin_command(&mut self, f: mlua::Function) -> Result<(), String> {
+        let co = self
+            .st
+            .guarded_thread(f, self.tid)
+            .map_err(|e| message(&e))?;
+        self.co = Some(co);
+        self.pending = Pending::Nothing;
+        Ok(())
+    }
+}
+
+/// Writes a parameter's value into the statement as its declared type
+/// (sysbench.sql.type) asks.
+fn bind_one(b: &mut crate::protocol::Binder<'_>, p: &Table) -> mlua::Result<()> {
+    let ty: i64 = p.raw_get("t").unwrap_or(0);
+    let v: Value = p.raw_get("v")?;
+    let width = match ty {
+        2 => Some(IntWidth::Tiny),
+        3 => Some(IntWidth::Short),
+        1 => Some(IntWidth::Long),
+        4 => Some(IntWidth::LongLong),
+        _ => None,
+    };
+    match v {
+        Value::Nil => b.null(),
+        Value::Integer(i) => match ty {
+            5 | 6 => b.double(i as f64, ty == 5),
+            _ if width.is_some() => b.int(i, width.unwrap_or(IntWidth::LongLong)),
+            _ => b.bytes(i.to_string().as_bytes()),
+        },
+        Value::Number(n) => match width {
+            Some(w) if n.fract() == 0.0 => b.int(n as i64, w),
+            _ if ty == 5 || ty == 6 || width.is_some() => b.double(n, ty == 5),
+            _ => b.bytes(n.to_string().as_bytes()),
+        },
+        Value::Boolean(x) => b.int(i64::from(x), IntWidth::Tiny),
+        Value::String(s) => b.bytes(&s.as_bytes()),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "param:set() got a {}, not a number, string or nil",
+                other.type_name()
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn bind_all(stmt: &mut Stmt, binds: &Value) -> mlua::Result<()> {
+    let mut b = stmt.binder();
+    if let Value::Table(t) = binds {
+        for i in 1..=t.raw_len() {
+            let p: Table = t.raw_get(i)?;
+            bind_one(&mut b, &p)?;
+        }
+    }
+    Ok(())
+}
+
+impl Session for ScriptSession {
+    fn start(&mut self) {
+        if self.co.is_none() || self.in_event {
+            match self.st.events_thread(self.tid) {
+                Ok(co) => self.co = Some(co),
+                Err(e) => {
+                    self.text = message(&e);
+                    self.co = None;
+                }
+            }
+        }
+        self.in_event = true;
+        self.pending = Pending::Nothing;
+    }
+
+    fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        let Some(co) = self.co.clone() else {
+            if !self.text.is_empty() && self.in_event {
+                let m = std::mem::take(&mut self.text);
+                return self.fail(m);
+            }
+            return None;
+        };
+        let (code, a, b) = match self.resume(&co, stmts.len().saturating_sub(1)) {
+            Ok(r) => r,
+            Err(e) => return self.fail(message(&e)),
+        };
+        if co.status() != ThreadStatus::Resumable {
+            // The phase returned.
+            self.co = None;
+            return None;
+        }
+        let step = |op, consume, stat| Some(Step { op, consume, stat });
+        match code.unwrap_or(-1) {
+            0 => {
+                self.in_event = false;
+                None
+            }
+            1 => {
+                let i = match a {
+                    Value::Integer(i) => i as usize,
+                    Value::Number(n) => n as usize,
+                    _ => usize::MAX,
+                };
+                let Some(stmt) = stmts.get_mut(i) else {
+                    return self.fail(format!("internal: statement {i} is not prepared"));
+                };
+                if let Err(e) = bind_all(stmt, &b) {
+                    return self.fail(message(&e));
+                }
+                let stat = self.stat_of.get(i).copied().unwrap_or(0);
+                step(Op::Execute(i), Consume::Count, stat)
+            }
+            2 | 3 => {
+                self.text.clear();
+                if let Value::String(s) = &a {
+                    self.text.push_str(&s.to_string_lossy());
+                }
+                let class = stat_class(&self.text);
+                if code == Some(2) {
+                    step(Op::Query, Consume::Decode, class)
+                } else {
+                    self.preparing = class;
+                    self.pending = Pending::Prepared;
+                    step(Op::Prepare, Consume::Skip, class)
+                }
+            }
+            4 => {
+                let i = match a {
+                    Value::Integer(i) => i as usize,
+                    Value::Number(n) => n as usize,
+                    _ => usize::MAX,
+                };
+                step(Op::Close(i), Consume::Skip, 0)
+            }
+            5 => step(Op::Reconnect, Consume::Skip, 0),
+            other => self.fail(format!(
+                "internal: unknown request {other} from the prelude"
+            )),
+        }
+    }
+
+    fn result(&mut self, out: Outcome, rows: &mut Rows) {
+        self.pending = match out {
+            Outcome::Rows(n) => {
+                // A query's rows, kept for rs:fetch_row until the next one.
+                let nf = rows.columns();
+                std::mem::swap(&mut *self.st.bridge.rows.borrow_mut(), rows);
+                Pending::Done(true, n, nf)
+            }
+            Outcome::Affected(n) => Pending::Done(false, n, 0),
+        };
+    }
+
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn error(&mut self, e: &ServerError, ignored: bool) -> OnError {
+        self.pending = Pending::Failed(e.clone(), ignored);
+        OnError::Resume
+    }
+
+    fn init(&mut self) -> bool {
+        self.phase("thread_init")
+    }
+
+    fn done(&mut self) -> bool {
+        self.phase("thread_done")
+    }
+}
+
+/// A connection whose Lua state could not be built: its set-up fails with
+/// the reason, so the run ends before it starts.
+pub struct FailedSession(pub String);
+
+impl Session for FailedSession {
+    fn start(&mut self) {}
+
+    fn next(&mut self, _stmts: &mut [Stmt]) -> Option<Step> {
+        Some(Step {
+            op: Op::Fail,
+            consume: Consume::Skip,
+            stat: 0,
+        })
+    }
+
+    fn text(&self) -> &str {
+        &self.0
+    }
+
+    fn init(&mut self) -> bool {
+        true
+    }
+}
