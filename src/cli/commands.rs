@@ -215,15 +215,48 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         tags,
         pcts: &pcts,
     };
+    // A script's report hooks replace the interval lines (and come before
+    // the summary), as in sysbench.
+    let mut hook = if json {
+        None
+    } else {
+        cfg.workload.report_hook()
+    };
+    let mut hooked = |stat: &crate::workload::family::ReportStat, last: bool| {
+        let r = hook.as_mut().map(|h| {
+            if last {
+                h.cumulative(stat)
+            } else {
+                h.intermediate(stat)
+            }
+        });
+        match r {
+            Some(Ok(done)) => done,
+            Some(Err(e)) => {
+                eprintln!("qpslab: {e} (the script's report hooks are off from here)");
+                hook = None;
+                false
+            }
+            None => false,
+        }
+    };
     let run = crate::lab::run_once(&cfg, plan, |s| {
         if print_lines && !s.sliver {
-            println!(
-                "{}",
-                report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
-            );
+            let stat = report::sysbench::report_stat(&s.iv, s.dur, s.t, cfg.threads, pct);
+            if !hooked(&stat, false) {
+                println!(
+                    "{}",
+                    report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
+                );
+            }
             let _ = std::io::stdout().flush();
         }
     })?;
+    if !json {
+        let r = &run.result;
+        let stat = report::sysbench::report_stat(&r.total, r.elapsed, r.elapsed, cfg.threads, pct);
+        hooked(&stat, true);
+    }
     if json {
         let doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
         println!("{}", serde_json::to_string_pretty(&doc)?);
@@ -244,7 +277,8 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
 
 fn exit_code(r: &RunResult) -> i32 {
     match &r.status {
-        RunStatus::Failed(m) => eprintln!("qpslab: run failed: {m}"),
+        // The summary above has the whole message (a script's traceback).
+        RunStatus::Failed(m) => eprintln!("qpslab: run failed: {}", m.lines().next().unwrap_or("")),
         RunStatus::Degraded(m) => eprintln!("qpslab: run degraded: {m}"),
         _ => {}
     }

@@ -4,7 +4,8 @@
 use super::{error_name, CLIENT_SHARE_WARNING};
 use crate::exec::RunConfig;
 use crate::stats::pct_label;
-use crate::stats::{RunResult, RunStatus, Sample};
+use crate::stats::{Interval, RunResult, RunStatus, Sample};
+use crate::workload::family::ReportStat;
 use std::fmt::Write;
 
 /// The percentile shown in interval lines: 95 when asked for, else the first.
@@ -13,6 +14,23 @@ pub fn line_percentile(pcts: &[f64]) -> f64 {
         95.0
     } else {
         pcts.first().copied().unwrap_or(95.0)
+    }
+}
+
+/// An interval (or the run's total) as a family's report hook takes it:
+/// `dur` seconds ending `t` seconds into the measurement.
+pub fn report_stat(iv: &Interval, dur: f64, t: f64, threads: u32, pct: f64) -> ReportStat {
+    ReportStat {
+        time_interval: dur,
+        time_total: t,
+        threads_running: threads,
+        events: iv.events,
+        reads: iv.reads,
+        writes: iv.writes,
+        other: iv.others,
+        errors: iv.errors.total(),
+        reconnects: iv.reconnects,
+        latency_pct_s: iv.hist.quantile_ms(pct / 100.0) / 1000.0,
     }
 }
 

@@ -146,12 +146,42 @@ pub trait Family: Send + Sync {
     /// own random stream from `seed`.
     fn session(&self, thread: u32, threads: u32, seed: u64) -> Box<dyn Session>;
 
+    /// The family's own reports, made on the thread that reports (None:
+    /// the default lines).
+    fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
+        None
+    }
+
     /// Advice for a server error met while preparing or running, e.g.
     /// "the tables are missing: prepare them first" (None: no advice).
     fn advice(&self, code: u16) -> Option<String> {
         let _ = code;
         None
     }
+}
+
+/// One interval (or the whole run) as a family's report hook sees it
+/// (sysbench's stat table).
+#[derive(Debug, Clone, Default)]
+pub struct ReportStat {
+    pub time_interval: f64,
+    pub time_total: f64,
+    pub threads_running: u32,
+    pub events: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub other: u64,
+    pub errors: u64,
+    pub reconnects: u64,
+    /// The `--percentile` latency, in seconds.
+    pub latency_pct_s: f64,
+}
+
+/// A family's own reports (a script's `sysbench.hooks.report_*`); each
+/// returns whether it reported (false: the default report is printed).
+pub trait ReportHook {
+    fn intermediate(&mut self, s: &ReportStat) -> Result<bool, String>;
+    fn cumulative(&mut self, s: &ReportStat) -> Result<bool, String>;
 }
 
 /// One connection's state: its random stream and the event in progress.

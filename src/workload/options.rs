@@ -101,6 +101,15 @@ impl OptValues {
         }
     }
 
+    /// Accepts `name` as a text option (for a script that declares none).
+    pub fn declare_text(&mut self, name: &str) {
+        if self.spec(name).is_none() {
+            let help = "(not declared by the script)";
+            self.specs
+                .push(OptSpec::new(&normalize(name), OptKind::Text, "", help));
+        }
+    }
+
     fn spec(&self, name: &str) -> Option<&OptSpec> {
         let n = normalize(name);
         self.specs.iter().find(|s| s.answers_to(&n))

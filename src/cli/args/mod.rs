@@ -118,10 +118,57 @@ pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .collect();
-    let bare: Vec<usize> = (1..argv.len())
-        .filter(|&i| !argv[i].starts_with('-'))
-        .collect();
-    let (Some(&first), Some(&last)) = (bare.first(), bare.last()) else {
+    // Long options of the load commands that take a value in the next
+    // word (`--server t`): that word is not a workload or a command.
+    let cmd = Cli::command();
+    let (mut valued, mut flags) = (Vec::new(), Vec::new());
+    for a in cmd
+        .find_subcommand("run")
+        .into_iter()
+        .flat_map(|r| r.get_arguments())
+    {
+        if let Some(long) = a.get_long() {
+            if a.get_action().takes_values() {
+                valued.push(long.to_string());
+            } else {
+                flags.push(long.to_string());
+            }
+        }
+    }
+    let mut bare: Vec<usize> = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let w = &argv[i];
+        i += 1;
+        let Some(name) = w.strip_prefix("--") else {
+            if !w.starts_with('-') {
+                bare.push(i - 1);
+            }
+            continue;
+        };
+        let Some(next) = argv.get(i).filter(|n| !n.starts_with('-')) else {
+            continue;
+        };
+        let ours = valued.iter().any(|v| v == name);
+        // A workload option with its value after it (not a command, and
+        // not the last word, which is the command in sysbench's shape).
+        let workload = !ours
+            && !flags.iter().any(|f| f == name)
+            && !name.contains('=')
+            && i + 1 < argv.len()
+            && !known.contains(next);
+        if (ours && !name.contains('=')) || workload {
+            i += 1;
+        }
+    }
+    // The command: the first known one after the workload, else the last.
+    let last = bare
+        .iter()
+        .skip(1)
+        .find(|&&b| known.contains(&argv[b]))
+        .or(bare.last())
+        .copied();
+    let (Some(&first), Some(last)) = (bare.first(), last) else {
         return argv.to_vec();
     };
     if known.contains(&argv[first]) || first == last {
@@ -166,7 +213,28 @@ pub fn split_workload_options(
     words: &[String],
     command: &str,
 ) -> Result<(OptValues, Vec<String>), String> {
-    let mut v = OptValues::new(crate::workload::options_for(words, command)?.1);
+    let (script, specs) = crate::workload::options_for(words, command)?;
+    // A script that declares no options takes any `--name=value`, as
+    // sysbench lets it (bulk_insert.lua): those clap does not know.
+    let free = script.is_some() && specs.is_empty();
+    let mut v = OptValues::new(specs);
+    if free {
+        use clap::CommandFactory;
+        let cmd = Cli::command();
+        let ours: Vec<String> = cmd
+            .find_subcommand(command)
+            .into_iter()
+            .flat_map(|c| c.get_arguments())
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect();
+        for w in words {
+            if let Some((name, _)) = w.strip_prefix("--").and_then(|b| b.split_once('=')) {
+                if !ours.iter().any(|o| o == name) {
+                    v.declare_text(name);
+                }
+            }
+        }
+    }
     let rest = v.take_from(words)?;
     Ok((v, rest))
 }
@@ -261,5 +329,44 @@ pub fn one_line(e: &clap::Error) -> String {
     match lines.find(|l| l.starts_with("tip:") || l.contains("possible values")) {
         Some(more) => format!("{first} ({more}; see --help)"),
         None => format!("{first} (see --help)"),
+    }
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::sysbench_shape;
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn sysbench_order_becomes_qpslab_order() {
+        for (given, want) in [
+            (
+                "qpslab oltp_read_write.lua --threads=8 --time=60 run",
+                "qpslab run oltp_read_write.lua --threads=8 --time=60",
+            ),
+            (
+                "qpslab --threads 4 oltp_point_select run",
+                "qpslab run oltp_point_select --threads 4",
+            ),
+            ("qpslab x.lua --tables 2 run", "qpslab run x.lua --tables 2"),
+            ("qpslab x.lua run --tables 2", "qpslab run x.lua --tables 2"),
+            (
+                "qpslab x.lua prewarm --server t",
+                "qpslab command prewarm x.lua --server t",
+            ),
+            (
+                "qpslab prewarm x.lua --db d",
+                "qpslab command prewarm x.lua --db d",
+            ),
+            // qpslab's own order, and anything else, stay as they are.
+            ("qpslab run x.lua --tables 2", "qpslab run x.lua --tables 2"),
+            ("qpslab runs --last 3", "qpslab runs --last 3"),
+            ("qpslab typo word", "qpslab typo word"),
+        ] {
+            assert_eq!(sysbench_shape(&w(given)), w(want), "{given}");
+        }
     }
 }

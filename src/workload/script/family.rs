@@ -5,7 +5,9 @@
 use super::session::{FailedSession, ScriptSession};
 use super::{command, state, STAT_NAMES};
 use crate::protocol::{Conn, ConnOpts};
-use crate::workload::family::{BoxFuture, Family, PrepareReport, Session, StatementSpec};
+use crate::workload::family::{
+    BoxFuture, Family, PrepareReport, ReportHook, Session, StatementSpec,
+};
 use crate::workload::options::{OptKind, OptValues};
 use crate::workload::{RandParams, Unique};
 use std::path::{Path, PathBuf};
@@ -129,7 +131,16 @@ impl Script {
     /// The script at `path`, checked by loading it once (a Lua error or an
     /// unsupported API fails here, before anything connects).
     pub fn new(def: ScriptDef, seed: u64) -> Result<Script, String> {
-        state::load(&def, "run", 0, seed)?;
+        let st = state::load(&def, "run", 0, seed)?;
+        let sb: mlua::Table = st
+            .lua
+            .globals()
+            .get("sysbench")
+            .map_err(|e| state::message(&e))?;
+        let dirs: Vec<String> = std::iter::once(def.dir.clone())
+            .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
+            .collect();
+        super::scan::unsupported_api(&sb, &def.path, &def.text, &dirs)?;
         let name = def
             .path
             .file_name()
@@ -228,6 +239,12 @@ impl Family for Script {
             Ok(st) => Box::new(ScriptSession::new(st, thread)),
             Err(m) => Box::new(FailedSession(m)),
         }
+    }
+
+    fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
+        let st = state::load(&self.def, "run", 0, self.seed).ok()?;
+        let r = super::report::ScriptReporter { st };
+        Some(Box::new(r))
     }
 
     fn advice(&self, code: u16) -> Option<String> {

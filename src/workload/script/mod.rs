@@ -12,6 +12,7 @@ mod find;
 mod options;
 mod rand_api;
 mod report;
+mod scan;
 mod session;
 mod state;
 

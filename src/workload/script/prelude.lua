@@ -236,9 +236,42 @@ function sb.sql.driver(name)
 end
 
 -- Reports a script may install as hooks ------------------------------------
-sb.report_default = Q.report_default
-sb.report_csv = Q.report_csv
-sb.report_json = Q.report_json
+-- `stat` holds one interval (or the whole run): time_interval and
+-- time_total (s), threads_running, events, reads, writes, other, errors,
+-- reconnects, latency_pct (the --percentile latency, in seconds).
+local function rates(stat)
+  local s = stat.time_interval
+  if s <= 0 then s = 1 end
+  local q = stat.reads + stat.writes + stat.other
+  return s, stat.events / s, q / s
+end
+
+function sb.report_default(stat)
+  local s, tps, qps = rates(stat)
+  print(string.format("[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) "
+      .. "lat (ms,%s%%): %.2f err/s: %.2f reconn/s: %.2f",
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, tostring(sb.opt.percentile or 95),
+    stat.latency_pct * 1000, stat.errors / s, stat.reconnects / s))
+end
+
+function sb.report_csv(stat)
+  local s, tps, qps = rates(stat)
+  print(string.format("%.0f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f",
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, stat.latency_pct * 1000,
+    stat.errors / s, stat.reconnects / s))
+end
+
+function sb.report_json(stat)
+  local s, tps, qps = rates(stat)
+  print(string.format('{"time": %.0f, "threads": %d, "tps": %.2f, '
+      .. '"qps": {"total": %.2f, "reads": %.2f, "writes": %.2f, "other": %.2f}, '
+      .. '"latency": %.2f, "errors": %.2f, "reconnects": %.2f}',
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, stat.latency_pct * 1000,
+    stat.errors / s, stat.reconnects / s))
+end
 
 -- Phases the executor runs as coroutines ------------------------------------
 local traceback = debug.traceback

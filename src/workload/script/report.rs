@@ -1,9 +1,59 @@
-//! The report functions a script may install as hooks
-//! (`sysbench.hooks.report_intermediate = sysbench.report_csv`).
+//! A script's report hooks (`sysbench.hooks.report_intermediate`,
+//! `report_cumulative`), called in a Lua state of their own on the thread
+//! that reports, with sysbench's stat table.
 
-use mlua::{Lua, Table};
+use super::state::{message, ScriptState};
+use crate::workload::family::{ReportHook, ReportStat};
+use mlua::{Function, Table};
 
-/// Puts the report functions in `q` (prelude.lua's `Q`).
-pub fn install(_lua: &Lua, _q: &Table) -> mlua::Result<()> {
-    Ok(())
+pub struct ScriptReporter {
+    pub st: ScriptState,
+}
+
+impl ScriptReporter {
+    fn hook(&self, name: &str) -> Option<Function> {
+        self.st
+            .lua
+            .globals()
+            .get::<Table>("sysbench")
+            .and_then(|s| s.get::<Table>("hooks"))
+            .and_then(|h| h.get::<Function>(name))
+            .ok()
+    }
+
+    fn call(&self, name: &str, s: &ReportStat) -> Result<bool, String> {
+        let Some(f) = self.hook(name) else {
+            return Ok(false);
+        };
+        let lua = &self.st.lua;
+        let t = lua.create_table().map_err(|e| message(&e))?;
+        let fields: [(&str, f64); 10] = [
+            ("time_interval", s.time_interval),
+            ("time_total", s.time_total),
+            ("threads_running", s.threads_running as f64),
+            ("events", s.events as f64),
+            ("reads", s.reads as f64),
+            ("writes", s.writes as f64),
+            ("other", s.other as f64),
+            ("errors", s.errors as f64),
+            ("reconnects", s.reconnects as f64),
+            ("latency_pct", s.latency_pct_s),
+        ];
+        for (k, v) in fields {
+            t.set(k, v).map_err(|e| message(&e))?;
+        }
+        f.call::<()>(t)
+            .map_err(|e| format!("sysbench.hooks.{name}: {}", message(&e)))?;
+        Ok(true)
+    }
+}
+
+impl ReportHook for ScriptReporter {
+    fn intermediate(&mut self, s: &ReportStat) -> Result<bool, String> {
+        self.call("report_intermediate", s)
+    }
+
+    fn cumulative(&mut self, s: &ReportStat) -> Result<bool, String> {
+        self.call("report_cumulative", s)
+    }
 }

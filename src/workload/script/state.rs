@@ -136,7 +136,6 @@ pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<Scrip
         })
         .map_err(fail)?;
     q.set("row", row).map_err(fail)?;
-    super::report::install(&lua, &q).map_err(fail)?;
     let phases: Table = lua
         .load(include_str!("prelude.lua"))
         .set_name("=qpslab prelude")

@@ -1,0 +1,171 @@
+//! Finds, before anything runs, the sysbench API a script uses that qpslab
+//! does not provide: every `sysbench.x.y` the script (and the modules it
+//! requires from the search path) names is looked up in the loaded state;
+//! a name under sysbench's own tables that resolves to nothing is reported
+//! with its file and line. (Methods of connections, statements and result
+//! sets are checked when called: their names are not visible statically.)
+
+use mlua::{Table, Value};
+use std::path::{Path, PathBuf};
+
+/// Tables whose every member is sysbench's API (a script only reads them);
+/// `sysbench.opt` and `sysbench.cmdline` hold the script's own names.
+const API_TABLES: &[&str] = &[
+    "sysbench",
+    "sysbench.rand",
+    "sysbench.sql",
+    "sysbench.sql.type",
+    "sysbench.sql.error",
+    "sysbench.error",
+];
+
+/// Hooks qpslab calls; a script installing another is told so.
+const HOOKS: &[&str] = &[
+    "report_intermediate",
+    "report_cumulative",
+    "before_restart_event",
+];
+
+/// A use of the API: where, and the dotted name.
+struct Use {
+    file: PathBuf,
+    line: usize,
+    name: String,
+}
+
+fn uses_in(file: &Path, text: &str, out: &mut Vec<Use>) {
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("--").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("sysbench.") {
+            let before = rest[..at].chars().last();
+            let tail = &rest[at..];
+            let len = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(tail.len());
+            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+                out.push(Use {
+                    file: file.to_path_buf(),
+                    line: n + 1,
+                    name: tail[..len].trim_end_matches('.').to_string(),
+                });
+            }
+            rest = &tail[len.max(1)..];
+        }
+    }
+}
+
+/// Modules `require`d by `text` that are found in `dirs`.
+fn required(text: &str, dirs: &[String]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("require") {
+        rest = &rest[at + 7..];
+        let arg = rest.trim_start_matches(|c: char| c == '(' || c.is_whitespace());
+        let Some(q) = arg.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let Some(end) = arg[1..].find(q) else {
+            continue;
+        };
+        let module = arg[1..1 + end].replace('.', "/");
+        if let Some(p) = dirs
+            .iter()
+            .map(|d| Path::new(d).join(format!("{module}.lua")))
+            .find(|p| p.is_file())
+        {
+            found.push(p);
+        }
+    }
+    found
+}
+
+/// Looks `name` up from `sysbench`: Err names what is missing.
+fn check(sb: &Table, name: &str) -> Result<(), String> {
+    let parts: Vec<&str> = name.split('.').collect();
+    let mut cur = sb.clone();
+    let mut path = String::from("sysbench");
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        if path == "sysbench.hooks" && i == parts.len() - 1 {
+            return if HOOKS.contains(part) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "sysbench API sysbench.hooks.{part} is not supported by qpslab (it calls {})",
+                    HOOKS.join(", ")
+                ))
+            };
+        }
+        let v: Value = cur.raw_get(*part).unwrap_or(Value::Nil);
+        match v {
+            Value::Table(t) => cur = t,
+            Value::Nil if API_TABLES.contains(&path.as_str()) => {
+                return Err(format!(
+                    "sysbench API {path}.{part} is not supported by qpslab"
+                ));
+            }
+            _ => return Ok(()),
+        }
+        path.push('.');
+        path.push_str(part);
+    }
+    Ok(())
+}
+
+/// Checks the script's uses of the API against `sb` (the loaded
+/// `sysbench` table); Err is "file:line: sysbench API … is not supported".
+pub fn unsupported_api(
+    sb: &Table,
+    script: &Path,
+    text: &str,
+    dirs: &[String],
+) -> Result<(), String> {
+    let mut uses = Vec::new();
+    uses_in(script, text, &mut uses);
+    for module in required(text, dirs) {
+        if let Ok(t) = std::fs::read_to_string(&module) {
+            uses_in(&module, &t, &mut uses);
+        }
+    }
+    for u in uses {
+        if let Err(m) = check(sb, &u.name) {
+            return Err(format!("{}:{}: {m}", u.file.display(), u.line));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_found_with_their_lines() {
+        let mut u = Vec::new();
+        let text = "local a = sysbench.rand.uniform(1, 2)\n-- sysbench.nope\nx = mysysbench.y; sysbench.sql.type.INT";
+        uses_in(Path::new("s.lua"), text, &mut u);
+        let got: Vec<(usize, &str)> = u.iter().map(|u| (u.line, u.name.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![(1, "sysbench.rand.uniform"), (3, "sysbench.sql.type.INT")]
+        );
+    }
+
+    #[test]
+    fn missing_api_names_are_reported() {
+        let lua = mlua::Lua::new();
+        let sb: Table = lua
+            .load("return { rand = { uniform = 1 }, opt = {}, hooks = {} }")
+            .eval()
+            .unwrap();
+        assert!(check(&sb, "sysbench.rand.uniform").is_ok());
+        assert!(check(&sb, "sysbench.opt.anything").is_ok());
+        assert!(check(&sb, "sysbench.hooks.report_cumulative").is_ok());
+        let e = check(&sb, "sysbench.rand.hash").unwrap_err();
+        assert_eq!(
+            e,
+            "sysbench API sysbench.rand.hash is not supported by qpslab"
+        );
+        assert!(check(&sb, "sysbench.hooks.sql_error_ignorable").is_err());
+    }
+}

@@ -1,0 +1,163 @@
+-- qpslab's test of the sysbench script API (tests/script_runs.rs): every
+-- function a script can call, checked with assert() in a custom command,
+-- plus an event with prepared statements, text queries, an ignored error
+-- that restarts the event, and report hooks.
+
+sysbench.cmdline.options = {
+  rows = {"rows in the test table", 20},
+  label = {"a text option", "x"},
+  csv = {"report intervals as CSV", false},
+  dup_every = {"every Nth event inserts a duplicate key first", 0},
+}
+
+local function connect()
+  local drv = sysbench.sql.driver()
+  assert(drv:name() == "mysql")
+  return drv, drv:connect()
+end
+
+-- sysbench 1.0's style: a global prepare(), run once.
+function prepare()
+  local _, con = connect()
+  con:query("CREATE TABLE api_t (id INT PRIMARY KEY, k INT, c VARCHAR(100))")
+  con:query("CREATE TABLE api_types (i INT, ti TINYINT, si SMALLINT, bi BIGINT, "
+    .. "f FLOAT, d DOUBLE, ch CHAR(20), vc VARCHAR(50), n INT NULL)")
+  con:query("CREATE TABLE api_cmd (tid INT PRIMARY KEY)")
+  con:query("CREATE TABLE api_ev (id INT PRIMARY KEY)")
+  con:bulk_insert_init("INSERT INTO api_t VALUES")
+  for i = 1, sysbench.opt.rows do
+    con:bulk_insert_next(string.format("(%d, %d, 'row%d')", i, i * 10, i))
+  end
+  con:bulk_insert_done()
+  print("api prepared " .. sysbench.opt.rows)
+end
+
+function cleanup()
+  local _, con = connect()
+  for _, t in ipairs({"api_t", "api_types", "api_cmd", "api_ev"}) do
+    con:query("DROP TABLE IF EXISTS " .. t)
+  end
+end
+
+local function selftest()
+  local drv, con = connect()
+  -- options and globals
+  assert(sysbench.opt.rows == 20, "rows option")
+  assert(sysbench.opt.label == "x", "text option")
+  assert(sysbench.opt.csv == false, "boolean option")
+  assert(type(sysbench.opt.threads) == "number", "built-in option")
+  assert(type(sysbench.version) == "string" and sysbench.tid == 0)
+  assert(sysbench.sql.type.INT and sysbench.sql.type.VARCHAR)
+  -- result sets
+  local rs = con:query("SELECT id, c FROM api_t ORDER BY id")
+  assert(rs.nrows == 20 and rs.nfields == 2, "nrows/nfields")
+  local n, row = 0, rs:fetch_row()
+  assert(row[1] == "1" and row[2] == "row1", "first row")
+  while row do n = n + 1; row = rs:fetch_row() end
+  assert(n == 20, "fetched every row")
+  rs:free()
+  local count, top = con:query_row("SELECT COUNT(*), MAX(k) FROM api_t")
+  assert(count == "20" and top == "200", "query_row")
+  local null, one = con:query_row("SELECT NULL, 1")
+  assert(null == nil and one == "1", "NULL is nil")
+  assert(con:query("UPDATE api_t SET k = k WHERE id = 1") == nil, "no result set")
+  -- prepared statements with every type
+  local st = con:prepare("INSERT INTO api_types VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+  local T = sysbench.sql.type
+  local p = {
+    st:bind_create(T.INT), st:bind_create(T.TINYINT), st:bind_create(T.SMALLINT),
+    st:bind_create(T.BIGINT), st:bind_create(T.FLOAT), st:bind_create(T.DOUBLE),
+    st:bind_create(T.CHAR, 20), st:bind_create(T.VARCHAR, 50), st:bind_create(T.INT),
+  }
+  st:bind_param(unpack(p))
+  p[1]:set(-7); p[2]:set(12); p[3]:set(3000); p[4]:set(5000000000)
+  p[5]:set(1.5); p[6]:set(2.25); p[7]:set("it's"); p[8]:set_rand_str("###-@@@")
+  p[9]:set(nil)
+  st:execute()
+  st:close()
+  local i, ti, si, bi, f, d, ch, vc, nn = con:query_row("SELECT * FROM api_types")
+  assert(i == "-7" and ti == "12" and si == "3000" and bi == "5000000000", "integers")
+  assert(f == "1.5" and d == "2.25" and ch == "it's", "float, double, char")
+  assert(vc:match("^%d%d%d%-%l%l%l$"), "set_rand_str: " .. vc)
+  assert(nn == nil, "NULL parameter")
+  -- errors are sql_error tables a script can catch
+  local ok, err = pcall(con.query, con, "SELECT * FROM no_such_table")
+  assert(not ok and type(err) == "table", "error raised")
+  assert(err.sql_errno == 1146 and err.sql_state == "42S02", "error fields")
+  assert(err.errcode == sysbench.error.FATAL and err.query:find("no_such_table"))
+  -- random numbers
+  local R = sysbench.rand
+  for _ = 1, 200 do
+    for _, fn in ipairs({R.uniform, R.default, R.gaussian, R.special, R.pareto, R.zipfian}) do
+      local v = fn(5, 9)
+      assert(v >= 5 and v <= 9 and v == math.floor(v), "in range")
+    end
+    local u = R.uniform_double()
+    assert(u >= 0 and u < 1)
+    local s = R.varstring(3, 6)
+    assert(#s >= 3 and #s <= 6)
+  end
+  assert(R.string("ab#@"):match("^ab%d%l$"))
+  assert(R.unique() ~= R.unique())
+  -- disconnect, then connect again
+  con:disconnect()
+  con = drv:connect()
+  assert(con:query_row("SELECT 41 + 1") == "42", "after reconnect")
+  con:reconnect()
+  assert(con:query_row("SELECT 2") == "2")
+  print("selftest ok")
+end
+
+local function parallel()
+  local _, con = connect()
+  con:query("INSERT INTO api_cmd VALUES (" .. sysbench.tid .. ")")
+end
+
+sysbench.cmdline.commands = {
+  selftest = {selftest},
+  parallel = {parallel, sysbench.cmdline.PARALLEL_COMMAND},
+}
+
+-- The run ------------------------------------------------------------------
+local events, restarts = 0, 0
+
+function thread_init()
+  drv, con = connect()
+  point = con:prepare("SELECT c FROM api_t WHERE id = ?")
+  id = point:bind_create(sysbench.sql.type.INT)
+  point:bind_param(id)
+end
+
+function event()
+  events = events + 1
+  local every = sysbench.opt.dup_every
+  if every > 0 and events % every == 0 and not retrying then
+    retrying = true
+    con:query("INSERT INTO api_ev VALUES (1) ON DUPLICATE KEY UPDATE id = id")
+    con:query("INSERT INTO api_ev VALUES (1)")
+  end
+  retrying = false
+  id:set(sysbench.rand.uniform(1, sysbench.opt.rows))
+  point:execute()
+  local c = con:query_row("SELECT c FROM api_t WHERE id = 1")
+  assert(c == "row1")
+end
+
+function sysbench.hooks.before_restart_event(err)
+  assert(err.sql_errno == 1062, "restarted by the duplicate key")
+  restarts = restarts + 1
+end
+
+function thread_done()
+  print(string.format("thread %d restarts %d", sysbench.tid, restarts))
+  point:close()
+  con:disconnect()
+end
+
+if sysbench.opt.csv then
+  sysbench.hooks.report_intermediate = sysbench.report_csv
+end
+
+function sysbench.hooks.report_cumulative(stat)
+  print(string.format("cumulative events %d", stat.events))
+end
