@@ -188,3 +188,59 @@ fn script_errors_name_the_file_and_line_once() {
         "{all}"
     );
 }
+
+#[test]
+fn the_example_scripts_run() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    for (name, prep, run) in [
+        (
+            "iibench.lua",
+            vec!["--rows-per-commit=50"],
+            vec![
+                "--threads=3",
+                "--inserters=2",
+                "--rows-per-commit=50",
+                "--query-rate=50",
+            ],
+        ),
+        (
+            "production_case.lua",
+            vec!["--accounts=2000", "--threads=2"],
+            vec!["--accounts=2000", "--threads=4", "--hot-accounts=100"],
+        ),
+    ] {
+        let script = format!("{root}/examples/scripts/{name}");
+        let db = lab().fresh_db(&format!("ex_{}", name.trim_end_matches(".lua")));
+        let mut a = vec!["prepare", script.as_str()];
+        a.extend(prep);
+        let out = qpslab(&db, &a);
+        assert!(out.status.success(), "{name} prepare: {}", text(&out));
+        let mut a = vec![
+            "run",
+            script.as_str(),
+            "--events=200",
+            "--time=60",
+            "--format",
+            "json",
+            "--no-store",
+        ];
+        a.extend(run);
+        let out = qpslab(&db, &a);
+        assert!(out.status.success(), "{name} run: {}", text(&out));
+        let j = json(&out);
+        assert_eq!(j["status"]["status"], "ok", "{name}: {j}");
+        assert_eq!(j["totals"]["transactions"].as_u64(), Some(200), "{name}");
+        assert!(
+            j["totals"]["writes"].as_u64() > Some(0),
+            "{name}: {}",
+            j["totals"]
+        );
+        assert!(
+            j["totals"]["reads"].as_u64() > Some(0),
+            "{name}: {}",
+            j["totals"]
+        );
+        let out = qpslab(&db, &["cleanup", script.as_str()]);
+        assert!(out.status.success(), "{name} cleanup: {}", text(&out));
+    }
+}

@@ -240,7 +240,11 @@ impl CampaignFile {
             }
         }
         for w in &self.workloads {
-            crate::workload::Workload::parse(&w.name)?;
+            if crate::workload::script::is_script(&w.name) {
+                crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
+            } else {
+                crate::workload::Workload::parse(&w.name)?;
+            }
         }
         Ok(())
     }

@@ -56,14 +56,12 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
     }
     if let Some(ws) = &a.workloads {
         let names: Vec<&str> = ws.split(',').map(str::trim).collect();
-        for n in &names {
-            Workload::parse(n)?;
-        }
-        c.workloads.retain(|w| {
-            names
-                .iter()
-                .any(|n| Workload::parse(n).ok() == Workload::parse(&w.name).ok())
-        });
+        let same = |n: &str, w: &str| match (Workload::parse(n), Workload::parse(w)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => n == w,
+        };
+        c.workloads
+            .retain(|w| names.iter().any(|n| same(n, &w.name)));
         if c.workloads.is_empty() {
             bail!("--workloads {ws}: none of these is in the campaign");
         }
@@ -101,19 +99,28 @@ fn status(a: &CampaignArgs) -> Result<()> {
 /// The run options of a point, as command-line words.
 pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     let w = &c.workloads[p.workload];
-    let mut words = vec![
-        w.name.clone(),
-        "--tables".into(),
-        c.data.tables.to_string(),
-        "--table-size".into(),
-        c.data.table_size.to_string(),
+    // The campaign's data size, for a script only when it has those
+    // options (oltp_common.lua's scripts do).
+    let declares = |opt: &str| {
+        !crate::workload::script::is_script(&w.name)
+            || crate::workload::options_for(std::slice::from_ref(&w.name), "run")
+                .is_ok_and(|(_, specs)| specs.iter().any(|s| s.name == opt))
+    };
+    let mut words = vec![w.name.clone()];
+    if declares("tables") {
+        words.extend(["--tables".into(), c.data.tables.to_string()]);
+    }
+    if declares("table_size") {
+        words.extend(["--table-size".into(), c.data.table_size.to_string()]);
+    }
+    words.extend([
         "--threads".into(),
         p.threads.to_string(),
         "--time".into(),
         c.time.to_string(),
         "--warmup-time".into(),
         c.warmup.to_string(),
-    ];
+    ]);
     for (k, v) in &w.options {
         words.push(format!("--{}", k.replace('_', "-")));
         words.push(value_text(v));

@@ -289,7 +289,6 @@ fn exit_code(r: &RunResult) -> i32 {
 /// campaign (lab::sweep), then the scalability table (medians over repeats).
 fn sweep(a: &SweepArgs) -> Result<i32> {
     let l = &a.load;
-    let w = Workload::parse(&l.workload)?;
     let threads = thread_list(&l.threads)?;
     if !(1..=1000).contains(&a.repeat) {
         bail!("--repeat must be from 1 to 1000");
@@ -299,14 +298,15 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     let mut first = l.clone();
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t.opts)?;
+    let name = cfg0.workload.name().to_string();
     let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
     let store = open_store(l.record.store.path())?;
     let definition = serde_json::json!({
-        "workload": w.name(), "threads": threads, "repeat": a.repeat, "time": l.time,
+        "workload": name.as_str(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
-    let campaign = crate::lab::new_sweep(&store, w.name(), &definition)?;
-    let what = (w.name(), t.describe(), campaign);
+    let campaign = crate::lab::new_sweep(&store, name.as_str(), &definition)?;
+    let what = (name.as_str(), t.describe(), campaign);
     println!(
         "{}",
         report::campaign::sweep_start(what, &threads, l.time, a.repeat)
@@ -315,7 +315,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         env: &env,
         store: &store,
         campaign,
-        workload: w.name(),
+        workload: name.as_str(),
         threads: &threads,
         repeat: a.repeat,
         cooldown: a.cooldown,
@@ -340,7 +340,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     let json = l.format == RunFormat::Json;
     print!(
         "{}",
-        report::campaign::sweep_end(w.name(), campaign, &out.medians, json)
+        report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json)
     );
     Ok(out.code)
 }

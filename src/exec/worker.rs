@@ -318,6 +318,14 @@ impl Event<'_> {
                     }
                 }
                 Op::Fail => return Err(Failure::Fatal(session.text().to_string())),
+                Op::Sleep(us) => {
+                    let until = Instant::now() + Duration::from_micros(us);
+                    while !self.link.shared.stopping() && Instant::now() < until {
+                        let left = until.saturating_duration_since(Instant::now());
+                        tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+                    }
+                    continue;
+                }
                 Op::Prepare | Op::Close(_) | Op::Reconnect => {
                     self.manage(step.op, conn, stmts, session).await?;
                     continue;

@@ -67,6 +67,10 @@ pub enum Op {
     Close(usize),
     /// Replace the connection, preparing every statement again.
     Reconnect,
+    /// Wait this many microseconds without blocking the other connections
+    /// of the shard (a script's `sysbench.qpslab.sleep`); the run's stop
+    /// cuts it short.
+    Sleep(u64),
     /// The session cannot go on; [`Session::text`] says why. The run ends.
     Fail,
 }

@@ -116,6 +116,10 @@ async fn drive_command(
                 }
                 continue;
             }
+            Op::Sleep(us) => {
+                tokio::time::sleep(std::time::Duration::from_micros(us)).await;
+                continue;
+            }
             Op::Fail => return Err(s.text().to_string()),
         };
         match res {

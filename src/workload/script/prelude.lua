@@ -4,7 +4,8 @@
 -- many connections. Random numbers and row values come from Rust (`Q`).
 --
 -- Requests yielded: (1, stmt index, binds) execute; (2, sql) query;
--- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (0) done.
+-- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (6, seconds)
+-- sleep; (0) done.
 -- Resumed with (true, has_rows, n, nfields) or (false, errno, sqlstate,
 -- message, ignored); a prepare with (true, index).
 
@@ -12,7 +13,7 @@ local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
 local tostring, select, concat = tostring, select, table.concat
 
-local EXEC, QUERY, PREPARE, CLOSE, RECONNECT = 1, 2, 3, 4, 5
+local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP = 1, 2, 3, 4, 5, 6
 
 local sb = sysbench
 sb.error = { NONE = 0, RESTART_EVENT = 1, FATAL = 2 }
@@ -234,6 +235,16 @@ function sb.sql.driver(name)
   end
   return setmetatable({}, drv_mt)
 end
+
+-- qpslab's own additions, under their own name so that a script can test
+-- for them (`if sysbench.qpslab then ... end`) and still run on sysbench.
+sb.qpslab = {
+  -- Waits without blocking the other connections of the shard (an FFI
+  -- usleep would block them all).
+  sleep = function(seconds)
+    yield(SLEEP, seconds)
+  end,
+}
 
 -- Reports a script may install as hooks ------------------------------------
 -- `stat` holds one interval (or the whole run): time_interval and

@@ -17,6 +17,7 @@ const API_TABLES: &[&str] = &[
     "sysbench.sql.type",
     "sysbench.sql.error",
     "sysbench.error",
+    "sysbench.qpslab",
 ];
 
 /// Hooks qpslab calls; a script installing another is told so.

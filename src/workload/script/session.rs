@@ -247,6 +247,14 @@ impl Session for ScriptSession {
                 step(Op::Close(i), Consume::Skip, 0)
             }
             5 => step(Op::Reconnect, Consume::Skip, 0),
+            6 => {
+                let secs = match a {
+                    Value::Integer(i) => i as f64,
+                    Value::Number(n) => n,
+                    _ => 0.0,
+                };
+                step(Op::Sleep((secs.max(0.0) * 1e6) as u64), Consume::Skip, 0)
+            }
             other => self.fail(format!(
                 "internal: unknown request {other} from the prelude"
             )),
