@@ -111,11 +111,6 @@ impl Rng {
         a + (self.rng.next_u64() % u64::from(b - a + 1)) as u32
     }
 
-    /// The `--rand-type` distribution.
-    pub fn kind(&self) -> RandType {
-        self.p.kind
-    }
-
     /// A uniform double in [0, 1).
     #[inline]
     pub fn unit(&mut self) -> f64 {

@@ -52,6 +52,8 @@ impl BuiltIns {
 
 /// Everything a Lua state for the script is built from.
 pub struct ScriptDef {
+    /// Unique in the process: the key of each thread's Lua state for it.
+    pub id: u64,
     pub path: PathBuf,
     /// The script's directory, searched first by `require`.
     pub dir: String,
@@ -99,7 +101,9 @@ impl ScriptDef {
             Some(OptValue::Num(n)) => (*n as u32).max(1),
             _ => 1,
         };
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(ScriptDef {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             dir: path
                 .parent()
                 .map(|d| d.display().to_string())
@@ -132,11 +136,7 @@ impl Script {
     /// unsupported API fails here, before anything connects).
     pub fn new(def: ScriptDef, seed: u64) -> Result<Script, String> {
         let st = state::load(&def, "run", 0, seed)?;
-        let sb: mlua::Table = st
-            .lua
-            .globals()
-            .get("sysbench")
-            .map_err(|e| state::message(&e))?;
+        let sb = st.sysbench().map_err(|e| state::message(&e))?;
         let dirs: Vec<String> = std::iter::once(def.dir.clone())
             .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
             .collect();

@@ -24,9 +24,7 @@ pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String
         .map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
     let first_line = |e: mlua::Error| state::first_line(&e);
     let options: Table = st
-        .lua
-        .globals()
-        .get::<Table>("sysbench")
+        .sysbench()
         .and_then(|s| s.get::<Table>("cmdline"))
         .and_then(|c| c.get::<Table>("options"))
         .map_err(first_line)?;

@@ -1,7 +1,12 @@
--- qpslab's side of the sysbench 1.0 script API, in Lua: the `sysbench`
--- table a script sees. Every database call yields a request to qpslab's
--- executor (the coroutine is resumed with its result), so one OS thread runs
--- many connections. Random numbers and row values come from Rust (`Q`).
+-- qpslab's side of the sysbench 1.0 script API, in Lua. One Lua state per
+-- client shard holds this and the script compiled once; each connection
+-- gets its own global environment (`new_env`: its own `sysbench` table,
+-- connection and script globals), in which the script's chunk is run, so
+-- scripts keep sysbench's one-state-per-thread semantics while the
+-- bytecode, JIT traces and libraries are shared by the shard's
+-- connections. Every database call yields a request to qpslab's executor
+-- (the coroutine is resumed with its result), so one OS thread runs many
+-- connections. Random numbers and row values come from Rust (`Q`).
 --
 -- Requests yielded: (1, stmt index, binds) execute; (2, sql) query;
 -- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (6, seconds)
@@ -11,28 +16,18 @@
 
 local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
-local tostring, select, concat = tostring, select, table.concat
+local tostring, select, concat, pairs = tostring, select, table.concat, pairs
 
 local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP = 1, 2, 3, 4, 5, 6
 
-local sb = sysbench
-sb.error = { NONE = 0, RESTART_EVENT = 1, FATAL = 2 }
-sb.sql.error = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
-sb.sql.type = {
+local ERR = { NONE = 0, RESTART_EVENT = 1, FATAL = 2 }
+local SQL_ERR = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+local TYPES = {
   NONE = 0, INT = 1, TINYINT = 2, SMALLINT = 3, BIGINT = 4, FLOAT = 5,
   DOUBLE = 6, TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11,
   VARCHAR = 12,
 }
-sb.cmdline.PARALLEL_COMMAND = true
-sb.rand = Q.rand
--- sysbench 0.5's names, which 1.0 still offers (oltp_common.lua uses sb_rand).
-sb_rand = sb.rand.default
-sb_rand_uniform = sb.rand.uniform
-sb_rand_gaussian = sb.rand.gaussian
-sb_rand_special = sb.rand.special
-sb_rand_str = sb.rand.string
-sb_rand_uniq = sb.rand.unique
-sb_rand_varstr = sb.rand.varstring
+local RAND = Q.rand
 
 -- The error a failed statement raises (sysbench's sql_error): a table a
 -- script can catch with pcall, or that restarts the event when ignored.
@@ -45,7 +40,7 @@ local sql_error_mt = {
 
 local function raise(con, sql, errno, state, msg, ignored)
   error(setmetatable({
-    errcode = ignored and sb.error.RESTART_EVENT or sb.error.FATAL,
+    errcode = ignored and ERR.RESTART_EVENT or ERR.FATAL,
     sql_errno = errno, sql_state = state, sql_errmsg = msg,
     connection = con, query = sql,
   }, sql_error_mt), 0)
@@ -66,24 +61,20 @@ local function strict(name, methods)
 end
 
 -- Result sets -------------------------------------------------------------
+-- As in sysbench, a connection's result set is one object, reused by each
+-- statement that returns rows: it describes the latest result.
 local rs_methods = {}
 local rs_mt = strict("rs", rs_methods)
-
-local result_gen = 0
 
 function rs_methods.fetch_row(rs)
   local i = rs.pos
   if i >= rs.nrows then return nil end
   rs.pos = i + 1
-  if rs.gen == 0 then
+  if not rs.readable then
     error("fetch_row on a prepared statement's result: qpslab counts those rows "
       .. "without reading them (rs.nrows is set); use con:query() to read rows", 2)
   end
-  if rs.gen ~= result_gen then
-    error("result set read after the next query of its connection: qpslab keeps "
-      .. "the latest result of each connection only; read it first", 2)
-  end
-  return Q.row(i)
+  return Q.row(rs.slot, i)
 end
 
 function rs_methods.free(rs)
@@ -95,24 +86,26 @@ end
 local function result(readable, con, sql, ok, a, b, c, d)
   if not ok then raise(con, sql, a, b, c, d) end
   if not a then return nil end
-  local gen = 0
-  if readable then
-    result_gen = result_gen + 1
-    gen = result_gen
+  local rs = rawget(con, "rs")
+  if rs == nil then
+    rs = setmetatable({ slot = con.slot }, rs_mt)
+    con.rs = rs
   end
-  return setmetatable({ nrows = b, nfields = c, pos = 0, gen = gen }, rs_mt)
+  rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
+  return rs
 end
 
 -- Statements and their parameters -----------------------------------------
 local param_methods = {}
 local param_mt = strict("param", param_methods)
 
+-- A parameter is { type, value } (read by qpslab at each execution).
 function param_methods.set(p, v)
-  p.v = v
+  p[2] = v
 end
 
 function param_methods.set_rand_str(p, fmt)
-  p.v = Q.rand.string(fmt)
+  p[2] = RAND.string(fmt)
 end
 
 local stmt_methods = {}
@@ -122,7 +115,7 @@ function stmt_methods.bind_create(stmt, ty, len)
   if type(ty) ~= "number" then
     error("bind_create: the type must be one of sysbench.sql.type", 2)
   end
-  return setmetatable({ t = ty, len = len }, param_mt)
+  return setmetatable({ ty, nil, len }, param_mt)
 end
 
 function stmt_methods.bind_param(stmt, ...)
@@ -208,37 +201,42 @@ function con_methods.reconnect(con)
 end
 
 -- The driver: one connection per thread, opened by qpslab before the
--- script runs; connect after disconnect opens a fresh one.
+-- script runs; connect after disconnect opens a fresh one. `slot` is the
+-- connection's place for the rows of its results (Q.row).
 local drv_methods = {}
 local drv_mt = strict("drv", drv_methods)
-local the_con
 
 function drv_methods.connect(drv)
-  if the_con == nil then
-    the_con = setmetatable({ open = true }, con_mt)
-    return the_con
+  local con = drv.env.con
+  if con == nil then
+    con = setmetatable({ open = true, slot = drv.env.slot }, con_mt)
+    drv.env.con = con
+    return con
   end
-  if the_con.open then
+  if con.open then
     unsupported("drv:connect() for a second connection in one thread")
   end
-  con_methods.reconnect(the_con)
-  return the_con
+  con_methods.reconnect(con)
+  return con
 end
 
 function drv_methods.name(drv)
   return "mysql"
 end
 
-function sb.sql.driver(name)
-  if name ~= nil and name ~= "mysql" then
-    error("sysbench.sql.driver('" .. tostring(name) .. "'): qpslab drives MySQL and MariaDB only", 2)
+local function driver_for(slot)
+  local env = { slot = slot }
+  return function(name)
+    if name ~= nil and name ~= "mysql" then
+      error("sysbench.sql.driver('" .. tostring(name) .. "'): qpslab drives MySQL and MariaDB only", 2)
+    end
+    return setmetatable({ env = env }, drv_mt)
   end
-  return setmetatable({}, drv_mt)
 end
 
 -- qpslab's own additions, under their own name so that a script can test
 -- for them (`if sysbench.qpslab then ... end`) and still run on sysbench.
-sb.qpslab = {
+local QPSLAB = {
   -- Waits without blocking the other connections of the shard (an FFI
   -- usleep would block them all).
   sleep = function(seconds)
@@ -257,16 +255,16 @@ local function rates(stat)
   return s, stat.events / s, q / s
 end
 
-function sb.report_default(stat)
+local function report_default(stat)
   local s, tps, qps = rates(stat)
   print(string.format("[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) "
       .. "lat (ms,%s%%): %.2f err/s: %.2f reconn/s: %.2f",
     stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
-    stat.writes / s, stat.other / s, tostring(sb.opt.percentile or 95),
+    stat.writes / s, stat.other / s, tostring(Q.opt.percentile or 95),
     stat.latency_pct * 1000, stat.errors / s, stat.reconnects / s))
 end
 
-function sb.report_csv(stat)
+local function report_csv(stat)
   local s, tps, qps = rates(stat)
   print(string.format("%.0f,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f",
     stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
@@ -274,7 +272,7 @@ function sb.report_csv(stat)
     stat.errors / s, stat.reconnects / s))
 end
 
-function sb.report_json(stat)
+local function report_json(stat)
   local s, tps, qps = rates(stat)
   print(string.format('{"time": %.0f, "threads": %d, "tps": %.2f, '
       .. '"qps": {"total": %.2f, "reads": %.2f, "writes": %.2f, "other": %.2f}, '
@@ -288,7 +286,7 @@ end
 local traceback = debug.traceback
 
 local function handler(e)
-  if type(e) == "table" and e.errcode == sb.error.RESTART_EVENT then
+  if type(e) == "table" and e.errcode == ERR.RESTART_EVENT then
     return e
   end
   return traceback(tostring(e), 2)
@@ -306,25 +304,107 @@ function Phases.guarded(fn, ...)
 end
 
 -- One event, started over after an ignored error as sysbench does.
-local function run_event(event, tid)
+local function run_event(event, tid, hooks)
   while true do
     local ok, err = xpcall(event, handler, tid)
     if ok then return end
     if type(err) ~= "table" then error(err, 0) end
-    local hook = sb.hooks.before_restart_event
+    local hook = hooks.before_restart_event
     if hook then Phases.guarded(hook, err) end
   end
 end
 
-function Phases.events(tid)
-  local event = event
+-- The events of connection `env`, one per resume cycle.
+function Phases.events(env, tid)
+  local event = rawget(env, "event")
   if type(event) ~= "function" then
     error("the script defines no event() function, which `run` executes", 0)
   end
+  local hooks = env.sysbench.hooks
   while true do
-    run_event(event, tid)
+    run_event(event, tid, hooks)
     yield(0)
   end
+end
+
+-- Environments -------------------------------------------------------------
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+-- Modules a script requires, compiled once per state and run in each
+-- environment that requires them (oltp_common.lua defines globals).
+local compiled = {}
+
+local function find_module(name)
+  local file = name:gsub("%.", "/")
+  for template in package.path:gmatch("[^;]+") do
+    local path = template:gsub("%?", file)
+    local f = io.open(path, "r")
+    if f then
+      f:close()
+      return path
+    end
+  end
+end
+
+local function require_for(env)
+  local loaded = {}
+  return function(name)
+    local done = loaded[name]
+    if done ~= nil then return done end
+    if package.loaded[name] ~= nil then return package.loaded[name] end
+    local f = compiled[name]
+    if f == nil then
+      local path = find_module(name)
+      if path == nil then
+        error("module '" .. tostring(name) .. "' not found in " .. package.path, 2)
+      end
+      f = assert(loadfile(path))
+      compiled[name] = f
+    end
+    setfenv(f, env)
+    local r = f(name)
+    if r == nil then r = true end
+    loaded[name] = r
+    return r
+  end
+end
+
+local GLOBALS = copy(_G)
+
+-- A connection's environment: the libraries, its own `sysbench` table.
+function Phases.new_env(tid, command, slot)
+  local env = copy(GLOBALS)
+  env._G = env
+  local sb = {
+    version = Q.version, version_string = Q.version_string,
+    cmdline = {
+      command = command, script_path = Q.script_path, options = {}, commands = {},
+      argv = { [0] = "qpslab" }, PARALLEL_COMMAND = true,
+    },
+    opt = copy(Q.opt), hooks = {}, rand = RAND, error = ERR,
+    sql = { type = TYPES, error = SQL_ERR, driver = driver_for(slot) },
+    tid = tid, qpslab = QPSLAB,
+    report_default = report_default, report_csv = report_csv, report_json = report_json,
+  }
+  env.sysbench = sb
+  -- sysbench 0.5's names, which 1.0 still offers (oltp_common.lua uses
+  -- sb_rand, bulk_insert.lua thread_id).
+  env.thread_id = tid
+  env.sb_rand, env.sb_rand_uniform = RAND.default, RAND.uniform
+  env.sb_rand_gaussian, env.sb_rand_special = RAND.gaussian, RAND.special
+  env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = RAND.string, RAND.unique, RAND.varstring
+  env.require = require_for(env)
+  return env
+end
+
+-- Runs the script's chunk in `env` (defining its globals there).
+function Phases.run_chunk(chunk, env)
+  setfenv(chunk, env)
+  chunk()
 end
 
 return Phases

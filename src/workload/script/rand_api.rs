@@ -1,5 +1,8 @@
-//! `sysbench.rand.*` for scripts, over the connection's [`Rng`]: the same
-//! distributions and `--rand-*` parameters as the built-in workloads.
+//! `sysbench.rand.*` for scripts: the same distributions and `--rand-*`
+//! parameters as the built-in workloads. The frequent integer draws are
+//! Lua (rand.lua, on LuaJIT's generator: no call into Rust per draw); the
+//! zipfian draw, strings and `unique()` are here, over the connection's
+//! [`Rng`].
 //!
 //! - `uniform(a, b)`, `default(a, b)` (the `--rand-type` distribution),
 //!   `gaussian`, `special`, `pareto`, `zipfian`: integers in [a, b];
@@ -9,6 +12,7 @@
 //! - `unique()`: distinct 32-bit values across every connection of the run.
 
 use crate::workload::rand::RandType;
+use crate::workload::RandParams;
 use crate::workload::{Rng, Unique};
 use mlua::{Lua, Table};
 use std::cell::RefCell;
@@ -31,30 +35,22 @@ fn ranged(rng: &mut Rng, kind: RandType, a: i64, b: i64) -> i64 {
 
 const ALNUM: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 
-/// The `sysbench.rand` table of one state.
-pub fn rand_table(lua: &Lua, rng: Rc<RefCell<Rng>>, unique: Arc<Unique>) -> mlua::Result<Table> {
+/// The `sysbench.rand` table of one state: rand.lua's distributions on
+/// LuaJIT's generator, with what stays in Rust.
+pub fn rand_table(
+    lua: &Lua,
+    rng: Rc<RefCell<Rng>>,
+    unique: Arc<Unique>,
+    p: &RandParams,
+    seed: u64,
+) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let kinds = [
-        ("uniform", Some(RandType::Uniform)),
-        ("default", None),
-        ("gaussian", Some(RandType::Gaussian)),
-        ("special", Some(RandType::Special)),
-        ("pareto", Some(RandType::Pareto)),
-        ("zipfian", Some(RandType::Zipfian)),
-    ];
-    for (name, kind) in kinds {
-        let rng = rng.clone();
-        let f = lua.create_function(move |_, (a, b): (i64, i64)| {
-            let mut r = rng.borrow_mut();
-            let kind = kind.unwrap_or_else(|| r.kind());
-            Ok(ranged(&mut r, kind, a, b))
-        })?;
-        t.set(name, f)?;
-    }
     let r = rng.clone();
     t.set(
-        "uniform_double",
-        lua.create_function(move |_, ()| Ok(r.borrow_mut().unit()))?,
+        "zipfian",
+        lua.create_function(move |_, (a, b): (i64, i64)| {
+            Ok(ranged(&mut r.borrow_mut(), RandType::Zipfian, a, b))
+        })?,
     )?;
     let r = rng.clone();
     t.set(
@@ -94,5 +90,63 @@ pub fn rand_table(lua: &Lua, rng: Rc<RefCell<Rng>>, unique: Arc<Unique>) -> mlua
         "unique",
         lua.create_function(move |_, ()| Ok(i64::from(unique.next())))?,
     )?;
-    Ok(t)
+    let params = lua.create_table()?;
+    let kind = match p.kind {
+        RandType::Uniform => "uniform",
+        RandType::Gaussian => "gaussian",
+        RandType::Special => "special",
+        RandType::Pareto => "pareto",
+        RandType::Zipfian => "zipfian",
+    };
+    params.set("kind", kind)?;
+    params.set("spec_iter", p.spec_iter)?;
+    params.set("spec_pct", p.spec_pct)?;
+    params.set("spec_res", p.spec_res)?;
+    params.set("pareto_h", p.pareto_h)?;
+    // LuaJIT seeds from a double: keep the seed exact (53 bits).
+    params.set("seed", (seed & ((1 << 53) - 1)) as f64)?;
+    lua.load(include_str!("rand.lua"))
+        .set_name("=qpslab rand")
+        .call((t, params))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draws(kind: RandType, n: usize) -> Vec<i64> {
+        let lua = Lua::new();
+        let p = RandParams {
+            kind,
+            ..Default::default()
+        };
+        let rng = Rc::new(RefCell::new(Rng::new(&p, 7)));
+        let t = rand_table(&lua, rng, Arc::new(Unique::new(1)), &p, 7).unwrap();
+        let f: mlua::Function = t.get("default").unwrap();
+        (0..n).map(|_| f.call::<i64>((1, 1000)).unwrap()).collect()
+    }
+
+    #[test]
+    fn lua_draws_follow_the_rand_type() {
+        for k in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+            RandType::Zipfian,
+        ] {
+            assert!(
+                draws(k, 5000).iter().all(|v| (1..=1000).contains(v)),
+                "{k:?}"
+            );
+        }
+        // special: 75% of draws land on the first 1% of the range
+        let d = draws(RandType::Special, 50_000);
+        let hot = d.iter().filter(|&&v| v <= 10).count() as f64 / d.len() as f64;
+        assert!((0.72..0.78).contains(&hot), "{hot}");
+        // uniform: every tenth of the range gets about a tenth
+        let d = draws(RandType::Uniform, 50_000);
+        let low = d.iter().filter(|&&v| v <= 100).count() as f64 / d.len() as f64;
+        assert!((0.08..0.12).contains(&low), "{low}");
+    }
 }

@@ -13,9 +13,7 @@ pub struct ScriptReporter {
 impl ScriptReporter {
     fn hook(&self, name: &str) -> Option<Function> {
         self.st
-            .lua
-            .globals()
-            .get::<Table>("sysbench")
+            .sysbench()
             .and_then(|s| s.get::<Table>("hooks"))
             .and_then(|h| h.get::<Function>(name))
             .ok()
@@ -25,7 +23,7 @@ impl ScriptReporter {
         let Some(f) = self.hook(name) else {
             return Ok(false);
         };
-        let lua = &self.st.lua;
+        let lua = &self.st.host.lua;
         let t = lua.create_table().map_err(|e| message(&e))?;
         let fields: [(&str, f64); 10] = [
             ("time_interval", s.time_interval),

@@ -127,8 +127,8 @@ impl ScriptSession {
 /// Writes a parameter's value into the statement as its declared type
 /// (sysbench.sql.type) asks.
 fn bind_one(b: &mut crate::protocol::Binder<'_>, p: &Table) -> mlua::Result<()> {
-    let ty: i64 = p.raw_get("t").unwrap_or(0);
-    let v: Value = p.raw_get("v")?;
+    let ty: i64 = p.raw_get(1).unwrap_or(0);
+    let v: Value = p.raw_get(2)?;
     let width = match ty {
         2 => Some(IntWidth::Tiny),
         3 => Some(IntWidth::Short),
@@ -227,7 +227,10 @@ impl Session for ScriptSession {
             2 | 3 => {
                 self.text.clear();
                 if let Value::String(s) = &a {
-                    self.text.push_str(&s.to_string_lossy());
+                    match std::str::from_utf8(&s.as_bytes()) {
+                        Ok(t) => self.text.push_str(t),
+                        Err(_) => self.text.push_str(&s.to_string_lossy()),
+                    }
                 }
                 let class = stat_class(&self.text);
                 if code == Some(2) {
@@ -266,7 +269,7 @@ impl Session for ScriptSession {
             Outcome::Rows(n) => {
                 // A query's rows, kept for rs:fetch_row until the next one.
                 let nf = rows.columns();
-                std::mem::swap(&mut *self.st.bridge.rows.borrow_mut(), rows);
+                self.st.keep_rows(rows);
                 Pending::Done(true, n, nf)
             }
             Outcome::Affected(n) => Pending::Done(false, n, 0),

@@ -1,30 +1,44 @@
-//! One Lua state running a script: the `sysbench` table with the options'
-//! values, qpslab's side of the API (prelude.lua), the random functions and
-//! row reader in Rust, then the script itself. Each connection has its own
-//! state, as each sysbench thread has, so a script's globals stay per
-//! connection.
+//! Where a script runs. Each OS thread that runs a script has one Lua state
+//! for it (a [`Host`]: the libraries, qpslab's side of the API from
+//! prelude.lua, `sysbench.rand`, and the script compiled once); each
+//! connection gets its own global environment in that state, in which the
+//! script's chunk runs ([`ScriptState`]). So a script keeps sysbench's
+//! semantics of one state per thread (its globals are per connection)
+//! while the bytecode, JIT traces and libraries are shared: a thousand
+//! connections cost a thousand small environments, not a thousand states.
 
 use super::family::{OptValue, ScriptDef};
 use super::rand_api::rand_table;
 use crate::protocol::Rows;
 use crate::workload::Rng;
 use mlua::{Function, Lua, Table, Value};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-/// What the Rust functions of one state share with its session.
-#[derive(Default)]
-pub struct Bridge {
-    /// The latest result read by `con:query`.
-    pub rows: RefCell<Rows>,
+/// One script's Lua state on one thread.
+pub struct Host {
+    pub lua: Lua,
+    /// prelude.lua's `Phases`: guarded, events, new_env, run_chunk.
+    phases: Table,
+    /// The script, compiled.
+    chunk: Function,
+    /// The rows of each connection's latest query result (rs:fetch_row),
+    /// by the connection's slot.
+    rows: Rc<RefCell<Vec<Rows>>>,
+    next_slot: Cell<usize>,
 }
 
-/// A loaded script, ready for its phases.
+thread_local! {
+    /// The hosts of this thread, by script definition.
+    static HOSTS: RefCell<Vec<(u64, Rc<Host>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A connection's view of the script: its environment in the host.
 pub struct ScriptState {
-    pub lua: Lua,
-    /// prelude.lua's `Phases`: guarded(fn, ...), events(tid).
-    pub phases: Table,
-    pub bridge: Rc<Bridge>,
+    pub host: Rc<Host>,
+    pub env: Table,
+    /// The connection's place in `Host::rows`.
+    pub slot: usize,
 }
 
 /// The first line of a Lua error (it names the file and line).
@@ -59,33 +73,14 @@ pub fn message(e: &mlua::Error) -> String {
     out.join("\n")
 }
 
-/// Creates the `sysbench` table a script expects while loading, with
-/// `sysbench.opt` holding the run's options, and the module path of the
-/// script's directory and sysbench's (for `require("oltp_common")`).
-fn base_tables(lua: &Lua, def: &ScriptDef, command: &str, tid: u32) -> mlua::Result<()> {
-    let search: Vec<String> = std::iter::once(def.dir.clone())
-        .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
-        .map(|d| format!("{d}/?.lua"))
-        .collect();
-    let g = lua.globals();
-    let package: Table = g.get("package")?;
-    let path: String = package.get("path")?;
-    package.set("path", format!("{};{path}", search.join(";")))?;
-    let sb = lua.create_table()?;
+/// `Q` for prelude.lua: the options' values, versions, the random
+/// functions, the row reader.
+fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
+    let q = lua.create_table()?;
     let ver = env!("CARGO_PKG_VERSION");
-    sb.set("version", format!("1.0.20 (qpslab {ver})"))?;
-    sb.set("version_string", format!("sysbench 1.0.20 (qpslab {ver})"))?;
-    let cmdline = lua.create_table()?;
-    if !command.is_empty() {
-        cmdline.set("command", command)?;
-    }
-    cmdline.set("script_path", def.path.display().to_string())?;
-    cmdline.set("options", lua.create_table()?)?;
-    cmdline.set("commands", lua.create_table()?)?;
-    let argv = lua.create_table()?;
-    argv.set(0, "qpslab")?;
-    cmdline.set("argv", argv)?;
-    sb.set("cmdline", cmdline)?;
+    q.set("version", format!("1.0.20 (qpslab {ver})"))?;
+    q.set("version_string", format!("sysbench 1.0.20 (qpslab {ver})"))?;
+    q.set("script_path", def.path.display().to_string())?;
     let opt = lua.create_table()?;
     for (name, v) in &def.opt_values {
         let v = match v {
@@ -95,67 +90,114 @@ fn base_tables(lua: &Lua, def: &ScriptDef, command: &str, tid: u32) -> mlua::Res
         };
         opt.set(name.as_str(), v)?;
     }
-    sb.set("opt", opt)?;
-    sb.set("hooks", lua.create_table()?)?;
-    let sql = lua.create_table()?;
-    sb.set("sql", sql)?;
-    sb.set("tid", tid)?;
-    g.set("sysbench", sb)?;
-    // sysbench 0.5's global, still read by bulk_insert.lua.
-    g.set("thread_id", tid)?;
-    Ok(())
-}
-
-/// Loads the script for `command` in a fresh state as connection `tid`.
-/// Err is the script's error (file:line and message).
-pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<ScriptState, String> {
-    // SAFETY: a script is the user's own program, given every library
-    // sysbench gives it (debug and ffi included), as sysbench does.
-    let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
-    let fail = |e: mlua::Error| message(&e);
-    base_tables(&lua, def, command, tid).map_err(fail)?;
-    let bridge = Rc::new(Bridge::default());
+    q.set("opt", opt)?;
     let rng = Rc::new(RefCell::new(Rng::new(&def.rand, seed)));
-    let q = lua.create_table().map_err(fail)?;
     q.set(
         "rand",
-        rand_table(&lua, rng, def.unique.clone()).map_err(fail)?,
-    )
-    .map_err(fail)?;
-    let rows = bridge.clone();
-    let row = lua
-        .create_function(move |lua, i: usize| {
-            let rows = rows.rows.borrow();
-            let t = lua.create_table_with_capacity(rows.columns(), 0)?;
-            for c in 0..rows.columns() {
-                if let Some(v) = rows.get(i, c) {
-                    t.raw_set(c + 1, lua.create_string(v)?)?;
+        rand_table(lua, rng, def.unique.clone(), &def.rand, seed)?,
+    )?;
+    Ok(q)
+}
+
+impl Host {
+    /// A fresh state for `def`: libraries, module path, prelude, the
+    /// script compiled (not run: each connection runs it in its own
+    /// environment).
+    fn new(def: &ScriptDef, seed: u64) -> Result<Rc<Host>, String> {
+        // SAFETY: a script is the user's own program, given every library
+        // sysbench gives it (debug and ffi included), as sysbench does.
+        let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
+        let fail = |e: mlua::Error| message(&e);
+        let search: Vec<String> = std::iter::once(def.dir.clone())
+            .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
+            .map(|d| format!("{d}/?.lua"))
+            .collect();
+        let package: Table = lua.globals().get("package").map_err(fail)?;
+        let path: String = package.get("path").map_err(fail)?;
+        package
+            .set("path", format!("{};{path}", search.join(";")))
+            .map_err(fail)?;
+        let chunk = lua
+            .load(def.text.as_str())
+            .set_name(format!("@{}", def.path.display()))
+            .into_function()
+            .map_err(|e| format!("script {}: {}", def.path.display(), message(&e)))?;
+        let q = bridge_table(&lua, def, seed).map_err(fail)?;
+        let rows: Rc<RefCell<Vec<Rows>>> = Rc::default();
+        let all = rows.clone();
+        let row = lua
+            .create_function(move |lua, (slot, i): (usize, usize)| {
+                let all = all.borrow();
+                let Some(rows) = all.get(slot) else {
+                    return Ok(Value::Nil);
+                };
+                let t = lua.create_table_with_capacity(rows.columns(), 0)?;
+                for c in 0..rows.columns() {
+                    if let Some(v) = rows.get(i, c) {
+                        t.raw_set(c + 1, lua.create_string(v)?)?;
+                    }
                 }
-            }
-            Ok(t)
-        })
-        .map_err(fail)?;
-    q.set("row", row).map_err(fail)?;
-    let phases: Table = lua
-        .load(include_str!("prelude.lua"))
-        .set_name("=qpslab prelude")
-        .call(q)
-        .map_err(fail)?;
-    lua.load(def.text.as_str())
-        .set_name(format!("@{}", def.path.display()))
-        .exec()
+                Ok(Value::Table(t))
+            })
+            .map_err(fail)?;
+        q.set("row", row).map_err(fail)?;
+        let phases: Table = lua
+            .load(include_str!("prelude.lua"))
+            .set_name("=qpslab prelude")
+            .call(q)
+            .map_err(fail)?;
+        Ok(Rc::new(Host {
+            lua,
+            phases,
+            chunk,
+            rows,
+            next_slot: Cell::new(0),
+        }))
+    }
+
+    /// This thread's host for `def`, made on first use.
+    fn for_def(def: &ScriptDef, seed: u64) -> Result<Rc<Host>, String> {
+        if let Some(h) = HOSTS.with(|h| {
+            h.borrow()
+                .iter()
+                .find(|(id, _)| *id == def.id)
+                .map(|(_, h)| h.clone())
+        }) {
+            return Ok(h);
+        }
+        let h = Host::new(def, seed)?;
+        HOSTS.with(|all| all.borrow_mut().push((def.id, h.clone())));
+        Ok(h)
+    }
+}
+
+/// A connection `tid` of the script for `command`: its environment, with
+/// the script's chunk run in it. Err is the script's error (file:line and
+/// message).
+pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<ScriptState, String> {
+    let host = Host::for_def(def, seed)?;
+    let slot = host.next_slot.get();
+    host.next_slot.set(slot + 1);
+    host.rows.borrow_mut().push(Rows::new());
+    let fail = |e: mlua::Error| message(&e);
+    let command = (!command.is_empty()).then_some(command);
+    let new_env: Function = host.phases.get("new_env").map_err(fail)?;
+    let env: Table = new_env.call((tid, command, slot)).map_err(fail)?;
+    let run: Function = host.phases.get("run_chunk").map_err(fail)?;
+    run.call::<()>((host.chunk.clone(), env.clone()))
         .map_err(|e| format!("script {}: {}", def.path.display(), message(&e)))?;
-    Ok(ScriptState {
-        lua,
-        phases,
-        bridge,
-    })
+    Ok(ScriptState { host, env, slot })
 }
 
 impl ScriptState {
+    /// The connection's `sysbench` table.
+    pub fn sysbench(&self) -> mlua::Result<Table> {
+        self.env.get("sysbench")
+    }
+
     /// A global function of the script, if it defines one.
     pub fn global_fn(&self, name: &str) -> Option<Function> {
-        self.lua.globals().get::<Function>(name).ok()
+        self.env.get::<Function>(name).ok()
     }
 
     /// The function of a command: `sysbench.cmdline.commands[name][1]`,
@@ -163,9 +205,7 @@ impl ScriptState {
     /// (sysbench 1.0's `prepare`/`cleanup`), run once.
     pub fn command(&self, name: &str) -> Option<(Function, bool)> {
         let listed = self
-            .lua
-            .globals()
-            .get::<Table>("sysbench")
+            .sysbench()
             .and_then(|s| s.get::<Table>("cmdline"))
             .and_then(|c| c.get::<Table>("commands"))
             .and_then(|c| c.get::<Table>(name));
@@ -178,24 +218,34 @@ impl ScriptState {
         self.global_fn(name).map(|f| (f, false))
     }
 
-    /// A coroutine running `f(args…)` guarded (errors become messages with
+    /// A coroutine running `f(tid)` guarded (errors become messages with
     /// their traceback).
     pub fn guarded_thread(&self, f: Function, tid: u32) -> mlua::Result<mlua::Thread> {
-        let guarded: Function = self.phases.get("guarded")?;
+        let guarded: Function = self.host.phases.get("guarded")?;
         let wrapper: Function = self
+            .host
             .lua
             .load("local g, f, tid = ... return function() return g(f, tid) end")
             .call((guarded, f, tid))?;
-        self.lua.create_thread(wrapper)
+        self.host.lua.create_thread(wrapper)
     }
 
     /// A coroutine running the script's events, one per resume cycle.
     pub fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
-        let events: Function = self.phases.get("events")?;
+        let events: Function = self.host.phases.get("events")?;
         let wrapper: Function = self
+            .host
             .lua
-            .load("local e, tid = ... return function() return e(tid) end")
-            .call((events, tid))?;
-        self.lua.create_thread(wrapper)
+            .load("local e, env, tid = ... return function() return e(env, tid) end")
+            .call((events, self.env.clone(), tid))?;
+        self.host.lua.create_thread(wrapper)
+    }
+
+    /// Keeps `rows` as the connection's latest query result (swapped, not
+    /// copied).
+    pub fn keep_rows(&self, rows: &mut Rows) {
+        if let Some(r) = self.host.rows.borrow_mut().get_mut(self.slot) {
+            std::mem::swap(r, rows);
+        }
     }
 }
