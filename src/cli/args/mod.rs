@@ -186,6 +186,10 @@ pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
     let prog = argv[0].clone();
     if is_workload(&argv[first]) {
         let (workload, command) = (argv[first].clone(), argv[last].clone());
+        if command == "help" {
+            // sysbench's `sysbench SCRIPT help`: the workload's options.
+            return vec![prog, "run".into(), workload, "--help".into()];
+        }
         let mut out = vec![prog];
         if !known.contains(&command) && crate::workload::script::is_script(&workload) {
             out.push("command".into());
@@ -352,6 +356,7 @@ mod shape_tests {
                 "qpslab run oltp_point_select --threads 4",
             ),
             ("qpslab x.lua --tables 2 run", "qpslab run x.lua --tables 2"),
+            ("qpslab x.lua help", "qpslab run x.lua --help"),
             ("qpslab x.lua run --tables 2", "qpslab run x.lua --tables 2"),
             (
                 "qpslab x.lua prewarm --server t",
