@@ -244,3 +244,94 @@ fn the_example_scripts_run() {
         assert!(out.status.success(), "{name} cleanup: {}", text(&out));
     }
 }
+
+#[test]
+fn a_script_runs_in_a_sweep_and_a_campaign_and_is_stored_with_its_text() {
+    let l = lab();
+    let db = l.fresh_db("sc_camp");
+    l.sql("mysql", "CREATE OR REPLACE USER 'sccamp'@'%' IDENTIFIED BY 'sccamp-pw'; GRANT ALL ON *.* TO 'sccamp'@'%';");
+    let store = l.home.join("sc-camp.db").display().to_string();
+    let out = qpslab(
+        &db,
+        &[
+            "prepare",
+            "oltp_read_only.lua",
+            "--tables=1",
+            "--table-size=500",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = qpslab(
+        &db,
+        &[
+            "sweep",
+            "oltp_read_only.lua",
+            "--tables=1",
+            "--table-size=500",
+            "--threads",
+            "1,2",
+            "--time",
+            "1",
+            "--store",
+            &store,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("Scalability of oltp_read_only.lua"),
+        "{}",
+        text(&out)
+    );
+    let path = l.home.join("sc-camp.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+name = "sc-camp"
+threads = [2]
+time = 1
+[data]
+tables = 1
+table_size = 500
+[[server]]
+label = "external"
+dsn = "mysql://sccamp:sccamp-pw@127.0.0.1:{}/{db}"
+[[workload]]
+name = "oltp_read_only.lua"
+options = {{ range_size = 10 }}
+"#,
+            l.port()
+        ),
+    )
+    .unwrap();
+    let out = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    assert!(out.status.success(), "{}", text(&out));
+    let runs = json(&l.qpslab(&["runs", "--store", &store, "--format", "json"]));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let mut ranges = Vec::new();
+    for r in runs {
+        assert_eq!(r["workload"], "oltp_read_only.lua", "{r}");
+        let d = json(&l.qpslab(&[
+            "show",
+            &r["id"].to_string(),
+            "--store",
+            &store,
+            "--format",
+            "json",
+        ]));
+        let o = &d["options"]["oltp"];
+        assert_eq!(o["script"], "/usr/share/sysbench/oltp_read_only.lua", "{o}");
+        assert!(
+            o["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("execute_point_selects"),
+            "{o}"
+        );
+        ranges.push(o["options"]["range_size"].as_f64().unwrap_or(0.0));
+    }
+    // The sweep's two runs with the default, the campaign's with its option.
+    ranges.sort_by(f64::total_cmp);
+    assert_eq!(ranges, vec![10.0, 100.0, 100.0]);
+}

@@ -318,16 +318,10 @@ impl Event<'_> {
                     }
                 }
                 Op::Fail => return Err(Failure::Fatal(session.text().to_string())),
-                Op::Sleep(us) => {
-                    let until = Instant::now() + Duration::from_micros(us);
-                    while !self.link.shared.stopping() && Instant::now() < until {
-                        let left = until.saturating_duration_since(Instant::now());
-                        tokio::time::sleep(left.min(Duration::from_millis(100))).await;
-                    }
-                    continue;
-                }
-                Op::Prepare | Op::Close(_) | Op::Reconnect => {
-                    self.manage(step.op, conn, stmts, session).await?;
+                // The cold path, boxed so that the per-connection future
+                // the hot path polls stays small.
+                Op::Prepare | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {
+                    Box::pin(self.manage(step.op, conn, stmts, session)).await?;
                     continue;
                 }
             };
@@ -406,7 +400,7 @@ impl Event<'_> {
     }
 
     /// The steps that manage the connection rather than run a query:
-    /// prepare, close, reconnect.
+    /// prepare, close, reconnect, sleep.
     async fn manage(
         &self,
         op: Op,
@@ -443,6 +437,13 @@ impl Event<'_> {
                             return Err(lost(&e));
                         }
                     }
+                }
+            }
+            Op::Sleep(us) => {
+                let until = Instant::now() + Duration::from_micros(us);
+                while !self.link.shared.stopping() && Instant::now() < until {
+                    let left = until.saturating_duration_since(Instant::now());
+                    tokio::time::sleep(left.min(Duration::from_millis(100))).await;
                 }
             }
             Op::Reconnect
