@@ -36,19 +36,11 @@ fn com_delta(f: impl FnOnce()) -> BTreeMap<String, i64> {
 }
 
 fn sysbench(db: &str, args: &[&str]) -> std::process::Output {
-    let l = lab();
-    std::process::Command::new("sysbench")
-        .args(args)
-        .arg(format!("--mysql-socket={}", l.socket().display()))
-        .args(["--mysql-user=root", &format!("--mysql-db={db}")])
-        .output()
-        .expect("sysbench")
+    lab().sysbench(db, args)
 }
 
 fn qpslab(db: &str, args: &[&str]) -> std::process::Output {
-    let mut a = args.to_vec();
-    a.extend(["--db", db]);
-    lab().on_sandbox(&a)
+    lab().on_db(db, args)
 }
 
 /// The statements a load makes the server execute: the counters either

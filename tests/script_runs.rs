@@ -11,19 +11,11 @@ fn own(name: &str) -> String {
 }
 
 fn sysbench(db: &str, args: &[&str]) -> std::process::Output {
-    let l = lab();
-    std::process::Command::new("sysbench")
-        .args(args)
-        .arg(format!("--mysql-socket={}", l.socket().display()))
-        .args(["--mysql-user=root", &format!("--mysql-db={db}")])
-        .output()
-        .expect("sysbench")
+    lab().sysbench(db, args)
 }
 
 fn qpslab(db: &str, args: &[&str]) -> std::process::Output {
-    let mut a = args.to_vec();
-    a.extend(["--db", db]);
-    lab().on_sandbox(&a)
+    lab().on_db(db, args)
 }
 
 #[test]

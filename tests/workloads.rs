@@ -183,13 +183,7 @@ fn data_has_sysbench_format() {
 }
 
 fn sysbench(db: &str, args: &[&str]) -> std::process::Output {
-    let l = lab();
-    std::process::Command::new("sysbench")
-        .args(args)
-        .arg(format!("--mysql-socket={}", l.socket().display()))
-        .args(["--mysql-user=root", &format!("--mysql-db={db}")])
-        .output()
-        .expect("sysbench")
+    lab().sysbench(db, args)
 }
 
 #[test]

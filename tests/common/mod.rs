@@ -176,6 +176,23 @@ impl Lab {
         meta["port"].as_u64().unwrap() as u16
     }
 
+    /// qpslab against database `db` of the shared sandbox.
+    pub fn on_db(&self, db: &str, args: &[&str]) -> Output {
+        let mut a = args.to_vec();
+        a.extend(["--db", db]);
+        self.on_sandbox(&a)
+    }
+
+    /// sysbench against database `db` of the shared sandbox, as root.
+    pub fn sysbench(&self, db: &str, args: &[&str]) -> Output {
+        Command::new("sysbench")
+            .args(args)
+            .arg(format!("--mysql-socket={}", self.socket().display()))
+            .args(["--mysql-user=root", &format!("--mysql-db={db}")])
+            .output()
+            .expect("sysbench")
+    }
+
     /// Runs SQL with the mariadb command-line client as root; returns stdout.
     pub fn sql(&self, db: &str, q: &str) -> String {
         self.sql_with(db, q, ";")
