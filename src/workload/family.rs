@@ -1,6 +1,7 @@
 //! The interface between a workload family and the executor.
 //!
-//! A family (the sysbench OLTP workloads, later a Lua script or TPC-C) says
+//! A family (the sysbench OLTP workloads, a sysbench Lua script, later
+//! TPC-C) says
 //! which statements each connection prepares and, per connection, what the
 //! next event is: a sequence of steps, each a statement with its parameters
 //! bound and how its result is consumed. `exec` drives any family through
@@ -9,9 +10,13 @@
 //!
 //! A session is a state machine rather than an async function so that the
 //! executor keeps its allocation-free loop and owns every wait (rate,
-//! watchdog, stop): `start` begins an event, `next` binds the next statement
-//! (after seeing the rows of the previous one when it asked to read them),
-//! `None` ends the event.
+//! watchdog, stop): `start` begins an event, `next` says the next step (a
+//! prepared statement bound, a text query, or connection management such
+//! as a prepare or a reconnect) after seeing the result of the previous
+//! one, `None` ends the event. `init`/`done` run a connection's set-up and
+//! tear-down (a script's thread_init/thread_done) the same way, uncounted.
+//! A server error goes to the session first (`error`): a script sees it as
+//! sysbench's sql_error; a built-in family restarts or ends the event.
 
 use crate::protocol::{Conn, ConnOpts, Outcome, Param, Rows, ServerError, Stmt};
 use std::future::Future;

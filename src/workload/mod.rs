@@ -1,12 +1,15 @@
 //! workload: what a run executes.
 //!
-//! Owns the `Family`/`Session` interface that exec drives (family.rs) and
-//! the sysbench-compatible OLTP family on it (oltp.rs): the schema, the data
-//! format, the statements, the per-event plan of each workload and the
-//! random draws of its parameters. It says *what* to execute; it never
-//! opens connections for load, times anything or keeps statistics (that is
-//! exec and stats), and never prints. `prepare`/`cleanup` live here because
-//! they are part of a family's definition (sysbench's prepare command).
+//! Owns the `Family`/`Session` interface that exec drives (family.rs), the
+//! sysbench Lua scripts on it (script/: an embedded LuaJIT running
+//! sysbench's script API), and the sysbench-compatible OLTP family
+//! (oltp.rs): the schema, the data format, the statements, the per-event
+//! plan of each workload and the random draws of its parameters. It says
+//! *what* to execute; it never opens connections for load, times anything
+//! or keeps statistics (that is exec and stats), and prints nothing of its
+//! own (a script's `print` is the script's). `prepare`/`cleanup` and a
+//! script's commands live here because they are part of a family's
+//! definition (sysbench's prepare command).
 
 pub mod data;
 pub mod family;
