@@ -366,7 +366,9 @@ impl Event<'_> {
                 }
             }
             drop(st);
-            session.result(out, rows);
+            if matches!(step.consume, Consume::Outcome | Consume::Decode) {
+                session.result(out, rows);
+            }
         }
         Ok(())
     }

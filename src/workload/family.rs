@@ -47,8 +47,11 @@ pub enum Consume {
     /// Rows skipped undecoded; counted as a read, write or other query
     /// (sysbench's classes).
     Count,
-    /// Like `Count`, and the rows are decoded and handed to
-    /// [`Session::result`] before the next step.
+    /// Like `Count`, and the outcome (rows or affected) is handed to
+    /// [`Session::result`] before the next step; the rows themselves are
+    /// skipped.
+    Outcome,
+    /// Like `Outcome`, with the rows decoded into the buffer handed over.
     Decode,
     /// Executed and timed, but not counted among the queries (e.g. a
     /// session's own bookkeeping statement).
@@ -204,9 +207,9 @@ pub trait Session {
     /// is; None when the event is complete.
     fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step>;
 
-    /// The outcome of the step just executed; `rows` holds its rows when it
-    /// asked for `Consume::Decode` (the session may swap the buffer with
-    /// one of its own).
+    /// The outcome of a step that asked for `Consume::Outcome` or
+    /// `Consume::Decode`; `rows` holds its rows for `Decode` (the session
+    /// may swap the buffer with one of its own).
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
         let _ = (out, rows);
     }

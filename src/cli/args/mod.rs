@@ -244,8 +244,13 @@ pub fn split_workload_options(
 }
 
 /// Parses a whole command line (program name first).
+#[cfg(test)]
 pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
-    let argv = &sysbench_shape(argv)[..];
+    parse_shaped(&sysbench_shape(argv))
+}
+
+/// Parses a command line already in qpslab's word order.
+fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
     let is_load = argv
         .get(1)
         .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str()));
@@ -271,7 +276,7 @@ pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
 pub fn parse_command_line() -> Cli {
     use clap::error::ErrorKind;
     let argv = sysbench_shape(&std::env::args().collect::<Vec<_>>());
-    match parse_from(&argv) {
+    match parse_shaped(&argv) {
         Ok(c) => c,
         Err(e) => {
             match e.kind() {

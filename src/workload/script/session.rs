@@ -222,7 +222,7 @@ impl Session for ScriptSession {
                     return self.fail(message(&e));
                 }
                 let stat = self.stat_of.get(i).copied().unwrap_or(0);
-                step(Op::Execute(i), Consume::Count, stat)
+                step(Op::Execute(i), Consume::Outcome, stat)
             }
             2 | 3 => {
                 self.text.clear();
