@@ -37,6 +37,8 @@ fn a_scripts_options_are_listed_and_checked() {
         "[alpha]",
         // declared by the module it requires from its own directory
         "--shared-rows=N",
+        // and the script's own help()
+        "opts.lua: a script to test options (its own help)",
     ] {
         assert!(help.contains(line), "missing {line:?} in:\n{help}");
     }

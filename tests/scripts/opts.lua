@@ -6,3 +6,7 @@ sysbench.cmdline.options.hot = {"use the hot set", false}
 sysbench.cmdline.options.label_text = {"a label", "alpha"}
 if sysbench.cmdline.command == nil then error("no command") end
 function event() end
+
+function help()
+  print("opts.lua: a script to test options (its own help)")
+end

@@ -290,6 +290,10 @@ pub fn parse_command_line() -> Cli {
                         Ok((Some(path), specs)) => {
                             println!("\n{} options:", path.display());
                             print!("{}", OptValues::new(specs).help());
+                            // The script's own help(), as sysbench calls it.
+                            if let Err(m) = crate::workload::script::script_help(&path) {
+                                println!("\n{m}");
+                            }
                         }
                         Ok((None, specs)) => {
                             println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");

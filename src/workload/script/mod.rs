@@ -18,7 +18,7 @@ mod state;
 
 pub use family::{BuiltIns, Script, ScriptDef};
 pub use find::find_script;
-pub use options::script_options;
+pub use options::{script_help, script_options};
 
 /// Whether a workload word names a script rather than a built-in workload
 /// (a `.lua` file, as sysbench's names are: option values such as a

@@ -52,3 +52,23 @@ pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(specs)
 }
+
+/// Runs the script's own `help()` function, if it defines one (it prints
+/// what it wants), as `sysbench SCRIPT help` does; returns whether it did.
+pub fn script_help(path: &Path) -> Result<bool, String> {
+    let def = ScriptDef::new(
+        path,
+        &OptValues::default(),
+        &BuiltIns::default(),
+        RandParams::default(),
+        1,
+    )?;
+    let st = state::load(&def, "help", 0, 1)?;
+    match st.global_fn("help") {
+        Some(f) => f
+            .call::<()>(())
+            .map(|_| true)
+            .map_err(|e| format!("script {}: {}", path.display(), state::message(&e))),
+        None => Ok(false),
+    }
+}
