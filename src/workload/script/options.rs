@@ -13,15 +13,8 @@ use std::path::Path;
 /// declares, in name order. Err is one line (the Lua error's first line,
 /// which names the file and line).
 pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String> {
-    let def = ScriptDef::new(
-        path,
-        &OptValues::default(),
-        &BuiltIns::default(),
-        RandParams::default(),
-        1,
-    )?;
-    let st = state::load(&def, command, 0, 1)
-        .map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
+    let st =
+        bare_state(path, command).map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
     let first_line = |e: mlua::Error| state::first_line(&e);
     let options: Table = st
         .sysbench()
@@ -56,14 +49,7 @@ pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String
 /// Runs the script's own `help()` function, if it defines one (it prints
 /// what it wants), as `sysbench SCRIPT help` does; returns whether it did.
 pub fn script_help(path: &Path) -> Result<bool, String> {
-    let def = ScriptDef::new(
-        path,
-        &OptValues::default(),
-        &BuiltIns::default(),
-        RandParams::default(),
-        1,
-    )?;
-    let st = state::load(&def, "help", 0, 1)?;
+    let st = bare_state(path, "help")?;
     match st.global_fn("help") {
         Some(f) => f
             .call::<()>(())
@@ -71,4 +57,17 @@ pub fn script_help(path: &Path) -> Result<bool, String> {
             .map_err(|e| format!("script {}: {}", path.display(), state::message(&e))),
         None => Ok(false),
     }
+}
+
+/// The script loaded for `command` with no option given (what it declares
+/// and defines, before any value is known).
+fn bare_state(path: &Path, command: &str) -> Result<state::ScriptState, String> {
+    let def = ScriptDef::new(
+        path,
+        &OptValues::default(),
+        &BuiltIns::default(),
+        RandParams::default(),
+        1,
+    )?;
+    state::load(&def, command, 0, 1)
 }
