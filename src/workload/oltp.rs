@@ -192,6 +192,10 @@ impl Session for OltpSession {
     }
 }
 
+/// More sbtest tables than any run of this family uses (each connection
+/// keeps a statement slot per table and kind).
+pub const MAX_TABLES: u32 = 100_000;
+
 /// The OLTP family's options, with the names, defaults and meaning of
 /// sysbench's oltp_common.lua (descriptions in our words).
 pub fn option_specs() -> Vec<OptSpec> {
@@ -321,6 +325,21 @@ impl OltpOpts {
             }
         };
         at_least_1("tables", "")?;
+        // Each connection keeps a slot per table and statement kind; a
+        // statement has at most 65,535 placeholders (the protocol's limit).
+        for (name, max) in [
+            ("tables", MAX_TABLES),
+            ("random_points", 65_535),
+            ("number_of_ranges", 32_767),
+        ] {
+            if v.count(name) > max {
+                return Err(format!(
+                    "--{} must be at most {max}, got {}",
+                    name.replace('_', "-"),
+                    v.count(name)
+                ));
+            }
+        }
         at_least_1("table_size", " (every query would look for id 1)")?;
         at_least_1("range_size", "")?;
         at_least_1("random_points", "")?;
