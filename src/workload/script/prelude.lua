@@ -401,6 +401,12 @@ function Phases.new_env(tid, command, slot)
   return env
 end
 
+-- `fn` with its arguments bound: the body of a phase's coroutine.
+function Phases.bind(fn, ...)
+  local args, n = { ... }, select("#", ...)
+  return function() return fn(unpack(args, 1, n)) end
+end
+
 -- Runs the script's chunk in `env` (defining its globals there).
 function Phases.run_chunk(chunk, env)
   setfenv(chunk, env)

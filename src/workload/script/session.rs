@@ -160,6 +160,15 @@ fn bind_one(b: &mut crate::protocol::Binder<'_>, p: &Table) -> mlua::Result<()> 
     Ok(())
 }
 
+/// The statement index a request names (usize::MAX when it names none).
+fn stmt_index(v: &Value) -> usize {
+    match v {
+        Value::Integer(i) => *i as usize,
+        Value::Number(n) => *n as usize,
+        _ => usize::MAX,
+    }
+}
+
 fn bind_all(stmt: &mut Stmt, binds: &Value) -> mlua::Result<()> {
     let mut b = stmt.binder();
     if let Value::Table(t) = binds {
@@ -210,11 +219,7 @@ impl Session for ScriptSession {
                 None
             }
             1 => {
-                let i = match a {
-                    Value::Integer(i) => i as usize,
-                    Value::Number(n) => n as usize,
-                    _ => usize::MAX,
-                };
+                let i = stmt_index(&a);
                 let Some(stmt) = stmts.get_mut(i) else {
                     return self.fail(format!("internal: statement {i} is not prepared"));
                 };
@@ -242,11 +247,7 @@ impl Session for ScriptSession {
                 }
             }
             4 => {
-                let i = match a {
-                    Value::Integer(i) => i as usize,
-                    Value::Number(n) => n as usize,
-                    _ => usize::MAX,
-                };
+                let i = stmt_index(&a);
                 step(Op::Close(i), Consume::Skip, 0)
             }
             5 => step(Op::Reconnect, Consume::Skip, 0),

@@ -222,23 +222,21 @@ impl ScriptState {
     /// their traceback).
     pub fn guarded_thread(&self, f: Function, tid: u32) -> mlua::Result<mlua::Thread> {
         let guarded: Function = self.host.phases.get("guarded")?;
-        let wrapper: Function = self
-            .host
-            .lua
-            .load("local g, f, tid = ... return function() return g(f, tid) end")
-            .call((guarded, f, tid))?;
-        self.host.lua.create_thread(wrapper)
+        self.thread_of(guarded, (f, tid))
     }
 
     /// A coroutine running the script's events, one per resume cycle.
     pub fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
         let events: Function = self.host.phases.get("events")?;
-        let wrapper: Function = self
-            .host
-            .lua
-            .load("local e, env, tid = ... return function() return e(env, tid) end")
-            .call((events, self.env.clone(), tid))?;
-        self.host.lua.create_thread(wrapper)
+        self.thread_of(events, (self.env.clone(), tid))
+    }
+
+    /// A coroutine whose body is `f(args…)` (prelude.lua's `bind`: no
+    /// chunk compiled per connection).
+    fn thread_of(&self, f: Function, args: impl mlua::IntoLuaMulti) -> mlua::Result<mlua::Thread> {
+        let bind: Function = self.host.phases.get("bind")?;
+        let body: Function = bind.call((f, args))?;
+        self.host.lua.create_thread(body)
     }
 
     /// Keeps `rows` as the connection's latest query result (swapped, not
