@@ -29,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Prepare(a) => cmd_prepare(&a).map(|_| 0),
         Cmd::Run(a) => cmd_run(&a),
         Cmd::Cleanup(a) => cmd_cleanup(&a).map(|_| 0),
+        Cmd::Check(a) => super::tpcc::check(&a),
         Cmd::Command(c) => cmd_script_command(&c).map(|_| 0),
         Cmd::Workloads => {
             print!("{}", report::sysbench::workloads_text());
@@ -139,6 +140,9 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     if let Some(script) = script(a, seed(a.rand_seed))? {
         return script_command(a, &script, "prepare");
     }
+    if crate::workload::tpcc::is_tpcc(&a.workload) {
+        return super::tpcc::prepare(a);
+    }
     let family = family(a)?;
     let o = family.opts();
     let t = resolve(&a.conn, "sbtest")?;
@@ -179,9 +183,11 @@ fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
     if let Some(script) = script(a, seed(a.rand_seed))? {
         return script_command(a, &script, "cleanup");
     }
-    let family = family(a)?;
+    let family = super::load_config::workload_family(a, seed(a.rand_seed))?;
     let t = resolve(&a.conn, "sbtest")?;
-    crate::lab::cleanup(&t, &family, |table| println!("Dropping table '{table}'..."))
+    crate::lab::cleanup(&t, family.as_ref(), |table| {
+        println!("Dropping table '{table}'...")
+    })
 }
 
 fn cmd_run(a: &LoadArgs) -> Result<i32> {

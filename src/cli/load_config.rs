@@ -115,6 +115,9 @@ pub(super) fn workload_family(a: &LoadArgs, seed: u64) -> Result<Arc<dyn Family>
     if let Some(s) = script(a, seed)? {
         return Ok(Arc::new(s));
     }
+    if let Some(t) = crate::workload::tpcc::family(&a.workload, &a.options, seed) {
+        return Ok(t.map_err(anyhow::Error::msg)?);
+    }
     Ok(Arc::new(Oltp::new(
         Workload::parse(&a.workload)?,
         oltp_opts(a)?,

@@ -16,6 +16,7 @@ mod load_config;
 mod monitor_args;
 mod pages;
 mod target;
+mod tpcc;
 
 pub use args::parse_command_line;
 pub use commands::dispatch;

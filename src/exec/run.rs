@@ -113,7 +113,8 @@ pub fn run_clocked(
     let mut samples = Vec::new();
     let mut total = Interval::default();
     let stat_names = cfg.workload.stat_names();
-    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); stat_names.len()];
+    let class_names = cfg.workload.event_classes();
+    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); stat_names.len() + class_names.len()];
     let (mut thread_events, mut thread_time) = (Vec::new(), Vec::new());
     let mut finals = 0;
     let mut text_fallbacks = 0;
@@ -277,6 +278,15 @@ pub fn run_clocked(
         status,
         total,
         elapsed: (elapsed_all - cfg.warmup).max(1e-9),
+        classes: class_names
+            .into_iter()
+            .zip(kinds.split_off(stat_names.len()))
+            .map(|(name, a)| KindStats {
+                name,
+                count: a.count,
+                hist: a.hist,
+            })
+            .collect(),
         kinds: stat_names
             .into_iter()
             .zip(kinds)
@@ -298,6 +308,7 @@ pub fn run_clocked(
         client_shards: cfg.shards,
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,
+        server_tally: None,
     }
 }
 

@@ -57,7 +57,11 @@ pub fn run_shard(
     let n = workers.len();
     let state = Rc::new(RefCell::new(ShardState {
         cur: Interval::default(),
-        kinds: vec![KindAcc::default(); cfg.workload.stat_names().len()],
+        kinds: vec![
+            KindAcc::default();
+            cfg.workload.stat_names().len() + cfg.workload.event_classes().len()
+        ],
+        class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],
         text_fallbacks: 0,

@@ -137,7 +137,10 @@ pub struct KindAcc {
 /// A shard's own accumulators.
 pub struct ShardState {
     pub cur: Interval,
+    /// The statement classes' accumulators, then the event classes' (from
+    /// `class_base`).
     pub kinds: Vec<KindAcc>,
+    pub class_base: usize,
     /// Per connection: events and busy seconds (sysbench's "threads fairness").
     pub thread_events: Vec<u64>,
     pub thread_time: Vec<f64>,

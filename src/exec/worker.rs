@@ -34,7 +34,13 @@ async fn prepare_all(
         None => {
             fresh = specs
                 .iter()
-                .map(|s| Stmt::new_text(&s.sql, &s.params))
+                .map(|s| {
+                    if s.dynamic {
+                        Stmt::new_dynamic_text(&s.sql)
+                    } else {
+                        Stmt::new_text(&s.sql, &s.params)
+                    }
+                })
                 .collect();
             &fresh
         }
@@ -240,6 +246,17 @@ pub async fn worker(
         let from = intended.unwrap_or(start);
         {
             let mut st = state.borrow_mut();
+            if let Some(c) = session.class() {
+                let us = end.saturating_duration_since(from).as_micros() as u64;
+                let i = st.class_base + c;
+                if let Some(acc) = st.kinds.get_mut(i) {
+                    acc.count += 1;
+                    acc.hist.record(us);
+                }
+                if let Some(n) = st.cur.classes.get_mut(c) {
+                    *n += 1;
+                }
+            }
             st.cur.events += 1;
             st.cur
                 .hist

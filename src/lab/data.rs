@@ -18,6 +18,18 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
         .into_iter()
         .filter_map(|r| r.into_iter().next().flatten())
         .collect();
+    let missing_table = family
+        .required_tables()
+        .into_iter()
+        .any(|name| !have.iter().any(|h| h == &name));
+    if !missing_table {
+        for (sql, error) in family.ready_checks() {
+            if c.query(&sql).await?.rows.is_empty() {
+                c.quit().await;
+                bail!("{error}");
+            }
+        }
+    }
     c.quit().await;
     if let Some(missing) = family
         .required_tables()
@@ -57,6 +69,20 @@ pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> R
         family.cleanup(&mut c, &mut each).await?;
         c.quit().await;
         Ok::<_, anyhow::Error>(())
+    })?
+}
+
+/// TPC-C's consistency conditions on the target (a quiet database).
+pub fn check_tpcc(
+    t: &Target,
+    tpcc: &crate::workload::tpcc::Tpcc,
+) -> Result<Vec<crate::workload::tpcc::Condition>> {
+    super::block_on(async {
+        let mut c = check(t).await?;
+        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
+        let r = tpcc.check(&mut c).await;
+        c.quit().await;
+        r
     })?
 }
 

@@ -21,7 +21,7 @@ mod target;
 mod watch;
 
 pub use campaign::{open_campaign, run_campaign, CampaignRun};
-pub use data::{cleanup, prepare, ready, script_command};
+pub use data::{check_tpcc, cleanup, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};

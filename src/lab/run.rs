@@ -46,12 +46,33 @@ pub fn run_once(
         .map(|s| Recorder::begin(s, cfg, plan.env, &plan.tags))
         .transpose()?;
     let sink = plan.store.zip(rec.as_ref().map(|r| r.run_id));
-    let (result, figures) = run_watched(cfg, plan.mon, sink, |s| {
+    let tally_sql = cfg.workload.server_tally();
+    let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
+    let (mut result, figures) = run_watched(cfg, plan.mon, sink, |s| {
         if let Some(rec) = rec.as_mut() {
             rec.sample(s);
         }
         on_sample(s);
     });
+    if let (Some((sql, class)), Some(before)) = (&tally_sql, before) {
+        if let Some(after) = read_tally(cfg, sql) {
+            let client = result
+                .samples
+                .iter()
+                .map(|s| s.iv.classes.get(*class).copied().unwrap_or(0))
+                .sum();
+            result.server_tally = Some(crate::stats::Tally {
+                class: cfg
+                    .workload
+                    .event_classes()
+                    .get(*class)
+                    .cloned()
+                    .unwrap_or_default(),
+                server: after - before,
+                client,
+            });
+        }
+    }
     let store_error = rec
         .as_ref()
         .and_then(|rec| rec.finish(cfg, &result, plan.pcts, figures.as_ref()).err());
@@ -65,6 +86,25 @@ pub fn run_once(
         run_id,
         store_error,
     })
+}
+
+/// The family's server-side tally now (None when it cannot be read: the
+/// cross-check is then left out, the run goes on).
+fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
+    super::block_on(async {
+        let mut c = crate::protocol::Conn::connect(&cfg.conn).await.ok()?;
+        let r = c.query(sql).await.ok();
+        c.quit().await;
+        r?.rows
+            .first()?
+            .first()?
+            .as_deref()?
+            .parse::<f64>()
+            .ok()
+            .map(|v| v as i64)
+    })
+    .ok()
+    .flatten()
 }
 
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the

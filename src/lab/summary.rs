@@ -53,6 +53,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "unreachable_seconds": r.unreachable_s,
             "latency_ms": percentiles(&t.hist, pcts),
         },
+        "tpcc": crate::report::tpcc::document(r, pcts),
         "latency_by_statement": r.kinds.iter().map(|k| json!({
             "statement": k.name,
             "count": k.count,
@@ -76,6 +77,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "errors": s.iv.errors.total(), "reconnects": s.iv.reconnects,
             "failed_events": s.iv.failed, "failed_reconnects": s.iv.failed_connects,
             "backlog": s.iv.backlog,
+            "by_class": if r.classes.is_empty() { Value::Null } else { json!(&s.iv.classes[..r.classes.len()]) },
             "latency_ms": percentiles(&s.iv.hist, pcts),
             "client_cpu_s": s.client_cpu_s,
             "host_cpu_s": s.host_cpu_s,

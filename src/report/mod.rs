@@ -18,6 +18,7 @@ pub mod monitor;
 pub mod runs;
 pub mod sysbench;
 pub mod table;
+pub mod tpcc;
 
 /// Error codes a performance engineer meets under load, by name.
 pub fn error_name(code: u16) -> &'static str {

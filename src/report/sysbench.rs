@@ -55,6 +55,7 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
         iv.errors.total() as f64 / d,
         iv.reconnects as f64 / d,
     );
+    line.push_str(&super::tpcc::interval_suffix(iv, d));
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
     }
@@ -194,6 +195,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             );
         }
     }
+    o.push_str(&super::tpcc::block(r, pcts));
     if t.errors.total() > 0 {
         o.push_str(
             "\nErrors by code (ignored ones retry the event; a lost connection fails it):\n",

@@ -47,7 +47,13 @@ pub struct Interval {
     pub hist: Hist,
     /// Rate mode: events due but not yet started at the end of the interval.
     pub backlog: u64,
+    /// Completed events by the family's event class (TPC-C's transaction
+    /// types); all zero for families without classes.
+    pub classes: [u64; MAX_CLASSES],
 }
+
+/// Event classes a family may declare (TPC-C uses six).
+pub const MAX_CLASSES: usize = 8;
 
 impl Interval {
     pub fn queries(&self) -> u64 {
@@ -75,6 +81,9 @@ impl Interval {
         self.failed_connects += o.failed_connects;
         self.hist.merge(&o.hist);
         self.backlog += o.backlog;
+        for (a, b) in self.classes.iter_mut().zip(o.classes) {
+            *a += b;
+        }
     }
 }
 

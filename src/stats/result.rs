@@ -78,6 +78,9 @@ pub struct RunResult {
     /// Measured seconds (after warm-up).
     pub elapsed: f64,
     pub kinds: Vec<KindStats>,
+    /// Latency and count of each event class the family declares (TPC-C's
+    /// transaction types), in its order, zero counts included.
+    pub classes: Vec<KindStats>,
     pub thread_events: Vec<u64>,
     pub thread_time: Vec<f64>,
     pub client_cpu_s: f64,
@@ -91,9 +94,29 @@ pub struct RunResult {
     pub client_sched_batch: bool,
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,
+    /// The family's server-side tally of one event class over the whole
+    /// run, warm-up included (see `Family::server_tally`).
+    pub server_tally: Option<Tally>,
+}
+
+/// A class's count as the server keeps it, beside the client's.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Tally {
+    pub class: String,
+    pub server: i64,
+    /// Completed events of the class the client counted, warm-up included.
+    pub client: u64,
 }
 
 impl RunResult {
+    /// The completed events of the class named `name`, if the family has it.
+    pub fn class_count(&self, name: &str) -> Option<u64> {
+        self.classes
+            .iter()
+            .find(|k| k.name == name)
+            .map(|k| k.count)
+    }
+
     /// Transactions per second over the measured time.
     pub fn tps(&self) -> f64 {
         self.total.tps(self.elapsed)

@@ -39,6 +39,9 @@ pub struct PrepareReport {
 pub struct StatementSpec {
     pub sql: String,
     pub params: Vec<Param>,
+    /// Parameter types come with each execution (`Stmt::binder`); `params`
+    /// is then empty.
+    pub dynamic: bool,
 }
 
 /// What exec does with a statement's result.
@@ -133,6 +136,19 @@ pub trait Family: Send + Sync {
     /// Tables a run needs, checked before the connections open.
     fn required_tables(&self) -> Vec<String>;
 
+    /// Queries that must each return a row before a run starts, with the
+    /// error when one does not (e.g. TPC-C's "the load is complete").
+    fn ready_checks(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// A query returning one number the server keeps of one event class
+    /// (TPC-C: new orders taken, from d_next_o_id), read before and after
+    /// a run to cross-check the client's count; with the class's index.
+    fn server_tally(&self) -> Option<(String, usize)> {
+        None
+    }
+
     /// The command that creates them, for the error when one is missing.
     fn prepare_command(&self) -> String;
 
@@ -157,6 +173,13 @@ pub trait Family: Send + Sync {
     /// A fresh session for load connection `thread` of `threads`, with its
     /// own random stream from `seed`.
     fn session(&self, thread: u32, threads: u32, seed: u64) -> Box<dyn Session>;
+
+    /// Names of the classes a family sorts its events into (TPC-C's
+    /// transaction types), each counted and timed apart
+    /// ([`Session::class`]); at most `stats::MAX_CLASSES`. None by default.
+    fn event_classes(&self) -> Vec<String> {
+        Vec::new()
+    }
 
     /// The family's own reports, made on the thread that reports (None:
     /// the default lines).
@@ -228,6 +251,12 @@ pub trait Session {
         } else {
             OnError::Fatal
         }
+    }
+
+    /// The class of the event just completed (an index into
+    /// [`Family::event_classes`]); None for families without classes.
+    fn class(&self) -> Option<usize> {
+        None
     }
 
     /// Begins the connection's set-up (a script's `thread_init`): its steps

@@ -19,6 +19,7 @@ pub mod prepare;
 pub mod rand;
 pub mod script;
 pub mod statements;
+pub mod tpcc;
 
 use crate::protocol::Stmt;
 use anyhow::{bail, Result};
@@ -36,6 +37,9 @@ pub fn options_for(
     words: &[String],
     command: &str,
 ) -> Result<(Option<std::path::PathBuf>, Vec<options::OptSpec>), String> {
+    if words.iter().any(|w| tpcc::is_tpcc(w)) {
+        return Ok((None, tpcc::option_specs()));
+    }
     match words
         .iter()
         .find(|w| !w.starts_with('-') && script::is_script(w))

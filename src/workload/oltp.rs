@@ -46,6 +46,7 @@ impl Oltp {
                 specs.push(StatementSpec {
                     sql: kind.sql(t, n),
                     params: kind.params(n),
+                    dynamic: false,
                 });
             }
         }

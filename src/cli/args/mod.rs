@@ -45,6 +45,9 @@ pub enum Cmd {
     Run(LoadArgs),
     /// Drop the sbtest tables.
     Cleanup(LoadArgs),
+    /// A workload's consistency conditions on its data (`check tpcc`:
+    /// TPC-C's clause 3.3.2), on a quiet database.
+    Check(LoadArgs),
     /// List the workloads and their statements.
     Workloads,
     /// Run a workload at each of several concurrencies (one campaign), then
@@ -105,7 +108,7 @@ pub struct ScriptCommandArgs {
 }
 
 /// The commands whose words carry a workload family's options.
-const LOAD_COMMANDS: [&str; 5] = ["run", "prepare", "cleanup", "sweep", "command"];
+const LOAD_COMMANDS: [&str; 6] = ["run", "prepare", "cleanup", "sweep", "command", "check"];
 
 /// sysbench's command-line shape, `qpslab [options] WORKLOAD [options]
 /// COMMAND`, becomes qpslab's `qpslab COMMAND WORKLOAD [options]`; a
@@ -175,7 +178,9 @@ pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
         return argv.to_vec();
     }
     let is_workload = |w: &str| {
-        crate::workload::script::is_script(w) || crate::workload::Workload::parse(w).is_ok()
+        crate::workload::script::is_script(w)
+            || crate::workload::tpcc::is_tpcc(w)
+            || crate::workload::Workload::parse(w).is_ok()
     };
     let others = |skip: &[usize]| -> Vec<String> {
         (1..argv.len())
@@ -262,7 +267,7 @@ fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
     let words: Vec<&String> = argv[..2].iter().chain(rest.iter()).collect();
     let mut cli = Cli::try_parse_from(words)?;
     match &mut cli.cmd {
-        Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => a.options = values,
+        Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Check(a) => a.options = values,
         Cmd::Sweep(s) => s.load.options = values,
         Cmd::Command(c) => c.load.options = values,
         _ => {}
@@ -294,6 +299,12 @@ pub fn parse_command_line() -> Cli {
                             if let Err(m) = crate::workload::script::script_help(&path) {
                                 println!("\n{m}");
                             }
+                        }
+                        Ok((None, specs))
+                            if argv.iter().any(|w| crate::workload::tpcc::is_tpcc(w)) =>
+                        {
+                            println!("\nTPC-C options (docs/TPCC.md):");
+                            print!("{}", OptValues::new(specs).help());
                         }
                         Ok((None, specs)) => {
                             println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");

@@ -1,0 +1,93 @@
+//! The TPC-C commands that differ from the other workloads': `prepare
+//! tpcc` (its own report: warehouses, rows, seconds per warehouse) and
+//! `check tpcc` (the consistency conditions; exit 1 when one is broken).
+
+use super::args::{LoadArgs, RunFormat};
+use super::load_config::{seed, single_threads};
+use super::target::resolve;
+use crate::workload::tpcc;
+use anyhow::{bail, Result};
+
+fn family(a: &LoadArgs) -> Result<std::sync::Arc<tpcc::Tpcc>> {
+    match tpcc::family(&a.workload, &a.options, seed(a.rand_seed)) {
+        Some(f) => f.map_err(anyhow::Error::msg),
+        None => bail!(
+            "`check` knows the consistency conditions of tpcc only (`qpslab check tpcc --warehouses N`), not of {}",
+            a.workload
+        ),
+    }
+}
+
+pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
+    let family = family(a)?;
+    let t = resolve(&a.conn, "sbtest")?;
+    let threads = single_threads(a)?;
+    let loaders = if threads > 1 {
+        threads as usize
+    } else {
+        crate::workload::prepare::default_loaders()
+    };
+    let json = a.format == RunFormat::Json;
+    let rep = crate::lab::prepare(&t, family.as_ref(), loaders, json)?;
+    let o = family.opts();
+    let warehouses = f64::from(o.warehouses * o.tables);
+    let rate = rep.rows as f64 / rep.seconds.max(1e-9);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"table_sets": o.tables, "warehouses": o.warehouses, "rows": rep.rows,
+                "seconds": rep.seconds, "rows_per_s": rate, "loaders": loaders})
+        );
+    } else {
+        println!(
+            "prepared {} table set(s) x {} warehouses: {} rows in {:.2} s ({:.0} rows/s, {:.2} s per warehouse, {loaders} loaders)",
+            o.tables,
+            o.warehouses,
+            rep.rows,
+            rep.seconds,
+            rate,
+            rep.seconds / warehouses.max(1.0)
+        );
+    }
+    Ok(())
+}
+
+pub(super) fn check(a: &LoadArgs) -> Result<i32> {
+    let family = family(a)?;
+    let t = resolve(&a.conn, "sbtest")?;
+    crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
+    let conditions = crate::lab::check_tpcc(&t, &family)?;
+    let broken = conditions
+        .iter()
+        .filter(|c| !c.violations.is_empty())
+        .count();
+    if a.format == RunFormat::Json {
+        println!(
+            "{}",
+            serde_json::json!({"conditions": conditions, "violated": broken})
+        );
+    } else {
+        for c in &conditions {
+            if c.violations.is_empty() {
+                println!("set {} condition {} ({}): ok", c.set, c.number, c.what);
+            } else {
+                println!(
+                    "set {} condition {} ({}): VIOLATED, e.g. {}",
+                    c.set,
+                    c.number,
+                    c.what,
+                    c.violations.join(" | ")
+                );
+            }
+        }
+        if broken == 0 {
+            println!("consistent: all {} conditions hold", conditions.len());
+        } else {
+            println!(
+                "INCONSISTENT: {broken} of {} conditions violated",
+                conditions.len()
+            );
+        }
+    }
+    Ok(i32::from(broken > 0))
+}

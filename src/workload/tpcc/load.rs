@@ -1,0 +1,654 @@
+//! `prepare tpcc`: creates the table sets and loads them in parallel.
+//!
+//! The data is cut into parts (a set's items; per warehouse its row and
+//! districts, its stock, customers, history, and per district its orders
+//! with their new-orders and order lines), which `loaders` connections
+//! take in turn. Rows are generated in the client by the spec's rules
+//! (gen.rs) and streamed with `LOAD DATA LOCAL INFILE`, at most
+//! `BATCH_ROWS` rows per statement, so no transaction is ever large. The
+//! secondary indexes are built after the rows are in.
+//!
+//! Progress is kept in each set's `qpslab_tpccN` table: the warehouse
+//! count, each part once its rows are in, then `indexes` and `complete`.
+//! A prepare that was interrupted is resumed by running it again: the
+//! parts not recorded are cleared and loaded again.
+
+use super::gen::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
+use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, TABLES};
+use super::TpccOpts;
+use crate::protocol::{Conn, ConnOpts};
+use crate::workload::family::PrepareReport;
+use crate::workload::rand::Rng;
+use crate::workload::RandParams;
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Rows per LOAD DATA statement (its own transaction).
+const BATCH_ROWS: u32 = 10_000;
+/// Rows per packet of a LOAD DATA stream.
+const CHUNK_ROWS: u32 = 1_000;
+
+/// One unit of loading work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Item,
+    /// The warehouse row and its ten districts.
+    Warehouse(u32),
+    Stock(u32),
+    Customer(u32),
+    History(u32),
+    /// One district's orders, new-orders and order lines.
+    Orders(u32, u32),
+}
+
+impl Part {
+    fn key(self) -> String {
+        match self {
+            Part::Item => "item".into(),
+            Part::Warehouse(w) => format!("warehouse.{w}"),
+            Part::Stock(w) => format!("stock.{w}"),
+            Part::Customer(w) => format!("customer.{w}"),
+            Part::History(w) => format!("history.{w}"),
+            Part::Orders(w, d) => format!("orders.{w}.{d}"),
+        }
+    }
+
+    /// Rows the part loads (order lines on average).
+    fn rows(self) -> u64 {
+        match self {
+            Part::Item => u64::from(ITEMS),
+            Part::Warehouse(_) => 1 + u64::from(DISTRICTS),
+            Part::Stock(_) => u64::from(ITEMS),
+            Part::Customer(_) | Part::History(_) => u64::from(CUSTOMERS * DISTRICTS),
+            Part::Orders(..) => u64::from(ORDERS) * 11 + u64::from(ORDERS - FIRST_NEW_ORDER + 1),
+        }
+    }
+
+    /// What clears a part's rows before it is loaded again.
+    fn clear_sql(self, n: u32) -> Vec<String> {
+        match self {
+            Part::Item => vec![format!("DELETE FROM item{n}")],
+            Part::Warehouse(w) => vec![
+                format!("DELETE FROM warehouse{n} WHERE w_id = {w}"),
+                format!("DELETE FROM district{n} WHERE d_w_id = {w}"),
+            ],
+            Part::Stock(w) => vec![format!("DELETE FROM stock{n} WHERE s_w_id = {w}")],
+            Part::Customer(w) => vec![format!("DELETE FROM customer{n} WHERE c_w_id = {w}")],
+            Part::History(w) => vec![format!("DELETE FROM history{n} WHERE h_c_w_id = {w}")],
+            Part::Orders(w, d) => vec![
+                format!("DELETE FROM orders{n} WHERE o_w_id = {w} AND o_d_id = {d}"),
+                format!("DELETE FROM new_orders{n} WHERE no_w_id = {w} AND no_d_id = {d}"),
+                format!("DELETE FROM order_line{n} WHERE ol_w_id = {w} AND ol_d_id = {d}"),
+            ],
+        }
+    }
+}
+
+/// Every part of a set of `warehouses` warehouses, the largest first so
+/// that loaders finish together.
+fn parts(warehouses: u32) -> Vec<Part> {
+    let mut v = vec![Part::Item];
+    for w in 1..=warehouses {
+        v.push(Part::Stock(w));
+    }
+    for w in 1..=warehouses {
+        for d in 1..=DISTRICTS {
+            v.push(Part::Orders(w, d));
+        }
+        v.extend([Part::Customer(w), Part::History(w), Part::Warehouse(w)]);
+    }
+    v
+}
+
+/// What a set holds when prepare starts.
+enum SetState {
+    /// None of its tables exist.
+    Empty,
+    /// An earlier prepare stopped: these parts are in.
+    Partial(Vec<String>),
+}
+
+/// Reads what set `n` holds; refuses a complete set, a set loaded with
+/// another warehouse count, and tables qpslab did not load.
+async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState> {
+    let have: Vec<String> = conn
+        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+        .await?
+        .rows
+        .into_iter()
+        .filter_map(|r| r.into_iter().next().flatten())
+        .map(|t| t.to_lowercase())
+        .collect();
+    let progress = progress_table(n);
+    let present: Vec<String> = TABLES
+        .iter()
+        .map(|t| format!("{t}{n}"))
+        .filter(|t| have.contains(t))
+        .collect();
+    if !have.contains(&progress) {
+        if present.is_empty() {
+            return Ok(SetState::Empty);
+        }
+        bail!(
+            "table {} exists but was not loaded by `qpslab prepare tpcc` (sysbench-tpcc's, or another tool's): drop set {n} with `qpslab cleanup tpcc --tables {n}`, or use another --db",
+            present[0]
+        );
+    }
+    let rows = conn
+        .query(&format!("SELECT part, value FROM {progress}"))
+        .await?
+        .rows;
+    let mut done = Vec::new();
+    let mut loaded_with = None;
+    let mut complete = false;
+    for r in rows {
+        let mut it = r.into_iter();
+        let part = it.next().flatten().unwrap_or_default();
+        let value = it.next().flatten().unwrap_or_default();
+        match part.as_str() {
+            "warehouses" => loaded_with = value.parse::<u32>().ok(),
+            "complete" => complete = true,
+            _ => done.push(part),
+        }
+    }
+    if loaded_with != Some(warehouses) {
+        bail!(
+            "table set {n} was prepared with --warehouses {}: run `qpslab run tpcc --warehouses {}`, or `qpslab cleanup tpcc` and prepare again",
+            loaded_with.map(|w| w.to_string()).unwrap_or("?".into()),
+            loaded_with.map(|w| w.to_string()).unwrap_or("N".into())
+        );
+    }
+    if complete {
+        bail!("table set {n} is already loaded ({warehouses} warehouses): run the workload, or `qpslab cleanup tpcc` first to load it again");
+    }
+    Ok(SetState::Partial(done))
+}
+
+/// Creates and loads every table set with `loaders` connections; `stop`
+/// is polled between packets.
+pub fn prepare(
+    opts: &ConnOpts,
+    o: &TpccOpts,
+    loaders: usize,
+    seed: u64,
+    quiet: bool,
+    stop: fn() -> bool,
+) -> Result<PrepareReport> {
+    let started = Instant::now();
+    let say = |m: String| {
+        if !quiet {
+            let _ = writeln!(std::io::stdout().lock(), "{m}");
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    // What to load: every part not already in.
+    let (work, now) = rt.block_on(async {
+        let mut conn = Conn::connect(opts).await?;
+        let mut work: Vec<(u32, Part, bool)> = Vec::new();
+        for n in 1..=o.tables {
+            match set_state(&mut conn, n, o.warehouses).await? {
+                SetState::Empty => {
+                    say(format!(
+                        "Creating the TPC-C tables of set {n} ({} warehouses)...",
+                        o.warehouses
+                    ));
+                    for t in TABLES {
+                        conn.exec(&create_sql(t, n, &o.storage_engine, &o.table_options))
+                            .await
+                            .with_context(|| format!("creating {t}{n}"))?;
+                    }
+                    conn.exec(&create_progress_sql(n)).await?;
+                    conn.exec(&format!(
+                        "INSERT INTO {} VALUES ('warehouses', '{}')",
+                        progress_table(n),
+                        o.warehouses
+                    ))
+                    .await?;
+                    work.extend(parts(o.warehouses).into_iter().map(|p| (n, p, false)));
+                }
+                SetState::Partial(done) => {
+                    let todo: Vec<Part> = parts(o.warehouses)
+                        .into_iter()
+                        .filter(|p| !done.contains(&p.key()))
+                        .collect();
+                    say(format!(
+                        "Resuming the interrupted prepare of set {n}: {} of {} parts are loaded, {} to go",
+                        done.len(),
+                        done.len() + todo.len(),
+                        todo.len()
+                    ));
+                    work.extend(todo.into_iter().map(|p| (n, p, true)));
+                }
+            }
+        }
+        let now = conn
+            .query("SELECT DATE_FORMAT(NOW(), '%Y-%m-%d %H:%i:%s')")
+            .await?
+            .rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten())
+            .ok_or_else(|| anyhow!("the server did not say the time"))?;
+        conn.quit().await;
+        Ok::<_, anyhow::Error>((work, now))
+    })?;
+
+    let total: u64 = work.iter().map(|w| w.1.rows()).sum();
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    let work = Arc::new(work);
+    let next = Arc::new(AtomicUsize::new(0));
+    let rows = Arc::new(AtomicU64::new(0));
+    let failed = Arc::new(AtomicBool::new(false));
+    let first_error = Arc::new(Mutex::new(None::<anyhow::Error>));
+    let loaders = loaders.clamp(1, work.len().max(1));
+    let mut handles = Vec::new();
+    for l in 0..loaders {
+        let (mut opts, o, work, next, rows, failed, first_error, now) = (
+            opts.clone(),
+            o.clone(),
+            work.clone(),
+            next.clone(),
+            rows.clone(),
+            failed.clone(),
+            first_error.clone(),
+            now.clone(),
+        );
+        opts.local_infile = true;
+        handles.push(std::thread::spawn(move || {
+            let r = load_parts(&opts, &o, &work, &next, &rows, &failed, &now, seed, l, stop);
+            if let Err(e) = r {
+                failed.store(true, Ordering::Relaxed);
+                if let Ok(mut f) = first_error.lock() {
+                    f.get_or_insert(e);
+                }
+            }
+        }));
+    }
+    while handles.iter().any(|h| !h.is_finished()) {
+        bar.set_position(rows.load(Ordering::Relaxed));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bar.finish_and_clear();
+    for h in handles {
+        h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
+    }
+    let loaded = rows.load(Ordering::Relaxed);
+    if stop() {
+        bail!("prepare interrupted after {loaded} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`");
+    }
+    if let Some(e) = first_error.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e.context(
+            "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
+        ));
+    }
+    rt.block_on(finish(opts, o, quiet))?;
+    Ok(PrepareReport {
+        tables: o.tables * TABLES.len() as u32,
+        rows: loaded,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Builds the secondary indexes and marks each set complete.
+async fn finish(opts: &ConnOpts, o: &TpccOpts, quiet: bool) -> Result<()> {
+    let mut conn = Conn::connect(opts).await?;
+    for n in 1..=o.tables {
+        if !quiet {
+            println!("Creating the secondary indexes of set {n}...");
+        }
+        let rows = u32::try_from(u64::from(o.warehouses) * 300_000).unwrap_or(u32::MAX);
+        conn.set_read_timeout(crate::workload::prepare::index_build_timeout(
+            conn.read_timeout(),
+            rows,
+        ));
+        for sql in index_sql(n) {
+            match conn.exec(&sql).await {
+                // Already built by the run that was interrupted.
+                Err(e) if e.code() == Some(1061) => {}
+                r => {
+                    r.with_context(|| format!("`{sql}`"))?;
+                }
+            }
+        }
+        conn.exec(&format!(
+            "INSERT INTO {} VALUES ('complete', NOW())",
+            progress_table(n)
+        ))
+        .await?;
+    }
+    conn.quit().await;
+    Ok(())
+}
+
+/// One loader: takes parts until none is left, one connection.
+#[allow(clippy::too_many_arguments)]
+fn load_parts(
+    opts: &ConnOpts,
+    o: &TpccOpts,
+    work: &[(u32, Part, bool)],
+    next: &AtomicUsize,
+    rows: &AtomicU64,
+    failed: &AtomicBool,
+    now: &str,
+    seed: u64,
+    loader: usize,
+    stop: fn() -> bool,
+) -> Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let mut conn = Conn::connect(opts).await?;
+        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
+            .await?;
+        loop {
+            if failed.load(Ordering::Relaxed) || stop() {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(n, part, resumed)) = work.get(i) else {
+                break;
+            };
+            if resumed {
+                for sql in part.clear_sql(n) {
+                    conn.exec_unbounded(&sql).await?;
+                }
+            }
+            let mut rng = Rng::new(
+                &RandParams::default(),
+                seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ loader as u64,
+            );
+            let mut l = Loader {
+                conn: &mut conn,
+                rows,
+                stop,
+                n,
+                now,
+            };
+            l.part(part, o, &mut rng)
+                .await
+                .with_context(|| format!("loading {} of set {n}", part.key()))?;
+            if stop() {
+                break;
+            }
+            conn.exec(&format!(
+                "INSERT INTO {} VALUES ('{}', NULL)",
+                progress_table(n),
+                part.key()
+            ))
+            .await?;
+        }
+        conn.quit().await;
+        Ok(())
+    })
+}
+
+/// Streams the rows of parts of set `n` over one connection.
+struct Loader<'a> {
+    conn: &'a mut Conn,
+    rows: &'a AtomicU64,
+    stop: fn() -> bool,
+    n: u32,
+    /// The load's timestamp (c_since, h_date, o_entry_d).
+    now: &'a str,
+}
+
+impl Loader<'_> {
+    async fn part(&mut self, part: Part, o: &TpccOpts, rng: &mut Rng) -> Result<()> {
+        let _ = o;
+        let now = self.now.as_bytes();
+        match part {
+            Part::Item => {
+                self.table("item", "i_id, i_im_id, i_name, i_price, i_data", ITEMS, |i, b, r| {
+                    let _ = write!(b, "{},{},", i + 1, r.uniform(1, 10_000));
+                    gen::astring(r, 14, 24, b);
+                    b.push(b',');
+                    gen::money(r.uniform(100, 10_000), b);
+                    b.push(b',');
+                    gen::data_original(r, b);
+                }, rng)
+                .await
+            }
+            Part::Warehouse(w) => {
+                self.table(
+                    "warehouse",
+                    "w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd",
+                    1,
+                    |_, b, r| {
+                        let _ = write!(b, "{w},");
+                        address(r, b);
+                        b.push(b',');
+                        gen::tax(r, b);
+                        b.extend_from_slice(b",300000.00");
+                    },
+                    rng,
+                )
+                .await?;
+                self.table(
+                    "district",
+                    "d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id",
+                    DISTRICTS,
+                    |i, b, r| {
+                        let _ = write!(b, "{},{w},", i + 1);
+                        address(r, b);
+                        b.push(b',');
+                        gen::tax(r, b);
+                        let _ = write!(b, ",30000.00,{}", ORDERS + 1);
+                    },
+                    rng,
+                )
+                .await
+            }
+            Part::Stock(w) => {
+                self.table(
+                    "stock",
+                    "s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data",
+                    ITEMS,
+                    |i, b, r| {
+                        let _ = write!(b, "{},{w},{},", i + 1, r.uniform(10, 100));
+                        for _ in 0..10 {
+                            gen::astring(r, 24, 24, b);
+                            b.push(b',');
+                        }
+                        b.extend_from_slice(b"0,0,0,");
+                        gen::data_original(r, b);
+                    },
+                    rng,
+                )
+                .await
+            }
+            Part::Customer(w) => {
+                let mut last = Vec::with_capacity(16);
+                self.table(
+                    "customer",
+                    "c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data",
+                    CUSTOMERS * DISTRICTS,
+                    |i, b, r| {
+                        let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
+                        let _ = write!(b, "{c},{d},{w},");
+                        gen::astring(r, 8, 16, b);
+                        b.extend_from_slice(b",OE,");
+                        gen::load_last_name(r, c, &mut last);
+                        b.extend_from_slice(&last);
+                        b.push(b',');
+                        street(r, b);
+                        b.push(b',');
+                        gen::nstring(r, 16, b);
+                        b.push(b',');
+                        b.extend_from_slice(now);
+                        b.extend_from_slice(if r.uniform(1, 10) == 1 { b",BC" } else { b",GC" });
+                        b.extend_from_slice(b",50000.00,");
+                        let _ = write!(b, "0.{:04}", r.uniform(0, 5000));
+                        b.extend_from_slice(b",-10.00,10.00,1,0,");
+                        gen::astring(r, 300, 500, b);
+                    },
+                    rng,
+                )
+                .await
+            }
+            Part::History(w) => {
+                self.table(
+                    "history",
+                    "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data",
+                    CUSTOMERS * DISTRICTS,
+                    |i, b, r| {
+                        let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
+                        let _ = write!(b, "{c},{d},{w},{d},{w},");
+                        b.extend_from_slice(now);
+                        b.extend_from_slice(b",10.00,");
+                        gen::astring(r, 12, 24, b);
+                    },
+                    rng,
+                )
+                .await
+            }
+            Part::Orders(w, d) => {
+                let customers = gen::permutation(rng, ORDERS);
+                let counts: Vec<u8> = (0..ORDERS).map(|_| rng.uniform(5, 15) as u8).collect();
+                self.table(
+                    "orders",
+                    "o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local",
+                    ORDERS,
+                    |i, b, r| {
+                        let o_id = i + 1;
+                        let _ = write!(b, "{o_id},{d},{w},{},", customers[i as usize]);
+                        b.extend_from_slice(now);
+                        if o_id < FIRST_NEW_ORDER {
+                            let _ = write!(b, ",{}", r.uniform(1, 10));
+                        } else {
+                            b.extend_from_slice(b",\\N");
+                        }
+                        let _ = write!(b, ",{},1", counts[i as usize]);
+                    },
+                    rng,
+                )
+                .await?;
+                self.table(
+                    "new_orders",
+                    "no_o_id, no_d_id, no_w_id",
+                    ORDERS - FIRST_NEW_ORDER + 1,
+                    |i, b, _| {
+                        let _ = write!(b, "{},{d},{w}", FIRST_NEW_ORDER + i);
+                    },
+                    rng,
+                )
+                .await?;
+                let lines: Vec<(u32, u8)> = counts
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, &n)| (1..=n).map(move |l| (i as u32 + 1, l)))
+                    .collect();
+                self.table(
+                    "order_line",
+                    "ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info",
+                    lines.len() as u32,
+                    |i, b, r| {
+                        let (o_id, l) = lines[i as usize];
+                        let _ = write!(b, "{o_id},{d},{w},{l},{},{w},", r.uniform(1, ITEMS));
+                        if o_id < FIRST_NEW_ORDER {
+                            b.extend_from_slice(now);
+                            b.extend_from_slice(b",5,0.00,");
+                        } else {
+                            b.extend_from_slice(b"\\N,5,");
+                            gen::money(r.uniform(1, 999_999), b);
+                            b.push(b',');
+                        }
+                        gen::astring(r, 24, 24, b);
+                    },
+                    rng,
+                )
+                .await
+            }
+        }
+    }
+
+    /// Loads `count` rows of `table`, `row(i, line, rng)` writing row i
+    /// (without its newline), in statements of at most `BATCH_ROWS` rows.
+    async fn table(
+        &mut self,
+        table: &str,
+        cols: &str,
+        count: u32,
+        mut row: impl FnMut(u32, &mut Vec<u8>, &mut Rng),
+        rng: &mut Rng,
+    ) -> Result<()> {
+        let n = self.n;
+        let sql = format!(
+            "LOAD DATA LOCAL INFILE 'qpslab-tpcc' INTO TABLE {table}{n} FIELDS TERMINATED BY ',' ({cols})"
+        );
+        let mut at = 0u32;
+        while at < count {
+            let end = (at + BATCH_ROWS).min(count);
+            let mut i = at;
+            let stop = self.stop;
+            let rows = self.rows;
+            let fill = |buf: &mut Vec<u8>| {
+                if stop() {
+                    return false;
+                }
+                let last = (i + CHUNK_ROWS).min(end);
+                for k in i..last {
+                    row(k, buf, rng);
+                    buf.push(b'\n');
+                }
+                rows.fetch_add(u64::from(last - i), Ordering::Relaxed);
+                i = last;
+                i < end
+            };
+            let loaded = match self.conn.load_data(&sql, fill).await {
+                Err(e) if e.code() == Some(1148) || e.code() == Some(3948) => {
+                    bail!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1")
+                }
+                other => other?,
+            };
+            if stop() {
+                bail!("interrupted");
+            }
+            if loaded != u64::from(end - at) {
+                bail!(
+                    "{table}{n}: the server took {loaded} rows of {} (see SHOW WARNINGS)",
+                    end - at
+                );
+            }
+            at = end;
+        }
+        Ok(())
+    }
+}
+
+/// Name, two streets, city, state and zip of a warehouse or district.
+fn address(r: &mut Rng, b: &mut Vec<u8>) {
+    gen::astring(r, 6, 10, b);
+    b.push(b',');
+    street(r, b);
+}
+
+/// Two streets, city, state, zip.
+fn street(r: &mut Rng, b: &mut Vec<u8>) {
+    for _ in 0..3 {
+        gen::astring(r, 10, 20, b);
+        b.push(b',');
+    }
+    for _ in 0..2 {
+        b.push(b'A' + r.uniform(0, 25) as u8);
+    }
+    b.push(b',');
+    gen::zip(r, b);
+}

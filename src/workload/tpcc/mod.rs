@@ -1,0 +1,261 @@
+//! TPC-C as a workload family: the nine tables in one or more table sets
+//! (schema.rs), the loader (load.rs, with the spec's data rules in
+//! gen.rs), the five transactions as terminals bound to a home warehouse
+//! (txn.rs over the statements of sql.rs), and the consistency conditions
+//! (check.rs). What deviates from the specification, and why, is written
+//! in docs/TPCC.md.
+//!
+//! Like every family it says what to execute and nothing else: exec runs
+//! the terminals, times each transaction type (the family's event
+//! classes) and retries deadlocks; the lab layer prints and stores.
+
+mod check;
+mod gen;
+mod load;
+mod schema;
+mod sql;
+mod txn;
+
+pub use check::Condition;
+
+use super::family::{BoxFuture, Family, PrepareReport, Session, StatementSpec};
+use super::options::{OptKind, OptSpec, OptValues};
+use super::rand::Rng;
+use super::RandParams;
+use crate::protocol::{Conn, ConnOpts};
+use std::sync::Arc;
+
+/// The family's name on the command line.
+pub const NAME: &str = "tpcc";
+
+/// Whether a workload word names TPC-C.
+pub fn is_tpcc(word: &str) -> bool {
+    word.eq_ignore_ascii_case(NAME)
+}
+
+/// More table sets than any run uses (each connection prepares 41
+/// statements per set).
+const MAX_SETS: u32 = 1_000;
+/// More warehouses than one server holds (each is about 70 MB).
+const MAX_WAREHOUSES: u32 = 1_000_000;
+
+/// TPC-C's options.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TpccOpts {
+    pub warehouses: u32,
+    /// Independent sets of the nine tables (sysbench-tpcc's --tables).
+    pub tables: u32,
+    pub storage_engine: String,
+    /// Appended to each CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED).
+    pub table_options: String,
+    /// SET SESSION TRANSACTION ISOLATION LEVEL for every terminal; empty:
+    /// the server's default.
+    pub isolation: String,
+}
+
+pub fn option_specs() -> Vec<OptSpec> {
+    use OptKind::*;
+    let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
+    vec![
+        o("warehouses", Count, "1", "warehouses in each table set (about 500,000 rows each)").alias("scale"),
+        o("tables", Count, "1", "independent sets of the nine tables (warehouse1, warehouse2, …); terminals spread over them"),
+        o("storage_engine", Text, "InnoDB", "engine of the tables").alias("mysql_storage_engine"),
+        o("table_options", Text, "", "appended to every CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
+        o("isolation", Text, "", "transaction isolation of the terminals: RC, RR, SER, RU or a full name; empty: the server's default").alias("trx_level"),
+    ]
+}
+
+/// The isolation level's SQL name for a short or long spelling.
+fn isolation_name(v: &str) -> Result<&'static str, String> {
+    Ok(
+        match v
+            .trim()
+            .to_ascii_uppercase()
+            .replace(['-', '_'], " ")
+            .as_str()
+        {
+            "" => "",
+            "RC" | "READ COMMITTED" => "READ COMMITTED",
+            "RR" | "REPEATABLE READ" => "REPEATABLE READ",
+            "SER" | "SERIALIZABLE" => "SERIALIZABLE",
+            "RU" | "READ UNCOMMITTED" => "READ UNCOMMITTED",
+            _ => return Err(format!("--isolation: '{v}' is not RC, RR, SER or RU")),
+        },
+    )
+}
+
+fn plain_word(name: &str, v: &str) -> Result<(), String> {
+    if v.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_= ,'".contains(c))
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "--{name}: '{v}' has characters a table option never needs"
+        ))
+    }
+}
+
+impl TpccOpts {
+    pub fn from_values(v: &OptValues) -> Result<TpccOpts, String> {
+        let o = TpccOpts {
+            warehouses: v.count("warehouses"),
+            tables: v.count("tables"),
+            storage_engine: v.text("storage_engine").to_string(),
+            table_options: v.text("table_options").to_string(),
+            isolation: isolation_name(v.text("isolation"))?.to_string(),
+        };
+        for (name, n, max) in [
+            ("warehouses", o.warehouses, MAX_WAREHOUSES),
+            ("tables", o.tables, MAX_SETS),
+        ] {
+            if n == 0 || n > max {
+                return Err(format!("--{name} must be from 1 to {max}, got {n}"));
+            }
+        }
+        plain_word("storage-engine", &o.storage_engine)?;
+        plain_word("table-options", &o.table_options)?;
+        Ok(o)
+    }
+}
+
+/// TPC-C with its options.
+pub struct Tpcc {
+    o: TpccOpts,
+    seed: u64,
+}
+
+impl Tpcc {
+    pub fn new(o: TpccOpts, seed: u64) -> Tpcc {
+        Tpcc { o, seed }
+    }
+
+    pub fn opts(&self) -> &TpccOpts {
+        &self.o
+    }
+
+    /// The consistency conditions over every set (on a quiet database).
+    pub async fn check(&self, conn: &mut Conn) -> anyhow::Result<Vec<Condition>> {
+        check::check(conn, self.o.tables).await
+    }
+
+    /// New orders the server has taken so far, over every set: the sum
+    /// of (d_next_o_id - 1) less the 3,000 orders per district loaded.
+    pub fn new_orders_sql(&self) -> String {
+        let parts: Vec<String> = (1..=self.o.tables)
+            .map(|n| {
+                format!(
+                    "SELECT SUM(d_next_o_id - 1 - {}) s FROM district{n}",
+                    gen::ORDERS
+                )
+            })
+            .collect();
+        format!("SELECT SUM(s) FROM ({}) t", parts.join(" UNION ALL "))
+    }
+}
+
+impl Family for Tpcc {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn options(&self) -> serde_json::Value {
+        serde_json::to_value(&self.o).unwrap_or_default()
+    }
+
+    fn statements(&self) -> Vec<StatementSpec> {
+        (1..=self.o.tables)
+            .flat_map(sql::set_sql)
+            .map(|sql| StatementSpec {
+                sql,
+                params: Vec::new(),
+                dynamic: true,
+            })
+            .collect()
+    }
+
+    fn stat_names(&self) -> Vec<String> {
+        sql::stat_names()
+    }
+
+    fn event_classes(&self) -> Vec<String> {
+        txn::CLASSES.iter().map(|c| c.to_string()).collect()
+    }
+
+    fn required_tables(&self) -> Vec<String> {
+        (1..=self.o.tables).flat_map(schema::set_tables).collect()
+    }
+
+    fn prepare_command(&self) -> String {
+        format!(
+            "qpslab prepare tpcc --warehouses {} --tables {}",
+            self.o.warehouses, self.o.tables
+        )
+    }
+
+    fn prepare(
+        &self,
+        opts: &ConnOpts,
+        loaders: usize,
+        quiet: bool,
+        stop: fn() -> bool,
+    ) -> anyhow::Result<PrepareReport> {
+        load::prepare(opts, &self.o, loaders, self.seed, quiet, stop)
+    }
+
+    fn cleanup<'a>(
+        &'a self,
+        conn: &'a mut Conn,
+        each: &'a mut dyn FnMut(&str),
+    ) -> BoxFuture<'a, anyhow::Result<()>> {
+        Box::pin(async move {
+            for n in 1..=self.o.tables {
+                for t in schema::set_tables(n) {
+                    each(&t);
+                    conn.exec(&format!("DROP TABLE IF EXISTS {t}")).await?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn session(&self, thread: u32, _threads: u32, seed: u64) -> Box<dyn Session> {
+        let home = txn::Home::of(thread, self.o.tables, self.o.warehouses);
+        let rng = Rng::new(&RandParams::default(), seed);
+        Box::new(txn::Terminal::new(home, rng, &self.o.isolation))
+    }
+
+    fn server_tally(&self) -> Option<(String, usize)> {
+        Some((self.new_orders_sql(), txn::Tx::NewOrder as usize))
+    }
+
+    fn ready_checks(&self) -> Vec<(String, String)> {
+        (1..=self.o.tables)
+            .map(|n| {
+                let t = schema::progress_table(n);
+                (
+                    format!("SELECT 1 FROM {t} a JOIN {t} b ON b.part = 'warehouses' WHERE a.part = 'complete' AND b.value = '{}'", self.o.warehouses),
+                    format!(
+                        "table set {n} is not a complete load of {} warehouses (an interrupted prepare, or another --warehouses): run `{}` to finish it, or `qpslab cleanup tpcc` and prepare again",
+                        self.o.warehouses,
+                        self.prepare_command()
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    fn advice(&self, code: u16) -> Option<String> {
+        (code == 1146).then(|| {
+            format!(
+                "the TPC-C tables are missing: run `{}` first",
+                self.prepare_command()
+            )
+        })
+    }
+}
+
+/// The family a load command names, when it is TPC-C.
+pub fn family(workload: &str, v: &OptValues, seed: u64) -> Option<Result<Arc<Tpcc>, String>> {
+    is_tpcc(workload).then(|| TpccOpts::from_values(v).map(|o| Arc::new(Tpcc::new(o, seed))))
+}
