@@ -40,6 +40,10 @@ pub struct Data {
     pub tables: u32,
     #[serde(default = "default_table_size")]
     pub table_size: u32,
+    /// TPC-C warehouses loaded for `tpcc` workloads (one table set); a
+    /// tpcc workload may run on fewer (`options = { warehouses = 2 }`).
+    #[serde(default)]
+    pub warehouses: u32,
 }
 
 fn default_tables() -> u32 {
@@ -54,6 +58,7 @@ impl Default for Data {
         Data {
             tables: default_tables(),
             table_size: default_table_size(),
+            warehouses: 0,
         }
     }
 }
@@ -201,6 +206,14 @@ impl CampaignFile {
         if self.data.tables == 0 || self.data.table_size == 0 {
             bail!("[data] tables and table_size must be at least 1");
         }
+        if self.data.warehouses == 0
+            && self
+                .workloads
+                .iter()
+                .any(|w| crate::workload::tpcc::is_tpcc(&w.name))
+        {
+            bail!("a tpcc workload needs its data: set [data] warehouses = N (the most any tpcc workload uses)");
+        }
         let points = [
             self.servers.len(),
             self.variants.len(),
@@ -242,7 +255,7 @@ impl CampaignFile {
         for w in &self.workloads {
             if crate::workload::script::is_script(&w.name) {
                 crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
-            } else {
+            } else if !crate::workload::tpcc::is_tpcc(&w.name) {
                 crate::workload::Workload::parse(&w.name)?;
             }
         }

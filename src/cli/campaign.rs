@@ -107,11 +107,17 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
                 .is_ok_and(|(_, specs)| specs.iter().any(|s| s.name == opt))
     };
     let mut words = vec![w.name.clone()];
-    if declares("tables") {
-        words.extend(["--tables".into(), c.data.tables.to_string()]);
-    }
-    if declares("table_size") {
-        words.extend(["--table-size".into(), c.data.table_size.to_string()]);
+    if crate::workload::tpcc::is_tpcc(&w.name) {
+        if !w.options.contains_key("warehouses") {
+            words.extend(["--warehouses".into(), c.data.warehouses.to_string()]);
+        }
+    } else {
+        if declares("tables") {
+            words.extend(["--tables".into(), c.data.tables.to_string()]);
+        }
+        if declares("table_size") {
+            words.extend(["--table-size".into(), c.data.table_size.to_string()]);
+        }
     }
     words.extend([
         "--threads".into(),

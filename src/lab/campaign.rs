@@ -16,7 +16,8 @@ use crate::server::{Profile, Sandbox};
 use crate::stats::RunStatus;
 use crate::store::Store;
 use crate::workload::prepare::default_loaders;
-use crate::workload::{Oltp, OltpOpts, Workload};
+use crate::workload::tpcc::{is_tpcc, Tpcc, TpccOpts};
+use crate::workload::{Family, Oltp, OltpOpts, Workload};
 use anyhow::{Context, Result};
 use std::time::Duration;
 
@@ -165,7 +166,9 @@ fn setup_server(
     spec.cpus = server.cpus.clone();
     spec.sets = base_sets.clone();
     let marker = sb.dir.join("template.json");
-    let data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size, "basedir": spec.basedir}).to_string();
+    let data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size,
+        "warehouses": c.data.warehouses, "basedir": spec.basedir})
+    .to_string();
     let template_ok = sb.has_template()
         && std::fs::read_to_string(&marker).ok().as_deref() == Some(data_id.as_str());
     if !template_ok {
@@ -174,7 +177,9 @@ fn setup_server(
         sb.spec = spec.clone();
         sb.start(Duration::from_secs(120))?;
         let t = sandbox_target(&sb, "sbtest")?;
-        super::data::cleanup(&t, &data(c), |_| {})?;
+        for f in data(c) {
+            super::data::cleanup(&t, f.as_ref(), |_| {})?;
+        }
         load_data(&t, c)?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
@@ -211,24 +216,44 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 
 /// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
 fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
-    super::data::prepare(t, &data(c), default_loaders(), true)?;
+    for f in data(c) {
+        super::data::prepare(t, f.as_ref(), default_loaders(), true)?;
+    }
     Ok(())
 }
 
 /// External servers: prepare the tables when they are missing.
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
-    if block_on(super::data::ready(t, &data(c)))?.is_err() {
-        load_data(t, c)?;
+    for f in data(c) {
+        if block_on(super::data::ready(t, f.as_ref()))?.is_err() {
+            super::data::prepare(t, f.as_ref(), default_loaders(), true)?;
+        }
     }
     Ok(())
 }
 
-/// A campaign's data: oltp tables with sysbench's defaults otherwise.
-fn data(c: &CampaignFile) -> Oltp {
-    let o = OltpOpts {
-        tables: c.data.tables,
-        table_size: c.data.table_size,
-        ..Default::default()
-    };
-    Oltp::new(Workload::ReadWrite, o, 1)
+/// A campaign's data: the oltp tables (sysbench's defaults otherwise)
+/// when a workload other than tpcc needs them, and TPC-C's warehouses
+/// when [data] asks for them.
+fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
+    let mut v: Vec<Box<dyn Family>> = Vec::new();
+    if c.workloads.iter().any(|w| !is_tpcc(&w.name)) {
+        let o = OltpOpts {
+            tables: c.data.tables,
+            table_size: c.data.table_size,
+            ..Default::default()
+        };
+        v.push(Box::new(Oltp::new(Workload::ReadWrite, o, 1)));
+    }
+    if c.data.warehouses > 0 {
+        let o = TpccOpts {
+            warehouses: c.data.warehouses,
+            tables: 1,
+            storage_engine: "InnoDB".into(),
+            table_options: String::new(),
+            isolation: String::new(),
+        };
+        v.push(Box::new(Tpcc::new(o, 1)));
+    }
+    v
 }

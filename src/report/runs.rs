@@ -96,6 +96,7 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         num(r.lat_p95_ms, 2),
         num(r.lat_p99_ms, 2)
     ));
+    o.push_str(&tpcc_text(&d.tpcc));
     if let Some(h) = d
         .histogram
         .as_deref()
@@ -151,5 +152,33 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         }
         o.push_str(&t.render(f));
     }
+    o
+}
+
+/// A stored TPC-C run's figures (empty for other workloads).
+fn tpcc_text(t: &serde_json::Value) -> String {
+    let Some(types) = t["transactions"].as_array() else {
+        return String::new();
+    };
+    let f = |k: &str| t[k].as_f64().unwrap_or(f64::NAN);
+    let mut o = format!(
+        "  TPC-C:    NOPM {:.1}, TPM {:.1}, New-Orders rolled back on purpose {:.2}%, deadlocks {}, lock-wait timeouts {}\n",
+        f("nopm"),
+        f("tpm"),
+        f("new_order_rollback_pct"),
+        t["deadlocks"],
+        t["lock_wait_timeouts"]
+    );
+    for x in types {
+        o.push_str(&format!(
+            "            {:<19} {:>9} ({:.1}/min)  p95 {:.3} ms  p99 {:.3} ms\n",
+            x["type"].as_str().unwrap_or(""),
+            x["count"],
+            x["per_minute"].as_f64().unwrap_or(0.0),
+            x["latency_ms"]["p95"].as_f64().unwrap_or(f64::NAN),
+            x["latency_ms"]["p99"].as_f64().unwrap_or(f64::NAN)
+        ));
+    }
+    o.push('\n');
     o
 }

@@ -125,6 +125,9 @@ pub struct RunDetail {
     pub host: serde_json::Value,
     pub samples: Vec<SampleRow>,
     pub statements: Vec<StatementRow>,
+    /// A TPC-C run's figures (NOPM, TPM, each transaction type), from
+    /// its stored summary; null for other workloads.
+    pub tpcc: serde_json::Value,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -356,7 +359,7 @@ impl Store {
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
-                    server_variables, sandbox, host FROM runs WHERE id = ?1"
+                    server_variables, sandbox, host, json_extract(summary, '$.tpcc') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -375,6 +378,7 @@ impl Store {
                     host: json(r.get(29)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
+                    tpcc: json(r.get(30)?),
                     histogram: None,
                 })
             })

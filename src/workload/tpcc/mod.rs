@@ -234,9 +234,9 @@ impl Family for Tpcc {
             .map(|n| {
                 let t = schema::progress_table(n);
                 (
-                    format!("SELECT 1 FROM {t} a JOIN {t} b ON b.part = 'warehouses' WHERE a.part = 'complete' AND b.value = '{}'", self.o.warehouses),
+                    format!("SELECT 1 FROM {t} a JOIN {t} b ON b.part = 'warehouses' WHERE a.part = 'complete' AND CAST(b.value AS UNSIGNED) >= {}", self.o.warehouses),
                     format!(
-                        "table set {n} is not a complete load of {} warehouses (an interrupted prepare, or another --warehouses): run `{}` to finish it, or `qpslab cleanup tpcc` and prepare again",
+                        "table set {n} is not a complete load of at least {} warehouses (an interrupted prepare, or fewer warehouses loaded): run `{}` to finish it, or `qpslab cleanup tpcc` and prepare again",
                         self.o.warehouses,
                         self.prepare_command()
                     ),
