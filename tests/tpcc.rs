@@ -172,6 +172,45 @@ fn prepare_run_and_check_under_concurrency() {
         s.contains("NOPM (New-Orders per minute)") && s.contains("new_order_rollback"),
         "{s}"
     );
+    // tpmC is never printed for a run the spec's rules do not allow
+    assert!(
+        s.contains("tpmC:") && s.contains("not reported: keying and think times are off"),
+        "{s}"
+    );
+    assert_consistent(&db, "2");
+    // the same profiles as stored procedures, one CALL per transaction
+    let o = ok(
+        &[
+            "run",
+            "tpcc",
+            "--warehouses",
+            "2",
+            "--threads",
+            "4",
+            "--events",
+            "600",
+            "--time",
+            "300",
+            "--procedures",
+            "--format",
+            "json",
+            "--no-store",
+        ],
+        &db,
+    );
+    let j = json(&o);
+    let tally = &j["tpcc"]["server_tally"];
+    assert_eq!(
+        tally["server"].as_i64(),
+        tally["client"].as_i64(),
+        "{}",
+        j["tpcc"]
+    );
+    assert!(j["latency_by_statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["statement"] == "call_new_order"));
     assert_consistent(&db, "2");
     // fewer warehouses than loaded: the run uses a subset
     ok(
@@ -299,7 +338,7 @@ fn sweeps_and_campaigns_store_tpcc_runs() {
     let db = l.fresh_db("tpcc_sweep");
     ok(&["prepare", "tpcc"], &db);
     let store = l.home.join("tpcc-sweep.db").display().to_string();
-    ok(
+    let o = ok(
         &[
             "sweep",
             "tpcc",
@@ -312,11 +351,34 @@ fn sweeps_and_campaigns_store_tpcc_runs() {
         ],
         &db,
     );
+    assert!(text(&o).contains("nopm"), "{}", text(&o));
+    // NOPM against users: the scalability table and chart
+    let o = l.qpslab(&["scalability", "--store", &store]);
+    assert!(
+        o.status.success() && text(&o).contains("nopm") && text(&o).contains("tpcc-1w"),
+        "{}",
+        text(&o)
+    );
+    let svg = l.home.join("nopm.svg");
+    let o = l.qpslab(&[
+        "chart",
+        "--campaign",
+        "1",
+        "--metric",
+        "nopm",
+        "--store",
+        &store,
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("NOPM against users"), "{svg}");
     let o = l.qpslab(&["runs", "--store", &store, "--format", "json"]);
     let runs = json(&o);
     let runs = runs.as_array().unwrap();
     assert_eq!(runs.len(), 2, "{runs:?}");
-    assert!(runs.iter().all(|r| r["workload"] == "tpcc"), "{runs:?}");
+    assert!(runs.iter().all(|r| r["workload"] == "tpcc-1w"), "{runs:?}");
     let id = runs[0]["id"].as_i64().unwrap().to_string();
     let o = l.qpslab(&["show", &id, "--store", &store, "--format", "json"]);
     let s = text(&o);

@@ -54,6 +54,8 @@ pub const STATUS_KEYS: &[&str] = &[
     "Innodb_row_lock_waits",
     "Innodb_history_list_length",
     "Innodb_checkpoint_age",
+    "Com_commit",
+    "Com_rollback",
 ];
 
 /// Load counts over a window, from the run's samples.
@@ -147,6 +149,9 @@ pub struct Efficiency {
     pub innodb_read_bytes_per_query: Option<f64>,
     pub innodb_write_bytes_per_query: Option<f64>,
     pub redo_bytes_per_transaction: Option<f64>,
+    /// Transactions the server ended per minute: Δ (Com_commit +
+    /// Com_rollback), every session's (HammerDB's TPM).
+    pub server_commits_per_min: Option<f64>,
     /// The monitor thread's own CPU, in µs per second of run.
     pub monitor_cpu_us_per_s: Option<f64>,
     pub cpu: Option<CpuSplit>,
@@ -177,6 +182,10 @@ impl Efficiency {
             redo_bytes_per_transaction: redo
                 .filter(|_| load.transactions > 0.0)
                 .map(|r| r / load.transactions),
+            server_commits_per_min: c
+                .delta_sum(&["status.Com_commit", "status.Com_rollback"], a, b)
+                .filter(|_| b > a)
+                .map(|n| n * 60.0 / (b - a)),
             monitor_cpu_us_per_s: c
                 .delta("client_proc.monitor_cpu_s", a, b)
                 .filter(|_| b > a)

@@ -16,6 +16,7 @@ pub mod bottleneck;
 pub mod compare;
 pub mod counters;
 pub mod efficiency;
+pub mod headline;
 pub mod live;
 pub mod run_figures;
 
@@ -43,6 +44,8 @@ pub struct StepFigures {
     /// NaN without the monitor.
     pub server_us: f64,
     pub hint: String,
+    /// TPC-C's New-Orders per minute (NaN for other workloads).
+    pub nopm: f64,
 }
 
 /// A series' figures at one concurrency: medians over its runs.
@@ -59,6 +62,8 @@ pub struct Cell {
     pub csw: f64,
     /// The most frequent bottleneck verdict among the runs.
     pub hint: String,
+    /// TPC-C's New-Orders per minute (NaN for other workloads).
+    pub nopm: f64,
 }
 
 /// The most frequent value (the first among equals).
@@ -122,6 +127,7 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         }),
                         csw: m(|r| r.csw_per_q),
                         hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),
+                        nopm: m(|r| r.nopm),
                     };
                     (t, cell)
                 })
@@ -273,6 +279,8 @@ pub struct StepMedians {
     /// The last repeat's verdict.
     pub bottleneck: String,
     pub runs: usize,
+    /// TPC-C's New-Orders per minute (None for other workloads).
+    pub nopm: Option<f64>,
 }
 
 /// The runs and reference of a ratio: `ratio A B` (A relative to B, A and

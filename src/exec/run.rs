@@ -309,6 +309,7 @@ pub fn run_clocked(
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,
         server_tally: None,
+        headline: None,
     }
 }
 

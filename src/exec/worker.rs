@@ -193,6 +193,14 @@ pub async fn worker(
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
+        // A terminal's keying and think times, outside the latency.
+        let pause = session.pause_us();
+        if pause > 0 {
+            nap(shared, pause).await;
+            if shared.stopping() {
+                break;
+            }
+        }
         let intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
         if let Some(t) = intended {
             if t > Instant::now() {
@@ -458,13 +466,7 @@ impl Event<'_> {
                     }
                 }
             }
-            Op::Sleep(us) => {
-                let until = Instant::now() + Duration::from_micros(us);
-                while !self.link.shared.stopping() && Instant::now() < until {
-                    let left = until.saturating_duration_since(Instant::now());
-                    tokio::time::sleep(left.min(Duration::from_millis(100))).await;
-                }
-            }
+            Op::Sleep(us) => nap(self.link.shared, us).await,
             Op::Reconnect
                 if !reconnect(self.link, conn, stmts)
                     .await
@@ -475,6 +477,16 @@ impl Event<'_> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Waits `us` microseconds without blocking the shard; the run's stop cuts
+/// it short.
+async fn nap(shared: &Shared, us: u64) {
+    let until = Instant::now() + Duration::from_micros(us);
+    while !shared.stopping() && Instant::now() < until {
+        let left = until.saturating_duration_since(Instant::now());
+        tokio::time::sleep(left.min(Duration::from_millis(100))).await;
     }
 }
 

@@ -252,6 +252,8 @@ fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
             storage_engine: "InnoDB".into(),
             table_options: String::new(),
             isolation: String::new(),
+            keying: false,
+            procedures: false,
         };
         v.push(Box::new(Tpcc::new(o, 1)));
     }

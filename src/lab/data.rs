@@ -29,6 +29,19 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
                 bail!("{error}");
             }
         }
+        for sql in family.setup_sql() {
+            let head: String = sql
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect();
+            if let Err(e) = c.exec(&sql).await {
+                c.quit().await;
+                bail!("setting up the workload (`{head}` …): {e}");
+            }
+        }
     }
     c.quit().await;
     if let Some(missing) = family

@@ -73,6 +73,13 @@ pub fn run_once(
             });
         }
     }
+    if let Some(rules) = cfg.workload.class_rules() {
+        result.headline = Some(crate::analyze::headline::headline(
+            &result,
+            cfg.threads,
+            &rules,
+        ));
+    }
     let store_error = rec
         .as_ref()
         .and_then(|rec| rec.finish(cfg, &result, plan.pcts, figures.as_ref()).err());
@@ -175,6 +182,9 @@ impl Recorded {
             client_us: r.client_us_per_query(),
             server_us,
             hint,
+            nopm: r
+                .class_count("new_order")
+                .map_or(f64::NAN, |n| n as f64 * 60.0 / r.elapsed.max(1e-9)),
         }
     }
 }

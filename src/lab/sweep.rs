@@ -118,6 +118,7 @@ pub fn sweep(
                 server_us_per_query: (!srv.is_nan()).then_some(srv),
                 bottleneck: figs.last().map(|f| f.hint.clone()).unwrap_or_default(),
                 runs: figs.len(),
+                nopm: Some(m(|f| f.nopm)).filter(|n| !n.is_nan()),
             }
         })
         .collect();

@@ -18,7 +18,11 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
             .collect();
         return serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
     }
-    let mut t = Table::new(&[
+    let tpcc = s
+        .values()
+        .flat_map(|c| c.values())
+        .any(|c| c.nopm.is_finite());
+    let mut headers = vec![
         "workload",
         "label",
         "variant",
@@ -32,10 +36,14 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
         "cs/q",
         "runs",
         "bottleneck",
-    ]);
+    ];
+    if tpcc {
+        headers.insert(6, "nopm");
+    }
+    let mut t = Table::new(&headers);
     for ((w, l, v), cells) in &s {
         for (th, c) in cells {
-            t.push(vec![
+            let mut row = vec![
                 w.clone(),
                 l.clone(),
                 v.clone(),
@@ -49,7 +57,11 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 num(Some(c.csw), 2),
                 c.runs.to_string(),
                 c.hint.clone(),
-            ]);
+            ];
+            if tpcc {
+                row.insert(6, num(Some(c.nopm).filter(|n| n.is_finite()), 1));
+            }
+            t.push(row);
         }
     }
     t.render(f)
@@ -273,6 +285,7 @@ mod tests {
             server_us_per_q: None,
             csw_per_q: None,
             hint: None,
+            nopm: None,
         }
     }
 

@@ -144,6 +144,9 @@ pub fn run_text(f: &MonitorFigures) -> String {
         "    redo bytes per transaction:          {}",
         num(e.redo_bytes_per_transaction, 1)
     );
+    if let Some(t) = e.server_commits_per_min.filter(|t| *t > 0.0) {
+        let _ = writeln!(o, "    server TPM (Com_commit + Com_rollback): {t:.1}");
+    }
     if let Some(c) = &e.cpu {
         let _ = writeln!(
             o,

@@ -336,7 +336,12 @@ pub fn workloads_text() -> String {
     }
     let _ = writeln!(
         o,
-        "\nOptions follow sysbench's names; see `qpslab run --help`."
+        "{:<24} TPC-C's five transactions (45/43/4/4/4), terminals on home warehouses; NOPM (docs/TPCC.md)",
+        "tpcc"
+    );
+    let _ = writeln!(
+        o,
+        "\nOptions follow sysbench's names; see `qpslab run --help` (and `qpslab run tpcc --help`)."
     );
     o
 }

@@ -143,7 +143,8 @@ impl Table {
 
 /// A sweep's table: each concurrency's medians over its repeats.
 pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
-    let mut t = Table::new(&[
+    let tpcc = rows.iter().any(|r| r.nopm.is_some());
+    let mut headers = vec![
         "threads",
         "qps",
         "tps",
@@ -153,9 +154,13 @@ pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
         "server us/q",
         "runs",
         "bottleneck",
-    ]);
+    ];
+    if tpcc {
+        headers.insert(1, "nopm");
+    }
+    let mut t = Table::new(&headers);
     for r in rows {
-        t.push(vec![
+        let mut row = vec![
             r.threads.to_string(),
             format!("{:.2}", r.qps),
             format!("{:.2}", r.tps),
@@ -165,7 +170,11 @@ pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
             super::num(r.server_us_per_query, 2),
             r.runs.to_string(),
             r.bottleneck.clone(),
-        ]);
+        ];
+        if tpcc {
+            row.insert(1, super::num(r.nopm, 1));
+        }
+        t.push(row);
     }
     t
 }

@@ -78,6 +78,25 @@ pub fn block(r: &RunResult, pcts: &[f64]) -> String {
         "    deadlocks (1213) retried:          {}    lock-wait timeouts (1205) retried: {}",
         f.deadlocks, f.lock_waits
     );
+    if let Some(h) = &r.headline {
+        match h.value {
+            Some(v) => {
+                let _ = writeln!(
+                    o,
+                    "    {:<35}{v:.1}  (the spec's conditions hold)",
+                    format!("{}:", h.name)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    o,
+                    "    {:<35}not reported: {}",
+                    format!("{}:", h.name),
+                    h.why_not.join("; ")
+                );
+            }
+        }
+    }
     if let Some(t) = &r.server_tally {
         let _ = writeln!(
             o,
@@ -128,6 +147,7 @@ pub fn document(r: &RunResult, pcts: &[f64]) -> Value {
         "deadlocks": f.deadlocks,
         "lock_wait_timeouts": f.lock_waits,
         "server_tally": r.server_tally,
+        "headline": r.headline,
         "transactions": r.classes.iter().map(|k| {
             let mut lat = serde_json::Map::new();
             for p in pcts {

@@ -15,7 +15,7 @@ mod result;
 pub use counters::Interval;
 pub use cpu::CpuSnapshot;
 pub use hist::Hist;
-pub use result::{us_per_query, KindStats, RunResult, RunStatus, Sample, Tally};
+pub use result::{us_per_query, Headline, KindStats, RunResult, RunStatus, Sample, Tally};
 
 /// A percentile's label: 95 → "95", 99.9 → "99.9".
 pub fn pct_label(p: f64) -> String {

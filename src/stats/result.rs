@@ -97,6 +97,19 @@ pub struct RunResult {
     /// The family's server-side tally of one event class over the whole
     /// run, warm-up included (see `Family::server_tally`).
     pub server_tally: Option<Tally>,
+    /// The family's headline figure (TPC-C's tpmC), or why the run does
+    /// not allow it; None for families without one.
+    pub headline: Option<Headline>,
+}
+
+/// A headline figure and the rules it was checked against.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Headline {
+    pub name: String,
+    /// None when a rule failed.
+    pub value: Option<f64>,
+    /// The rules the run broke.
+    pub why_not: Vec<String>,
 }
 
 /// A class's count as the server keeps it, beside the client's.

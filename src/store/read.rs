@@ -56,6 +56,8 @@ pub struct RunRow {
     pub server_us_per_q: Option<f64>,
     pub csw_per_q: Option<f64>,
     pub hint: Option<String>,
+    /// TPC-C's New-Orders per minute, from the run's summary.
+    pub nopm: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -136,7 +138,7 @@ pub struct RunDetail {
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
-    server_us_per_q, csw_per_q, hint";
+    server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm')";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
@@ -193,6 +195,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         server_us_per_q: r.get(17)?,
         csw_per_q: r.get(18)?,
         hint: r.get(19)?,
+        nopm: r.get(20)?,
     })
 }
 
@@ -366,19 +369,19 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(20)?),
-                    command_line: r.get(21)?,
-                    qpslab_version: r.get(22)?,
-                    git_hash: r.get(23)?,
-                    ended_at: r.get(24)?,
-                    server_flavor: r.get(25)?,
-                    server_cnf: r.get(26)?,
-                    server_variables: json(r.get(27)?),
-                    sandbox: json(r.get(28)?),
-                    host: json(r.get(29)?),
+                    options: json(r.get(21)?),
+                    command_line: r.get(22)?,
+                    qpslab_version: r.get(23)?,
+                    git_hash: r.get(24)?,
+                    ended_at: r.get(25)?,
+                    server_flavor: r.get(26)?,
+                    server_cnf: r.get(27)?,
+                    server_variables: json(r.get(28)?),
+                    sandbox: json(r.get(29)?),
+                    host: json(r.get(30)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
-                    tpcc: json(r.get(30)?),
+                    tpcc: json(r.get(31)?),
                     histogram: None,
                 })
             })

@@ -10,12 +10,21 @@ use crate::store::{RunFilter, RunRow, Store};
 use anyhow::Result;
 use std::fmt::Write;
 
-/// QPS (or p95) against users for each series of `runs`.
-pub fn scalability_chart(runs: &[RunRow], p95: bool) -> Chart {
-    let (title, y) = if p95 {
-        ("p95 latency against users", "ms")
-    } else {
-        ("QPS against users", "queries per second")
+/// Which figure a scalability chart plots against users.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    Qps,
+    P95,
+    /// TPC-C's New-Orders per minute (series without it are left out).
+    Nopm,
+}
+
+/// QPS, p95 or NOPM against users for each series of `runs`.
+pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
+    let (title, y) = match metric {
+        Metric::P95 => ("p95 latency against users", "ms"),
+        Metric::Qps => ("QPS against users", "queries per second"),
+        Metric::Nopm => ("NOPM against users (TPC-C)", "New-Orders per minute"),
     };
     let mut c = Chart::new(title, "users", y);
     c.log2_x = true;
@@ -26,11 +35,21 @@ pub fn scalability_chart(runs: &[RunRow], p95: bool) -> Chart {
             .copied()
             .collect::<Vec<_>>()
             .join(" ");
-        let pts = cells
+        let pts: Vec<(f64, f64)> = cells
             .iter()
-            .map(|(t, cell)| (*t as f64, if p95 { cell.p95_ms } else { cell.qps }))
+            .map(|(t, cell)| {
+                let y = match metric {
+                    Metric::P95 => cell.p95_ms,
+                    Metric::Qps => cell.qps,
+                    Metric::Nopm => cell.nopm,
+                };
+                (*t as f64, y)
+            })
+            .filter(|p| p.1.is_finite())
             .collect();
-        c.add(&name, pts);
+        if !pts.is_empty() {
+            c.add(&name, pts);
+        }
     }
     c
 }
@@ -54,8 +73,11 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
     );
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
     b.push_str("<h2>Scalability</h2><div class=\"charts\">");
-    b.push_str(&scalability_chart(&ok, false).svg());
-    b.push_str(&scalability_chart(&ok, true).svg());
+    b.push_str(&scalability_chart(&ok, Metric::Qps).svg());
+    b.push_str(&scalability_chart(&ok, Metric::P95).svg());
+    if ok.iter().any(|r| r.nopm.is_some()) {
+        b.push_str(&scalability_chart(&ok, Metric::Nopm).svg());
+    }
     b.push_str("</div>");
     if !ok.is_empty() {
         b.push_str(&crate::report::analysis::scalability_table(

@@ -38,7 +38,7 @@ pub fn run_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> 
     Ok(c)
 }
 
-/// A campaign's scalability chart of its finished runs: qps or p95 by
+/// A campaign's scalability chart of its finished runs: qps, p95 or nopm by
 /// concurrency, a line per series.
 pub fn campaign_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> {
     let runs = store.list_runs(&crate::store::RunFilter {
@@ -50,8 +50,9 @@ pub fn campaign_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Ch
         anyhow::bail!("campaign {id} has no finished runs (see `qpslab runs --campaign {id}`)");
     }
     match metric {
-        "qps" => Ok(super::scalability_chart(&runs, false)),
-        "p95" => Ok(super::scalability_chart(&runs, true)),
-        m => anyhow::bail!("--metric '{m}' for a campaign: use qps or p95"),
+        "qps" => Ok(super::scalability_chart(&runs, super::Metric::Qps)),
+        "p95" => Ok(super::scalability_chart(&runs, super::Metric::P95)),
+        "nopm" => Ok(super::scalability_chart(&runs, super::Metric::Nopm)),
+        m => anyhow::bail!("--metric '{m}' for a campaign: use qps, p95 or nopm (TPC-C)"),
     }
 }

@@ -462,6 +462,32 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         }
         b.push_str("</div>");
     }
+    if let Some(types) = d.tpcc["transactions"].as_array() {
+        let f = |k: &str| d.tpcc[k].as_f64();
+        let _ = write!(
+            b,
+            "<h2>TPC-C</h2><p>NOPM {} · TPM {} · New-Orders rolled back on purpose {}%</p>",
+            num(f("nopm"), 1),
+            num(f("tpm"), 1),
+            num(f("new_order_rollback_pct"), 2)
+        );
+        b.push_str("<table><tr><th class=\"l\">transaction</th><th>count</th><th>per min</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
+        for t in types {
+            let lat = |k: &str| t["latency_ms"][k].as_f64();
+            let _ = write!(
+                b,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(t["type"].as_str().unwrap_or("")),
+                t["count"],
+                num(t["per_minute"].as_f64(), 1),
+                num(lat("avg"), 3),
+                num(lat("p95"), 3),
+                num(lat("p99"), 3),
+                num(lat("max"), 3)
+            );
+        }
+        b.push_str("</table>");
+    }
     if !d.statements.is_empty() {
         b.push_str("<h2>Statements</h2><table><tr><th class=\"l\">statement</th><th>count</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
         for s in &d.statements {

@@ -142,6 +142,12 @@ pub trait Family: Send + Sync {
         Vec::new()
     }
 
+    /// Statements run once before a run, on the connection that checks
+    /// the tables (TPC-C's `--procedures` installs them here).
+    fn setup_sql(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A query returning one number the server keeps of one event class
     /// (TPC-C: new orders taken, from d_next_o_id), read before and after
     /// a run to cross-check the client's count; with the class's index.
@@ -181,6 +187,12 @@ pub trait Family: Send + Sync {
         Vec::new()
     }
 
+    /// What the event classes must satisfy for the family's headline
+    /// figure (TPC-C's tpmC); None for families without one.
+    fn class_rules(&self) -> Option<ClassRules> {
+        None
+    }
+
     /// The family's own reports, made on the thread that reports (None:
     /// the default lines).
     fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
@@ -193,6 +205,27 @@ pub trait Family: Send + Sync {
         let _ = code;
         None
     }
+}
+
+/// The conditions under which a family's headline figure may be
+/// reported (TPC-C's tpmC: clause 5).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClassRules {
+    /// The figure's name ("tpmC").
+    pub headline: &'static str,
+    /// The class it counts per minute.
+    pub class: usize,
+    /// Whether the terminals were paced as the rules ask (keying and
+    /// think times); the option that turns it on otherwise.
+    pub paced: Result<(), String>,
+    /// Connections the rules ask for (10 terminals per warehouse).
+    pub terminals: u32,
+    /// Least share of all events, per class, in percent.
+    pub min_share: Vec<(usize, f64)>,
+    /// Most 90th-percentile latency, per class, in seconds.
+    pub max_p90_s: Vec<(usize, f64)>,
+    /// Least measured minutes.
+    pub min_minutes: f64,
 }
 
 /// One interval (or the whole run) as a family's report hook sees it
@@ -251,6 +284,13 @@ pub trait Session {
         } else {
             OnError::Fatal
         }
+    }
+
+    /// Microseconds to wait before the next event starts, not counted in
+    /// its latency (a TPC-C terminal's think time after its last
+    /// transaction and keying time before the next); 0 by default.
+    fn pause_us(&mut self) -> u64 {
+        0
     }
 
     /// The class of the event just completed (an index into

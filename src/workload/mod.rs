@@ -2,7 +2,9 @@
 //!
 //! Owns the `Family`/`Session` interface that exec drives (family.rs), the
 //! sysbench Lua scripts on it (script/: an embedded LuaJIT running
-//! sysbench's script API), and the sysbench-compatible OLTP family
+//! sysbench's script API), TPC-C (tpcc/: schema, loader, the five
+//! transactions as terminals, consistency checks), and the
+//! sysbench-compatible OLTP family
 //! (oltp.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
 //! *what* to execute; it never opens connections for load, times anything

@@ -34,6 +34,27 @@ pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     )
 }
 
+/// The progress bar of a load of `total` rows: rows, rows/s and the ETA
+/// (hidden when quiet).
+pub fn load_bar(total: u64, quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// The one-line error for a server that refuses LOAD DATA LOCAL.
+pub fn local_infile_refused(e: &crate::protocol::ProtoError) -> Option<anyhow::Error> {
+    matches!(e.code(), Some(1148) | Some(3948)).then(|| anyhow!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1"))
+}
+
 /// Loaders when not set: four per CPU. Each alternates generating a chunk
 /// and sending it, so more streams keep the server busy (8 x 200k rows on
 /// 2 CPUs: 2 loaders 7.2 s, 8 loaders 5.8 s).
@@ -60,16 +81,7 @@ pub fn prepare(
     let rows_done = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicBool::new(false));
     let total = u64::from(o.tables) * u64::from(o.table_size);
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = load_bar(total, quiet);
     let mut handles = Vec::new();
     for l in 0..loaders {
         let (mut opts, o, next, rows, failed) = (
@@ -184,10 +196,11 @@ async fn load_table(
             next <= o.table_size
         };
         let loaded = match conn.load_data(&sql, fill).await {
-            Err(e) if e.code() == Some(1148) || e.code() == Some(3948) => {
-                bail!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1")
-            }
-            other => other.with_context(|| format!("loading sbtest{t}"))?,
+            Err(e) => match local_infile_refused(&e) {
+                Some(refused) => return Err(refused),
+                None => return Err(e).with_context(|| format!("loading sbtest{t}")),
+            },
+            Ok(n) => n,
         };
         if stop() {
             bail!("interrupted while loading sbtest{t}");

@@ -147,7 +147,8 @@ pub struct ChartArgs {
     #[arg(long, conflicts_with = "run")]
     pub campaign: Option<i64>,
     /// For a run: qps, tps, p95, p99, or a stored counter's rate as
-    /// source:name (e.g. status:Com_select). For a campaign: qps or p95.
+    /// source:name (e.g. status:Com_select). For a campaign: qps, p95,
+    /// or nopm (TPC-C's New-Orders per minute).
     #[arg(long, default_value = "qps")]
     pub metric: String,
     /// Output file: .svg, or .png (rendered with the system's fonts).

@@ -21,7 +21,6 @@ use crate::workload::family::PrepareReport;
 use crate::workload::rand::Rng;
 use crate::workload::RandParams;
 use anyhow::{anyhow, bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -240,18 +239,7 @@ pub fn prepare(
     })?;
 
     let total: u64 = work.iter().map(|w| w.1.rows()).sum();
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
+    let bar = crate::workload::prepare::load_bar(total, quiet);
     let work = Arc::new(work);
     let next = Arc::new(AtomicUsize::new(0));
     let rows = Arc::new(AtomicU64::new(0));
@@ -613,10 +601,11 @@ impl Loader<'_> {
                 i < end
             };
             let loaded = match self.conn.load_data(&sql, fill).await {
-                Err(e) if e.code() == Some(1148) || e.code() == Some(3948) => {
-                    bail!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1")
-                }
-                other => other?,
+                Err(e) => match crate::workload::prepare::local_infile_refused(&e) {
+                    Some(refused) => return Err(refused),
+                    None => return Err(e.into()),
+                },
+                Ok(n) => n,
             };
             if stop() {
                 bail!("interrupted");

@@ -12,13 +12,14 @@
 mod check;
 mod gen;
 mod load;
+mod procedures;
 mod schema;
 mod sql;
 mod txn;
 
 pub use check::Condition;
 
-use super::family::{BoxFuture, Family, PrepareReport, Session, StatementSpec};
+use super::family::{BoxFuture, ClassRules, Family, PrepareReport, Session, StatementSpec};
 use super::options::{OptKind, OptSpec, OptValues};
 use super::rand::Rng;
 use super::RandParams;
@@ -51,6 +52,10 @@ pub struct TpccOpts {
     /// SET SESSION TRANSACTION ISOLATION LEVEL for every terminal; empty:
     /// the server's default.
     pub isolation: String,
+    /// The spec's keying and think times between transactions.
+    pub keying: bool,
+    /// Each transaction is one CALL of a stored procedure.
+    pub procedures: bool,
 }
 
 pub fn option_specs() -> Vec<OptSpec> {
@@ -62,6 +67,8 @@ pub fn option_specs() -> Vec<OptSpec> {
         o("storage_engine", Text, "InnoDB", "engine of the tables").alias("mysql_storage_engine"),
         o("table_options", Text, "", "appended to every CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
         o("isolation", Text, "", "transaction isolation of the terminals: RC, RR, SER, RU or a full name; empty: the server's default").alias("trx_level"),
+        o("procedures", Bool, "off", "run each transaction as one CALL of a stored procedure (installed before the run), as HammerDB does"),
+        o("keying", Bool, "off", "the spec's keying and think times between transactions (needed for tpmC; 10 terminals per warehouse)"),
     ]
 }
 
@@ -104,6 +111,8 @@ impl TpccOpts {
             storage_engine: v.text("storage_engine").to_string(),
             table_options: v.text("table_options").to_string(),
             isolation: isolation_name(v.text("isolation"))?.to_string(),
+            keying: v.flag("keying"),
+            procedures: v.flag("procedures"),
         };
         for (name, n, max) in [
             ("warehouses", o.warehouses, MAX_WAREHOUSES),
@@ -123,11 +132,22 @@ impl TpccOpts {
 pub struct Tpcc {
     o: TpccOpts,
     seed: u64,
+    /// As runs are stored: `tpcc-10w` (`tpcc-10w-x4` with 4 table sets,
+    /// `-sp` with procedures), so that runs at different warehouse counts
+    /// are different series (a sweep over warehouses).
+    name: String,
 }
 
 impl Tpcc {
     pub fn new(o: TpccOpts, seed: u64) -> Tpcc {
-        Tpcc { o, seed }
+        let mut name = format!("{NAME}-{}w", o.warehouses);
+        if o.tables > 1 {
+            name.push_str(&format!("-x{}", o.tables));
+        }
+        if o.procedures {
+            name.push_str("-sp");
+        }
+        Tpcc { o, seed, name }
     }
 
     pub fn opts(&self) -> &TpccOpts {
@@ -156,7 +176,7 @@ impl Tpcc {
 
 impl Family for Tpcc {
     fn name(&self) -> &str {
-        NAME
+        &self.name
     }
 
     fn options(&self) -> serde_json::Value {
@@ -164,8 +184,15 @@ impl Family for Tpcc {
     }
 
     fn statements(&self) -> Vec<StatementSpec> {
+        let set = |n| {
+            if self.o.procedures {
+                procedures::call_sql(n).to_vec()
+            } else {
+                sql::set_sql(n)
+            }
+        };
         (1..=self.o.tables)
-            .flat_map(sql::set_sql)
+            .flat_map(set)
             .map(|sql| StatementSpec {
                 sql,
                 params: Vec::new(),
@@ -175,7 +202,23 @@ impl Family for Tpcc {
     }
 
     fn stat_names(&self) -> Vec<String> {
-        sql::stat_names()
+        if self.o.procedures {
+            txn::CLASSES[..txn::PROC_COUNT]
+                .iter()
+                .map(|c| format!("call_{c}"))
+                .collect()
+        } else {
+            sql::stat_names()
+        }
+    }
+
+    fn setup_sql(&self) -> Vec<String> {
+        if !self.o.procedures {
+            return Vec::new();
+        }
+        (1..=self.o.tables)
+            .flat_map(procedures::create_sql)
+            .collect()
     }
 
     fn event_classes(&self) -> Vec<String> {
@@ -222,7 +265,42 @@ impl Family for Tpcc {
     fn session(&self, thread: u32, _threads: u32, seed: u64) -> Box<dyn Session> {
         let home = txn::Home::of(thread, self.o.tables, self.o.warehouses);
         let rng = Rng::new(&RandParams::default(), seed);
-        Box::new(txn::Terminal::new(home, rng, &self.o.isolation))
+        Box::new(txn::Terminal::new(
+            home,
+            rng,
+            &self.o.isolation,
+            self.o.keying,
+            self.o.procedures,
+        ))
+    }
+
+    fn class_rules(&self) -> Option<ClassRules> {
+        use txn::Tx;
+        Some(ClassRules {
+            headline: "tpmC",
+            class: Tx::NewOrder as usize,
+            paced: if self.o.keying {
+                Ok(())
+            } else {
+                Err("keying and think times are off (--keying on)".into())
+            },
+            terminals: 10 * self.o.warehouses * self.o.tables,
+            min_share: vec![
+                (Tx::Payment as usize, 43.0),
+                (Tx::OrderStatus as usize, 4.0),
+                (Tx::Delivery as usize, 4.0),
+                (Tx::StockLevel as usize, 4.0),
+            ],
+            // Delivery runs whole in the terminal: the deferred limit.
+            max_p90_s: vec![
+                (Tx::NewOrder as usize, 5.0),
+                (Tx::Payment as usize, 5.0),
+                (Tx::OrderStatus as usize, 5.0),
+                (Tx::Delivery as usize, 80.0),
+                (Tx::StockLevel as usize, 20.0),
+            ],
+            min_minutes: 120.0,
+        })
     }
 
     fn server_tally(&self) -> Option<(String, usize)> {

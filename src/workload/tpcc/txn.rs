@@ -29,6 +29,8 @@ pub enum Tx {
 }
 
 pub const ROLLED_BACK: usize = 5;
+/// Statements per set with `--procedures`: one CALL per type.
+pub const PROC_COUNT: usize = 5;
 /// A program counter past every step: the transaction is over.
 const DONE: u32 = 1000;
 pub const CLASSES: [&str; 6] = [
@@ -93,6 +95,18 @@ pub struct Terminal {
     setup: String,
     /// 0: no set-up in progress; 1: to send; 2: sent.
     setup_step: u8,
+    /// Keying and think times (5.2.5.7) between transactions.
+    keying: bool,
+    /// The type dealt while pausing before it (keying needs it early).
+    dealt_next: Option<Tx>,
+    /// The type of the last completed transaction, for its think time.
+    last_done: Option<Tx>,
+    /// Each transaction is one CALL of its stored procedure.
+    procedures: bool,
+    /// This New-Order's last item is the unused one.
+    rollback_planned: bool,
+    /// A New-Order's lines as comma lists, for its procedure.
+    csv: [Vec<u8>; 3],
     // Inputs and what the program read.
     d: u32,
     c_w: u32,
@@ -133,9 +147,10 @@ fn shuffled(rng: &mut Rng, deck: &mut [Tx; 100]) {
 }
 
 impl Terminal {
-    pub fn new(home: Home, rng: Rng, isolation: &str) -> Terminal {
+    pub fn new(home: Home, rng: Rng, isolation: &str, keying: bool, procedures: bool) -> Terminal {
+        let block = if procedures { PROC_COUNT } else { s::COUNT };
         Terminal {
-            base: (home.set as usize - 1) * s::COUNT,
+            base: (home.set as usize - 1) * block,
             home,
             rng,
             deck: [Tx::NewOrder; 100],
@@ -151,6 +166,16 @@ impl Terminal {
                 format!("SET SESSION TRANSACTION ISOLATION LEVEL {isolation}")
             },
             setup_step: 0,
+            keying,
+            dealt_next: None,
+            last_done: None,
+            procedures,
+            rollback_planned: false,
+            csv: [
+                Vec::with_capacity(96),
+                Vec::with_capacity(64),
+                Vec::with_capacity(48),
+            ],
             d: 1,
             c_w: 1,
             c_d: 1,
@@ -249,6 +274,7 @@ impl Terminal {
                 if rollback {
                     self.lines[self.ol_cnt - 1].item = ITEMS + 1;
                 }
+                self.rollback_planned = rollback;
                 self.line = 0;
             }
             Tx::Payment => {
@@ -563,6 +589,79 @@ impl Terminal {
         }
     }
 
+    /// `--procedures`: the transaction is one CALL with its draws.
+    fn next_call(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        self.pc += 1;
+        if self.pc > 1 {
+            return None;
+        }
+        let i = self.tx as usize;
+        let (w, d) = (i64::from(self.home.w), i64::from(self.d));
+        let long = IntWidth::Long;
+        let mut b = stmts[self.base + i].binder();
+        match self.tx {
+            Tx::NewOrder => {
+                for x in [
+                    w,
+                    d,
+                    self.c_id.into(),
+                    self.ol_cnt as i64,
+                    self.all_local.into(),
+                ] {
+                    b.int(x, long);
+                }
+                for c in self.csv.iter_mut() {
+                    c.clear();
+                }
+                for (k, l) in self.lines[..self.ol_cnt].iter().enumerate() {
+                    let sep = if k > 0 { "," } else { "" };
+                    let _ = write!(self.csv[0], "{sep}{}", l.item);
+                    let _ = write!(self.csv[1], "{sep}{}", l.supply_w);
+                    let _ = write!(self.csv[2], "{sep}{}", l.qty);
+                }
+                for c in &self.csv {
+                    b.bytes(c);
+                }
+                self.rolled_back = self.rollback_planned;
+            }
+            Tx::Payment => {
+                for x in [
+                    w,
+                    d,
+                    self.c_w.into(),
+                    self.c_d.into(),
+                    self.c_id.into(),
+                    self.by_name.into(),
+                ] {
+                    b.int(x, long);
+                }
+                b.bytes(&self.last);
+                b.bytes(&self.amount);
+            }
+            Tx::OrderStatus => {
+                for x in [w, d, self.c_id.into(), self.by_name.into()] {
+                    b.int(x, long);
+                }
+                b.bytes(&self.last);
+            }
+            Tx::Delivery => {
+                b.int(w, long);
+                b.int(self.carrier.into(), long);
+            }
+            Tx::StockLevel => {
+                for x in [w, d, self.threshold.into()] {
+                    b.int(x, long);
+                }
+            }
+        }
+        drop(b);
+        Some(Step {
+            op: Op::Execute(self.base + i),
+            consume: Consume::Count,
+            stat: i,
+        })
+    }
+
     /// What the statement just run (the one before the program counter)
     /// returned.
     fn read(&mut self, rows: &Rows) {
@@ -627,6 +726,18 @@ impl Terminal {
     }
 }
 
+/// (keying time, mean think time) in seconds of a transaction type
+/// (5.2.5.7).
+pub fn timing(t: Tx) -> (f64, f64) {
+    match t {
+        Tx::NewOrder => (18.0, 12.0),
+        Tx::Payment => (3.0, 12.0),
+        Tx::OrderStatus => (2.0, 10.0),
+        Tx::Delivery => (2.0, 5.0),
+        Tx::StockLevel => (2.0, 5.0),
+    }
+}
+
 /// A DECIMAL(…,2) as cents.
 fn cents(v: Option<&[u8]>) -> i64 {
     let s = v.and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("0");
@@ -638,7 +749,10 @@ fn cents(v: Option<&[u8]>) -> i64 {
 impl Session for Terminal {
     fn start(&mut self) {
         if self.finished {
-            self.tx = self.deal();
+            self.tx = match self.dealt_next.take() {
+                Some(t) => t,
+                None => self.deal(),
+            };
         }
         self.finished = false;
         self.pc = 0;
@@ -646,6 +760,14 @@ impl Session for Terminal {
     }
 
     fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        if self.procedures && self.setup_step == 0 {
+            let step = self.next_call(stmts);
+            if step.is_none() {
+                self.finished = true;
+                self.last_done = Some(self.tx);
+            }
+            return step;
+        }
         match self.setup_step {
             1 => {
                 self.setup_step = 2;
@@ -670,6 +792,7 @@ impl Session for Terminal {
         };
         if step.is_none() {
             self.finished = true;
+            self.last_done = Some(self.tx);
         }
         step
     }
@@ -694,6 +817,24 @@ impl Session for Terminal {
         true
     }
 
+    fn pause_us(&mut self) -> u64 {
+        if !self.keying || !self.finished {
+            return 0;
+        }
+        let think = match self.last_done.take() {
+            Some(t) => {
+                // Negative exponential, capped at ten times the mean.
+                let mean = timing(t).1;
+                let r = self.rng.unit().max(1e-12);
+                (-r.ln() * mean).min(10.0 * mean)
+            }
+            None => 0.0,
+        };
+        let next = self.deal();
+        self.dealt_next = Some(next);
+        ((think + timing(next).0) * 1e6) as u64
+    }
+
     fn class(&self) -> Option<usize> {
         Some(if self.rolled_back {
             ROLLED_BACK
@@ -710,7 +851,13 @@ mod tests {
 
     #[test]
     fn the_deck_deals_the_mix() {
-        let mut t = Terminal::new(Home::of(0, 1, 1), Rng::new(&RandParams::default(), 3), "");
+        let mut t = Terminal::new(
+            Home::of(0, 1, 1),
+            Rng::new(&RandParams::default(), 3),
+            "",
+            false,
+            false,
+        );
         let mut n = [0u32; 5];
         for _ in 0..1000 {
             n[t.deal() as usize] += 1;
@@ -750,7 +897,13 @@ mod tests {
 
     #[test]
     fn new_orders_roll_back_one_in_a_hundred_and_go_remote_one_line_in_a_hundred() {
-        let mut t = Terminal::new(Home::of(0, 1, 10), Rng::new(&RandParams::default(), 11), "");
+        let mut t = Terminal::new(
+            Home::of(0, 1, 10),
+            Rng::new(&RandParams::default(), 11),
+            "",
+            false,
+            false,
+        );
         let (mut orders, mut rb, mut lines, mut remote) = (0, 0, 0, 0);
         for _ in 0..20_000 {
             t.tx = Tx::NewOrder;
@@ -768,5 +921,42 @@ mod tests {
         let remote_pct = 100.0 * remote as f64 / lines as f64;
         assert!((0.8..1.2).contains(&rb_pct), "{rb_pct}");
         assert!((0.8..1.2).contains(&remote_pct), "{remote_pct}");
+    }
+
+    #[test]
+    fn keying_pauses_before_each_transaction_with_its_times() {
+        let mut t = Terminal::new(
+            Home::of(0, 1, 1),
+            Rng::new(&RandParams::default(), 7),
+            "",
+            true,
+            false,
+        );
+        let mut think_sum = 0.0;
+        let n = 2000;
+        for _ in 0..n {
+            let pause = t.pause_us() as f64 / 1e6;
+            let next = t.dealt_next.unwrap();
+            t.start();
+            assert_eq!(t.tx, next, "the type dealt while pausing runs");
+            let (keying, mean) = timing(next);
+            assert!(pause >= keying && pause <= keying + 10.0 * 12.0, "{pause}");
+            t.finished = true;
+            t.last_done = Some(next);
+            think_sum += pause - keying;
+            let _ = mean;
+        }
+        // mean think ~ 0.45*12 + 0.43*12 + 0.04*(10+5+5) = 11.36 s (the
+        // first pause has none)
+        let mean = think_sum / f64::from(n - 1);
+        assert!((10.0..12.8).contains(&mean), "{mean}");
+        let mut off = Terminal::new(
+            Home::of(0, 1, 1),
+            Rng::new(&RandParams::default(), 7),
+            "",
+            false,
+            false,
+        );
+        assert_eq!(off.pause_us(), 0);
     }
 }
