@@ -392,13 +392,16 @@ name = "tpcc-camp"
 threads = [1, 2]
 time = 1
 [data]
-warehouses = 1
+warehouses = 2
 [[server]]
 label = "maria"
 sandbox = "camptpcc"
-set = { innodb_buffer_pool_size = "128M" }
+set = { innodb_buffer_pool_size = "256M" }
 [[workload]]
 name = "tpcc"
+[[workload]]
+name = "tpcc"
+options = { warehouses = 1 }
 "#,
     )
     .unwrap();
@@ -415,5 +418,29 @@ name = "tpcc"
     let o = l.qpslab(&[
         "runs", "--store", &cstore, "--status", "ok", "--format", "json",
     ]);
-    assert_eq!(json(&o).as_array().unwrap().len(), 2, "{}", text(&o));
+    // a sweep over users and over warehouses: one series per warehouse count
+    let runs = json(&o);
+    let mut seen: Vec<(String, i64)> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["workload"].as_str().unwrap().to_string(),
+                r["threads"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("tpcc-1w".into(), 1),
+            ("tpcc-1w".into(), 2),
+            ("tpcc-2w".into(), 1),
+            ("tpcc-2w".into(), 2)
+        ],
+        "{}",
+        text(&o)
+    );
 }
