@@ -20,8 +20,8 @@
 #
 # sysbench-tpcc's Stock-Level, as shipped, reads its first result set after
 # issuing the next query, which sysbench 1.0.20 has freed: the event fails
-# and is retried forever. The run part needs it patched to read the ids
-# first (the only change).
+# and is retried forever. The script runs a copy of the checkout with that
+# loop changed to read the ids first (the only change).
 #
 # sysbench-tpcc is not part of qpslab (GPL-2, Percona-Lab/sysbench-tpcc):
 # point SYSBENCH_TPCC_DIR at a checkout holding tpcc_common.lua (and
@@ -50,7 +50,19 @@ OUT=bench/results/tpcc-$(date +%Y%m%d-%H%M%S).txt
 exec > >(tee "$OUT") 2>&1
 DRV=$(mktemp -d)
 printf 'require("tpcc_common")\nfunction event() end\n' > "$DRV/tpcc_load.lua"
-export LUA_PATH="$SYSBENCH_TPCC_DIR/?.lua;$DRV/?.lua;;"
+cp "$SYSBENCH_TPCC_DIR"/*.lua "$DRV/"
+[ -f "$DRV/tpcc_run.lua" ] && python3 - "$DRV/tpcc_run.lua" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+loop = re.compile(r"(\n\s*)for i = 1, rs\.nrows do\n\s*ol_i_id = unpack\(rs:fetch_row\(\), 1, rs\.nfields\)\n")
+s, n = loop.subn(r"\1local ids = {}\1for i = 1, rs.nrows do ids[i] = unpack(rs:fetch_row(), 1, rs.nfields) end"
+                 r"\1for i = 1, #ids do\1    ol_i_id = ids[i]\n", s)
+open(p, "w").write(s)
+print("# sysbench-tpcc Stock-Level patched to read its ids first" if n else "# sysbench-tpcc Stock-Level left as it is")
+PY
+SYSBENCH_TPCC_DIR=$DRV
+export LUA_PATH="$DRV/?.lua;;"
 DUMP=/tmp/qpslab-tpcc-floor
 trap 'rm -rf "$DRV" "$DUMP"' EXIT
 
