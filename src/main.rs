@@ -11,6 +11,7 @@ mod cli;
 mod exec;
 mod lab;
 mod monitor;
+mod profiler;
 mod protocol;
 mod report;
 mod secret;

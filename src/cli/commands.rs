@@ -58,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Metrics(a) => super::live::metrics(&a).map(|_| 0),
         Cmd::Ui(a) => super::pages::ui(&a).map(|_| 0),
         Cmd::Report(a) => super::pages::report(&a).map(|_| 0),
+        Cmd::Profile(a) => super::profile::profile(&a),
         Cmd::Chart(a) => super::pages::chart(&a).map(|_| 0),
     }
 }

@@ -15,6 +15,7 @@ mod live;
 mod load_config;
 mod monitor_args;
 mod pages;
+mod profile;
 mod target;
 mod tpcc;
 

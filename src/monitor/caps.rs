@@ -136,7 +136,7 @@ fn readable(pid: i32) -> bool {
 
 /// The server's pid: from its pid file, else the mariadbd/mysqld process
 /// whose working directory is the datadir (the server chdirs there).
-fn find_server_pid(datadir: Option<&Path>, pid_file: &str) -> Option<i32> {
+pub fn find_server_pid(datadir: Option<&Path>, pid_file: &str) -> Option<i32> {
     if !pid_file.is_empty() {
         let p = match (Path::new(pid_file).is_absolute(), datadir) {
             (false, Some(d)) => d.join(pid_file),

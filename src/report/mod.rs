@@ -15,6 +15,7 @@ pub mod chart;
 pub mod live;
 pub mod metrics;
 pub mod monitor;
+pub mod profile;
 pub mod runs;
 pub mod sysbench;
 pub mod table;

@@ -86,6 +86,9 @@ pub enum Cmd {
     Metrics(MetricsArgs),
     /// The local web UI over the results store (read-only).
     Ui(UiArgs),
+    /// Sample a server's on-CPU stacks with perf for a while and print the
+    /// top functions and lock families (`--folded` keeps the stacks).
+    Profile(ProfileArgs),
     /// One self-contained, offline HTML file of a run or a campaign.
     Report(ReportArgs),
     /// One chart of a run or a campaign as an SVG file.

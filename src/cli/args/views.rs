@@ -94,6 +94,29 @@ pub struct IostatArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The server (a sandbox by --server, or --socket/--host…) whose
+    /// process is profiled; it must run on this host.
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    /// Profile this process instead of finding the server's.
+    #[arg(long)]
+    pub pid: Option<i32>,
+    /// Seconds to sample.
+    #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
+    pub time: f64,
+    /// Samples per second per CPU.
+    #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub profile_hz: u32,
+    /// Write the folded stacks here (flamegraph tools read them).
+    #[arg(long)]
+    pub folded: Option<PathBuf>,
+    /// Rows in each top table.
+    #[arg(long, default_value_t = 15)]
+    pub top: usize,
+}
+
+#[derive(Args, Debug)]
 pub struct MetricsArgs {
     /// Run id (see `qpslab runs`).
     pub run: i64,

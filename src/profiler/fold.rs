@@ -1,0 +1,138 @@
+//! Folded stacks: one line per distinct stack, root first, frames joined
+//! by `;`, with its sample count (Brendan Gregg's format, which
+//! flamegraph tools read), and the summaries drawn from them: the
+//! functions most often on CPU (self) or on the stack (total), and each
+//! lock family's share.
+
+use std::collections::BTreeMap;
+
+/// Stacks and their weights (samples).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Folded {
+    pub stacks: BTreeMap<String, u64>,
+}
+
+/// One row of a top table.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Share {
+    pub name: String,
+    pub samples: u64,
+    /// Of all samples, in percent.
+    pub pct: f64,
+}
+
+impl Folded {
+    pub fn add(&mut self, frames_root_first: &[&str], weight: u64) {
+        if frames_root_first.is_empty() || weight == 0 {
+            return;
+        }
+        *self.stacks.entry(frames_root_first.join(";")).or_default() += weight;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.stacks.values().sum()
+    }
+
+    /// The folded text, one `stack weight` line each.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        for (s, w) in &self.stacks {
+            o.push_str(s);
+            o.push(' ');
+            o.push_str(&w.to_string());
+            o.push('\n');
+        }
+        o
+    }
+
+    fn top(&self, counts: BTreeMap<String, u64>, n: usize) -> Vec<Share> {
+        let total = self.total().max(1) as f64;
+        let mut v: Vec<Share> = counts
+            .into_iter()
+            .map(|(name, samples)| Share {
+                pct: 100.0 * samples as f64 / total,
+                name,
+                samples,
+            })
+            .collect();
+        v.sort_by(|a, b| b.samples.cmp(&a.samples).then(a.name.cmp(&b.name)));
+        v.truncate(n);
+        v
+    }
+
+    /// The `n` functions most often at the top of the stack (on CPU
+    /// themselves).
+    pub fn top_self(&self, n: usize) -> Vec<Share> {
+        let mut c: BTreeMap<String, u64> = BTreeMap::new();
+        for (s, w) in &self.stacks {
+            let leaf = s.rsplit(';').next().unwrap_or(s);
+            *c.entry(leaf.to_string()).or_default() += w;
+        }
+        self.top(c, n)
+    }
+
+    /// The `n` functions most often anywhere on the stack (counted once
+    /// per stack).
+    pub fn top_total(&self, n: usize) -> Vec<Share> {
+        let mut c: BTreeMap<String, u64> = BTreeMap::new();
+        for (s, w) in &self.stacks {
+            let mut seen: Vec<&str> = s.split(';').collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for f in seen {
+                *c.entry(f.to_string()).or_default() += w;
+            }
+        }
+        self.top(c, n)
+    }
+
+    /// Each lock family's share of the samples (a stack counts for the
+    /// family of its innermost lock frame; stacks with none are left out).
+    pub fn families(&self) -> Vec<Share> {
+        let mut c: BTreeMap<String, u64> = BTreeMap::new();
+        for (s, w) in &self.stacks {
+            let frames: Vec<&str> = s.split(';').collect();
+            if let Some(f) = super::families::of_stack(&frames) {
+                *c.entry(f.to_string()).or_default() += w;
+            }
+        }
+        self.top(c, usize::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_and_ranks() {
+        let mut f = Folded::default();
+        f.add(
+            &["start_thread", "do_command", "dispatch_command", "memcmp"],
+            3,
+        );
+        f.add(
+            &["start_thread", "do_command", "dispatch_command", "memcmp"],
+            1,
+        );
+        f.add(
+            &[
+                "start_thread",
+                "do_command",
+                "MDL_context::acquire_lock",
+                "futex_wait",
+            ],
+            2,
+        );
+        assert_eq!(f.total(), 6);
+        assert_eq!(f.top_self(1)[0].name, "memcmp");
+        assert_eq!(f.top_self(1)[0].samples, 4);
+        assert_eq!(f.top_total(1)[0].name, "do_command");
+        let fam = f.families();
+        assert_eq!(fam.len(), 1);
+        assert_eq!((fam[0].name.as_str(), fam[0].samples), ("MDL", 2));
+        assert!(f
+            .text()
+            .contains("start_thread;do_command;dispatch_command;memcmp 4\n"));
+    }
+}

@@ -1,0 +1,191 @@
+//! `perf` as the profiler's sampler: probing whether it can run, recording
+//! a process's on-CPU stacks at a rate for as long as asked, and reading
+//! the samples back as folded stacks.
+
+use super::fold::Folded;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why profiling cannot run here, as the one-line note a user sees; Ok
+/// with perf's version otherwise.
+pub fn probe() -> Result<String, String> {
+    let out = Command::new("perf").arg("--version").output().map_err(|_| {
+        "perf is not installed: apt-get install linux-perf (Debian) or linux-tools-$(uname -r) (Ubuntu)".to_string()
+    })?;
+    if !out.status.success() {
+        return Err(format!(
+            "perf does not run here ({}): install the linux-perf that matches this kernel",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        ));
+    }
+    let root = unsafe { libc::geteuid() } == 0;
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+        .unwrap_or(2);
+    if !root && paranoid > 1 {
+        return Err(format!(
+            "perf_event_paranoid is {paranoid}: profiling another user's process needs it at 1 or less (sysctl kernel.perf_event_paranoid=1) or running as root"
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A `perf record` of one process's on-CPU stacks in progress.
+pub struct CpuProfile {
+    child: Child,
+    data: PathBuf,
+    started: Instant,
+}
+
+impl CpuProfile {
+    /// Starts sampling process `pid` at `hz` per CPU (cpu-clock, call
+    /// graphs by frame pointers), writing into `dir`.
+    pub fn start(pid: i32, hz: u32, dir: &Path) -> Result<CpuProfile, String> {
+        probe()?;
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let data = dir.join(format!("perf-{pid}-{}.data", std::process::id()));
+        let child = Command::new("perf")
+            .args([
+                "record",
+                "-q",
+                "-e",
+                "cpu-clock",
+                "-F",
+                &hz.to_string(),
+                "-g",
+                "-p",
+            ])
+            .arg(pid.to_string())
+            .arg("-o")
+            .arg(&data)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start perf record: {e}"))?;
+        Ok(CpuProfile {
+            child,
+            data,
+            started: Instant::now(),
+        })
+    }
+
+    /// Stops sampling and reads the stacks back (the data file is removed).
+    pub fn stop(mut self) -> Result<(Folded, f64), String> {
+        let secs = self.started.elapsed().as_secs_f64();
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGINT);
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break;
+                }
+            }
+        }
+        let mut err = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        let folded = read(&self.data);
+        let _ = std::fs::remove_file(&self.data);
+        match folded {
+            Ok(f) => Ok((f, secs)),
+            Err(e) => Err(format!(
+                "{e}{}",
+                err.lines()
+                    .next()
+                    .map(|l| format!(" ({l})"))
+                    .unwrap_or_default()
+            )),
+        }
+    }
+}
+
+/// Reads a perf.data file's samples as folded stacks.
+fn read(data: &Path) -> Result<Folded, String> {
+    if !data.exists() {
+        return Err("perf recorded nothing (the process may have gone)".into());
+    }
+    let out = Command::new("perf")
+        .args(["script", "-F", "comm,tid,ip,sym,dso", "-i"])
+        .arg(data)
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run perf script: {e}"))?;
+    Ok(parse_script(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// `perf script` output (a header line per sample, then a frame per line,
+/// innermost first, a blank line after) into folded stacks, one sample
+/// each. Unknown symbols are named by their object (`[mariadbd]`).
+pub fn parse_script(text: &str) -> Folded {
+    let mut f = Folded::default();
+    let mut frames: Vec<String> = Vec::new();
+    let mut flush = |frames: &mut Vec<String>| {
+        if !frames.is_empty() {
+            let root_first: Vec<&str> = frames.iter().rev().map(String::as_str).collect();
+            f.add(&root_first, 1);
+            frames.clear();
+        }
+    };
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            flush(&mut frames);
+        } else if line.starts_with(char::is_whitespace) {
+            frames.push(frame_name(line.trim()));
+        } else {
+            flush(&mut frames);
+        }
+    }
+    flush(&mut frames);
+    f
+}
+
+/// `addr sym+off (dso)` → the symbol, or `[object]` when unknown.
+fn frame_name(line: &str) -> String {
+    let rest = line.split_once(' ').map(|x| x.1).unwrap_or(line).trim();
+    let (sym, dso) = match rest.rfind(" (") {
+        Some(i) => (&rest[..i], rest[i + 2..].trim_end_matches(')')),
+        None => (rest, ""),
+    };
+    let sym = sym.split("+0x").next().unwrap_or(sym).trim();
+    if sym.is_empty() || sym == "[unknown]" {
+        let obj = Path::new(dso)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "unknown".into());
+        format!("[{obj}]")
+    } else {
+        sym.replace(';', ",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perf_script_output_folds() {
+        let text = "mariadbd 21249\n\t          e0fe65 [unknown] (/usr/sbin/mariadbd)\n\t          a77f9b handler::index_read_idx_map (/usr/sbin/mariadbd)\n\t          83bab9 dispatch_command (/usr/sbin/mariadbd)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\nmariadbd 21248\n\t          16395a __memcmp_evex_movbe (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n";
+        let f = parse_script(text);
+        assert_eq!(f.total(), 2);
+        assert!(f
+            .stacks
+            .contains_key("start_thread;dispatch_command;handler::index_read_idx_map;[mariadbd]"));
+        assert!(f.stacks.contains_key("start_thread;__memcmp_evex_movbe"));
+    }
+}
