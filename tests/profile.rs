@@ -1,54 +1,43 @@
 //! The profiler against a real sandbox MariaDB: on-CPU stacks of a
-//! point-select load hold the server's query-dispatch frames; a missing
-//! perf is a one-line note.
+//! point-select load hold the server's query-dispatch frames; off-CPU
+//! stacks name MyISAM's table lock under a one-table update load and not
+//! InnoDB's; a missing perf is a one-line note.
 
 mod common;
 use common::{lab, text};
+use std::process::{Child, Stdio};
+
+/// Prepares `workload` (1 table of 2,000 rows, plus `extra`) in a fresh
+/// database and starts its load, bounded to 8 s, in the background.
+fn background_load(db: &str, workload: &str, threads: &str, extra: &[&str]) -> Child {
+    let l = lab();
+    let db = l.fresh_db(db);
+    let size = ["--tables", "1", "--table-size", "2000"];
+    let mut prep = vec!["prepare", workload];
+    prep.extend(size);
+    prep.extend(extra);
+    let o = l.on_db(&db, &prep);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut run = vec!["run", workload, "--threads", threads, "--time", "8"];
+    run.extend(size);
+    run.extend(extra);
+    run.extend(["--no-store", "--no-monitor", "--report-interval", "0"]);
+    run.extend(["--db", &db, "--server", common::SANDBOX]);
+    let load = l
+        .command()
+        .args(&run)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the load");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    load
+}
 
 #[test]
 fn cpu_stacks_of_a_point_select_load_show_query_dispatch() {
     let l = lab();
-    let db = l.fresh_db("prof");
-    let o = l.on_db(
-        &db,
-        &[
-            "prepare",
-            "oltp_point_select",
-            "--tables",
-            "1",
-            "--table-size",
-            "2000",
-        ],
-    );
-    assert!(o.status.success(), "{}", text(&o));
-    // the load, bounded in time, beside the profile
-    let mut load = l
-        .command()
-        .args([
-            "run",
-            "oltp_point_select",
-            "--tables",
-            "1",
-            "--table-size",
-            "2000",
-            "--threads",
-            "4",
-            "--time",
-            "8",
-            "--no-store",
-            "--no-monitor",
-            "--report-interval",
-            "0",
-            "--db",
-            &db,
-            "--server",
-            common::SANDBOX,
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start the load");
-    std::thread::sleep(std::time::Duration::from_secs(1));
+    let mut load = background_load("prof", "oltp_point_select", "4", &[]);
     let folded = l.home.join("prof.folded");
     let o = l.on_sandbox(&[
         "profile",
@@ -94,5 +83,41 @@ fn without_perf_the_note_says_how_to_install_it() {
         s.contains("perf is not installed: apt-get install linux-perf")
             && s.trim().lines().count() == 1,
         "{s}"
+    );
+}
+
+/// The share of a lock family in a profile's output, 0 when not listed.
+fn family_share(out: &str, family: &str) -> f64 {
+    out.lines()
+        .skip_while(|l| !l.starts_with("Lock families"))
+        .find(|l| l.contains(family))
+        .and_then(|l| l.trim().split('%').next()?.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn offcpu_names_the_table_lock_of_myisam_not_of_innodb() {
+    let l = lab();
+    let mut shares = Vec::new();
+    for engine in ["myisam", "innodb"] {
+        let extra = ["--mysql-storage-engine", engine];
+        let db = format!("prof_{engine}");
+        let mut load = background_load(&db, "oltp_update_non_index", "16", &extra);
+        let o = l.on_sandbox(&["profile", "--kind", "offcpu", "--time", "2"]);
+        let _ = load.wait();
+        let s = text(&o);
+        assert!(o.status.success() && s.contains("Off-CPU profile:"), "{s}");
+        shares.push((family_share(&s, "THR_LOCK"), s));
+    }
+    let (myisam, innodb) = (&shares[0], &shares[1]);
+    assert!(
+        myisam.0 >= 1.0,
+        "MyISAM's table lock is not named:\n{}",
+        myisam.1
+    );
+    assert!(
+        innodb.0 < myisam.0 / 4.0,
+        "InnoDB shows the table lock too:\n{}",
+        innodb.1
     );
 }

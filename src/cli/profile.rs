@@ -18,18 +18,20 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
         }
     };
     let work = std::env::temp_dir().join("qpslab-profile");
+    let kind = crate::profiler::Kind::from(a.kind);
     eprintln!(
-        "sampling process {pid} at {} Hz for {} s...",
-        a.profile_hz, a.time
+        "recording process {pid} ({}) for {} s...",
+        kind.name(),
+        a.time
     );
-    let (folded, secs) = crate::lab::profile_cpu(pid, a.profile_hz, a.time, &work)?;
+    let (folded, secs) = crate::lab::profile(kind, pid, a.profile_hz, a.time, &work)?;
     if let Some(path) = &a.folded {
         std::fs::write(path, folded.text())
             .with_context(|| format!("writing the folded stacks to {}", path.display()))?;
     }
     print!(
         "{}",
-        crate::report::profile::summary(&folded, secs, a.profile_hz, a.top)
+        crate::report::profile::summary(&folded, kind, secs, a.profile_hz, a.top)
     );
     if let Some(path) = &a.folded {
         println!("folded stacks: {}", path.display());

@@ -25,7 +25,7 @@ pub use campaign::{open_campaign, run_campaign, CampaignRun};
 pub use data::{check_tpcc, cleanup, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
-pub use profile::{profile_cpu, server_pid};
+pub use profile::{profile, server_pid};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, RunTags, EXIT_NOT_STORED};
 pub use run::{run_once, RunPlan};

@@ -3,7 +3,7 @@
 
 use super::block_on;
 use super::target::{check, Target};
-use crate::profiler::{CpuProfile, Folded};
+use crate::profiler::{CpuProfile, Folded, Kind};
 use anyhow::{anyhow, bail, Result};
 use std::path::Path;
 use std::time::Duration;
@@ -24,13 +24,13 @@ pub fn server_pid(t: &Target) -> Result<i32> {
     })
 }
 
-/// Samples process `pid` at `hz` for `secs` seconds (Ctrl-C ends it
-/// early, keeping what was sampled).
-pub fn profile_cpu(pid: i32, hz: u32, secs: f64, work_dir: &Path) -> Result<(Folded, f64)> {
+/// Records process `pid`'s stacks of `kind` (at `hz` for on-CPU) for
+/// `secs` seconds (Ctrl-C ends it early, keeping what was recorded).
+pub fn profile(kind: Kind, pid: i32, hz: u32, secs: f64, work_dir: &Path) -> Result<(Folded, f64)> {
     if !Path::new(&format!("/proc/{pid}")).exists() {
         bail!("no process {pid} on this host");
     }
-    let p = CpuProfile::start(pid, hz, work_dir).map_err(|e| anyhow!(e))?;
+    let p = CpuProfile::start(kind, pid, hz, work_dir).map_err(|e| anyhow!(e))?;
     let _ctrl_c = crate::exec::Cooperative::enter();
     let until = std::time::Instant::now() + Duration::from_secs_f64(secs);
     while std::time::Instant::now() < until && !crate::exec::interrupted() {

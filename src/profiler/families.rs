@@ -1,13 +1,20 @@
 //! Lock families: which lock a stack is about, from its frames' names.
 //! The names are those of MariaDB's and MySQL's functions (exported
-//! symbols of Debian's mariadbd), matched by substring from the innermost
-//! frame out; the first frame that names a family wins.
+//! symbols of Debian's mariadbd), matched by substring (or, after `=`, as
+//! the whole name) from the innermost frame out; the first frame that
+//! names a family wins.
 
-/// (family, substrings of frame names that mean it), most specific first.
+/// (family, patterns of frame names that mean it), most specific first.
 const FAMILIES: &[(&str, &[&str])] = &[
     (
         "MDL",
-        &["MDL_context::", "MDL_lock::", "MDL_ticket::", "MDL_map::"],
+        &[
+            "MDL_context::",
+            "MDL_lock::",
+            "MDL_ticket::",
+            "MDL_map::",
+            "=lock_table_names",
+        ],
     ),
     (
         "THR_LOCK (table lock)",
@@ -15,6 +22,8 @@ const FAMILIES: &[(&str, &[&str])] = &[
             "thr_lock",
             "thr_multi_lock",
             "mysql_lock_tables",
+            "=lock_tables",
+            "wait_for_lock",
             "THR_LOCK",
         ],
     ),
@@ -34,7 +43,7 @@ const FAMILIES: &[(&str, &[&str])] = &[
         &[
             "lock_sys_t::",
             "lock_rec_",
-            "lock_table",
+            "=lock_table",
             "lock_wait",
             "lock_release",
             "lock_trx_",
@@ -77,9 +86,13 @@ const FAMILIES: &[(&str, &[&str])] = &[
 
 /// The family a frame's name belongs to, if any.
 pub fn of_frame(frame: &str) -> Option<&'static str> {
+    let matches = |p: &&str| match p.strip_prefix('=') {
+        Some(whole) => frame == whole,
+        None => frame.contains(*p),
+    };
     FAMILIES
         .iter()
-        .find(|(_, pats)| pats.iter().any(|p| frame.contains(p)))
+        .find(|(_, pats)| pats.iter().any(matches))
         .map(|(f, _)| *f)
 }
 
@@ -99,6 +112,10 @@ mod tests {
         assert_eq!(of_frame("MDL_context::acquire_lock"), Some("MDL"));
         assert_eq!(of_frame("lock_rec_lock"), Some("lock_sys"));
         assert_eq!(of_frame("dispatch_command"), None);
+        // the server's table locking is not InnoDB's lock_sys
+        assert_eq!(of_frame("lock_tables"), Some("THR_LOCK (table lock)"));
+        assert_eq!(of_frame("open_and_lock_tables"), None);
+        assert_eq!(of_frame("lock_table"), Some("lock_sys"));
         // the innermost naming frame wins
         assert_eq!(
             of_stack(&[

@@ -61,11 +61,17 @@ impl Folded {
     }
 
     /// The `n` functions most often at the top of the stack (on CPU
-    /// themselves).
-    pub fn top_self(&self, n: usize) -> Vec<Share> {
+    /// themselves); with `user`, the innermost frame outside the kernel
+    /// (where a blocked thread called into it).
+    pub fn top_self(&self, n: usize, user: bool) -> Vec<Share> {
         let mut c: BTreeMap<String, u64> = BTreeMap::new();
         for (s, w) in &self.stacks {
-            let leaf = s.rsplit(';').next().unwrap_or(s);
+            let mut frames = s.rsplit(';');
+            let leaf = if user {
+                frames.find(|f| !f.ends_with("_[k]")).unwrap_or("[kernel]")
+            } else {
+                frames.next().unwrap_or(s)
+            };
             *c.entry(leaf.to_string()).or_default() += w;
         }
         self.top(c, n)
@@ -125,8 +131,8 @@ mod tests {
             2,
         );
         assert_eq!(f.total(), 6);
-        assert_eq!(f.top_self(1)[0].name, "memcmp");
-        assert_eq!(f.top_self(1)[0].samples, 4);
+        assert_eq!(f.top_self(1, false)[0].name, "memcmp");
+        assert_eq!(f.top_self(1, false)[0].samples, 4);
         assert_eq!(f.top_total(1)[0].name, "do_command");
         let fam = f.families();
         assert_eq!(fam.len(), 1);
@@ -134,5 +140,7 @@ mod tests {
         assert!(f
             .text()
             .contains("start_thread;do_command;dispatch_command;memcmp 4\n"));
+        f.add(&["do_command", "__lll_lock_wait", "futex_wait_[k]"], 9);
+        assert_eq!(f.top_self(1, true)[0].name, "__lll_lock_wait");
     }
 }

@@ -8,12 +8,13 @@
 //! stack belongs to. It does not touch the load, the store or the output:
 //! lab runs it beside exec and keeps what it returns; report prints it.
 //!
-//! This first slice has the `cpu` kind (on-CPU stacks); off-CPU stacks,
-//! syscall counts and Performance Schema wait shares are to follow.
+//! Kinds so far: `cpu` (on-CPU stacks) and `offcpu` (the stack of each
+//! blocking switch-out, counted); syscall counts and Performance Schema
+//! wait shares are to follow.
 
 pub mod families;
 pub mod fold;
 pub mod perf;
 
 pub use fold::Folded;
-pub use perf::{probe, CpuProfile};
+pub use perf::{probe, CpuProfile, Kind};

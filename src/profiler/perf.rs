@@ -35,31 +35,59 @@ pub fn probe() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// A `perf record` of one process's on-CPU stacks in progress.
+/// What a profile samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Kind {
+    /// On-CPU stacks, sampled at a rate (cpu-clock).
+    Cpu,
+    /// The stack of every switch-out of a thread that blocked (the
+    /// sched:sched_switch tracepoint; preemptions left out), one count
+    /// each: who parks, and where.
+    OffCpu,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Cpu => "cpu",
+            Kind::OffCpu => "offcpu",
+        }
+    }
+}
+
+/// A `perf record` of one process's stacks in progress.
 pub struct CpuProfile {
     child: Child,
     data: PathBuf,
     started: Instant,
+    kind: Kind,
 }
 
 impl CpuProfile {
-    /// Starts sampling process `pid` at `hz` per CPU (cpu-clock, call
-    /// graphs by frame pointers), writing into `dir`.
-    pub fn start(pid: i32, hz: u32, dir: &Path) -> Result<CpuProfile, String> {
+    /// Starts recording process `pid`'s stacks of `kind` (`hz` per CPU for
+    /// on-CPU sampling), writing into `dir`.
+    pub fn start(kind: Kind, pid: i32, hz: u32, dir: &Path) -> Result<CpuProfile, String> {
         probe()?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let data = dir.join(format!("perf-{pid}-{}.data", std::process::id()));
-        let child = Command::new("perf")
-            .args([
-                "record",
-                "-q",
-                "-e",
-                "cpu-clock",
-                "-F",
-                &hz.to_string(),
-                "-g",
-                "-p",
-            ])
+        let data = dir.join(format!(
+            "perf-{}-{pid}-{}.data",
+            kind.name(),
+            std::process::id()
+        ));
+        let mut cmd = Command::new("perf");
+        cmd.args(["record", "-q"]);
+        match kind {
+            Kind::Cpu => cmd.args(["-g", "-e", "cpu-clock", "-F", &hz.to_string()]),
+            // A blocked thread's stack goes through libc's futex and
+            // condition-variable wrappers, which keep no frame pointer:
+            // DWARF unwinding of the stack's top 2 KB gets past them to
+            // the lock's caller (thr_multi_lock, MDL_context::…). It
+            // copies 2 KB per switch: heavy, so off-CPU is for short
+            // windows.
+            Kind::OffCpu => cmd.args(["--call-graph", "dwarf,2048", "-e", "sched:sched_switch"]),
+        };
+        let child = cmd
+            .arg("-p")
             .arg(pid.to_string())
             .arg("-o")
             .arg(&data)
@@ -72,6 +100,7 @@ impl CpuProfile {
             child,
             data,
             started: Instant::now(),
+            kind,
         })
     }
 
@@ -100,7 +129,7 @@ impl CpuProfile {
             use std::io::Read;
             let _ = e.read_to_string(&mut err);
         }
-        let folded = read(&self.data);
+        let folded = read(&self.data, self.kind);
         let _ = std::fs::remove_file(&self.data);
         match folded {
             Ok(f) => Ok((f, secs)),
@@ -116,12 +145,16 @@ impl CpuProfile {
 }
 
 /// Reads a perf.data file's samples as folded stacks.
-fn read(data: &Path) -> Result<Folded, String> {
+fn read(data: &Path, kind: Kind) -> Result<Folded, String> {
     if !data.exists() {
         return Err("perf recorded nothing (the process may have gone)".into());
     }
+    let fields = match kind {
+        Kind::Cpu => "comm,tid,ip,sym,dso",
+        Kind::OffCpu => "comm,tid,ip,sym,dso,trace",
+    };
     let out = Command::new("perf")
-        .args(["script", "-F", "comm,tid,ip,sym,dso", "-i"])
+        .args(["script", "-F", fields, "-i"])
         .arg(data)
         .stderr(Stdio::null())
         .output()
@@ -131,27 +164,31 @@ fn read(data: &Path) -> Result<Folded, String> {
 
 /// `perf script` output (a header line per sample, then a frame per line,
 /// innermost first, a blank line after) into folded stacks, one sample
-/// each. Unknown symbols are named by their object (`[mariadbd]`).
+/// each. Unknown symbols are named by their object (`[mariadbd]`). A
+/// sched_switch whose thread was preempted (still runnable) is not a
+/// wait and is left out.
 pub fn parse_script(text: &str) -> Folded {
     let mut f = Folded::default();
     let mut frames: Vec<String> = Vec::new();
-    let mut flush = |frames: &mut Vec<String>| {
-        if !frames.is_empty() {
+    let mut keep = true;
+    let mut flush = |frames: &mut Vec<String>, keep: bool| {
+        if keep && !frames.is_empty() {
             let root_first: Vec<&str> = frames.iter().rev().map(String::as_str).collect();
             f.add(&root_first, 1);
-            frames.clear();
         }
+        frames.clear();
     };
     for line in text.lines() {
         if line.trim().is_empty() {
-            flush(&mut frames);
+            flush(&mut frames, keep);
         } else if line.starts_with(char::is_whitespace) {
             frames.push(frame_name(line.trim()));
         } else {
-            flush(&mut frames);
+            flush(&mut frames, keep);
+            keep = !(line.contains("prev_state=R ") || line.contains("prev_state=R+"));
         }
     }
-    flush(&mut frames);
+    flush(&mut frames, keep);
     f
 }
 
@@ -169,6 +206,8 @@ fn frame_name(line: &str) -> String {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "unknown".into());
         format!("[{obj}]")
+    } else if dso.starts_with("[kernel") {
+        format!("{}_[k]", sym.replace(';', ","))
     } else {
         sym.replace(';', ",")
     }
@@ -187,5 +226,10 @@ mod tests {
             .stacks
             .contains_key("start_thread;dispatch_command;handler::index_read_idx_map;[mariadbd]"));
         assert!(f.stacks.contains_key("start_thread;__memcmp_evex_movbe"));
+        // preemptions are not waits
+        let sw = "mariadbd 1 prev_comm=m prev_pid=1 prev_state=R ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\nmariadbd 2 prev_comm=m prev_pid=2 prev_state=S ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\t 2 thr_multi_lock (/usr/sbin/mariadbd)\n\n";
+        let f = parse_script(sw);
+        assert_eq!(f.total(), 1);
+        assert!(f.stacks.contains_key("thr_multi_lock;__schedule_[k]"));
     }
 }

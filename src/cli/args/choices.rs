@@ -117,3 +117,19 @@ pub enum ClientSched {
     Batch,
     Normal,
 }
+
+/// What `qpslab profile` records.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProfileKindArg {
+    Cpu,
+    Offcpu,
+}
+
+impl From<ProfileKindArg> for crate::profiler::Kind {
+    fn from(k: ProfileKindArg) -> Self {
+        match k {
+            ProfileKindArg::Cpu => crate::profiler::Kind::Cpu,
+            ProfileKindArg::Offcpu => crate::profiler::Kind::OffCpu,
+        }
+    }
+}

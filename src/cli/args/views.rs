@@ -102,6 +102,10 @@ pub struct ProfileArgs {
     /// Profile this process instead of finding the server's.
     #[arg(long)]
     pub pid: Option<i32>,
+    /// cpu: on-CPU stacks sampled at --profile-hz; offcpu: the stack of
+    /// every blocking switch-out (who parks, and where).
+    #[arg(long, value_enum, default_value_t = ProfileKindArg::Cpu)]
+    pub kind: ProfileKindArg,
     /// Seconds to sample.
     #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
     pub time: f64,
