@@ -121,3 +121,79 @@ fn offcpu_names_the_table_lock_of_myisam_not_of_innodb() {
         innodb.1
     );
 }
+
+#[test]
+fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
+    let l = lab();
+    let db = l.fresh_db("prof_run");
+    let o = l.on_db(
+        &db,
+        &[
+            "prepare",
+            "oltp_point_select",
+            "--tables",
+            "1",
+            "--table-size",
+            "2000",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let store = l.home.join("prof-run.db");
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--tables",
+            "1",
+            "--table-size",
+            "2000",
+            "--threads",
+            "4",
+            "--events",
+            "20000",
+            "--time",
+            "60",
+            "--profile",
+            "cpu",
+            "--profile-hz",
+            "499",
+            "--store",
+            store.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let j = common::json(&o);
+    let p = &j["profiles"][0];
+    assert_eq!(p["kind"], "cpu", "{j}");
+    assert!(p["weight"].as_u64().unwrap() > 0, "{p}");
+    // the stacks are in the store with the run
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    let n: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM profile_stacks WHERE kind = 'cpu' AND stack LIKE '%dispatch_command%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(n > 0, "no dispatch_command stack stored");
+    // two kinds at once are refused in one line, before anything runs
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--tables",
+            "1",
+            "--profile",
+            "cpu,offcpu",
+        ],
+    );
+    assert!(
+        !o.status.success() && text(&o).contains("one kind per run"),
+        "{}",
+        text(&o)
+    );
+}

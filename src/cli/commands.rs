@@ -221,6 +221,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         store: store.as_ref(),
         tags,
         pcts: &pcts,
+        profile: super::profile::plan_for(a, &t)?,
     };
     // A script's report hooks replace the interval lines (and come before
     // the summary), as in sysbench.
@@ -265,12 +266,16 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         hooked(&stat, true);
     }
     if json {
-        let doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
+        let mut doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
+        if !run.profiles.is_empty() {
+            doc["profiles"] = super::profile::profiles_json(&run.profiles);
+        }
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         let text = (&pcts[..], a.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
         print!("{end}");
+        super::profile::print_profiles(&run.profiles, a.profile_hz);
     }
     let code = exit_code(&run.result);
     if let Some(e) = run.store_error {
@@ -301,6 +306,9 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         bail!("--repeat must be from 1 to 1000");
     }
     check_load_args(l)?;
+    if !l.profile.trim().is_empty() {
+        bail!("--profile works with `run` only so far; profile a sweep's step with `qpslab profile` beside it");
+    }
     let t = resolve(&l.conn, "sbtest")?;
     let mut first = l.clone();
     first.threads = threads[0].to_string();

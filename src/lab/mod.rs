@@ -28,7 +28,7 @@ pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use profile::{profile, server_pid};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, RunTags, EXIT_NOT_STORED};
-pub use run::{run_once, RunPlan};
+pub use run::{run_once, ProfileOutcome, ProfilePlan, RunPlan};
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
 pub use summary::run_document;
 pub use sweep::{new_sweep, sweep, SweepPlan};

@@ -24,10 +24,30 @@ pub struct RunPlan<'a> {
     pub tags: RunTags,
     /// Percentiles stored in the run's summary.
     pub pcts: &'a [f64],
+    /// Record the server's stacks during the run.
+    pub profile: Option<ProfilePlan>,
+}
+
+/// What `run --profile` records: the server's process, the kinds, the
+/// on-CPU rate, where perf writes.
+#[derive(Debug, Clone)]
+pub struct ProfilePlan {
+    pub pid: i32,
+    pub kinds: Vec<crate::profiler::Kind>,
+    pub hz: u32,
+    pub dir: std::path::PathBuf,
+}
+
+/// A kind's stacks recorded beside a run, or why not.
+pub struct ProfileOutcome {
+    pub kind: crate::profiler::Kind,
+    pub result: Result<(crate::profiler::Folded, f64), String>,
 }
 
 pub struct SingleRun {
     pub result: RunResult,
+    /// `--profile`: each kind's stacks (kept in the store with the run).
+    pub profiles: Vec<ProfileOutcome>,
     pub figures: Option<MonitorFigures>,
     /// The run's id, only when it is wholly in the store.
     pub run_id: Option<i64>,
@@ -46,6 +66,19 @@ pub fn run_once(
         .map(|s| Recorder::begin(s, cfg, plan.env, &plan.tags))
         .transpose()?;
     let sink = plan.store.zip(rec.as_ref().map(|r| r.run_id));
+    // perf beside the load, from before its connections open to its end.
+    let recording: Vec<_> = plan
+        .profile
+        .iter()
+        .flat_map(|p| {
+            p.kinds.iter().map(|&k| {
+                (
+                    k,
+                    crate::profiler::CpuProfile::start(k, p.pid, p.hz, &p.dir),
+                )
+            })
+        })
+        .collect();
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     let (mut result, figures) = run_watched(cfg, plan.mon, sink, |s| {
@@ -73,6 +106,20 @@ pub fn run_once(
             });
         }
     }
+    let profiles: Vec<ProfileOutcome> = recording
+        .into_iter()
+        .map(|(kind, started)| ProfileOutcome {
+            kind,
+            result: started.and_then(|p| p.stop()),
+        })
+        .collect();
+    if let (Some(store), Some(rec)) = (plan.store, rec.as_ref()) {
+        for p in &profiles {
+            if let Ok((f, _)) = &p.result {
+                let _ = store.add_profile(rec.run_id, p.kind.name(), &f.stacks);
+            }
+        }
+    }
     if let Some(rules) = cfg.workload.class_rules() {
         result.headline = Some(crate::analyze::headline::headline(
             &result,
@@ -89,6 +136,7 @@ pub fn run_once(
         .filter(|_| store_error.is_none());
     Ok(SingleRun {
         result,
+        profiles,
         figures,
         run_id,
         store_error,
@@ -129,9 +177,11 @@ pub fn record_run(
         store: Some(store),
         tags: tags.clone(),
         pcts: &[50.0, 95.0, 99.0, 99.9],
+        profile: None,
     };
     let SingleRun {
         result,
+        profiles: _,
         figures,
         run_id,
         store_error,

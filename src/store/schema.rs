@@ -136,6 +136,17 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN failed_connects INTEGER;
     ALTER TABLE runs ADD COLUMN unreachable_s REAL;
     "#,
+    // v4: the server's stacks recorded beside a run (`run --profile`),
+    // folded: one row per distinct stack and kind.
+    r#"
+    CREATE TABLE profile_stacks (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        kind        TEXT NOT NULL,          -- cpu | offcpu
+        stack       TEXT NOT NULL,          -- frames root first, ';'-joined
+        weight      INTEGER NOT NULL,       -- samples (cpu) or blocking switches (offcpu)
+        PRIMARY KEY (run_id, kind, stack)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -132,6 +132,26 @@ impl Store {
     }
 
     /// Stores one interval as soon as it is complete.
+    /// Keeps a run's folded stacks of one kind.
+    pub fn add_profile(
+        &self,
+        run: i64,
+        kind: &str,
+        stacks: &std::collections::BTreeMap<String, u64>,
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut s = tx.prepare(
+                "INSERT OR REPLACE INTO profile_stacks (run_id, kind, stack, weight) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (stack, w) in stacks {
+                s.execute(params![run, kind, stack, *w as i64])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn add_sample(&self, run: i64, seq: usize, s: &Sample) -> Result<()> {
         let iv = &s.iv;
         let errors: serde_json::Map<String, Value> = iv

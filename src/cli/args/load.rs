@@ -85,6 +85,13 @@ pub struct LoadArgs {
     pub client_sched: ClientSched,
     #[command(flatten)]
     pub monitor: MonitorArgs,
+    /// Record the server's stacks during the run with perf: cpu or offcpu;
+    /// kept with the run, summed up after it.
+    #[arg(long, default_value = "")]
+    pub profile: String,
+    /// On-CPU samples per second per CPU for --profile cpu.
+    #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub profile_hz: u32,
 }
 
 /// How the server and host are watched during a run.
