@@ -61,6 +61,8 @@ pub struct CpuProfile {
     data: PathBuf,
     started: Instant,
     kind: Kind,
+    /// The process whose samples are kept.
+    pid: i32,
 }
 
 impl CpuProfile {
@@ -76,7 +78,13 @@ impl CpuProfile {
         ));
         let mut cmd = Command::new("perf");
         cmd.args(["record", "-q"]);
+        let root = unsafe { libc::geteuid() } == 0;
         match kind {
+            // System-wide per-CPU sampling, the process's samples kept when
+            // read back: per-thread events (`-p`) make every context switch
+            // of the server save and restore them, which cost its QPS far
+            // more than the samples do.
+            Kind::Cpu if root => cmd.args(["-a", "-g", "-e", "cpu-clock", "-F", &hz.to_string()]),
             Kind::Cpu => cmd.args(["-g", "-e", "cpu-clock", "-F", &hz.to_string()]),
             // A blocked thread's stack goes through libc's futex and
             // condition-variable wrappers, which keep no frame pointer:
@@ -86,9 +94,10 @@ impl CpuProfile {
             // windows.
             Kind::OffCpu => cmd.args(["--call-graph", "dwarf,2048", "-e", "sched:sched_switch"]),
         };
+        if !(kind == Kind::Cpu && root) {
+            cmd.arg("-p").arg(pid.to_string());
+        }
         let child = cmd
-            .arg("-p")
-            .arg(pid.to_string())
             .arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
@@ -101,6 +110,7 @@ impl CpuProfile {
             data,
             started: Instant::now(),
             kind,
+            pid,
         })
     }
 
@@ -129,7 +139,7 @@ impl CpuProfile {
             use std::io::Read;
             let _ = e.read_to_string(&mut err);
         }
-        let folded = read(&self.data, self.kind);
+        let folded = read(&self.data, self.kind, self.pid);
         let _ = std::fs::remove_file(&self.data);
         match folded {
             Ok(f) => Ok((f, secs)),
@@ -145,13 +155,13 @@ impl CpuProfile {
 }
 
 /// Reads a perf.data file's samples as folded stacks.
-fn read(data: &Path, kind: Kind) -> Result<Folded, String> {
+fn read(data: &Path, kind: Kind, pid: i32) -> Result<Folded, String> {
     if !data.exists() {
         return Err("perf recorded nothing (the process may have gone)".into());
     }
     let fields = match kind {
-        Kind::Cpu => "comm,tid,ip,sym,dso",
-        Kind::OffCpu => "comm,tid,ip,sym,dso,trace",
+        Kind::Cpu => "comm,pid,tid,ip,sym,dso",
+        Kind::OffCpu => "comm,pid,tid,ip,sym,dso,trace",
     };
     let out = Command::new("perf")
         .args(["script", "-F", fields, "-i"])
@@ -159,15 +169,23 @@ fn read(data: &Path, kind: Kind) -> Result<Folded, String> {
         .stderr(Stdio::null())
         .output()
         .map_err(|e| format!("cannot run perf script: {e}"))?;
-    Ok(parse_script(&String::from_utf8_lossy(&out.stdout)))
+    Ok(parse_script(&String::from_utf8_lossy(&out.stdout), pid))
 }
 
 /// `perf script` output (a header line per sample, then a frame per line,
 /// innermost first, a blank line after) into folded stacks, one sample
 /// each. Unknown symbols are named by their object (`[mariadbd]`). A
 /// sched_switch whose thread was preempted (still runnable) is not a
-/// wait and is left out.
-pub fn parse_script(text: &str) -> Folded {
+/// wait and is left out, as are other processes' samples (the header's
+/// `pid/tid`).
+pub fn parse_script(text: &str, pid: i32) -> Folded {
+    let ours = |header: &str| {
+        header
+            .split_whitespace()
+            .find_map(|w| w.split_once('/'))
+            .and_then(|(p, _)| p.parse::<i32>().ok())
+            .is_none_or(|p| p == pid)
+    };
     let mut f = Folded::default();
     let mut frames: Vec<String> = Vec::new();
     let mut keep = true;
@@ -185,7 +203,8 @@ pub fn parse_script(text: &str) -> Folded {
             frames.push(frame_name(line.trim()));
         } else {
             flush(&mut frames, keep);
-            keep = !(line.contains("prev_state=R ") || line.contains("prev_state=R+"));
+            keep =
+                ours(line) && !(line.contains("prev_state=R ") || line.contains("prev_state=R+"));
         }
     }
     flush(&mut frames, keep);
@@ -219,16 +238,16 @@ mod tests {
 
     #[test]
     fn perf_script_output_folds() {
-        let text = "mariadbd 21249\n\t          e0fe65 [unknown] (/usr/sbin/mariadbd)\n\t          a77f9b handler::index_read_idx_map (/usr/sbin/mariadbd)\n\t          83bab9 dispatch_command (/usr/sbin/mariadbd)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\nmariadbd 21248\n\t          16395a __memcmp_evex_movbe (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n";
-        let f = parse_script(text);
+        let text = "mariadbd 7/21249\n\t          e0fe65 [unknown] (/usr/sbin/mariadbd)\n\t          a77f9b handler::index_read_idx_map (/usr/sbin/mariadbd)\n\t          83bab9 dispatch_command (/usr/sbin/mariadbd)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\nswapper 0/0\n\t 1 x (y)\n\nmariadbd 7/21248\n\t          16395a __memcmp_evex_movbe (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n";
+        let f = parse_script(text, 7);
         assert_eq!(f.total(), 2);
         assert!(f
             .stacks
             .contains_key("start_thread;dispatch_command;handler::index_read_idx_map;[mariadbd]"));
         assert!(f.stacks.contains_key("start_thread;__memcmp_evex_movbe"));
         // preemptions are not waits
-        let sw = "mariadbd 1 prev_comm=m prev_pid=1 prev_state=R ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\nmariadbd 2 prev_comm=m prev_pid=2 prev_state=S ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\t 2 thr_multi_lock (/usr/sbin/mariadbd)\n\n";
-        let f = parse_script(sw);
+        let sw = "mariadbd 7/1 prev_comm=m prev_pid=1 prev_state=R ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\nmariadbd 7/2 prev_comm=m prev_pid=2 prev_state=S ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\t 2 thr_multi_lock (/usr/sbin/mariadbd)\n\n";
+        let f = parse_script(sw, 7);
         assert_eq!(f.total(), 1);
         assert!(f.stacks.contains_key("thr_multi_lock;__schedule_[k]"));
     }
