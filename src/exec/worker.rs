@@ -252,10 +252,10 @@ pub async fn worker(
         }
         let end = Instant::now();
         let from = intended.unwrap_or(start);
+        let us = end.saturating_duration_since(from).as_micros() as u64;
         {
             let mut st = state.borrow_mut();
             if let Some(c) = session.class() {
-                let us = end.saturating_duration_since(from).as_micros() as u64;
                 let i = st.class_base + c;
                 if let Some(acc) = st.kinds.get_mut(i) {
                     acc.count += 1;
@@ -266,9 +266,7 @@ pub async fn worker(
                 }
             }
             st.cur.events += 1;
-            st.cur
-                .hist
-                .record(end.saturating_duration_since(from).as_micros() as u64);
+            st.cur.hist.record(us);
             st.thread_events[slot] += 1;
             st.thread_time[slot] += (end - start).as_secs_f64();
         }
