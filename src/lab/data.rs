@@ -18,11 +18,11 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
         .into_iter()
         .filter_map(|r| r.into_iter().next().flatten())
         .collect();
-    let missing_table = family
+    let missing = family
         .required_tables()
         .into_iter()
-        .any(|name| !have.iter().any(|h| h == &name));
-    if !missing_table {
+        .find(|name| !have.iter().any(|h| h == name));
+    if missing.is_none() {
         for (sql, error) in family.ready_checks() {
             if c.query(&sql).await?.rows.is_empty() {
                 c.quit().await;
@@ -44,11 +44,7 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
         }
     }
     c.quit().await;
-    if let Some(missing) = family
-        .required_tables()
-        .into_iter()
-        .find(|name| !have.iter().any(|h| h == name))
-    {
+    if let Some(missing) = missing {
         bail!(
             "table {missing} is missing in database '{}' on {}: run `{}` first",
             t.opts.db.as_deref().unwrap_or(""),
