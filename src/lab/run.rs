@@ -233,8 +233,8 @@ impl Recorded {
             server_us,
             hint,
             nopm: r
-                .class_count("new_order")
-                .map_or(f64::NAN, |n| n as f64 * 60.0 / r.elapsed.max(1e-9)),
+                .class_per_minute(crate::workload::tpcc::NEW_ORDER)
+                .unwrap_or(f64::NAN),
         }
     }
 }

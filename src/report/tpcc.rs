@@ -7,9 +7,7 @@ use crate::stats::{pct_label, Interval, RunResult};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-/// The class NOPM counts, and the class of on-purpose rollbacks.
-const NEW_ORDER: &str = "new_order";
-const ROLLED_BACK: &str = "new_order_rollback";
+use crate::workload::tpcc::{NEW_ORDER, ROLLED_BACK};
 
 /// New orders per minute over `secs` seconds of `iv` (class 0 is TPC-C's
 /// New-Order).
@@ -47,7 +45,7 @@ fn figures(r: &RunResult) -> Figures {
             .map_or(0, |e| e.1)
     };
     Figures {
-        nopm: count(NEW_ORDER) / minutes,
+        nopm: r.class_per_minute(NEW_ORDER).unwrap_or(0.0),
         tpm: all / minutes,
         rollback_pct: 100.0 * rb / (rb + count(NEW_ORDER)).max(1.0),
         deadlocks: code(1213),

@@ -130,6 +130,13 @@ impl RunResult {
             .map(|k| k.count)
     }
 
+    /// The class's completed events per minute of the measured time (TPC-C's
+    /// NOPM for its New-Order class), if the family has it.
+    pub fn class_per_minute(&self, name: &str) -> Option<f64> {
+        self.class_count(name)
+            .map(|n| n as f64 * 60.0 / self.elapsed.max(1e-9))
+    }
+
     /// Transactions per second over the measured time.
     pub fn tps(&self) -> f64 {
         self.total.tps(self.elapsed)

@@ -19,6 +19,11 @@ mod txn;
 
 pub use check::Condition;
 
+/// The event class NOPM counts, and that of the New-Orders rolled back
+/// on purpose (in `Family::event_classes`).
+pub const NEW_ORDER: &str = txn::CLASSES[txn::Tx::NewOrder as usize];
+pub const ROLLED_BACK: &str = txn::CLASSES[txn::ROLLED_BACK];
+
 use super::family::{BoxFuture, ClassRules, Family, PrepareReport, Session, StatementSpec};
 use super::options::{OptKind, OptSpec, OptValues};
 use super::rand::Rng;
