@@ -13,7 +13,7 @@ use crate::report;
 use crate::secret::redacted_command_line;
 use crate::server::{render_profiles_help, Sandbox};
 use crate::stats::{RunResult, RunStatus};
-use crate::workload::{prepare, Workload};
+use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::time::Duration;
@@ -147,12 +147,7 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     let family = family(a)?;
     let o = family.opts();
     let t = resolve(&a.conn, "sbtest")?;
-    let threads = single_threads(a)?;
-    let loaders = if threads > 1 {
-        threads as usize
-    } else {
-        prepare::default_loaders()
-    };
+    let loaders = super::load_config::loaders(a)?;
     let json = a.format == RunFormat::Json;
     let rep = crate::lab::prepare(&t, &family, loaders, json)?;
     println!("{}", report::sysbench::prepared(&rep, o.table_size, json));

@@ -135,6 +135,14 @@ pub(super) fn seed(s: u64) -> u64 {
         .unwrap_or(1)
 }
 
+/// Loaders of a prepare: `--threads` when given above 1, else four per CPU.
+pub(super) fn loaders(a: &LoadArgs) -> Result<usize> {
+    Ok(match single_threads(a)? {
+        n if n > 1 => n as usize,
+        _ => crate::workload::prepare::default_loaders(),
+    })
+}
+
 /// The OLTP workload a load command names, with its options.
 pub(super) fn family(a: &LoadArgs) -> Result<Oltp> {
     let w = Workload::parse(&a.workload)?;

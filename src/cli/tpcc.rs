@@ -3,7 +3,7 @@
 //! `check tpcc` (the consistency conditions; exit 1 when one is broken).
 
 use super::args::{LoadArgs, RunFormat};
-use super::load_config::{seed, single_threads};
+use super::load_config::seed;
 use super::target::resolve;
 use crate::workload::tpcc;
 use anyhow::{bail, Result};
@@ -21,12 +21,7 @@ fn family(a: &LoadArgs) -> Result<std::sync::Arc<tpcc::Tpcc>> {
 pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
     let family = family(a)?;
     let t = resolve(&a.conn, "sbtest")?;
-    let threads = single_threads(a)?;
-    let loaders = if threads > 1 {
-        threads as usize
-    } else {
-        crate::workload::prepare::default_loaders()
-    };
+    let loaders = super::load_config::loaders(a)?;
     let json = a.format == RunFormat::Json;
     let rep = crate::lab::prepare(&t, family.as_ref(), loaders, json)?;
     let o = family.opts();
