@@ -113,10 +113,14 @@ pub fn run_once(
             result: started.and_then(|p| p.stop()),
         })
         .collect();
+    let mut profile_store_error = None;
     if let (Some(store), Some(rec)) = (plan.store, rec.as_ref()) {
         for p in &profiles {
             if let Ok((f, _)) = &p.result {
-                let _ = store.add_profile(rec.run_id, p.kind.name(), &f.stacks);
+                if let Err(e) = store.add_profile(rec.run_id, p.kind.name(), &f.stacks) {
+                    profile_store_error =
+                        Some(format!("storing the {} profile: {e}", p.kind.name()));
+                }
             }
         }
     }
@@ -129,7 +133,8 @@ pub fn run_once(
     }
     let store_error = rec
         .as_ref()
-        .and_then(|rec| rec.finish(cfg, &result, plan.pcts, figures.as_ref()).err());
+        .and_then(|rec| rec.finish(cfg, &result, plan.pcts, figures.as_ref()).err())
+        .or(profile_store_error);
     let run_id = rec
         .as_ref()
         .map(|r| r.run_id)
