@@ -197,6 +197,8 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     let cfg = run_config(a, &t.opts)?;
     let store = recording_store(&a.record)?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;
+    // Refused before anything is printed or run.
+    let profile = super::profile::plan_for(a, &t)?;
     let json = a.format == RunFormat::Json;
     let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
     let tags = RunTags {
@@ -216,7 +218,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         store: store.as_ref(),
         tags,
         pcts: &pcts,
-        profile: super::profile::plan_for(a, &t)?,
+        profile,
     };
     // A script's report hooks replace the interval lines (and come before
     // the summary), as in sysbench.
