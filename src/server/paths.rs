@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 /// The state directory: `$QPSLAB_HOME`, else `<user data dir>/qpslab`.
 pub fn state_dir() -> PathBuf {
     if let Some(h) = std::env::var_os("QPSLAB_HOME").filter(|h| !h.is_empty()) {
-        return PathBuf::from(h);
+        // Made absolute: the server is started in its own basedir, where a
+        // relative datadir would point elsewhere.
+        return std::path::absolute(&h).unwrap_or_else(|_| PathBuf::from(h));
     }
     dirs::data_dir()
         .unwrap_or_else(|| std::env::temp_dir().join("qpslab-data"))
