@@ -2,7 +2,7 @@
 # Installs what qpslab needs to build, run and be tested on Debian/Ubuntu:
 # MariaDB server and client, sysbench (for compatibility tests and
 # benchmarks), unzip and Maven (to fetch MariaDB 11.4 for the --basedir
-# test), bc (bench), linux-perf (the profiler), and a Rust toolchain when cargo is missing.
+# test), bc (bench), linux-perf (the profiler), strace (its syscall test), and a Rust toolchain when cargo is missing.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -14,6 +14,7 @@ command -v unzip >/dev/null 2>&1 || need+=(unzip)
 command -v bc >/dev/null 2>&1 || need+=(bc)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi

@@ -1,7 +1,11 @@
-//! The profiler against a real sandbox MariaDB: on-CPU stacks of a
-//! point-select load hold the server's query-dispatch frames; off-CPU
-//! stacks name MyISAM's table lock under a one-table update load and not
-//! InnoDB's; a missing perf is a one-line note.
+//! The profiler against real sandbox MariaDBs: on-CPU stacks of a
+//! point-select load hold the server's query-dispatch frames; a sweep of
+//! a one-table update load on MyISAM is named limited by the table lock
+//! (THR_LOCK), the same on InnoDB is not; syscalls per query agree with
+//! strace's count over the same load; Performance Schema waits are shares
+//! of thread time and the setup they enable is put back; a run keeps its
+//! profile (stacks, series, summary) and a flame graph is drawn from it;
+//! a missing perf and a performance_schema that is off are one-line notes.
 
 mod common;
 use common::{lab, text};
@@ -86,39 +90,250 @@ fn without_perf_the_note_says_how_to_install_it() {
     );
 }
 
-/// The share of a lock family in a profile's output, 0 when not listed.
-fn family_share(out: &str, family: &str) -> f64 {
-    out.lines()
-        .skip_while(|l| !l.starts_with("Lock families"))
-        .find(|l| l.contains(family))
-        .and_then(|l| l.trim().split('%').next()?.trim().parse().ok())
-        .unwrap_or(0.0)
+/// A sweep at 2 and 16 users of oltp_update_non_index on one table of
+/// `engine`, with off-CPU profiles; its output.
+fn profiled_sweep(engine: &str) -> String {
+    let l = lab();
+    let db = l.fresh_db(&format!("prof_sweep_{engine}"));
+    let common = [
+        "--tables",
+        "1",
+        "--table-size",
+        "2000",
+        "--mysql-storage-engine",
+        engine,
+    ];
+    let mut prep = vec!["prepare", "oltp_update_non_index"];
+    prep.extend(common);
+    let o = l.on_db(&db, &prep);
+    assert!(o.status.success(), "{}", text(&o));
+    let store = l.home.join(format!("prof-sweep-{engine}.db"));
+    let mut sweep = vec![
+        "sweep",
+        "oltp_update_non_index",
+        "--threads",
+        "2,16",
+        "--time",
+        "3",
+    ];
+    sweep.extend(common);
+    sweep.extend(["--profile", "offcpu", "--store", store.to_str().unwrap()]);
+    let o = l.on_db(&db, &sweep);
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    s
 }
 
 #[test]
-fn offcpu_names_the_table_lock_of_myisam_not_of_innodb() {
-    let l = lab();
-    let mut shares = Vec::new();
-    for engine in ["myisam", "innodb"] {
-        let extra = ["--mysql-storage-engine", engine];
-        let db = format!("prof_{engine}");
-        let mut load = background_load(&db, "oltp_update_non_index", "16", &extra);
-        let o = l.on_sandbox(&["profile", "--kind", "offcpu", "--time", "2"]);
-        let _ = load.wait();
-        let s = text(&o);
-        assert!(o.status.success() && s.contains("Off-CPU profile:"), "{s}");
-        shares.push((family_share(&s, "THR_LOCK"), s));
-    }
-    let (myisam, innodb) = (&shares[0], &shares[1]);
+fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
+    let myisam = profiled_sweep("myisam");
+    let limiter = myisam
+        .lines()
+        .find(|l| l.starts_with("Scaling limiter:"))
+        .unwrap_or_else(|| panic!("no scaling limiter named:\n{myisam}"));
+    assert!(limiter.contains("THR_LOCK (table lock)"), "{myisam}");
+    // the 16-user step's verdict names it too
     assert!(
-        myisam.0 >= 1.0,
-        "MyISAM's table lock is not named:\n{}",
-        myisam.1
+        myisam
+            .lines()
+            .any(|l| l.trim_start().starts_with("16 ") && l.contains("contention: THR_LOCK")),
+        "{myisam}"
+    );
+    let innodb = profiled_sweep("innodb");
+    assert!(
+        !innodb.contains("THR_LOCK"),
+        "InnoDB named the table lock:\n{innodb}"
+    );
+}
+
+/// strace -c's calls per syscall name, from its summary table.
+fn strace_counts(text: &str) -> std::collections::BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            // % time, seconds, usecs/call, calls, [errors,] syscall
+            if w.len() < 5 || w[0].parse::<f64>().is_err() {
+                return None;
+            }
+            let name = w.last()?.to_string();
+            (name != "total").then(|| Some((name, w[3].parse().ok()?)))?
+        })
+        .collect()
+}
+
+#[test]
+fn syscalls_per_query_agree_with_strace_over_the_same_load() {
+    let l = lab();
+    assert!(
+        std::process::Command::new("strace")
+            .arg("-V")
+            .output()
+            .is_ok(),
+        "strace is not installed (apt-get install strace): this test compares with it"
+    );
+    let db = l.fresh_db("prof_sys");
+    let size = ["--tables", "1", "--table-size", "2000"];
+    let mut prep = vec!["prepare", "oltp_point_select"];
+    prep.extend(size);
+    assert!(l.on_db(&db, &prep).status.success());
+    let pid: i32 = std::fs::read_to_string(
+        l.home
+            .join("sandboxes")
+            .join(common::SANDBOX)
+            .join("mysqld.pid"),
+    )
+    .ok()
+    .and_then(|s| s.trim().parse().ok())
+    .expect("the sandbox's mysqld.pid");
+    let out = l.home.join("strace.txt");
+    let mut strace = std::process::Command::new("strace")
+        .args(["-c", "-f", "-o"])
+        .arg(&out)
+        .args(["-p", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start strace");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let mut run = vec![
+        "run",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--events",
+        "6000",
+        "--time",
+        "120",
+    ];
+    run.extend(size);
+    run.extend(["--profile", "syscalls", "--no-store", "--format", "json"]);
+    let o = l.on_db(&db, &run);
+    unsafe {
+        libc::kill(strace.id() as i32, libc::SIGINT);
+    }
+    let _ = strace.wait();
+    assert!(o.status.success(), "{}", text(&o));
+    let j = common::json(&o);
+    let k = &j["profile"]["kinds"][0];
+    assert_eq!(k["kind"], "syscalls", "{j}");
+    let server = &k["sides"]["server"];
+    let counts = strace_counts(&std::fs::read_to_string(&out).unwrap());
+    let theirs: u64 = counts.values().sum();
+    let ours = server["total"].as_u64().unwrap();
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.10 * b;
+    assert!(
+        close(ours as f64, theirs as f64),
+        "server syscalls: qpslab {ours}, strace {theirs}\n{counts:?}\n{k}"
+    );
+    // the most frequent one by name, too
+    let top = &server["top"][0];
+    let name = top["name"].as_str().unwrap();
+    let theirs = counts.get(name).copied().unwrap_or(0);
+    assert!(
+        close(top["count"].as_f64().unwrap(), theirs as f64),
+        "{name}: qpslab {top}, strace {theirs}"
+    );
+    assert!(server["per_query"].as_f64().unwrap() > 1.0, "{server}");
+    // qpslab's load threads are counted apart from the server
+    assert!(k["sides"]["load"]["total"].as_u64().unwrap() > 6000, "{k}");
+}
+
+#[test]
+fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
+    let l = lab();
+    let o = l.qpslab(&[
+        "server",
+        "start",
+        "--name",
+        "pswait",
+        "--set",
+        "performance_schema=ON",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let on = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.extend(["--server", "pswait"]);
+        l.qpslab(&a)
+    };
+    let sock = l.home.join("sandboxes").join("pswait").join("mysqld.sock");
+    let enabled = || {
+        let o = std::process::Command::new("mariadb")
+            .arg(format!("--socket={}", sock.display()))
+            .args(["-uroot", "-N", "-e"])
+            .arg("SELECT COUNT(*), SUM(TIMED = 'YES') FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%' AND ENABLED = 'YES'")
+            .output()
+            .expect("mariadb client");
+        text(&o)
+    };
+    let before = enabled();
+    let size = [
+        "--tables",
+        "1",
+        "--table-size",
+        "2000",
+        "--mysql-storage-engine",
+        "myisam",
+    ];
+    let mut prep = vec!["prepare", "oltp_update_non_index"];
+    prep.extend(size);
+    assert!(on(&prep).status.success());
+    let mut run = vec![
+        "run",
+        "oltp_update_non_index",
+        "--threads",
+        "8",
+        "--time",
+        "3",
+    ];
+    run.extend(size);
+    run.extend([
+        "--profile",
+        "waits",
+        "--profile-waits",
+        "enable",
+        "--no-store",
+    ]);
+    let o = on(&run);
+    let s = text(&o);
+    assert!(
+        o.status.success() && s.contains("Performance Schema waits:"),
+        "{s}"
     );
     assert!(
-        innodb.0 < myisam.0 / 4.0,
-        "InnoDB shows the table lock too:\n{}",
-        innodb.1
+        s.lines()
+            .skip_while(|l| !l.starts_with("Lock families (share of thread time)"))
+            .any(|l| l.contains("THR_LOCK")),
+        "{s}"
+    );
+    assert_eq!(enabled(), before, "the wait instruments were not put back");
+    let _ = l.qpslab(&["server", "stop", "--name", "pswait"]);
+}
+
+#[test]
+fn waits_with_performance_schema_off_are_a_one_line_note() {
+    let l = lab();
+    let db = l.prepared_db("prof_psoff", 2000);
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--tables",
+            "1",
+            "--table-size",
+            "2000",
+            "--time",
+            "1",
+            "--profile",
+            "waits",
+            "--no-store",
+        ],
+    );
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    assert!(
+        s.lines().any(|l| l.starts_with("Profile (waits): not recorded: performance_schema is off: start the server with performance_schema=ON")),
+        "{s}"
     );
 }
 
@@ -155,7 +370,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
             "--time",
             "60",
             "--profile",
-            "cpu",
+            "cpu,offcpu",
             "--profile-hz",
             "499",
             "--store",
@@ -166,9 +381,10 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
     );
     assert!(o.status.success(), "{}", text(&o));
     let j = common::json(&o);
-    let p = &j["profiles"][0];
+    let p = &j["profile"]["kinds"][0];
     assert_eq!(p["kind"], "cpu", "{j}");
     assert!(p["weight"].as_u64().unwrap() > 0, "{p}");
+    assert_eq!(j["profile"]["kinds"][1]["kind"], "offcpu", "{j}");
     // the stacks are in the store with the run
     let conn = rusqlite::Connection::open(&store).unwrap();
     let n: i64 = conn
@@ -179,7 +395,52 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
         )
         .unwrap();
     assert!(n > 0, "no dispatch_command stack stored");
-    // two kinds at once are refused in one line, before anything runs
+    let n: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM profile_stacks WHERE kind = 'offcpu'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(n > 0, "no off-CPU stack stored");
+    // a flame graph of the stored stacks, and the differential one
+    let run: i64 = conn
+        .query_row("SELECT MAX(id) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    let svg = l.home.join("prof-run.svg");
+    let o = l.qpslab(&[
+        "flamegraph",
+        &run.to_string(),
+        "--kind",
+        "cpu",
+        "--diff",
+        &run.to_string(),
+        "-o",
+        svg.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        page.contains("<svg") && page.contains("dispatch_command"),
+        "{}",
+        &page[..page.len().min(400)]
+    );
+    // the run's HTML report embeds them
+    let html = l.home.join("prof-run.html");
+    let o = l.qpslab(&[
+        "report",
+        &run.to_string(),
+        "-o",
+        html.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Profile</h2>") && page.contains("data:image/svg+xml;base64,"));
+    // an unknown kind is refused in one line, before anything runs
     let o = l.on_db(
         &db,
         &[
@@ -188,12 +449,14 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
             "--tables",
             "1",
             "--profile",
-            "cpu,offcpu",
+            "cpu,locks",
         ],
     );
+    let s = text(&o);
     assert!(
-        !o.status.success() && text(&o).contains("one kind per run"),
-        "{}",
-        text(&o)
+        !o.status.success()
+            && s.contains("'locks' is not a profile kind")
+            && s.trim().lines().count() == 1,
+        "{s}"
     );
 }

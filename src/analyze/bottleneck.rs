@@ -24,6 +24,46 @@ pub struct Hint {
     pub evidence: Vec<String>,
     /// (event, share of all non-idle wait time)
     pub top_waits: Vec<(String, f64)>,
+    /// Lock families' shares of thread time, when the run was profiled.
+    pub locks: Option<super::limiter::LockShares>,
+}
+
+/// A profiled run's hint names its lock: where a lock family takes
+/// `LIMITER_SHARE` of the connection threads' time or more, a
+/// "contention", "under-loaded" or server-CPU verdict becomes
+/// "contention: FAMILY", with the family's share and top stack as
+/// evidence; other verdicts (client-, IO-bound, a shared host) keep their
+/// word and get the share as evidence.
+pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
+    h.locks = Some(locks.clone());
+    let Some((family, share)) = locks.limiter() else {
+        if let Some((f, s)) = locks.shares.first() {
+            h.evidence.push(format!(
+                "profile: the most waited-on lock, {f}, takes {:.1}% of connection-thread time (below {:.0}%: no lock limits)",
+                100.0 * s,
+                100.0 * super::limiter::LIMITER_SHARE
+            ));
+        }
+        return;
+    };
+    h.evidence.push(format!(
+        "profile ({}): {family} takes {:.0}% of connection-thread time",
+        locks.source,
+        100.0 * share
+    ));
+    if let Some(stack) = &locks.top_stack {
+        let tail: Vec<&str> = stack.rsplit(';').take(6).collect();
+        h.evidence.push(format!(
+            "its top stack (innermost first): {}",
+            tail.join(" < ")
+        ));
+    }
+    if matches!(
+        h.verdict.as_str(),
+        "contention" | "under-loaded" | "CPU-bound in the server" | "unknown" | ""
+    ) {
+        h.verdict = format!("contention: {family}");
+    }
 }
 
 /// What the hint looks at.
@@ -90,6 +130,7 @@ pub fn hint(i: &Inputs) -> Hint {
                     .into(),
             ],
             top_waits: vec![],
+            locks: None,
         };
     }
     let busy_share = i.cpu.map(|c| 1.0 - c.idle - c.iowait - c.steal);
@@ -107,6 +148,7 @@ pub fn hint(i: &Inputs) -> Hint {
             verdict: "client-bound".into(),
             evidence: ev,
             top_waits: vec![],
+            locks: None,
         };
     }
     let iowait = i.cpu.map(|c| c.iowait).unwrap_or(0.0);
@@ -124,6 +166,7 @@ pub fn hint(i: &Inputs) -> Hint {
             verdict: "IO-bound".into(),
             evidence: ev,
             top_waits: vec![],
+            locks: None,
         };
     }
     let Some(cpu) = i.cpu else {
@@ -131,6 +174,7 @@ pub fn hint(i: &Inputs) -> Hint {
             verdict: "unknown".into(),
             evidence: vec!["no CPU figures from the monitor (--no-monitor, or the host's /proc is not readable)".into()],
             top_waits: vec![],
+            locks: None,
         };
     };
     let waits = if i.ps_on {
@@ -166,6 +210,7 @@ pub fn hint(i: &Inputs) -> Hint {
                 verdict: "contention".into(),
                 evidence: ev,
                 top_waits: waits,
+                locks: None,
             };
         }
         ev.push(format!(
@@ -178,6 +223,7 @@ pub fn hint(i: &Inputs) -> Hint {
             verdict: "under-loaded".into(),
             evidence: ev,
             top_waits: waits,
+            locks: None,
         };
     }
     ev.push(format!(
@@ -195,6 +241,7 @@ pub fn hint(i: &Inputs) -> Hint {
             verdict: "CPU-bound: other processes".into(),
             evidence: ev,
             top_waits: waits,
+            locks: None,
         };
     }
     for (name, share) in waits.iter().take(3) {
@@ -204,6 +251,7 @@ pub fn hint(i: &Inputs) -> Hint {
         verdict: "CPU-bound in the server".into(),
         evidence: ev,
         top_waits: waits,
+        locks: None,
     }
 }
 

@@ -17,6 +17,7 @@ pub mod compare;
 pub mod counters;
 pub mod efficiency;
 pub mod headline;
+pub mod limiter;
 pub mod live;
 pub mod run_figures;
 

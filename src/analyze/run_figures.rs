@@ -242,6 +242,7 @@ mod figures_tests {
                 verdict: "contention".into(),
                 evidence: vec!["e".into()],
                 top_waits: vec![("wait/synch/mutex/x".into(), 0.5)],
+                locks: None,
             }),
             notes: vec![NoteRow {
                 t: 1.5,

@@ -130,6 +130,11 @@ pub struct CampaignFile {
     pub variants: Vec<VariantDef>,
     #[serde(rename = "workload")]
     pub workloads: Vec<WorkloadDef>,
+    /// Profile every run: kinds as for `--profile` (cpu, offcpu, syscalls,
+    /// waits); a workload's own `profile_hz` / `profile_waits` options
+    /// tune them.
+    #[serde(default)]
+    pub profile: Vec<String>,
 }
 
 fn default_time() -> f64 {

@@ -127,6 +127,9 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
         "--warmup-time".into(),
         c.warmup.to_string(),
     ]);
+    if !c.profile.is_empty() {
+        words.extend(["--profile".into(), c.profile.join(",")]);
+    }
     for (k, v) in &w.options {
         words.push(format!("--{}", k.replace('_', "-")));
         words.push(value_text(v));
@@ -139,7 +142,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     // Validate every point's options before starting anything.
     for p in c.points() {
         LoadArgs::from_words(&point_words(&c, &p))
-            .and_then(|l| check_load_args(&l))
+            .and_then(|l| check_load_args(&l).and_then(|_| super::profile::check_kinds(&l)))
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
@@ -159,7 +162,11 @@ fn run(a: &CampaignArgs) -> Result<i32> {
     };
     let config_for = |p: &Point, t: &Target| {
         let load = LoadArgs::from_words(&point_words(&c, p))?;
-        Ok((run_config(&load, &t.opts)?, monitor_for(&load, t)?))
+        Ok((
+            run_config(&load, &t.opts)?,
+            monitor_for(&load, t)?,
+            super::profile::plan_for(&load, t)?,
+        ))
     };
     let run = CampaignRun {
         file: &c,

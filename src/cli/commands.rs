@@ -59,6 +59,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Ui(a) => super::pages::ui(&a).map(|_| 0),
         Cmd::Report(a) => super::pages::report(&a).map(|_| 0),
         Cmd::Profile(a) => super::profile::profile(&a),
+        Cmd::Flamegraph(a) => super::profile::flamegraph(&a).map(|_| 0),
         Cmd::Chart(a) => super::pages::chart(&a).map(|_| 0),
     }
 }
@@ -218,7 +219,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         store: store.as_ref(),
         tags,
         pcts: &pcts,
-        profile,
+        profile: profile.as_ref(),
     };
     // A script's report hooks replace the interval lines (and come before
     // the summary), as in sysbench.
@@ -264,15 +265,17 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     }
     if json {
         let mut doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
-        if !run.profiles.is_empty() {
-            doc["profiles"] = super::profile::profiles_json(&run.profiles);
+        if let Some(p) = &run.profile {
+            doc["profile"] = crate::lab::profile_json(p);
         }
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         let text = (&pcts[..], a.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
         print!("{end}");
-        super::profile::print_profiles(&run.profiles, a.profile_hz);
+        if let Some(p) = &run.profile {
+            super::profile::print_profile(p);
+        }
     }
     let code = exit_code(&run.result);
     if let Some(e) = run.store_error {
@@ -303,9 +306,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         bail!("--repeat must be from 1 to 1000");
     }
     check_load_args(l)?;
-    if !l.profile.trim().is_empty() {
-        bail!("--profile works with `run` only so far; profile a sweep's step with `qpslab profile` beside it");
-    }
+    super::profile::check_kinds(l)?;
     let t = resolve(&l.conn, "sbtest")?;
     let mut first = l.clone();
     first.threads = threads[0].to_string();
@@ -338,10 +339,15 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
             ..Default::default()
         },
     };
+    let profile = super::profile::plan_for(l, &t)?;
     let config_for = |th: u32| {
         let mut step = l.clone();
         step.threads = th.to_string();
-        Ok((run_config(&step, &t.opts)?, monitor_for(&step, &t)?))
+        Ok((
+            run_config(&step, &t.opts)?,
+            monitor_for(&step, &t)?,
+            profile.clone(),
+        ))
     };
     let out = crate::lab::sweep(&plan, config_for, |s| {
         let line = (s.repeat, a.repeat);
@@ -354,6 +360,9 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         "{}",
         report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json)
     );
+    if let (Some(l), false) = (&out.limiter, json) {
+        println!("Scaling limiter: {l}");
+    }
     Ok(out.code)
 }
 

@@ -1,106 +1,180 @@
-//! `qpslab profile`: a server's on-CPU stacks for a while, as top tables
-//! (functions on CPU, on the stack, lock families), and the folded stacks
-//! to a file when asked.
+//! `qpslab profile` and `--profile`: what to record (parsed and probed
+//! here, before anything runs), and printing what was recorded.
 
-use super::args::ProfileArgs;
+use super::args::{FlamegraphArgs, LoadArgs, ProfileArgs, ProfileWaits};
 use super::target::resolve;
+use crate::lab::{ProfilePlan, Profiled};
+use crate::profiler::{parse_kinds, Kind};
 use anyhow::{Context, Result};
 
-pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
-    if let Err(note) = crate::profiler::probe() {
-        anyhow::bail!("cannot profile: {note}");
-    }
-    let pid = match a.pid {
+fn work_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join("qpslab-profile")
+}
+
+/// A plan for `kinds` on target `t`'s server. The server's process is
+/// needed by every kind but waits; without perf, the perf kinds are
+/// skipped with a note (said once, here) and the others go on.
+fn plan(
+    kinds: Vec<Kind>,
+    hz: u32,
+    waits: ProfileWaits,
+    t: &crate::lab::Target,
+    pid: Option<i32>,
+) -> Result<ProfilePlan> {
+    let perf_kinds = kinds.iter().any(|k| *k != Kind::Waits);
+    let pid = match pid {
         Some(p) => p,
-        None => {
-            let t = resolve(&a.conn, "sbtest")?;
-            crate::lab::server_pid(&t)?
-        }
+        None if perf_kinds => crate::lab::server_pid(t)?,
+        None => 0,
     };
-    let work = std::env::temp_dir().join("qpslab-profile");
-    let kind = crate::profiler::Kind::from(a.kind);
+    Ok(ProfilePlan {
+        pid,
+        kinds,
+        hz,
+        dir: work_dir(),
+        enable_waits: waits == ProfileWaits::Enable,
+    })
+}
+
+pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
+    let kinds = parse_kinds(&a.kind).map_err(|e| anyhow::anyhow!("--kind: {e}"))?;
+    if kinds.is_empty() {
+        anyhow::bail!("--kind: name at least one of cpu, offcpu, syscalls, waits");
+    }
+    if kinds.iter().all(|k| *k != Kind::Waits) {
+        if let Err(note) = crate::profiler::probe() {
+            anyhow::bail!("cannot profile: {note}");
+        }
+    }
+    // The server is reached for the waits and per-query figures; a --pid
+    // of a process that is not a server profiles without them.
+    let t = if a.pid.is_none() || kinds.contains(&Kind::Waits) {
+        Some(resolve(&a.conn, "sbtest")?)
+    } else {
+        resolve(&a.conn, "sbtest").ok()
+    };
+    let p = match &t {
+        Some(t) => plan(kinds, a.profile_hz, a.profile_waits, t, a.pid)?,
+        None => ProfilePlan {
+            pid: a.pid.unwrap_or(0),
+            kinds,
+            hz: a.profile_hz,
+            dir: work_dir(),
+            enable_waits: false,
+        },
+    };
+    let names: Vec<&str> = p.kinds.iter().map(|k| k.name()).collect();
     eprintln!(
-        "recording process {pid} ({}) for {} s...",
-        kind.name(),
+        "recording process {} ({}) for {} s...",
+        p.pid,
+        names.join(", "),
         a.time
     );
-    let (folded, secs) = crate::lab::profile(kind, pid, a.profile_hz, a.time, &work)?;
-    if let Some(path) = &a.folded {
-        std::fs::write(path, folded.text())
-            .with_context(|| format!("writing the folded stacks to {}", path.display()))?;
+    let conn = t.as_ref().map(|t| &t.opts);
+    let profiled = crate::lab::profile(&p, conn, a.time)?;
+    if profiled.outcomes.iter().all(|o| o.result.is_err()) {
+        let why: Vec<String> = profiled
+            .outcomes
+            .iter()
+            .filter_map(|o| {
+                o.result
+                    .as_ref()
+                    .err()
+                    .map(|e| format!("{}: {e}", o.kind.name()))
+            })
+            .collect();
+        anyhow::bail!("nothing was recorded ({})", why.join("; "));
     }
-    print!(
-        "{}",
-        crate::report::profile::summary(&folded, kind, secs, a.profile_hz, a.top)
-    );
-    if let Some(path) = &a.folded {
-        println!("folded stacks: {}", path.display());
+    if let Some(dir) = &a.folded {
+        write_folded(dir, &profiled)?;
     }
+    if let Some(dir) = &a.flamegraph {
+        write_flamegraphs(dir, &profiled)?;
+    }
+    print!("{}", crate::report::profile::summary(&profiled, a.top));
     Ok(0)
 }
 
-/// `run --profile`: what to record, or None; a kind that cannot be
-/// recorded is refused before the run with how to make it possible.
-pub(super) fn plan_for(
-    a: &super::args::LoadArgs,
-    t: &crate::lab::Target,
-) -> Result<Option<crate::lab::ProfilePlan>> {
-    use crate::profiler::Kind;
-    if a.profile.trim().is_empty() {
+/// The folded stacks, one file per kind (`cpu.folded`, `offcpu.folded`):
+/// with one kind, `path` may name the file itself.
+fn write_folded(path: &std::path::Path, p: &Profiled) -> Result<()> {
+    let stacks: Vec<_> = p
+        .outcomes
+        .iter()
+        .filter_map(|o| Some((o.kind, o.stacks()?)))
+        .collect();
+    for (kind, f) in &stacks {
+        let file = if stacks.len() == 1 && !path.is_dir() {
+            path.to_path_buf()
+        } else {
+            std::fs::create_dir_all(path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            path.join(format!("{}.folded", kind.name()))
+        };
+        std::fs::write(&file, f.text())
+            .with_context(|| format!("writing the folded stacks to {}", file.display()))?;
+        println!("folded stacks ({}): {}", kind.name(), file.display());
+    }
+    Ok(())
+}
+
+/// Flame graphs, one SVG per kind with stacks, into directory `dir`.
+fn write_flamegraphs(dir: &std::path::Path, p: &Profiled) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for o in &p.outcomes {
+        let Some(f) = o.stacks() else { continue };
+        let file = dir.join(format!("{}.svg", o.kind.name()));
+        let svg = crate::report::flame::svg(f, o.kind, &format!("{} profile", o.kind.name()))?;
+        std::fs::write(&file, svg).with_context(|| format!("writing {}", file.display()))?;
+        println!("flame graph ({}): {}", o.kind.name(), file.display());
+    }
+    Ok(())
+}
+
+/// `--profile` of a run, sweep step or campaign point: what to record, or
+/// None. An unknown kind is refused before anything runs.
+pub(super) fn plan_for(a: &LoadArgs, t: &crate::lab::Target) -> Result<Option<ProfilePlan>> {
+    let kinds = parse_kinds(&a.profile).map_err(|e| anyhow::anyhow!("--profile: {e}"))?;
+    if kinds.is_empty() {
         return Ok(None);
     }
-    let mut kinds = Vec::new();
-    for k in a.profile.split(',').map(str::trim) {
-        kinds.push(match k {
-            "cpu" => Kind::Cpu,
-            "offcpu" => Kind::OffCpu,
-            "syscalls" | "waits" => {
-                anyhow::bail!("--profile {k}: not built yet; cpu and offcpu are")
-            }
-            other => anyhow::bail!("--profile: '{other}' is not cpu or offcpu"),
-        });
-    }
-    if kinds.len() > 1 {
-        // Two perf sessions on one process starve one another (the
-        // on-CPU one got a single sample beside an off-CPU one).
-        anyhow::bail!("--profile takes one kind per run so far (cpu or offcpu)");
-    }
-    if let Err(note) = crate::profiler::probe() {
-        anyhow::bail!("--profile: {note}");
-    }
-    let pid = crate::lab::server_pid(t)?;
-    Ok(Some(crate::lab::ProfilePlan {
-        pid,
-        kinds,
-        hz: a.profile_hz,
-        dir: std::env::temp_dir().join("qpslab-profile"),
-    }))
+    Ok(Some(plan(kinds, a.profile_hz, a.profile_waits, t, None)?))
 }
 
-/// The profiles recorded beside a run, summed up after its summary.
-pub(super) fn print_profiles(profiles: &[crate::lab::ProfileOutcome], hz: u32) {
-    for p in profiles {
-        match &p.result {
-            Ok((f, secs)) => print!(
-                "\n{}",
-                crate::report::profile::summary(f, p.kind, *secs, hz, 10)
-            ),
-            Err(e) => println!("\nProfile ({}): not recorded: {e}", p.kind.name()),
+/// Checks a `--profile` list without a server (campaign validation).
+pub(super) fn check_kinds(a: &LoadArgs) -> Result<()> {
+    parse_kinds(&a.profile)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("--profile: {e}"))
+}
+
+/// The profile recorded beside a run, summed up after its summary.
+pub(super) fn print_profile(p: &Profiled) {
+    print!("\n{}", crate::report::profile::summary(p, 10));
+}
+
+/// `qpslab flamegraph RUN [--diff OTHER]`.
+pub(super) fn flamegraph(a: &FlamegraphArgs) -> Result<()> {
+    if !matches!(a.kind.as_str(), "cpu" | "offcpu") {
+        anyhow::bail!("--kind: '{}' has no stacks; use cpu or offcpu", a.kind);
+    }
+    let store = crate::lab::read_store(a.store.path())?;
+    for run in std::iter::once(a.run).chain(a.diff) {
+        crate::lab::stored_run(&store, run)?;
+        if store.profile_stacks(run, &a.kind)?.is_empty() {
+            anyhow::bail!(
+                "run {run} has no {} stacks: record them with `qpslab run … --profile {}`",
+                a.kind,
+                a.kind
+            );
         }
     }
-}
-
-/// The profiles as JSON (counts, top functions, families).
-pub(super) fn profiles_json(profiles: &[crate::lab::ProfileOutcome]) -> serde_json::Value {
-    profiles
-        .iter()
-        .map(|p| match &p.result {
-            Ok((f, secs)) => serde_json::json!({
-                "kind": p.kind.name(), "seconds": secs, "weight": f.total(), "stacks": f.stacks.len(),
-                "top_self": f.top_self(10, p.kind == crate::profiler::Kind::OffCpu),
-                "families": f.families(),
-            }),
-            Err(e) => serde_json::json!({"kind": p.kind.name(), "error": e}),
-        })
-        .collect()
+    let svg = match a.diff {
+        Some(before) => crate::ui::profile_section::diff_svg(&store, before, a.run, &a.kind)?,
+        None => crate::ui::profile_section::flame_svg(&store, a.run, &a.kind)?,
+    }
+    .unwrap_or_default();
+    std::fs::write(&a.output, svg).with_context(|| format!("writing {}", a.output.display()))?;
+    println!("{}", a.output.display());
+    Ok(())
 }

@@ -54,7 +54,10 @@ pub fn run_campaign(
     r: &CampaignRun,
     pending: &[&Point],
     external: &dyn Fn(&str) -> Result<Target>,
-    config_for: impl Fn(&Point, &Target) -> Result<(RunConfig, Option<MonitorConfig>)>,
+    config_for: impl Fn(
+        &Point,
+        &Target,
+    ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
     mut say: impl FnMut(&str),
     mut done: impl FnMut(usize, &Point, &Recorded),
 ) -> Result<CampaignOutcome> {
@@ -87,7 +90,7 @@ pub fn run_campaign(
             break;
         }
         let t = target.as_ref().context("no server")?;
-        let (cfg, mon) = config_for(p, t)?;
+        let (cfg, mon, profile) = config_for(p, t)?;
         let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
         let tags = RunTags {
             label: Some(c.servers[p.server].label.clone()),
@@ -96,7 +99,7 @@ pub fn run_campaign(
             point_hash: Some(p.hash.clone()),
             command_line: r.command_line.clone(),
         };
-        let rec = record_run(r.store, &cfg, mon, &env, &tags)?;
+        let rec = record_run(r.store, &cfg, mon, &env, &tags, profile.as_ref())?;
         match &rec.result.status {
             RunStatus::Ok => {}
             RunStatus::Failed(_) => out.failed += 1,

@@ -1,12 +1,71 @@
-//! Profiling a server on its own (`qpslab profile`): find its process,
-//! sample its on-CPU stacks for a while, return them folded.
+//! Profiles in the lab: profiling a server on its own (`qpslab profile`),
+//! beside a run (started before its connections open, stopped after its
+//! last interval, whatever its status: a failed or interrupted run keeps
+//! what was gathered), the run's lock shares, and keeping it all with the
+//! run in the store.
 
 use super::block_on;
 use super::target::{check, Target};
-use crate::profiler::{CpuProfile, Folded, Kind};
+use crate::analyze::limiter::{self, LockShares};
+use crate::profiler::{Data, Kind, Outcome, Plan, Session, WaitsPlan};
+use crate::store::Store;
 use anyhow::{anyhow, bail, Result};
-use std::path::Path;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// What `--profile` records beside a run.
+#[derive(Debug, Clone)]
+pub struct ProfilePlan {
+    /// The server's process.
+    pub pid: i32,
+    pub kinds: Vec<Kind>,
+    /// On-CPU samples per second.
+    pub hz: u32,
+    /// Where perf writes (its files are removed once read).
+    pub dir: PathBuf,
+    /// `--profile-waits enable`: time every wait instrument for the run.
+    pub enable_waits: bool,
+}
+
+/// A profile and what the analysis drew from it.
+#[derive(Debug, Clone)]
+pub struct Profiled {
+    pub outcomes: Vec<Outcome>,
+    pub hz: u32,
+    /// Lock families' shares of the connection threads' time.
+    pub locks: Option<LockShares>,
+    /// Queries the load ran while it recorded (per-query figures).
+    pub queries: Option<u64>,
+}
+
+/// Starts the plan's collectors on a server reached with `conn`, whose
+/// load runs `threads` connections (0: counted by the waits poller).
+pub fn begin(plan: &ProfilePlan, conn: &crate::protocol::ConnOpts, threads: u32) -> Session {
+    Session::start(&Plan {
+        pid: plan.pid,
+        kinds: plan.kinds.clone(),
+        hz: plan.hz,
+        dir: plan.dir.clone(),
+        waits: Some(WaitsPlan {
+            conn: conn.clone(),
+            enable: plan.enable_waits,
+            threads,
+        }),
+    })
+}
+
+/// Stops a session and draws the lock shares.
+pub fn end(s: Session, hz: u32, threads: u32, queries: Option<u64>) -> Profiled {
+    let outcomes = s.stop();
+    let locks = limiter::of_run(&outcomes, threads, hz);
+    Profiled {
+        outcomes,
+        hz,
+        locks,
+        queries,
+    }
+}
 
 /// The server process of a target on this host (its pid file, else the
 /// process whose working directory is its datadir).
@@ -24,17 +83,138 @@ pub fn server_pid(t: &Target) -> Result<i32> {
     })
 }
 
-/// Records process `pid`'s stacks of `kind` (at `hz` for on-CPU) for
-/// `secs` seconds (Ctrl-C ends it early, keeping what was recorded).
-pub fn profile(kind: Kind, pid: i32, hz: u32, secs: f64, work_dir: &Path) -> Result<(Folded, f64)> {
-    if !Path::new(&format!("/proc/{pid}")).exists() {
-        bail!("no process {pid} on this host");
+/// A global status counter of the server (`Questions`,
+/// `Threads_connected`); None when it cannot be read.
+fn global_status(conn: &crate::protocol::ConnOpts, name: &str) -> Option<u64> {
+    block_on(async {
+        let mut c = crate::protocol::Conn::connect(conn).await.ok()?;
+        let r = c
+            .query(&format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+            .await
+            .ok();
+        c.quit().await;
+        r?.rows.first()?.get(1)?.as_deref()?.parse::<u64>().ok()
+    })
+    .ok()
+    .flatten()
+}
+
+/// Profiles process `pid` (reached with `conn`, when given) for `secs`
+/// seconds; Ctrl-C ends it early, keeping what was recorded.
+pub fn profile(
+    plan: &ProfilePlan,
+    conn: Option<&crate::protocol::ConnOpts>,
+    secs: f64,
+) -> Result<Profiled> {
+    if !Path::new(&format!("/proc/{}", plan.pid)).exists() {
+        bail!("no process {} on this host", plan.pid);
     }
-    let p = CpuProfile::start(kind, pid, hz, work_dir).map_err(|e| anyhow!(e))?;
+    let questions = |c| global_status(c, "Questions");
+    let before = conn.and_then(questions);
+    // the load's connections: all but the one that counts them
+    let threads = conn
+        .and_then(|c| global_status(c, "Threads_connected"))
+        .map_or(1, |n| n.saturating_sub(1).max(1) as u32);
+    let session = match conn {
+        Some(c) => begin(plan, c, threads),
+        None => Session::start(&Plan {
+            pid: plan.pid,
+            kinds: plan.kinds.clone(),
+            hz: plan.hz,
+            dir: plan.dir.clone(),
+            waits: None,
+        }),
+    };
     let _ctrl_c = crate::exec::Cooperative::enter();
     let until = std::time::Instant::now() + Duration::from_secs_f64(secs);
     while std::time::Instant::now() < until && !crate::exec::interrupted() {
         std::thread::sleep(Duration::from_millis(50));
     }
-    p.stop().map_err(|e| anyhow!(e))
+    let queries = before
+        .zip(conn.and_then(questions))
+        .map(|(b, a)| a.saturating_sub(b));
+    Ok(end(session, plan.hz, threads, queries))
+}
+
+/// The profile's summary: each kind's figures (or why it is missing), its
+/// collector's cost, and the lock shares.
+pub fn summary_json(p: &Profiled) -> Value {
+    let kinds: Vec<Value> = p
+        .outcomes
+        .iter()
+        .map(|o| {
+            let mut v = json!({"kind": o.kind.name(), "seconds": o.secs, "collector_cpu_s": o.cost_cpu_s});
+            match &o.result {
+                Err(e) => v["error"] = json!(e),
+                Ok(Data::Stacks(f)) => {
+                    v["weight"] = json!(f.total());
+                    v["stacks"] = json!(f.stacks.len());
+                    v["top_self"] = json!(f.top_self(10, o.kind == Kind::OffCpu));
+                    v["families"] = json!(f.families());
+                }
+                Ok(Data::Syscalls(s)) => {
+                    let sides: serde_json::Map<String, Value> = crate::profiler::syscalls::SIDES
+                        .iter()
+                        .map(|side| {
+                            let total = s.total(side);
+                            let top: Vec<Value> = s
+                                .by_name(side)
+                                .into_iter()
+                                .take(10)
+                                .map(|(n, c)| json!({"name": n, "count": c, "per_query": per(c, p.queries)}))
+                                .collect();
+                            (side.to_string(), json!({"total": total, "per_second": total as f64 / o.secs.max(1e-9), "per_query": per(total, p.queries), "top": top}))
+                        })
+                        .collect();
+                    v["period"] = json!(s.period);
+                    v["sides"] = Value::Object(sides);
+                }
+                Ok(Data::Waits(w)) => {
+                    v["threads"] = json!(w.threads);
+                    v["timed_instruments"] = json!(w.timed.0);
+                    v["instruments"] = json!(w.timed.1);
+                    v["top_events"] = json!(w.shares().into_iter().take(10).collect::<Vec<_>>());
+                    v["families"] = json!(w.family_shares());
+                }
+            }
+            v
+        })
+        .collect();
+    json!({"hz": p.hz, "queries": p.queries, "kinds": kinds, "locks": p.locks})
+}
+
+fn per(count: u64, queries: Option<u64>) -> Option<f64> {
+    queries.filter(|q| *q > 0).map(|q| count as f64 / q as f64)
+}
+
+/// Keeps a run's profile in the store: stacks, per-second series, summary.
+pub fn keep(store: &Store, run: i64, p: &Profiled) -> Result<()> {
+    for o in &p.outcomes {
+        match &o.result {
+            Ok(Data::Stacks(f)) => store.add_profile(run, o.kind.name(), &f.stacks)?,
+            Ok(Data::Syscalls(s)) => {
+                let series: Vec<(String, Vec<f64>)> = s
+                    .counts
+                    .iter()
+                    .map(|((side, name), v)| {
+                        (
+                            format!("{side}/{name}"),
+                            v.iter().map(|c| *c as f64).collect(),
+                        )
+                    })
+                    .collect();
+                store.add_profile_series(run, "syscalls", &series)?;
+            }
+            Ok(Data::Waits(w)) => {
+                let series: Vec<(String, Vec<f64>)> = w
+                    .waited
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.clone()))
+                    .collect();
+                store.add_profile_series(run, "waits", &series)?;
+            }
+            Err(_) => {}
+        }
+    }
+    store.set_run_profile(run, &summary_json(p).to_string())
 }

@@ -72,7 +72,7 @@ pub fn quickstart(
                 ..Default::default()
             };
             on_start(w, th);
-            let rec = record_run(plan.store, &cfg, mon, &env, &tags)?;
+            let rec = record_run(plan.store, &cfg, mon, &env, &tags, None)?;
             let status = &rec.result.status;
             if matches!(status, RunStatus::Failed(_) | RunStatus::Degraded(_)) && code != 1 {
                 code = status.exit_code();

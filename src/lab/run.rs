@@ -4,6 +4,7 @@
 //! result), or recorded as a step of a sweep, campaign or the quickstart
 //! (`record_run`: a store failure stops them, saying what was measured).
 
+use super::profile::{ProfilePlan, Profiled};
 use super::record::{Recorder, RunTags};
 use super::watch::run_watched;
 use super::Environment;
@@ -24,30 +25,15 @@ pub struct RunPlan<'a> {
     pub tags: RunTags,
     /// Percentiles stored in the run's summary.
     pub pcts: &'a [f64],
-    /// Record the server's stacks during the run.
-    pub profile: Option<ProfilePlan>,
-}
-
-/// What `run --profile` records: the server's process, the kinds, the
-/// on-CPU rate, where perf writes.
-#[derive(Debug, Clone)]
-pub struct ProfilePlan {
-    pub pid: i32,
-    pub kinds: Vec<crate::profiler::Kind>,
-    pub hz: u32,
-    pub dir: std::path::PathBuf,
-}
-
-/// A kind's stacks recorded beside a run, or why not.
-pub struct ProfileOutcome {
-    pub kind: crate::profiler::Kind,
-    pub result: Result<(crate::profiler::Folded, f64), String>,
+    /// Profile the server during the run.
+    pub profile: Option<&'a ProfilePlan>,
 }
 
 pub struct SingleRun {
     pub result: RunResult,
-    /// `--profile`: each kind's stacks (kept in the store with the run).
-    pub profiles: Vec<ProfileOutcome>,
+    /// `--profile`: what each kind gathered (kept in the store with the
+    /// run) and the lock shares drawn from it.
+    pub profile: Option<Profiled>,
     pub figures: Option<MonitorFigures>,
     /// The run's id, only when it is wholly in the store.
     pub run_id: Option<i64>,
@@ -66,19 +52,11 @@ pub fn run_once(
         .map(|s| Recorder::begin(s, cfg, plan.env, &plan.tags))
         .transpose()?;
     let sink = plan.store.zip(rec.as_ref().map(|r| r.run_id));
-    // perf beside the load, from before its connections open to its end.
-    let recording: Vec<_> = plan
+    // The profile beside the load, from before its connections open to
+    // after its end.
+    let session = plan
         .profile
-        .iter()
-        .flat_map(|p| {
-            p.kinds.iter().map(|&k| {
-                (
-                    k,
-                    crate::profiler::CpuProfile::start(k, p.pid, p.hz, &p.dir),
-                )
-            })
-        })
-        .collect();
+        .map(|p| super::profile::begin(p, &cfg.conn, cfg.threads));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     let (mut result, figures) = run_watched(cfg, plan.mon, sink, |s| {
@@ -106,22 +84,24 @@ pub fn run_once(
             });
         }
     }
-    let profiles: Vec<ProfileOutcome> = recording
-        .into_iter()
-        .map(|(kind, started)| ProfileOutcome {
-            kind,
-            result: started.and_then(|p| p.stop()),
-        })
-        .collect();
+    let profile = session.zip(plan.profile).map(|(s, p)| {
+        // every interval's queries, warm-up too: the profile spans them all
+        let queries = result.samples.iter().map(|s| s.iv.queries()).sum();
+        super::profile::end(s, p.hz, cfg.threads, Some(queries))
+    });
+    let mut figures = figures;
+    if let (Some(f), Some(locks)) = (
+        figures.as_mut(),
+        profile.as_ref().and_then(|p| p.locks.as_ref()),
+    ) {
+        if let Some(hint) = f.bottleneck.as_mut() {
+            crate::analyze::bottleneck::name_limiter(hint, locks);
+        }
+    }
     let mut profile_store_error = None;
-    if let (Some(store), Some(rec)) = (plan.store, rec.as_ref()) {
-        for p in &profiles {
-            if let Ok((f, _)) = &p.result {
-                if let Err(e) = store.add_profile(rec.run_id, p.kind.name(), &f.stacks) {
-                    profile_store_error =
-                        Some(format!("storing the {} profile: {e}", p.kind.name()));
-                }
-            }
+    if let (Some(store), Some(rec), Some(p)) = (plan.store, rec.as_ref(), profile.as_ref()) {
+        if let Err(e) = super::profile::keep(store, rec.run_id, p) {
+            profile_store_error = Some(format!("storing the profile: {e:#}"));
         }
     }
     if let Some(rules) = cfg.workload.class_rules() {
@@ -141,7 +121,7 @@ pub fn run_once(
         .filter(|_| store_error.is_none());
     Ok(SingleRun {
         result,
-        profiles,
+        profile,
         figures,
         run_id,
         store_error,
@@ -175,6 +155,7 @@ pub fn record_run(
     mon: Option<MonitorConfig>,
     env: &Environment,
     tags: &RunTags,
+    profile: Option<&ProfilePlan>,
 ) -> Result<Recorded> {
     let plan = RunPlan {
         env,
@@ -182,11 +163,11 @@ pub fn record_run(
         store: Some(store),
         tags: tags.clone(),
         pcts: &[50.0, 95.0, 99.0, 99.9],
-        profile: None,
+        profile,
     };
     let SingleRun {
         result,
-        profiles: _,
+        profile,
         figures,
         run_id,
         store_error,
@@ -196,6 +177,7 @@ pub fn record_run(
             result,
             run_id,
             figures,
+            locks: profile.and_then(|p| p.locks),
         }),
         // Sweeps and campaigns stop here: the next points could not be kept
         // either. What this one measured is said before stopping.
@@ -215,6 +197,8 @@ pub struct Recorded {
     pub result: RunResult,
     pub run_id: i64,
     pub figures: Option<MonitorFigures>,
+    /// Lock shares, when the run was profiled.
+    pub locks: Option<crate::analyze::limiter::LockShares>,
 }
 
 impl Recorded {

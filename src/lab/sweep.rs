@@ -3,6 +3,7 @@
 //! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
+use super::profile::ProfilePlan;
 use super::record::RunTags;
 use super::run::record_run;
 use super::Environment;
@@ -50,6 +51,9 @@ pub struct Step<'a> {
 
 pub struct SweepOutcome {
     pub medians: Vec<StepMedians>,
+    /// With `--profile`: the lock family limiting the sweep's scaling,
+    /// with its share per step (analyze::limiter::of_sweep).
+    pub limiter: Option<String>,
     /// 0 ok, 3 if a step was degraded, the failing step's code, or 130.
     pub code: i32,
 }
@@ -58,11 +62,13 @@ pub struct SweepOutcome {
 /// configuration, `on_step` sees each step as it ends.
 pub fn sweep(
     plan: &SweepPlan,
-    config_for: impl Fn(u32) -> Result<(RunConfig, Option<MonitorConfig>)>,
+    config_for: impl Fn(u32) -> Result<(RunConfig, Option<MonitorConfig>, Option<ProfilePlan>)>,
     mut on_step: impl FnMut(&Step),
 ) -> Result<SweepOutcome> {
     let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
     let mut code = 0;
+    // each concurrency's last profiled repeat: (threads, QPS, lock shares)
+    let mut locks: Vec<(u32, f64, crate::analyze::limiter::LockShares)> = Vec::new();
     let _ctrl_c = crate::exec::Cooperative::enter();
     'steps: for (i, &th) in plan.threads.iter().enumerate() {
         steps.push((th, Vec::new()));
@@ -73,13 +79,17 @@ pub fn sweep(
                 code = 130;
                 break 'steps;
             }
-            let (cfg, mon) = config_for(th)?;
+            let (cfg, mon, profile) = config_for(th)?;
             let tags = RunTags {
                 campaign_id: Some(plan.campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", plan.workload)),
                 ..plan.tags.clone()
             };
-            let rec = record_run(plan.store, &cfg, mon, plan.env, &tags)?;
+            let rec = record_run(plan.store, &cfg, mon, plan.env, &tags, profile.as_ref())?;
+            if let Some(l) = &rec.locks {
+                locks.retain(|(t, _, _)| *t != th);
+                locks.push((th, rec.result.qps(), l.clone()));
+            }
             let r = &rec.result;
             let fig = rec.step_figures();
             on_step(&Step {
@@ -122,5 +132,9 @@ pub fn sweep(
             }
         })
         .collect();
-    Ok(SweepOutcome { medians, code })
+    Ok(SweepOutcome {
+        medians,
+        limiter: crate::analyze::limiter::of_sweep(&locks),
+        code,
+    })
 }

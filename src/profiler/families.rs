@@ -82,7 +82,61 @@ const FAMILIES: &[(&str, &[&str])] = &[
         "server mutex (LOCK_*)",
         &["inline_mysql_mutex_lock", "LOCK_"],
     ),
+    (CLIENT_WAIT, &["vio_read", "vio_io_wait", "my_net_read"]),
 ];
+
+/// Not a lock: a connection thread reading from its client (blocked:
+/// waiting for the next statement, idle from the server's side).
+pub const CLIENT_WAIT: &str = "client (network read)";
+
+/// Not a lock: file reads, writes and syncs.
+pub const FILE_IO: &str = "file I/O";
+
+/// Whether a family is a lock (the others are idle or I/O time, never a
+/// scaling limiter by themselves).
+pub fn is_lock(family: &str) -> bool {
+    family != CLIENT_WAIT && family != FILE_IO
+}
+
+/// The family of a Performance Schema wait event
+/// (`wait/synch/mutex/innodb/trx_sys_mutex`, `wait/lock/table/sql/handler`,
+/// `wait/io/file/innodb/innodb_log_file`), the same families as stacks'.
+pub fn of_wait_event(name: &str) -> Option<&'static str> {
+    let n = name.to_ascii_lowercase();
+    let has = |p: &str| n.contains(p);
+    Some(if n.starts_with("wait/lock/table/") {
+        "THR_LOCK (table lock)"
+    } else if n.starts_with("wait/lock/metadata/") || has("mdl") {
+        "MDL"
+    } else if has("innodb_log_file")
+        || has("log_sys")
+        || has("log_flush_order")
+        || has("redo")
+        || has("innodb/log_")
+    {
+        "log_sys (redo)"
+    } else if n.starts_with("wait/io/socket/") {
+        CLIENT_WAIT
+    } else if n.starts_with("wait/io/file/") {
+        FILE_IO
+    } else if has("trx_sys") {
+        "trx_sys"
+    } else if has("innodb/lock_") || has("lock_sys") || has("lock_wait") {
+        "lock_sys"
+    } else if has("buf_pool") || has("buf_page") || has("innodb/buf_") {
+        "buf_pool"
+    } else if has("dict_sys") || has("dict_operation") {
+        "dict_sys"
+    } else if has("lock_table_cache") || has("lock_open") || has("tdc_") || has("table_cache") {
+        "table cache"
+    } else if n.starts_with("wait/synch/") && has("/sql/") && has("lock_") {
+        "server mutex (LOCK_*)"
+    } else if n.starts_with("wait/synch/") && has("/innodb/") {
+        "InnoDB srw/sync"
+    } else {
+        return None;
+    })
+}
 
 /// The family a frame's name belongs to, if any.
 pub fn of_frame(frame: &str) -> Option<&'static str> {
@@ -116,6 +170,31 @@ mod tests {
         assert_eq!(of_frame("lock_tables"), Some("THR_LOCK (table lock)"));
         assert_eq!(of_frame("open_and_lock_tables"), None);
         assert_eq!(of_frame("lock_table"), Some("lock_sys"));
+        assert_eq!(of_frame("vio_read"), Some(CLIENT_WAIT));
+        assert!(!is_lock(CLIENT_WAIT) && is_lock("MDL"));
+        // wait events name the same families
+        let ev = |n| of_wait_event(n);
+        assert_eq!(
+            ev("wait/lock/table/sql/handler"),
+            Some("THR_LOCK (table lock)")
+        );
+        assert_eq!(ev("wait/synch/rwlock/sql/MDL_lock::rwlock"), Some("MDL"));
+        assert_eq!(ev("wait/synch/mutex/innodb/trx_sys_mutex"), Some("trx_sys"));
+        assert_eq!(ev("wait/synch/mutex/innodb/lock_mutex"), Some("lock_sys"));
+        assert_eq!(
+            ev("wait/io/file/innodb/innodb_log_file"),
+            Some("log_sys (redo)")
+        );
+        assert_eq!(
+            ev("wait/synch/mutex/sql/LOCK_plugin"),
+            Some("server mutex (LOCK_*)")
+        );
+        assert_eq!(
+            ev("wait/synch/mutex/sql/LOCK_table_cache"),
+            Some("table cache")
+        );
+        assert_eq!(ev("wait/io/file/sql/binlog"), Some(FILE_IO));
+        assert_eq!(ev("wait/synch/cond/sql/COND_thread_cache"), None);
         // the innermost naming frame wins
         assert_eq!(
             of_stack(&[

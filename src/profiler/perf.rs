@@ -1,8 +1,8 @@
-//! `perf` as the profiler's sampler: probing whether it can run, recording
-//! a process's on-CPU stacks at a rate for as long as asked, and reading
-//! the samples back as folded stacks.
+//! `perf` as the profiler's recorder: probing whether it (and a
+//! tracepoint) can run, running `perf record` for as long as asked with
+//! its CPU cost accounted, and `perf script` to read the samples back.
 
-use super::fold::Folded;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,220 +35,220 @@ pub fn probe() -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// What a profile samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Kind {
-    /// On-CPU stacks, sampled at a rate (cpu-clock).
-    Cpu,
-    /// The stack of every switch-out of a thread that blocked (the
-    /// sched:sched_switch tracepoint; preemptions left out), one count
-    /// each: who parks, and where.
-    OffCpu,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Cpu => "cpu",
-            Kind::OffCpu => "offcpu",
-        }
+/// Why a tracepoint (`sched:sched_switch`) cannot be recorded here, as a
+/// note; Ok when it can.
+pub fn probe_tracepoint(name: &str) -> Result<(), String> {
+    let (sys, ev) = name.split_once(':').unwrap_or(("", name));
+    let found = [
+        "/sys/kernel/tracing/events",
+        "/sys/kernel/debug/tracing/events",
+    ]
+    .iter()
+    .any(|root| Path::new(root).join(sys).join(ev).join("id").exists());
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {name} tracepoint is not readable: run as root, or mount tracefs (mount -t tracefs nodev /sys/kernel/tracing) and make it readable"
+        ))
     }
 }
 
-/// A `perf record` of one process's stacks in progress.
-pub struct CpuProfile {
+/// A `perf record` in progress.
+pub struct Recording {
     child: Child,
     data: PathBuf,
     started: Instant,
-    kind: Kind,
-    /// The process whose samples are kept.
-    pid: i32,
+    stopped_at: Option<f64>,
 }
 
-impl CpuProfile {
-    /// Starts recording process `pid`'s stacks of `kind` (`hz` per CPU for
-    /// on-CPU sampling), writing into `dir`.
-    pub fn start(kind: Kind, pid: i32, hz: u32, dir: &Path) -> Result<CpuProfile, String> {
+/// What a finished `perf record` left: its data file, how long it ran,
+/// and the CPU seconds perf itself used (the collector's cost).
+pub struct Recorded {
+    pub data: PathBuf,
+    pub secs: f64,
+    pub cpu_s: f64,
+}
+
+impl Recording {
+    /// Starts `perf record <args> -o <dir>/perf-<tag>-<pid>.data` and
+    /// returns once its events are enabled: perf starts with them
+    /// disabled, is told to enable them through a control FIFO and
+    /// acknowledges (a load started right after is recorded from its
+    /// first query; perf takes a few hundred milliseconds to set up).
+    pub fn start(args: &[String], dir: &Path, tag: &str) -> Result<Recording, String> {
         probe()?;
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let data = dir.join(format!(
-            "perf-{}-{pid}-{}.data",
-            kind.name(),
-            std::process::id()
-        ));
-        let mut cmd = Command::new("perf");
-        cmd.args(["record", "-q"]);
-        let root = unsafe { libc::geteuid() } == 0;
-        match kind {
-            // System-wide per-CPU sampling, the process's samples kept when
-            // read back: per-thread events (`-p`) make every context switch
-            // of the server save and restore them, which cost its QPS far
-            // more than the samples do.
-            Kind::Cpu if root => cmd.args(["-a", "-g", "-e", "cpu-clock", "-F", &hz.to_string()]),
-            Kind::Cpu => cmd.args(["-g", "-e", "cpu-clock", "-F", &hz.to_string()]),
-            // A blocked thread's stack goes through libc's futex and
-            // condition-variable wrappers, which keep no frame pointer:
-            // DWARF unwinding of the stack's top 2 KB gets past them to
-            // the lock's caller (thr_multi_lock, MDL_context::…). It
-            // copies 2 KB per switch: heavy, so off-CPU is for short
-            // windows.
-            Kind::OffCpu => cmd.args(["--call-graph", "dwarf,2048", "-e", "sched:sched_switch"]),
-        };
-        if !(kind == Kind::Cpu && root) {
-            cmd.arg("-p").arg(pid.to_string());
+        let base = dir.join(format!("perf-{tag}-{}", std::process::id()));
+        let data = base.with_extension("data");
+        let (ctl, ack) = (base.with_extension("ctl"), base.with_extension("ack"));
+        for f in [&ctl, &ack] {
+            let _ = std::fs::remove_file(f);
+            let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes())
+                .map_err(|_| format!("{}: not a usable path", f.display()))?;
+            if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
+                return Err(format!(
+                    "cannot create {}: {}",
+                    f.display(),
+                    std::io::Error::last_os_error()
+                ));
+            }
         }
-        let child = cmd
+        let control = format!("--control=fifo:{},{}", ctl.display(), ack.display());
+        let child = Command::new("perf")
+            .args(["record", "-q", "--delay=-1", &control])
+            .args(args)
             .arg("-o")
             .arg(&data)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
+            // Its own process group: a Ctrl-C meant for qpslab does not
+            // stop it before qpslab has read what it recorded.
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start perf record: {e}"))?;
-        Ok(CpuProfile {
+        let mut r = Recording {
             child,
             data,
             started: Instant::now(),
-            kind,
-            pid,
-        })
+            stopped_at: None,
+        };
+        let enabled = enable(&ctl, &ack);
+        let _ = std::fs::remove_file(&ctl);
+        let _ = std::fs::remove_file(&ack);
+        if let Err(e) = enabled {
+            let _ = r.child.kill();
+            let _ = r.child.wait();
+            let mut err = String::new();
+            if let Some(mut s) = r.child.stderr.take() {
+                use std::io::Read;
+                let _ = s.read_to_string(&mut err);
+            }
+            let _ = std::fs::remove_file(&r.data);
+            return Err(match err.lines().find(|l| !l.trim().is_empty()) {
+                Some(l) => format!("perf record did not start: {}", l.trim()),
+                None => e,
+            });
+        }
+        r.started = Instant::now();
+        Ok(r)
     }
 
-    /// Stops sampling and reads the stacks back (the data file is removed).
-    pub fn stop(mut self) -> Result<(Folded, f64), String> {
-        let secs = self.started.elapsed().as_secs_f64();
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGINT);
-        }
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(_)) => break,
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break;
-                }
+    /// Asks perf to stop (it then writes out what it buffered); the
+    /// recording's length is taken here. `stop` waits for it.
+    pub fn interrupt(&mut self) {
+        if self.stopped_at.is_none() {
+            self.stopped_at = Some(self.started.elapsed().as_secs_f64());
+            unsafe {
+                libc::kill(self.child.id() as i32, libc::SIGINT);
             }
+        }
+    }
+
+    /// Stops recording; the data file is the caller's to read and remove.
+    pub fn stop(mut self) -> Result<Recorded, String> {
+        self.interrupt();
+        let secs = self.stopped_at.unwrap_or_default();
+        let pid = self.child.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut cpu_s = 0.0;
+        loop {
+            let mut status = 0;
+            let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+            let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+            if r == pid {
+                let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+                cpu_s = tv(ru.ru_utime) + tv(ru.ru_stime);
+                break;
+            }
+            if r < 0 || Instant::now() >= deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
         let mut err = String::new();
         if let Some(mut e) = self.child.stderr.take() {
             use std::io::Read;
             let _ = e.read_to_string(&mut err);
         }
-        let folded = read(&self.data, self.kind, self.pid);
-        let _ = std::fs::remove_file(&self.data);
-        match folded {
-            Ok(f) => Ok((f, secs)),
-            Err(e) => Err(format!(
-                "{e}{}",
+        if !self.data.exists() {
+            return Err(format!(
+                "perf recorded nothing (the process may have gone){}",
                 err.lines()
-                    .next()
-                    .map(|l| format!(" ({l})"))
+                    .find(|l| !l.trim().is_empty())
+                    .map(|l| format!(": {}", l.trim()))
                     .unwrap_or_default()
-            )),
+            ));
+        }
+        Ok(Recorded {
+            data: self.data.clone(),
+            secs,
+            cpu_s,
+        })
+    }
+}
+
+/// Tells a starting perf to enable its events and waits (10 s at most)
+/// for its acknowledgement. Both FIFOs are opened read-write so that
+/// neither open blocks if perf has died.
+fn enable(ctl: &Path, ack: &Path) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let open = |p: &Path| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(p)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let mut c = open(ctl)?;
+    let a = open(ack)?;
+    c.write_all(b"enable\n")
+        .map_err(|e| format!("cannot tell perf to start: {e}"))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut buf = [0u8; 16];
+    loop {
+        let n = unsafe {
+            libc::read(
+                std::os::fd::AsRawFd::as_raw_fd(&a),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        if n > 0 && buf[..n as usize].starts_with(b"ack") {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err("perf record did not start within 10 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+impl Drop for Recording {
+    /// A recording dropped unread (the run's thread panicked) does not
+    /// leave perf running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 }
 
-/// Reads a perf.data file's samples as folded stacks.
-fn read(data: &Path, kind: Kind, pid: i32) -> Result<Folded, String> {
-    if !data.exists() {
-        return Err("perf recorded nothing (the process may have gone)".into());
-    }
-    let fields = match kind {
-        Kind::Cpu => "comm,pid,tid,ip,sym,dso",
-        Kind::OffCpu => "comm,pid,tid,ip,sym,dso,trace",
-    };
+/// `perf script` of a data file with `args`; its text (the file is left).
+pub fn script(data: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("perf")
-        .args(["script", "-F", fields, "-i"])
+        .arg("script")
+        .args(args)
+        .arg("-i")
         .arg(data)
         .stderr(Stdio::null())
         .output()
         .map_err(|e| format!("cannot run perf script: {e}"))?;
-    Ok(parse_script(&String::from_utf8_lossy(&out.stdout), pid))
-}
-
-/// `perf script` output (a header line per sample, then a frame per line,
-/// innermost first, a blank line after) into folded stacks, one sample
-/// each. Unknown symbols are named by their object (`[mariadbd]`). A
-/// sched_switch whose thread was preempted (still runnable) is not a
-/// wait and is left out, as are other processes' samples (the header's
-/// `pid/tid`).
-pub fn parse_script(text: &str, pid: i32) -> Folded {
-    let ours = |header: &str| {
-        header
-            .split_whitespace()
-            .find_map(|w| w.split_once('/'))
-            .and_then(|(p, _)| p.parse::<i32>().ok())
-            .is_none_or(|p| p == pid)
-    };
-    let mut f = Folded::default();
-    let mut frames: Vec<String> = Vec::new();
-    let mut keep = true;
-    let mut flush = |frames: &mut Vec<String>, keep: bool| {
-        if keep && !frames.is_empty() {
-            let root_first: Vec<&str> = frames.iter().rev().map(String::as_str).collect();
-            f.add(&root_first, 1);
-        }
-        frames.clear();
-    };
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            flush(&mut frames, keep);
-        } else if line.starts_with(char::is_whitespace) {
-            frames.push(frame_name(line.trim()));
-        } else {
-            flush(&mut frames, keep);
-            keep =
-                ours(line) && !(line.contains("prev_state=R ") || line.contains("prev_state=R+"));
-        }
-    }
-    flush(&mut frames, keep);
-    f
-}
-
-/// `addr sym+off (dso)` → the symbol, or `[object]` when unknown.
-fn frame_name(line: &str) -> String {
-    let rest = line.split_once(' ').map(|x| x.1).unwrap_or(line).trim();
-    let (sym, dso) = match rest.rfind(" (") {
-        Some(i) => (&rest[..i], rest[i + 2..].trim_end_matches(')')),
-        None => (rest, ""),
-    };
-    let sym = sym.split("+0x").next().unwrap_or(sym).trim();
-    if sym.is_empty() || sym == "[unknown]" {
-        let obj = Path::new(dso)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "unknown".into());
-        format!("[{obj}]")
-    } else if dso.starts_with("[kernel") {
-        format!("{}_[k]", sym.replace(';', ","))
-    } else {
-        sym.replace(';', ",")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn perf_script_output_folds() {
-        let text = "mariadbd 7/21249\n\t          e0fe65 [unknown] (/usr/sbin/mariadbd)\n\t          a77f9b handler::index_read_idx_map (/usr/sbin/mariadbd)\n\t          83bab9 dispatch_command (/usr/sbin/mariadbd)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\nswapper 0/0\n\t 1 x (y)\n\nmariadbd 7/21248\n\t          16395a __memcmp_evex_movbe (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n";
-        let f = parse_script(text, 7);
-        assert_eq!(f.total(), 2);
-        assert!(f
-            .stacks
-            .contains_key("start_thread;dispatch_command;handler::index_read_idx_map;[mariadbd]"));
-        assert!(f.stacks.contains_key("start_thread;__memcmp_evex_movbe"));
-        // preemptions are not waits
-        let sw = "mariadbd 7/1 prev_comm=m prev_pid=1 prev_state=R ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\nmariadbd 7/2 prev_comm=m prev_pid=2 prev_state=S ==> next_comm=x\n\t 1 __schedule ([kernel.kallsyms])\n\t 2 thr_multi_lock (/usr/sbin/mariadbd)\n\n";
-        let f = parse_script(sw, 7);
-        assert_eq!(f.total(), 1);
-        assert!(f.stacks.contains_key("thr_multi_lock;__schedule_[k]"));
-    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

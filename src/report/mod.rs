@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod campaign;
 pub mod chart;
+pub mod flame;
 pub mod live;
 pub mod metrics;
 pub mod monitor;

@@ -1,51 +1,192 @@
-//! A profile in the terminal: what was recorded, the innermost functions
-//! (on CPU, or where threads block), the functions on the stack, and the
-//! lock families' shares.
+//! A profile in the terminal: per kind what was recorded and its
+//! collector's cost, the top tables (functions on CPU or where threads
+//! block, functions on the stack, lock families), syscalls per second and
+//! per query by name, Performance Schema wait shares, and the lock that
+//! limits.
 
+use crate::lab::Profiled;
 use crate::profiler::fold::Share;
-use crate::profiler::{Folded, Kind};
+use crate::profiler::syscalls::Syscalls;
+use crate::profiler::waits::Waits;
+use crate::profiler::{Data, Folded, Kind, Outcome};
 use std::fmt::Write;
 
-fn table(o: &mut String, title: &str, rows: &[Share]) {
+fn table(o: &mut String, title: &str, rows: &[Share], unit: &str) {
     let _ = writeln!(o, "\n{title}:");
     if rows.is_empty() {
         o.push_str("    (none)\n");
     }
     for r in rows {
-        let _ = writeln!(o, "    {:>6.2}%  {:>8}  {}", r.pct, r.samples, r.name);
+        let _ = writeln!(
+            o,
+            "    {:>6.2}%  {:>10}{unit}  {}",
+            r.pct, r.samples, r.name
+        );
     }
 }
 
-pub fn summary(f: &Folded, kind: Kind, secs: f64, hz: u32, top: usize) -> String {
-    let mut o = match kind {
-        Kind::Cpu => format!(
-            "On-CPU profile: {} samples over {secs:.1} s at {hz} Hz ({} distinct stacks)\n",
-            f.total(),
-            f.stacks.len()
-        ),
-        Kind::OffCpu => format!(
-            "Off-CPU profile: {} blocking switches over {secs:.1} s ({:.0}/s, {} distinct stacks)\n",
-            f.total(),
-            f.total() as f64 / secs.max(1e-9),
-            f.stacks.len()
-        ),
-    };
-    let (leaf, share) = match kind {
-        Kind::Cpu => (
-            "Top functions on CPU (self)",
-            "Lock families (share of samples)",
-        ),
-        Kind::OffCpu => (
-            "Where threads block (innermost frame)",
-            "Lock families (share of blocking switches)",
-        ),
-    };
-    table(&mut o, leaf, &f.top_self(top, kind == Kind::OffCpu));
-    table(
-        &mut o,
-        "Top functions on the stack (total)",
-        &f.top_total(top),
+fn cost(o: &Outcome) -> String {
+    o.cost_cpu_s
+        .map(|c| {
+            format!(
+                "; collector CPU {c:.2} s ({:.1}% of one CPU)",
+                100.0 * c / o.secs.max(1e-9)
+            )
+        })
+        .unwrap_or_default()
+}
+
+fn stacks(o: &mut String, out: &Outcome, f: &Folded, hz: u32, top: usize) {
+    let secs = out.secs;
+    match out.kind {
+        Kind::OffCpu => {
+            let _ = writeln!(
+                o,
+                "Off-CPU profile: {:.2} s blocked over {secs:.1} s ({} distinct stacks{})",
+                f.total() as f64 / 1e6,
+                f.stacks.len(),
+                cost(out)
+            );
+            table(
+                o,
+                "Where threads block (innermost frame, µs blocked)",
+                &f.top_self(top, true),
+                " µs",
+            );
+            table(
+                o,
+                "Top functions on the stack (total)",
+                &f.top_total(top),
+                " µs",
+            );
+            table(
+                o,
+                "Lock families (share of blocked time)",
+                &f.families(),
+                " µs",
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                o,
+                "On-CPU profile: {} samples over {secs:.1} s at {hz} Hz ({} distinct stacks{})",
+                f.total(),
+                f.stacks.len(),
+                cost(out)
+            );
+            table(
+                o,
+                "Top functions on CPU (self)",
+                &f.top_self(top, false),
+                "",
+            );
+            table(
+                o,
+                "Top functions on the stack (total)",
+                &f.top_total(top),
+                "",
+            );
+            table(o, "Lock families (share of samples)", &f.families(), "");
+        }
+    }
+}
+
+fn syscalls(o: &mut String, out: &Outcome, s: &Syscalls, queries: Option<u64>, top: usize) {
+    let secs = out.secs.max(1e-9);
+    let _ = writeln!(
+        o,
+        "Syscalls: over {:.1} s, 1 in {} entries recorded{}",
+        out.secs,
+        s.period,
+        cost(out)
     );
-    table(&mut o, share, &f.families());
+    let q = queries.filter(|q| *q > 0);
+    for (side, title) in [
+        ("server", "the server"),
+        ("load", "qpslab's load threads"),
+        ("qpslab", "qpslab's other threads"),
+    ] {
+        let total = s.total(side);
+        if total == 0 {
+            continue;
+        }
+        let per_q = q
+            .map(|q| format!(", {:.2} per query", total as f64 / q as f64))
+            .unwrap_or_default();
+        let _ = writeln!(o, "\n  {title}: {:.0}/s{per_q}", total as f64 / secs);
+        for (name, c) in s.by_name(side).into_iter().take(top) {
+            let per_q = q
+                .map(|q| format!("  {:>8.3}/query", c as f64 / q as f64))
+                .unwrap_or_default();
+            let _ = writeln!(o, "    {:>10.0}/s{per_q}  {name}", c as f64 / secs);
+        }
+    }
+}
+
+fn waits(o: &mut String, out: &Outcome, w: &Waits, top: usize) {
+    let _ = writeln!(
+        o,
+        "Performance Schema waits: over {:.1} s, {} of {} wait instruments timed, shares of {} threads' time",
+        out.secs, w.timed.0, w.timed.1, w.threads
+    );
+    let _ = writeln!(o, "\nTop wait events (share of thread time):");
+    let shares = w.shares();
+    if shares.is_empty() {
+        o.push_str("    (none)\n");
+    }
+    for (name, s) in shares.into_iter().take(top) {
+        let _ = writeln!(o, "    {:>6.2}%  {name}", 100.0 * s);
+    }
+    let _ = writeln!(o, "\nLock families (share of thread time):");
+    for (name, s) in w.family_shares() {
+        let _ = writeln!(o, "    {:>6.2}%  {name}", 100.0 * s);
+    }
+}
+
+/// The whole profile: each kind in turn, then the limiting lock.
+pub fn summary(p: &Profiled, top: usize) -> String {
+    let mut o = String::new();
+    for out in &p.outcomes {
+        if !o.is_empty() {
+            o.push('\n');
+        }
+        match &out.result {
+            Err(e) => {
+                let _ = writeln!(o, "Profile ({}): not recorded: {e}", out.kind.name());
+            }
+            Ok(Data::Stacks(f)) => stacks(&mut o, out, f, p.hz, top),
+            Ok(Data::Syscalls(s)) => syscalls(&mut o, out, s, p.queries, top),
+            Ok(Data::Waits(w)) => waits(&mut o, out, w, top),
+        }
+    }
+    if let Some(l) = &p.locks {
+        o.push('\n');
+        match l.limiter() {
+            Some((family, share)) => {
+                let _ = writeln!(
+                    o,
+                    "Limiting lock: {family}, {:.0}% of connection-thread time (from {})",
+                    100.0 * share,
+                    l.source
+                );
+                if let Some(s) = &l.top_stack {
+                    let tail: Vec<&str> = s.rsplit(';').take(8).collect();
+                    let _ = writeln!(o, "  top stack (innermost first): {}", tail.join(" < "));
+                }
+            }
+            None => {
+                let top = l
+                    .shares
+                    .first()
+                    .map(|(f, s)| format!("; the most, {f}, {:.1}%", 100.0 * s))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    o,
+                    "Limiting lock: none (no lock family takes {:.0}% of connection-thread time{top})",
+                    100.0 * crate::analyze::limiter::LIMITER_SHARE
+                );
+            }
+        }
+    }
     o
 }

@@ -11,6 +11,7 @@
 //! servers or workloads beyond the values it is given.
 
 mod metrics;
+mod profiles;
 mod read;
 mod schema;
 mod write;

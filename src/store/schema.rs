@@ -143,9 +143,23 @@ const MIGRATIONS: &[&str] = &[
         run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
         kind        TEXT NOT NULL,          -- cpu | offcpu
         stack       TEXT NOT NULL,          -- frames root first, ';'-joined
-        weight      INTEGER NOT NULL,       -- samples (cpu) or blocking switches (offcpu)
+        weight      INTEGER NOT NULL,       -- samples (cpu) or microseconds blocked (offcpu)
         PRIMARY KEY (run_id, kind, stack)
     ) WITHOUT ROWID;
+    "#,
+    // v5: the profile's per-second series (syscalls by side and name,
+    // Performance Schema wait seconds by event) and its summary (kinds,
+    // seconds, collector costs, notes, lock shares).
+    r#"
+    CREATE TABLE profile_series (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        kind        TEXT NOT NULL,          -- syscalls | waits
+        series      TEXT NOT NULL,          -- syscalls: side/name; waits: event name
+        t           INTEGER NOT NULL,       -- second from the profile's start
+        value       REAL NOT NULL,          -- syscalls: entries; waits: seconds waited
+        PRIMARY KEY (run_id, kind, series, t)
+    ) WITHOUT ROWID;
+    ALTER TABLE runs ADD COLUMN profile TEXT;   -- JSON summary of the profile
     "#,
 ];
 

@@ -131,7 +131,6 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// Stores one interval as soon as it is complete.
     /// Keeps a run's folded stacks of one kind.
     pub fn add_profile(
         &self,
@@ -152,6 +151,39 @@ impl Store {
         Ok(())
     }
 
+    /// Keeps a run's per-second profile series of one kind: (series
+    /// name, value per second).
+    pub fn add_profile_series(
+        &self,
+        run: i64,
+        kind: &str,
+        series: &[(String, Vec<f64>)],
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut s = tx.prepare(
+                "INSERT OR REPLACE INTO profile_series (run_id, kind, series, t, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (name, values) in series {
+                for (t, v) in values.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                    s.execute(params![run, kind, name, t as i64, v])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Keeps a run's profile summary (JSON).
+    pub fn set_run_profile(&self, run: i64, summary: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET profile = ?2 WHERE id = ?1",
+            params![run, summary],
+        )?;
+        Ok(())
+    }
+
+    /// Stores one interval as soon as it is complete.
     pub fn add_sample(&self, run: i64, seq: usize, s: &Sample) -> Result<()> {
         let iv = &s.iv;
         let errors: serde_json::Map<String, Value> = iv

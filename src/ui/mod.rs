@@ -13,6 +13,7 @@ mod campaign_page;
 mod index_page;
 mod overlay_page;
 mod page;
+pub mod profile_section;
 mod run_chart;
 mod run_page;
 mod series;
@@ -59,6 +60,47 @@ async fn run(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
     respond(&app, &format!("run {id}"), |s| run_page(s, id, Mode::Ui))
 }
 
+/// A flame graph (`/run/ID/flame/cpu.svg`, `offcpu.svg`).
+async fn flame(State(app): State<Arc<App>>, Path((id, file)): Path<(i64, String)>) -> Response {
+    let kind = file.trim_end_matches(".svg").to_string();
+    svg_response(&app, &format!("{kind} stacks of run {id}"), |s| {
+        profile_section::flame_svg(s, id, &kind)
+    })
+}
+
+/// The differential flame graph `/flame/diff?a=ID&b=ID&kind=cpu`.
+async fn flame_diff(
+    State(app): State<Arc<App>>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let id = |k: &str| q.get(k).and_then(|v| v.trim().parse::<i64>().ok());
+    let (Some(a), Some(b)) = (id("a"), id("b")) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "give two run ids: /flame/diff?a=ID&b=ID&kind=cpu|offcpu",
+        )
+            .into_response();
+    };
+    let kind = q.get("kind").cloned().unwrap_or_else(|| "cpu".into());
+    svg_response(&app, "stacks", |s| {
+        profile_section::diff_svg(s, a, b, &kind)
+    })
+}
+
+fn svg_response(
+    app: &App,
+    what: &str,
+    build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
+) -> Response {
+    match crate::lab::read_store(Some(&app.store)).and_then(|s| build(&s)) {
+        Ok(Some(svg)) => {
+            ([(axum::http::header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
+        }
+        Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
+    }
+}
+
 async fn campaign(State(app): State<Arc<App>>, Path(id): Path<i64>) -> Response {
     respond(&app, &format!("campaign {id}"), |s| {
         campaign_page(s, id, Mode::Ui)
@@ -87,6 +129,8 @@ pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
     let router = Router::new()
         .route("/", get(index))
         .route("/run/{id}", get(run))
+        .route("/run/{id}/flame/{file}", get(flame))
+        .route("/flame/diff", get(flame_diff))
         .route("/campaign/{id}", get(campaign))
         .route("/overlay", get(overlay))
         .with_state(app);

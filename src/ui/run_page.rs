@@ -488,6 +488,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         }
         b.push_str("</table>");
     }
+    b.push_str(&super::profile_section::section(store, &d, mode)?);
     if !d.statements.is_empty() {
         b.push_str("<h2>Statements</h2><table><tr><th class=\"l\">statement</th><th>count</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
         for s in &d.statements {

@@ -118,18 +118,11 @@ pub enum ClientSched {
     Normal,
 }
 
-/// What `qpslab profile` records.
+/// How `--profile waits` treats the Performance Schema's setup.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProfileKindArg {
-    Cpu,
-    Offcpu,
-}
-
-impl From<ProfileKindArg> for crate::profiler::Kind {
-    fn from(k: ProfileKindArg) -> Self {
-        match k {
-            ProfileKindArg::Cpu => crate::profiler::Kind::Cpu,
-            ProfileKindArg::Offcpu => crate::profiler::Kind::OffCpu,
-        }
-    }
+pub enum ProfileWaits {
+    /// As it is set up.
+    Use,
+    /// Every wait instrument enabled and timed for the run, put back after.
+    Enable,
 }

@@ -85,13 +85,17 @@ pub struct LoadArgs {
     pub client_sched: ClientSched,
     #[command(flatten)]
     pub monitor: MonitorArgs,
-    /// Record the server's stacks during the run with perf: cpu or offcpu;
-    /// kept with the run, summed up after it.
+    /// Profile the server during the run: cpu, offcpu, syscalls, waits,
+    /// comma-separated, or all; kept with the run, summed up after it.
     #[arg(long, default_value = "")]
     pub profile: String,
-    /// On-CPU samples per second per CPU for --profile cpu.
+    /// On-CPU samples per second (per CPU; per thread beside offcpu).
     #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub profile_hz: u32,
+    /// --profile waits: use the Performance Schema as it is set up, or
+    /// enable and time every wait instrument for the run (put back after).
+    #[arg(long, value_enum, default_value_t = ProfileWaits::Use)]
+    pub profile_waits: ProfileWaits,
 }
 
 /// How the server and host are watched during a run.

@@ -86,9 +86,13 @@ pub enum Cmd {
     Metrics(MetricsArgs),
     /// The local web UI over the results store (read-only).
     Ui(UiArgs),
-    /// Sample a server's on-CPU stacks with perf for a while and print the
-    /// top functions and lock families (`--folded` keeps the stacks).
+    /// Profile a server for a while (on-/off-CPU stacks, syscalls,
+    /// Performance Schema waits) and print the top functions, lock
+    /// families, syscalls per query and the limiting lock.
     Profile(ProfileArgs),
+    /// A stored run's flame graph as an SVG file (searchable, click to
+    /// zoom), or with --diff the differential one against another run.
+    Flamegraph(FlamegraphArgs),
     /// One self-contained, offline HTML file of a run or a campaign.
     Report(ReportArgs),
     /// One chart of a run or a campaign as an SVG file.

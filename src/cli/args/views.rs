@@ -66,6 +66,24 @@ pub struct ShowArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct FlamegraphArgs {
+    /// Run id (see `qpslab runs`), recorded with --profile cpu or offcpu.
+    pub run: i64,
+    /// Which stacks: cpu or offcpu.
+    #[arg(long, default_value = "cpu")]
+    pub kind: String,
+    /// Draw the difference from this run to RUN (red: more in RUN, blue:
+    /// less), e.g. 8 users against 64, or version A against B.
+    #[arg(long)]
+    pub diff: Option<i64>,
+    /// The SVG file to write.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
 pub struct MonitorCmdArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
@@ -102,19 +120,30 @@ pub struct ProfileArgs {
     /// Profile this process instead of finding the server's.
     #[arg(long)]
     pub pid: Option<i32>,
-    /// cpu: on-CPU stacks sampled at --profile-hz; offcpu: the stack of
-    /// every blocking switch-out (who parks, and where).
-    #[arg(long, value_enum, default_value_t = ProfileKindArg::Cpu)]
-    pub kind: ProfileKindArg,
-    /// Seconds to sample.
+    /// What to record, comma-separated: cpu (on-CPU stacks sampled at
+    /// --profile-hz), offcpu (where threads block, weighted by how long),
+    /// syscalls (by name, the server's and qpslab's apart), waits
+    /// (Performance Schema wait shares), or all.
+    #[arg(long, default_value = "cpu")]
+    pub kind: String,
+    /// Seconds to record.
     #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
     pub time: f64,
-    /// Samples per second per CPU.
+    /// On-CPU samples per second (per CPU; per thread beside offcpu).
     #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub profile_hz: u32,
-    /// Write the folded stacks here (flamegraph tools read them).
+    /// waits: use the Performance Schema as it is set up, or enable and
+    /// time every wait instrument while recording (put back after).
+    #[arg(long, value_enum, default_value_t = ProfileWaits::Use)]
+    pub profile_waits: ProfileWaits,
+    /// Write the folded stacks here (flamegraph tools read them): a file
+    /// with one stack kind, else a directory of `<kind>.folded`.
     #[arg(long)]
     pub folded: Option<PathBuf>,
+    /// Write flame graphs (`<kind>.svg`, searchable, click to zoom) into
+    /// this directory.
+    #[arg(long)]
+    pub flamegraph: Option<PathBuf>,
     /// Rows in each top table.
     #[arg(long, default_value_t = 15)]
     pub top: usize,
