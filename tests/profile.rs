@@ -139,6 +139,31 @@ fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
             .any(|l| l.trim_start().starts_with("16 ") && l.contains("contention: THR_LOCK")),
         "{myisam}"
     );
+    // the campaign page (and its report) names it per series
+    let campaign = myisam
+        .split("campaign ")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
+        .expect("the sweep's campaign id");
+    let l = lab();
+    let html = l.home.join("prof-sweep.html");
+    let store = l.home.join("prof-sweep-myisam.db");
+    let o = l.qpslab(&[
+        "report",
+        "--campaign",
+        campaign,
+        "-o",
+        html.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let limiters = page
+        .split("<h2>Scaling limiters</h2>")
+        .nth(1)
+        .expect("no scaling limiters on the campaign page");
+    assert!(limiters.split("</ul>").next().unwrap().contains("THR_LOCK"));
     let innodb = profiled_sweep("innodb");
     assert!(
         !innodb.contains("THR_LOCK"),
@@ -458,5 +483,111 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
             && s.contains("'locks' is not a profile kind")
             && s.trim().lines().count() == 1,
         "{s}"
+    );
+}
+
+#[test]
+fn without_permission_the_note_names_perf_event_paranoid() {
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .expect("/proc/sys/kernel/perf_event_paranoid is readable");
+    assert!(
+        paranoid > 1,
+        "this host's perf_event_paranoid is {paranoid}: an unprivileged user may profile, so the note cannot be checked here"
+    );
+    // qpslab as an unprivileged user (nobody), profiling another user's
+    // process
+    let o = std::process::Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            common::bin(),
+        ])
+        .args(["profile", "--pid", "1", "--time", "1"])
+        .env("QPSLAB_HOME", std::env::temp_dir().join("qpslab-nobody"))
+        .output()
+        .expect("setpriv (util-linux)");
+    let s = text(&o);
+    assert!(!o.status.success(), "{s}");
+    assert!(
+        s.contains(&format!("perf_event_paranoid is {paranoid}: profiling another user's process needs it at 1 or less"))
+            && s.trim().lines().count() == 1,
+        "{s}"
+    );
+}
+
+#[test]
+fn an_interrupted_run_keeps_what_its_profile_gathered() {
+    let l = lab();
+    let db = l.prepared_db("prof_int", 2000);
+    let store = l.home.join("prof-int.db");
+    let mut run = l
+        .command()
+        .args([
+            "run",
+            "oltp_point_select",
+            "--tables",
+            "1",
+            "--table-size",
+            "2000",
+            "--threads",
+            "2",
+        ])
+        .args([
+            "--time",
+            "60",
+            "--profile",
+            "cpu,syscalls",
+            "--store",
+            store.to_str().unwrap(),
+        ])
+        .args(["--db", &db, "--server", common::SANDBOX])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(run.stdout.take().unwrap());
+    assert!(
+        common::read_until(&mut out, |l| l.starts_with("[ 2s ]")).is_some(),
+        "the run printed no interval"
+    );
+    unsafe {
+        libc::kill(run.id() as i32, libc::SIGINT);
+    }
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut out, &mut rest);
+    let _ = run.wait();
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    let (status, profile): (String, Option<String>) = conn
+        .query_row(
+            "SELECT status, profile FROM runs ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_ne!(status, "ok", "{rest}");
+    assert!(
+        profile.is_some_and(|p| p.contains("\"syscalls\"")),
+        "{rest}"
+    );
+    let stacks: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM profile_stacks WHERE kind = 'cpu'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let series: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM profile_series WHERE kind = 'syscalls'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        stacks > 0 && series > 0,
+        "stacks {stacks}, series {series}\n{rest}"
     );
 }

@@ -164,10 +164,64 @@ pub fn of_sweep(steps: &[(u32, f64, LockShares)]) -> Option<String> {
             }
         )
     };
+    let stack = last
+        .2
+        .top_stack
+        .as_deref()
+        .map(|s| {
+            let tail: Vec<&str> = s
+                .rsplit(';')
+                .filter(|f| !f.ends_with("_[k]"))
+                .take(4)
+                .collect();
+            format!("; top stack {}", tail.join(" < "))
+        })
+        .unwrap_or_default();
     Some(format!(
-        "{family}: share of connection-thread time {}{flat}",
+        "{family}: share of connection-thread time {}{flat}{stack}",
         per_step.join(", ")
     ))
+}
+
+/// Each series' scaling limiter among stored runs (`of_sweep` over the
+/// profiled runs of each workload × label × variant, by concurrency; the
+/// run with the best QPS stands for a concurrency with repeats):
+/// (workload, label, variant, sentence).
+pub fn of_series(runs: &[crate::store::RunRow]) -> Vec<(String, String, String, String)> {
+    type Key = (String, String, String);
+    let mut by: BTreeMap<Key, BTreeMap<i64, (f64, LockShares)>> = BTreeMap::new();
+    for r in runs.iter().filter(|r| r.status == "ok") {
+        let Some(l) = r
+            .locks
+            .as_deref()
+            .and_then(|j| serde_json::from_str::<LockShares>(j).ok())
+        else {
+            continue;
+        };
+        let key = (
+            r.workload.clone(),
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default(),
+        );
+        let qps = r.qps.unwrap_or(0.0);
+        let at = by
+            .entry(key)
+            .or_default()
+            .entry(r.threads)
+            .or_insert((f64::MIN, l.clone()));
+        if qps > at.0 {
+            *at = (qps, l);
+        }
+    }
+    by.into_iter()
+        .filter_map(|((w, label, v), steps)| {
+            let steps: Vec<(u32, f64, LockShares)> = steps
+                .into_iter()
+                .map(|(t, (q, l))| (t.max(0) as u32, q, l))
+                .collect();
+            of_sweep(&steps).map(|s| (w, label, v, s))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -286,6 +286,7 @@ mod tests {
             csw_per_q: None,
             hint: None,
             nopm: None,
+            locks: None,
         }
     }
 

@@ -103,10 +103,30 @@ pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: 
             ratio_matrix(runs, c.reference_variant(), Format::Text)
         );
     }
+    out += &limiters_text(runs);
     if failed + degraded > 0 {
         out += &format!("\n{failed} point(s) failed, {degraded} degraded (left out of the tables); rerun to retry them.\n");
     }
     out
+}
+
+/// The scaling limiter of each profiled series, a line each ("" when no
+/// run was profiled or no lock limits).
+pub fn limiters_text(runs: &[RunRow]) -> String {
+    let lines = crate::analyze::limiter::of_series(runs);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("\nScaling limiters (from the runs' profiles):\n");
+    for (w, label, v, s) in lines {
+        let name = [w, label, v]
+            .into_iter()
+            .filter(|x| !x.is_empty())
+            .collect::<Vec<_>>()
+            .join(" / ");
+        o += &format!("  {name}: {s}\n");
+    }
+    o
 }
 
 /// "ok", or the status word and its reason, for step lines and tables.

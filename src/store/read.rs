@@ -58,6 +58,8 @@ pub struct RunRow {
     pub hint: Option<String>,
     /// TPC-C's New-Orders per minute, from the run's summary.
     pub nopm: Option<f64>,
+    /// Lock families' shares of thread time (JSON), when it was profiled.
+    pub locks: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -138,7 +140,7 @@ pub struct RunDetail {
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
-    server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm')";
+    server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks')";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
@@ -196,6 +198,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         csw_per_q: r.get(18)?,
         hint: r.get(19)?,
         nopm: r.get(20)?,
+        locks: r.get(21)?,
     })
 }
 
@@ -369,19 +372,19 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(21)?),
-                    command_line: r.get(22)?,
-                    qpslab_version: r.get(23)?,
-                    git_hash: r.get(24)?,
-                    ended_at: r.get(25)?,
-                    server_flavor: r.get(26)?,
-                    server_cnf: r.get(27)?,
-                    server_variables: json(r.get(28)?),
-                    sandbox: json(r.get(29)?),
-                    host: json(r.get(30)?),
+                    options: json(r.get(22)?),
+                    command_line: r.get(23)?,
+                    qpslab_version: r.get(24)?,
+                    git_hash: r.get(25)?,
+                    ended_at: r.get(26)?,
+                    server_flavor: r.get(27)?,
+                    server_cnf: r.get(28)?,
+                    server_variables: json(r.get(29)?),
+                    sandbox: json(r.get(30)?),
+                    host: json(r.get(31)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
-                    tpcc: json(r.get(31)?),
+                    tpcc: json(r.get(32)?),
                     histogram: None,
                 })
             })
