@@ -186,8 +186,8 @@ pub fn of_sweep(steps: &[(u32, f64, LockShares)]) -> Option<String> {
 /// Each series' scaling limiter among stored runs (`of_sweep` over the
 /// profiled runs of each workload × label × variant, by concurrency; the
 /// run with the best QPS stands for a concurrency with repeats):
-/// (workload, label, variant, sentence).
-pub fn of_series(runs: &[crate::store::RunRow]) -> Vec<(String, String, String, String)> {
+/// ("workload / label / variant", sentence).
+pub fn of_series(runs: &[crate::store::RunRow]) -> Vec<(String, String)> {
     type Key = (String, String, String);
     let mut by: BTreeMap<Key, BTreeMap<i64, (f64, LockShares)>> = BTreeMap::new();
     for r in runs.iter().filter(|r| r.status == "ok") {
@@ -219,7 +219,12 @@ pub fn of_series(runs: &[crate::store::RunRow]) -> Vec<(String, String, String, 
                 .into_iter()
                 .map(|(t, (q, l))| (t.max(0) as u32, q, l))
                 .collect();
-            of_sweep(&steps).map(|s| (w, label, v, s))
+            let name = [w, label, v]
+                .into_iter()
+                .filter(|x| !x.is_empty())
+                .collect::<Vec<_>>()
+                .join(" / ");
+            of_sweep(&steps).map(|s| (name, s))
         })
         .collect()
 }

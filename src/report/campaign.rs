@@ -118,12 +118,7 @@ pub fn limiters_text(runs: &[RunRow]) -> String {
         return String::new();
     }
     let mut o = String::from("\nScaling limiters (from the runs' profiles):\n");
-    for (w, label, v, s) in lines {
-        let name = [w, label, v]
-            .into_iter()
-            .filter(|x| !x.is_empty())
-            .collect::<Vec<_>>()
-            .join(" / ");
+    for (name, s) in lines {
         o += &format!("  {name}: {s}\n");
     }
     o

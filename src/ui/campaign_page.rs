@@ -87,12 +87,7 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
         let limiters = crate::analyze::limiter::of_series(&ok);
         if !limiters.is_empty() {
             b.push_str("<h2>Scaling limiters</h2><p class=\"meta\">From the runs' profiles: the lock family whose share of connection-thread time grows with users; each run's page has its stacks.</p><ul>");
-            for (w, label, v, sentence) in limiters {
-                let name = [w, label, v]
-                    .into_iter()
-                    .filter(|x| !x.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" / ");
+            for (name, sentence) in limiters {
                 let _ = write!(b, "<li><b>{}</b>: {}</li>", esc(&name), esc(&sentence));
             }
             b.push_str("</ul>");
