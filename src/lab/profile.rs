@@ -39,16 +39,20 @@ pub struct Profiled {
     pub queries: Option<u64>,
 }
 
-/// Starts the plan's collectors on a server reached with `conn`, whose
-/// load runs `threads` connections (0: counted by the waits poller).
-pub fn begin(plan: &ProfilePlan, conn: &crate::protocol::ConnOpts, threads: u32) -> Session {
+/// Starts the plan's collectors on a server reached with `conn` (None: a
+/// process only, no waits), whose load runs `threads` connections.
+pub fn begin(
+    plan: &ProfilePlan,
+    conn: Option<&crate::protocol::ConnOpts>,
+    threads: u32,
+) -> Session {
     Session::start(&Plan {
         pid: plan.pid,
         kinds: plan.kinds.clone(),
         hz: plan.hz,
         dir: plan.dir.clone(),
-        waits: Some(WaitsPlan {
-            conn: conn.clone(),
+        waits: conn.map(|c| WaitsPlan {
+            conn: c.clone(),
             enable: plan.enable_waits,
             threads,
         }),
@@ -86,17 +90,11 @@ pub fn server_pid(t: &Target) -> Result<i32> {
 /// A global status counter of the server (`Questions`,
 /// `Threads_connected`); None when it cannot be read.
 fn global_status(conn: &crate::protocol::ConnOpts, name: &str) -> Option<u64> {
-    block_on(async {
-        let mut c = crate::protocol::Conn::connect(conn).await.ok()?;
-        let r = c
-            .query(&format!("SHOW GLOBAL STATUS LIKE '{name}'"))
-            .await
-            .ok();
-        c.quit().await;
-        r?.rows.first()?.get(1)?.as_deref()?.parse::<u64>().ok()
-    })
-    .ok()
-    .flatten()
+    let sql = format!(
+        "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '{}'",
+        name.to_ascii_uppercase()
+    );
+    super::run::query_number(conn, &sql).map(|v| v as u64)
 }
 
 /// Profiles process `pid` (reached with `conn`, when given) for `secs`
@@ -115,16 +113,7 @@ pub fn profile(
     let threads = conn
         .and_then(|c| global_status(c, "Threads_connected"))
         .map_or(1, |n| n.saturating_sub(1).max(1) as u32);
-    let session = match conn {
-        Some(c) => begin(plan, c, threads),
-        None => Session::start(&Plan {
-            pid: plan.pid,
-            kinds: plan.kinds.clone(),
-            hz: plan.hz,
-            dir: plan.dir.clone(),
-            waits: None,
-        }),
-    };
+    let session = begin(plan, conn, threads);
     let _ctrl_c = crate::exec::Cooperative::enter();
     let until = std::time::Instant::now() + Duration::from_secs_f64(secs);
     while std::time::Instant::now() < until && !crate::exec::interrupted() {

@@ -56,7 +56,7 @@ pub fn run_once(
     // after its end.
     let session = plan
         .profile
-        .map(|p| super::profile::begin(p, &cfg.conn, cfg.threads));
+        .map(|p| super::profile::begin(p, Some(&cfg.conn), cfg.threads));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     let (mut result, figures) = run_watched(cfg, plan.mon, sink, |s| {
@@ -128,23 +128,23 @@ pub fn run_once(
     })
 }
 
-/// The family's server-side tally now (None when it cannot be read: the
-/// cross-check is then left out, the run goes on).
-fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
+/// The first column of the first row of `sql`'s result as a number, on
+/// a connection of its own; None when it cannot be read (what needs it is
+/// then left out, the run goes on).
+pub(super) fn query_number(conn: &crate::protocol::ConnOpts, sql: &str) -> Option<f64> {
     super::block_on(async {
-        let mut c = crate::protocol::Conn::connect(&cfg.conn).await.ok()?;
+        let mut c = crate::protocol::Conn::connect(conn).await.ok()?;
         let r = c.query(sql).await.ok();
         c.quit().await;
-        r?.rows
-            .first()?
-            .first()?
-            .as_deref()?
-            .parse::<f64>()
-            .ok()
-            .map(|v| v as i64)
+        r?.rows.first()?.first()?.as_deref()?.parse::<f64>().ok()
     })
     .ok()
     .flatten()
+}
+
+/// The family's server-side tally now.
+fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
+    query_number(&cfg.conn, sql).map(|v| v as i64)
 }
 
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
