@@ -23,3 +23,4 @@ mod worker;
 pub use config::{IgnoreErrors, PsMode, RunConfig};
 pub use interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use run::run_clocked;
+pub use worker::TEXT_FALLBACK_CODES;

@@ -65,14 +65,20 @@ async fn prepare_one(
     }
     match conn.prepare_like(like).await {
         Ok(s) => Ok(s),
-        // max_prepared_stmt_count reached: run this one as text.
-        Err(ProtoError::Server(e)) if e.code == 1461 => {
+        // max_prepared_stmt_count reached, or a statement this server
+        // cannot prepare (BEGIN/COMMIT on MySQL 5.5): this one as text.
+        Err(ProtoError::Server(e)) if TEXT_FALLBACK_CODES.contains(&e.code) => {
             state.borrow_mut().text_fallbacks += 1;
             Ok(like.as_text())
         }
         Err(e) => Err(e),
     }
 }
+
+/// Server errors at prepare time after which a statement runs over the
+/// text protocol: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295
+/// ER_UNSUPPORTED_PS.
+pub const TEXT_FALLBACK_CODES: [u16; 2] = [1461, 1295];
 
 fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
     let advice = e.code().and_then(|c| cfg.workload.advice(c));

@@ -10,7 +10,7 @@ use crate::analyze::run_figures::{
 };
 use crate::exec::RunConfig;
 use crate::monitor::{Caps, Event, Monitor, MonitorConfig, Note, SourceId};
-use crate::stats::{RunResult, Sample};
+use crate::stats::{RunResult, RunStatus, Sample};
 use crate::store::{MetricWriter, Store};
 use anyhow::{anyhow, Result};
 
@@ -281,12 +281,18 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
         ps_synch: f.caps.as_ref().is_some_and(|c| c.ps_synch),
         client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
     };
-    MonitorFigures::of_run(
+    let mut m = MonitorFigures::of_run(
         derive(&f.counters, &shape),
         f.caps.as_ref().map(server_seen),
         f.costs(),
         f.note_rows(),
-    )
+    );
+    // A run that failed, or measured no query, has nothing to explain:
+    // no verdict (the failure is what it prints).
+    if matches!(r.status, RunStatus::Failed(_)) || r.total.queries() == 0 {
+        m.bottleneck = None;
+    }
+    m
 }
 
 /// What the probe learned of the server, as the figures keep it.

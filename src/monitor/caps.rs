@@ -1,7 +1,12 @@
 //! Capability probing at connect: which sources apply to this server and
-//! host. MariaDB and MySQL differ (INNODB_METRICS has ENABLED on MariaDB,
-//! STATUS on MySQL; Performance Schema is off by default on MariaDB), and
-//! OS sources for the server only apply when it runs on this host.
+//! host, and in which form. MariaDB and MySQL differ (INNODB_METRICS has
+//! ENABLED on MariaDB, STATUS on MySQL, and is absent before 5.6;
+//! Performance Schema is off by default on MariaDB; 5.5's Performance
+//! Schema has no COUNT_MISC or timers in its file summary and no
+//! PROCESSLIST_COMMAND in `threads`; SHOW ENGINE INNODB MUTEX answers on
+//! MySQL 5.5–5.7, on 8.0 only with the latch monitor, not on MariaDB), and
+//! OS sources for the server only apply when it runs on this host. Each
+//! source left out gets a note saying why.
 
 use crate::protocol::{Conn, Endpoint, ProtoError};
 use std::os::unix::fs::MetadataExt;
@@ -18,6 +23,13 @@ pub struct Caps {
     /// The WHERE clause selecting enabled INNODB_METRICS counters, when the
     /// table exists.
     pub innodb_metrics_filter: Option<&'static str>,
+    /// file_summary_by_event_name has 5.6's columns (COUNT_STAR,
+    /// COUNT_MISC, SUM_TIMER_WAIT); else 5.5's reads/writes/bytes only.
+    pub ps_files_timed: bool,
+    /// performance_schema.threads has PROCESSLIST_COMMAND/STATE (5.6+).
+    pub ps_threads_command: bool,
+    /// SHOW ENGINE INNODB MUTEX answers with rows worth collecting.
+    pub innodb_mutex: bool,
     pub datadir: Option<PathBuf>,
     /// The server's process, when it runs on this host and we may read it.
     pub server_pid: Option<i32>,
@@ -36,9 +48,17 @@ async fn one_row(c: &mut Conn, sql: &str) -> Result<Vec<Option<String>>, ProtoEr
         .unwrap_or_default())
 }
 
-/// Probes `c`; returns the capabilities and a note for each source left out.
-pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<String>), ProtoError> {
-    let mut notes = Vec::new();
+/// A note from probing: a source left out (`Skipped`) or read in a
+/// reduced form (`Info`).
+pub type ProbeNote = (super::NoteKind, String);
+
+/// Probes `c`; returns the capabilities and a note for each source left
+/// out or reduced.
+pub async fn probe(
+    c: &mut Conn,
+    endpoint: &Endpoint,
+) -> Result<(Caps, Vec<ProbeNote>), ProtoError> {
+    let mut notes: Vec<ProbeNote> = Vec::new();
     let row = one_row(
         c,
         "SELECT @@version, @@performance_schema, @@datadir, @@pid_file",
@@ -68,13 +88,38 @@ pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<Strin
     } else if names.iter().any(|n| n.eq_ignore_ascii_case("STATUS")) {
         Some("STATUS = 'enabled'")
     } else {
-        notes.push(
+        notes.push((
+            super::NoteKind::Skipped,
             "innodb_metrics: information_schema.INNODB_METRICS is not available on this server"
                 .into(),
-        );
+        ));
         None
     };
+    probe_innodb_mutex(c, &mut caps, &mut notes).await;
     if caps.ps_on {
+        let cols = c
+            .query(
+                "SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) FROM information_schema.COLUMNS \
+                 WHERE TABLE_SCHEMA = 'performance_schema' AND ((TABLE_NAME = 'file_summary_by_event_name' \
+                 AND COLUMN_NAME = 'COUNT_MISC') OR (TABLE_NAME = 'threads' AND COLUMN_NAME = 'PROCESSLIST_COMMAND'))",
+            )
+            .await?;
+        let has = |n: &str| {
+            cols.rows.iter().any(|r| {
+                r.first()
+                    .cloned()
+                    .flatten()
+                    .is_some_and(|v| v.eq_ignore_ascii_case(n))
+            })
+        };
+        caps.ps_files_timed = has("file_summary_by_event_name.COUNT_MISC");
+        caps.ps_threads_command = has("threads.PROCESSLIST_COMMAND");
+        if !caps.ps_files_timed {
+            notes.push((super::NoteKind::Info, "ps_files: this Performance Schema (5.5) counts file reads, writes and bytes only: no other file operations and no wait times".into()));
+        }
+        if !caps.ps_threads_command {
+            notes.push((super::NoteKind::Info, "threads: performance_schema.threads has no PROCESSLIST_COMMAND here (5.5): connections are counted from information_schema.PROCESSLIST".into()));
+        }
         let r = one_row(
             c,
             "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/synch/%' AND ENABLED = 'YES'",
@@ -82,17 +127,13 @@ pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<Strin
         .await?;
         caps.ps_synch = r.first().cloned().flatten().is_some_and(|n| n != "0");
         if !caps.ps_synch {
-            notes.push(
-                "ps_waits: the mutex and rwlock instruments are off, so waits show file IO and table locks only \
+            notes.push((super::NoteKind::Skipped, "ps_waits: the mutex and rwlock instruments are off, so waits show file IO and table locks only \
                  (performance-schema-instrument='wait/synch/%=ON' in my.cnf turns them on)"
-                    .into(),
-            );
+                    .into()));
         }
     } else {
-        notes.push(
-            "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
-                .into(),
-        );
+        notes.push((super::NoteKind::Skipped, "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
+                .into()));
     }
     caps.local = match endpoint {
         Endpoint::Unix(_) => true,
@@ -107,21 +148,38 @@ pub async fn probe(c: &mut Conn, endpoint: &Endpoint) -> Result<(Caps, Vec<Strin
     if caps.local {
         caps.server_pid = find_server_pid(caps.datadir.as_deref(), &get(3));
         if caps.server_pid.is_none() {
-            notes.push("server_proc: the server's process is not readable from here (another user's process?); server CPU and IO per query are left out".into());
+            notes.push((super::NoteKind::Skipped, "server_proc: the server's process is not readable from here (another user's process?); server CPU and IO per query are left out".into()));
         }
         caps.disk = caps.datadir.as_deref().and_then(disk_of);
         if caps.disk.is_none() {
-            notes.push(
+            notes.push((
+                super::NoteKind::Skipped,
                 "disk: the datadir's device is not in /proc/diskstats; physical IO shows all disks"
                     .into(),
-            );
+            ));
         }
     } else {
-        notes.push(format!(
+        notes.push((super::NoteKind::Skipped, format!(
             "server_proc, disk: the server at {endpoint} is not on this host; only its SQL counters are read"
-        ));
+        )));
     }
     Ok((caps, notes))
+}
+
+/// SHOW ENGINE INNODB MUTEX: collected when it answers with rows, or when
+/// it answers at all on MySQL before 8.0 (where only mutexes that made a
+/// thread wait are listed, so a quiet server shows none yet).
+async fn probe_innodb_mutex(c: &mut Conn, caps: &mut Caps, notes: &mut Vec<ProbeNote>) {
+    let release = crate::server::Release::parse(&caps.version, "");
+    let old_mysql = !caps.mariadb && release.is_some_and(|r| !r.at_least(8, 0));
+    match c.query("SHOW ENGINE INNODB MUTEX").await {
+        Ok(r) if !r.rows.is_empty() || old_mysql => caps.innodb_mutex = true,
+        Ok(_) if caps.mariadb => notes.push((super::NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing on MariaDB (use ps_waits or the profiler's waits)"
+                .into())),
+        Ok(_) => notes.push((super::NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing (MySQL 8 lists latches only with innodb_monitor_enable='latch')"
+                .into())),
+        Err(e) => notes.push((super::NoteKind::Skipped, format!("innodb_mutex: SHOW ENGINE INNODB MUTEX failed: {e}"))),
+    }
 }
 
 fn is_server(pid: i32) -> bool {

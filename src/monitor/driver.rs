@@ -130,6 +130,7 @@ fn applies(id: SourceId, caps: &Caps) -> bool {
     match id {
         SourceId::InnodbMetrics => caps.innodb_metrics_filter.is_some(),
         SourceId::PsWaits | SourceId::PsFiles => caps.ps_on,
+        SourceId::InnodbMutex => caps.innodb_mutex,
         SourceId::ServerProc | SourceId::ServerTasks => caps.server_pid.is_some(),
         _ => true,
     }
@@ -182,8 +183,8 @@ impl Driver {
                     );
                 }
                 if !self.probed {
-                    for n in notes {
-                        self.note(None, NoteKind::Skipped, n);
+                    for (kind, n) in notes {
+                        self.note(None, kind, n);
                     }
                 }
                 self.probed = true;

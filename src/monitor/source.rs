@@ -20,6 +20,9 @@ pub enum SourceId {
     InnodbStatus,
     /// Connections by command and state (performance_schema.threads or the processlist).
     Threads,
+    /// SHOW ENGINE INNODB MUTEX: OS waits per InnoDB mutex/rw-lock
+    /// (MySQL 5.5–5.7; MySQL 8 with innodb_monitor_enable='latch').
+    InnodbMutex,
     /// /proc/stat: host and per-CPU time, context switches.
     Cpu,
     /// /proc/PID/stat and /proc/PID/io of the server process.
@@ -39,13 +42,14 @@ pub enum SourceId {
     Pressure,
 }
 
-pub const ALL_SOURCES: [SourceId; 14] = [
+pub const ALL_SOURCES: [SourceId; 15] = [
     SourceId::Status,
     SourceId::InnodbMetrics,
     SourceId::PsWaits,
     SourceId::PsFiles,
     SourceId::InnodbStatus,
     SourceId::Threads,
+    SourceId::InnodbMutex,
     SourceId::Cpu,
     SourceId::ServerProc,
     SourceId::ServerTasks,
@@ -65,6 +69,7 @@ impl SourceId {
             SourceId::PsFiles => "ps_files",
             SourceId::InnodbStatus => "innodb_status",
             SourceId::Threads => "threads",
+            SourceId::InnodbMutex => "innodb_mutex",
             SourceId::Cpu => "cpu",
             SourceId::ServerProc => "server_proc",
             SourceId::ServerTasks => "server_tasks",
@@ -84,9 +89,11 @@ impl SourceId {
     /// are read less often.
     pub fn default_every(self) -> f64 {
         match self {
-            SourceId::InnodbStatus | SourceId::Threads | SourceId::Mem | SourceId::ServerTasks => {
-                5.0
-            }
+            SourceId::InnodbStatus
+            | SourceId::Threads
+            | SourceId::InnodbMutex
+            | SourceId::Mem
+            | SourceId::ServerTasks => 5.0,
             _ => 1.0,
         }
     }
@@ -101,6 +108,7 @@ impl SourceId {
                 | SourceId::PsFiles
                 | SourceId::InnodbStatus
                 | SourceId::Threads
+                | SourceId::InnodbMutex
         )
     }
 }

@@ -100,6 +100,16 @@ pub const IO_COLUMNS: &[IoColumn] = &[
 /// The section printed after the sysbench-style summary.
 pub fn run_text(f: &MonitorFigures) -> String {
     let mut o = String::new();
+    if f.bottleneck.is_none() {
+        // A failed run: per-query figures over what did not run would
+        // mislead; the failure and the monitor's notes are what it has.
+        let _ = writeln!(
+            o,
+            "\nBottleneck: not judged (the run failed or measured no query)"
+        );
+        notes_text(&mut o, f);
+        return o;
+    }
     let e = &f.efficiency;
     let _ = writeln!(
         o,
@@ -182,6 +192,11 @@ pub fn run_text(f: &MonitorFigures) -> String {
     for ev in f.bottleneck.iter().flat_map(|b| &b.evidence) {
         let _ = writeln!(o, "    - {ev}");
     }
+    notes_text(&mut o, f);
+    o
+}
+
+fn notes_text(o: &mut String, f: &MonitorFigures) {
     let notes: Vec<_> = f.shown_notes().collect();
     if !notes.is_empty() {
         let _ = writeln!(o, "\nMonitor notes:");
@@ -189,5 +204,4 @@ pub fn run_text(f: &MonitorFigures) -> String {
             let _ = writeln!(o, "    [{:>7.1}s] {}: {}", n.t, n.kind, n.text);
         }
     }
-    o
 }

@@ -205,7 +205,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         }
     }
     if r.text_fallbacks > 0 {
-        let _ = writeln!(o, "\nNote: {} statements ran over the text protocol: the server refused to prepare more (max_prepared_stmt_count)", r.text_fallbacks);
+        let _ = writeln!(o, "\nNote: {} statement preparations fell back to the text protocol: the server refused them (max_prepared_stmt_count reached, or a statement it cannot prepare, e.g. BEGIN on MySQL 5.5)", r.text_fallbacks);
     }
     let share = if r.host_cpu_s > 0.0 {
         r.client_cpu_s / r.host_cpu_s
@@ -226,13 +226,21 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             "normal scheduling"
         }
     );
-    let _ = writeln!(
-        o,
-        "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
-        r.client_us_per_query(),
-        r.client_cpu_s,
-        t.queries()
-    );
+    if t.queries() > 0 {
+        let _ = writeln!(
+            o,
+            "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
+            r.client_us_per_query(),
+            r.client_cpu_s,
+            t.queries()
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "    client CPU per query:          - (no query completed; {:.2} s CPU)",
+            r.client_cpu_s
+        );
+    }
     let _ = writeln!(
         o,
         "    share of host CPU:             {:.1}% (host busy {:.1}%, {cores} CPUs)",

@@ -1,5 +1,6 @@
-//! Finding a server's binaries and its flavour (MariaDB or MySQL) from a
-//! base directory, or from the distribution when no base directory is given.
+//! Finding a server's binaries, its flavour and version, and how its
+//! datadir is initialised, from a base directory (a tarball's tree or a
+//! build fetched by `server get`) or from the distribution.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -9,6 +10,126 @@ use std::process::Command;
 pub enum Flavor {
     MariaDb,
     MySql,
+    /// Percona Server for MySQL: MySQL's datadir tools and protocol.
+    Percona,
+}
+
+impl Flavor {
+    /// The name used in build names (`mysql-5.5.9`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Flavor::MariaDb => "mariadb",
+            Flavor::MySql => "mysql",
+            Flavor::Percona => "percona",
+        }
+    }
+    /// The name shown to users.
+    pub fn display(self) -> &'static str {
+        match self {
+            Flavor::MariaDb => "MariaDB",
+            Flavor::MySql => "MySQL",
+            Flavor::Percona => "Percona Server",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Flavor> {
+        match s.to_ascii_lowercase().as_str() {
+            "mariadb" => Some(Flavor::MariaDb),
+            "mysql" => Some(Flavor::MySql),
+            "percona" | "percona-server" | "ps" => Some(Flavor::Percona),
+            _ => None,
+        }
+    }
+    /// MySQL and Percona Server share their datadir tools.
+    pub fn is_mysql_like(self) -> bool {
+        self != Flavor::MariaDb
+    }
+}
+
+/// A server's flavour and release, read from `mysqld --version` or from
+/// the server's `version` and `version_comment` variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    pub flavor: Flavor,
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+impl Release {
+    /// Parses "5.5.9", "10.11.6-MariaDB-0+deb12u1", "8.0.39-30",
+    /// "mysqld  Ver 5.5.9 for Linux …" or "mariadbd  Ver 15.1 Distrib
+    /// 10.11.6-MariaDB …" (the last number triple before "-MariaDB" wins
+    /// for MariaDB's old "Ver 15.1 Distrib" form). `comment` is
+    /// version_comment when known (Percona Server says so there).
+    pub fn parse(version: &str, comment: &str) -> Option<Release> {
+        let text = format!("{version} {comment}");
+        let flavor = if text.contains("MariaDB") {
+            Flavor::MariaDb
+        } else if text.contains("Percona") {
+            Flavor::Percona
+        } else {
+            Flavor::MySql
+        };
+        let after = match version.find("Distrib ") {
+            Some(i) => &version[i + 8..],
+            None => match version.find("Ver ") {
+                Some(i) => &version[i + 4..],
+                None => version,
+            },
+        };
+        let word = after.split_whitespace().next()?;
+        let mut nums = word
+            .split(|c: char| !c.is_ascii_digit())
+            .take(3)
+            .map(|n| n.parse::<u32>().ok());
+        let (major, minor) = (nums.next()??, nums.next()??);
+        let patch = nums.next().flatten().unwrap_or(0);
+        Some(Release {
+            flavor,
+            major,
+            minor,
+            patch,
+        })
+    }
+
+    /// `mysql-5.5.9`, `mariadb-10.11.6`: the name `server get` takes.
+    pub fn name(&self) -> String {
+        format!(
+            "{}-{}.{}.{}",
+            self.flavor.key(),
+            self.major,
+            self.minor,
+            self.patch
+        )
+    }
+
+    /// `MySQL 5.5.9`.
+    pub fn display(&self) -> String {
+        format!(
+            "{} {}.{}.{}",
+            self.flavor.display(),
+            self.major,
+            self.minor,
+            self.patch
+        )
+    }
+
+    pub fn at_least(&self, major: u32, minor: u32) -> bool {
+        (self.major, self.minor) >= (major, minor)
+    }
+}
+
+/// How a new datadir is made for an installation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    /// mariadb-install-db (MariaDB's options).
+    MariaDbInstallDb(PathBuf),
+    /// MySQL 5.5–5.6's mysql_install_db script (run with --basedir).
+    MySqlInstallDb(PathBuf),
+    /// MySQL 5.7+: `mysqld --initialize-insecure`.
+    Initialize,
+    /// A system schema shipped ready (MXJ builds): copied into the datadir.
+    Template(PathBuf),
 }
 
 /// The programs of one server installation.
@@ -16,11 +137,16 @@ pub enum Flavor {
 pub struct Install {
     pub basedir: Option<PathBuf>,
     pub mysqld: PathBuf,
-    /// mariadb-install-db / mysql_install_db; None for MySQL ≥ 5.7 (mysqld --initialize-insecure).
-    pub install_db: Option<PathBuf>,
+    pub init: Init,
     pub flavor: Flavor,
+    /// `mysqld --version`'s line.
     pub version: String,
+    pub release: Option<Release>,
 }
+
+/// The folder of a build's ready system schema (`server get` writes it for
+/// builds that ship one instead of an install script).
+pub const TEMPLATE_DIR: &str = "data-template";
 
 fn first_existing(cands: &[PathBuf]) -> Option<PathBuf> {
     cands.iter().find(|p| p.is_file()).cloned()
@@ -87,25 +213,46 @@ impl Install {
                     .unwrap_or("")
             );
         }
-        let flavor = if version.contains("MariaDB") {
-            Flavor::MariaDb
-        } else {
-            Flavor::MySql
-        };
-        // MySQL 5.7+ initialises with mysqld itself; its mysql_install_db is deprecated.
-        let install_db = if flavor == Flavor::MySql {
-            None
-        } else {
-            install_db
-        };
+        let release = Release::parse(&version, "");
+        let flavor = release.map_or(Flavor::MySql, |r| r.flavor);
+        let template = basedir
+            .map(|b| b.join(TEMPLATE_DIR))
+            .filter(|t| t.join("mysql").is_dir());
+        let init = choose_init(flavor, release, install_db, template).with_context(|| {
+            format!("{} ({version}) has no datadir initialisation: mysql_install_db is missing from its tree", mysqld.display())
+        })?;
         Ok(Install {
             basedir: basedir.map(Path::to_path_buf),
             mysqld,
-            install_db,
+            init,
             flavor,
             version,
+            release,
         })
     }
+}
+
+/// The datadir initialisation per flavour and version: a shipped system
+/// schema first; MariaDB's install script; MySQL 5.7+ initialises with
+/// mysqld itself (its mysql_install_db is deprecated); MySQL 5.5–5.6 with
+/// mysql_install_db.
+fn choose_init(
+    flavor: Flavor,
+    release: Option<Release>,
+    install_db: Option<PathBuf>,
+    template: Option<PathBuf>,
+) -> Option<Init> {
+    if let Some(t) = template {
+        return Some(Init::Template(t));
+    }
+    if flavor == Flavor::MariaDb {
+        return install_db.map(Init::MariaDbInstallDb);
+    }
+    let modern = release.is_none_or(|r| r.at_least(5, 7));
+    if modern {
+        return Some(Init::Initialize);
+    }
+    install_db.map(Init::MySqlInstallDb)
 }
 
 /// Tarballs unpacked from archives that do not keep modes (zip, jar) leave
@@ -119,4 +266,66 @@ fn ensure_executable(p: &Path) -> Result<()> {
             .with_context(|| format!("{} is not executable and cannot be made so", p.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_from_version_lines() {
+        let r = Release::parse(
+            "mysqld  Ver 5.5.9 for Linux on x86_64 (Source distribution)",
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            (r.flavor, r.name()),
+            (Flavor::MySql, "mysql-5.5.9".to_string())
+        );
+        let r = Release::parse(
+            "/usr/sbin/mariadbd  Ver 10.11.6-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64",
+            "",
+        )
+        .unwrap();
+        assert_eq!(r.name(), "mariadb-10.11.6");
+        let r = Release::parse("mariadbd  Ver 15.1 Distrib 10.5.9-MariaDB, for Linux", "").unwrap();
+        assert_eq!(r.name(), "mariadb-10.5.9");
+        let r = Release::parse("8.0.39-30", "Percona Server (GPL), Release 30").unwrap();
+        assert_eq!(
+            (r.name(), r.display()),
+            ("percona-8.0.39".into(), "Percona Server 8.0.39".into())
+        );
+        let r = Release::parse("11.4.5-MariaDB-log", "").unwrap();
+        assert_eq!(r.display(), "MariaDB 11.4.5");
+        assert!(Release::parse("garbage", "").is_none());
+    }
+
+    #[test]
+    fn init_by_flavour_and_version() {
+        let r = |v: &str| Release::parse(v, "");
+        let script = Some(PathBuf::from("/b/scripts/mysql_install_db"));
+        assert_eq!(
+            choose_init(Flavor::MySql, r("5.5.9"), script.clone(), None),
+            Some(Init::MySqlInstallDb("/b/scripts/mysql_install_db".into()))
+        );
+        assert_eq!(
+            choose_init(Flavor::MySql, r("5.7.44"), script.clone(), None),
+            Some(Init::Initialize)
+        );
+        assert_eq!(choose_init(Flavor::MySql, r("5.6.51"), None, None), None);
+        assert_eq!(
+            choose_init(Flavor::MySql, r("5.5.9"), None, Some("/t".into())),
+            Some(Init::Template("/t".into()))
+        );
+        assert!(matches!(
+            choose_init(
+                Flavor::MariaDb,
+                r("11.4.5-MariaDB"),
+                Some("/m".into()),
+                None
+            ),
+            Some(Init::MariaDbInstallDb(_))
+        ));
+    }
 }

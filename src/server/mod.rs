@@ -13,6 +13,7 @@ mod paths;
 mod profiles;
 mod sandbox;
 
+pub use flavor::{Flavor, Release};
 pub use paths::state_dir;
 pub use profiles::{render_profiles_help, Profile};
 pub use sandbox::{parse_cpu_list, process_alive, Sandbox};

@@ -1,7 +1,7 @@
 //! A sandbox: one private server with its own datadir, socket, port, my.cnf
 //! and error log under `<state dir>/sandboxes/<name>/`.
 
-use super::flavor::{Flavor, Install};
+use super::flavor::{Init, Install};
 use super::paths::{sandboxes_dir, socket_path};
 use super::profiles::Profile;
 use anyhow::{bail, Context, Result};
@@ -136,10 +136,7 @@ impl Sandbox {
             put("user", "root");
         }
         put("# profile", self.spec.profile.name());
-        let mut settings = self.spec.profile.settings();
-        if install.flavor == Flavor::MySql {
-            settings.retain(|(k, _)| !k.starts_with("query_cache"));
-        }
+        let settings = fit_settings(self.spec.profile.settings(), install);
         for (k, v) in settings {
             if !self.spec.sets.iter().any(|(sk, _)| norm(sk) == norm(k)) {
                 put(k, &v);
@@ -281,19 +278,32 @@ impl Sandbox {
         fs::create_dir_all(self.datadir())?;
         let defaults = format!("--defaults-file={}", self.cnf_path().display());
         let datadir = format!("--datadir={}", self.datadir().display());
-        let mut cmd = match &install.install_db {
-            Some(script) => {
+        let basedir = install
+            .basedir
+            .as_ref()
+            .map(|b| format!("--basedir={}", b.display()));
+        let mut cmd = match &install.init {
+            Init::Template(t) => return self.init_from_template(t),
+            Init::MariaDbInstallDb(script) => {
                 let mut c = Command::new(script);
                 c.arg(&defaults)
                     .arg(&datadir)
                     .arg("--auth-root-authentication-method=normal");
                 c.arg("--skip-test-db");
+                c.args(&basedir);
+                c
+            }
+            Init::MySqlInstallDb(script) => {
+                let mut c = Command::new(script);
+                c.arg(&defaults).arg(&datadir).args(&basedir);
+                // The script runs from the tree's top (it finds its
+                // share/ files relative to the current directory).
                 if let Some(b) = &install.basedir {
-                    c.arg(format!("--basedir={}", b.display()));
+                    c.current_dir(b);
                 }
                 c
             }
-            None => {
+            Init::Initialize => {
                 let mut c = Command::new(&install.mysqld);
                 c.arg(&defaults).arg("--initialize-insecure").arg(&datadir);
                 c
@@ -311,6 +321,17 @@ impl Sandbox {
                 self.error_log().display(),
                 self.log_tail(0, 20)
             );
+        }
+        Ok(())
+    }
+
+    /// A datadir from a build's shipped system schema (MXJ builds): its
+    /// folders copied in; InnoDB makes its files at first start.
+    fn init_from_template(&self, template: &Path) -> Result<()> {
+        for e in
+            fs::read_dir(template).with_context(|| format!("cannot read {}", template.display()))?
+        {
+            copy_tree(&e?.path(), &self.datadir())?;
         }
         Ok(())
     }
@@ -480,6 +501,31 @@ fn greets(socket: &Path) -> bool {
     let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
     let mut head = [0u8; 5];
     s.read_exact(&mut head).is_ok() && head[4] == 10
+}
+
+/// The profile's settings the installed server understands: the query
+/// cache is gone from MySQL 8.0; MySQL before 5.6 caps the redo log's
+/// files at 4 GB together (two files) and has no --skip-log-bin (binary
+/// logging is off unless asked for).
+fn fit_settings(
+    mut settings: Vec<(&'static str, String)>,
+    install: &Install,
+) -> Vec<(&'static str, String)> {
+    let Some(r) = install.release.filter(|_| install.flavor.is_mysql_like()) else {
+        return settings;
+    };
+    if r.at_least(8, 0) {
+        settings.retain(|(k, _)| !k.starts_with("query_cache"));
+    }
+    if !r.at_least(5, 6) {
+        settings.retain(|(k, _)| *k != "skip-log-bin");
+        for (k, v) in settings.iter_mut() {
+            if *k == "innodb_log_file_size" {
+                *v = "1G".into();
+            }
+        }
+    }
+    settings
 }
 
 fn norm(k: &str) -> String {

@@ -100,6 +100,12 @@ async fn drive_command(
                     stmts.push(p);
                     continue;
                 }
+                Err(crate::protocol::ProtoError::Server(e))
+                    if crate::exec::TEXT_FALLBACK_CODES.contains(&e.code) =>
+                {
+                    stmts.push(Stmt::new_dynamic_text(s.text()));
+                    continue;
+                }
                 Err(e) => Err(e),
             },
             Op::Close(i) => {
@@ -111,7 +117,10 @@ async fn drive_command(
             Op::Reconnect => {
                 let fresh = Conn::connect(opts).await.map_err(|e| e.to_string())?;
                 std::mem::replace(conn, fresh).quit().await;
-                for st in stmts.iter_mut().filter(|s| !s.sql.is_empty()) {
+                for st in stmts
+                    .iter_mut()
+                    .filter(|s| !s.sql.is_empty() && s.id().is_some())
+                {
                     *st = conn.prepare_like(st).await.map_err(|e| e.to_string())?;
                 }
                 continue;

@@ -6,17 +6,26 @@
 //! COMMIT, and returns no result set. The unused item of a rolled-back
 //! New-Order is met inside and rolled back there.
 //!
-//! Installed with CREATE OR REPLACE before a run that asks for them, on
-//! the run's checking connection (not by every terminal).
+//! Installed (DROP PROCEDURE IF EXISTS, then CREATE PROCEDURE: MySQL has
+//! no CREATE PROCEDURE) before a run that asks for them, on the
+//! run's checking connection (not by every terminal).
 
-/// The five procedures of set `n`: (name, CREATE OR REPLACE statement).
+/// The statements installing the five procedures of set `n`: for each, a
+/// DROP PROCEDURE IF EXISTS and its CREATE PROCEDURE.
 pub fn create_sql(n: u32) -> Vec<String> {
     [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL]
         .iter()
-        .map(|body| {
-            body.replace("{by_name(p_cw, p_cd)}", &by_name("p_cw", "p_cd"))
+        .flat_map(|body| {
+            let create = body
+                .replace("{by_name(p_cw, p_cd)}", &by_name("p_cw", "p_cd"))
                 .replace("{by_name(p_w, p_d)}", &by_name("p_w", "p_d"))
-                .replace("{n}", &n.to_string())
+                .replace("{n}", &n.to_string());
+            let name = create["CREATE PROCEDURE ".len()..]
+                .split('(')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            [format!("DROP PROCEDURE IF EXISTS {name}"), create]
         })
         .collect()
 }
@@ -46,7 +55,7 @@ pub fn call_sql(n: u32) -> [String; 5] {
     ]
 }
 
-const NEW_ORDER: &str = "CREATE OR REPLACE PROCEDURE tpcc_new_order{n}(IN p_w INT, IN p_d INT, IN p_c INT, IN p_cnt INT,
+const NEW_ORDER: &str = "CREATE PROCEDURE tpcc_new_order{n}(IN p_w INT, IN p_d INT, IN p_c INT, IN p_cnt INT,
   IN p_all_local INT, IN p_items VARCHAR(255), IN p_supply VARCHAR(255), IN p_qty VARCHAR(255))
 BEGIN
   DECLARE v_w_tax, v_d_tax, v_disc DECIMAL(4,4);
@@ -95,7 +104,7 @@ BEGIN
   END IF;
 END";
 
-const PAYMENT: &str = "CREATE OR REPLACE PROCEDURE tpcc_payment{n}(IN p_w INT, IN p_d INT, IN p_cw INT, IN p_cd INT,
+const PAYMENT: &str = "CREATE PROCEDURE tpcc_payment{n}(IN p_w INT, IN p_d INT, IN p_cw INT, IN p_cd INT,
   IN p_c INT, IN p_by_name INT, IN p_last VARCHAR(16), IN p_amount DECIMAL(6,2))
 BEGIN
   DECLARE v_wname, v_dname VARCHAR(10);
@@ -128,7 +137,7 @@ BEGIN
 END";
 
 const ORDER_STATUS: &str =
-    "CREATE OR REPLACE PROCEDURE tpcc_order_status{n}(IN p_w INT, IN p_d INT, IN p_c INT,
+    "CREATE PROCEDURE tpcc_order_status{n}(IN p_w INT, IN p_d INT, IN p_c INT,
   IN p_by_name INT, IN p_last VARCHAR(16))
 BEGIN
   DECLARE v_c, v_n, v_o, v_item, v_sw, v_q INT;
@@ -157,7 +166,7 @@ BEGIN
   COMMIT;
 END";
 
-const DELIVERY: &str = "CREATE OR REPLACE PROCEDURE tpcc_delivery{n}(IN p_w INT, IN p_carrier INT)
+const DELIVERY: &str = "CREATE PROCEDURE tpcc_delivery{n}(IN p_w INT, IN p_carrier INT)
 BEGIN
   DECLARE v_d INT DEFAULT 1;
   DECLARE v_o, v_c INT;
@@ -183,7 +192,7 @@ BEGIN
   COMMIT;
 END";
 
-const STOCK_LEVEL: &str = "CREATE OR REPLACE PROCEDURE tpcc_stock_level{n}(IN p_w INT, IN p_d INT, IN p_threshold INT)
+const STOCK_LEVEL: &str = "CREATE PROCEDURE tpcc_stock_level{n}(IN p_w INT, IN p_d INT, IN p_threshold INT)
 BEGIN
   DECLARE v_o, v_count INT;
   START TRANSACTION;
