@@ -75,6 +75,10 @@ pub struct ServerDef {
     pub dsn: Option<String>,
     pub profile: Option<String>,
     pub basedir: Option<PathBuf>,
+    /// A server build by name (`mysql-5.5.9`, `mariadb-11.4.5`): fetched
+    /// into the build cache when missing (`qpslab server get`) and used as
+    /// the basedir.
+    pub version: Option<String>,
     pub cpus: Option<String>,
     /// Server variables for every variant of this server.
     #[serde(default)]
@@ -233,15 +237,23 @@ impl CampaignFile {
             bail!("the matrix has {points} points, more than {MAX_POINTS}: split the campaign");
         }
         for s in &self.servers {
+            if s.basedir.is_some() && s.version.is_some() {
+                bail!("server '{}': give basedir or version, not both", s.label);
+            }
+            if let Some(v) = &s.version {
+                crate::server::BuildName::parse(v)
+                    .map_err(|e| anyhow::anyhow!("server '{}': version: {e}", s.label))?;
+            }
             if s.dsn.is_some()
                 && (s.sandbox.is_some()
+                    || s.version.is_some()
                     || s.basedir.is_some()
                     || s.profile.is_some()
                     || s.cpus.is_some()
                     || !s.set.is_empty())
             {
                 bail!(
-                    "server '{}': a dsn server cannot have sandbox, basedir, profile, cpus or set",
+                    "server '{}': a dsn server cannot have sandbox, basedir, version, profile, cpus or set",
                     s.label
                 );
             }

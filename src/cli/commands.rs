@@ -110,6 +110,44 @@ fn server(cmd: ServerCmd) -> Result<()> {
             print!("{}", render_profiles_help());
             Ok(())
         }
+        ServerCmd::Get(g) => {
+            let b = crate::server::BuildName::parse(&g.name)?;
+            let tree = crate::server::get(
+                &b,
+                &crate::server::GetOptions {
+                    from: g.from.clone(),
+                    url: g.url.clone(),
+                    checksum: g.checksum.clone(),
+                    force: g.force,
+                },
+            )?;
+            eprintln!(
+                "{} is ready: qpslab server start --name NAME --version {}",
+                b.name(),
+                b.name()
+            );
+            println!("{}", tree.display());
+            Ok(())
+        }
+        ServerCmd::Builds => {
+            let cached = crate::server::list_cached();
+            println!(
+                "fetched (in {}):",
+                crate::server::state_dir().join("servers").display()
+            );
+            if cached.is_empty() {
+                println!("  none");
+            }
+            for (name, dir, source) in &cached {
+                println!("  {name:<22} {}  ({source})", dir.display());
+            }
+            println!("on Maven Central (qpslab server get NAME):");
+            for n in crate::server::maven_names() {
+                println!("  {n}");
+            }
+            println!("other versions: qpslab server get FLAVOR-VERSION [--checksum ALGO:HEX | --from FILE] from the official tarballs");
+            Ok(())
+        }
     }
 }
 
@@ -124,6 +162,9 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
             std::fs::canonicalize(b)
                 .with_context(|| format!("--basedir {} does not exist", b.display()))?,
         );
+    }
+    if let Some(v) = &a.version {
+        change.basedir = Some(crate::server::build_tree(v)?);
     }
     for s in &a.sets {
         let Some((k, v)) = s.split_once('=') else {

@@ -155,15 +155,18 @@ fn setup_server(
         .map(|(k, v)| (k.clone(), value_text(v)))
         .collect();
     let mut spec = sb.spec.clone();
-    spec.basedir = match &server.basedir {
-        Some(b) => Some(std::fs::canonicalize(b).with_context(|| {
+    spec.basedir = match (&server.basedir, &server.version) {
+        (Some(b), _) => Some(std::fs::canonicalize(b).with_context(|| {
             format!(
                 "server '{}': basedir {} does not exist",
                 server.label,
                 b.display()
             )
         })?),
-        None => None,
+        (None, Some(v)) => Some(
+            crate::server::build_tree(v).with_context(|| format!("server '{}'", server.label))?,
+        ),
+        (None, None) => None,
     };
     spec.profile = Profile::parse(server.profile.as_deref().unwrap_or("default"))?;
     spec.cpus = server.cpus.clone();

@@ -102,12 +102,15 @@ pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
         ),
         None => (None, None),
     };
+    let comment = variables
+        .get("version_comment")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     Ok(Environment {
-        flavor: if version.contains("MariaDB") {
-            "MariaDB".into()
-        } else {
-            "MySQL".into()
-        },
+        flavor: crate::server::Release::parse(&version, comment)
+            .map_or(crate::server::Flavor::MySql, |r| r.flavor)
+            .display()
+            .to_string(),
         version,
         variables: Value::Object(variables),
         cnf,

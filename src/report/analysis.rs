@@ -108,7 +108,46 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
             t.rows.push(row);
         }
     }
-    t.render(f)
+    let servers = servers_of_labels(runs, labels);
+    let mut out = t.render(f);
+    match f {
+        Format::Text | Format::Markdown if !servers.is_empty() => {
+            out.push_str(&format!("\nservers: {servers}\n"));
+        }
+        Format::Html if !servers.is_empty() => {
+            out.push_str(&format!(
+                "<p class=\"servers\">servers: {}</p>",
+                crate::report::chart::esc(&servers)
+            ));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `label = MySQL 5.5.9; label2 = MariaDB 11.4.5`: what each label ran
+/// on (several builds under one label are listed together).
+fn servers_of_labels(runs: &[RunRow], labels: &[String]) -> String {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let mut names: Vec<String> = runs
+                .iter()
+                .filter(|r| r.label.as_deref().unwrap_or("") == l)
+                .map(|r| {
+                    crate::server::server_label(
+                        r.server_flavor.as_deref(),
+                        r.server_version.as_deref(),
+                    )
+                })
+                .filter(|n| !n.is_empty())
+                .collect();
+            names.sort();
+            names.dedup();
+            (!names.is_empty()).then(|| format!("{l} = {}", names.join(", ")))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The ratio matrices: rows are concurrencies, columns variants, each cell
@@ -213,8 +252,14 @@ pub fn run_comparison(
         ),
         (
             "server",
-            da.run.server_version.clone().unwrap_or_default(),
-            db.run.server_version.clone().unwrap_or_default(),
+            crate::server::server_label(
+                da.run.server_flavor.as_deref(),
+                da.run.server_version.as_deref(),
+            ),
+            crate::server::server_label(
+                db.run.server_flavor.as_deref(),
+                db.run.server_version.as_deref(),
+            ),
         ),
         ("status", da.run.status.clone(), db.run.status.clone()),
         ("qps mean ± SE", ms(&cq.a), ms(&cq.b)),
@@ -275,6 +320,7 @@ mod tests {
             status: "ok".into(),
             reason: None,
             server_version: None,
+            server_flavor: None,
             seconds: Some(10.0),
             tps: Some(qps),
             qps: Some(qps),

@@ -44,7 +44,7 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
             num(r.lat_p95_ms, 2),
             num(r.lat_p99_ms, 2),
             num(cpu, 2),
-            r.server_version.clone().unwrap_or_default(),
+            crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
         ]);
     }
     t.render(f)
@@ -76,8 +76,8 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         ));
     }
     o.push_str(&format!(
-        "  server:   {} {}\n",
-        d.server_flavor.clone().unwrap_or_default(),
+        "  server:   {} ({})\n",
+        crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
         r.server_version.clone().unwrap_or_default()
     ));
     if !d.sandbox.is_null() {

@@ -119,6 +119,17 @@ impl Release {
     }
 }
 
+/// A server as results name it: `MySQL 5.5.9`, `MariaDB 10.11.6`,
+/// `Percona Server 8.0.39` (from the stored flavour and version; the raw
+/// version when it cannot be read, "" when unknown).
+pub fn server_label(flavor: Option<&str>, version: Option<&str>) -> String {
+    let v = version.unwrap_or_default();
+    match Release::parse(v, flavor.unwrap_or_default()) {
+        Some(r) if !v.is_empty() => r.display(),
+        _ => v.to_string(),
+    }
+}
+
 /// How a new datadir is made for an installation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Init {

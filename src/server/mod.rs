@@ -6,14 +6,27 @@
 //! pinning, stop, status and destroy. It checks readiness by the server's
 //! greeting on its socket and does not speak the client protocol beyond
 //! that (lab builds connection options for a sandbox); it knows nothing
-//! about workloads, databases in it, or results.
+//! about workloads, databases in it, or results. It also fetches server
+//! builds by name into a cache (`server get`, builds.rs and fetch.rs).
 
+mod builds;
+mod fetch;
 mod flavor;
 mod paths;
 mod profiles;
 mod sandbox;
 
-pub use flavor::{Flavor, Release};
+pub use builds::{list_cached, maven_names, BuildName};
+pub use fetch::{get, GetOptions};
+pub use flavor::{server_label, Flavor, Release};
+
+/// The tree of build `name` (`mysql-5.5.9`) for `--version`: the cached
+/// one, else fetched now where that needs nothing from the user (Maven
+/// Central builds, MariaDB's published checksums).
+pub fn build_tree(name: &str) -> anyhow::Result<std::path::PathBuf> {
+    let b = BuildName::parse(name)?;
+    get(&b, &GetOptions::default())
+}
 pub use paths::state_dir;
 pub use profiles::{render_profiles_help, Profile};
 pub use sandbox::{parse_cpu_list, process_alive, Sandbox};

@@ -423,7 +423,10 @@ impl Sandbox {
             self.spec.profile.name()
         );
         if let Some(b) = &self.spec.basedir {
-            s.push_str(&format!("  basedir {}", b.display()));
+            match super::builds::name_of_tree(b) {
+                Some(n) => s.push_str(&format!("  build {n}")),
+                None => s.push_str(&format!("  basedir {}", b.display())),
+            }
         }
         if let Some(c) = &self.spec.cpus {
             s.push_str(&format!("  cpus {c}"));

@@ -44,6 +44,8 @@ pub struct RunRow {
     pub status: String,
     pub reason: Option<String>,
     pub server_version: Option<String>,
+    /// MariaDB, MySQL or Percona Server, as the run's environment said.
+    pub server_flavor: Option<String>,
     pub seconds: Option<f64>,
     pub tps: Option<f64>,
     pub qps: Option<f64>,
@@ -140,7 +142,8 @@ pub struct RunDetail {
 const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
-    server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks')";
+    server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks'), \
+    server_flavor";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
@@ -199,6 +202,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         hint: r.get(19)?,
         nopm: r.get(20)?,
         locks: r.get(21)?,
+        server_flavor: r.get(22)?,
     })
 }
 
@@ -364,7 +368,7 @@ impl Store {
 
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
-            "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_flavor, server_cnf,
+            "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
                     server_variables, sandbox, host, json_extract(summary, '$.tpcc') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
@@ -372,12 +376,12 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(22)?),
-                    command_line: r.get(23)?,
-                    qpslab_version: r.get(24)?,
-                    git_hash: r.get(25)?,
-                    ended_at: r.get(26)?,
-                    server_flavor: r.get(27)?,
+                    options: json(r.get(23)?),
+                    command_line: r.get(24)?,
+                    qpslab_version: r.get(25)?,
+                    git_hash: r.get(26)?,
+                    ended_at: r.get(27)?,
+                    server_flavor: r.get(22)?,
                     server_cnf: r.get(28)?,
                     server_variables: json(r.get(29)?),
                     sandbox: json(r.get(30)?),

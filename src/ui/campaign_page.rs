@@ -145,7 +145,7 @@ pub fn runs_table(runs: &[RunRow], mode: Mode) -> String {
             r.threads,
             esc(r.label.as_deref().unwrap_or("")),
             esc(r.variant.as_deref().unwrap_or("")),
-            esc(r.server_version.as_deref().unwrap_or("")),
+            esc(&crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())),
             esc(&r.status),
             esc(&r.status),
             super::page::num(r.qps, 1),

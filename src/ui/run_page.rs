@@ -418,7 +418,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         r.reason.as_deref().map(|x| format!(" ({})", esc(x))).unwrap_or_default(),
         esc(r.label.as_deref().unwrap_or("-")),
         esc(r.variant.as_deref().unwrap_or("-")),
-        esc(r.server_version.as_deref().unwrap_or("")),
+        esc(&crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())),
         esc(&r.started_at),
         num(r.seconds, 1),
         r.campaign_id.map(|c| format!(" · campaign {}", link(mode, &format!("/campaign/{c}"), &c.to_string()))).unwrap_or_default()

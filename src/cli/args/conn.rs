@@ -17,6 +17,29 @@ pub enum ServerCmd {
     Destroy(NameArg),
     /// Show the my.cnf profiles.
     Profiles,
+    /// Fetch a server build by name (mysql-5.5.9, mariadb-11.4.5,
+    /// percona-8.0.39-30) into the cache and print its basedir.
+    Get(GetArgs),
+    /// List the fetched builds and those Maven Central holds.
+    Builds,
+}
+
+#[derive(Args, Debug)]
+pub struct GetArgs {
+    /// FLAVOR-VERSION: mysql-5.5.9, mariadb-11.4.5, mariadb-10.11.5, mysql-8.0.40, percona-8.0.39-30.
+    pub name: String,
+    /// A tarball or jar already downloaded (.tar.gz, .tar.xz, .jar, .zip).
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Download from here instead of the flavour's official location (a mirror).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// The archive's checksum: sha256:HEX, sha1:HEX or md5:HEX (from the download page).
+    #[arg(long)]
+    pub checksum: Option<String>,
+    /// Fetch and unpack again even when the build is in the cache.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args, Debug)]
@@ -31,8 +54,12 @@ pub struct SandboxArgs {
     #[arg(long, default_value = "default")]
     pub name: String,
     /// Top of a server tree (tarball layout: bin/mariadbd or bin/mysqld).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "version")]
     pub basedir: Option<PathBuf>,
+    /// A server build by name (mysql-5.5.9, mariadb-11.4.5): fetched by
+    /// `server get` (or now, when that needs no more input) and used as basedir.
+    #[arg(long)]
+    pub version: Option<String>,
     /// my.cnf profile: default or bench.
     #[arg(long)]
     pub profile: Option<String>,
