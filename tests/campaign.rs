@@ -197,6 +197,7 @@ fn presets_are_listed_and_bad_files_are_refused() {
     for ex in [
         "examples/campaigns/versions.toml",
         "examples/campaigns/pfs-quick.toml",
+        "examples/campaigns/engines.toml",
     ] {
         let o = l.qpslab(&[
             "campaign",

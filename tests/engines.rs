@@ -19,13 +19,7 @@ static HOME: OnceLock<Lab> = OnceLock::new();
 
 extern "C" fn destroy_at_exit() {
     if let Some(lab) = HOME.get() {
-        if let Ok(dirs) = std::fs::read_dir(lab.home.join("sandboxes")) {
-            for d in dirs.flatten() {
-                let name = d.file_name().to_string_lossy().into_owned();
-                let _ = lab.qpslab(&["server", "destroy", "--name", &name]);
-            }
-        }
-        let _ = std::fs::remove_dir_all(&lab.home);
+        lab.destroy();
     }
 }
 
@@ -84,29 +78,13 @@ fn mysql_5_5_runs_every_builtin_workload() {
         .collect();
     assert!(names.len() >= 10, "{names:?}");
     // (a sandbox's database is created on first use)
-    let db = "wl";
-    let o = on_mysql(&[
-        "prepare",
-        "oltp_read_write",
-        "--db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "2000",
-    ]);
+    const DATA: [&str; 6] = ["--db", "wl", "--tables", "2", "--table-size", "2000"];
+    let with_data = |head: &[&str], tail: &[&str]| on_mysql(&[head, &DATA[..], tail].concat());
+    let o = with_data(&["prepare", "oltp_read_write"], &[]);
     assert!(o.status.success(), "{}", text(&o));
     let st = store("wl");
     for w in &names {
-        let o = on_mysql(&[
-            "run",
-            w,
-            "--db",
-            db,
-            "--tables",
-            "2",
-            "--table-size",
-            "2000",
+        let tail = [
             "--threads",
             "2",
             "--events",
@@ -115,7 +93,8 @@ fn mysql_5_5_runs_every_builtin_workload() {
             "json",
             "--store",
             &st,
-        ]);
+        ];
+        let o = with_data(&["run", w], &tail);
         assert!(o.status.success(), "{w}: {}", text(&o));
         let j = json(&o);
         assert_eq!(j["status"]["status"], "ok", "{w}: {j}");
@@ -129,27 +108,15 @@ fn mysql_5_5_runs_every_builtin_workload() {
         }
     }
     // The text protocol throughout, too.
-    let o = on_mysql(&[
-        "run",
-        "oltp_read_write",
-        "--db",
-        db,
-        "--tables",
-        "2",
-        "--table-size",
-        "2000",
-        "--events",
-        "100",
-        "--db-ps-mode",
-        "disable",
-        "--store",
-        &st,
-    ]);
+    let o = with_data(
+        &["run", "oltp_read_write"],
+        &["--events", "100", "--db-ps-mode", "disable", "--store", &st],
+    );
     assert!(o.status.success(), "{}", text(&o));
     // Results name the flavour and version.
     let o = lab().qpslab(&["runs", "--store", &st]);
     assert!(text(&o).contains("MySQL 5.5.9"), "{}", text(&o));
-    let o = on_mysql(&["cleanup", "oltp_read_write", "--db", db, "--tables", "2"]);
+    let o = with_data(&["cleanup", "oltp_read_write"], &[]);
     assert!(o.status.success(), "{}", text(&o));
 }
 
@@ -516,4 +483,36 @@ name = "oltp_point_select"
         "{}",
         text(&o)
     );
+}
+
+#[test]
+fn a_failed_run_prints_what_failed_and_no_per_query_figures() {
+    let script = lab().home.join("boom.lua");
+    std::fs::write(
+        &script,
+        "function thread_init() end\nfunction event() error('boom: the event failed on purpose') end\n",
+    )
+    .unwrap();
+    let s = script.display().to_string();
+    let o = on_mysql(&["run", &s, "--events", "10", "--store", &store("failed")]);
+    let out = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("boom: the event failed on purpose"), "{out}");
+    assert!(out.contains("no query completed"), "{out}");
+    assert!(!out.contains(" us (0.00 s CPU for 0 queries)"), "{out}");
+    assert!(out.contains("Bottleneck: not judged"), "{out}");
+    for verdict in ["client-bound", "CPU-bound", "under-loaded", "contention:"] {
+        assert!(!out.contains(&format!("Bottleneck: {verdict}")), "{out}");
+    }
+    // Kept in the store, marked failed.
+    let o = lab().qpslab(&[
+        "runs",
+        "--store",
+        &store("failed"),
+        "--status",
+        "failed",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&o).as_array().unwrap().len(), 1, "{}", text(&o));
 }

@@ -121,6 +121,10 @@ pub fn of_wait_event(name: &str) -> Option<&'static str> {
         FILE_IO
     } else if has("trx_sys") {
         "trx_sys"
+    } else if has("innodb/kernel_mutex") {
+        // MySQL 5.5's one mutex over the lock and transaction systems
+        // (split into lock_sys and trx_sys in 5.6).
+        "kernel_mutex (lock_sys+trx_sys)"
     } else if has("innodb/lock_") || has("lock_sys") || has("lock_wait") {
         "lock_sys"
     } else if has("buf_pool") || has("buf_page") || has("innodb/buf_") {
@@ -181,6 +185,10 @@ mod tests {
         assert_eq!(ev("wait/synch/rwlock/sql/MDL_lock::rwlock"), Some("MDL"));
         assert_eq!(ev("wait/synch/mutex/innodb/trx_sys_mutex"), Some("trx_sys"));
         assert_eq!(ev("wait/synch/mutex/innodb/lock_mutex"), Some("lock_sys"));
+        assert_eq!(
+            ev("wait/synch/mutex/innodb/kernel_mutex"),
+            Some("kernel_mutex (lock_sys+trx_sys)")
+        );
         assert_eq!(
             ev("wait/io/file/innodb/innodb_log_file"),
             Some("log_sys (redo)")

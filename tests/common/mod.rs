@@ -18,14 +18,7 @@ static LAB: OnceLock<Lab> = OnceLock::new();
 
 extern "C" fn destroy_at_exit() {
     if let Some(lab) = LAB.get() {
-        // Every sandbox this test binary made (campaigns make their own).
-        if let Ok(dirs) = std::fs::read_dir(lab.home.join("sandboxes")) {
-            for d in dirs.flatten() {
-                let name = d.file_name().to_string_lossy().into_owned();
-                let _ = lab.qpslab(&["server", "destroy", "--name", &name]);
-            }
-        }
-        let _ = std::fs::remove_dir_all(&lab.home);
+        lab.destroy();
     }
 }
 
@@ -144,6 +137,18 @@ pub fn text(o: &Output) -> String {
 }
 
 impl Lab {
+    /// Destroys every sandbox of this state directory (campaigns make
+    /// their own) and removes the directory.
+    pub fn destroy(&self) {
+        if let Ok(dirs) = std::fs::read_dir(self.home.join("sandboxes")) {
+            for d in dirs.flatten() {
+                let name = d.file_name().to_string_lossy().into_owned();
+                let _ = self.qpslab(&["server", "destroy", "--name", &name]);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+
     pub fn command(&self) -> Command {
         let mut c = Command::new(bin());
         c.env("QPSLAB_HOME", &self.home).env_remove("MYSQL_PWD");
