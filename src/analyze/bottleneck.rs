@@ -120,6 +120,29 @@ pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// SHOW ENGINE INNODB MUTEX over [a, b] (MySQL 5.5–5.7): OS waits per
+/// second on InnoDB latches and the latch with the most, as evidence.
+pub fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
+    let total = c.delta("innodb_mutex.total.os_waits", a, b)?;
+    if total <= 0.0 || b <= a {
+        return None;
+    }
+    let top = c
+        .keys_with_prefix("innodb_mutex.")
+        .filter(|k| *k != "innodb_mutex.total.os_waits" && k.ends_with(".os_waits"))
+        .filter_map(|k| Some((k, c.delta(k, a, b)?)))
+        .max_by(|x, y| x.1.total_cmp(&y.1))?;
+    let name = top
+        .0
+        .trim_start_matches("innodb_mutex.")
+        .trim_end_matches(".os_waits");
+    Some(format!(
+        "InnoDB latches: {:.0} OS waits/s, {} of them at {name} (SHOW ENGINE INNODB MUTEX)",
+        total / (b - a),
+        pct(top.1 / total)
+    ))
+}
+
 pub fn hint(i: &Inputs) -> Hint {
     let mut ev = Vec::new();
     if i.queries <= 0.0 {
@@ -206,6 +229,7 @@ pub fn hint(i: &Inputs) -> Hint {
             for (name, share) in &waits {
                 ev.push(format!("{} of wait time in {name}", pct(*share)));
             }
+            ev.extend(latch_waits(i.counters, i.a, i.b));
             return Hint {
                 verdict: "contention".into(),
                 evidence: ev,
@@ -247,6 +271,7 @@ pub fn hint(i: &Inputs) -> Hint {
     for (name, share) in waits.iter().take(3) {
         ev.push(format!("{} of wait time in {name}", pct(*share)));
     }
+    ev.extend(latch_waits(i.counters, i.a, i.b));
     Hint {
         verdict: "CPU-bound in the server".into(),
         evidence: ev,
@@ -258,6 +283,7 @@ pub fn hint(i: &Inputs) -> Hint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::counters::Keep;
 
     fn inputs<'a>(c: &'a Counters, io: &'a IoRates, cpu: CpuSplit, threads: u32) -> Inputs<'a> {
         Inputs {
@@ -273,6 +299,25 @@ mod tests {
             ps_on: false,
             ps_synch: false,
         }
+    }
+
+    #[test]
+    fn latch_waits_name_the_busiest_latch() {
+        let mut c = Counters::default();
+        for (k, a, b) in [
+            ("innodb_mutex.total.os_waits", 100.0, 600.0),
+            ("innodb_mutex.log0log.c:832.os_waits", 0.0, 400.0),
+            ("innodb_mutex.&dict_sys->mutex.os_waits", 100.0, 200.0),
+        ] {
+            c.push(k.into(), Keep::Ends, 0.0, a);
+            c.push(k.into(), Keep::Ends, 10.0, b);
+        }
+        let s = latch_waits(&c, 0.0, 10.0).unwrap();
+        assert!(
+            s.contains("50 OS waits/s") && s.contains("80% of them at log0log.c:832"),
+            "{s}"
+        );
+        assert!(latch_waits(&Counters::default(), 0.0, 10.0).is_none());
     }
 
     #[test]

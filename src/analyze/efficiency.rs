@@ -27,6 +27,7 @@ pub fn keep(source: &str, name: &str) -> Option<Keep> {
         "disk" => true,
         "status" => STATUS_KEYS.contains(&name),
         "ps_waits" => return name.ends_with(".wait_ps").then_some(Keep::Ends),
+        "innodb_mutex" => return name.ends_with(".os_waits").then_some(Keep::Ends),
         _ => false,
     };
     all.then_some(Keep::All)
