@@ -32,17 +32,7 @@ echo "# $($Q --version), $(sysbench --version), server $(mariadb -uroot --socket
 echo "# $TABLES tables x $ROWS rows, $TIME s per point, $ROUNDS rounds"
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
 
-one() { # label cmd... -> "qps us_per_query rss_mb" (or "- - -" if it failed)
-  local t; t=$(mktemp)
-  /usr/bin/time -f "%U %S %M" -o "$t.time" "${@:2}" > "$t" 2>&1 || true
-  local q qps
-  q=$(awk '/queries:/ && /per sec/{print $2}' "$t")
-  qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$t")
-  if [ -z "$q" ]; then echo "- - -"; tail -n 3 "$t" >&2; else
-    awk -v q="$q" -v qps="$qps" '{printf "%.0f %.2f %.1f\n", qps, ($1+$2)*1e6/q, $3/1024}' "$t.time"
-  fi
-  rm -f "$t" "$t.time"
-}
+source bench/measure.sh
 
 printf "%-18s %6s %5s | %9s %8s | %9s %8s %7s | %9s %8s\n" workload threads round sb_qps sb_us lua_qps lua_us lua_MB nat_qps nat_us
 for w in $WORKLOADS; do
