@@ -516,3 +516,78 @@ fn a_failed_run_prints_what_failed_and_no_per_query_figures() {
     ]);
     assert_eq!(json(&o).as_array().unwrap().len(), 1, "{}", text(&o));
 }
+
+#[test]
+fn mysql_5_5_logs_in_with_native_and_old_passwords_over_tcp() {
+    let l = lab();
+    let sock = l.home.join("sandboxes").join(MYSQL).join("mysqld.sock");
+    let sql = "GRANT ALL ON *.* TO 'nat'@'127.0.0.1' IDENTIFIED BY 'nat-pw-1'; \
+               GRANT ALL ON *.* TO 'old'@'127.0.0.1' IDENTIFIED BY 'x'; \
+               SET PASSWORD FOR 'old'@'127.0.0.1' = OLD_PASSWORD('old-pw-1'); \
+               CREATE DATABASE IF NOT EXISTS auth";
+    let out = Command::new("mariadb")
+        .args(["-uroot", "-S"])
+        .arg(&sock)
+        .args(["-e", sql])
+        .output()
+        .expect("mariadb client (apt-get install mariadb-client)");
+    assert!(out.status.success(), "{}", text(&out));
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(l.home.join("sandboxes").join(MYSQL).join("meta.json")).unwrap(),
+    )
+    .unwrap();
+    let port = meta["port"].to_string();
+    let o = on_mysql(&[
+        "prepare",
+        "oltp_point_select",
+        "--db",
+        "auth",
+        "--table-size",
+        "100",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (user, pw) in [("nat", "nat-pw-1"), ("old", "old-pw-1")] {
+        let o = l.qpslab(&[
+            "run",
+            "oltp_point_select",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--user",
+            user,
+            "--password",
+            pw,
+            "--db",
+            "auth",
+            "--table-size",
+            "100",
+            "--events",
+            "50",
+            "--no-store",
+        ]);
+        assert!(o.status.success(), "{user}: {}", text(&o));
+    }
+    let o = l.qpslab(&[
+        "run",
+        "oltp_point_select",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--user",
+        "nat",
+        "--password",
+        "wrong",
+        "--db",
+        "auth",
+        "--events",
+        "5",
+        "--no-store",
+    ]);
+    assert!(
+        !o.status.success() && text(&o).contains("access denied"),
+        "{}",
+        text(&o)
+    );
+}
