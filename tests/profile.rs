@@ -132,11 +132,11 @@ fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
         .find(|l| l.starts_with("Scaling limiter:"))
         .unwrap_or_else(|| panic!("no scaling limiter named:\n{myisam}"));
     assert!(limiter.contains("THR_LOCK (table lock)"), "{myisam}");
-    // the 16-user step's verdict names it too
+    // the 16-user step's verdict names it too, unless other processes
+    // took the host's CPU (then the verdict says that, first)
     assert!(
-        myisam
-            .lines()
-            .any(|l| l.trim_start().starts_with("16 ") && l.contains("contention: THR_LOCK")),
+        myisam.lines().any(|l| l.trim_start().starts_with("16 ")
+            && (l.contains("contention: THR_LOCK") || l.contains("other processes"))),
         "{myisam}"
     );
     // the campaign page (and its report) names it per series

@@ -30,7 +30,7 @@ pub struct Hint {
 
 /// A profiled run's hint names its lock: where a lock family takes
 /// `LIMITER_SHARE` of the connection threads' time or more, a
-/// "contention", "under-loaded" or server-CPU verdict becomes
+/// "contention", latency-bound or server-CPU verdict becomes
 /// "contention: FAMILY", with the family's share and top stack as
 /// evidence; other verdicts (client-, IO-bound, a shared host) keep their
 /// word and get the share as evidence.
@@ -58,11 +58,16 @@ pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
             tail.join(" < ")
         ));
     }
+    // The verdict without a "(host shared: …)" note, which is kept.
+    let (base, note) = match h.verdict.find(" (host shared") {
+        Some(i) => h.verdict.split_at(i),
+        None => (h.verdict.as_str(), ""),
+    };
     if matches!(
-        h.verdict.as_str(),
-        "contention" | "under-loaded" | "CPU-bound in the server" | "unknown" | ""
+        base,
+        "contention" | LATENCY_BOUND | "CPU-bound in the server" | "unknown" | ""
     ) {
-        h.verdict = format!("contention: {family}");
+        h.verdict = format!("contention: {family}{note}");
     }
 }
 
@@ -143,7 +148,48 @@ pub fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
     ))
 }
 
+/// Few users on an idle CPU: each query waits for its round trip.
+pub const LATENCY_BOUND: &str = "latency-bound (round trips)";
+
+/// Other processes' share of the host's busy CPU above which a run is
+/// marked "host shared"; steal above `STEAL_SHARE` of all CPU time too.
+pub const OTHER_SHARE: f64 = 0.10;
+pub const STEAL_SHARE: f64 = 0.02;
+
+/// "host shared: other processes 68% of busy CPU, steal 3%" when the host
+/// was not the run's alone (see `OTHER_SHARE`), else None.
+pub fn host_shared(cpu: &CpuSplit) -> Option<String> {
+    let busy = cpu.server + cpu.client + cpu.other;
+    let other = if busy > 0.0 { cpu.other / busy } else { 0.0 };
+    if other <= OTHER_SHARE && cpu.steal <= STEAL_SHARE {
+        return None;
+    }
+    let mut s = format!("host shared: other processes {} of busy CPU", pct(other));
+    if cpu.steal > STEAL_SHARE {
+        s.push_str(&format!(", steal {}", pct(cpu.steal)));
+    }
+    Some(s)
+}
+
+/// The bottleneck verdict with its evidence. The same evidence gives the
+/// same verdict wherever it is asked (run, sweep step, campaign point):
+/// no queries → unknown; IO waits → IO-bound; an idle CPU → latency-bound
+/// (users ≤ CPUs) or contention (more users than CPUs); the client's share
+/// → client-bound; other processes' CPU → "CPU-bound: other processes";
+/// else CPU-bound in the server. A host that was not the run's alone is
+/// said first in the evidence and appended to the verdict.
 pub fn hint(i: &Inputs) -> Hint {
+    let mut h = verdict(i);
+    if let Some(shared) = i.cpu.as_ref().and_then(host_shared) {
+        if h.verdict != "unknown" {
+            h.verdict = format!("{} ({shared})", h.verdict);
+        }
+        h.evidence.insert(0, shared);
+    }
+    h
+}
+
+fn verdict(i: &Inputs) -> Hint {
     let mut ev = Vec::new();
     if i.queries <= 0.0 {
         return Hint {
@@ -161,19 +207,6 @@ pub fn hint(i: &Inputs) -> Hint {
         (Some(c), Some(b)) if b > 0.0 => Some(c.client / b),
         _ => i.client_share_fallback,
     };
-    if let Some(cs) = client.filter(|s| *s > CLIENT_SHARE) {
-        ev.push(format!(
-            "the load generator used {} of the CPU the host spent (over {}): the client, not the server, limits this step",
-            pct(cs),
-            pct(CLIENT_SHARE)
-        ));
-        return Hint {
-            verdict: "client-bound".into(),
-            evidence: ev,
-            top_waits: vec![],
-            locks: None,
-        };
-    }
     let iowait = i.cpu.map(|c| c.iowait).unwrap_or(0.0);
     let busy = i.io.disk_busy.unwrap_or(0.0);
     if iowait > IOWAIT_SHARE || busy > DISK_BUSY {
@@ -244,9 +277,22 @@ pub fn hint(i: &Inputs) -> Hint {
             i.cpus
         ));
         return Hint {
-            verdict: "under-loaded".into(),
+            verdict: LATENCY_BOUND.into(),
             evidence: ev,
             top_waits: waits,
+            locks: None,
+        };
+    }
+    if let Some(cs) = client.filter(|s| *s > CLIENT_SHARE) {
+        ev.push(format!(
+            "the load generator used {} of the CPU the host spent (over {}): the client, not the server, limits this step",
+            pct(cs),
+            pct(CLIENT_SHARE)
+        ));
+        return Hint {
+            verdict: "client-bound".into(),
+            evidence: ev,
+            top_waits: vec![],
             locks: None,
         };
     }
@@ -337,7 +383,7 @@ mod tests {
             "client-bound"
         );
         assert_eq!(
-            hint(&inputs(&c, &io, split(0.3, 0.05, 0.2, 0.4), 16)).verdict,
+            hint(&inputs(&c, &io, split(0.35, 0.05, 0.2, 0.4), 16)).verdict,
             "IO-bound"
         );
         assert_eq!(
@@ -346,17 +392,35 @@ mod tests {
         );
         assert_eq!(
             hint(&inputs(&c, &io, split(0.4, 0.05, 0.5, 0.0), 1)).verdict,
-            "under-loaded"
+            LATENCY_BOUND
         );
+        // One user on an idle CPU is latency-bound even when the client
+        // takes a large share of the little CPU used (not "client-bound").
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.3, 0.2, 0.5, 0.0), 1)).verdict,
+            LATENCY_BOUND
+        );
+        // Another process's CPU marks the host shared, first in the evidence.
+        let h = hint(&inputs(&c, &io, split(0.5, 0.1, 0.1, 0.0), 64));
+        assert_eq!(
+            h.verdict,
+            "CPU-bound in the server (host shared: other processes 33% of busy CPU)"
+        );
+        assert!(h.evidence[0].starts_with("host shared"), "{:?}", h.evidence);
+        let mut steal = split(0.85, 0.1, 0.02, 0.0);
+        steal.steal = 0.03;
+        steal.other = 0.0;
+        assert!(hint(&inputs(&c, &io, steal, 64))
+            .verdict
+            .contains("steal 3%"));
         assert_eq!(
             hint(&inputs(&c, &io, split(0.85, 0.1, 0.03, 0.0), 64)).verdict,
             "CPU-bound in the server"
         );
         // A busy host whose CPU went elsewhere is not server-bound.
-        assert_eq!(
-            hint(&inputs(&c, &io, split(0.0, 0.1, 0.03, 0.0), 64)).verdict,
-            "CPU-bound: other processes"
-        );
+        assert!(hint(&inputs(&c, &io, split(0.0, 0.1, 0.03, 0.0), 64))
+            .verdict
+            .starts_with("CPU-bound: other processes (host shared: other processes 90%"));
         let mut none = inputs(&c, &io, split(0.0, 0.5, 0.4, 0.0), 4);
         none.queries = 0.0;
         assert_eq!(hint(&none).verdict, "unknown");

@@ -248,6 +248,68 @@ pub fn compare_runs(
     Ok((compare(&qa, &qb), compare(&ta, &tb)))
 }
 
+/// What differs between two runs beyond what a comparison means to vary
+/// (label, variant, server, settings): workload, threads and the run's
+/// options (data size, tables, distribution, …; seeds and durations
+/// left out). Each item is `what: a vs b`.
+pub fn differences(a: &crate::store::RunDetail, b: &crate::store::RunDetail) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.run.workload != b.run.workload {
+        out.push(format!(
+            "workload: {} vs {}",
+            a.run.workload, b.run.workload
+        ));
+    }
+    if a.run.threads != b.run.threads {
+        out.push(format!("threads: {} vs {}", a.run.threads, b.run.threads));
+    }
+    let mut flat_a = Vec::new();
+    let mut flat_b = Vec::new();
+    flatten("", &a.options, &mut flat_a);
+    flatten("", &b.options, &mut flat_b);
+    const IGNORED: [&str; 6] = [
+        "rand_seed",
+        "time",
+        "events",
+        "report_interval",
+        "warmup_time",
+        "threads",
+    ];
+    let keys: std::collections::BTreeSet<&String> =
+        flat_a.iter().chain(&flat_b).map(|(k, _)| k).collect();
+    for k in keys {
+        if IGNORED.contains(&k.rsplit('.').next().unwrap_or(k)) {
+            continue;
+        }
+        let get = |f: &[(String, String)]| f.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+        let (va, vb) = (get(&flat_a), get(&flat_b));
+        if va != vb {
+            out.push(format!(
+                "{k}: {} vs {}",
+                va.as_deref().unwrap_or("-"),
+                vb.as_deref().unwrap_or("-")
+            ));
+        }
+    }
+    out
+}
+
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

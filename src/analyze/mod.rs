@@ -20,6 +20,7 @@ pub mod headline;
 pub mod limiter;
 pub mod live;
 pub mod run_figures;
+pub mod spread;
 
 pub use crate::store::RunRow;
 use std::collections::BTreeMap;
@@ -52,7 +53,13 @@ pub struct StepFigures {
 /// A series' figures at one concurrency: medians over its runs.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Cell {
+    /// The median of the repeats' QPS.
     pub qps: f64,
+    /// The repeats' QPS (median, min, max, count).
+    pub qps_spread: spread::Spread,
+    /// Each repeat's QPS, for intervals over repeats.
+    #[serde(skip)]
+    pub qps_runs: Vec<f64>,
     pub tps: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
@@ -113,8 +120,11 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                     let m = |f: fn(&RunRow) -> Option<f64>| {
                         median(rs.iter().filter_map(|r| f(r)).collect())
                     };
+                    let qps_runs: Vec<f64> = rs.iter().filter_map(|r| r.qps).collect();
                     let cell = Cell {
                         qps: m(|r| r.qps),
+                        qps_spread: spread::Spread::of(&qps_runs),
+                        qps_runs,
                         tps: m(|r| r.tps),
                         p95_ms: m(|r| r.lat_p95_ms),
                         p99_ms: m(|r| r.lat_p99_ms),
@@ -146,14 +156,17 @@ pub struct BestToBest {
     pub labels: Vec<String>,
     /// workload → threads → label → (best QPS, variant that won).
     pub best: Best,
+    /// The winners' repeats: (workload, threads, label) → QPS of each.
+    pub samples: BTreeMap<(String, i64, String), Vec<f64>>,
 }
 
 impl BestToBest {
-    /// Label `l`'s best QPS over the first label's, at one point.
-    pub fn ratio(&self, by_label: &BTreeMap<String, (f64, String)>, l: &str) -> Option<f64> {
-        let base = by_label.get(self.labels.first()?)?.0;
-        let q = by_label.get(l)?.0;
-        (base > 0.0).then(|| q / base)
+    /// Label `l`'s best over the first label's at one point, with its
+    /// interval over the two winners' repeats.
+    pub fn ratio(&self, w: &str, th: i64, l: &str) -> Option<spread::RatioCell> {
+        let base = self.labels.first()?;
+        let get = |label: &str| self.samples.get(&(w.to_string(), th, label.to_string()));
+        spread::ratio(get(l)?, get(base)?)
     }
 }
 
@@ -172,6 +185,8 @@ pub fn best_to_best(runs: &[RunRow]) -> BestToBest {
                 .or_default();
             if slot.get(l).is_none_or(|(q, _)| c.qps > *q) {
                 slot.insert(l.clone(), (c.qps, v.clone()));
+                out.samples
+                    .insert((w.clone(), *th, l.clone()), c.qps_runs.clone());
             }
         }
     }
@@ -196,8 +211,9 @@ pub struct RatioMatrix {
 pub struct RatioRow {
     pub threads: i64,
     pub reference_qps: f64,
-    /// Per variant (as `RatioMatrix::variants`); None where it did not run.
-    pub ratios: Vec<Option<f64>>,
+    /// Per variant (as `RatioMatrix::variants`), with its interval over
+    /// repeats; None where it did not run.
+    pub ratios: Vec<Option<spread::RatioCell>>,
 }
 
 /// The ratio matrices of every workload and label that has `reference`.
@@ -238,16 +254,20 @@ pub fn ratio_matrices(runs: &[RunRow], reference: &str) -> Vec<RatioMatrix> {
                 reference_qps: rc.qps,
                 ratios: others
                     .iter()
-                    .map(|(_, cells)| match cells.get(th) {
-                        Some(c) if rc.qps > 0.0 => Some(c.qps / rc.qps),
-                        _ => None,
+                    .map(|(_, cells)| {
+                        cells
+                            .get(th)
+                            .and_then(|c| spread::ratio(&c.qps_runs, &rc.qps_runs))
                     })
                     .collect(),
             })
             .collect();
         let summary = (0..others.len())
             .map(|i| {
-                let col: Vec<f64> = rows.iter().filter_map(|r| r.ratios[i]).collect();
+                let col: Vec<f64> = rows
+                    .iter()
+                    .filter_map(|r| r.ratios[i].map(|c| c.ratio))
+                    .collect();
                 (
                     col.iter().cloned().fold(f64::NAN, f64::min),
                     median(col.clone()),

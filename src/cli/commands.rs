@@ -444,9 +444,17 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
     let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
     let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
     let f = report::table::Format::from(a.format.format);
+    let qps = |id: i64| -> Result<Vec<f64>> {
+        Ok(store.repeats_of(id)?.iter().filter_map(|r| r.qps).collect())
+    };
+    let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
+    let ctx = report::analysis::ComparisonContext {
+        across_repeats: crate::analyze::spread::ratio(&rb, &ra).filter(|c| c.lo.is_some()),
+        differences: crate::analyze::compare::differences(&da, &db),
+    };
     print!(
         "{}",
-        report::analysis::run_comparison(&da, &db, &cq, &ct, f)
+        report::analysis::run_comparison(&da, &db, (&cq, &ct), &ctx, f)
     );
     Ok(())
 }

@@ -28,6 +28,7 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
         "variant",
         "threads",
         "qps",
+        "qps min-max",
         "tps",
         "p95 ms",
         "p99 ms",
@@ -38,7 +39,7 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
         "bottleneck",
     ];
     if tpcc {
-        headers.insert(6, "nopm");
+        headers.insert(7, "nopm");
     }
     let mut t = Table::new(&headers);
     for ((w, l, v), cells) in &s {
@@ -49,6 +50,7 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 v.clone(),
                 th.to_string(),
                 format!("{:.2}", c.qps),
+                c.qps_spread.range_text(0),
                 format!("{:.2}", c.tps),
                 format!("{:.2}", c.p95_ms),
                 format!("{:.2}", c.p99_ms),
@@ -59,7 +61,7 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
                 c.hint.clone(),
             ];
             if tpcc {
-                row.insert(6, num(Some(c.nopm).filter(|n| n.is_finite()), 1));
+                row.insert(7, num(Some(c.nopm).filter(|n| n.is_finite()), 1));
             }
             t.push(row);
         }
@@ -101,8 +103,8 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
             }
             for l in labels.iter().skip(1) {
                 row.push(
-                    b.ratio(by_label, l)
-                        .map_or_else(|| "-".into(), |r| format!("{r:.3}")),
+                    b.ratio(w, *th, l)
+                        .map_or_else(|| "-".into(), |r| ratio_text(&r, f)),
                 );
             }
             t.rows.push(row);
@@ -110,9 +112,12 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
     }
     let servers = servers_of_labels(runs, labels);
     let mut out = t.render(f);
+    if labels.len() > 1 {
+        out.push_str(&legend(f));
+    }
     match f {
         Format::Text | Format::Markdown if !servers.is_empty() => {
-            out.push_str(&format!("\nservers: {servers}\n"));
+            out.push_str(&format!("servers: {servers}\n"));
         }
         Format::Html if !servers.is_empty() => {
             out.push_str(&format!(
@@ -123,6 +128,28 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
         _ => {}
     }
     out
+}
+
+/// A ratio cell: with its interval and mark, or the bare number in CSV
+/// (JSON carries the intervals as fields).
+fn ratio_text(c: &crate::analyze::spread::RatioCell, f: Format) -> String {
+    match f {
+        Format::Csv => format!("{:.3}", c.ratio),
+        _ => c.text(),
+    }
+}
+
+/// The ratio legend under a table, in the table's format ("" for CSV/JSON).
+pub fn legend(f: Format) -> String {
+    use crate::analyze::spread::RATIO_LEGEND;
+    match f {
+        Format::Text | Format::Markdown => format!("\n{RATIO_LEGEND}\n"),
+        Format::Html => format!(
+            "<p class=\"legend\">{} Coloured: a difference (green faster, red slower); grey: within noise or one run.</p>",
+            crate::report::chart::esc(RATIO_LEGEND)
+        ),
+        Format::Csv | Format::Json => String::new(),
+    }
 }
 
 /// `label = MySQL 5.5.9; label2 = MariaDB 11.4.5`: what each label ran
@@ -167,9 +194,15 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
                             .variants
                             .iter()
                             .zip(&r.ratios)
-                            .filter_map(|(v, x)| Some((v.clone(), (*x)?.into())))
+                            .filter_map(|(v, x)| Some((v.clone(), (*x)?.ratio.into())))
                             .collect();
-                        serde_json::json!({"threads": r.threads, "reference_qps": r.reference_qps, "ratios": ratios})
+                        let intervals: serde_json::Map<String, serde_json::Value> = m
+                            .variants
+                            .iter()
+                            .zip(&r.ratios)
+                            .filter_map(|(v, x)| Some((v.clone(), serde_json::to_value((*x)?).ok()?)))
+                            .collect();
+                        serde_json::json!({"threads": r.threads, "reference_qps": r.reference_qps, "ratios": ratios, "intervals": intervals})
                     })
                     .collect();
                 serde_json::json!({"workload": m.workload, "label": m.label, "reference": m.reference, "rows": rows})
@@ -190,7 +223,7 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
             row.extend(
                 r.ratios
                     .iter()
-                    .map(|x| x.map_or_else(|| "-".into(), |v| format!("{v:.3}"))),
+                    .map(|x| x.map_or_else(|| "-".into(), |v| ratio_text(&v, f))),
             );
             t.rows.push(row);
         }
@@ -208,21 +241,43 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
         out.push_str(&t.render(f));
         out.push('\n');
     }
+    if !ms.is_empty() {
+        out.push_str(&legend(f));
+    }
     out
 }
 
-/// Two stored runs side by side with the comparison of their per-interval
-/// QPS and TPS (mean ± SE, the difference with its 95% interval, Welch's t).
+/// What a comparison knows beyond the two runs' seconds.
+pub struct ComparisonContext {
+    /// B / A over the repeats of each run's point (both sides ≥ 2 runs).
+    pub across_repeats: Option<crate::analyze::spread::RatioCell>,
+    /// What differs between the runs besides server and settings.
+    pub differences: Vec<String>,
+}
+
+/// Two stored runs side by side: the test across their points' repeats
+/// when both have repeats (the verdict), else the comparison of their
+/// per-interval QPS and TPS (mean ± SE, Welch's t), which ignores
+/// run-to-run variance and is said to be a lower bound; a warning first
+/// when the runs differ in workload, threads or options.
 pub fn run_comparison(
     da: &RunDetail,
     db: &RunDetail,
-    cq: &Comparison,
-    ct: &Comparison,
+    (cq, ct): (&Comparison, &Comparison),
+    ctx: &ComparisonContext,
     f: Format,
 ) -> String {
     if f == Format::Json {
-        let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct});
+        let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct,
+            "across_repeats": ctx.across_repeats, "differences": ctx.differences});
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    }
+    let mut head = String::new();
+    if !ctx.differences.is_empty() {
+        head.push_str(&format!(
+            "WARNING: these runs differ in more than server and settings ({}): the difference below mixes them in\n\n",
+            ctx.differences.join("; ")
+        ));
     }
     let name = |d: &RunDetail| {
         let r = &d.run;
@@ -270,7 +325,25 @@ pub fn run_comparison(
     for (label, x, y) in rows {
         t.push(vec![label.to_string(), x, y]);
     }
-    for (what, c) in [("qps", &cq), ("tps", &ct)] {
+    match &ctx.across_repeats {
+        Some(r) => t.push(vec![
+            "qps B / A over repeats".into(),
+            r.text(),
+            format!(
+                "{} (repeats: {} and {})",
+                if r.significant() { "a difference" } else { "within noise" },
+                r.runs_b,
+                r.runs_a
+            ),
+        ]),
+        None => t.push(vec![
+            "run-to-run".into(),
+            "unknown: one run per side".into(),
+            "the within-run test below ignores run-to-run variance: a lower bound on the uncertainty (repeat the runs)".into(),
+        ]),
+    }
+    let one_run = ctx.across_repeats.is_none();
+    for (what, c) in [("qps", cq), ("tps", ct)] {
         let pct = |v: f64| {
             if c.a.mean != 0.0 {
                 v / c.a.mean * 100.0
@@ -292,15 +365,15 @@ pub fn run_comparison(
                 c.t,
                 c.df,
                 c.p,
-                if c.significant {
-                    "significant"
-                } else {
-                    "within noise"
+                match (c.significant, one_run) {
+                    (true, true) => "beyond within-run noise (not proof of a difference)",
+                    (true, false) => "beyond within-run noise",
+                    (false, _) => "within within-run noise",
                 }
             ),
         ]);
     }
-    t.render(f)
+    head + &t.render(f)
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@ pub enum Format {
     Markdown,
     Csv,
     Json,
-    /// An HTML table for the UI and reports; ratio columns (headers with
-    /// " / ") are coloured below 0.95 and above 1.05.
+    /// An HTML table for the UI and reports; in ratio columns (headers
+    /// with " / ") a cell marked significant (" *": its interval over
+    /// repeats excludes 1.0 ± 5%) is coloured by direction, others grey.
     Html,
 }
 
@@ -66,9 +67,12 @@ impl Table {
                     o.push_str("<tr>");
                     for (c, v) in r.iter().enumerate() {
                         let ratio = self.headers.get(c).is_some_and(|h| h.contains(" / "));
-                        let cls = match v.parse::<f64>() {
-                            Ok(x) if ratio && x < 0.95 => " class=\"lo\"",
-                            Ok(x) if ratio && x > 1.05 => " class=\"hi\"",
+                        let lead = v.split_whitespace().next().unwrap_or("").parse::<f64>();
+                        let significant = v.ends_with(" *");
+                        let cls = match lead {
+                            Ok(x) if ratio && significant && x < 1.0 => " class=\"lo\"",
+                            Ok(x) if ratio && significant && x > 1.0 => " class=\"hi\"",
+                            Ok(_) if ratio => " class=\"ns\"",
                             _ if !right.get(c).copied().unwrap_or(true) => " class=\"l\"",
                             _ => "",
                         };

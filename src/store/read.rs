@@ -326,6 +326,19 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The finished repeats of run `id`'s point (same campaign and point
+    /// hash, status ok), itself included; just itself outside a campaign.
+    pub fn repeats_of(&self, id: i64) -> Result<Vec<RunRow>> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs r WHERE r.id = ?1 OR (r.status = 'ok' AND EXISTS (SELECT 1 FROM runs o \
+             WHERE o.id = ?1 AND o.campaign_id IS NOT NULL AND o.point_hash IS NOT NULL \
+             AND o.campaign_id = r.campaign_id AND o.point_hash = r.point_hash)) ORDER BY r.id"
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let rows = st.query_map(params![id], run_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn list_runs(&self, f: &RunFilter) -> Result<Vec<RunRow>> {
         let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE 1=1");
         let mut args: Vec<Box<dyn rusqlite::ToSql>> = Vec::new();

@@ -1,0 +1,190 @@
+//! Repeats as the sample: the spread of a point's repeats and the interval
+//! of a ratio between two points, by bootstrap over the repeats (not over
+//! one run's seconds, which are correlated and leave run-to-run variance
+//! out). Deterministic: the resampling generator is seeded from the data,
+//! so the same runs always give the same interval.
+
+use serde::Serialize;
+
+/// Resamples per interval: enough for stable 2.5/97.5 percentiles.
+const RESAMPLES: usize = 2000;
+
+/// How far a ratio's interval must stay from 1.0 to count as a
+/// difference: the same ±5% the tables used to colour on alone.
+pub const RATIO_THRESHOLD: f64 = 0.05;
+
+/// A ratio A/B of two points' median QPS, with its 95% bootstrap interval
+/// over the repeats when both sides have at least two.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RatioCell {
+    pub ratio: f64,
+    /// None with a single repeat on either side: run-to-run variance unknown.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub runs_a: usize,
+    pub runs_b: usize,
+}
+
+impl RatioCell {
+    /// Whether the interval excludes 1.0 by more than the threshold.
+    pub fn significant(&self) -> bool {
+        match (self.lo, self.hi) {
+            (Some(lo), Some(hi)) => lo > 1.0 + RATIO_THRESHOLD || hi < 1.0 - RATIO_THRESHOLD,
+            _ => false,
+        }
+    }
+
+    /// `1.052 [0.981–1.120]`, `1.310 [1.200–1.402] *` when significant,
+    /// `1.052 (1 run)` without an interval.
+    pub fn text(&self) -> String {
+        match (self.lo, self.hi) {
+            (Some(lo), Some(hi)) => format!(
+                "{:.3} [{lo:.3}–{hi:.3}]{}",
+                self.ratio,
+                if self.significant() { " *" } else { "" }
+            ),
+            _ => format!("{:.3} (1 run)", self.ratio),
+        }
+    }
+}
+
+/// The legend printed under tables with ratio cells.
+pub const RATIO_LEGEND: &str = "ratios: median of repeats A / median of repeats B, [95% interval by bootstrap over repeats]; \
+     * = the interval excludes 1.0 ± 5% (a difference); unmarked = within noise; (1 run) = one repeat, run-to-run variance unknown";
+
+/// Median of a sample (NaN when empty).
+pub fn median(v: &[f64]) -> f64 {
+    super::median(v.to_vec())
+}
+
+/// The ratio of two samples' medians with its bootstrap interval.
+pub fn ratio(a: &[f64], b: &[f64]) -> Option<RatioCell> {
+    let (ma, mb) = (median(a), median(b));
+    if a.is_empty() || b.is_empty() || mb <= 0.0 || !ma.is_finite() {
+        return None;
+    }
+    let mut cell = RatioCell {
+        ratio: ma / mb,
+        lo: None,
+        hi: None,
+        runs_a: a.len(),
+        runs_b: b.len(),
+    };
+    if a.len() >= 2 && b.len() >= 2 {
+        let mut rng = Rng::seeded(a.iter().chain(b).fold(0x9E37_79B9_7F4A_7C15, |h, x| {
+            (h ^ x.to_bits()).wrapping_mul(0x100_0000_01B3)
+        }));
+        let mut ra = vec![0.0; a.len()];
+        let mut rb = vec![0.0; b.len()];
+        let mut out: Vec<f64> = (0..RESAMPLES)
+            .filter_map(|_| {
+                for x in ra.iter_mut() {
+                    *x = a[rng.below(a.len())];
+                }
+                for x in rb.iter_mut() {
+                    *x = b[rng.below(b.len())];
+                }
+                let d = median(&rb);
+                (d > 0.0).then(|| median(&ra) / d)
+            })
+            .collect();
+        out.sort_by(|x, y| x.total_cmp(y));
+        if !out.is_empty() {
+            let at = |q: f64| out[((out.len() - 1) as f64 * q).round() as usize];
+            cell.lo = Some(at(0.025));
+            cell.hi = Some(at(0.975));
+        }
+    }
+    Some(cell)
+}
+
+/// xorshift64*: small, fast, and reproducible from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn seeded(s: u64) -> Rng {
+        Rng(s | 1)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n as u64) as usize
+    }
+}
+
+/// A point's repeats: median, min and max.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Spread {
+    pub fn of(v: &[f64]) -> Spread {
+        let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        Spread {
+            median: median(&v),
+            min: v.iter().copied().fold(f64::NAN, f64::min),
+            max: v.iter().copied().fold(f64::NAN, f64::max),
+            n: v.len(),
+        }
+    }
+
+    /// `50100-54200` over several repeats, `(1 run)` for one.
+    pub fn range_text(&self, decimals: usize) -> String {
+        if self.n <= 1 {
+            return "(1 run)".into();
+        }
+        format!("{:.*}-{:.*}", decimals, self.min, decimals, self.max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_configuration_is_within_noise() {
+        // Two sets of repeats of one configuration, 5% apart at most.
+        let c = ratio(&[100.0, 104.0, 97.0], &[101.0, 98.0, 103.0]).unwrap();
+        assert!(!c.significant(), "{c:?}");
+        assert!(c.lo.unwrap() < 1.0 && c.hi.unwrap() > 1.0, "{c:?}");
+        assert!(!c.text().contains('*'));
+    }
+
+    #[test]
+    fn a_real_difference_is_significant() {
+        let c = ratio(&[130.0, 128.0, 133.0], &[100.0, 101.0, 99.0]).unwrap();
+        assert!(c.significant(), "{c:?}");
+        assert!(c.text().ends_with(" *"), "{}", c.text());
+        let slower = ratio(&[80.0, 82.0, 79.0], &[100.0, 101.0, 99.0]).unwrap();
+        assert!(slower.significant());
+    }
+
+    #[test]
+    fn one_run_is_never_significant() {
+        let c = ratio(&[150.0], &[100.0, 100.0]).unwrap();
+        assert_eq!(c.lo, None);
+        assert!(!c.significant());
+        assert_eq!(c.text(), "1.500 (1 run)");
+        assert!(ratio(&[], &[1.0]).is_none());
+    }
+
+    #[test]
+    fn reproducible() {
+        let a = [10.0, 11.0, 12.0, 9.0];
+        let b = [10.5, 10.0, 9.5];
+        assert_eq!(ratio(&a, &b), ratio(&a, &b));
+    }
+
+    #[test]
+    fn spreads() {
+        let s = Spread::of(&[3.0, 1.0, 2.0]);
+        assert_eq!((s.median, s.min, s.max, s.n), (2.0, 1.0, 3.0, 3));
+        assert_eq!(s.range_text(0), "1-3");
+        assert_eq!(Spread::of(&[5.0]).range_text(1), "(1 run)");
+    }
+}
