@@ -58,8 +58,13 @@ pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
             tail.join(" < ")
         ));
     }
-    // The verdict without a "(host shared: …)" note, which is kept.
-    let (base, note) = match h.verdict.find(" (host shared") {
+    // The verdict without its notes ("(host shared: …)", "; unstable: …"),
+    // which are kept.
+    let cut = [" (host shared", "; unstable"]
+        .iter()
+        .filter_map(|m| h.verdict.find(m))
+        .min();
+    let (base, note) = match cut {
         Some(i) => h.verdict.split_at(i),
         None => (h.verdict.as_str(), ""),
     };

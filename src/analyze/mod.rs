@@ -21,6 +21,7 @@ pub mod limiter;
 pub mod live;
 pub mod run_figures;
 pub mod spread;
+pub mod stability;
 
 pub use crate::store::RunRow;
 use std::collections::BTreeMap;

@@ -98,6 +98,49 @@ pub fn ratio(a: &[f64], b: &[f64]) -> Option<RatioCell> {
     Some(cell)
 }
 
+/// Points whose repeats drift: three or more repeats (in the order they
+/// ran) whose QPS rises or falls at every step, by more than 5% first to
+/// last. A line each: "oltp_point_select m/off 32 users: 70707 → 58012 →
+/// 56900 (−20%), falling at every repeat".
+pub fn drifting(runs: &[crate::store::RunRow]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let mut points: BTreeMap<(String, String, String, i64), Vec<(i64, f64)>> = BTreeMap::new();
+    for r in runs.iter().filter(|r| r.status == "ok") {
+        if let Some(q) = r.qps {
+            points
+                .entry((
+                    r.workload.clone(),
+                    r.label.clone().unwrap_or_default(),
+                    r.variant.clone().unwrap_or_default(),
+                    r.threads,
+                ))
+                .or_default()
+                .push((r.id, q));
+        }
+    }
+    let mut out = Vec::new();
+    for ((w, l, v, th), mut reps) in points {
+        if reps.len() < 3 {
+            continue;
+        }
+        reps.sort_by_key(|(id, _)| *id);
+        let q: Vec<f64> = reps.iter().map(|(_, q)| *q).collect();
+        let rising = q.windows(2).all(|x| x[1] > x[0]);
+        let falling = q.windows(2).all(|x| x[1] < x[0]);
+        let change = q[q.len() - 1] / q[0] - 1.0;
+        if (rising || falling) && change.abs() > RATIO_THRESHOLD {
+            let path: Vec<String> = q.iter().map(|x| format!("{x:.0}")).collect();
+            out.push(format!(
+                "{w} {l}/{v} {th} users: {} ({:+.0}%), {} at every repeat",
+                path.join(" -> "),
+                change * 100.0,
+                if rising { "rising" } else { "falling" }
+            ));
+        }
+    }
+    out
+}
+
 /// xorshift64*: small, fast, and reproducible from its seed.
 struct Rng(u64);
 
@@ -178,6 +221,49 @@ mod tests {
         let a = [10.0, 11.0, 12.0, 9.0];
         let b = [10.5, 10.0, 9.5];
         assert_eq!(ratio(&a, &b), ratio(&a, &b));
+    }
+
+    #[test]
+    fn drift_over_repeats_is_named() {
+        let row = |id: i64, v: &str, qps: f64| crate::store::RunRow {
+            id,
+            campaign_id: Some(1),
+            started_at: String::new(),
+            workload: "oltp_point_select".into(),
+            threads: 32,
+            label: Some("m".into()),
+            variant: Some(v.into()),
+            status: "ok".into(),
+            reason: None,
+            server_version: None,
+            server_flavor: None,
+            seconds: None,
+            tps: None,
+            qps: Some(qps),
+            lat_p95_ms: None,
+            lat_p99_ms: None,
+            client_cpu_s: None,
+            queries: None,
+            server_us_per_q: None,
+            csw_per_q: None,
+            hint: None,
+            nopm: None,
+            locks: None,
+        };
+        let runs = vec![
+            row(1, "off", 70707.0),
+            row(2, "on", 83700.0),
+            row(3, "off", 58012.0),
+            row(4, "on", 78600.0),
+            row(5, "off", 56900.0),
+            row(6, "on", 83900.0),
+        ];
+        let d = drifting(&runs);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].contains("m/off 32 users: 70707 -> 58012 -> 56900 (-20%), falling"),
+            "{d:?}"
+        );
     }
 
     #[test]

@@ -324,14 +324,23 @@ impl CampaignFile {
         })
     }
 
-    /// All points, in run order: server, variant, workload, threads, repeat.
+    /// All points, in run order. Repeats are rounds: round 1 runs every
+    /// server, variant, workload and concurrency once, round 2 again, …;
+    /// each round starts its servers and variants one further along (round
+    /// 2 of variants off, on, global runs on, global, off), so slow drift
+    /// of the host or the server lands on every variant alike instead of
+    /// passing for a difference between them.
     pub fn points(&self) -> Vec<Point> {
         let mut out = Vec::new();
-        for s in 0..self.servers.len() {
-            for v in 0..self.variants.len() {
-                for w in 0..self.workloads.len() {
-                    for &t in &self.threads {
-                        for r in 1..=self.repeat {
+        let (ns, nv) = (self.servers.len(), self.variants.len());
+        for r in 1..=self.repeat {
+            let shift = (r - 1) as usize;
+            for si in 0..ns {
+                let s = (si + shift) % ns;
+                for vi in 0..nv {
+                    let v = (vi + shift) % nv;
+                    for w in 0..self.workloads.len() {
+                        for &t in &self.threads {
                             let def = self.point_definition(s, v, w, t, r).to_string();
                             out.push(Point {
                                 server: s,
@@ -387,6 +396,21 @@ mod tests {
             CampaignFile::parse(&FILE.replace("repeat = 2", "repeat = 2\ntime = 20"), "test")
                 .unwrap();
         assert_ne!(longer.points()[0].hash, p[0].hash);
+        // Repeats are rounds, each starting one variant further along.
+        let order: Vec<(usize, u32)> = p.iter().map(|x| (x.variant, x.repeat)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (0, 1),
+                (0, 1),
+                (1, 1),
+                (1, 1),
+                (1, 2),
+                (1, 2),
+                (0, 2),
+                (0, 2)
+            ]
+        );
         assert_eq!(
             value_text(&c.variants[0].set["innodb_spin_wait_delay"]),
             "6"

@@ -54,6 +54,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "latency_ms": percentiles(&t.hist, pcts),
         },
         "tpcc": crate::report::tpcc::document(r, pcts),
+        "stability": crate::analyze::stability::of_run(r),
         "latency_by_statement": r.kinds.iter().map(|k| json!({
             "statement": k.name,
             "count": k.count,

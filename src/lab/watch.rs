@@ -292,6 +292,13 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
     if matches!(r.status, RunStatus::Failed(_)) || r.total.queries() == 0 {
         m.bottleneck = None;
     }
+    // An unstable run says so wherever its verdict is shown.
+    if let (Some(b), Some(flag)) = (
+        m.bottleneck.as_mut(),
+        crate::analyze::stability::of_run(r).and_then(|s| s.flag),
+    ) {
+        b.verdict = format!("{}; {flag}", b.verdict);
+    }
     m
 }
 

@@ -104,6 +104,13 @@ pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: 
         );
     }
     out += &limiters_text(runs);
+    let drift = crate::analyze::spread::drifting(runs);
+    if !drift.is_empty() {
+        out += "\nDrift: these points' repeats moved one way at every repeat (the host or the server changed during the campaign; their medians are suspect):\n";
+        for d in drift {
+            out += &format!("    {d}\n");
+        }
+    }
     if failed + degraded > 0 {
         out += &format!("\n{failed} point(s) failed, {degraded} degraded (left out of the tables); rerun to retry them.\n");
     }

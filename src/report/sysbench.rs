@@ -207,6 +207,20 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     if r.text_fallbacks > 0 {
         let _ = writeln!(o, "\nNote: {} statement preparations fell back to the text protocol: the server refused them (max_prepared_stmt_count reached, or a statement it cannot prepare, e.g. BEGIN on MySQL 5.5)", r.text_fallbacks);
     }
+    if let Some(st) = crate::analyze::stability::of_run(r) {
+        let _ = writeln!(
+            o,
+            "\nStability over {} intervals: CoV {:.1}%, trend {:+.1}% across the run, {} outlier interval(s){}",
+            st.intervals,
+            st.cov * 100.0,
+            st.trend * 100.0,
+            st.outliers,
+            st.flag.as_deref().map(|f| format!(" -- {f}")).unwrap_or_default()
+        );
+        if let Some(a) = &st.advice {
+            let _ = writeln!(o, "Note: {a}");
+        }
+    }
     let share = if r.host_cpu_s > 0.0 {
         r.client_cpu_s / r.host_cpu_s
     } else {

@@ -1,0 +1,157 @@
+//! Stability within a run, from its per-interval throughput: how much the
+//! seconds vary (coefficient of variation), whether throughput drifts
+//! across the run (a least-squares trend: warm-up not over, purge lag,
+//! checkpoint age growing), outlier seconds, and whether the first part of
+//! the run differs from the rest (the warm-up was too short). A run that
+//! is unstable is flagged, so tables say so instead of averaging it
+//! silently.
+
+use serde::Serialize;
+
+/// Above this coefficient of variation of per-second QPS, a run is unstable.
+pub const COV_LIMIT: f64 = 0.10;
+/// Above this drift across the run (trend × duration / mean), unstable.
+pub const TREND_LIMIT: f64 = 0.10;
+/// The first fifth of the run differing from the rest by more than this
+/// means the warm-up was too short.
+pub const WARMUP_GAP: f64 = 0.10;
+/// Fewer whole intervals than this say nothing about stability.
+pub const MIN_INTERVALS: usize = 5;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Stability {
+    pub intervals: usize,
+    /// Standard deviation / mean of per-interval QPS.
+    pub cov: f64,
+    /// Relative change of QPS from the run's start to its end, by the
+    /// least-squares line (−0.12: throughput fell 12% across the run).
+    pub trend: f64,
+    /// Intervals more than 3.5 robust deviations (MAD) from the median.
+    pub outliers: usize,
+    /// First fifth's mean over the rest's, minus one.
+    pub first_part_gap: f64,
+    /// "unstable: CoV 18%, trending −12%", when it is.
+    pub flag: Option<String>,
+    /// A longer --warmup-time to try, when the first part differs.
+    pub advice: Option<String>,
+}
+
+/// The stability of `qps` per interval (measured, whole intervals, in
+/// order) over a run of `seconds`; None with too few intervals.
+pub fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
+    let n = qps.len();
+    if n < MIN_INTERVALS {
+        return None;
+    }
+    let mean = qps.iter().sum::<f64>() / n as f64;
+    if mean <= 0.0 {
+        return None;
+    }
+    let var = qps.iter().map(|q| (q - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let cov = var.sqrt() / mean;
+    // Least-squares slope against the interval index.
+    let xm = (n - 1) as f64 / 2.0;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, q) in qps.iter().enumerate() {
+        let dx = i as f64 - xm;
+        sxy += dx * (q - mean);
+        sxx += dx * dx;
+    }
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let trend = slope * (n - 1) as f64 / mean;
+    let med = super::median(qps.to_vec());
+    let mad = super::median(qps.iter().map(|q| (q - med).abs()).collect());
+    let outliers = if mad > 0.0 {
+        qps.iter()
+            .filter(|q| 0.6745 * (*q - med).abs() / mad > 3.5)
+            .count()
+    } else {
+        // Most seconds equal: any other one stands out.
+        qps.iter().filter(|q| (*q - med).abs() > 0.0).count()
+    };
+    let head = (n / 5).max(1);
+    let first = qps[..head].iter().sum::<f64>() / head as f64;
+    let rest = qps[head..].iter().sum::<f64>() / (n - head) as f64;
+    let first_part_gap = if rest > 0.0 { first / rest - 1.0 } else { 0.0 };
+    let mut why = Vec::new();
+    if cov > COV_LIMIT {
+        why.push(format!("CoV {:.0}%", cov * 100.0));
+    }
+    if trend.abs() > TREND_LIMIT {
+        why.push(format!("trending {:+.0}%", trend * 100.0));
+    }
+    let flag = (!why.is_empty()).then(|| format!("unstable: {}", why.join(", ")));
+    let advice = (first_part_gap.abs() > WARMUP_GAP).then(|| {
+        let warm = (seconds / 5.0).ceil().max(10.0);
+        format!(
+            "the first fifth of the run differs from the rest by {:+.0}%: warm up longer (--warmup-time {warm:.0})",
+            first_part_gap * 100.0
+        )
+    });
+    Some(Stability {
+        intervals: n,
+        cov,
+        trend,
+        outliers,
+        first_part_gap,
+        flag,
+        advice,
+    })
+}
+
+/// A run's stability over its measured whole intervals.
+pub fn of_run(r: &crate::stats::RunResult) -> Option<Stability> {
+    let qps: Vec<f64> = r
+        .samples
+        .iter()
+        .filter(|s| !s.warmup && !s.sliver)
+        .map(|s| s.qps())
+        .collect();
+    of_intervals(&qps, r.elapsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steady_runs_are_not_flagged() {
+        let q: Vec<f64> = (0..30)
+            .map(|i| 1000.0 + if i % 2 == 0 { 20.0 } else { -20.0 })
+            .collect();
+        let s = of_intervals(&q, 30.0).unwrap();
+        assert!(s.flag.is_none() && s.advice.is_none(), "{s:?}");
+        assert!(s.cov < 0.03 && s.trend.abs() < 0.01);
+        assert!(of_intervals(&q[..3], 3.0).is_none());
+    }
+
+    #[test]
+    fn drift_and_noise_are_flagged() {
+        // Falling 20% across the run.
+        let q: Vec<f64> = (0..20).map(|i| 1000.0 - 10.0 * i as f64).collect();
+        let s = of_intervals(&q, 20.0).unwrap();
+        assert!(
+            s.flag.as_deref().unwrap().contains("trending -21%"),
+            "{s:?}"
+        );
+        // One stall second among steady ones: an outlier, and noisy.
+        let mut q = vec![1000.0; 20];
+        q[7] = 100.0;
+        let s = of_intervals(&q, 20.0).unwrap();
+        assert_eq!(s.outliers, 1);
+        assert!(s.flag.as_deref().unwrap().contains("CoV"), "{s:?}");
+    }
+
+    #[test]
+    fn a_cold_start_asks_for_a_longer_warmup() {
+        let mut q = vec![1000.0; 25];
+        for x in q.iter_mut().take(5) {
+            *x = 600.0;
+        }
+        let s = of_intervals(&q, 25.0).unwrap();
+        assert!(
+            s.advice.as_deref().unwrap().contains("--warmup-time 10"),
+            "{s:?}"
+        );
+    }
+}
