@@ -104,7 +104,9 @@ pub fn ratio(a: &[f64], b: &[f64]) -> Option<RatioCell> {
 /// 56900 (−20%), falling at every repeat".
 pub fn drifting(runs: &[crate::store::RunRow]) -> Vec<String> {
     use std::collections::BTreeMap;
-    let mut points: BTreeMap<(String, String, String, i64), Vec<(i64, f64)>> = BTreeMap::new();
+    // (workload, label, variant, threads) → (run id, QPS) of each repeat.
+    type Point = (String, String, String, i64);
+    let mut points: BTreeMap<Point, Vec<(i64, f64)>> = BTreeMap::new();
     for r in runs.iter().filter(|r| r.status == "ok") {
         if let Some(q) = r.qps {
             points
