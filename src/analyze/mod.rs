@@ -194,6 +194,21 @@ pub fn best_to_best(runs: &[RunRow]) -> BestToBest {
     out
 }
 
+impl RatioMatrix {
+    /// The slowdown form: the reference over each variant.
+    pub fn inverted(mut self) -> RatioMatrix {
+        for r in &mut self.rows {
+            for c in r.ratios.iter_mut().flatten() {
+                *c = c.inverted();
+            }
+        }
+        for s in &mut self.summary {
+            *s = (1.0 / s.2, 1.0 / s.1, 1.0 / s.0);
+        }
+        self
+    }
+}
+
 /// One ratio matrix (a workload and label): per concurrency, each other
 /// variant's median QPS over the reference variant's.
 #[derive(Debug, Clone)]

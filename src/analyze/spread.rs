@@ -26,6 +26,17 @@ pub struct RatioCell {
 }
 
 impl RatioCell {
+    /// B/A from A/B: the ratio and its interval inverted.
+    pub fn inverted(&self) -> RatioCell {
+        RatioCell {
+            ratio: 1.0 / self.ratio,
+            lo: self.hi.map(|h| 1.0 / h),
+            hi: self.lo.map(|l| 1.0 / l),
+            runs_a: self.runs_b,
+            runs_b: self.runs_a,
+        }
+    }
+
     /// Whether the interval excludes 1.0 by more than the threshold.
     pub fn significant(&self) -> bool {
         match (self.lo, self.hi) {

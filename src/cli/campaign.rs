@@ -15,12 +15,19 @@ use anyhow::{bail, Context, Result};
 
 pub fn campaign(cmd: CampaignCmd) -> Result<i32> {
     match cmd {
-        CampaignCmd::Presets => {
+        CampaignCmd::Presets(p) => {
+            if let Some(name) = &p.show {
+                let text = presets::find(name).with_context(|| {
+                    format!("no preset '{name}' (see `qpslab campaign presets`)")
+                })?;
+                print!("{}", text.trim_start());
+                return Ok(0);
+            }
             for (name, what, _) in presets::PRESETS {
                 println!("{name:<14} {what}");
             }
             println!(
-                "\nRun one with `qpslab campaign run --preset NAME [--threads 1,4,16 --time 10]`."
+                "\nRun one with `qpslab campaign run --preset NAME [--threads 1,4,16 --time 10]`; `qpslab campaign presets --show NAME` prints its definition."
             );
             Ok(0)
         }

@@ -47,7 +47,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
         Cmd::Ratio(a) => analysis(
             &a.filter,
-            Some((a.a.clone(), a.b.clone(), a.reference.clone())),
+            Some((a.a.clone(), a.b.clone(), a.reference.clone(), a.slowdown)),
         )
         .map(|_| 0),
         Cmd::Campaign { cmd } => super::campaign::campaign(cmd),
@@ -419,17 +419,17 @@ fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
 /// `scalability` (ratio = None) and `ratio` over the stored ok runs.
 fn analysis(
     a: &AnalysisArgs,
-    ratio: Option<(Option<String>, Option<String>, Option<String>)>,
+    ratio: Option<(Option<String>, Option<String>, Option<String>, bool)>,
 ) -> Result<()> {
     let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
         None => print!("{}", report::analysis::scalability_table(&runs, f)),
-        Some((x, y, reference)) => {
+        Some((x, y, reference, slowdown)) => {
             let pair = (x.as_deref(), y.as_deref());
             let reference = crate::analyze::ratio_runs(&mut runs, pair, reference)
                 .map_err(anyhow::Error::msg)?;
-            let out = report::analysis::ratio_matrix(&runs, &reference, f);
+            let out = report::analysis::ratio_matrix_as(&runs, &reference, slowdown, f);
             if out.trim().is_empty() || out.trim() == "[]" {
                 bail!("no runs of '{reference}' to compare with");
             }

@@ -88,6 +88,7 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
     let mut t = Table {
         headers,
         rows: Vec::new(),
+        slowdown: false,
     };
     for (w, by_threads) in &b.best {
         for (th, by_label) in by_threads {
@@ -181,7 +182,17 @@ fn servers_of_labels(runs: &[RunRow], labels: &[String]) -> String {
 /// a variant's median QPS over the reference's; min, median and max close
 /// each column.
 pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
-    let ms = ratio_matrices(runs, reference);
+    ratio_matrix_as(runs, reference, false, f)
+}
+
+/// The ratio matrices in either form: variant / reference (> 1 = the
+/// variant is faster), or with `slowdown` reference / variant (> 1 = the
+/// variant is slower: the form of published overhead tables).
+pub fn ratio_matrix_as(runs: &[RunRow], reference: &str, slowdown: bool, f: Format) -> String {
+    let mut ms = ratio_matrices(runs, reference);
+    if slowdown {
+        ms = ms.into_iter().map(|m| m.inverted()).collect();
+    }
     if f == Format::Json {
         let docs: Vec<_> = ms
             .iter()
@@ -213,10 +224,17 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
     let mut out = String::new();
     for m in &ms {
         let mut headers = vec!["threads".to_string(), format!("{} qps", m.reference)];
-        headers.extend(m.variants.iter().map(|v| format!("{v} / {}", m.reference)));
+        headers.extend(m.variants.iter().map(|v| {
+            if slowdown {
+                format!("{} / {v}", m.reference)
+            } else {
+                format!("{v} / {}", m.reference)
+            }
+        }));
         let mut t = Table {
             headers,
             rows: Vec::new(),
+            slowdown,
         };
         for r in &m.rows {
             let mut row = vec![r.threads.to_string(), format!("{:.2}", r.reference_qps)];
@@ -235,8 +253,20 @@ pub fn ratio_matrix(runs: &[RunRow], reference: &str, f: Format) -> String {
             t.rows.push(row);
         }
         out.push_str(&format!(
-            "Ratio matrix, {}, {} (QPS of each variant / {}):\n",
-            m.workload, m.label, m.reference
+            "Ratio matrix, {}, {} ({}):\n",
+            m.workload,
+            m.label,
+            if slowdown {
+                format!(
+                    "QPS of {} / each variant: > 1 = the variant is slower",
+                    m.reference
+                )
+            } else {
+                format!(
+                    "QPS of each variant / {}: > 1 = the variant is faster",
+                    m.reference
+                )
+            }
         ));
         out.push_str(&t.render(f));
         out.push('\n');
@@ -439,6 +469,13 @@ mod tests {
             text.lines()
                 .any(|l| l.starts_with("median") && l.contains("0.825")),
             "{text}"
+        );
+        let slow = ratio_matrix_as(&runs, "off", true, Format::Text);
+        assert!(
+            slow.contains("off / on")
+                && slow.contains("1.111")
+                && slow.contains("> 1 = the variant is slower"),
+            "{slow}"
         );
         assert!(scalability_table(&runs, Format::Csv).contains("oltp_point_select,m,off,1,200.00"));
         // best-to-best with two labels: the best variant of each, and their ratio

@@ -16,6 +16,9 @@ pub enum Format {
 pub struct Table {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// Ratio columns in the slowdown form (reference / variant): above 1
+    /// is worse, so a significant cell above 1 is coloured red.
+    pub slowdown: bool,
 }
 
 fn numeric(s: &str) -> bool {
@@ -35,6 +38,7 @@ impl Table {
         Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            slowdown: false,
         }
     }
 
@@ -69,9 +73,10 @@ impl Table {
                         let ratio = self.headers.get(c).is_some_and(|h| h.contains(" / "));
                         let lead = v.split_whitespace().next().unwrap_or("").parse::<f64>();
                         let significant = v.ends_with(" *");
+                        let worse = |x: f64| (x < 1.0) != self.slowdown;
                         let cls = match lead {
-                            Ok(x) if ratio && significant && x < 1.0 => " class=\"lo\"",
-                            Ok(x) if ratio && significant && x > 1.0 => " class=\"hi\"",
+                            Ok(x) if ratio && significant && worse(x) => " class=\"lo\"",
+                            Ok(_) if ratio && significant => " class=\"hi\"",
                             Ok(_) if ratio => " class=\"ns\"",
                             _ if !right.get(c).copied().unwrap_or(true) => " class=\"l\"",
                             _ => "",

@@ -152,8 +152,16 @@ pub enum CampaignCmd {
     Run(CampaignArgs),
     /// Show which points are done and which are pending.
     Status(CampaignArgs),
-    /// List the built-in campaigns.
-    Presets,
+    /// List the built-in campaigns (`--show NAME`: one's whole definition).
+    Presets(PresetsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct PresetsArgs {
+    /// Print this preset's campaign file (servers, variants and what each
+    /// sets, workloads, concurrencies), to read or copy and edit.
+    #[arg(long)]
+    pub show: Option<String>,
 }
 
 #[derive(Args, Debug)]

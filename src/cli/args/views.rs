@@ -35,6 +35,10 @@ pub struct RatioArgs {
     /// Matrix form: every variant divided by this one.
     #[arg(long)]
     pub reference: Option<String>,
+    /// The slowdown form: the reference (or B) divided by each variant
+    /// (> 1 = the variant is slower), as published overhead tables show it.
+    #[arg(long)]
+    pub slowdown: bool,
     #[command(flatten)]
     pub filter: AnalysisArgs,
 }
