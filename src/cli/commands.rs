@@ -45,11 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
-        Cmd::Ratio(a) => analysis(
-            &a.filter,
-            Some((a.a.clone(), a.b.clone(), a.reference.clone(), a.slowdown)),
-        )
-        .map(|_| 0),
+        Cmd::Ratio(a) => analysis(&a.filter, Some(&a)).map(|_| 0),
         Cmd::Campaign { cmd } => super::campaign::campaign(cmd),
         Cmd::Show(a) => cmd_show(&a).map(|_| 0),
         Cmd::Monitor(a) => super::live::monitor(&a),
@@ -417,19 +413,16 @@ fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
 }
 
 /// `scalability` (ratio = None) and `ratio` over the stored ok runs.
-fn analysis(
-    a: &AnalysisArgs,
-    ratio: Option<(Option<String>, Option<String>, Option<String>, bool)>,
-) -> Result<()> {
+fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>) -> Result<()> {
     let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
         None => print!("{}", report::analysis::scalability_table(&runs, f)),
-        Some((x, y, reference, slowdown)) => {
-            let pair = (x.as_deref(), y.as_deref());
-            let reference = crate::analyze::ratio_runs(&mut runs, pair, reference)
+        Some(r) => {
+            let pair = (r.a.as_deref(), r.b.as_deref());
+            let reference = crate::analyze::ratio_runs(&mut runs, pair, r.reference.clone())
                 .map_err(anyhow::Error::msg)?;
-            let out = report::analysis::ratio_matrix_as(&runs, &reference, slowdown, f);
+            let out = report::analysis::ratio_matrix_as(&runs, &reference, r.slowdown, f);
             if out.trim().is_empty() || out.trim() == "[]" {
                 bail!("no runs of '{reference}' to compare with");
             }
