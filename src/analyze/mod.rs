@@ -149,6 +149,87 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
         .collect()
 }
 
+/// Runs from several campaigns or ad hoc runs are only pooled when they
+/// ran the same workload options (data size included): where one series
+/// (workload, label, variant) holds runs of different options, each
+/// options set becomes its own series, its workload named with what
+/// differs ("oltp_point_select [table_size=10000]"). Returns a line saying
+/// what was pooled (None when the runs come from one campaign).
+pub fn keep_apart(runs: &mut [RunRow]) -> Option<String> {
+    let campaigns: std::collections::BTreeSet<Option<i64>> =
+        runs.iter().map(|r| r.campaign_id).collect();
+    let mut keys: BTreeMap<SeriesKey, Vec<Option<String>>> = BTreeMap::new();
+    for r in runs.iter() {
+        let k = (
+            r.workload.clone(),
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default(),
+        );
+        let e = keys.entry(k).or_default();
+        if !e.contains(&r.options_key) {
+            e.push(r.options_key.clone());
+        }
+    }
+    let mut split = 0;
+    for r in runs.iter_mut() {
+        let k = (
+            r.workload.clone(),
+            r.label.clone().unwrap_or_default(),
+            r.variant.clone().unwrap_or_default(),
+        );
+        let opts = &keys[&k];
+        if opts.len() > 1 {
+            split += 1;
+            r.workload = format!(
+                "{} [{}]",
+                r.workload,
+                options_difference(opts, &r.options_key)
+            );
+        }
+    }
+    if campaigns.len() <= 1 {
+        return None;
+    }
+    let names: Vec<String> = campaigns
+        .iter()
+        .map(|c| c.map_or("runs outside campaigns".into(), |c| format!("campaign {c}")))
+        .collect();
+    Some(format!(
+        "pooled {} runs from {} (give --campaign ID for one){}",
+        runs.len(),
+        names.join(", "),
+        if split > 0 {
+            "; runs with other workload options are kept apart, named with what differs"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// What `mine` sets differently from the other option sets of its
+/// series: `table_size=10000,tables=4`, or `options 2` when nothing is
+/// readable.
+fn options_difference(all: &[Option<String>], mine: &Option<String>) -> String {
+    let parse = |o: &Option<String>| -> serde_json::Map<String, serde_json::Value> {
+        o.as_deref()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default()
+    };
+    let me = parse(mine);
+    let others: Vec<_> = all.iter().filter(|o| *o != mine).map(parse).collect();
+    let diff: Vec<String> = me
+        .iter()
+        .filter(|(k, v)| others.iter().any(|o| o.get(*k) != Some(*v)))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    if diff.is_empty() {
+        let i = all.iter().position(|o| o == mine).unwrap_or(0) + 1;
+        format!("options {i}")
+    } else {
+        diff.join(",")
+    }
+}
+
 /// Best-to-best: for each workload, concurrency and series label, the best
 /// median QPS over the label's variants and the variant that won; labels
 /// in the order first seen (the first is the base of the ratios).
@@ -350,4 +431,36 @@ pub fn keep_pair(runs: &mut Vec<RunRow>, a: &str, b: &str) {
         }
     }
     runs.retain(|r| r.variant.as_deref() == Some(a) || r.variant.as_deref() == Some(b));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn different_options_are_kept_apart_and_pooling_is_said() {
+        let row = |id, campaign, size: u32| RunRow {
+            id,
+            campaign_id: Some(campaign),
+            workload: "oltp_point_select".into(),
+            threads: 4,
+            status: "ok".into(),
+            qps: Some(1000.0),
+            options_key: Some(format!("{{\"table_size\":{size},\"tables\":4}}")),
+            ..Default::default()
+        };
+        let mut runs = vec![row(1, 1, 10000), row(2, 2, 10000), row(3, 3, 1000000)];
+        let said = keep_apart(&mut runs).unwrap();
+        assert!(
+            said.contains("pooled 3 runs from campaign 1, campaign 2, campaign 3"),
+            "{said}"
+        );
+        assert_eq!(runs[0].workload, "oltp_point_select [table_size=10000]");
+        assert_eq!(runs[2].workload, "oltp_point_select [table_size=1000000]");
+        assert_eq!(series(&runs).len(), 2);
+        // One campaign, one options set: nothing to say, nothing renamed.
+        let mut one = vec![row(1, 1, 10), row(2, 1, 10)];
+        assert!(keep_apart(&mut one).is_none());
+        assert_eq!(one[0].workload, "oltp_point_select");
+    }
 }

@@ -240,28 +240,13 @@ mod tests {
     fn drift_over_repeats_is_named() {
         let row = |id: i64, v: &str, qps: f64| crate::store::RunRow {
             id,
-            campaign_id: Some(1),
-            started_at: String::new(),
             workload: "oltp_point_select".into(),
             threads: 32,
             label: Some("m".into()),
             variant: Some(v.into()),
             status: "ok".into(),
-            reason: None,
-            server_version: None,
-            server_flavor: None,
-            seconds: None,
-            tps: None,
             qps: Some(qps),
-            lat_p95_ms: None,
-            lat_p99_ms: None,
-            client_cpu_s: None,
-            queries: None,
-            server_us_per_q: None,
-            csw_per_q: None,
-            hint: None,
-            nopm: None,
-            locks: None,
+            ..Default::default()
         };
         let runs = vec![
             row(1, "off", 70707.0),

@@ -404,10 +404,16 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
 }
 
 /// The finished ("ok") runs an analysis reads.
+/// The finished runs an analysis reads; runs of other workload options
+/// are kept apart, and what was pooled is said (on stderr, so tables stay
+/// machine-readable).
 fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
-    let runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
+    let mut runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
     if runs.is_empty() {
         bail!("no finished runs match; see `qpslab runs`");
+    }
+    if let Some(pooled) = crate::analyze::keep_apart(&mut runs) {
+        eprintln!("note: {pooled}");
     }
     Ok(runs)
 }

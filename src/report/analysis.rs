@@ -424,6 +424,7 @@ mod tests {
             reason: None,
             server_version: None,
             server_flavor: None,
+            options_key: None,
             seconds: Some(10.0),
             tps: Some(qps),
             qps: Some(qps),

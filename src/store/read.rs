@@ -32,7 +32,7 @@ pub struct CampaignRow {
 }
 
 /// One line of `qpslab runs`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct RunRow {
     pub id: i64,
     pub campaign_id: Option<i64>,
@@ -46,6 +46,10 @@ pub struct RunRow {
     pub server_version: Option<String>,
     /// MariaDB, MySQL or Percona Server, as the run's environment said.
     pub server_flavor: Option<String>,
+    /// The workload's options (data size included) without the thread
+    /// count, as JSON text: runs with different ones are not pooled.
+    #[serde(skip)]
+    pub options_key: Option<String>,
     pub seconds: Option<f64>,
     pub tps: Option<f64>,
     pub qps: Option<f64>,
@@ -143,7 +147,7 @@ const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
     server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks'), \
-    server_flavor";
+    server_flavor, json_remove(json_extract(options, '$.oltp'), '$.threads')";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
@@ -203,6 +207,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         nopm: r.get(20)?,
         locks: r.get(21)?,
         server_flavor: r.get(22)?,
+        options_key: r.get(23)?,
     })
 }
 
@@ -389,19 +394,19 @@ impl Store {
             .query_row(&sql, params![id], |r| {
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(23)?),
-                    command_line: r.get(24)?,
-                    qpslab_version: r.get(25)?,
-                    git_hash: r.get(26)?,
-                    ended_at: r.get(27)?,
+                    options: json(r.get(24)?),
+                    command_line: r.get(25)?,
+                    qpslab_version: r.get(26)?,
+                    git_hash: r.get(27)?,
+                    ended_at: r.get(28)?,
                     server_flavor: r.get(22)?,
-                    server_cnf: r.get(28)?,
-                    server_variables: json(r.get(29)?),
-                    sandbox: json(r.get(30)?),
-                    host: json(r.get(31)?),
+                    server_cnf: r.get(29)?,
+                    server_variables: json(r.get(30)?),
+                    sandbox: json(r.get(31)?),
+                    host: json(r.get(32)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
-                    tpcc: json(r.get(32)?),
+                    tpcc: json(r.get(33)?),
                     histogram: None,
                 })
             })
