@@ -22,6 +22,7 @@ pub mod live;
 pub mod run_figures;
 pub mod spread;
 pub mod stability;
+pub mod usl;
 
 pub use crate::store::RunRow;
 use std::collections::BTreeMap;

@@ -66,7 +66,27 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
             t.push(row);
         }
     }
-    t.render(f)
+    let mut out = t.render(f);
+    if matches!(f, Format::Text | Format::Markdown) {
+        let stops: Vec<String> = s
+            .iter()
+            .filter_map(|((w, l, v), cells)| {
+                let points: Vec<(i64, f64)> = cells.iter().map(|(t, c)| (*t, c.qps)).collect();
+                let sc = crate::analyze::usl::of_points(&points)?;
+                Some(format!(
+                    "{w} {l}/{v}: {}",
+                    crate::analyze::usl::describe(&sc)
+                ))
+            })
+            .collect();
+        if !stops.is_empty() {
+            out.push_str("\nWhere each series stops scaling (against its 1-user point):\n");
+            for line in stops {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    out
 }
 
 /// Best-to-best: each label's best variant per concurrency and, with two

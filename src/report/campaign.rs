@@ -208,12 +208,25 @@ pub fn sweep_end(
     medians: &[crate::analyze::StepMedians],
     json: bool,
 ) -> String {
+    let points: Vec<(i64, f64)> = medians
+        .iter()
+        .map(|m| (i64::from(m.threads), m.qps))
+        .collect();
+    let scaling = crate::analyze::usl::of_points(&points);
     if json {
-        let doc = serde_json::json!({"campaign": campaign, "workload": workload, "steps": medians});
+        let doc = serde_json::json!({"campaign": campaign, "workload": workload, "steps": medians,
+            "scaling": scaling});
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
-    format!(
+    let mut o = format!(
         "\nScalability of {workload} (medians over repeats), campaign {campaign}:\n{}\n",
         super::table::sweep_table(medians).render(Format::Text)
-    )
+    );
+    if let Some(s) = &scaling {
+        o.push_str(&format!(
+            "Where it stops scaling: {}\n",
+            crate::analyze::usl::describe(s)
+        ));
+    }
+    o
 }
