@@ -128,7 +128,7 @@ pub fn describe(s: &Scaling) -> String {
     }
     if let Some(u) = &s.usl {
         o.push_str(&format!(
-            "\n  USL fit: sigma (contention) {:.4}, kappa (coherency) {:.5}, R^2 {:.3}{}",
+            "\n    USL fit: sigma (contention) {:.4}, kappa (coherency) {:.5}, R^2 {:.3}{}",
             u.sigma,
             u.kappa,
             u.r2,
