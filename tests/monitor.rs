@@ -453,3 +453,74 @@ fn monitor_survives_the_server_going_away() {
     );
     let _ = l.qpslab(&["server", "destroy", "--name", "away"]);
 }
+
+/// A CPU hog beside the load (bounded: killed after the run, and by
+/// `timeout` after 60 s in any case): the run is marked "host shared" with
+/// the other processes' share, first in the evidence and in the verdict
+/// every table shows.
+#[test]
+fn a_cpu_hog_beside_the_run_marks_the_host_shared() {
+    let l = lab();
+    let db = prepared_db("hog", "oltp_point_select");
+    struct Hogs(Vec<std::process::Child>);
+    impl Drop for Hogs {
+        fn drop(&mut self) {
+            // SIGTERM: `timeout` passes it on to its shell (SIGKILL would
+            // leave the shell looping).
+            for h in &mut self.0 {
+                unsafe { libc::kill(h.id() as i32, libc::SIGTERM) };
+                let _ = h.wait();
+            }
+        }
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let hogs = Hogs(
+        (0..cpus)
+            .map(|_| {
+                std::process::Command::new("timeout")
+                    .args(["60", "sh", "-c", "while :; do :; done"])
+                    .spawn()
+                    .expect("timeout and sh")
+            })
+            .collect(),
+    );
+    let store = store_path("hog");
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--threads",
+            "2",
+            "--time",
+            "3",
+            "--store",
+            &store,
+        ],
+    );
+    drop(hogs);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let verdict = out
+        .lines()
+        .find(|l| l.starts_with("Bottleneck:"))
+        .unwrap_or_default();
+    assert!(verdict.contains("host shared: other processes"), "{out}");
+    let first = out
+        .lines()
+        .skip_while(|l| !l.starts_with("Bottleneck:"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(first.contains("host shared"), "{out}");
+    let o = l.qpslab(&["runs", "--store", &store, "--format", "json"]);
+    assert!(
+        json(&o)[0]["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("host shared"),
+        "{}",
+        text(&o)
+    );
+}

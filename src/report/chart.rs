@@ -10,6 +10,9 @@ use std::fmt::Write;
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// Error bars: (x, low, high), drawn as vertical lines (a point's
+    /// spread over repeats).
+    pub errors: Vec<(f64, f64, f64)>,
 }
 
 pub struct Chart {
@@ -109,7 +112,24 @@ impl Chart {
             self.series.push(Series {
                 name: name.into(),
                 points,
+                errors: Vec::new(),
             });
+        }
+    }
+
+    /// A series with error bars (x, low, high) at its points.
+    pub fn add_with_errors(
+        &mut self,
+        name: &str,
+        points: Vec<(f64, f64)>,
+        errors: Vec<(f64, f64, f64)>,
+    ) {
+        self.add(name, points);
+        if let Some(s) = self.series.last_mut().filter(|s| s.name == name) {
+            s.errors = errors
+                .into_iter()
+                .filter(|(x, lo, hi)| x.is_finite() && lo.is_finite() && hi.is_finite())
+                .collect();
         }
     }
 
@@ -143,10 +163,12 @@ impl Chart {
             .iter()
             .flat_map(|s| s.points.iter().map(|p| self.x_of(p.0)));
         let (mut x0, mut x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-        let ys = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1));
+        let ys = self.series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.errors.iter().flat_map(|e| [e.1, e.2]))
+        });
         let (mut y0, mut y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
         if self.series.is_empty() {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
@@ -270,6 +292,13 @@ impl Chart {
                 let _ = write!(o, "{px:.2},{py:.2} ");
             }
             o.push_str("\"/>");
+            for (x, lo, hi) in &s.errors {
+                let ((px, plo), (_, phi)) = (place(*x, *lo), place(*x, *hi));
+                let _ = write!(
+                    o,
+                    r#"<line class="err" x1="{px:.2}" y1="{plo:.2}" x2="{px:.2}" y2="{phi:.2}" stroke="{color}" stroke-width="1.2" vector-effect="non-scaling-stroke"/>"#
+                );
+            }
             if s.points.len() <= 40 {
                 for (x, y) in &s.points {
                     let (px, py) = place(*x, *y);
@@ -370,6 +399,23 @@ mod tests {
         assert_eq!(fmt_num(52000.0), "52k");
         assert_eq!(fmt_num(0.25), "0.25");
         assert_eq!(fmt_num(1_500_000.0), "1.5M");
+    }
+
+    #[test]
+    fn error_bars_are_drawn_and_widen_the_axis() {
+        let mut c = Chart::new("QPS", "users", "qps");
+        c.log2_x = true;
+        c.add_with_errors(
+            "a",
+            vec![(1.0, 10.0), (2.0, 20.0)],
+            vec![(1.0, 8.0, 12.0), (2.0, 15.0, 90.0)],
+        );
+        let s = c.svg_file();
+        assert_eq!(s.matches("class=\"err\"").count(), 2, "{s}");
+        assert!(
+            s.contains(">80<") || s.contains(">90<") || s.contains(">100<"),
+            "the axis reaches the bar: {s}"
+        );
     }
 
     #[test]

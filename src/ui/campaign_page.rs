@@ -47,8 +47,17 @@ pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
             })
             .filter(|p| p.1.is_finite())
             .collect();
+        // The spread of the repeats (min to max) where a point has several.
+        let errors: Vec<(f64, f64, f64)> = match metric {
+            Metric::Qps => cells
+                .iter()
+                .filter(|(_, cell)| cell.qps_spread.n > 1)
+                .map(|(t, cell)| (*t as f64, cell.qps_spread.min, cell.qps_spread.max))
+                .collect(),
+            _ => Vec::new(),
+        };
         if !pts.is_empty() {
-            c.add(&name, pts);
+            c.add_with_errors(&name, pts, errors);
         }
     }
     c
