@@ -79,6 +79,8 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     let s = text(&o);
     assert!(o.status.success(), "{s}");
     assert!(s.contains("4 points, 2 done, 2 to run"), "{s}");
+    // each round of repeats starts with the host's pre-flight check
+    assert!(s.contains("Pre-flight, round 1: CPU loop CoV"), "{s}");
     assert!(
         s.contains("Ratio matrix") && s.contains("spin-96 / spin-6"),
         "{s}"

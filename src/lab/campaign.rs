@@ -64,6 +64,9 @@ pub fn run_campaign(
     let c = r.file;
     let _ctrl_c = crate::exec::Cooperative::enter();
     let mut current: Option<(usize, usize)> = None;
+    // Before each round of repeats: how quiet the host is.
+    let mut round = 0;
+    let mut preflight: Option<serde_json::Value> = None;
     let mut target: Option<Target> = None;
     let mut out = CampaignOutcome {
         code: 0,
@@ -74,6 +77,12 @@ pub fn run_campaign(
         if crate::exec::interrupted() {
             out.code = 130;
             break;
+        }
+        if p.repeat != round {
+            round = p.repeat;
+            let v = super::preflight::host_noise();
+            say(&super::preflight::describe(round, &v));
+            preflight = Some(v);
         }
         let switch = current != Some((p.server, p.variant));
         if switch || c.restart == Restart::Step || target.is_none() {
@@ -98,6 +107,7 @@ pub fn run_campaign(
             campaign_id: Some(r.id),
             point_hash: Some(p.hash.clone()),
             command_line: r.command_line.clone(),
+            preflight: preflight.clone(),
         };
         let rec = record_run(r.store, &cfg, mon, &env, &tags, profile.as_ref())?;
         match &rec.result.status {

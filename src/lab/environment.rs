@@ -38,7 +38,14 @@ impl Environment {
             server_variables: Some(self.variables.clone()),
             server_cnf: self.cnf.clone(),
             sandbox: self.sandbox.clone(),
-            host: self.host.clone(),
+            host: match &tags.preflight {
+                Some(p) => {
+                    let mut h = self.host.clone();
+                    h["preflight"] = p.clone();
+                    h
+                }
+                None => self.host.clone(),
+            },
             command_line: tags.command_line.clone(),
         }
     }

@@ -11,6 +11,7 @@ mod campaign;
 mod data;
 mod environment;
 mod live;
+mod preflight;
 mod profile;
 mod quickstart;
 mod record;

@@ -28,6 +28,9 @@ pub struct RunTags {
     pub point_hash: Option<String>,
     /// The command line as it may be recorded (secrets already removed).
     pub command_line: String,
+    /// The campaign round's pre-flight host check, kept in the run's host
+    /// document.
+    pub preflight: Option<serde_json::Value>,
 }
 
 /// Exit code of a run that was measured but not (wholly) stored.

@@ -1,0 +1,81 @@
+//! The pre-flight check a campaign makes before each round of repeats:
+//! how noisy the idle host is right now. A fixed CPU-bound loop runs in
+//! slices on this thread; the spread of the slices' speed (CoV) says how
+//! steadily this process gets a CPU, and /proc/stat says how busy the host
+//! was outside qpslab meanwhile. Recorded with every run of the round (the
+//! run's host document) and printed, so a round measured on a busy host
+//! can be told from the others.
+
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// Slices of the loop, and how long each runs.
+const SLICES: usize = 10;
+const SLICE: Duration = Duration::from_millis(100);
+
+/// Measures the host's noise (about a second); see the module doc.
+pub fn host_noise() -> Value {
+    let before = crate::stats::CpuSnapshot::now();
+    let mut rates = Vec::with_capacity(SLICES);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..SLICES {
+        let start = Instant::now();
+        let mut n: u64 = 0;
+        while start.elapsed() < SLICE {
+            for _ in 0..1000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+            }
+            n += 1;
+        }
+        rates.push(n as f64 / start.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(x);
+    let after = crate::stats::CpuSnapshot::now();
+    let (own, host, busy) = after.since(&before);
+    let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+    let sd =
+        (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (rates.len() - 1) as f64).sqrt();
+    let outside = if host > 0.0 {
+        (busy - own / host).max(0.0)
+    } else {
+        0.0
+    };
+    json!({
+        "loop_cov": if mean > 0.0 { sd / mean } else { 0.0 },
+        "host_busy_outside_qpslab": outside,
+        "seconds": SLICES as f64 * SLICE.as_secs_f64(),
+        "load_average": std::fs::read_to_string("/proc/loadavg").ok()
+            .and_then(|l| l.split_whitespace().next().map(str::to_string)),
+    })
+}
+
+/// One line for the campaign's output.
+pub fn describe(round: u32, v: &Value) -> String {
+    let pct = |k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
+    let busy = pct("host_busy_outside_qpslab");
+    format!(
+        "Pre-flight, round {round}: CPU loop CoV {:.1}%, host busy {:.0}% outside qpslab, load average {}{}",
+        pct("loop_cov"),
+        busy,
+        v["load_average"].as_str().unwrap_or("-"),
+        if busy > 10.0 || pct("loop_cov") > 5.0 {
+            " -- the host is not quiet: this round's figures carry its noise"
+        } else {
+            ""
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn measures_and_describes() {
+        let v = super::host_noise();
+        assert!(v["loop_cov"].as_f64().unwrap() >= 0.0);
+        let busy = v["host_busy_outside_qpslab"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&busy), "{v}");
+        assert!(super::describe(2, &v).starts_with("Pre-flight, round 2: CPU loop CoV"));
+    }
+}
