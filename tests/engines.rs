@@ -546,8 +546,8 @@ fn mysql_5_5_logs_in_with_native_and_old_passwords_over_tcp() {
         "100",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    for (user, pw) in [("nat", "nat-pw-1"), ("old", "old-pw-1")] {
-        let o = l.qpslab(&[
+    let over_tcp = |user: &str, pw: &str| {
+        l.qpslab(&[
             "run",
             "oltp_point_select",
             "--host",
@@ -565,26 +565,13 @@ fn mysql_5_5_logs_in_with_native_and_old_passwords_over_tcp() {
             "--events",
             "50",
             "--no-store",
-        ]);
+        ])
+    };
+    for (user, pw) in [("nat", "nat-pw-1"), ("old", "old-pw-1")] {
+        let o = over_tcp(user, pw);
         assert!(o.status.success(), "{user}: {}", text(&o));
     }
-    let o = l.qpslab(&[
-        "run",
-        "oltp_point_select",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        &port,
-        "--user",
-        "nat",
-        "--password",
-        "wrong",
-        "--db",
-        "auth",
-        "--events",
-        "5",
-        "--no-store",
-    ]);
+    let o = over_tcp("nat", "wrong");
     assert!(
         !o.status.success() && text(&o).contains("access denied"),
         "{}",
