@@ -200,6 +200,7 @@ fn presets_are_listed_and_bad_files_are_refused() {
         "examples/campaigns/versions.toml",
         "examples/campaigns/pfs-quick.toml",
         "examples/campaigns/engines.toml",
+        "examples/campaigns/noise-check.toml",
     ] {
         let o = l.qpslab(&[
             "campaign",
