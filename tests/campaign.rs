@@ -81,6 +81,12 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     assert!(s.contains("4 points, 2 done, 2 to run"), "{s}");
     // each round of repeats starts with the host's pre-flight check
     assert!(s.contains("Pre-flight, round 1: CPU loop CoV"), "{s}");
+    // the end lists what each variant sets
+    assert!(
+        s.contains("Variants (what each sets):")
+            && s.contains("innodb_spin_wait_delay=96; max_connections=123; SQL: SET GLOBAL innodb_spin_wait_delay = 96"),
+        "{s}"
+    );
     assert!(
         s.contains("Ratio matrix") && s.contains("spin-96 / spin-6"),
         "{s}"

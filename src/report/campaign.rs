@@ -97,6 +97,30 @@ pub fn campaign_start(c: &CampaignFile, id: i64, points: usize, pending: usize) 
 /// against its reference variant when it has several, and what failed.
 pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: usize) -> String {
     let mut out = format!("\n{}", scalability_table(runs, Format::Text));
+    if c.variants.len() > 1
+        || c.variants
+            .iter()
+            .any(|v| !v.set.is_empty() || !v.sql.is_empty())
+    {
+        out += "\nVariants (what each sets):\n";
+        for v in &c.variants {
+            let mut what: Vec<String> = v
+                .set
+                .iter()
+                .map(|(k, x)| format!("{k}={}", crate::campaign::value_text(x)))
+                .collect();
+            what.extend(v.sql.iter().map(|q| format!("SQL: {q}")));
+            out += &format!(
+                "    {:<16} {}\n",
+                v.name,
+                if what.is_empty() {
+                    "nothing (server defaults)".to_string()
+                } else {
+                    what.join("; ")
+                }
+            );
+        }
+    }
     if c.variants.len() > 1 {
         out += &format!(
             "\n{}",
