@@ -81,6 +81,13 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     assert!(s.contains("4 points, 2 done, 2 to run"), "{s}");
     // each round of repeats starts with the host's pre-flight check
     assert!(s.contains("Pre-flight, round 1: CPU loop CoV"), "{s}");
+    // the end lists what each variant changed on the server, as captured
+    assert!(
+        s.contains("Server variables that differ from 'spin-6'")
+            && s.contains("innodb_spin_wait_delay 6 -> 96")
+            && s.contains("max_connections"),
+        "{s}"
+    );
     // the end lists what each variant sets
     assert!(
         s.contains("Variants (what each sets):")

@@ -294,6 +294,41 @@ pub fn differences(a: &crate::store::RunDetail, b: &crate::store::RunDetail) -> 
     out
 }
 
+/// Global variables that change on their own (GTID positions, clocks,
+/// seeds, identifiers): never a difference between configurations.
+const VOLATILE: [&str; 6] = [
+    "gtid_",
+    "timestamp",
+    "rand_seed",
+    "pseudo_",
+    "server_uuid",
+    "last_insert_id",
+];
+
+/// The server variables whose values differ between two runs' captured
+/// SHOW GLOBAL VARIABLES (name, value in a, value in b), by name.
+pub fn variable_diff(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+) -> Vec<(String, String, String)> {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return Vec::new();
+    };
+    let text = |v: Option<&serde_json::Value>| {
+        v.map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .unwrap_or_else(|| "-".into())
+    };
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    names
+        .into_iter()
+        .filter(|n| !VOLATILE.iter().any(|p| n.starts_with(p)))
+        .filter_map(|n| {
+            let (x, y) = (text(a.get(n)), text(b.get(n)));
+            (x != y).then(|| (n.clone(), x, y))
+        })
+        .collect()
+}
+
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
     match v {
         serde_json::Value::Object(m) => {
@@ -313,6 +348,21 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variable_diffs_leave_volatile_ones_out() {
+        let a = serde_json::json!({"innodb_spin_wait_delay": "6", "max_connections": "500", "gtid_current_pos": "0-1-5", "x": "1"});
+        let b = serde_json::json!({"innodb_spin_wait_delay": "96", "max_connections": "500", "gtid_current_pos": "0-1-9", "y": "2"});
+        let d = variable_diff(&a, &b);
+        assert_eq!(
+            d,
+            vec![
+                ("innodb_spin_wait_delay".into(), "6".into(), "96".into()),
+                ("x".into(), "1".into(), "-".into()),
+                ("y".into(), "-".into(), "2".into())
+            ]
+        );
+    }
 
     #[test]
     fn t_distribution_matches_tables() {
