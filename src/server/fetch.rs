@@ -136,21 +136,24 @@ pub fn get(b: &BuildName, o: &GetOptions) -> Result<PathBuf> {
                 f.display()
             );
         }
-        let verified = match (&given, builds::maven_artifact(b)) {
-            (Some(c), _) => {
+        let verified = match &given {
+            Some(c) => {
                 c.verify(f)?;
                 format!("{:?} {}", c.algo, c.hex)
             }
-            (None, Some(a)) if Checksum::of_file(Algo::Sha256, f)? == a.sha256 => {
-                format!("Sha256 {} (Maven Central's {})", a.sha256, a.coords())
-            }
-            (None, _) => {
+            None => {
+                // Hashed once: the Maven artifact's pinned sum, else noted.
                 let sum = Checksum::of_file(Algo::Sha256, f)?;
-                eprintln!(
-                    "note: {} is not verified (no --checksum given); its SHA-256 is {sum}",
-                    f.display()
-                );
-                format!("not verified; Sha256 {sum}")
+                match builds::maven_artifact(b).filter(|a| a.sha256 == sum) {
+                    Some(a) => format!("Sha256 {} (Maven Central's {})", a.sha256, a.coords()),
+                    None => {
+                        eprintln!(
+                            "note: {} is not verified (no --checksum given); its SHA-256 is {sum}",
+                            f.display()
+                        );
+                        format!("not verified; Sha256 {sum}")
+                    }
+                }
             }
         };
         (f.clone(), format!("file {}", f.display()), verified, true)
