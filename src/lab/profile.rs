@@ -132,7 +132,7 @@ pub fn summary_json(p: &Profiled) -> Value {
         .outcomes
         .iter()
         .map(|o| {
-            let mut v = json!({"kind": o.kind.name(), "seconds": o.secs, "collector_cpu_s": o.cost_cpu_s});
+            let mut v = json!({"kind": o.kind.name(), "started_at": o.started_unix, "seconds": o.secs, "collector_cpu_s": o.cost_cpu_s});
             match &o.result {
                 Err(e) => v["error"] = json!(e),
                 Ok(Data::Stacks(f)) => {

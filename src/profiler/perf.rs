@@ -59,6 +59,7 @@ pub struct Recording {
     child: Child,
     data: PathBuf,
     started: Instant,
+    started_unix: f64,
     stopped_at: Option<f64>,
 }
 
@@ -67,6 +68,10 @@ pub struct Recording {
 pub struct Recorded {
     pub data: PathBuf,
     pub secs: f64,
+    /// When its events were enabled, in seconds since the Unix epoch
+    /// (to line the recording up with other clocks: strace -ttt, the
+    /// monitor's seconds).
+    pub started_unix: f64,
     pub cpu_s: f64,
 }
 
@@ -112,6 +117,7 @@ impl Recording {
             child,
             data,
             started: Instant::now(),
+            started_unix: 0.0,
             stopped_at: None,
         };
         let enabled = enable(&ctl, &ack);
@@ -132,6 +138,7 @@ impl Recording {
             });
         }
         r.started = Instant::now();
+        r.started_unix = unix_now();
         Ok(r)
     }
 
@@ -186,9 +193,18 @@ impl Recording {
         Ok(Recorded {
             data: self.data.clone(),
             secs,
+            started_unix: self.started_unix,
             cpu_s,
         })
     }
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Tells a starting perf to enable its events and waits (10 s at most)

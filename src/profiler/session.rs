@@ -42,6 +42,8 @@ pub struct Outcome {
     pub kind: Kind,
     /// Seconds recorded.
     pub secs: f64,
+    /// When recording began, in seconds since the Unix epoch.
+    pub started_unix: f64,
     /// CPU seconds the collector's own process used (perf), when known;
     /// cpu and offcpu recorded together share one.
     pub cost_cpu_s: Option<f64>,
@@ -61,6 +63,7 @@ impl Outcome {
 pub struct Session {
     pid: i32,
     started: Instant,
+    started_unix: f64,
     stacks: Option<(StackKinds, Recording)>,
     syscalls: Option<Recording>,
     waits: Option<Poller>,
@@ -118,6 +121,7 @@ impl Session {
         Session {
             pid: plan.pid,
             started: Instant::now(),
+            started_unix: super::perf::unix_now(),
             stacks,
             syscalls,
             waits,
@@ -134,6 +138,7 @@ impl Session {
             .map(|(k, e)| Outcome {
                 kind: *k,
                 secs: 0.0,
+                started_unix: self.started_unix,
                 cost_cpu_s: None,
                 result: Err(e.clone()),
             })
@@ -156,6 +161,10 @@ impl Session {
                 .collect();
             let cost = r.as_ref().ok().map(|r| r.cpu_s);
             let rsecs = r.as_ref().map(|r| r.secs).unwrap_or(secs);
+            let rstart = r
+                .as_ref()
+                .map(|r| r.started_unix)
+                .unwrap_or(self.started_unix);
             let read = r.and_then(|r| super::stacks::read(&r, self.pid));
             for kind in kinds {
                 let result = read
@@ -164,6 +173,7 @@ impl Session {
                 out.push(Outcome {
                     kind,
                     secs: rsecs,
+                    started_unix: rstart,
                     cost_cpu_s: cost,
                     result,
                 });
@@ -173,6 +183,10 @@ impl Session {
             out.push(Outcome {
                 kind: Kind::Syscalls,
                 secs: r.as_ref().map(|r| r.secs).unwrap_or(secs),
+                started_unix: r
+                    .as_ref()
+                    .map(|r| r.started_unix)
+                    .unwrap_or(self.started_unix),
                 cost_cpu_s: r.as_ref().ok().map(|r| r.cpu_s),
                 result: r
                     .and_then(|r| super::syscalls::read(&r, self.pid))
@@ -183,6 +197,7 @@ impl Session {
             out.push(Outcome {
                 kind: Kind::Waits,
                 secs,
+                started_unix: self.started_unix,
                 cost_cpu_s: None,
                 result: w.map(Data::Waits),
             });
