@@ -231,3 +231,69 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
         text(&o)
     );
 }
+
+#[test]
+fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
+    let db = lab().prepared_db("st_sweep2", 1000);
+    let store = store_path("sweep2");
+    let l = lab();
+    let sweep = |workloads: &str| {
+        l.on_sandbox(&[
+            "sweep",
+            workloads,
+            "--db",
+            &db,
+            "--table-size",
+            "1000",
+            "--threads",
+            "1,2",
+            "--time",
+            "1",
+            "--store",
+            &store,
+        ])
+    };
+    let o = sweep("oltp_point_select,oltp_read_only");
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    for w in ["oltp_point_select", "oltp_read_only"] {
+        assert!(s.contains(&format!("Scalability of {w}")), "{s}");
+    }
+    let campaign: String = s
+        .split("All 2 workloads are in campaign ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no closing line: {s}"))
+        .to_string();
+    let runs = json(&l.qpslab(&[
+        "runs",
+        "--store",
+        &store,
+        "--campaign",
+        &campaign,
+        "--format",
+        "json",
+    ]));
+    let mut workloads: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["workload"].as_str().unwrap())
+        .collect();
+    workloads.sort();
+    assert_eq!(
+        workloads,
+        [
+            "oltp_point_select",
+            "oltp_point_select",
+            "oltp_read_only",
+            "oltp_read_only"
+        ]
+    );
+    let o = sweep("oltp_point_select,oltp_point_select");
+    assert!(
+        !o.status.success() && text(&o).contains("listed twice"),
+        "{}",
+        text(&o)
+    );
+}

@@ -260,6 +260,8 @@ fn text_protocol_mode_and_rate_mode() {
         ],
     );
     assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 30));
+    // closed model: no schedule, no lag
+    assert!(j["totals"]["schedule_lag_ms"].is_null(), "{j}");
     assert_eq!(j["totals"]["writes"].as_u64(), Some(4 * 30));
     // rate mode: bounded by --events, reports backlog per interval and keeps going
     let j = run_json(
@@ -285,6 +287,15 @@ fn text_protocol_mode_and_rate_mode() {
         .unwrap()
         .iter()
         .all(|i| i.get("backlog").is_some()));
+    // the generator's wake-up lateness is reported apart from latency
+    let lag = &j["totals"]["schedule_lag_ms"];
+    assert!(lag["p99"].as_f64().is_some_and(|v| v >= 0.0), "{lag}");
+    assert!(j["totals"]["generator_late_intervals"].is_u64(), "{j}");
+    assert!(j["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["lag_p99_ms"].is_f64()));
 }
 
 #[test]

@@ -242,6 +242,7 @@ mod tests {
         Outcome {
             kind: Kind::OffCpu,
             secs,
+            started_unix: 0.0,
             cost_cpu_s: None,
             result: Ok(Data::Stacks(f)),
         }

@@ -64,6 +64,8 @@ pub struct Cell {
     pub qps_runs: Vec<f64>,
     pub tps: f64,
     pub p95_ms: f64,
+    /// The repeats' p95 (for error bars).
+    pub p95_spread: spread::Spread,
     pub p99_ms: f64,
     pub runs: usize,
     /// Medians of the monitor's figures (NaN without the monitor).
@@ -74,6 +76,7 @@ pub struct Cell {
     pub hint: String,
     /// TPC-C's New-Orders per minute (NaN for other workloads).
     pub nopm: f64,
+    pub nopm_spread: spread::Spread,
 }
 
 /// The most frequent value (the first among equals).
@@ -123,12 +126,15 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         median(rs.iter().filter_map(|r| f(r)).collect())
                     };
                     let qps_runs: Vec<f64> = rs.iter().filter_map(|r| r.qps).collect();
+                    let p95s: Vec<f64> = rs.iter().filter_map(|r| r.lat_p95_ms).collect();
+                    let nopms: Vec<f64> = rs.iter().filter_map(|r| r.nopm).collect();
                     let cell = Cell {
                         qps: m(|r| r.qps),
                         qps_spread: spread::Spread::of(&qps_runs),
                         qps_runs,
                         tps: m(|r| r.tps),
                         p95_ms: m(|r| r.lat_p95_ms),
+                        p95_spread: spread::Spread::of(&p95s),
                         p99_ms: m(|r| r.lat_p99_ms),
                         runs: rs.len(),
                         server_us: m(|r| r.server_us_per_q),
@@ -141,6 +147,7 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         csw: m(|r| r.csw_per_q),
                         hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),
                         nopm: m(|r| r.nopm),
+                        nopm_spread: spread::Spread::of(&nopms),
                     };
                     (t, cell)
                 })

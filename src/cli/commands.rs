@@ -336,8 +336,57 @@ fn exit_code(r: &RunResult) -> i32 {
 
 /// One step per concurrency (and repeat), each stored as a run of one
 /// campaign (lab::sweep), then the scalability table (medians over repeats).
+/// `sweep W1,W2,…`: each workload swept in turn, all in one campaign
+/// (its page charts them together); one workload is a sweep of its own.
 fn sweep(a: &SweepArgs) -> Result<i32> {
-    let l = &a.load;
+    let names: Vec<&str> = a
+        .load
+        .workload
+        .split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .collect();
+    if names.len() < 2 {
+        let (code, end) = sweep_workload(a, &a.load, None)?;
+        print!("{end}");
+        return Ok(code);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(dup) = names.iter().find(|w| !seen.insert(**w)) {
+        bail!("workload {dup} is listed twice in the sweep: name each workload once");
+    }
+    let store = open_store(a.load.record.store.path())?;
+    let definition = serde_json::json!({
+        "workloads": names, "threads": thread_list(&a.load.threads)?, "repeat": a.repeat,
+        "time": a.load.time, "warmup_time": a.load.warmup_time, "cooldown": a.cooldown,
+        "command_line": redacted_command_line(),
+    });
+    let campaign = crate::lab::new_sweep(&store, &names.join("+"), &definition)?;
+    drop(store);
+    let json = a.load.format == RunFormat::Json;
+    let (mut code, mut docs) = (0, Vec::new());
+    for w in &names {
+        let mut l = a.load.clone();
+        l.workload = w.to_string();
+        let (c, end) = sweep_workload(a, &l, Some(campaign))?;
+        code = code.max(c);
+        if json {
+            docs.push(end);
+        } else {
+            print!("{end}");
+        }
+    }
+    if json {
+        println!("[{}]", docs.join(","));
+    } else {
+        println!("All {} workloads are in campaign {campaign} (qpslab scalability --campaign {campaign}).", names.len());
+    }
+    Ok(code)
+}
+
+/// One workload's sweep, in `campaign` (a new sweep campaign when None);
+/// returns its exit code and its closing table (or JSON document).
+fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<(i32, String)> {
     let threads = thread_list(&l.threads)?;
     if !(1..=1000).contains(&a.repeat) {
         bail!("--repeat must be from 1 to 1000");
@@ -355,7 +404,10 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         "workload": name.as_str(), "threads": threads, "repeat": a.repeat, "time": l.time,
         "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
-    let campaign = crate::lab::new_sweep(&store, name.as_str(), &definition)?;
+    let campaign = match campaign {
+        Some(c) => c,
+        None => crate::lab::new_sweep(&store, name.as_str(), &definition)?,
+    };
     let what = (name.as_str(), t.describe(), campaign);
     println!(
         "{}",
@@ -393,14 +445,11 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         println!("{text}");
     })?;
     let json = l.format == RunFormat::Json;
-    print!(
-        "{}",
-        report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json)
-    );
+    let mut end = report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json);
     if let (Some(l), false) = (&out.limiter, json) {
-        println!("Scaling limiter: {l}");
+        end.push_str(&format!("Scaling limiter: {l}\n"));
     }
-    Ok(out.code)
+    Ok((out.code, end))
 }
 
 /// The finished ("ok") runs an analysis reads.

@@ -6,12 +6,14 @@
 //! executes, times and counts it, and retries or reconnects on errors.
 //! Owns connections for load, their distribution over shards (one tokio
 //! current_thread runtime per client core, connections as tasks), the
-//! closed-loop and rate-driven schedules, warm-up, per-interval sampling,
+//! closed-loop and rate-driven schedules (with a high-resolution wake-up
+//! and the generator's lateness recorded apart), warm-up, per-interval sampling,
 //! error handling (ignore list, retries, reconnects) and stopping (time,
 //! event count, fatal error, Ctrl-C). It records into `stats` and hands
 //! samples to a callback; it never formats output or gives advice beyond
 //! what the family says about an error.
 
+mod alarm;
 mod config;
 mod interrupt;
 mod rate;

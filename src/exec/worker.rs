@@ -192,6 +192,13 @@ pub async fn worker(
         counted: true,
     };
     let mut done_since_reconnect = 0u64;
+    // Rate mode's precise wake-up (tokio's timer rounds up to whole
+    // milliseconds); without a timerfd, tokio's sleep.
+    let mut alarm = if cfg.rate > 0.0 {
+        super::alarm::Alarm::new().ok()
+    } else {
+        None
+    };
 
     while !shared.stopping() {
         // (an atomic shared by every shard: only touched under --events)
@@ -207,13 +214,32 @@ pub async fn worker(
                 break;
             }
         }
-        let intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
+        // Rate mode: an arrival still ahead is waited for precisely, and
+        // the event's latency counts from the wake-up (how late it came is
+        // the generator's, recorded as lag); one already due (every
+        // connection was busy: the server is behind) counts from its
+        // arrival time, so no queueing is omitted.
+        let mut intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
         if let Some(t) = intended {
             if t > Instant::now() {
-                tokio::time::sleep_until(t.into()).await;
+                let woke = match alarm.as_mut() {
+                    Some(a) => a.until(t).await.is_ok(),
+                    None => false,
+                };
+                if !woke {
+                    tokio::time::sleep_until(t.into()).await;
+                }
                 if shared.stopping() {
                     break;
                 }
+                let lag = Instant::now().saturating_duration_since(t).as_micros() as u64;
+                state
+                    .borrow_mut()
+                    .cur
+                    .lag
+                    .get_or_insert_with(crate::stats::Hist::new)
+                    .record(lag);
+                intended = None;
             }
         }
         let start = Instant::now();

@@ -427,11 +427,12 @@ pub fn run_comparison(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analyze::series;
 
-    fn row(id: i64, variant: &str, threads: i64, qps: f64) -> RunRow {
+    /// A finished run of oltp_point_select in campaign 1, label "m".
+    pub(crate) fn row(id: i64, variant: &str, threads: i64, qps: f64) -> RunRow {
         RunRow {
             id,
             campaign_id: Some(1),

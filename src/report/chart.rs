@@ -13,6 +13,17 @@ pub struct Series {
     /// Error bars: (x, low, high), drawn as vertical lines (a point's
     /// spread over repeats).
     pub errors: Vec<(f64, f64, f64)>,
+    /// Set for a guide: a model's curve or a reference line drawn beside
+    /// a data series, in its colour, dashed and without dots.
+    pub guide: Option<Guide>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Guide {
+    /// Index in `Chart::series` of the data series it belongs to.
+    pub of: usize,
+    /// SVG stroke-dasharray.
+    pub dash: &'static str,
 }
 
 pub struct Chart {
@@ -113,6 +124,7 @@ impl Chart {
                 name: name.into(),
                 points,
                 errors: Vec::new(),
+                guide: None,
             });
         }
     }
@@ -131,6 +143,52 @@ impl Chart {
                 .filter(|(x, lo, hi)| x.is_finite() && lo.is_finite() && hi.is_finite())
                 .collect();
         }
+    }
+
+    /// A guide for the data series at index `of` (its colour, `dash`).
+    pub fn add_guide(
+        &mut self,
+        name: &str,
+        points: Vec<(f64, f64)>,
+        of: usize,
+        dash: &'static str,
+    ) {
+        let n = self.series.len();
+        self.add(name, points);
+        if self.series.len() > n {
+            if let Some(s) = self.series.last_mut() {
+                s.guide = Some(Guide { of, dash });
+            }
+        }
+    }
+
+    /// Each series' colour: data series take the palette in turn, a guide
+    /// its data series'.
+    fn colors(&self) -> Vec<&'static str> {
+        let mut data = 0;
+        let own: Vec<usize> = self
+            .series
+            .iter()
+            .map(|s| {
+                if s.guide.is_some() {
+                    0
+                } else {
+                    data += 1;
+                    data - 1
+                }
+            })
+            .collect();
+        self.series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let k = s
+                    .guide
+                    .map(|g| own.get(g.of).copied().unwrap_or(0))
+                    .unwrap_or(own[i]);
+                PALETTE[k % PALETTE.len()]
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -280,11 +338,16 @@ impl Chart {
                 (L + nx / 1000.0 * pw, T + ph - ny / 1000.0 * ph)
             }
         };
+        let colors = self.colors();
         for (i, s) in self.series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
+            let color = colors[i];
+            let dash = s
+                .guide
+                .map(|g| format!(r#" stroke-dasharray="{}""#, g.dash))
+                .unwrap_or_default();
             let _ = write!(
                 o,
-                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6" vector-effect="non-scaling-stroke" data-name="{}" points=""#,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6"{dash} vector-effect="non-scaling-stroke" data-name="{}" points=""#,
                 esc(&s.name)
             );
             for (x, y) in &s.points {
@@ -299,7 +362,7 @@ impl Chart {
                     r#"<line class="err" x1="{px:.2}" y1="{plo:.2}" x2="{px:.2}" y2="{phi:.2}" stroke="{color}" stroke-width="1.2" vector-effect="non-scaling-stroke"/>"#
                 );
             }
-            if s.points.len() <= 40 {
+            if s.points.len() <= 40 && s.guide.is_none() {
                 for (x, y) in &s.points {
                     let (px, py) = place(*x, *y);
                     if interactive {
@@ -328,10 +391,15 @@ impl Chart {
             let name: String = s.name.chars().take(28).collect();
             let _ = write!(
                 o,
-                r#"<rect x="{}" y="{}" width="12" height="3" fill="{}"/><text x="{}" y="{}" font-size="11" font-family="sans-serif">{}</text>"#,
+                r#"<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="3"{}/><text x="{}" y="{}" font-size="11" font-family="sans-serif">{}</text>"#,
                 W - R + 12.0,
-                y - 4.0,
-                PALETTE[i % PALETTE.len()],
+                W - R + 24.0,
+                y - 3.0,
+                y - 3.0,
+                colors[i],
+                s.guide
+                    .map(|g| format!(r#" stroke-dasharray="{}""#, g.dash))
+                    .unwrap_or_default(),
                 W - R + 28.0,
                 y,
                 esc(&name)

@@ -58,6 +58,12 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     line.push_str(&super::tpcc::interval_suffix(iv, d));
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
+        if let Some(l) = iv.lag_p99_ms() {
+            let _ = write!(line, " lag p99: {l:.3}");
+            if iv.generator_late() {
+                line.push_str(" (generator late)");
+            }
+        }
     }
     if iv.failed + iv.failed_connects > 0 {
         let _ = write!(
@@ -70,6 +76,29 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
         line.push_str(" (warm-up)");
     }
     line
+}
+
+/// Rate mode's lines on the generator's own lateness: how late the
+/// connections woke for their arrivals (kept out of the latency above),
+/// and the intervals where it exceeded the events' latency.
+fn schedule_lag(lag: &crate::stats::Hist, r: &RunResult, pcts: &[f64]) -> String {
+    let mut o = String::from(
+        "\nSchedule lag (ms; how late connections woke for their arrivals, not in the latency above):\n   ",
+    );
+    for p in pcts {
+        let _ = write!(o, " p{}: {:.3}", pct_label(*p), lag.quantile_ms(p / 100.0));
+    }
+    let _ = writeln!(o, " max: {:.3}", lag.max_ms());
+    let measured: Vec<&Sample> = r.samples.iter().filter(|s| !s.warmup).collect();
+    let late = measured.iter().filter(|s| s.iv.generator_late()).count();
+    if late > 0 {
+        let _ = writeln!(
+            o,
+            "    the generator was late in {late} of {} intervals (its lag p99 above the events' p95): those intervals' rate and latency say more about the client than the server",
+            measured.len()
+        );
+    }
+    o
 }
 
 fn mean_sd(v: &[f64]) -> (f64, f64) {
@@ -175,6 +204,9 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         );
     }
     let _ = writeln!(o, " max: {:.3}", t.hist.max_ms());
+    if let Some(lag) = &t.lag {
+        o.push_str(&schedule_lag(lag, r, pcts));
+    }
     if !r.kinds.is_empty() {
         o.push_str("\nLatency by statement (ms):\n");
         let _ = writeln!(

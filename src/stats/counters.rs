@@ -47,6 +47,10 @@ pub struct Interval {
     pub hist: Hist,
     /// Rate mode: events due but not yet started at the end of the interval.
     pub backlog: u64,
+    /// Rate mode: how late connections woke for their arrival times, in
+    /// microseconds (the generator's own lateness, kept out of the event
+    /// latency and reported apart). None outside rate mode.
+    pub lag: Option<Hist>,
     /// Completed events by the family's event class (TPC-C's transaction
     /// types); all zero for families without classes.
     pub classes: [u64; MAX_CLASSES],
@@ -65,6 +69,19 @@ impl Interval {
         self.events as f64 / secs.max(1e-9)
     }
 
+    /// Rate mode: the p99 of the connections' wake-up lateness, in ms.
+    pub fn lag_p99_ms(&self) -> Option<f64> {
+        self.lag.as_ref().map(|h| h.quantile_ms(0.99))
+    }
+
+    /// Rate mode: the generator woke later than the events took (its
+    /// lag p99 above the event latency p95), so the interval's rate and
+    /// latency say more about the client than the server.
+    pub fn generator_late(&self) -> bool {
+        self.lag_p99_ms()
+            .is_some_and(|l| l > 0.0 && self.hist.count() > 0 && l > self.hist.quantile_ms(0.95))
+    }
+
     /// Queries per second over `secs` seconds.
     pub fn qps(&self, secs: f64) -> f64 {
         self.queries() as f64 / secs.max(1e-9)
@@ -81,6 +98,9 @@ impl Interval {
         self.failed_connects += o.failed_connects;
         self.hist.merge(&o.hist);
         self.backlog += o.backlog;
+        if let Some(l) = &o.lag {
+            self.lag.get_or_insert_with(Hist::new).merge(l);
+        }
         for (a, b) in self.classes.iter_mut().zip(o.classes) {
             *a += b;
         }

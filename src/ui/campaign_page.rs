@@ -28,7 +28,11 @@ pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
     };
     let mut c = Chart::new(title, "users", y);
     c.log2_x = true;
-    for ((w, l, v), cells) in analyze::series(runs) {
+    let all = analyze::series(runs);
+    // The USL fit and the ideal line are drawn for a few series only (more
+    // would hide the data).
+    let guides = metric == Metric::Qps && all.len() <= GUIDED_SERIES;
+    for ((w, l, v), cells) in all {
         let name = [w.as_str(), l.as_str(), v.as_str()]
             .iter()
             .filter(|s| !s.is_empty())
@@ -48,19 +52,64 @@ pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
             .filter(|p| p.1.is_finite())
             .collect();
         // The spread of the repeats (min to max) where a point has several.
-        let errors: Vec<(f64, f64, f64)> = match metric {
-            Metric::Qps => cells
-                .iter()
-                .filter(|(_, cell)| cell.qps_spread.n > 1)
-                .map(|(t, cell)| (*t as f64, cell.qps_spread.min, cell.qps_spread.max))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let errors: Vec<(f64, f64, f64)> = cells
+            .iter()
+            .map(|(t, cell)| {
+                let sp = match metric {
+                    Metric::Qps => &cell.qps_spread,
+                    Metric::P95 => &cell.p95_spread,
+                    Metric::Nopm => &cell.nopm_spread,
+                };
+                (*t, sp)
+            })
+            .filter(|(_, sp)| sp.n > 1)
+            .map(|(t, sp)| (t as f64, sp.min, sp.max))
+            .collect();
         if !pts.is_empty() {
-            c.add_with_errors(&name, pts, errors);
+            let at = c.series.len();
+            c.add_with_errors(&name, pts.clone(), errors);
+            if guides {
+                add_scaling_guides(&mut c, &pts, at);
+            }
         }
     }
     c
+}
+
+/// Scalability charts draw the USL fit and the ideal line for up to this
+/// many series.
+const GUIDED_SERIES: usize = 3;
+
+/// Beside a QPS series (users, QPS): its USL fit (dashed) over the users
+/// measured, and the ideal linear scaling from its fewest users (dotted),
+/// cut where it leaves the chart's range (1.3 × the series' peak). Both in
+/// the series' colour, which is what names them in the legend.
+fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
+    let (Some(&(n0, x0)), Some(&(n1, _))) = (pts.first(), pts.last()) else {
+        return;
+    };
+    if pts.len() < 3 || n0 <= 0.0 || x0 <= 0.0 {
+        return;
+    }
+    let steps = 32;
+    let grid: Vec<f64> = (0..=steps)
+        .map(|i| n0 * (n1 / n0).powf(i as f64 / steps as f64))
+        .collect();
+    let as_users: Vec<(i64, f64)> = pts.iter().map(|(n, x)| (*n as i64, *x)).collect();
+    if let Some(u) = analyze::usl::of_points(&as_users).and_then(|s| s.usl) {
+        let curve: Vec<(f64, f64)> = grid.iter().map(|n| (*n, u.throughput(*n))).collect();
+        c.add_guide(&format!("USL fit, R² {:.2}", u.r2), curve, of, "6 4");
+    }
+    let top = 1.3 * pts.iter().map(|p| p.1).fold(0.0, f64::max);
+    let per_user = x0 / n0;
+    let ideal: Vec<(f64, f64)> = grid
+        .iter()
+        .map(|n| (*n, per_user * n))
+        .take_while(|(_, x)| *x <= top)
+        .collect();
+    if ideal.len() >= 2 {
+        c.add_guide("ideal (linear)", ideal, of, "2 3");
+    }
 }
 
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
@@ -165,4 +214,51 @@ pub fn runs_table(runs: &[RunRow], mode: Mode) -> String {
     }
     o.push_str("</table>");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::analysis::tests::row;
+
+    #[test]
+    fn a_qps_chart_draws_the_usl_fit_and_the_ideal_line_beside_its_series() {
+        let runs: Vec<RunRow> = [(1, 10.0), (2, 19.0), (4, 34.0), (8, 50.0), (16, 48.0)]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(t, q))| {
+                // two repeats a point: error bars too
+                [
+                    row(2 * i as i64, "a", t, q * 1000.0),
+                    row(2 * i as i64 + 1, "a", t, q * 1100.0),
+                ]
+            })
+            .collect();
+        let c = scalability_chart(&runs, Metric::Qps);
+        let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[1].starts_with("USL fit, R²"), "{names:?}");
+        assert_eq!(names[2], "ideal (linear)");
+        assert!(c.series[1..]
+            .iter()
+            .all(|s| s.guide.is_some_and(|g| g.of == 0)));
+        assert_eq!(c.series[0].errors.len(), 5);
+        // the ideal line stops before it leaves the chart (1.3 x the peak)
+        let peak = c.series[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(c.series[2].points.iter().all(|p| p.1 <= 1.3 * peak));
+        let svg = c.svg();
+        assert!(
+            svg.contains("stroke-dasharray=\"6 4\"") && svg.contains("stroke-dasharray=\"2 3\"")
+        );
+        // p95 has error bars and no guides
+        let p = scalability_chart(&runs, Metric::P95);
+        assert_eq!(p.series.len(), 1);
+        // more series than GUIDED_SERIES: data only
+        let many: Vec<RunRow> = (0..4)
+            .flat_map(|v| {
+                [1, 2, 4].map(|t| row(100 + v * 10 + t, &format!("v{v}"), t, 1000.0 * t as f64))
+            })
+            .collect();
+        assert_eq!(scalability_chart(&many, Metric::Qps).series.len(), 4);
+    }
 }

@@ -51,7 +51,8 @@ pub enum Cmd {
     /// List the workloads and their statements.
     Workloads,
     /// Run a workload at each of several concurrencies (one campaign), then
-    /// print the scalability table.
+    /// print the scalability table; several workloads (a,b) are swept in
+    /// turn into the same campaign.
     Sweep(SweepArgs),
     /// Run a campaign file (a matrix of servers, variants, workloads and
     /// concurrencies), resumable; or show its status, or the presets.
