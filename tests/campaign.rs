@@ -148,6 +148,22 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
             && best.lines().count() == 3,
         "{best}"
     );
+    // the campaign's report lists the variants and the variables they moved
+    let html = l.home.join("c-resume.html").display().to_string();
+    let id = runs[0]["campaign_id"].to_string();
+    let o = l.qpslab(&["report", "--campaign", &id, "--store", &store, "-o", &html]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let variants = page
+        .split("<h2>Variants</h2>")
+        .nth(1)
+        .expect("no Variants section on the campaign page");
+    assert!(
+        variants.contains("innodb_spin_wait_delay=96; max_connections=123")
+            && variants.contains("Server variables that differ from 'spin-6'")
+            && variants.contains("<td class=\"l\">innodb_spin_wait_delay</td><td class=\"l\">6</td><td class=\"l\">96</td>"),
+        "{variants}"
+    );
     let (a, b) = (runs[0]["id"].to_string(), runs[1]["id"].to_string());
     let o = l.qpslab(&["compare", &a, &b, "--store", &store, "--format", "json"]);
     let c = json(&o);

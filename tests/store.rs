@@ -290,6 +290,36 @@ fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
             "oltp_read_only"
         ]
     );
+    // a second campaign, and one report of both: a series in both is
+    // named with its campaign, never pooled
+    let o = sweep("oltp_point_select");
+    assert!(o.status.success(), "{}", text(&o));
+    let other = text(&o)
+        .split("; campaign ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("the sweep's campaign")
+        .to_string();
+    let html = l.home.join("sweep2.html").display().to_string();
+    let both = format!("{campaign},{other}");
+    let o = l.qpslab(&[
+        "report",
+        "--campaign",
+        &both,
+        "--store",
+        &store,
+        "-o",
+        &html,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(&format!("Campaigns {campaign}, {other}"))
+            && page.contains("Best to best, all campaigns")
+            && page.contains(&format!("(c{campaign})"))
+            && page.contains(&format!("(c{other})")),
+        "{page}"
+    );
     let o = sweep("oltp_point_select,oltp_point_select");
     assert!(
         !o.status.success() && text(&o).contains("listed twice"),

@@ -204,79 +204,14 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         ..Default::default()
     })?;
     print!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
-    print!("{}", variant_variables(&store, &c, &runs)?);
+    let diffs = crate::lab::variant_diffs(&store, &c, &runs)?;
+    print!(
+        "{}",
+        crate::report::campaign::variant_variables(c.reference_variant(), &diffs)
+    );
     Ok(match (out.failed, out.degraded) {
         (0, 0) => 0,
         (0, _) => 3,
         _ => 1,
     })
-}
-
-/// Each variant's server variables that differ from the reference
-/// variant's, as the runs captured them (the first finished run of each,
-/// same server label): what a variant really changed, defaults it moved
-/// included. "" with one variant.
-fn variant_variables(
-    store: &crate::store::Store,
-    c: &CampaignFile,
-    runs: &[crate::store::RunRow],
-) -> Result<String> {
-    if c.variants.len() < 2 {
-        return Ok(String::new());
-    }
-    let reference = c.reference_variant();
-    let mut out = String::new();
-    for server in &c.servers {
-        let first = |variant: &str| {
-            runs.iter()
-                .find(|r| {
-                    r.label.as_deref() == Some(&server.label)
-                        && r.variant.as_deref() == Some(variant)
-                })
-                .map(|r| r.id)
-        };
-        let Some(rid) = first(reference) else {
-            continue;
-        };
-        let Some(rd) = store.run_detail(rid)? else {
-            continue;
-        };
-        for v in c.variants.iter().filter(|v| v.name != reference) {
-            let Some(vd) = first(&v.name)
-                .map(|id| store.run_detail(id))
-                .transpose()?
-                .flatten()
-            else {
-                continue;
-            };
-            let diff =
-                crate::analyze::compare::variable_diff(&rd.server_variables, &vd.server_variables);
-            if out.is_empty() {
-                out.push_str(&format!(
-                    "\nServer variables that differ from '{reference}' (as the runs captured them):\n"
-                ));
-            }
-            let shown: Vec<String> = diff
-                .iter()
-                .take(12)
-                .map(|(n, a, b)| format!("{n} {a} -> {b}"))
-                .collect();
-            out.push_str(&format!(
-                "    {} {}: {}{}\n",
-                server.label,
-                v.name,
-                if shown.is_empty() {
-                    "none".to_string()
-                } else {
-                    shown.join("; ")
-                },
-                if diff.len() > 12 {
-                    format!("; and {} more (qpslab compare)", diff.len() - 12)
-                } else {
-                    String::new()
-                }
-            ));
-        }
-    }
-    Ok(out)
 }

@@ -24,12 +24,13 @@ fn write(path: &std::path::Path, text: &str) -> Result<()> {
 
 pub fn report(a: &ReportArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
-    let html = match (a.run, a.campaign) {
+    let html = match (a.run, a.campaign.as_slice()) {
         (Some(id), _) => ui::run_page(&store, id, Mode::Report)?
             .with_context(|| format!("no run {id} in the store (see `qpslab runs`)"))?,
-        (None, Some(id)) => ui::campaign_page(&store, id, Mode::Report)?
+        (None, [id]) => ui::campaign_page(&store, *id, Mode::Report)?
             .with_context(|| format!("no campaign {id} in the store (see `qpslab runs`)"))?,
-        (None, None) => bail!("give a run id or --campaign ID"),
+        (None, []) => bail!("give a run id or --campaign ID"),
+        (None, ids) => ui::campaigns_page(&store, ids, Mode::Report)?,
     };
     write(&a.output, &html)?;
     println!(

@@ -237,7 +237,7 @@ pub async fn worker(
                     .borrow_mut()
                     .cur
                     .lag
-                    .get_or_insert_with(crate::stats::Hist::new)
+                    .get_or_insert_with(Default::default)
                     .record(lag);
                 intended = None;
             }

@@ -20,6 +20,7 @@ mod sandbox;
 mod summary;
 mod sweep;
 mod target;
+mod variants;
 mod watch;
 
 pub use campaign::{open_campaign, run_campaign, CampaignRun};
@@ -34,6 +35,7 @@ pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
 pub use summary::run_document;
 pub use sweep::{new_sweep, sweep, SweepPlan};
 pub use target::{sandbox_target, Target};
+pub use variants::{campaign_file, variant_diffs, VariantDiff};
 
 /// Runs a future to completion on a fresh current-thread runtime (the
 /// synchronous use cases' way to talk to a server).

@@ -93,6 +93,68 @@ pub fn campaign_start(c: &CampaignFile, id: i64, points: usize, pending: usize) 
     )
 }
 
+/// Each variant's name and what it sets (server settings, SQL applied),
+/// in the campaign file's order.
+pub fn variant_settings(c: &CampaignFile) -> Vec<(String, String)> {
+    c.variants
+        .iter()
+        .map(|v| {
+            let mut what: Vec<String> = v
+                .set
+                .iter()
+                .map(|(k, x)| format!("{k}={}", crate::campaign::value_text(x)))
+                .collect();
+            what.extend(v.sql.iter().map(|q| format!("SQL: {q}")));
+            let what = if what.is_empty() {
+                "nothing (server defaults)".to_string()
+            } else {
+                what.join("; ")
+            };
+            (v.name.clone(), what)
+        })
+        .collect()
+}
+
+/// Variables shown per variant before "and N more".
+pub const VARIABLES_SHOWN: usize = 12;
+
+/// The lines on each variant's server variables that differ from the
+/// reference variant's ("" when there are none to show).
+pub fn variant_variables(reference: &str, diffs: &[crate::lab::VariantDiff]) -> String {
+    if diffs.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        format!("\nServer variables that differ from '{reference}' (as the runs captured them):\n");
+    for d in diffs {
+        let shown: Vec<String> = d
+            .diff
+            .iter()
+            .take(VARIABLES_SHOWN)
+            .map(|(n, a, b)| format!("{n} {a} -> {b}"))
+            .collect();
+        out += &format!(
+            "    {} {}: {}{}\n",
+            d.server,
+            d.variant,
+            if shown.is_empty() {
+                "none".to_string()
+            } else {
+                shown.join("; ")
+            },
+            if d.diff.len() > VARIABLES_SHOWN {
+                format!(
+                    "; and {} more (qpslab compare)",
+                    d.diff.len() - VARIABLES_SHOWN
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    out
+}
+
 /// The scalability table of a campaign's finished runs, the ratio matrix
 /// against its reference variant when it has several, and what failed.
 pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: usize) -> String {
@@ -103,22 +165,8 @@ pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: 
             .any(|v| !v.set.is_empty() || !v.sql.is_empty())
     {
         out += "\nVariants (what each sets):\n";
-        for v in &c.variants {
-            let mut what: Vec<String> = v
-                .set
-                .iter()
-                .map(|(k, x)| format!("{k}={}", crate::campaign::value_text(x)))
-                .collect();
-            what.extend(v.sql.iter().map(|q| format!("SQL: {q}")));
-            out += &format!(
-                "    {:<16} {}\n",
-                v.name,
-                if what.is_empty() {
-                    "nothing (server defaults)".to_string()
-                } else {
-                    what.join("; ")
-                }
-            );
+        for (name, what) in variant_settings(c) {
+            out += &format!("    {name:<16} {what}\n");
         }
     }
     if c.variants.len() > 1 {

@@ -50,7 +50,7 @@ pub struct Interval {
     /// Rate mode: how late connections woke for their arrival times, in
     /// microseconds (the generator's own lateness, kept out of the event
     /// latency and reported apart). None outside rate mode.
-    pub lag: Option<Hist>,
+    pub lag: Option<Box<Hist>>,
     /// Completed events by the family's event class (TPC-C's transaction
     /// types); all zero for families without classes.
     pub classes: [u64; MAX_CLASSES],
@@ -99,7 +99,7 @@ impl Interval {
         self.hist.merge(&o.hist);
         self.backlog += o.backlog;
         if let Some(l) = &o.lag {
-            self.lag.get_or_insert_with(Hist::new).merge(l);
+            self.lag.get_or_insert_with(Default::default).merge(l);
         }
         for (a, b) in self.classes.iter_mut().zip(o.classes) {
             *a += b;

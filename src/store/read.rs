@@ -331,6 +331,20 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The definition campaign `id` was created with (a campaign file's
+    /// TOML, or a sweep's JSON); None for no such campaign.
+    pub fn campaign_definition(&self, id: i64) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT definition FROM campaigns WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// The finished repeats of run `id`'s point (same campaign and point
     /// hash, status ok), itself included; just itself outside a campaign.
     pub fn repeats_of(&self, id: i64) -> Result<Vec<RunRow>> {

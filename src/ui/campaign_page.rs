@@ -113,6 +113,79 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
 }
 
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
+    Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, &b, mode, live)))
+}
+
+/// Several campaigns on one page: their finished runs together first (the
+/// scalability charts and table, best to best; a series found in more
+/// than one campaign is named with its campaign, "label (c3)", never
+/// pooled), then each campaign's own sections. Err names an id not in the
+/// store.
+pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> {
+    let mut parts = Vec::new();
+    for &id in ids {
+        let part = campaign_body(store, id, mode)?
+            .ok_or_else(|| anyhow::anyhow!("no campaign {id} in the store (see `qpslab runs`)"))?;
+        let ok = store.list_runs(&RunFilter {
+            campaign: Some(id),
+            status: Some("ok".into()),
+            ..Default::default()
+        })?;
+        parts.push((id, part, ok));
+    }
+    let key = |r: &RunRow| (r.workload.clone(), r.label.clone(), r.variant.clone());
+    let mut campaigns_of: std::collections::BTreeMap<_, std::collections::BTreeSet<i64>> =
+        Default::default();
+    for (id, _, ok) in &parts {
+        for r in ok {
+            campaigns_of.entry(key(r)).or_default().insert(*id);
+        }
+    }
+    let mut all: Vec<RunRow> = Vec::new();
+    for (id, _, ok) in &parts {
+        for r in ok {
+            let mut r = r.clone();
+            if campaigns_of[&key(&r)].len() > 1 {
+                r.label = Some(
+                    format!("{} (c{id})", r.label.as_deref().unwrap_or(""))
+                        .trim()
+                        .to_string(),
+                );
+            }
+            all.push(r);
+        }
+    }
+    let names: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+    let title = format!("Campaigns {}", names.join(", "));
+    let mut b = format!(
+        "<h1>{}</h1><p class=\"meta\">{} finished runs together; each campaign's own sections follow</p>",
+        esc(&title),
+        all.len()
+    );
+    b.push_str("<h2>Scalability, all campaigns</h2><div class=\"charts\">");
+    b.push_str(&scalability_chart(&all, Metric::Qps).svg());
+    b.push_str(&scalability_chart(&all, Metric::P95).svg());
+    b.push_str("</div>");
+    if !all.is_empty() {
+        b.push_str(&crate::report::analysis::scalability_table(
+            &all,
+            Format::Html,
+        ));
+        b.push_str("<h2>Best to best, all campaigns</h2>");
+        b.push_str(&crate::report::analysis::best_table(&all, Format::Html));
+    }
+    let mut live = false;
+    for (_, (_, body, l), _) in parts {
+        b.push_str("<hr>");
+        b.push_str(&body);
+        live |= l;
+    }
+    Ok(page(&title, &b, mode, live))
+}
+
+/// A campaign's title, its page's body and whether it is still running;
+/// None for no such campaign.
+fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, String, bool)>> {
     let Some(c) = store.list_campaigns()?.into_iter().find(|c| c.id == id) else {
         return Ok(None);
     };
@@ -168,6 +241,7 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
             ));
         }
     }
+    b.push_str(&variants_section(store, id, &ok)?);
     b.push_str("<h2>Runs</h2>");
     b.push_str(&runs_table(&runs, mode));
     if mode == Mode::Report {
@@ -185,7 +259,81 @@ pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String
         }
     }
     let live = runs.iter().any(|r| r.status == "running");
-    Ok(Some(page(&title, &b, mode, live)))
+    Ok(Some((title, b, live)))
+}
+
+/// Variables listed per variant on a page before "and N more".
+const VARIABLES_ON_PAGE: usize = 40;
+
+/// What each variant sets, and each variant's server variables that
+/// differ from the reference variant's as its runs captured them ("" for
+/// a sweep, or a campaign of one variant that sets nothing).
+fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<String> {
+    let Some(c) = crate::lab::campaign_file(store, id)? else {
+        return Ok(String::new());
+    };
+    if c.variants.len() < 2
+        && c.variants
+            .iter()
+            .all(|v| v.set.is_empty() && v.sql.is_empty())
+    {
+        return Ok(String::new());
+    }
+    let mut b = String::from(
+        "<h2>Variants</h2><table class=\"runs\"><tr><th class=\"l\">variant</th><th class=\"l\">what it sets</th></tr>",
+    );
+    for (name, what) in crate::report::campaign::variant_settings(&c) {
+        let _ = write!(
+            b,
+            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+            esc(&name),
+            esc(&what)
+        );
+    }
+    b.push_str("</table>");
+    let diffs = crate::lab::variant_diffs(store, &c, ok)?;
+    if !diffs.is_empty() {
+        let reference = c.reference_variant();
+        let _ = write!(
+            b,
+            "<h3>Server variables that differ from '{}' (as the runs captured them)</h3>",
+            esc(reference)
+        );
+        for d in &diffs {
+            let _ = write!(
+                b,
+                "<p><b>{} {}</b>: {} differ{}</p>",
+                esc(&d.server),
+                esc(&d.variant),
+                d.diff.len(),
+                if d.diff.len() > VARIABLES_ON_PAGE {
+                    format!(" (the first {VARIABLES_ON_PAGE} by name)")
+                } else {
+                    String::new()
+                }
+            );
+            if d.diff.is_empty() {
+                continue;
+            }
+            let _ = write!(
+                b,
+                "<table class=\"runs\"><tr><th class=\"l\">variable</th><th class=\"l\">{}</th><th class=\"l\">{}</th></tr>",
+                esc(reference),
+                esc(&d.variant)
+            );
+            for (n, x, y) in d.diff.iter().take(VARIABLES_ON_PAGE) {
+                let _ = write!(
+                    b,
+                    "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+                    esc(n),
+                    esc(x),
+                    esc(y)
+                );
+            }
+            b.push_str("</table>");
+        }
+    }
+    Ok(b)
 }
 
 /// Runs as a table with links to their pages.

@@ -18,7 +18,7 @@ mod run_chart;
 mod run_page;
 mod series;
 
-pub use campaign_page::{campaign_page, scalability_chart, Metric};
+pub use campaign_page::{campaign_page, campaigns_page, scalability_chart, Metric};
 pub use overlay_page::overlay_page;
 pub use page::Mode;
 pub use run_chart::{campaign_chart, run_chart};

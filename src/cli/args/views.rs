@@ -190,8 +190,9 @@ pub struct ReportArgs {
     /// Run id; or give --campaign.
     #[arg(required_unless_present = "campaign")]
     pub run: Option<i64>,
-    #[arg(long, conflicts_with = "run")]
-    pub campaign: Option<i64>,
+    /// A campaign's id; several (3,5) for one report comparing them.
+    #[arg(long, conflicts_with = "run", value_delimiter = ',', num_args = 1..)]
+    pub campaign: Vec<i64>,
     /// Output file (.html).
     #[arg(short, long)]
     pub output: PathBuf,
