@@ -22,9 +22,18 @@ const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 ///   scheduling. The client is on the critical path of every query, and a
 ///   client/server pair that wakes each other stays on one CPU.
 /// - up to two connections per CPU: a shard per CPU under SCHED_BATCH.
-/// - beyond: one shard per 8 CPUs under SCHED_BATCH. The client needs a
-///   fraction of a core per 100k queries/s; more runtimes only sleep and
-///   wake more often and take CPU from the server.
+/// - beyond: one shard per 4 CPUs under SCHED_BATCH. The client needs
+///   about 0.6 of a core per 100k queries/s (6 µs a query, a quarter of
+///   the server's ~25 µs), so a quarter of the CPUs keeps up with a server
+///   on the rest; more runtimes only sleep and wake more often and take
+///   CPU from the server.
+///
+/// Measured on a 16-CPU host (docs/BENCHMARKS.md, "The client floor on 16
+/// CPUs"), point selects, medians of 3 rounds (QPS, µs/query; sysbench
+/// 559k/6.4 at 64 threads, 464k/9.3 at 256): 64 threads: 2 shards (one per
+/// 8 CPUs, the rule before) 354k/5.7, 4 shards 483k/6.0, 8 shards
+/// 463k/6.9, 16 shards 479k/7.5; 256 threads: 2 shards 297k/6.1, 4 shards
+/// 425k/6.0, 8 shards 446k/6.7, 16 shards 448k/7.6.
 ///
 /// Measured on a 2-core host, MariaDB 10.11, point selects (QPS, client
 /// µs/query): 2 threads: 2 shards 38.6k/10.0 vs 1 shard 16.0k/14.3;
@@ -38,7 +47,7 @@ pub fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
     } else if threads <= 2 * cores {
         (cores, true)
     } else {
-        ((cores / 8).max(1), true)
+        ((cores / 4).max(1), true)
     }
 }
 
@@ -346,7 +355,8 @@ mod tests {
         assert_eq!(auto_threading(4, 2), (2, true));
         assert_eq!(auto_threading(1024, 2), (1, true));
         assert_eq!(auto_threading(32, 16), (16, true));
-        assert_eq!(auto_threading(64, 16), (2, true));
-        assert_eq!(auto_threading(1024, 16), (2, true));
+        assert_eq!(auto_threading(64, 16), (4, true));
+        assert_eq!(auto_threading(1024, 16), (4, true));
+        assert_eq!(auto_threading(1024, 4), (1, true));
     }
 }
