@@ -54,7 +54,7 @@ printf "prepare  sysbench (default --threads=1) %.1f s   sysbench --threads=%s %
 printf "prepare  speed-up vs sysbench default %.2fx, vs sysbench --threads=%s %.2fx\n" "$(echo "$SB1_PREP / $QP_PREP" | bc -l)" "$TABLES" "$(echo "$SB_PREP / $QP_PREP" | bc -l)"
 
 echo
-printf "%-18s %6s %5s | %10s %9s | %10s %9s %8s | %7s %7s\n" workload threads round sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x
+printf "%-18s %6s %5s | %10s %9s | %10s %9s %8s | %7s %7s | %8s %7s\n" workload threads round sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x qp_load load_x
 for w in $WORKLOADS; do
   for th in $THREADS; do
     for r in $(seq 1 "$ROUNDS"); do
@@ -67,21 +67,23 @@ for w in $WORKLOADS; do
       qp_qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T.qp")
       if [ -z "$sb_q" ] || [ -z "$qp_q" ]; then echo "$w $th: a run failed:"; tail -n 3 "$T.sb" "$T.qp"; continue; fi
       sb_us=$(echo "$sb_cpu * 1000000 / $sb_q" | bc -l); qp_us=$(echo "$qp_cpu * 1000000 / $qp_q" | bc -l)
-      printf "%-18s %6s %5s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f\n" "$w" "$th" "$r" "$sb_qps" "$sb_us" "$qp_qps" "$qp_us" "$(echo "$qp_rss/1024" | bc -l)" \
-        "$(echo "$qp_qps / $sb_qps" | bc -l)" "$(echo "$qp_us / $sb_us" | bc -l)" | tee -a "$OUT.rows"
+      qp_load=$(awk '/load CPU per query:/{print $5}' "$T.qp")
+      printf "%-18s %6s %5s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f | %8.2f %7.2f\n" "$w" "$th" "$r" "$sb_qps" "$sb_us" "$qp_qps" "$qp_us" "$(echo "$qp_rss/1024" | bc -l)" \
+        "$(echo "$qp_qps / $sb_qps" | bc -l)" "$(echo "$qp_us / $sb_us" | bc -l)" "${qp_load:-0}" "$(echo "${qp_load:-0} / $sb_us" | bc -l)" | tee -a "$OUT.rows"
       rm -f "$T" "$T".*
     done
   done
 done
 echo; echo "== medians over $ROUNDS rounds"
-printf "%-18s %6s | %10s %9s | %10s %9s %8s | %7s %7s\n" workload threads sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x
+printf "%-18s %6s | %10s %9s | %10s %9s %8s | %7s %7s | %8s %7s\n" workload threads sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x qp_load load_x
 med() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 for w in $WORKLOADS; do for th in $THREADS; do
   rows=$(awk -v w="$w" -v t="$th" '$1==w && $2==t' "$OUT.rows")
   [ -n "$rows" ] || continue
   m() { echo "$rows" | awk -v c="$1" '{gsub(/\|/,""); print $c}' | med; }
-  printf "%-18s %6s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f\n" "$w" "$th" "$(m 4)" "$(m 5)" "$(m 6)" "$(m 7)" "$(m 8)" "$(m 9)" "$(m 10)"
+  printf "%-18s %6s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f | %8.2f %7.2f\n" "$w" "$th" "$(m 4)" "$(m 5)" "$(m 6)" "$(m 7)" "$(m 8)" "$(m 9)" "$(m 10)" "$(m 11)" "$(m 12)"
 done; done
 rm -f "$OUT.rows"
-echo; echo "qps_x = qpslab QPS / sysbench QPS; cpu_x = qpslab client CPU per query / sysbench's (lower is better)"
+echo; echo "qps_x = qpslab QPS / sysbench QPS; cpu_x = qpslab whole-process CPU per query / sysbench's (lower is better);"
+echo "qp_load = qpslab's load threads' CPU per query (its 'load CPU per query', monitor and store left out); load_x = qp_load / sysbench's whole-process us/q"
 echo "results saved in $OUT"

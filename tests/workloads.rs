@@ -262,6 +262,21 @@ fn text_protocol_mode_and_rate_mode() {
     assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 30));
     // closed model: no schedule, no lag
     assert!(j["totals"]["schedule_lag_ms"].is_null(), "{j}");
+    // the load threads' CPU apart from the process's (monitor, store,
+    // coordinator): some, and no more than the whole process used
+    let c = &j["client"];
+    let (load, all) = (
+        c["load_cpu_seconds"].as_f64().unwrap(),
+        c["process_cpu_seconds"].as_f64().unwrap(),
+    );
+    assert!(load > 0.0 && load <= all, "{c}");
+    assert!(c["load_cpu_us_per_query"].as_f64().unwrap() > 0.0, "{c}");
+    assert!(c["tool_cpu_ms_per_s"].as_f64().unwrap() >= 0.0, "{c}");
+    assert!(j["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["load_cpu_s"].as_f64().is_some()));
     assert_eq!(j["totals"]["writes"].as_u64(), Some(4 * 30));
     // rate mode: bounded by --events, reports backlog per interval and keeps going
     let j = run_json(
@@ -337,7 +352,9 @@ fn text_output_keeps_sysbench_lines() {
         "95th percentile:",
         "Threads fairness:",
         "p99:",
-        "client CPU per query:",
+        "load CPU per query:",
+        "tool overhead:",
+        "qpslab process CPU per query:",
         "share of host CPU:",
     ] {
         assert!(s.contains(needle), "'{needle}' missing:\n{s}");

@@ -44,7 +44,7 @@ pub struct StepFigures {
     pub tps: f64,
     pub p95: f64,
     pub p99: f64,
-    pub client_us: f64,
+    pub load_us: f64,
     /// NaN without the monitor.
     pub server_us: f64,
     pub hint: String,
@@ -70,7 +70,7 @@ pub struct Cell {
     pub runs: usize,
     /// Medians of the monitor's figures (NaN without the monitor).
     pub server_us: f64,
-    pub client_us: f64,
+    pub load_us: f64,
     pub csw: f64,
     /// The most frequent bottleneck verdict among the runs.
     pub hint: String,
@@ -138,11 +138,8 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         p99_ms: m(|r| r.lat_p99_ms),
                         runs: rs.len(),
                         server_us: m(|r| r.server_us_per_q),
-                        client_us: m(|r| {
-                            Some(crate::stats::us_per_query(
-                                r.client_cpu_s?,
-                                r.queries? as f64,
-                            ))
+                        load_us: m(|r| {
+                            Some(crate::stats::us_per_query(r.load_cpu_s?, r.queries? as f64))
                         }),
                         csw: m(|r| r.csw_per_q),
                         hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),
@@ -400,7 +397,7 @@ pub struct StepMedians {
     pub tps: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
-    pub client_us_per_query: f64,
+    pub load_us_per_query: f64,
     pub server_us_per_query: Option<f64>,
     /// The last repeat's verdict.
     pub bottleneck: String,

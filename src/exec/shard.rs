@@ -68,6 +68,7 @@ pub fn run_shard(
         server_version: String::new(),
         arrivals: None,
         current_k: 0,
+        cpu_mark: 0.0,
         watch: (0..n).map(|_| Watch::default()).collect(),
     }));
     local.block_on(&rt, async {
@@ -99,6 +100,7 @@ pub fn run_shard(
                     cfg.seed ^ ((shard as u64) << 32),
                 ));
             }
+            state.borrow_mut().cpu_mark = thread_cpu_s();
             let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
             let ticker = {
                 let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
@@ -112,7 +114,8 @@ pub fn run_shard(
             let _ = ticker.await;
             // The interval in progress when the run stopped.
             let mut st = state.borrow_mut();
-            let iv = std::mem::take(&mut st.cur);
+            let mut iv = std::mem::take(&mut st.cur);
+            iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
             let _ = tx.send(Msg::Tick {
                 k: st.current_k,
                 iv,
@@ -214,6 +217,7 @@ async fn ticker(
             .unwrap_or(0);
         let mut iv = std::mem::take(&mut st.cur);
         iv.backlog = backlog;
+        iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
         if k + 1 == warmup_ticks {
             st.kinds.iter_mut().for_each(|a| *a = KindAcc::default());
             st.thread_events.iter_mut().for_each(|e| *e = 0);
@@ -224,4 +228,23 @@ async fn ticker(
         let _ = tx.send(Msg::Tick { k, iv });
         k += 1;
     }
+}
+
+/// This thread's CPU seconds (user + system) so far: one getrusage per
+/// interval, on the shard's own thread.
+fn thread_cpu_s() -> f64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// The thread's CPU seconds since `mark`, which moves to now.
+fn take_cpu(mark: &mut f64) -> f64 {
+    let now = thread_cpu_s();
+    let d = (now - *mark).max(0.0);
+    *mark = now;
+    d
 }

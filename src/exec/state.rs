@@ -149,6 +149,8 @@ pub struct ShardState {
     pub arrivals: Option<Arrivals>,
     /// Index of the interval in progress (advanced by the ticker).
     pub current_k: u64,
+    /// This shard thread's CPU seconds when the interval in progress began.
+    pub cpu_mark: f64,
     /// Per connection, for the read-timeout watchdog.
     pub watch: Vec<Watch>,
 }

@@ -218,7 +218,7 @@ impl Recorded {
             tps: r.tps(),
             p95: r.total.hist.quantile_ms(0.95),
             p99: r.total.hist.quantile_ms(0.99),
-            client_us: r.client_us_per_query(),
+            load_us: r.load_us_per_query(),
             server_us,
             hint,
             nopm: r

@@ -124,7 +124,7 @@ pub fn sweep(
                 tps: m(|f| f.tps),
                 p95_ms: m(|f| f.p95),
                 p99_ms: m(|f| f.p99),
-                client_us_per_query: m(|f| f.client_us),
+                load_us_per_query: m(|f| f.load_us),
                 server_us_per_query: (!srv.is_nan()).then_some(srv),
                 bottleneck: figs.last().map(|f| f.hint.clone()).unwrap_or_default(),
                 runs: figs.len(),

@@ -122,7 +122,7 @@ pub fn run_text(f: &MonitorFigures) -> String {
     );
     let _ = writeln!(
         o,
-        "    client CPU:                          {} us",
+        "    qpslab process CPU:                  {} us",
         num(e.client_cpu_us_per_query, 2)
     );
     let _ = writeln!(

@@ -20,11 +20,11 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
         "qps",
         "p95 ms",
         "p99 ms",
-        "client us/q",
+        "load us/q",
         "server",
     ]);
     for r in rows {
-        let cpu = match (r.client_cpu_s, r.queries) {
+        let cpu = match (r.load_cpu_s, r.queries) {
             (Some(c), Some(q)) if q > 0 => Some(crate::stats::us_per_query(c, q as f64)),
             _ => None,
         };

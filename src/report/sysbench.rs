@@ -275,18 +275,29 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     if t.queries() > 0 {
         let _ = writeln!(
             o,
-            "    client CPU per query:          {:.2} us ({:.2} s CPU for {} queries)",
-            r.client_us_per_query(),
-            r.client_cpu_s,
+            "    load CPU per query:            {:.2} us ({:.2} s CPU in the load threads for {} queries)",
+            r.load_us_per_query(),
+            t.load_cpu_s,
             t.queries()
         );
     } else {
         let _ = writeln!(
             o,
-            "    client CPU per query:          - (no query completed; {:.2} s CPU)",
-            r.client_cpu_s
+            "    load CPU per query:            - (no query completed; {:.2} s CPU in the load threads)",
+            t.load_cpu_s
         );
     }
+    let _ = writeln!(
+        o,
+        "    tool overhead:                 {:.1} CPU-ms/s (monitor, store, profiler: qpslab outside the load threads)",
+        r.tool_cpu_ms_per_s()
+    );
+    let _ = writeln!(
+        o,
+        "    qpslab process CPU per query:  {:.2} us ({:.2} s, load and tool overhead together)",
+        r.client_us_per_query(),
+        r.client_cpu_s
+    );
     let _ = writeln!(
         o,
         "    share of host CPU:             {:.1}% (host busy {:.1}%, {cores} CPUs)",

@@ -51,6 +51,10 @@ pub struct Interval {
     /// microseconds (the generator's own lateness, kept out of the event
     /// latency and reported apart). None outside rate mode.
     pub lag: Option<Box<Hist>>,
+    /// CPU seconds the load threads (the shards) used in the interval,
+    /// from RUSAGE_THREAD: the load's own cost, without the monitor, the
+    /// store or the profiler.
+    pub load_cpu_s: f64,
     /// Completed events by the family's event class (TPC-C's transaction
     /// types); all zero for families without classes.
     pub classes: [u64; MAX_CLASSES],
@@ -98,6 +102,7 @@ impl Interval {
         self.failed_connects += o.failed_connects;
         self.hist.merge(&o.hist);
         self.backlog += o.backlog;
+        self.load_cpu_s += o.load_cpu_s;
         if let Some(l) = &o.lag {
             self.lag.get_or_insert_with(Default::default).merge(l);
         }

@@ -147,9 +147,24 @@ impl RunResult {
         self.total.qps(self.elapsed)
     }
 
-    /// The load generator's CPU per query over the measured time, µs.
+    /// The whole qpslab process's CPU per query over the measured time, µs
+    /// (load threads and tool overhead together: what a user's `time`
+    /// shows).
     pub fn client_us_per_query(&self) -> f64 {
         us_per_query(self.client_cpu_s, self.total.queries() as f64)
+    }
+
+    /// The load threads' CPU per query over the measured time, µs: "load
+    /// CPU per query".
+    pub fn load_us_per_query(&self) -> f64 {
+        us_per_query(self.total.load_cpu_s, self.total.queries() as f64)
+    }
+
+    /// qpslab's CPU outside the load threads (monitor, store, profiler,
+    /// the coordinator), in CPU milliseconds per second of the run: "tool
+    /// overhead".
+    pub fn tool_cpu_ms_per_s(&self) -> f64 {
+        (self.client_cpu_s - self.total.load_cpu_s).max(0.0) * 1e3 / self.elapsed.max(1e-9)
     }
 }
 

@@ -55,7 +55,10 @@ pub struct RunRow {
     pub qps: Option<f64>,
     pub lat_p95_ms: Option<f64>,
     pub lat_p99_ms: Option<f64>,
+    /// The whole qpslab process's CPU seconds (load and tool together).
     pub client_cpu_s: Option<f64>,
+    /// The load threads' CPU seconds (runs before this field: None).
+    pub load_cpu_s: Option<f64>,
     pub queries: Option<i64>,
     /// From the monitor: server CPU µs and host context switches per query,
     /// and the bottleneck verdict.
@@ -147,7 +150,8 @@ const RUN_COLUMNS: &str =
     "id, started_at, workload, threads, label, variant, status, reason, server_version, \
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
     server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks'), \
-    server_flavor, json_remove(json_extract(options, '$.oltp'), '$.threads')";
+    server_flavor, json_remove(json_extract(options, '$.oltp'), '$.threads'), \
+    json_extract(summary, '$.client.load_cpu_seconds')";
 
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
@@ -208,6 +212,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         locks: r.get(21)?,
         server_flavor: r.get(22)?,
         options_key: r.get(23)?,
+        load_cpu_s: r.get(24)?,
     })
 }
 

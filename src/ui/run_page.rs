@@ -364,7 +364,7 @@ fn figures_table(m: &MonitorFigures) -> String {
     let e = &m.efficiency;
     let rows = [
         ("server CPU µs/query", e.server_cpu_us_per_query, 2),
-        ("client CPU µs/query", e.client_cpu_us_per_query, 2),
+        ("qpslab process CPU µs/query", e.client_cpu_us_per_query, 2),
         (
             "context switches/query (host)",
             e.context_switches_per_query,
@@ -426,12 +426,19 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     if r.workload != "monitor" {
         let _ = write!(
             b,
-            "<table><tr><th>qps</th><th>tps</th><th>p95 ms</th><th>p99 ms</th><th>client µs/q</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
+            "<table><tr><th>qps</th><th>tps</th><th>p95 ms</th><th>p99 ms</th><th>load CPU µs/q</th><th>tool overhead CPU-ms/s</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
             num(r.qps, 1),
             num(r.tps, 1),
             num(r.lat_p95_ms, 3),
             num(r.lat_p99_ms, 3),
-            num(r.client_cpu_s.zip(r.queries).map(|(c, q)| crate::stats::us_per_query(c, q as f64)), 2)
+            num(r.load_cpu_s.zip(r.queries).map(|(c, q)| crate::stats::us_per_query(c, q as f64)), 2),
+            num(
+                r.client_cpu_s
+                    .zip(r.load_cpu_s)
+                    .zip(r.seconds)
+                    .map(|((all, load), secs)| (all - load).max(0.0) * 1e3 / secs.max(1e-9)),
+                1
+            )
         );
     }
     if let Some(hint) = &mon.bottleneck {
