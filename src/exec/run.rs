@@ -80,7 +80,11 @@ pub fn run_clocked(
     let shared = Arc::new(Shared::new(cfg.events));
     let (tx, rx) = channel::<Msg>();
     let mut joins = Vec::new();
+    // Each shard's intervals come back emptied, for its ticker to reuse.
+    let mut recycle = Vec::with_capacity(nshards);
     for s in 0..nshards {
+        let (back, recycled) = channel::<Interval>();
+        recycle.push(back);
         let workers: Vec<u32> = (0..threads)
             .filter(|w| *w as usize % nshards == s)
             .collect();
@@ -88,7 +92,7 @@ pub fn run_clocked(
         joins.push(
             std::thread::Builder::new()
                 .name(format!("qpslab-shard-{s}"))
-                .spawn(move || run_shard(s, workers, cfg, shared, tx)),
+                .spawn(move || run_shard(s, workers, cfg, shared, tx, recycled)),
         );
     }
     drop(tx);
@@ -174,10 +178,12 @@ pub fn run_clocked(
             None => Duration::from_millis(50),
         };
         match rx.recv_timeout(timeout) {
-            Ok(Msg::Tick { k, iv }) => {
+            Ok(Msg::Tick { shard, k, mut iv }) => {
                 let e = pending.entry(k).or_insert_with(|| (0, Interval::default()));
                 e.0 += 1;
                 e.1.merge(&iv);
+                iv.reset();
+                let _ = recycle[shard].send(iv);
                 // Intervals are complete when every shard has sent them.
                 while let Some((&k0, (n, _))) = pending.iter().next() {
                     if *n < nshards {

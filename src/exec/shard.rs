@@ -11,13 +11,14 @@ use crate::stats::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 pub enum Msg {
     Tick {
+        shard: usize,
         k: u64,
         iv: Interval,
     },
@@ -38,6 +39,7 @@ pub fn run_shard(
     cfg: Arc<RunConfig>,
     shared: Arc<Shared>,
     tx: Sender<Msg>,
+    recycled: Receiver<Interval>,
 ) {
     if cfg.sched_batch == Some(true) {
         set_sched_batch();
@@ -106,7 +108,13 @@ pub fn run_shard(
                 let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
                 let interval = cfg.interval;
                 tokio::task::spawn_local(async move {
-                    ticker(t0, interval, warmup_ticks, &shared, &state, &tx).await
+                    let at = Tick {
+                        shard,
+                        t0,
+                        interval,
+                        warmup_ticks,
+                    };
+                    ticker(at, &shared, &state, &tx, &recycled).await
                 })
             };
             join_or_drop(handles, &shared).await;
@@ -117,6 +125,7 @@ pub fn run_shard(
             let mut iv = std::mem::take(&mut st.cur);
             iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
             let _ = tx.send(Msg::Tick {
+                shard,
                 k: st.current_k,
                 iv,
             });
@@ -194,14 +203,30 @@ fn set_sched_batch() {
 /// Sends each interval as it ends, until the run stops. At the end of the
 /// warm-up it clears the per-statement and per-connection accumulators so
 /// that the summary covers the measured part only.
-async fn ticker(
+/// Where a shard's intervals fall.
+struct Tick {
+    shard: usize,
     t0: Instant,
     interval: f64,
     warmup_ticks: u64,
+}
+
+/// The interval that ends is swapped for an emptied one the coordinator
+/// sent back (`recycled`), so that ticking allocates no histogram once the
+/// first few have gone round.
+async fn ticker(
+    at: Tick,
     shared: &Shared,
     state: &Rc<RefCell<ShardState>>,
     tx: &Sender<Msg>,
+    recycled: &Receiver<Interval>,
 ) {
+    let Tick {
+        shard,
+        t0,
+        interval,
+        warmup_ticks,
+    } = at;
     let mut k = 0u64;
     loop {
         let due = t0 + Duration::from_secs_f64(interval * (k + 1) as f64);
@@ -215,7 +240,8 @@ async fn ticker(
             .as_ref()
             .map(|a| a.backlog(Instant::now()))
             .unwrap_or(0);
-        let mut iv = std::mem::take(&mut st.cur);
+        let fresh = recycled.try_recv().unwrap_or_default();
+        let mut iv = std::mem::replace(&mut st.cur, fresh);
         iv.backlog = backlog;
         iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
         if k + 1 == warmup_ticks {
@@ -225,7 +251,7 @@ async fn ticker(
         }
         st.current_k = k + 1;
         drop(st);
-        let _ = tx.send(Msg::Tick { k, iv });
+        let _ = tx.send(Msg::Tick { shard, k, iv });
         k += 1;
     }
 }

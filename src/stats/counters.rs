@@ -91,6 +91,45 @@ impl Interval {
         self.queries() as f64 / secs.max(1e-9)
     }
 
+    /// Empties it for reuse, keeping the histograms' memory (every
+    /// field named: a new one must be reset here too).
+    pub fn reset(&mut self) {
+        let Interval {
+            events,
+            reads,
+            writes,
+            others,
+            errors,
+            reconnects,
+            failed,
+            failed_connects,
+            hist,
+            backlog,
+            lag,
+            load_cpu_s,
+            classes,
+        } = self;
+        for n in [
+            events,
+            reads,
+            writes,
+            others,
+            reconnects,
+            failed,
+            failed_connects,
+            backlog,
+        ] {
+            *n = 0;
+        }
+        errors.0.clear();
+        hist.reset();
+        if let Some(l) = lag.as_mut() {
+            l.reset();
+        }
+        *load_cpu_s = 0.0;
+        *classes = [0; MAX_CLASSES];
+    }
+
     pub fn merge(&mut self, o: &Interval) {
         self.events += o.events;
         self.reads += o.reads;
@@ -133,5 +172,9 @@ mod tests {
         assert_eq!((a.events, a.queries(), a.errors.total()), (2, 18, 5));
         assert_eq!(a.errors.0, vec![(1205, 1), (1213, 4)]);
         assert_eq!(a.hist.count(), 1);
+        // reset empties everything, to be reused without allocating
+        a.reset();
+        assert_eq!((a.events, a.queries(), a.errors.total()), (0, 0, 0));
+        assert_eq!(a.hist.count(), 0);
     }
 }
