@@ -272,6 +272,8 @@ fn text_protocol_mode_and_rate_mode() {
     assert!(load > 0.0 && load <= all, "{c}");
     assert!(c["load_cpu_us_per_query"].as_f64().unwrap() > 0.0, "{c}");
     assert!(c["tool_cpu_ms_per_s"].as_f64().unwrap() >= 0.0, "{c}");
+    // one connection alone on its client thread: direct (blocking) I/O
+    assert_eq!(c["direct_io_connections"], 1, "{c}");
     assert!(j["intervals"]
         .as_array()
         .unwrap()
@@ -302,6 +304,8 @@ fn text_protocol_mode_and_rate_mode() {
         .unwrap()
         .iter()
         .all(|i| i.get("backlog").is_some()));
+    // rate mode waits on timers through the reactor: no direct I/O
+    assert_eq!(j["client"]["direct_io_connections"], 0, "{}", j["client"]);
     // the generator's wake-up lateness is reported apart from latency
     let lag = &j["totals"]["schedule_lag_ms"];
     assert!(lag["p99"].as_f64().is_some_and(|v| v >= 0.0), "{lag}");

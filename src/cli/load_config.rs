@@ -2,7 +2,7 @@
 //! its options, the run configuration, the thread list; every check that
 //! needs no server, so that bad input fails before anything starts.
 
-use super::args::{parse_pct_list, ClientSched, LoadArgs};
+use super::args::{parse_pct_list, ClientSched, IoBackend, LoadArgs};
 use crate::exec::{IgnoreErrors, PsMode, RunConfig};
 use crate::workload::script::{BuiltIns, Script, ScriptDef};
 use crate::workload::{Family, Oltp, OltpOpts, RandParams, Workload};
@@ -198,6 +198,7 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         },
         connect_rate: a.connect_rate,
         max_unreachable: a.max_unreachable,
+        direct_io: a.io_backend == IoBackend::Auto,
     })
 }
 

@@ -73,6 +73,9 @@ pub struct RunConfig {
     pub shards: usize,
     /// Run the client threads under SCHED_BATCH; None = automatic.
     pub sched_batch: Option<bool>,
+    /// Blocking send/receive for a connection alone on its shard in the
+    /// closed model (`--io-backend auto`); false: always the reactor.
+    pub direct_io: bool,
     /// Connections opened per second at the start; 0 = as fast as the
     /// connect gate lets them (a bounded number at once).
     pub connect_rate: f64,

@@ -321,6 +321,7 @@ pub fn run_clocked(
         server_version,
         text_fallbacks,
         client_shards: cfg.shards,
+        direct_connections: shared.direct.load(Ordering::Relaxed),
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,
         server_tally: None,

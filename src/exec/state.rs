@@ -25,6 +25,8 @@ pub struct Shared {
     pub stop: AtomicBool,
     pub go: AtomicBool,
     pub ready: AtomicUsize,
+    /// Connections that went on direct (blocking) I/O.
+    pub direct: AtomicUsize,
     pub t0: OnceLock<Instant>,
     /// Remaining events under --events; only touched when `limited`.
     pub events_left: AtomicI64,
@@ -49,6 +51,7 @@ impl Shared {
             stop: AtomicBool::new(false),
             go: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
+            direct: AtomicUsize::new(0),
             t0: OnceLock::new(),
             limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),

@@ -4,13 +4,14 @@
 //! per-event path allocates nothing: statements and buffers are reused.
 
 use super::config::{PsMode, RunConfig};
-use super::state::{ShardState, Shared};
+use super::state::{ShardState, Shared, STOP_GRACE};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
 use crate::workload::family::Op;
 use crate::workload::{Consume, OnError, Session, StatementSpec};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The prepared statements of one connection, in the family's order.
@@ -101,6 +102,32 @@ enum Failure {
     Fatal(String),
 }
 
+/// How often a connection on direct I/O yields to its shard's other tasks
+/// (the ticker, which sends each interval, and the watchdog).
+const DIRECT_YIELD: Duration = Duration::from_millis(10);
+
+/// Puts `conn` on direct (blocking) I/O when it is alone on its shard in
+/// the closed model and `--io-backend auto`: a send and a receive per
+/// round trip, like sysbench, instead of a send, an epoll_wait and a
+/// receive. Returns whether it did. The read timeout still holds, and a
+/// stopping run gives up a wait after its grace.
+fn go_direct(
+    conn: &mut Conn,
+    cfg: &RunConfig,
+    shared: &Arc<Shared>,
+    state: &Rc<RefCell<ShardState>>,
+) -> bool {
+    if !cfg.direct_io || cfg.rate > 0.0 || state.borrow().watch.len() != 1 {
+        return false;
+    }
+    let s = shared.clone();
+    let direct = crate::protocol::Direct {
+        limit: cfg.conn.read_timeout,
+        give_up: Box::new(move |waited| s.stopping() && waited >= STOP_GRACE),
+    };
+    conn.set_direct(Some(direct)).is_ok()
+}
+
 /// Opens a load connection within the shared connect gate (and at the
 /// paced rate, if any) and prepares its statements (see `prepare_all`).
 async fn open(
@@ -133,7 +160,7 @@ pub async fn worker(
     id: u32,
     slot: usize,
     cfg: &RunConfig,
-    shared: &Shared,
+    shared: &Arc<Shared>,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<(), String> {
     let specs = cfg.workload.statements();
@@ -191,6 +218,11 @@ pub async fn worker(
         link: &link,
         counted: true,
     };
+    let direct = go_direct(&mut conn, cfg, shared, state);
+    if direct {
+        shared.direct.fetch_add(1, Ordering::Relaxed);
+    }
+    let mut next_yield = Instant::now() + DIRECT_YIELD;
     let mut done_since_reconnect = 0u64;
     // Rate mode's precise wake-up (tokio's timer rounds up to whole
     // milliseconds); without a timerfd, tokio's sleep.
@@ -306,6 +338,16 @@ pub async fn worker(
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
             reconnect(&link, &mut conn, &mut stmts).await?;
+        }
+        // Direct I/O never waits in the reactor: hand the thread to the
+        // shard's ticker and watchdog now and then.
+        if direct && end >= next_yield {
+            next_yield = end + DIRECT_YIELD;
+            tokio::task::yield_now().await;
+            if !conn.is_direct() {
+                // reconnected since
+                go_direct(&mut conn, cfg, shared, state);
+            }
         }
     }
     // The connection's tear-down (thread_done): its errors no longer

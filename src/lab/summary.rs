@@ -74,6 +74,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "host_busy": r.host_busy,
             "text_protocol_fallbacks": r.text_fallbacks,
             "shards": r.client_shards,
+            "direct_io_connections": r.direct_connections,
             "sched": if r.client_sched_batch { "batch" } else { "normal" },
         },
         "threads_fairness": { "events": r.thread_events, "execution_time": r.thread_time },

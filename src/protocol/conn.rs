@@ -147,6 +147,16 @@ impl Conn {
     }
 
     /// A handle that can cut this connection from another task.
+    /// Blocking send and receive for a connection with a thread to itself
+    /// (Some), or back to the reactor (None); see `io::Direct`.
+    pub fn set_direct(&mut self, direct: Option<super::Direct>) -> std::io::Result<()> {
+        self.io.set_direct(direct)
+    }
+
+    pub fn is_direct(&self) -> bool {
+        self.io.is_direct()
+    }
+
     pub fn breaker(&self) -> Breaker {
         Breaker(self.io.raw_fd())
     }

@@ -1,8 +1,16 @@
 //! Packet framing over a socket with one reusable read buffer and one write
 //! buffer per connection: no allocation once warmed up.
+//!
+//! A connection with a thread to itself can switch to direct I/O
+//! (`PacketIo::set_direct`): the socket made blocking, each send and
+//! receive one system call, as sysbench does, instead of a send, an
+//! epoll_wait and a receive through the reactor. Waits are cut into
+//! `DIRECT_SLICE` slices (SO_RCVTIMEO) so that a read timeout and a
+//! stopping run are still noticed.
 
 use super::error::ProtoError;
 use std::io;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
@@ -61,6 +69,20 @@ impl Stream {
     }
 }
 
+/// How long a direct read blocks before it looks at its limits again.
+pub const DIRECT_SLICE: Duration = Duration::from_millis(100);
+
+/// Direct (blocking) I/O's limits.
+pub struct Direct {
+    /// The longest wait for the server's bytes: then the connection is cut
+    /// (shut down) and the read fails with TimedOut, as the reactor path's
+    /// watchdog would have done.
+    pub limit: Duration,
+    /// Asked after each slice with the time waited: true to give up now
+    /// (the run is stopping and its grace is over).
+    pub give_up: Box<dyn Fn(Duration) -> bool + Send + Sync>,
+}
+
 /// A framed connection: reads whole packets, writes whole packets.
 pub struct PacketIo {
     stream: Stream,
@@ -75,6 +97,8 @@ pub struct PacketIo {
     /// Largest logical packet accepted: small during the handshake, so
     /// that a peer that is not a MySQL server is told apart at once.
     pub limit: usize,
+    /// Set: blocking send and receive on the socket (see the module doc).
+    direct: Option<Direct>,
 }
 
 impl PacketIo {
@@ -88,7 +112,80 @@ impl PacketIo {
             seq: 0,
             wbuf: Vec::with_capacity(1024),
             limit: MAX_PACKET,
+            direct: None,
         }
+    }
+
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// Switches to direct I/O (Some) or back to the reactor (None). Plain
+    /// TCP and unix sockets only: Err leaves the connection as it was.
+    pub fn set_direct(&mut self, direct: Option<Direct>) -> io::Result<()> {
+        if !matches!(self.stream, Stream::Tcp(_) | Stream::Unix(_)) {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "direct I/O needs a plain TCP or unix socket",
+            ));
+        }
+        let fd = self.raw_fd();
+        let on = direct.is_some();
+        let slice = if on { DIRECT_SLICE } else { Duration::ZERO };
+        let tv = libc::timeval {
+            tv_sec: slice.as_secs() as libc::time_t,
+            tv_usec: slice.subsec_micros() as libc::suseconds_t,
+        };
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let flags = if on {
+                flags & !libc::O_NONBLOCK
+            } else {
+                flags | libc::O_NONBLOCK
+            };
+            if libc::fcntl(fd, libc::F_SETFL, flags) != 0
+                || libc::setsockopt(
+                    fd,
+                    libc::SOL_SOCKET,
+                    libc::SO_RCVTIMEO,
+                    (&tv as *const libc::timeval).cast(),
+                    std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+                ) != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        self.direct = direct;
+        Ok(())
+    }
+
+    /// Sends all of `buf` (the stream's own path unless direct).
+    async fn send(
+        stream: &mut Stream,
+        direct: bool,
+        fd: std::os::fd::RawFd,
+        buf: &[u8],
+    ) -> io::Result<()> {
+        if !direct {
+            return stream.write_all(buf).await;
+        }
+        let mut sent = 0;
+        while sent < buf.len() {
+            let rest = &buf[sent..];
+            let n = unsafe { libc::send(fd, rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            sent += n as usize;
+        }
+        Ok(())
     }
 
     /// The socket's descriptor (for `Breaker`).
@@ -140,7 +237,10 @@ impl PacketIo {
                 self.buf.resize(need.next_power_of_two(), 0);
             }
             let end = self.end;
-            let n = self.stream.read(&mut self.buf[end..]).await?;
+            let n = match &self.direct {
+                Some(d) => direct_read(self.raw_fd(), &mut self.buf[end..], d)?,
+                None => self.stream.read(&mut self.buf[end..]).await?,
+            };
             if n == 0 {
                 return Err(ProtoError::Io(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
@@ -233,8 +333,8 @@ impl PacketIo {
                 self.seq = self.seq.wrapping_add(1);
             }
         }
-        let stream = &mut self.stream;
-        stream.write_all(&self.wbuf).await?;
+        let fd = self.raw_fd();
+        Self::send(&mut self.stream, self.direct.is_some(), fd, &self.wbuf).await?;
         Ok(())
     }
 
@@ -259,14 +359,44 @@ impl PacketIo {
         self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
         self.wbuf.extend_from_slice(&[0, cmd]);
         self.wbuf.extend_from_slice(body);
-        self.stream.write_all(&self.wbuf).await?;
+        let fd = self.raw_fd();
+        Self::send(&mut self.stream, self.direct.is_some(), fd, &self.wbuf).await?;
         Ok(())
     }
 
     /// Writes bytes that already carry packet headers (a prepared template).
     pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
-        self.stream.write_all(framed).await?;
+        let fd = self.raw_fd();
+        Self::send(&mut self.stream, self.direct.is_some(), fd, framed).await?;
         Ok(())
+    }
+}
+
+/// One blocking receive on a direct socket, in `DIRECT_SLICE` waits; past
+/// `d.limit` (or when `d.give_up` says so) the socket is shut down and the
+/// read fails with TimedOut.
+fn direct_read(fd: std::os::fd::RawFd, buf: &mut [u8], d: &Direct) -> io::Result<usize> {
+    let mut waited = Duration::ZERO;
+    loop {
+        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => {
+                waited += DIRECT_SLICE;
+                if waited >= d.limit || (d.give_up)(waited) {
+                    unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no answer from the server in {:.1} s", waited.as_secs_f64()),
+                    ));
+                }
+            }
+            _ => return Err(e),
+        }
     }
 }
 

@@ -24,6 +24,7 @@ mod tls;
 pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};
 pub use error::{ProtoError, ServerError, CR_SERVER_LOST};
+pub use io::Direct;
 pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};

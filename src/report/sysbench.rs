@@ -262,9 +262,14 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         .map(|n| n.get())
         .unwrap_or(1);
     o.push_str("\nLoad generator:\n");
+    let io = match r.direct_connections {
+        0 => "epoll".to_string(),
+        n if n as u64 == r.thread_events.len() as u64 => "direct send/receive".to_string(),
+        n => format!("direct send/receive for {n} connections, epoll for the rest"),
+    };
     let _ = writeln!(
         o,
-        "    client threads:                {} ({})",
+        "    client threads:                {} ({}; {io})",
         r.client_shards,
         if r.client_sched_batch {
             "SCHED_BATCH"

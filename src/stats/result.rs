@@ -91,6 +91,9 @@ pub struct RunResult {
     pub text_fallbacks: u64,
     /// The client threading actually used: shards and SCHED_BATCH.
     pub client_shards: usize,
+    /// Connections on direct (blocking) I/O: those alone on their shard
+    /// in the closed model with `--io-backend auto`; the rest use epoll.
+    pub direct_connections: usize,
     pub client_sched_batch: bool,
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,

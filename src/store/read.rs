@@ -153,6 +153,10 @@ const RUN_COLUMNS: &str =
     server_flavor, json_remove(json_extract(options, '$.oltp'), '$.threads'), \
     json_extract(summary, '$.client.load_cpu_seconds')";
 
+/// How many columns RUN_COLUMNS selects (`run_row` reads them by index;
+/// queries that select more read theirs from here on).
+const RUN_COLUMN_COUNT: usize = 25;
+
 /// Why a run still "running" in the store is not: its process is gone.
 const DEAD_REASON: &str =
     "the qpslab process ended before the run finished (killed or crashed); totals are from its samples";
@@ -411,21 +415,23 @@ impl Store {
         let Some(mut d) = self
             .conn
             .query_row(&sql, params![id], |r| {
+                // the columns after RUN_COLUMNS'
+                let n = RUN_COLUMN_COUNT;
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(24)?),
-                    command_line: r.get(25)?,
-                    qpslab_version: r.get(26)?,
-                    git_hash: r.get(27)?,
-                    ended_at: r.get(28)?,
+                    options: json(r.get(n)?),
+                    command_line: r.get(n + 1)?,
+                    qpslab_version: r.get(n + 2)?,
+                    git_hash: r.get(n + 3)?,
+                    ended_at: r.get(n + 4)?,
                     server_flavor: r.get(22)?,
-                    server_cnf: r.get(29)?,
-                    server_variables: json(r.get(30)?),
-                    sandbox: json(r.get(31)?),
-                    host: json(r.get(32)?),
+                    server_cnf: r.get(n + 5)?,
+                    server_variables: json(r.get(n + 6)?),
+                    sandbox: json(r.get(n + 7)?),
+                    host: json(r.get(n + 8)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
-                    tpcc: json(r.get(33)?),
+                    tpcc: json(r.get(n + 9)?),
                     histogram: None,
                 })
             })
@@ -484,5 +490,24 @@ impl Store {
             )
             .optional()?;
         Ok(Some(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_column_count_matches_run_columns() {
+        let dir = std::env::temp_dir().join(format!("qpslab-read-{}", std::process::id()));
+        let store = Store::open(&dir.join("r.db")).unwrap();
+        let st = store
+            .conn
+            .prepare(&format!("SELECT {RUN_COLUMNS} FROM runs"))
+            .unwrap();
+        assert_eq!(st.column_count(), RUN_COLUMN_COUNT);
+        drop(st);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -109,6 +109,16 @@ impl From<SslModeArg> for crate::protocol::SslMode {
     }
 }
 
+/// How a load connection's socket is driven.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoBackend {
+    /// Blocking send and receive for a connection alone on its client
+    /// thread (closed model, no TLS); the reactor (epoll) otherwise.
+    Auto,
+    /// Always the reactor (epoll).
+    Epoll,
+}
+
 /// How the client threads are scheduled.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClientSched {

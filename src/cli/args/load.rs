@@ -83,6 +83,10 @@ pub struct LoadArgs {
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, value_enum, default_value_t = ClientSched::Auto)]
     pub client_sched: ClientSched,
+    /// Socket I/O: auto (blocking send/receive for a connection alone on
+    /// its client thread, like sysbench) or epoll (always the reactor).
+    #[arg(long, value_enum, default_value_t = IoBackend::Auto)]
+    pub io_backend: IoBackend,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     /// Profile the server during the run: cpu, offcpu, syscalls, waits,
