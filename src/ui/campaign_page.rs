@@ -162,15 +162,8 @@ pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> 
         esc(&title),
         all.len()
     );
-    b.push_str("<h2>Scalability, all campaigns</h2><div class=\"charts\">");
-    b.push_str(&scalability_chart(&all, Metric::Qps).svg());
-    b.push_str(&scalability_chart(&all, Metric::P95).svg());
-    b.push_str("</div>");
+    b.push_str(&scalability_section("Scalability, all campaigns", &all));
     if !all.is_empty() {
-        b.push_str(&crate::report::analysis::scalability_table(
-            &all,
-            Format::Html,
-        ));
         b.push_str("<h2>Best to best, all campaigns</h2>");
         b.push_str(&crate::report::analysis::best_table(&all, Format::Html));
     }
@@ -181,6 +174,25 @@ pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> 
         live |= l;
     }
     Ok(page(&title, &b, mode, live))
+}
+
+/// The scalability charts (QPS, p95, and NOPM where runs have it) and the
+/// scalability table of finished runs, under heading `title`.
+fn scalability_section(title: &str, ok: &[RunRow]) -> String {
+    let mut b = format!("<h2>{}</h2><div class=\"charts\">", esc(title));
+    b.push_str(&scalability_chart(ok, Metric::Qps).svg());
+    b.push_str(&scalability_chart(ok, Metric::P95).svg());
+    if ok.iter().any(|r| r.nopm.is_some()) {
+        b.push_str(&scalability_chart(ok, Metric::Nopm).svg());
+    }
+    b.push_str("</div>");
+    if !ok.is_empty() {
+        b.push_str(&crate::report::analysis::scalability_table(
+            ok,
+            Format::Html,
+        ));
+    }
+    b
 }
 
 /// A campaign's title, its page's body and whether it is still running;
@@ -203,18 +215,8 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, S
         runs.len()
     );
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
-    b.push_str("<h2>Scalability</h2><div class=\"charts\">");
-    b.push_str(&scalability_chart(&ok, Metric::Qps).svg());
-    b.push_str(&scalability_chart(&ok, Metric::P95).svg());
-    if ok.iter().any(|r| r.nopm.is_some()) {
-        b.push_str(&scalability_chart(&ok, Metric::Nopm).svg());
-    }
-    b.push_str("</div>");
+    b.push_str(&scalability_section("Scalability", &ok));
     if !ok.is_empty() {
-        b.push_str(&crate::report::analysis::scalability_table(
-            &ok,
-            Format::Html,
-        ));
         let limiters = crate::analyze::limiter::of_series(&ok);
         if !limiters.is_empty() {
             b.push_str("<h2>Scaling limiters</h2><p class=\"meta\">From the runs' profiles: the lock family whose share of connection-thread time grows with users; each run's page has its stacks.</p><ul>");
