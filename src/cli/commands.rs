@@ -339,6 +339,9 @@ fn exit_code(r: &RunResult) -> i32 {
 /// `sweep W1,W2,…`: each workload swept in turn, all in one campaign
 /// (its page charts them together); one workload is a sweep of its own.
 fn sweep(a: &SweepArgs) -> Result<i32> {
+    if !(1..=1000).contains(&a.repeat) {
+        bail!("--repeat must be from 1 to 1000");
+    }
     let names: Vec<&str> = a
         .load
         .workload
@@ -388,9 +391,6 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
 /// returns its exit code and its closing table (or JSON document).
 fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<(i32, String)> {
     let threads = thread_list(&l.threads)?;
-    if !(1..=1000).contains(&a.repeat) {
-        bail!("--repeat must be from 1 to 1000");
-    }
     check_load_args(l)?;
     super::profile::check_kinds(l)?;
     let t = resolve(&l.conn, "sbtest")?;

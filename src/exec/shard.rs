@@ -7,6 +7,7 @@ use super::config::RunConfig;
 use super::rate::Arrivals;
 use super::state::{KindAcc, ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
+use crate::stats::thread_cpu_seconds;
 use crate::stats::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -102,7 +103,7 @@ pub fn run_shard(
                     cfg.seed ^ ((shard as u64) << 32),
                 ));
             }
-            state.borrow_mut().cpu_mark = thread_cpu_s();
+            state.borrow_mut().cpu_mark = thread_cpu_seconds();
             let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
             let ticker = {
                 let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
@@ -200,9 +201,6 @@ fn set_sched_batch() {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
 }
 
-/// Sends each interval as it ends, until the run stops. At the end of the
-/// warm-up it clears the per-statement and per-connection accumulators so
-/// that the summary covers the measured part only.
 /// Where a shard's intervals fall.
 struct Tick {
     shard: usize,
@@ -211,9 +209,11 @@ struct Tick {
     warmup_ticks: u64,
 }
 
-/// The interval that ends is swapped for an emptied one the coordinator
-/// sent back (`recycled`), so that ticking allocates no histogram once the
-/// first few have gone round.
+/// Sends each interval as it ends, until the run stops. At the end of the
+/// warm-up it clears the per-statement and per-connection accumulators so
+/// that the summary covers the measured part only. The interval that ends
+/// is swapped for an emptied one the coordinator sent back (`recycled`), so
+/// that ticking allocates no histogram once the first few have gone round.
 async fn ticker(
     at: Tick,
     shared: &Shared,
@@ -256,20 +256,10 @@ async fn ticker(
     }
 }
 
-/// This thread's CPU seconds (user + system) so far: one getrusage per
-/// interval, on the shard's own thread.
-fn thread_cpu_s() -> f64 {
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) } != 0 {
-        return 0.0;
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// The thread's CPU seconds since `mark`, which moves to now.
+/// The shard thread's CPU seconds since `mark`, which moves to now (one
+/// getrusage per interval, on the shard's own thread).
 fn take_cpu(mark: &mut f64) -> f64 {
-    let now = thread_cpu_s();
+    let now = thread_cpu_seconds();
     let d = (now - *mark).max(0.0);
     *mark = now;
     d

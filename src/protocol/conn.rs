@@ -146,7 +146,6 @@ impl Conn {
         self.read_timeout
     }
 
-    /// A handle that can cut this connection from another task.
     /// Blocking send and receive for a connection with a thread to itself
     /// (Some), or back to the reactor (None); see `io::Direct`.
     pub fn set_direct(&mut self, direct: Option<super::Direct>) -> std::io::Result<()> {
@@ -157,6 +156,7 @@ impl Conn {
         self.io.is_direct()
     }
 
+    /// A handle that can cut this connection from another task.
     pub fn breaker(&self) -> Breaker {
         Breaker(self.io.raw_fd())
     }

@@ -54,6 +54,16 @@ impl Stream {
         }
     }
 
+    fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tls(s) => s.get_ref().0.as_raw_fd(),
+            Stream::Upgrading => -1,
+        }
+    }
+
     /// Forgets cached read readiness without a system call, so that the next
     /// read waits for the reactor instead of first trying a read that would
     /// return EAGAIN. Only call it when no bytes can be pending (a response
@@ -163,15 +173,11 @@ impl PacketIo {
     }
 
     /// Sends all of `buf` (the stream's own path unless direct).
-    async fn send(
-        stream: &mut Stream,
-        direct: bool,
-        fd: std::os::fd::RawFd,
-        buf: &[u8],
-    ) -> io::Result<()> {
+    async fn send(stream: &mut Stream, direct: bool, buf: &[u8]) -> io::Result<()> {
         if !direct {
             return stream.write_all(buf).await;
         }
+        let fd = stream.raw_fd();
         let mut sent = 0;
         while sent < buf.len() {
             let rest = &buf[sent..];
@@ -190,13 +196,7 @@ impl PacketIo {
 
     /// The socket's descriptor (for `Breaker`).
     pub fn raw_fd(&self) -> std::os::fd::RawFd {
-        use std::os::fd::AsRawFd;
-        match &self.stream {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-            Stream::Tls(s) => s.get_ref().0.as_raw_fd(),
-            Stream::Upgrading => -1,
-        }
+        self.stream.raw_fd()
     }
 
     pub fn is_unix(&self) -> bool {
@@ -333,8 +333,7 @@ impl PacketIo {
                 self.seq = self.seq.wrapping_add(1);
             }
         }
-        let fd = self.raw_fd();
-        Self::send(&mut self.stream, self.direct.is_some(), fd, &self.wbuf).await?;
+        Self::send(&mut self.stream, self.direct.is_some(), &self.wbuf).await?;
         Ok(())
     }
 
@@ -359,15 +358,13 @@ impl PacketIo {
         self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
         self.wbuf.extend_from_slice(&[0, cmd]);
         self.wbuf.extend_from_slice(body);
-        let fd = self.raw_fd();
-        Self::send(&mut self.stream, self.direct.is_some(), fd, &self.wbuf).await?;
+        Self::send(&mut self.stream, self.direct.is_some(), &self.wbuf).await?;
         Ok(())
     }
 
     /// Writes bytes that already carry packet headers (a prepared template).
     pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
-        let fd = self.raw_fd();
-        Self::send(&mut self.stream, self.direct.is_some(), fd, framed).await?;
+        Self::send(&mut self.stream, self.direct.is_some(), framed).await?;
         Ok(())
     }
 }

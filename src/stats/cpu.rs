@@ -4,8 +4,19 @@
 
 /// User + system CPU seconds consumed by this process so far.
 pub fn process_cpu_seconds() -> f64 {
+    rusage_seconds(libc::RUSAGE_SELF)
+}
+
+/// User + system CPU seconds consumed by the calling thread so far.
+pub fn thread_cpu_seconds() -> f64 {
+    rusage_seconds(libc::RUSAGE_THREAD)
+}
+
+fn rusage_seconds(who: libc::c_int) -> f64 {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return 0.0;
+    }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
