@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # qpslab vs sysbench on the same sandbox MariaDB, interleaved.
 #
-# For each workload and thread count it runs sysbench, then qpslab, same
-# options, and prints each tool's QPS, client CPU per query (the process's
-# own user+sys time from /usr/bin/time, connection set-up included, divided
-# by queries) and the ratios. It also times both tools' prepare of
-# TABLES x ROWS and reports qpslab's peak RSS at the largest thread count.
+# For each workload, thread count and round it runs sysbench, then qpslab
+# with each I/O backend (BACKENDS), same options, default monitoring, and
+# prints per run: QPS, whole-process CPU per query (user+sys from
+# /usr/bin/time, connection set-up included), qpslab's load-thread CPU per
+# query, system calls per query (perf stat, when perf can count
+# raw_syscalls here) and peak RSS; then the medians and ratios against
+# sysbench's median. It first times both tools' prepare of TABLES x ROWS
+# (SKIP_PREPARE=1: reuse the tables already there).
 #
 # Usage: bench/vs_sysbench.sh [--quick]
-#   env: THREADS="1 4 16 64 256 1024" TIME=10 TABLES=8 ROWS=1000000 ROUNDS=1
+#   env: THREADS="1 4 16 64 256 1024" TIME=10 TABLES=8 ROWS=1000000 ROUNDS=3
+#        BACKENDS="auto epoll uring" WORKLOADS="oltp_point_select oltp_read_write"
 # Results go to stdout and bench/results/<date>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +22,8 @@ TABLES=${TABLES:-8}
 ROWS=${ROWS:-1000000}
 ROUNDS=${ROUNDS:-3}
 WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
+BACKENDS=${BACKENDS:-"auto epoll uring"}
+SKIP_PREPARE=${SKIP_PREPARE:-0}
 if [ "${1:-}" = "--quick" ]; then THREADS="1 16 64"; TIME=3; ROWS=100000; fi
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
@@ -34,12 +40,7 @@ echo "# server: $(mariadb -uroot --socket="$SOCK" -N -e 'SELECT VERSION()'), san
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
 QP=("$Q")
 
-cpu_time() { # prints "user+sys maxrss_kb" of the command, its stdout to $1
-  local out=$1; shift
-  /usr/bin/time -f "%U %S %M" -o "$out.time" "$@" > "$out" 2>&1 || true
-  awk '{printf "%.3f %d\n", $1+$2, $3}' "$out.time"
-}
-
+if [ "$SKIP_PREPARE" != 1 ]; then
 echo; echo "== prepare $TABLES x $ROWS"
 "$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
 t0=$(date +%s.%N); "${SB[@]}" oltp_read_write prepare >/dev/null; t1=$(date +%s.%N)
@@ -52,38 +53,70 @@ t0=$(date +%s.%N); "$Q" prepare oltp_read_write --server bench --tables "$TABLES
 QP_PREP=$(echo "$t1 - $t0" | bc)
 printf "prepare  sysbench (default --threads=1) %.1f s   sysbench --threads=%s %.1f s   qpslab %.1f s\n" "$SB1_PREP" "$TABLES" "$SB_PREP" "$QP_PREP"
 printf "prepare  speed-up vs sysbench default %.2fx, vs sysbench --threads=%s %.2fx\n" "$(echo "$SB1_PREP / $QP_PREP" | bc -l)" "$TABLES" "$(echo "$SB_PREP / $QP_PREP" | bc -l)"
+fi
+
+echo "# load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+HAVE_PERF=0
+if command -v perf >/dev/null && perf stat -x, -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null; then HAVE_PERF=1; fi
+[ "$HAVE_PERF" = 1 ] || echo "# perf cannot count raw_syscalls:sys_enter here: syscalls/query shown as -"
+
+# One measured run: "cpu_s rss_kb syscalls" of the command, its output to $1.
+measure() {
+  local out=$1; shift
+  if [ "$HAVE_PERF" = 1 ]; then
+    /usr/bin/time -f "%U %S %M" -o "$out.time" perf stat -x, -e raw_syscalls:sys_enter -o "$out.perf" "$@" > "$out" 2>&1 || true
+  else
+    /usr/bin/time -f "%U %S %M" -o "$out.time" "$@" > "$out" 2>&1 || true
+  fi
+  local sc=-
+  [ -s "$out.perf" ] && sc=$(awk -F, '/raw_syscalls/{print $1}' "$out.perf")
+  # perf's own CPU is in /usr/bin/time's figure only as perf's (tiny)
+  # counting set-up; the counted process is perf's child.
+  awk -v sc="$sc" '{printf "%.3f %d %s\n", $1+$2, $3, sc}' "$out.time"
+}
 
 echo
-printf "%-18s %6s %5s | %10s %9s | %10s %9s %8s | %7s %7s | %8s %7s\n" workload threads round sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x qp_load load_x
+printf "%-18s %6s %5s %-14s | %10s %9s %9s %9s %8s\n" workload threads round tool qps us/q load_us/q sysc/q rssMB
 for w in $WORKLOADS; do
   for th in $THREADS; do
     for r in $(seq 1 "$ROUNDS"); do
-      T=$(mktemp)
-      read -r sb_cpu _ < <(cpu_time "$T.sb" "${SB[@]}" --threads="$th" --time="$TIME" --report-interval=0 "$w" run)
-      sb_q=$(awk '/queries:/ && /per sec/{print $2}' "$T.sb")
-      sb_qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T.sb")
-      read -r qp_cpu qp_rss < <(cpu_time "$T.qp" "${QP[@]}" run "$w" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0)
-      qp_q=$(awk '/queries:/ && /per sec/{print $2}' "$T.qp")
-      qp_qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T.qp")
-      if [ -z "$sb_q" ] || [ -z "$qp_q" ]; then echo "$w $th: a run failed:"; tail -n 3 "$T.sb" "$T.qp"; continue; fi
-      sb_us=$(echo "$sb_cpu * 1000000 / $sb_q" | bc -l); qp_us=$(echo "$qp_cpu * 1000000 / $qp_q" | bc -l)
-      qp_load=$(awk '/load CPU per query:/{print $5}' "$T.qp")
-      printf "%-18s %6s %5s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f | %8.2f %7.2f\n" "$w" "$th" "$r" "$sb_qps" "$sb_us" "$qp_qps" "$qp_us" "$(echo "$qp_rss/1024" | bc -l)" \
-        "$(echo "$qp_qps / $sb_qps" | bc -l)" "$(echo "$qp_us / $sb_us" | bc -l)" "${qp_load:-0}" "$(echo "${qp_load:-0} / $sb_us" | bc -l)" | tee -a "$OUT.rows"
-      rm -f "$T" "$T".*
+      for tool in sysbench $(for b in $BACKENDS; do echo "qpslab-$b"; done); do
+        T=$(mktemp)
+        if [ "$tool" = sysbench ]; then
+          read -r cpu rss sc < <(measure "$T" "${SB[@]}" --threads="$th" --time="$TIME" --report-interval=0 "$w" run)
+        else
+          read -r cpu rss sc < <(measure "$T" "${QP[@]}" run "$w" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 --io-backend "${tool#qpslab-}")
+        fi
+        q=$(awk '/queries:/ && /per sec/{print $2}' "$T")
+        qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T")
+        if [ -z "$q" ]; then echo "$w $th $tool: the run failed:"; tail -n 3 "$T"; rm -f "$T" "$T".*; continue; fi
+        us=$(echo "$cpu * 1000000 / $q" | bc -l)
+        if [ "$tool" = sysbench ]; then load=$us; else load=$(awk '/load CPU per query:/{print $5}' "$T"); fi
+        scq=-; [ "$sc" != - ] && scq=$(echo "$sc / $q" | bc -l)
+        printf "%-18s %6s %5s %-14s | %10.0f %9.2f %9.2f %9s %8.1f\n" "$w" "$th" "$r" "$tool" "$qps" "$us" "${load:-0}" \
+          "$( [ "$scq" = - ] && echo - || printf %.2f "$scq")" "$(echo "$rss/1024" | bc -l)" | tee -a "$OUT.rows"
+        rm -f "$T" "$T".*
+      done
     done
   done
 done
-echo; echo "== medians over $ROUNDS rounds"
-printf "%-18s %6s | %10s %9s | %10s %9s %8s | %7s %7s | %8s %7s\n" workload threads sb_qps sb_us/q qp_qps qp_us/q qp_rssMB qps_x cpu_x qp_load load_x
-med() { sort -g | awk '{v[NR]=$1} END{print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+echo; echo "== medians over $ROUNDS rounds, ratios against sysbench's median in the same rounds"
+printf "%-18s %6s %-14s | %10s %9s %9s %9s %8s | %6s %6s %6s\n" workload threads tool qps us/q load_us/q sysc/q rssMB qps_x cpu_x load_x
+med() { sort -g | awk '{v[NR]=$1} END{if (NR==0) print "-"; else print (NR%2)? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 for w in $WORKLOADS; do for th in $THREADS; do
-  rows=$(awk -v w="$w" -v t="$th" '$1==w && $2==t' "$OUT.rows")
-  [ -n "$rows" ] || continue
-  m() { echo "$rows" | awk -v c="$1" '{gsub(/\|/,""); print $c}' | med; }
-  printf "%-18s %6s | %10.0f %9.2f | %10.0f %9.2f %8.1f | %7.2f %7.2f | %8.2f %7.2f\n" "$w" "$th" "$(m 4)" "$(m 5)" "$(m 6)" "$(m 7)" "$(m 8)" "$(m 9)" "$(m 10)" "$(m 11)" "$(m 12)"
+  m() { awk -v w="$w" -v t="$th" -v tool="$1" -v c="$2" '{gsub(/\|/,"")} $1==w && $2==t && $4==tool && $c!="-" {print $c}' "$OUT.rows" | med; }
+  sq=$(m sysbench 5); su=$(m sysbench 6)
+  for tool in sysbench $(for b in $BACKENDS; do echo "qpslab-$b"; done); do
+    qps=$(m "$tool" 5); [ "$qps" = - ] && continue
+    us=$(m "$tool" 6); load=$(m "$tool" 7); sc=$(m "$tool" 8); rss=$(m "$tool" 9)
+    printf "%-18s %6s %-14s | %10.0f %9.2f %9.2f %9s %8.1f | %6.2f %6.2f %6.2f\n" "$w" "$th" "$tool" "$qps" "$us" "$load" "$sc" "$rss" \
+      "$(echo "$qps / $sq" | bc -l)" "$(echo "$us / $su" | bc -l)" "$(echo "$load / $su" | bc -l)"
+  done
 done; done
 rm -f "$OUT.rows"
-echo; echo "qps_x = qpslab QPS / sysbench QPS; cpu_x = qpslab whole-process CPU per query / sysbench's (lower is better);"
-echo "qp_load = qpslab's load threads' CPU per query (its 'load CPU per query', monitor and store left out); load_x = qp_load / sysbench's whole-process us/q"
+echo
+echo "us/q = the whole process's user+sys CPU (/usr/bin/time, connection set-up, monitor and store included) per query;"
+echo "load_us/q = qpslab's load threads only ('load CPU per query'); sysbench's is its whole process."
+echo "sysc/q = system calls per query of the whole process (perf stat raw_syscalls:sys_enter); rssMB = peak RSS."
+echo "qps_x, cpu_x, load_x = the row's median over sysbench's (cpu_x and load_x: lower is better)."
 echo "results saved in $OUT"

@@ -247,12 +247,20 @@ fn first_ctrl_c_while_connecting_exits_at_once() {
 /// server has been unreachable for --max-unreachable.
 #[test]
 fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
-    // 4 connections share 2 client threads (the reactor); 1 connection has
-    // its thread alone (direct, blocking I/O): the same limits hold for both
-    for (mode, threads) in [(SILENT, "4"), (GARBAGE, "4"), (SILENT, "1"), (GARBAGE, "1")] {
+    // 4 connections share 2 client threads (the reactor, or io_uring); 1
+    // connection has its thread alone (direct, blocking I/O): the same
+    // limits hold for all three
+    for (mode, threads, io) in [
+        (SILENT, "4", "auto"),
+        (GARBAGE, "4", "auto"),
+        (SILENT, "1", "auto"),
+        (GARBAGE, "1", "auto"),
+        (SILENT, "4", "uring"),
+        (GARBAGE, "4", "uring"),
+    ] {
         let db = lab().prepared_db(
             &format!(
-                "{}{threads}",
+                "{}{threads}{io}",
                 if mode == SILENT { "stall" } else { "garble" }
             ),
             500,
@@ -282,6 +290,8 @@ fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
             "2",
             "--max-unreachable",
             "3",
+            "--io-backend",
+            io,
             "--no-monitor",
         ]);
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -300,7 +310,7 @@ fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
         assert_eq!(
             out.status.code(),
             Some(1),
-            "mode {mode}, {threads} threads: {rest}{err}"
+            "mode {mode}, {threads} threads, {io}: {rest}{err}"
         );
         if mode == SILENT {
             assert!(err.contains("unreachable"), "{err}");

@@ -364,3 +364,80 @@ fn text_output_keeps_sysbench_lines() {
         assert!(s.contains(needle), "'{needle}' missing:\n{s}");
     }
 }
+
+/// `--io-backend uring`: every connection on its client thread's io_uring
+/// ring, the same counts as the reactor (transactions, reads, writes),
+/// reconnects included; `--client-cpus` pins and sizes the client threads
+/// and is recorded; a CPU that is not online is refused in one line.
+#[test]
+fn io_uring_backend_and_pinned_client_threads() {
+    let db = lab().fresh_db("wl_uring");
+    prepare(&db, "2", "1000");
+    // (read-only: a read-write mix on 1000 rows may deadlock and retry,
+    // which would make the counts inexact)
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_only",
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "--threads",
+            "4",
+            "--events",
+            "200",
+            "--reconnect",
+            "20",
+            "--io-backend",
+            "uring",
+            "--client-cpus",
+            "0",
+        ],
+    );
+    let c = &j["client"];
+    assert_eq!(j["status"]["status"], "ok", "{j}");
+    assert_eq!(c["io_uring_connections"], 4, "{c}");
+    assert_eq!(c["direct_io_connections"], 0, "{c}");
+    assert_eq!(j["totals"]["transactions"].as_u64(), Some(200));
+    assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 200));
+    assert_eq!(j["totals"]["other"].as_u64(), Some(2 * 200));
+    assert_eq!(
+        j["totals"]["failed_events"].as_u64(),
+        Some(0),
+        "{}",
+        j["totals"]
+    );
+    assert_eq!(
+        j["totals"]["ignored_errors"].as_u64(),
+        Some(0),
+        "{}",
+        j["totals"]
+    );
+    assert!(
+        j["totals"]["reconnects"].as_u64().unwrap_or(0) >= 4,
+        "{}",
+        j["totals"]
+    );
+    // one CPU given: one client thread, pinned there, recorded
+    assert_eq!(c["shards"], 1, "{c}");
+    assert_eq!(c["pinned_cpus"], "0", "{c}");
+    assert_eq!(j["options"]["client_cpus"], "0", "{}", j["options"]);
+
+    let out = lab().on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--events",
+        "1",
+        "--client-cpus",
+        "65000",
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("--client-cpus") && t.contains("not online"),
+        "{t}"
+    );
+}

@@ -139,6 +139,9 @@ pub struct CampaignFile {
     /// tune them.
     #[serde(default)]
     pub profile: Vec<String>,
+    /// CPUs qpslab's load threads are pinned to in every run (as
+    /// `--client-cpus`), e.g. "0-1" beside a server with `cpus = "2-15"`.
+    pub client_cpus: Option<String>,
 }
 
 fn default_time() -> f64 {
@@ -312,7 +315,7 @@ impl CampaignFile {
         threads: u32,
         repeat: u32,
     ) -> serde_json::Value {
-        serde_json::json!({
+        let mut def = serde_json::json!({
             "server": self.servers[server],
             "variant": self.variants[variant],
             "workload": self.workloads[workload],
@@ -321,7 +324,12 @@ impl CampaignFile {
             "repeat": repeat,
             "time": self.time,
             "warmup": self.warmup,
-        })
+        });
+        // Only when set, so that files without it keep their points' hashes.
+        if let Some(c) = &self.client_cpus {
+            def["client_cpus"] = c.clone().into();
+        }
+        def
     }
 
     /// All points, in run order. Repeats are rounds: round 1 runs every
@@ -396,6 +404,19 @@ mod tests {
             CampaignFile::parse(&FILE.replace("repeat = 2", "repeat = 2\ntime = 20"), "test")
                 .unwrap();
         assert_ne!(longer.points()[0].hash, p[0].hash);
+        // Pinning the client makes other points; a file without the key
+        // keeps the hashes it always had (pinned hash differs from p's).
+        let pinned = CampaignFile::parse(
+            &FILE.replace("repeat = 2", "repeat = 2\nclient_cpus = \"0\""),
+            "test",
+        )
+        .unwrap();
+        assert_eq!(pinned.client_cpus.as_deref(), Some("0"));
+        assert_ne!(pinned.points()[0].hash, p[0].hash);
+        assert!(c
+            .point_definition(0, 0, 0, 1, 1)
+            .get("client_cpus")
+            .is_none());
         // Repeats are rounds, each starting one variant further along.
         let order: Vec<(usize, u32)> = p.iter().map(|x| (x.variant, x.repeat)).collect();
         assert_eq!(

@@ -137,6 +137,9 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     if !c.profile.is_empty() {
         words.extend(["--profile".into(), c.profile.join(",")]);
     }
+    if let Some(cpus) = &c.client_cpus {
+        words.extend(["--client-cpus".into(), cpus.clone()]);
+    }
     for (k, v) in &w.options {
         words.push(format!("--{}", k.replace('_', "-")));
         words.push(value_text(v));

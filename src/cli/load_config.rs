@@ -3,10 +3,10 @@
 //! needs no server, so that bad input fails before anything starts.
 
 use super::args::{parse_pct_list, ClientSched, IoBackend, LoadArgs};
-use crate::exec::{IgnoreErrors, PsMode, RunConfig};
+use crate::exec::{IgnoreErrors, IoMode, PsMode, RunConfig};
 use crate::workload::script::{BuiltIns, Script, ScriptDef};
 use crate::workload::{Family, Oltp, OltpOpts, RandParams, Workload};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::sync::Arc;
 
 /// More connections than any server takes (MariaDB's max_connections
@@ -198,8 +198,28 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         },
         connect_rate: a.connect_rate,
         max_unreachable: a.max_unreachable,
-        direct_io: a.io_backend == IoBackend::Auto,
+        io: io_mode(a.io_backend),
+        client_cpus: match &a.client_cpus {
+            Some(l) => crate::server::parse_cpu_list(l).context("--client-cpus")?,
+            None => Vec::new(),
+        },
     })
+}
+
+/// The I/O backend asked for; io_uring falls back to epoll with a note
+/// when this kernel (or a seccomp policy) does not allow it.
+fn io_mode(b: IoBackend) -> IoMode {
+    match b {
+        IoBackend::Auto => IoMode::Auto,
+        IoBackend::Epoll => IoMode::Epoll,
+        IoBackend::Uring => match crate::protocol::uring::probe() {
+            Ok(()) => IoMode::Uring,
+            Err(why) => {
+                eprintln!("note: --io-backend uring unavailable ({why}); using epoll");
+                IoMode::Epoll
+            }
+        },
+    }
 }
 
 /// The store a run or session records into; None with --no-store.

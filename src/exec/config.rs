@@ -73,9 +73,11 @@ pub struct RunConfig {
     pub shards: usize,
     /// Run the client threads under SCHED_BATCH; None = automatic.
     pub sched_batch: Option<bool>,
-    /// Blocking send/receive for a connection alone on its shard in the
-    /// closed model (`--io-backend auto`); false: always the reactor.
-    pub direct_io: bool,
+    /// How load connections' sockets are driven (`--io-backend`).
+    pub io: IoMode,
+    /// CPUs the load threads are pinned to (`--client-cpus`); empty: not
+    /// pinned. Client threads are sized to this set when it is given.
+    pub client_cpus: Vec<usize>,
     /// Connections opened per second at the start; 0 = as fast as the
     /// connect gate lets them (a bounded number at once).
     pub connect_rate: f64,
@@ -99,7 +101,21 @@ impl RunConfig {
             "reconnect": self.reconnect_every,
             "db_ps_mode": self.ps_mode,
             "rand_seed": self.seed,
+            "client_cpus": crate::stats::cpu_list_text(&self.client_cpus),
             "oltp": self.workload.options(),
         })
     }
+}
+
+/// How load connections' sockets are driven.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoMode {
+    /// Blocking send/receive for a connection alone on its shard in the
+    /// closed model; the reactor (epoll) otherwise.
+    Auto,
+    /// Always the reactor.
+    Epoll,
+    /// Every plain TCP/unix connection on its shard's io_uring ring
+    /// (probed before the run: `protocol::uring::probe`).
+    Uring,
 }

@@ -22,7 +22,7 @@ mod shard;
 mod state;
 mod worker;
 
-pub use config::{IgnoreErrors, PsMode, RunConfig};
+pub use config::{IgnoreErrors, IoMode, PsMode, RunConfig};
 pub use interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use run::run_clocked;
 pub use worker::TEXT_FALLBACK_CODES;

@@ -62,9 +62,13 @@ pub fn run_clocked(
 ) -> RunResult {
     let _ctrl_c = super::interrupt::Cooperative::enter();
     let threads = cfg.threads.max(1);
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let cores = if cfg.client_cpus.is_empty() {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        cfg.client_cpus.len()
+    };
     let (auto_shards, auto_batch) = auto_threading(threads as usize, cores);
     let nshards = if cfg.shards == 0 {
         auto_shards
@@ -322,6 +326,8 @@ pub fn run_clocked(
         text_fallbacks,
         client_shards: cfg.shards,
         direct_connections: shared.direct.load(Ordering::Relaxed),
+        uring_connections: shared.uring.load(Ordering::Relaxed),
+        client_cpus: cfg.client_cpus.clone(),
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,
         server_tally: None,

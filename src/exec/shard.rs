@@ -3,7 +3,7 @@
 //! interval to the coordinating thread. Shard state is only touched from
 //! its own thread, so recording a query takes no lock.
 
-use super::config::RunConfig;
+use super::config::{IoMode, RunConfig};
 use super::rate::Arrivals;
 use super::state::{KindAcc, ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
@@ -45,10 +45,22 @@ pub fn run_shard(
     if cfg.sched_batch == Some(true) {
         set_sched_batch();
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    if let Err(e) = pin_to(&cfg.client_cpus) {
+        let _ = tx.send(Msg::Fatal(format!(
+            "cannot pin the client threads to --client-cpus: {e}"
+        )));
+        shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
+        return;
+    }
+    let uring = cfg.io == IoMode::Uring;
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_all();
+    if uring {
+        // What the connections queued during a pass goes to the kernel in
+        // one call, just before the runtime waits.
+        builder.on_thread_park(crate::protocol::uring::submit_pending);
+    }
+    let rt = match builder.build() {
         Ok(rt) => rt,
         Err(e) => {
             let _ = tx.send(Msg::Fatal(format!("cannot start a client runtime: {e}")));
@@ -74,7 +86,22 @@ pub fn run_shard(
         cpu_mark: 0.0,
         watch: (0..n).map(|_| Watch::default()).collect(),
     }));
+    let ring = if uring {
+        match crate::protocol::uring::install() {
+            Ok(fd) => Some(fd),
+            Err(e) => {
+                let _ = tx.send(Msg::Fatal(format!(
+                    "cannot set up io_uring: {e}; use --io-backend epoll"
+                )));
+                shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
+                return;
+            }
+        }
+    } else {
+        None
+    };
     local.block_on(&rt, async {
+        let driver = ring.map(|fd| tokio::task::spawn_local(crate::protocol::uring::drive(fd)));
         let mut handles = Vec::with_capacity(n);
         for (slot, &id) in workers.iter().enumerate() {
             let (cfg, shared, state, tx) = (cfg.clone(), shared.clone(), state.clone(), tx.clone());
@@ -135,6 +162,10 @@ pub fn run_shard(
         }
         watchdog.abort();
         let _ = watchdog.await;
+        if let Some(d) = driver {
+            d.abort();
+            let _ = d.await;
+        }
         let mut st = state.borrow_mut();
         let _ = tx.send(Msg::Final {
             kinds: std::mem::take(&mut st.kinds),
@@ -144,6 +175,10 @@ pub fn run_shard(
             server_version: std::mem::take(&mut st.server_version),
         });
     });
+    drop(local);
+    if uring {
+        crate::protocol::uring::uninstall();
+    }
 }
 
 /// Waits for the connections' tasks; once the run is stopping, gives them
@@ -199,6 +234,24 @@ fn set_sched_batch() {
     let param = libc::sched_param { sched_priority: 0 };
     // Best effort: without it the run is still correct, only less lean.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
+}
+
+/// Pins the calling thread to `cpus` (nothing to do when empty).
+fn pin_to(cpus: &[usize]) -> std::io::Result<()> {
+    if cpus.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET bounds its index.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Where a shard's intervals fall.

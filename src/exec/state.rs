@@ -27,6 +27,8 @@ pub struct Shared {
     pub ready: AtomicUsize,
     /// Connections that went on direct (blocking) I/O.
     pub direct: AtomicUsize,
+    /// Connections on the io_uring backend.
+    pub uring: AtomicUsize,
     pub t0: OnceLock<Instant>,
     /// Remaining events under --events; only touched when `limited`.
     pub events_left: AtomicI64,
@@ -52,6 +54,7 @@ impl Shared {
             go: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
             direct: AtomicUsize::new(0),
+            uring: AtomicUsize::new(0),
             t0: OnceLock::new(),
             limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),

@@ -3,7 +3,7 @@
 //! event executes; this loop times, counts, retries and reconnects. The
 //! per-event path allocates nothing: statements and buffers are reused.
 
-use super::config::{PsMode, RunConfig};
+use super::config::{IoMode, PsMode, RunConfig};
 use super::state::{ShardState, Shared, STOP_GRACE};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
 use crate::workload::family::Op;
@@ -117,7 +117,7 @@ fn go_direct(
     shared: &Arc<Shared>,
     state: &Rc<RefCell<ShardState>>,
 ) -> bool {
-    if !cfg.direct_io || cfg.rate > 0.0 || state.borrow().watch.len() != 1 {
+    if cfg.io != IoMode::Auto || cfg.rate > 0.0 || state.borrow().watch.len() != 1 {
         return false;
     }
     let s = shared.clone();
@@ -143,6 +143,10 @@ async fn open(
         Conn::connect(opts).await?
     };
     let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
+    if link.cfg.io == IoMode::Uring {
+        // TLS stays on the reactor.
+        let _ = conn.set_uring(true);
+    }
     Ok((conn, stmts))
 }
 
@@ -221,6 +225,9 @@ pub async fn worker(
     let direct = go_direct(&mut conn, cfg, shared, state);
     if direct {
         shared.direct.fetch_add(1, Ordering::Relaxed);
+    }
+    if conn.is_uring() {
+        shared.uring.fetch_add(1, Ordering::Relaxed);
     }
     let mut next_yield = Instant::now() + DIRECT_YIELD;
     let mut done_since_reconnect = 0u64;

@@ -75,6 +75,8 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "text_protocol_fallbacks": r.text_fallbacks,
             "shards": r.client_shards,
             "direct_io_connections": r.direct_connections,
+            "io_uring_connections": r.uring_connections,
+            "pinned_cpus": crate::stats::cpu_list_text(&r.client_cpus),
             "sched": if r.client_sched_batch { "batch" } else { "normal" },
         },
         "threads_fairness": { "events": r.thread_events, "execution_time": r.thread_time },

@@ -156,6 +156,16 @@ impl Conn {
         self.io.is_direct()
     }
 
+    /// Sends and receives through this thread's io_uring ring (true), or
+    /// the reactor (false); see `uring`.
+    pub fn set_uring(&mut self, on: bool) -> std::io::Result<()> {
+        self.io.set_uring(on)
+    }
+
+    pub fn is_uring(&self) -> bool {
+        self.io.is_uring()
+    }
+
     /// A handle that can cut this connection from another task.
     pub fn breaker(&self) -> Breaker {
         Breaker(self.io.raw_fd())

@@ -109,6 +109,8 @@ pub struct PacketIo {
     pub limit: usize,
     /// Set: blocking send and receive on the socket (see the module doc).
     direct: Option<Direct>,
+    /// Set: sends and receives go through the thread's io_uring ring.
+    uring: Option<super::uring::UringSock>,
 }
 
 impl PacketIo {
@@ -123,6 +125,7 @@ impl PacketIo {
             wbuf: Vec::with_capacity(1024),
             limit: MAX_PACKET,
             direct: None,
+            uring: None,
         }
     }
 
@@ -172,8 +175,44 @@ impl PacketIo {
         Ok(())
     }
 
-    /// Sends all of `buf` (the stream's own path unless direct).
-    async fn send(stream: &mut Stream, direct: bool, buf: &[u8]) -> io::Result<()> {
+    /// Moves the socket onto this thread's io_uring ring (true) or back to
+    /// the reactor. Plain TCP and unix sockets only, and not with direct
+    /// I/O: Err leaves the connection as it was.
+    pub fn set_uring(&mut self, on: bool) -> io::Result<()> {
+        if !on {
+            self.uring = None;
+            return Ok(());
+        }
+        if !matches!(self.stream, Stream::Tcp(_) | Stream::Unix(_)) || self.direct.is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "io_uring needs a plain TCP or unix socket not on direct I/O",
+            ));
+        }
+        if !super::uring::installed() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "no io_uring ring on this thread",
+            ));
+        }
+        self.uring = Some(super::uring::UringSock::register(self.raw_fd()));
+        Ok(())
+    }
+
+    pub fn is_uring(&self) -> bool {
+        self.uring.is_some()
+    }
+
+    /// Sends all of `buf` (the stream's own path unless direct or io_uring).
+    async fn send(
+        stream: &mut Stream,
+        direct: bool,
+        uring: Option<&super::uring::UringSock>,
+        buf: &[u8],
+    ) -> io::Result<()> {
+        if let Some(u) = uring {
+            return u.send(buf).await;
+        }
         if !direct {
             return stream.write_all(buf).await;
         }
@@ -237,9 +276,10 @@ impl PacketIo {
                 self.buf.resize(need.next_power_of_two(), 0);
             }
             let end = self.end;
-            let n = match &self.direct {
-                Some(d) => direct_read(self.raw_fd(), &mut self.buf[end..], d)?,
-                None => self.stream.read(&mut self.buf[end..]).await?,
+            let n = match (&self.direct, &self.uring) {
+                (Some(d), _) => direct_read(self.raw_fd(), &mut self.buf[end..], d)?,
+                (None, Some(u)) => u.recv(&mut self.buf[end..]).await?,
+                (None, None) => self.stream.read(&mut self.buf[end..]).await?,
             };
             if n == 0 {
                 return Err(ProtoError::Io(io::Error::new(
@@ -333,7 +373,13 @@ impl PacketIo {
                 self.seq = self.seq.wrapping_add(1);
             }
         }
-        Self::send(&mut self.stream, self.direct.is_some(), &self.wbuf).await?;
+        Self::send(
+            &mut self.stream,
+            self.direct.is_some(),
+            self.uring.as_ref(),
+            &self.wbuf,
+        )
+        .await?;
         Ok(())
     }
 
@@ -358,13 +404,25 @@ impl PacketIo {
         self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
         self.wbuf.extend_from_slice(&[0, cmd]);
         self.wbuf.extend_from_slice(body);
-        Self::send(&mut self.stream, self.direct.is_some(), &self.wbuf).await?;
+        Self::send(
+            &mut self.stream,
+            self.direct.is_some(),
+            self.uring.as_ref(),
+            &self.wbuf,
+        )
+        .await?;
         Ok(())
     }
 
     /// Writes bytes that already carry packet headers (a prepared template).
     pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
-        Self::send(&mut self.stream, self.direct.is_some(), framed).await?;
+        Self::send(
+            &mut self.stream,
+            self.direct.is_some(),
+            self.uring.as_ref(),
+            framed,
+        )
+        .await?;
         Ok(())
     }
 }

@@ -20,6 +20,7 @@ mod opts;
 mod rows;
 mod stmt;
 mod tls;
+pub mod uring;
 
 pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};

@@ -262,14 +262,25 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         .map(|n| n.get())
         .unwrap_or(1);
     o.push_str("\nLoad generator:\n");
-    let io = match r.direct_connections {
-        0 => "epoll".to_string(),
-        n if n as u64 == r.thread_events.len() as u64 => "direct send/receive".to_string(),
-        n => format!("direct send/receive for {n} connections, epoll for the rest"),
+    let all = r.thread_events.len();
+    let io = match (r.direct_connections, r.uring_connections) {
+        (0, 0) => "epoll".to_string(),
+        (0, n) if n == all => "io_uring".to_string(),
+        (n, 0) if n == all => "direct send/receive".to_string(),
+        (0, n) => format!("io_uring for {n} connections, epoll for the rest"),
+        (n, 0) => format!("direct send/receive for {n} connections, epoll for the rest"),
+        (d, u) => {
+            format!("direct send/receive for {d} connections, io_uring for {u}, epoll for the rest")
+        }
+    };
+    let pinned = if r.client_cpus.is_empty() {
+        String::new()
+    } else {
+        format!("; on CPUs {}", crate::stats::cpu_list_text(&r.client_cpus))
     };
     let _ = writeln!(
         o,
-        "    client threads:                {} ({}; {io})",
+        "    client threads:                {} ({}; {io}{pinned})",
         r.client_shards,
         if r.client_sched_batch {
             "SCHED_BATCH"

@@ -21,6 +21,28 @@ fn rusage_seconds(who: libc::c_int) -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// A CPU set in the kernel's list format ("0-3,6"); empty for none.
+pub fn cpu_list_text(cpus: &[usize]) -> String {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            v[i].to_string()
+        } else {
+            format!("{}-{}", v[i], v[j])
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 /// Total host jiffies (all CPUs, all states) from the first line of /proc/stat.
 pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
     let s = std::fs::read_to_string("/proc/stat").ok()?;
@@ -65,5 +87,18 @@ impl CpuSnapshot {
             / hz;
         let busy = if host > 0.0 { 1.0 - idle / host } else { 0.0 };
         (client, host, busy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cpu_list_text;
+
+    #[test]
+    fn cpu_lists_in_kernel_format() {
+        assert_eq!(cpu_list_text(&[]), "");
+        assert_eq!(cpu_list_text(&[3]), "3");
+        assert_eq!(cpu_list_text(&[0, 1, 2, 3, 6]), "0-3,6");
+        assert_eq!(cpu_list_text(&[6, 2, 1, 2, 9, 10]), "1-2,6,9-10");
     }
 }

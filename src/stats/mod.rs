@@ -13,7 +13,7 @@ mod hist;
 mod result;
 
 pub use counters::Interval;
-pub use cpu::{thread_cpu_seconds, CpuSnapshot};
+pub use cpu::{cpu_list_text, thread_cpu_seconds, CpuSnapshot};
 pub use hist::Hist;
 pub use result::{us_per_query, Headline, KindStats, RunResult, RunStatus, Sample, Tally};
 

@@ -94,6 +94,10 @@ pub struct RunResult {
     /// Connections on direct (blocking) I/O: those alone on their shard
     /// in the closed model with `--io-backend auto`; the rest use epoll.
     pub direct_connections: usize,
+    /// Connections on the io_uring backend (`--io-backend uring`).
+    pub uring_connections: usize,
+    /// CPUs the load threads were pinned to (`--client-cpus`); empty: none.
+    pub client_cpus: Vec<usize>,
     pub client_sched_batch: bool,
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,

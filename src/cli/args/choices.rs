@@ -117,6 +117,10 @@ pub enum IoBackend {
     Auto,
     /// Always the reactor (epoll).
     Epoll,
+    /// Each client thread's connections on one io_uring ring: the sends
+    /// and receives of all ready connections in one system call (falls
+    /// back to epoll with a note where the kernel refuses io_uring).
+    Uring,
 }
 
 /// How the client threads are scheduled.

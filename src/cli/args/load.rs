@@ -80,11 +80,18 @@ pub struct LoadArgs {
     /// many seconds in a row (shorter spells mark it degraded).
     #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
     pub max_unreachable: f64,
+    /// Pin qpslab's load threads to these CPUs, e.g. 2-3 or 4,6 (as
+    /// `server start --cpus` pins a sandbox server); the client threads
+    /// are then sized to this set. Recorded with the run.
+    #[arg(long, value_name = "LIST")]
+    pub client_cpus: Option<String>,
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, value_enum, default_value_t = ClientSched::Auto)]
     pub client_sched: ClientSched,
     /// Socket I/O: auto (blocking send/receive for a connection alone on
-    /// its client thread, like sysbench) or epoll (always the reactor).
+    /// its client thread, like sysbench; epoll otherwise), epoll (always
+    /// the reactor) or uring (io_uring: one system call submits a client
+    /// thread's ready connections).
     #[arg(long, value_enum, default_value_t = IoBackend::Auto)]
     pub io_backend: IoBackend,
     #[command(flatten)]
