@@ -203,7 +203,7 @@ pub async fn worker(
     };
     if session.init() {
         if let Err(f) = setup
-            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut Clock::default())
             .await
         {
             shared.ready.fetch_add(1, Ordering::SeqCst);
@@ -259,6 +259,7 @@ pub async fn worker(
         // connection was busy: the server is behind) counts from its
         // arrival time, so no queueing is omitted.
         let mut intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
+        let mut woke_at = None;
         if let Some(t) = intended {
             if t > Instant::now() {
                 let woke = match alarm.as_mut() {
@@ -271,7 +272,9 @@ pub async fn worker(
                 if shared.stopping() {
                     break;
                 }
-                let lag = Instant::now().saturating_duration_since(t).as_micros() as u64;
+                let now = Instant::now();
+                woke_at = Some(now);
+                let lag = now.saturating_duration_since(t).as_micros() as u64;
                 state
                     .borrow_mut()
                     .cur
@@ -281,11 +284,15 @@ pub async fn worker(
                 intended = None;
             }
         }
-        let start = Instant::now();
+        let start = woke_at.unwrap_or_else(Instant::now);
         session.start();
+        let mut clock = Clock {
+            first: Some(start),
+            last_end: None,
+        };
         let done = loop {
             match ev
-                .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+                .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut clock)
                 .await
             {
                 Ok(()) => break true,
@@ -298,8 +305,10 @@ pub async fn worker(
                         break false;
                     }
                     // Like sysbench, the event starts over with fresh random
-                    // draws; its latency still counts from the first attempt.
+                    // draws; its latency still counts from the first attempt
+                    // (its statements' from their own start).
                     session.start();
+                    clock.first = None;
                 }
                 Err(Failure::Lost(code)) => {
                     // The server rolled the transaction back with the
@@ -321,7 +330,7 @@ pub async fn worker(
         if !done {
             continue;
         }
-        let end = Instant::now();
+        let end = clock.last_end.unwrap_or_else(Instant::now);
         let from = intended.unwrap_or(start);
         let us = end.saturating_duration_since(from).as_micros() as u64;
         {
@@ -361,7 +370,7 @@ pub async fn worker(
     // matter to the run, which is over.
     if session.done() {
         let _ = setup
-            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut Clock::default())
             .await;
     }
     conn.quit().await;
@@ -375,6 +384,18 @@ impl Failure {
             Failure::Lost(c) | Failure::Ignored(c) => format!("server error {c}"),
         }
     }
+}
+
+/// An event's clock readings, so that a one-statement event reads the
+/// clock twice (its start, its statement's end) instead of four times: the
+/// event's first statement starts when the event did (`first`), and the
+/// event ends when its last statement did (`last_end`). Later statements
+/// read their own start, so that what a script does between statements is
+/// not counted in the next one's latency.
+#[derive(Default)]
+struct Clock {
+    first: Option<Instant>,
+    last_end: Option<Instant>,
 }
 
 /// One event's (or set-up's) execution on a connection.
@@ -393,10 +414,11 @@ impl Event<'_> {
         stmts: &mut Statements,
         session: &mut dyn Session,
         rows: &mut Rows,
+        clock: &mut Clock,
     ) -> Result<(), Failure> {
         let (cfg, state, slot) = (self.link.cfg, self.link.state, self.link.slot);
         while let Some(step) = session.next(&mut stmts.v) {
-            let t = Instant::now();
+            let t = clock.first.take().unwrap_or_else(Instant::now);
             let decode = step.consume == Consume::Decode;
             let res = match step.op {
                 Op::Execute(i) => {
@@ -426,10 +448,14 @@ impl Event<'_> {
                 // the hot path polls stays small.
                 Op::Prepare | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {
                     Box::pin(self.manage(step.op, conn, stmts, session)).await?;
+                    // (a sleep or reconnect at the event's end is in it)
+                    clock.last_end = None;
                     continue;
                 }
             };
-            let us = t.elapsed().as_micros() as u64;
+            let end = Instant::now();
+            clock.last_end = Some(end);
+            let us = end.saturating_duration_since(t).as_micros() as u64;
             let mut st = state.borrow_mut();
             let watch = &mut st.watch[slot];
             watch.since = None;
