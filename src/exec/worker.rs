@@ -203,7 +203,13 @@ pub async fn worker(
     };
     if session.init() {
         if let Err(f) = setup
-            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut Clock::default())
+            .run(
+                &mut conn,
+                &mut stmts,
+                session.as_mut(),
+                &mut rows,
+                &mut Clock::default(),
+            )
             .await
         {
             shared.ready.fetch_add(1, Ordering::SeqCst);
@@ -292,7 +298,13 @@ pub async fn worker(
         };
         let done = loop {
             match ev
-                .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut clock)
+                .run(
+                    &mut conn,
+                    &mut stmts,
+                    session.as_mut(),
+                    &mut rows,
+                    &mut clock,
+                )
                 .await
             {
                 Ok(()) => break true,
@@ -370,7 +382,13 @@ pub async fn worker(
     // matter to the run, which is over.
     if session.done() {
         let _ = setup
-            .run(&mut conn, &mut stmts, session.as_mut(), &mut rows, &mut Clock::default())
+            .run(
+                &mut conn,
+                &mut stmts,
+                session.as_mut(),
+                &mut rows,
+                &mut Clock::default(),
+            )
             .await;
     }
     conn.quit().await;
