@@ -10,7 +10,7 @@
 # 3. The tools: sysbench prepare --threads=2 and --threads=TABLES, qpslab
 #    prepare with 2 loaders (--threads 2) and its default, TABLES x ROWS each.
 #
-# Usage: bench/prepare_paths.sh   env: TABLES=8 ROWS=1000000 FLOOR_ROWS=ROWS
+# Usage: bench/prepare_paths.sh   env: TABLES=8 ROWS=1000000 FLOOR_ROWS=ROWS TOOLS_ONLY=0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TABLES=${TABLES:-8}; ROWS=${ROWS:-1000000}; FLOOR_ROWS=${FLOOR_ROWS:-$ROWS}
@@ -24,6 +24,9 @@ M=(mariadb -uroot --socket="$SOCK" --local-infile=1)
 "${M[@]}" -e "CREATE DATABASE IF NOT EXISTS floor; SET GLOBAL local_infile=1"
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $("${M[@]}" -N -e 'SELECT VERSION()'), profile bench"
 echo "# buffer pool $("${M[@]}" -N -e 'SELECT @@innodb_buffer_pool_size/1048576') MB, redo $("${M[@]}" -N -e 'SELECT @@innodb_log_file_size/1048576') MB, flush_log_at_trx_commit $("${M[@]}" -N -e 'SELECT @@innodb_flush_log_at_trx_commit')"
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+rate() { printf "%-52s %7.2f s  %9.0f rows/s\n" "$1" "$2" "$(echo "$3 / $2" | bc -l)"; }
+if [ "${TOOLS_ONLY:-0}" != 1 ]; then
 T=$(mktemp -d)
 python3 - "$FLOOR_ROWS" "$T" <<'PY'
 import random, sys
@@ -44,8 +47,6 @@ PY
 table() { "${M[@]}" floor -e "DROP TABLE IF EXISTS $1; CREATE TABLE $1(id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) ENGINE=InnoDB"; }
 load() { # table file checks(0|1)
   "${M[@]}" floor -e "SET unique_checks=$3, foreign_key_checks=$3; LOAD DATA LOCAL INFILE '$2' INTO TABLE $1 FIELDS TERMINATED BY ',' (id,k,c,pad)"; }
-secs() { local t0 t1; t0=$(date +%s.%N); "$@"; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
-rate() { printf "%-52s %7.2f s  %9.0f rows/s\n" "$1" "$2" "$(echo "$3 / $2" | bc -l)"; }
 echo; echo "== 1. the server's floor, one table of $FLOOR_ROWS rows (the mariadb client, a ready file)"
 for how in "LOAD DATA, checks on, PK order:sorted:1" "LOAD DATA, unique/FK checks off, PK order:sorted:0" \
            "LOAD DATA, checks off, shuffled PK:shuffled:0"; do
@@ -65,12 +66,13 @@ for n in 1 2 4; do
 done
 "${M[@]}" -e "DROP DATABASE floor"
 rm -rf "$T"
+fi
 echo; echo "== 3. the tools: $TABLES x $ROWS rows (secondary index included)"
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
 clean() { "$Q" cleanup "$WORKLOAD" --server bench --tables "$TABLES" >/dev/null; }
-for th in 2 "$TABLES"; do clean; rate "sysbench prepare --threads=$th" "$(secs "${SB[@]}" --threads="$th" oltp_read_write prepare >/dev/null)" "$((TABLES * ROWS))"; done
+for th in 2 "$TABLES"; do clean; rate "sysbench prepare --threads=$th" "$(secs "${SB[@]}" --threads="$th" oltp_read_write prepare)" "$((TABLES * ROWS))"; done
 for l in 2 default; do
   clean
   if [ "$l" = default ]; then a=(); else a=(--threads "$l"); fi
-  rate "qpslab prepare --threads $l" "$(secs "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" "${a[@]}" >/dev/null)" "$((TABLES * ROWS))"
+  rate "qpslab prepare --threads $l" "$(secs "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" "${a[@]}")" "$((TABLES * ROWS))"
 done

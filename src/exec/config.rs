@@ -115,7 +115,8 @@ pub enum IoMode {
     Auto,
     /// Always the reactor.
     Epoll,
-    /// Every plain TCP/unix connection on its shard's io_uring ring
-    /// (probed before the run: `protocol::uring::probe`).
+    /// Plain TCP/unix connections that share a shard on its io_uring ring
+    /// (probed before the run: `protocol::uring::probe`); one alone on
+    /// its shard in the closed model goes direct, as with Auto.
     Uring,
 }

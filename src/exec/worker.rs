@@ -106,8 +106,15 @@ enum Failure {
 /// (the ticker, which sends each interval, and the watchdog).
 const DIRECT_YIELD: Duration = Duration::from_millis(10);
 
+/// Whether a connection is alone on its shard in the closed model (where
+/// direct I/O serves it best, with `--io-backend auto` or `uring`).
+fn alone_in_closed_model(cfg: &RunConfig, state: &Rc<RefCell<ShardState>>) -> bool {
+    cfg.rate <= 0.0 && state.borrow().watch.len() == 1
+}
+
 /// Puts `conn` on direct (blocking) I/O when it is alone on its shard in
-/// the closed model and `--io-backend auto`: a send and a receive per
+/// the closed model and `--io-backend auto` or `uring` (a ring for one
+/// connection would only add a system call a query): a send and a receive per
 /// round trip, like sysbench, instead of a send, an epoll_wait and a
 /// receive. Returns whether it did. The read timeout still holds, and a
 /// stopping run gives up a wait after its grace.
@@ -117,7 +124,7 @@ fn go_direct(
     shared: &Arc<Shared>,
     state: &Rc<RefCell<ShardState>>,
 ) -> bool {
-    if cfg.io != IoMode::Auto || cfg.rate > 0.0 || state.borrow().watch.len() != 1 {
+    if cfg.io == IoMode::Epoll || !alone_in_closed_model(cfg, state) {
         return false;
     }
     let s = shared.clone();
@@ -143,7 +150,7 @@ async fn open(
         Conn::connect(opts).await?
     };
     let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
-    if link.cfg.io == IoMode::Uring {
+    if link.cfg.io == IoMode::Uring && !alone_in_closed_model(link.cfg, link.state) {
         // TLS stays on the reactor.
         let _ = conn.set_uring(true);
     }

@@ -8,9 +8,10 @@
 //! by the completion handler); a receive queues a read into the slot's
 //! buffer and waits. Nothing is submitted per query: the shard's runtime
 //! calls [`submit_pending`] once before it goes idle, so every connection
-//! that became ready in a pass goes to the kernel in one `io_uring_enter`,
-//! and the runtime's poll of the ring's descriptor wakes [`drive`], which
-//! reaps every completion at once. At 16 connections a shard that is
+//! that became ready in a pass goes to the kernel in one `io_uring_enter`
+//! (the sends, which complete inline, are reaped right there), and the
+//! runtime's poll of the ring's descriptor wakes [`drive`], which reaps
+//! every receive that completed since at once. At 16 connections a shard that is
 //! 2 system calls a pass, against 2 per query (send, receive) plus an
 //! epoll_wait on the reactor.
 //!
@@ -133,15 +134,29 @@ fn with<T>(f: impl FnOnce(&mut Ring) -> T) -> T {
     })
 }
 
-/// Submits what was queued (called by the shard's runtime before it parks).
+/// Submits what was queued (called by the shard's runtime before it
+/// parks), then takes the completions the kernel posted during the call:
+/// sends usually complete inline, and left on the queue they would make
+/// the runtime's wait return at once, for nothing (one more system call
+/// a pass). A receive found complete wakes its connection from here.
 pub fn submit_pending() {
+    let mut wake = Vec::new();
     RING.with(|r| {
         if let Ok(mut r) = r.try_borrow_mut() {
             if let Some(ring) = r.as_mut() {
-                ring.submit();
+                // (a short send found here is queued again: submit that too)
+                for _ in 0..4 {
+                    if ring.queued == 0 {
+                        break;
+                    }
+                    ring.submit();
+                    ring.reap(&mut wake);
+                }
             }
         }
     });
+    // (an empty Vec does not allocate; one that is not is a rare pass)
+    wake.into_iter().for_each(Waker::wake);
 }
 
 /// Reaps completions each time the ring's descriptor is readable, waking
@@ -267,10 +282,8 @@ impl Ring {
     }
 
     fn submit(&mut self) {
-        if self.queued > 0 {
-            self.queued = 0;
-            let _ = self.ring.submit();
-        }
+        self.queued = 0;
+        let _ = self.ring.submit();
     }
 
     fn register(&mut self, fd: RawFd) -> usize {

@@ -119,7 +119,8 @@ pub enum IoBackend {
     Epoll,
     /// Each client thread's connections on one io_uring ring: the sends
     /// and receives of all ready connections in one system call (falls
-    /// back to epoll with a note where the kernel refuses io_uring).
+    /// back to epoll with a note where the kernel refuses io_uring); a
+    /// connection alone on its thread goes direct, as with auto.
     Uring,
 }
 
