@@ -210,13 +210,7 @@ pub async fn worker(
     };
     if session.init() {
         if let Err(f) = setup
-            .run(
-                &mut conn,
-                &mut stmts,
-                session.as_mut(),
-                &mut rows,
-                &mut Clock::default(),
-            )
+            .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
             .await
         {
             shared.ready.fetch_add(1, Ordering::SeqCst);
@@ -389,13 +383,7 @@ pub async fn worker(
     // matter to the run, which is over.
     if session.done() {
         let _ = setup
-            .run(
-                &mut conn,
-                &mut stmts,
-                session.as_mut(),
-                &mut rows,
-                &mut Clock::default(),
-            )
+            .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
             .await;
     }
     conn.quit().await;
@@ -526,6 +514,18 @@ impl Event<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Runs the session's steps outside any event (set-up, tear-down).
+    async fn run_alone(
+        &self,
+        conn: &mut Conn,
+        stmts: &mut Statements,
+        session: &mut dyn Session,
+        rows: &mut Rows,
+    ) -> Result<(), Failure> {
+        self.run(conn, stmts, session, rows, &mut Clock::default())
+            .await
     }
 
     /// A server error for a step: the session decides whether the event

@@ -373,6 +373,11 @@ impl PacketIo {
                 self.seq = self.seq.wrapping_add(1);
             }
         }
+        self.send_wbuf().await
+    }
+
+    /// Sends what `wbuf` holds.
+    async fn send_wbuf(&mut self) -> Result<(), ProtoError> {
         Self::send(
             &mut self.stream,
             self.direct.is_some(),
@@ -404,14 +409,7 @@ impl PacketIo {
         self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
         self.wbuf.extend_from_slice(&[0, cmd]);
         self.wbuf.extend_from_slice(body);
-        Self::send(
-            &mut self.stream,
-            self.direct.is_some(),
-            self.uring.as_ref(),
-            &self.wbuf,
-        )
-        .await?;
-        Ok(())
+        self.send_wbuf().await
     }
 
     /// Writes bytes that already carry packet headers (a prepared template).
