@@ -529,3 +529,74 @@ fn tls_modes() {
     let _ = std::fs::remove_file(&other_ca);
     assert!(e.contains("TLS"), "{e}");
 }
+
+/// sysbench command lines as sysbench's documentation and its bundled
+/// scripts' usage write them, with `qpslab` for `sysbench`: prepare, run
+/// (options before or after the test name, deprecated 1.0 names, general
+/// options that change nothing here) and cleanup work unchanged; what
+/// qpslab cannot do is refused in one line.
+#[test]
+fn real_sysbench_command_lines_run_unchanged() {
+    let l = lab();
+    let db = l.fresh_db("sb_lines");
+    let sock = l.socket().display().to_string();
+    let conn = format!("--db-driver=mysql --mysql-socket={sock} --mysql-user=root --mysql-db={db}");
+    let line = |s: &str| -> std::process::Output {
+        let s = s.replace("CONN", &conn);
+        let words: Vec<&str> = s.split_whitespace().collect();
+        l.qpslab(&words)
+    };
+    for (cmd, want) in [
+        ("oltp_read_write CONN --tables=2 --table-size=1000 prepare", ""),
+        (
+            "oltp_read_write CONN --tables=2 --table-size=1000 --threads=2 --events=40 --time=0 --report-interval=1 --forced-shutdown=1 --percentile=95 --rand-type=uniform --histogram=on run",
+            "40",
+        ),
+        (
+            "--threads=2 --events=30 --time=0 oltp_point_select CONN --tables=2 --table-size=1000 run",
+            "30",
+        ),
+        (
+            "oltp_read_only CONN --num-threads=2 --max-requests=20 --max-time=0 --tables=2 --table-size=1000 run",
+            "20",
+        ),
+        ("oltp_read_write CONN --tables=2 cleanup", ""),
+    ] {
+        let out = line(cmd);
+        let t = text(&out);
+        assert!(out.status.success(), "{cmd}: {t}");
+        if !want.is_empty() {
+            let done = t
+                .lines()
+                .find(|x| x.trim_start().starts_with("transactions:"))
+                .and_then(|x| x.split_whitespace().nth(1));
+            assert_eq!(done, Some(want), "{cmd}: {t}");
+        }
+        if cmd.contains("--num-threads") {
+            assert!(t.contains("old name of --threads"), "{t}");
+        }
+        assert!(t.contains("--db-driver=mysql") && t.contains("ignored"), "{cmd}: {t}");
+    }
+    for (cmd, why) in [
+        (
+            "oltp_read_write CONN --db-driver=pgsql --tables=2 run",
+            "MySQL and MariaDB only",
+        ),
+        (
+            "oltp_read_write CONN --validate=on --tables=2 run",
+            "--validate",
+        ),
+        (
+            "oltp_read_write CONN --mysql-dry-run --tables=2 run",
+            "qpslab workloads",
+        ),
+    ] {
+        let out = line(cmd);
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {t}");
+        assert!(
+            t.contains(why) && t.trim().lines().count() == 1,
+            "{cmd}: {t}"
+        );
+    }
+}

@@ -9,6 +9,7 @@ mod choices;
 mod conn;
 mod load;
 mod shared;
+mod sysbench_general;
 mod views;
 
 pub use choices::*;
@@ -288,7 +289,17 @@ fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
 /// adds the workload's own options, as sysbench's `help` does).
 pub fn parse_command_line() -> Cli {
     use clap::error::ErrorKind;
-    let argv = sysbench_shape(&std::env::args().collect::<Vec<_>>());
+    let (words, notes) = match sysbench_general::translate(&std::env::args().collect::<Vec<_>>()) {
+        Ok(x) => x,
+        Err(m) => {
+            eprintln!("qpslab: {m}");
+            std::process::exit(2)
+        }
+    };
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    let argv = sysbench_shape(&words);
     match parse_shaped(&argv) {
         Ok(c) => c,
         Err(e) => {
