@@ -255,6 +255,7 @@ fn a_campaign_on_an_external_server_by_dsn() {
 name = "c-dsn"
 threads = [2]
 time = 1
+client_cpus = "0"
 [data]
 tables = 1
 table_size = 500
@@ -276,7 +277,16 @@ options = {{ range_size = 10, skip_trx = "on" }}
     )
     .unwrap();
     let store = l.home.join("c-dsn.db").display().to_string();
-    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    // the data size overridden from the command line (the file says 500)
+    let o = l.qpslab(&[
+        "campaign",
+        "run",
+        path.to_str().unwrap(),
+        "--table-size",
+        "400",
+        "--store",
+        &store,
+    ]);
     let s = text(&o);
     assert!(o.status.success(), "{s}");
     assert!(!s.contains("camp-pw"), "the DSN password leaked: {s}");
@@ -290,7 +300,7 @@ options = {{ range_size = 10, skip_trx = "on" }}
     );
     assert_eq!(
         l.sql("campdsn", "SELECT COUNT(*) FROM sbtest1").trim(),
-        "500"
+        "400"
     );
     let d = json(&l.qpslab(&[
         "show",
@@ -302,6 +312,8 @@ options = {{ range_size = 10, skip_trx = "on" }}
     ]));
     assert_eq!(d["options"]["oltp"]["range_size"], 10);
     assert_eq!(d["options"]["oltp"]["skip_trx"], true);
+    // the campaign's client_cpus pinned every run's load threads
+    assert_eq!(d["options"]["client_cpus"], "0", "{}", d["options"]);
     assert!(!d["command_line"].as_str().unwrap().contains("camp-pw"));
     // nothing in the store's files holds the password
     for f in ["c-dsn.db", "c-dsn.db-wal"] {

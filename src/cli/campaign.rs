@@ -61,6 +61,12 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
     if let Some(r) = a.repeat {
         c.repeat = r;
     }
+    if let Some(t) = a.tables {
+        c.data.tables = t;
+    }
+    if let Some(n) = a.table_size {
+        c.data.table_size = n;
+    }
     if let Some(ws) = &a.workloads {
         let names: Vec<&str> = ws.split(',').map(str::trim).collect();
         let same = |n: &str, w: &str| match (Workload::parse(n), Workload::parse(w)) {

@@ -194,6 +194,12 @@ pub struct CampaignArgs {
     /// Override the repeats per point.
     #[arg(long)]
     pub repeat: Option<u32>,
+    /// Override the data size's tables (the file's [data] tables).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub tables: Option<u32>,
+    /// Override the data size's rows per table (the file's [data] table_size).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub table_size: Option<u32>,
     #[command(flatten)]
     pub store: StoreArg,
 }
