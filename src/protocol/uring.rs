@@ -328,16 +328,15 @@ impl Ring {
             return;
         }
         s.closed = true;
-        let (gen, r, w) = (s.gen, s.reading, s.writing);
+        let (gen, reading) = (s.gen, s.reading);
         // A receive waits for the server; cancel it. A send finishes.
-        if r {
+        if reading {
             self.push(
                 &opcode::AsyncCancel::new(key(i, gen, false))
                     .build()
                     .user_data(CONTROL),
             );
         }
-        let _ = w;
     }
 
     fn poll_recv(
