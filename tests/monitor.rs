@@ -271,6 +271,17 @@ fn iostat_columns_move_and_add_up_under_writes() {
         header.contains(&"dblbuf") && header.contains(&"dflush") && header.contains(&"fsync/s"),
         "{table}"
     );
+    // The preface names the device and the datadir's filesystem and says
+    // which clock the time column reads; notes about other sources (the
+    // shared sandbox runs with performance_schema off) are not iostat's.
+    assert!(
+        table.contains("phys and util% are device ")
+            && table.contains(", holding the datadir ")
+            && table.contains("mounted on ")
+            && table.contains("times are local time (UTC"),
+        "{table}"
+    );
+    assert!(!table.contains("performance_schema"), "{table}");
     let log_col = header.iter().position(|h| *h == "log").unwrap() - 3; // "phys r/s" etc. are two words each
     let moved = lines
         .iter()

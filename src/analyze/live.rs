@@ -15,6 +15,8 @@ pub struct Live {
     cur: HashMap<SourceId, (f64, HashMap<String, f64>)>,
     prev: HashMap<SourceId, (f64, HashMap<String, f64>)>,
     caps: Option<Caps>,
+    /// Sources with a snapshot since the last `take_fresh`.
+    fresh: Vec<SourceId>,
 }
 
 impl Live {
@@ -26,6 +28,9 @@ impl Live {
                 let vals = s.values.iter().cloned().collect();
                 if let Some(old) = self.cur.insert(s.source, (t, vals)) {
                     self.prev.insert(s.source, old);
+                }
+                if !self.fresh.contains(&s.source) {
+                    self.fresh.push(s.source);
                 }
                 Some(s.source)
             }
@@ -44,6 +49,20 @@ impl Live {
             1 => self.cur.contains_key(&s),
             _ => self.prev.contains_key(&s),
         }
+    }
+
+    /// Whether every source in `sources` that has ever sent a snapshot has
+    /// sent a new one since the last `take_fresh` (a view waits for the OS
+    /// sources of a tick before it draws, so no column repeats a stale pair).
+    pub fn all_fresh(&self, sources: &[SourceId]) -> bool {
+        sources
+            .iter()
+            .all(|s| !self.cur.contains_key(s) || self.fresh.contains(s))
+    }
+
+    /// Marks every source as drawn.
+    pub fn take_fresh(&mut self) {
+        self.fresh.clear();
     }
 
     /// What the monitor found it can read (first event of a session).

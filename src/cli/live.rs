@@ -9,7 +9,7 @@ use super::target::resolve;
 use crate::lab::{live_view, monitor_session, probe, RunTags, SessionRecord, Target};
 use crate::monitor::{Note, NoteKind, SourceId};
 use crate::report::live::{
-    iostat_header, iostat_line, monitor_line, top_screen, watching, MONITOR_HEADER,
+    iostat_header, iostat_line, iostat_preface, monitor_line, top_screen, watching, MONITOR_HEADER,
 };
 use crate::secret::redacted_command_line;
 use anyhow::{bail, Result};
@@ -67,18 +67,33 @@ fn monitor_options(m: &MonitorArgs, time: f64) -> serde_json::Value {
     json!({"time": time, "monitor_interval": m.monitor_interval, "monitor_rates": m.monitor_rates, "monitor_off": m.monitor_off})
 }
 
+/// Whether a note concerns one of `sources`: notes name their sources
+/// (`disk: …`, `ps_waits, ps_files: …`); a note that names none (the
+/// connection lost, say) concerns every view.
+fn concerns(n: &Note, sources: &[SourceId]) -> bool {
+    if let Some(s) = n.source {
+        return sources.contains(&s);
+    }
+    let head = n.text.split_once(':').map(|(h, _)| h).unwrap_or("");
+    let named: Vec<SourceId> = head
+        .split(',')
+        .filter_map(|w| SourceId::parse(w.trim()))
+        .collect();
+    named.is_empty() || named.iter().any(|s| sources.contains(s))
+}
+
 pub fn iostat(a: &IostatArgs) -> Result<i32> {
     let t = target_without_db(&a.conn)?;
-    let mut phys_note = false;
     let sources = [SourceId::Status, SourceId::Disk];
-    live_view(&t, a.interval, &sources, a.count, print_note, |l, n| {
+    let note = |n: &Note| {
+        if concerns(n, &sources) {
+            print_note(n)
+        }
+    };
+    live_view(&t, a.interval, &sources, a.count, note, |l, n| {
         let local = l.caps().is_some_and(|c| c.local);
-        if !local && !phys_note {
-            eprintln!(
-                "note: the server at {} is not on this host: physical columns left out",
-                t.describe()
-            );
-            phys_note = true;
+        if n == 0 {
+            eprintln!("{}", iostat_preface(&t.describe(), l.caps()));
         }
         if n.is_multiple_of(20) {
             println!("{}", iostat_header(local));
@@ -100,7 +115,12 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
     ];
     let mut gen_prev: Option<(Instant, f64)> = None;
     let who = t.describe();
-    live_view(&t, a.interval, &sources, a.count, print_note, |l, _| {
+    let note = |n: &Note| {
+        if concerns(n, &sources) {
+            print_note(n)
+        }
+    };
+    live_view(&t, a.interval, &sources, a.count, note, |l, _| {
         let now = Instant::now();
         let gen = crate::monitor::load_generator_cpu_s();
         let client =

@@ -120,16 +120,25 @@ pub fn live_view(
         live.feed(ev, t0)
     };
     while !interrupted() && (count == 0 || n < count) {
+        let mut status = false;
         for ev in watch.pump(None, Duration::from_millis(100)) {
-            if feed(&ev, &mut live) == Some(SourceId::Status) && live.has(SourceId::Status, 2) {
-                // The OS sources of the same tick come right after status.
-                for ev in watch.pump(None, Duration::from_millis(30)) {
-                    feed(&ev, &mut live);
-                }
-                draw(&live, n)?;
-                n += 1;
+            status |= feed(&ev, &mut live) == Some(SourceId::Status);
+        }
+        if !status || !live.has(SourceId::Status, 2) {
+            continue;
+        }
+        // The other sources of the same tick come right after status: wait
+        // for them (at most a third of the interval), or a column would
+        // repeat the previous tick's rates.
+        let until = Instant::now() + Duration::from_secs_f64(interval / 3.0);
+        while !live.all_fresh(sources) && Instant::now() < until && !interrupted() {
+            for ev in watch.pump(None, Duration::from_millis(10)) {
+                feed(&ev, &mut live);
             }
         }
+        draw(&live, n)?;
+        live.take_fresh();
+        n += 1;
     }
     watch.finish(None);
     Ok(())

@@ -217,6 +217,18 @@ pub fn find_server_pid(datadir: Option<&Path>, pid_file: &str) -> Option<i32> {
     })
 }
 
+/// The filesystem type and mount point holding `path` (the longest mount
+/// point above it in this process's mount table).
+pub fn filesystem_of(path: &Path) -> Option<(String, String)> {
+    let path = std::fs::canonicalize(path).ok()?;
+    let mounts = procfs::process::Process::myself().ok()?.mountinfo().ok()?;
+    mounts
+        .into_iter()
+        .filter(|m| path.starts_with(&m.mount_point))
+        .max_by_key(|m| m.mount_point.as_os_str().len())
+        .map(|m| (m.fs_type, m.mount_point.display().to_string()))
+}
+
 /// The /proc/diskstats name of the device holding `path`.
 pub fn disk_of(path: &Path) -> Option<String> {
     let dev = std::fs::metadata(path).ok()?.dev();

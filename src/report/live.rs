@@ -63,29 +63,90 @@ pub fn iostat_header(local: bool) -> String {
     h
 }
 
-/// One `iostat` line over the last two snapshots.
+/// One `iostat` line: the SQL columns over the last two status polls, the
+/// physical ones over the last two disk polls (each source's own window).
 pub fn iostat_line(l: &Live, local: bool) -> String {
-    let (c, a0, b0) = l.counters(&[SourceId::Status, SourceId::Disk]);
     let disk = l.caps().and_then(|c| c.disk.as_deref());
-    let io = IoRates::over(&c, a0, b0, disk);
+    let (c, a, b) = l.counters(&[SourceId::Status]);
+    let sql = IoRates::over(&c, a, b, disk);
+    let (c, a, b) = l.counters(&[SourceId::Disk]);
+    let phys = IoRates::over(&c, a, b, disk);
     let mut line = format!("{:>8}", clock_time());
     for col in IO_COLUMNS.iter().filter(|c| local || !c.physical) {
-        line += &format!("{:>11}", num((col.get)(&io), col.decimals));
+        let io = if col.physical { &phys } else { &sql };
+        line += &format!("{:>11}", num((col.get)(io), col.decimals));
     }
     if local {
-        line += &format!("{:>8}", num(io.disk_busy.map(|x| x * 100.0), 1));
+        line += &format!("{:>8}", num(phys.disk_busy.map(|x| x * 100.0), 1));
     }
     line
 }
 
-/// The wall-clock time of day (UTC) as HH:MM:SS.
+/// What an `iostat` session watches, said once before its first line:
+/// the device(s) behind the physical columns, the datadir's filesystem,
+/// and the time zone of the time column.
+pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> String {
+    let zone = zone_name();
+    let Some(c) = caps.filter(|c| c.local) else {
+        return format!(
+            "iostat on {target}: InnoDB's IO counters only (the server is not on this host, so no device columns); times are {zone}"
+        );
+    };
+    let datadir = c
+        .datadir
+        .as_deref()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|| "?".into());
+    let fs = c
+        .datadir
+        .as_deref()
+        .and_then(crate::monitor::filesystem_of)
+        .map(|(fstype, mount)| format!(", {fstype} mounted on {mount}"))
+        .unwrap_or_default();
+    let device = match &c.disk {
+        Some(d) => format!("device {d}"),
+        None => "all whole disks (the datadir's device is not in /proc/diskstats)".into(),
+    };
+    format!("iostat on {target}: phys and util% are {device}, holding the datadir {datadir}{fs}; times are {zone}")
+}
+
+/// The local wall-clock time of day as HH:MM:SS.
 pub fn clock_time() -> String {
-    let s = std::time::SystemTime::now()
+    let (h, m, s, _) = local_now();
+    format!("{h:02}:{m:02}:{s:02}")
+}
+
+/// "local time (UTC+01:00)": how `clock_time` is to be read.
+pub fn zone_name() -> String {
+    let off = local_now().3;
+    let sign = if off < 0 { '-' } else { '+' };
+    let off = off.abs();
+    format!(
+        "local time (UTC{sign}{:02}:{:02})",
+        off / 3600,
+        off % 3600 / 60
+    )
+}
+
+/// Hour, minute, second of the local time and the zone's offset from UTC
+/// in seconds (the C library's view of TZ and /etc/localtime).
+fn local_now() -> (i64, i64, i64, i64) {
+    let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-        % 86_400;
-    format!("{:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
+        .map(|d| d.as_secs() as libc::time_t)
+        .unwrap_or(0);
+    // SAFETY: localtime_r writes only into `tm`, which outlives the call.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    if unsafe { libc::localtime_r(&now, &mut tm) }.is_null() {
+        let s = now as i64 % 86_400;
+        return (s / 3600, s % 3600 / 60, s % 60, 0);
+    }
+    (
+        tm.tm_hour as i64,
+        tm.tm_min as i64,
+        tm.tm_sec as i64,
+        tm.tm_gmtoff as i64,
+    )
 }
 
 /// The `top` screen for the target described as `target`; `client_cpus`
@@ -98,10 +159,11 @@ pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
     let version = l.caps().map(|c| c.version.as_str()).unwrap_or("");
     let _ = writeln!(
         o,
-        "qpslab top  {}  {}  {}   (Ctrl-C quits)\n",
+        "qpslab top  {}  {}  {} {}   (Ctrl-C quits)\n",
         target,
         version,
-        clock_time()
+        clock_time(),
+        zone_name()
     );
     let cpus = l.value(SourceId::Cpu, "cpus").unwrap_or(1.0);
     if let Some(cpu) = l.cpu_split() {
@@ -219,4 +281,77 @@ pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
         );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::monitor::{Caps, Event, Snapshot};
+    use std::time::{Duration, Instant};
+
+    fn snap(source: SourceId, t0: Instant, at: f64, values: &[(&str, f64)]) -> Event {
+        Event::Snapshot(Snapshot {
+            source,
+            at: t0 + Duration::from_secs_f64(at),
+            took_us: 1,
+            values: values.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        })
+    }
+
+    /// Disk polls that land just before the status polls still give each
+    /// line its own second of disk writes: 100/s, then 300/s, never the
+    /// previous line's figure again.
+    #[test]
+    fn iostat_columns_each_read_their_own_source_window() {
+        let t0 = Instant::now();
+        let mut l = Live::default();
+        let caps = Caps {
+            local: true,
+            disk: Some("vdz".into()),
+            ..Default::default()
+        };
+        l.feed(&Event::Caps(caps), t0);
+        let mut lines = Vec::new();
+        for (i, w) in [0.0, 100.0, 400.0].iter().enumerate() {
+            let t = 10.0 + i as f64;
+            l.feed(
+                &snap(
+                    SourceId::Disk,
+                    t0,
+                    t - 0.002,
+                    &[("vdz.writes", *w), ("vdz.busy_ms", 0.0)],
+                ),
+                t0,
+            );
+            assert_eq!(l.all_fresh(&[SourceId::Status, SourceId::Disk]), i == 0);
+            l.feed(
+                &snap(SourceId::Status, t0, t, &[("Innodb_data_writes", 2.0 * *w)]),
+                t0,
+            );
+            assert!(l.all_fresh(&[SourceId::Status, SourceId::Disk]));
+            l.take_fresh();
+            if i > 0 {
+                lines.push(iostat_line(&l, true));
+            }
+        }
+        let col = |line: &str, n: usize| line.split_whitespace().nth(n).unwrap().to_string();
+        assert_eq!(
+            (col(&lines[0], 2), col(&lines[1], 2)),
+            ("100".into(), "300".into()),
+            "{lines:?}"
+        );
+        // innodb w/s: the status window.
+        assert_eq!(
+            (col(&lines[0], 4), col(&lines[1], 4)),
+            ("200".into(), "600".into()),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn the_zone_is_named_with_its_offset() {
+        let z = zone_name();
+        assert!(z.starts_with("local time (UTC") && z.ends_with(')'), "{z}");
+        assert_eq!(clock_time().len(), 8);
+    }
 }
