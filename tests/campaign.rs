@@ -47,6 +47,13 @@ fn ok_runs(store: &str) -> Vec<serde_json::Value> {
     json(&o).as_array().unwrap().clone()
 }
 
+fn sandbox_running(name: &str) -> bool {
+    let o = lab().qpslab(&["server", "list"]);
+    text(&o)
+        .lines()
+        .any(|l| l.split_whitespace().next() == Some(name) && l.contains(" running"))
+}
+
 fn destroy(name: &str) {
     let _ = lab().qpslab(&["server", "destroy", "--name", name]);
 }
@@ -68,16 +75,31 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(ok_runs(&store).len(), 2);
+    // the sandbox it started is stopped at the end
+    assert!(text(&o).contains("Stopped sandbox 'camp1'"), "{}", text(&o));
+    assert!(!sandbox_running("camp1"), "camp1 left running");
     // variants are applied: the sandbox's my.cnf of the last variant has both settings
     let cnf = std::fs::read_to_string(l.home.join("sandboxes/camp1/my.cnf")).unwrap();
     assert!(
         cnf.contains("innodb_spin_wait_delay = 96") && cnf.contains("max_connections = 123"),
         "{cnf}"
     );
-    // the full matrix: only the 2 missing points run
-    let o = l.qpslab(&["campaign", "run", &file, "--store", &store]);
+    // the full matrix: only the 2 missing points run; --keep-servers
+    // leaves the sandbox up
+    let o = l.qpslab(&[
+        "campaign",
+        "run",
+        &file,
+        "--store",
+        &store,
+        "--keep-servers",
+    ]);
     let s = text(&o);
     assert!(o.status.success(), "{s}");
+    assert!(
+        sandbox_running("camp1") && !s.contains("Stopped sandbox"),
+        "{s}"
+    );
     assert!(s.contains("4 points, 2 done, 2 to run"), "{s}");
     // each round of repeats starts with the host's pre-flight check
     assert!(s.contains("Pre-flight, round 1: CPU loop CoV"), "{s}");

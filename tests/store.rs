@@ -194,6 +194,8 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
+    // a sweep warms each point up by default, and says so
+    assert!(out.contains("1 s each after a 1 s warm-up"), "{out}");
     let doc: serde_json::Value =
         serde_json::from_str(&out[out.find("{\n").expect("json document")..]).unwrap();
     let steps = doc["steps"].as_array().unwrap();
@@ -223,6 +225,15 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
         .iter()
         .all(|r| r["status"] == "ok" && r["label"] == "sw" && r["campaign_id"] == campaign));
     assert_eq!(runs.iter().filter(|r| r["threads"] == 4).count(), 2);
+    let shown = json(&l.qpslab(&[
+        "show",
+        &runs[0]["id"].to_string(),
+        "--store",
+        &store,
+        "--format",
+        "json",
+    ]));
+    assert_eq!(shown["options"]["warmup_time"], 1.0, "{}", shown["options"]);
     // --threads takes one number outside sweeps
     let o = l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--threads", "1,2"]);
     assert!(

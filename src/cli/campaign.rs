@@ -2,7 +2,7 @@
 //! through sandboxes (or external servers), runs and the store. Resumable:
 //! points with a finished run in the store are skipped.
 
-use super::args::{CampaignArgs, CampaignCmd, ConnArgs, LoadArgs};
+use super::args::{CampaignArgs, CampaignCmd, CampaignRunArgs, ConnArgs, LoadArgs};
 use super::load_config::{check_load_args, run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
@@ -153,7 +153,8 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     words
 }
 
-fn run(a: &CampaignArgs) -> Result<i32> {
+fn run(r: &CampaignRunArgs) -> Result<i32> {
+    let a = &r.campaign;
     let (c, text) = load(a)?;
     // Validate every point's options before starting anything.
     for p in c.points() {
@@ -189,6 +190,7 @@ fn run(a: &CampaignArgs) -> Result<i32> {
         store: &store,
         id,
         command_line: crate::secret::redacted_command_line(),
+        keep_servers: r.keep_servers,
     };
     let out = run_campaign(
         &run,

@@ -342,15 +342,21 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     if !(1..=1000).contains(&a.repeat) {
         bail!("--repeat must be from 1 to 1000");
     }
-    let names: Vec<&str> = a
-        .load
+    // A sweep warms each point up unless told otherwise: a fifth of its
+    // time, 1 to 30 s (the buffer pool and the connections settle).
+    let mut load = a.load.clone();
+    load.warmup_time = Some(
+        load.warmup_time
+            .unwrap_or((load.time / 5.0).clamp(1.0, 30.0)),
+    );
+    let names: Vec<&str> = load
         .workload
         .split(',')
         .map(str::trim)
         .filter(|w| !w.is_empty())
         .collect();
     if names.len() < 2 {
-        let (code, end) = sweep_workload(a, &a.load, None)?;
+        let (code, end) = sweep_workload(a, &load, None)?;
         print!("{end}");
         return Ok(code);
     }
@@ -358,18 +364,18 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
     if let Some(dup) = names.iter().find(|w| !seen.insert(**w)) {
         bail!("workload {dup} is listed twice in the sweep: name each workload once");
     }
-    let store = open_store(a.load.record.store.path())?;
+    let store = open_store(load.record.store.path())?;
     let definition = serde_json::json!({
-        "workloads": names, "threads": thread_list(&a.load.threads)?, "repeat": a.repeat,
-        "time": a.load.time, "warmup_time": a.load.warmup_time, "cooldown": a.cooldown,
+        "workloads": names, "threads": thread_list(&load.threads)?, "repeat": a.repeat,
+        "time": load.time, "warmup_time": load.warmup(), "cooldown": a.cooldown,
         "command_line": redacted_command_line(),
     });
     let campaign = crate::lab::new_sweep(&store, &names.join("+"), &definition)?;
     drop(store);
-    let json = a.load.format == RunFormat::Json;
+    let json = load.format == RunFormat::Json;
     let (mut code, mut docs) = (0, Vec::new());
     for w in &names {
-        let mut l = a.load.clone();
+        let mut l = load.clone();
         l.workload = w.to_string();
         let (c, end) = sweep_workload(a, &l, Some(campaign))?;
         code = code.max(c);
@@ -402,7 +408,7 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
     let store = open_store(l.record.store.path())?;
     let definition = serde_json::json!({
         "workload": name.as_str(), "threads": threads, "repeat": a.repeat, "time": l.time,
-        "warmup_time": l.warmup_time, "cooldown": a.cooldown, "command_line": redacted_command_line(),
+        "warmup_time": l.warmup(), "cooldown": a.cooldown, "command_line": redacted_command_line(),
     });
     let campaign = match campaign {
         Some(c) => c,
@@ -411,7 +417,7 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
     let what = (name.as_str(), t.describe(), campaign);
     println!(
         "{}",
-        report::campaign::sweep_start(what, &threads, l.time, a.repeat)
+        report::campaign::sweep_start(what, &threads, (l.time, l.warmup()), a.repeat)
     );
     let plan = crate::lab::SweepPlan {
         env: &env,

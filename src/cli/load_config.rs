@@ -76,7 +76,7 @@ fn builtins(a: &LoadArgs) -> Result<BuiltIns> {
         .num("events", a.events as f64)
         .num("rate", a.rate)
         .num("report_interval", a.report_interval)
-        .num("warmup_time", a.warmup_time)
+        .num("warmup_time", a.warmup())
         .num("rand_seed", a.rand_seed as f64)
         .text("rand_type", &format!("{:?}", a.rand_type).to_lowercase())
         .text("db_driver", "mysql")
@@ -179,7 +179,7 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
         threads,
         time: a.time,
         events: a.events,
-        warmup: a.warmup_time,
+        warmup: a.warmup(),
         rate: a.rate,
         interval: if a.report_interval > 0.0 {
             a.report_interval.max(0.01)

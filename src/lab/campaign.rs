@@ -28,6 +28,8 @@ pub struct CampaignRun<'a> {
     pub id: i64,
     /// The command line as it may be recorded (secrets removed).
     pub command_line: String,
+    /// Leave the sandboxes the campaign started running at its end.
+    pub keep_servers: bool,
 }
 
 /// The campaign's row in the store, created on its first run; `text` is
@@ -59,7 +61,45 @@ pub fn run_campaign(
         &Target,
     ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
     mut say: impl FnMut(&str),
+    done: impl FnMut(usize, &Point, &Recorded),
+) -> Result<CampaignOutcome> {
+    let mut started = Vec::new();
+    let out = run_points(
+        r,
+        pending,
+        external,
+        config_for,
+        &mut say,
+        done,
+        &mut started,
+    );
+    if !r.keep_servers {
+        for name in &started {
+            let stopped = Sandbox::open(name).and_then(|sb| match sb {
+                Some(sb) => sb.stop(Duration::from_secs(300)),
+                None => Ok(false),
+            });
+            match stopped {
+                Ok(true) => say(&format!("Stopped sandbox '{name}' (--keep-servers leaves the campaign's sandboxes running).")),
+                Ok(false) => {}
+                Err(e) => say(&format!("note: could not stop sandbox '{name}': {e:#}")),
+            }
+        }
+    }
+    out
+}
+
+fn run_points(
+    r: &CampaignRun,
+    pending: &[&Point],
+    external: &dyn Fn(&str) -> Result<Target>,
+    config_for: impl Fn(
+        &Point,
+        &Target,
+    ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
+    mut say: impl FnMut(&str),
     mut done: impl FnMut(usize, &Point, &Recorded),
+    started: &mut Vec<String>,
 ) -> Result<CampaignOutcome> {
     let c = r.file;
     let _ctrl_c = crate::exec::Cooperative::enter();
@@ -88,7 +128,7 @@ pub fn run_campaign(
         if switch || c.restart == Restart::Step || target.is_none() {
             let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
             target = Some(setup_server(
-                c, p.server, p.variant, restart, external, &mut say,
+                c, p.server, p.variant, restart, external, &mut say, started,
             )?);
             current = Some((p.server, p.variant));
         } else if i > 0
@@ -132,6 +172,7 @@ fn setup_server(
     restart: bool,
     external: &dyn Fn(&str) -> Result<Target>,
     say: &mut dyn FnMut(&str),
+    started: &mut Vec<String>,
 ) -> Result<Target> {
     let server = &c.servers[s];
     let variant = &c.variants[v];
@@ -210,6 +251,9 @@ fn setup_server(
             sb.restore_template()?;
         }
         sb.start(Duration::from_secs(300))?;
+        if !started.contains(&name) {
+            started.push(name.clone());
+        }
     }
     let t = sandbox_target(&sb, "sbtest")?;
     block_on(async {

@@ -267,10 +267,15 @@ pub fn quickstart_end(
 pub fn sweep_start(
     (workload, target, campaign): (&str, String, i64),
     threads: &[u32],
-    time: f64,
+    (time, warmup): (f64, f64),
     repeat: u32,
 ) -> String {
-    format!("Sweep of {workload} on {target}: threads {threads:?}, {time} s each, {repeat} repeat(s); campaign {campaign}\n")
+    let warm = if warmup > 0.0 {
+        format!(" after a {warmup} s warm-up")
+    } else {
+        " with no warm-up".into()
+    };
+    format!("Sweep of {workload} on {target}: threads {threads:?}, {time} s each{warm}, {repeat} repeat(s); campaign {campaign}\n")
 }
 
 /// A sweep's closing table (medians over repeats), or its JSON document.

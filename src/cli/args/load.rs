@@ -22,9 +22,10 @@ pub struct LoadArgs {
     /// Stop after this many events; 0 = no limit.
     #[arg(long, default_value_t = 0)]
     pub events: u64,
-    /// Seconds run before measuring; not counted in the results.
-    #[arg(long, default_value_t = 0.0, value_parser = positive_f64)]
-    pub warmup_time: f64,
+    /// Seconds run before measuring, not counted in the results [default:
+    /// 0 for run; for sweep a fifth of --time, 1 to 30 s, each point].
+    #[arg(long, value_parser = positive_f64)]
+    pub warmup_time: Option<f64>,
     /// Target events per second (Poisson arrivals); 0 = as fast as possible.
     #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
     pub rate: f64,
@@ -160,7 +161,7 @@ pub struct SweepArgs {
 #[derive(Subcommand, Debug)]
 pub enum CampaignCmd {
     /// Run the points not done yet (rerun to resume after a stop).
-    Run(CampaignArgs),
+    Run(CampaignRunArgs),
     /// Show which points are done and which are pending.
     Status(CampaignArgs),
     /// List the built-in campaigns (`--show NAME`: one's whole definition).
@@ -173,6 +174,16 @@ pub struct PresetsArgs {
     /// sets, workloads, concurrencies), to read or copy and edit.
     #[arg(long)]
     pub show: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct CampaignRunArgs {
+    #[command(flatten)]
+    pub campaign: CampaignArgs,
+    /// Leave the campaign's sandboxes running when it ends (default: the
+    /// sandboxes it started are stopped, their datadirs and templates kept).
+    #[arg(long)]
+    pub keep_servers: bool,
 }
 
 #[derive(Args, Debug)]
@@ -223,6 +234,12 @@ pub struct QuickArgs {
 }
 
 impl LoadArgs {
+    /// The warm-up seconds: as given, else none (a sweep sets its own
+    /// default before this is read).
+    pub fn warmup(&self) -> f64 {
+        self.warmup_time.unwrap_or(0.0)
+    }
+
     /// Parses run options given as command-line words (workload first), as
     /// campaign files and the quickstart describe their runs.
     pub fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
