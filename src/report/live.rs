@@ -138,14 +138,14 @@ fn local_now() -> (i64, i64, i64, i64) {
     // SAFETY: localtime_r writes only into `tm`, which outlives the call.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     if unsafe { libc::localtime_r(&now, &mut tm) }.is_null() {
-        let s = now as i64 % 86_400;
+        let s = i64::from(now) % 86_400;
         return (s / 3600, s % 3600 / 60, s % 60, 0);
     }
     (
-        tm.tm_hour as i64,
-        tm.tm_min as i64,
-        tm.tm_sec as i64,
-        tm.tm_gmtoff as i64,
+        i64::from(tm.tm_hour),
+        i64::from(tm.tm_min),
+        i64::from(tm.tm_sec),
+        i64::from(tm.tm_gmtoff),
     )
 }
 
