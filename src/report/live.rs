@@ -129,7 +129,9 @@ pub fn zone_name() -> String {
 }
 
 /// Hour, minute, second of the local time and the zone's offset from UTC
-/// in seconds (the C library's view of TZ and /etc/localtime).
+/// in seconds (the C library's view of TZ and /etc/localtime). time_t and
+/// tm_gmtoff are i64 on 64-bit Linux, narrower elsewhere.
+#[allow(clippy::useless_conversion)]
 fn local_now() -> (i64, i64, i64, i64) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
