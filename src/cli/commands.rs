@@ -31,6 +31,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Cleanup(a) => cmd_cleanup(&a).map(|_| 0),
         Cmd::Check(a) => super::tpcc::check(&a),
         Cmd::Command(c) => cmd_script_command(&c).map(|_| 0),
+        Cmd::Help(h) => super::help_topics::help(&h).map(|_| 0),
         Cmd::Workloads => {
             print!("{}", report::sysbench::workloads_text());
             Ok(0)

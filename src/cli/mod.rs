@@ -9,6 +9,7 @@
 mod args;
 mod campaign;
 mod commands;
+mod help_topics;
 #[cfg(test)]
 mod input_tests;
 mod live;

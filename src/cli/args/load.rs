@@ -5,7 +5,8 @@ use super::*;
 
 #[derive(Args, Debug, Clone)]
 pub struct LoadArgs {
-    /// Workload name, e.g. oltp_read_write or read_write (see `qpslab workloads`).
+    /// Workload name, e.g. oltp_read_write or read_write, tpcc, or a
+    /// sysbench Lua script's path (`qpslab help workloads`).
     pub workload: String,
     #[command(flatten)]
     pub conn: ConnArgs,
@@ -13,105 +14,117 @@ pub struct LoadArgs {
     /// taken from the words before clap sees them: see `split_workload_options`.
     #[arg(skip)]
     pub options: OptValues,
-    /// Concurrent connections (alias --users); for `sweep`, a list: 1,2,4,8.
-    #[arg(long, alias = "users", default_value = "1")]
+    /// Concurrent connections, each running events back to back (alias --users).
+    #[arg(long, alias = "users", default_value = "1", help_heading = super::help::LOAD)]
     pub threads: String,
     /// Seconds to run (after warm-up); 0 = no limit.
-    #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
+    #[arg(long, default_value_t = 10.0, value_parser = positive_f64, help_heading = super::help::LOAD)]
     pub time: f64,
     /// Stop after this many events; 0 = no limit.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::LOAD)]
     pub events: u64,
     /// Seconds run before measuring, not counted in the results [default:
     /// 0 for run; for sweep a fifth of --time, 1 to 30 s, each point].
-    #[arg(long, value_parser = positive_f64)]
+    #[arg(long, value_parser = positive_f64, help_heading = super::help::LOAD)]
     pub warmup_time: Option<f64>,
-    /// Target events per second (Poisson arrivals); 0 = as fast as possible.
-    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
+    /// Target events per second over all connections (Poisson arrivals,
+    /// latency counted from the scheduled start); 0 = as fast as possible.
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s, help_heading = super::help::LOAD)]
     pub rate: f64,
     /// Seconds between report lines (sub-second allowed); 0 = no lines.
-    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    #[arg(long, default_value_t = 1.0, value_parser = positive_f64, help_heading = super::help::OUTPUT)]
     pub report_interval: f64,
-    #[arg(long, value_enum, default_value_t = RandTypeArg::Special)]
+    /// The distribution row ids are drawn from.
+    #[arg(long, value_enum, default_value_t = RandTypeArg::Special, help_heading = super::help::RANDOM)]
     pub rand_type: RandTypeArg,
-    #[arg(long, default_value_t = 12)]
+    /// special: iterations summed for each draw (more: closer to a bell).
+    #[arg(long, default_value_t = 12, help_heading = super::help::RANDOM)]
     pub rand_spec_iter: u32,
-    #[arg(long, default_value_t = 1.0)]
+    /// special: percent of the id range that gets the hot draws.
+    #[arg(long, default_value_t = 1.0, help_heading = super::help::RANDOM)]
     pub rand_spec_pct: f64,
-    #[arg(long, default_value_t = 75.0)]
+    /// special: percent of the draws that fall in that hot part.
+    #[arg(long, default_value_t = 75.0, help_heading = super::help::RANDOM)]
     pub rand_spec_res: f64,
-    #[arg(long, default_value_t = 0.2)]
+    /// pareto: the shape parameter h (smaller: more skewed).
+    #[arg(long, default_value_t = 0.2, help_heading = super::help::RANDOM)]
     pub rand_pareto_h: f64,
-    #[arg(long, default_value_t = 0.8)]
+    /// zipfian: the exponent (theta; larger: more skewed).
+    #[arg(long, default_value_t = 0.8, help_heading = super::help::RANDOM)]
     pub rand_zipfian_exp: f64,
-    /// Seed; 0 = from the clock.
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the random numbers; 0 = from the clock (a run is then not
+    /// repeatable draw for draw).
+    #[arg(long, default_value_t = 0, help_heading = super::help::RANDOM)]
     pub rand_seed: u64,
     /// auto: prepared statements; disable: text protocol.
-    #[arg(long, value_enum, default_value_t = PsModeArg::Auto)]
+    #[arg(long, value_enum, default_value_t = PsModeArg::Auto, help_heading = super::help::STATEMENTS)]
     pub db_ps_mode: PsModeArg,
     /// Error codes that roll back and retry the event: a list, 'all' or 'none'.
-    #[arg(long, alias = "ignore-errors", default_value = "1213,1205,1020")]
+    #[arg(long, alias = "ignore-errors", default_value = "1213,1205,1020", help_heading = super::help::STATEMENTS)]
     pub mysql_ignore_errors: String,
     /// Reconnect after every N events; 0 = never.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::LOAD)]
     pub reconnect: u64,
-    /// Latency percentiles to report.
-    #[arg(long, default_value = "50,95,99,99.9")]
+    /// Latency percentiles to report, comma-separated, each in (0, 100].
+    #[arg(long, default_value = "50,95,99,99.9", help_heading = super::help::OUTPUT)]
     pub percentile: String,
-    /// Print the latency histogram.
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    /// Print the latency histogram: on or off.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off", help_heading = super::help::OUTPUT)]
     pub histogram: bool,
     /// Output: text (sysbench-style) or json (one document).
-    #[arg(long, value_enum, default_value_t = RunFormat::Text)]
+    #[arg(long, value_enum, default_value_t = RunFormat::Text, help_heading = super::help::OUTPUT)]
     pub format: RunFormat,
     #[command(flatten)]
     pub record: RecordArgs,
-    /// Variant name recorded with the run (e.g. a config).
-    #[arg(long)]
+    /// Variant name recorded with the run (e.g. a config), for `ratio`,
+    /// `best` and the charts [default: none].
+    #[arg(long, help_heading = super::help::STORE)]
     pub variant: Option<String>,
     /// Client runtimes (shards); 0 = automatic from threads and CPUs.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::CLIENT)]
     pub client_shards: usize,
     /// Connections opened per second at the start; 0 = as fast as a
     /// bounded number of connects in flight allows.
-    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s)]
+    #[arg(long, default_value_t = 0.0, value_parser = rate_per_s, help_heading = super::help::LOAD)]
     pub connect_rate: f64,
     /// The run fails once no connection could reach the server for this
     /// many seconds in a row (shorter spells mark it degraded).
-    #[arg(long, default_value_t = 10.0, value_parser = timeout_secs)]
+    #[arg(long, default_value_t = 10.0, value_parser = timeout_secs, help_heading = super::help::LOAD)]
     pub max_unreachable: f64,
     /// Pin qpslab's load threads to these CPUs, e.g. 2-3 or 4,6 (as
     /// `server start --cpus` pins a sandbox server); the client threads
-    /// are then sized to this set. Recorded with the run.
-    #[arg(long, value_name = "LIST")]
+    /// are then sized to this set. Recorded with the run [default: not
+    /// pinned].
+    #[arg(long, value_name = "LIST", help_heading = super::help::CLIENT)]
     pub client_cpus: Option<String>,
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
-    #[arg(long, value_enum, default_value_t = ClientSched::Auto)]
+    #[arg(long, value_enum, default_value_t = ClientSched::Auto, help_heading = super::help::CLIENT)]
     pub client_sched: ClientSched,
     /// Socket I/O: auto (blocking send/receive for a connection alone on
     /// its client thread, like sysbench; epoll otherwise), epoll (always
     /// the reactor) or uring (io_uring: one system call submits a client
     /// thread's ready connections).
-    #[arg(long, value_enum, default_value_t = IoBackend::Auto)]
+    #[arg(long, value_enum, default_value_t = IoBackend::Auto, help_heading = super::help::CLIENT)]
     pub io_backend: IoBackend,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     /// Profile the server during the run: cpu, offcpu, syscalls, waits,
-    /// comma-separated, or all; kept with the run, summed up after it.
-    #[arg(long, default_value = "")]
+    /// comma-separated, or all; kept with the run, summed up after it
+    /// [default: none].
+    #[arg(long, default_value = "", hide_default_value = true, help_heading = super::help::PROFILER)]
     pub profile: String,
     /// On-CPU samples per second (per CPU; per thread beside offcpu).
-    #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, default_value_t = 99, value_parser = clap::value_parser!(u32).range(1..=10_000), help_heading = super::help::PROFILER)]
     pub profile_hz: u32,
     /// --profile waits: use the Performance Schema as it is set up, or
     /// enable and time every wait instrument for the run (put back after).
-    #[arg(long, value_enum, default_value_t = ProfileWaits::Use)]
+    #[arg(long, value_enum, default_value_t = ProfileWaits::Use, help_heading = super::help::PROFILER)]
     pub profile_waits: ProfileWaits,
 }
 
 /// How the server and host are watched during a run.
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = super::help::MONITOR)]
 pub struct MonitorArgs {
     /// Do not watch the server and host during the run.
     #[arg(long)]
@@ -122,11 +135,12 @@ pub struct MonitorArgs {
     /// Per-source seconds between polls: e.g. innodb_status=10,threads=30.
     /// Sources: status, innodb_metrics, ps_waits, ps_files, innodb_status,
     /// threads, cpu, server_proc, server_tasks, client_proc, disk, net, mem,
-    /// pressure.
-    #[arg(long, default_value = "")]
+    /// pressure (`qpslab help metrics`) [default: none: 1 s each, 5 s for
+    /// innodb_status, threads, innodb_mutex, mem and server_tasks].
+    #[arg(long, default_value = "", hide_default_value = true)]
     pub monitor_rates: String,
-    /// Sources not to poll, comma-separated.
-    #[arg(long, default_value = "")]
+    /// Sources not to poll, comma-separated [default: none].
+    #[arg(long, default_value = "", hide_default_value = true)]
     pub monitor_off: String,
     /// A poll may take this percentage of its source's interval; a source
     /// over it three polls in a row is polled half as often (with a note).
@@ -171,7 +185,8 @@ pub enum CampaignCmd {
 #[derive(Args, Debug)]
 pub struct PresetsArgs {
     /// Print this preset's campaign file (servers, variants and what each
-    /// sets, workloads, concurrencies), to read or copy and edit.
+    /// sets, workloads, concurrencies), to read or copy and edit [default:
+    /// none: list the presets].
     #[arg(long)]
     pub show: Option<String>,
 }
@@ -188,27 +203,32 @@ pub struct CampaignRunArgs {
 
 #[derive(Args, Debug)]
 pub struct CampaignArgs {
-    /// Campaign file (TOML); see examples/campaigns/.
+    /// Campaign file (TOML): `qpslab help campaign` lists its keys; see
+    /// examples/campaigns/.
     pub file: Option<PathBuf>,
-    /// A built-in campaign instead of a file (see `qpslab campaign presets`).
+    /// A built-in campaign instead of a file (see `qpslab campaign
+    /// presets`) [default: none].
     #[arg(long)]
     pub preset: Option<String>,
-    /// Override the concurrency list, e.g. 1,4,16.
+    /// Override the concurrency list, e.g. 1,4,16 [default: the file's
+    /// threads].
     #[arg(long)]
     pub threads: Option<String>,
-    /// Override the seconds per point.
+    /// Override the seconds per point [default: the file's time].
     #[arg(long, value_parser = positive_f64)]
     pub time: Option<f64>,
-    /// Override the workloads, e.g. oltp_point_select,oltp_read_write.
+    /// Only these of the file's workloads, e.g.
+    /// oltp_point_select,oltp_read_write [default: all of them].
     #[arg(long)]
     pub workloads: Option<String>,
-    /// Override the repeats per point.
+    /// Override the repeats per point [default: the file's repeat].
     #[arg(long)]
     pub repeat: Option<u32>,
-    /// Override the data size's tables (the file's [data] tables).
+    /// Override the data size's tables [default: the file's [data] tables].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub tables: Option<u32>,
-    /// Override the data size's rows per table (the file's [data] table_size).
+    /// Override the data size's rows per table [default: the file's [data]
+    /// table_size].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub table_size: Option<u32>,
     #[command(flatten)]
@@ -219,14 +239,19 @@ pub struct CampaignArgs {
 pub struct QuickArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
+    /// Tables sbtest1..N to create and load.
     #[arg(long, default_value_t = 4)]
     pub tables: u32,
+    /// Rows in each table.
     #[arg(long, default_value_t = 100000)]
     pub table_size: u32,
+    /// The concurrencies each workload is swept over.
     #[arg(long, default_value = "1,4,16,64")]
     pub threads: String,
+    /// Seconds per point.
     #[arg(long, default_value_t = 10.0, value_parser = positive_f64)]
     pub time: f64,
+    /// The workloads, in order, comma-separated.
     #[arg(long, default_value = "oltp_point_select,oltp_read_write")]
     pub workloads: String,
     #[command(flatten)]

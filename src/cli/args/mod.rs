@@ -7,6 +7,7 @@
 
 mod choices;
 mod conn;
+mod help;
 mod load;
 mod shared;
 mod sysbench_general;
@@ -102,10 +103,20 @@ pub enum Cmd {
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
+    /// Help on a command (`qpslab help run`, `qpslab help campaign run`)
+    /// or a topic: workloads, campaign, store, metrics.
+    Help(HelpArgs),
     /// A sysbench script's own command: `qpslab NAME script.lua [options]`
     /// (e.g. oltp_common's `prewarm`).
     #[command(hide = true)]
     Command(ScriptCommandArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct HelpArgs {
+    /// A command (run, campaign run …) or a topic: workloads, campaign,
+    /// store, metrics [default: none: the commands and the topics].
+    pub topic: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -263,18 +274,68 @@ pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
     parse_shaped(&sysbench_shape(argv))
 }
 
+/// Parses words with the command as its help shows it (`help::command`).
+fn parse_with_help(argv: &[String]) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let m = help::command().try_get_matches_from(argv)?;
+    Cli::from_arg_matches(&m)
+}
+
+/// Prints the options of the workload that a load command's words name
+/// (the OLTP family's when they name none), after its help: sysbench's
+/// `help`, the script's own help() included.
+pub fn print_workload_options(words: &[String]) {
+    match crate::workload::options_for(words, "help") {
+        Ok((Some(path), specs)) => {
+            println!("\n{} options:", path.display());
+            print!("{}", OptValues::new(specs).help());
+            if let Err(m) = crate::workload::script::script_help(&path) {
+                println!("\n{m}");
+            }
+        }
+        Ok((None, specs)) if words.iter().any(|w| crate::workload::tpcc::is_tpcc(w)) => {
+            println!("\nTPC-C options (docs/TPCC.md):");
+            print!("{}", OptValues::new(specs).help());
+        }
+        Ok((None, specs)) => {
+            println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
+            print!("{}", OptValues::new(specs).help());
+        }
+        Err(m) => println!("\n{m}"),
+    }
+}
+
+/// Prints the long help of the command at `path` (`["campaign", "run"]`),
+/// with a load command's workload options; false when no command has
+/// that path.
+pub fn print_command_help(path: &[String]) -> bool {
+    let mut cmd = help::command();
+    for p in path {
+        match cmd.find_subcommand(p) {
+            Some(c) => cmd = c.clone(),
+            None => return false,
+        }
+    }
+    let mut cmd = cmd.bin_name(format!("qpslab {}", path.join(" ")));
+    print!("{}", cmd.render_long_help());
+    if path.len() == 1 && LOAD_COMMANDS.contains(&path[0].as_str()) {
+        print_workload_options(&[]);
+    }
+    true
+}
+
 /// Parses a command line already in qpslab's word order.
 fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
     let is_load = argv
         .get(1)
         .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str()));
     if !is_load {
-        return Cli::try_parse_from(argv);
+        return parse_with_help(argv);
     }
     let (values, rest) = split_workload_options(&argv[2..], &argv[1])
         .map_err(|m| clap::Error::raw(clap::error::ErrorKind::ValueValidation, m))?;
-    let words: Vec<&String> = argv[..2].iter().chain(rest.iter()).collect();
-    let mut cli = Cli::try_parse_from(words)?;
+    let words: Vec<String> = argv[..2].iter().chain(rest.iter()).cloned().collect();
+    let mut cli = parse_with_help(&words)?;
     match &mut cli.cmd {
         Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) | Cmd::Check(a) => a.options = values,
         Cmd::Sweep(s) => s.load.options = values,
@@ -302,46 +363,24 @@ pub fn parse_command_line() -> Cli {
     let argv = sysbench_shape(&words);
     match parse_shaped(&argv) {
         Ok(c) => c,
-        Err(e) => {
-            match e.kind() {
-                ErrorKind::DisplayHelp
-                    if argv
-                        .get(1)
-                        .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
-                {
-                    print!("{}", e.render());
-                    match crate::workload::options_for(&argv[2..], "help") {
-                        Ok((Some(path), specs)) => {
-                            println!("\n{} options:", path.display());
-                            print!("{}", OptValues::new(specs).help());
-                            // The script's own help(), as sysbench calls it.
-                            if let Err(m) = crate::workload::script::script_help(&path) {
-                                println!("\n{m}");
-                            }
-                        }
-                        Ok((None, specs))
-                            if argv.iter().any(|w| crate::workload::tpcc::is_tpcc(w)) =>
-                        {
-                            println!("\nTPC-C options (docs/TPCC.md):");
-                            print!("{}", OptValues::new(specs).help());
-                        }
-                        Ok((None, specs)) => {
-                            println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
-                            print!("{}", OptValues::new(specs).help());
-                        }
-                        Err(m) => println!("\n{m}"),
-                    }
-                    std::process::exit(0)
-                }
-                ErrorKind::DisplayHelp
-                | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
-                _ => {
-                    eprintln!("qpslab: {}", one_line(&e));
-                    std::process::exit(2)
-                }
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+                if argv
+                    .get(1)
+                    .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
+            {
+                print!("{}", e.render());
+                print_workload_options(&argv[2..]);
+                std::process::exit(0)
             }
-        }
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+            _ => {
+                eprintln!("qpslab: {}", one_line(&e));
+                std::process::exit(2)
+            }
+        },
     }
 }
 

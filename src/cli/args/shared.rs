@@ -7,8 +7,9 @@ use super::*;
 /// records runs.
 #[derive(Args, Debug, Clone, Default)]
 pub struct StoreArg {
-    /// Results store (SQLite); default <state dir>/results.db.
-    #[arg(long = "store", id = "store", value_name = "FILE")]
+    /// Results store (SQLite) [default: $QPSLAB_HOME/results.db, else
+    /// ~/.local/share/qpslab/results.db].
+    #[arg(long = "store", id = "store", value_name = "FILE", help_heading = super::help::STORE)]
     pub file: Option<PathBuf>,
 }
 
@@ -24,21 +25,24 @@ pub struct RecordArgs {
     #[command(flatten)]
     pub store: StoreArg,
     /// Do not record in the results store (print only).
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::STORE)]
     pub no_store: bool,
-    /// Series label recorded with the run (e.g. engine and version).
-    #[arg(long)]
+    /// Series label recorded with the run (e.g. engine and version), for
+    /// `scalability`, `best` and the charts [default: none].
+    #[arg(long, help_heading = super::help::STORE)]
     pub label: Option<String>,
 }
 
 /// Which stored runs: shared by `runs` and the analyses.
 #[derive(Args, Debug, Clone, Default)]
 pub struct RunFilterArgs {
-    /// Only the runs of this campaign (or sweep).
+    /// Only the runs of this campaign (or sweep) id [default: all].
     #[arg(long)]
     pub campaign: Option<i64>,
+    /// Only the runs of this workload, e.g. oltp_read_write [default: all].
     #[arg(long)]
     pub workload: Option<String>,
+    /// Only the runs with this label [default: all].
     #[arg(long)]
     pub label: Option<String>,
 }

@@ -32,7 +32,7 @@ pub struct RatioArgs {
     pub a: Option<String>,
     /// The series it is divided by.
     pub b: Option<String>,
-    /// Matrix form: every variant divided by this one.
+    /// Matrix form: every variant divided by this one [default: none: A / B].
     #[arg(long)]
     pub reference: Option<String>,
     /// The slowdown form: the reference (or B) divided by each variant
@@ -49,10 +49,11 @@ pub struct RunsArgs {
     pub store: StoreArg,
     #[command(flatten)]
     pub select: RunFilterArgs,
-    /// ok, failed, aborted or running.
+    /// Only runs that ended so: ok, failed, degraded, aborted or running
+    /// [default: all].
     #[arg(long)]
     pub status: Option<String>,
-    /// Only the last N runs.
+    /// Only the last N runs [default: all].
     #[arg(long)]
     pub limit: Option<usize>,
     #[command(flatten)]
@@ -77,7 +78,8 @@ pub struct FlamegraphArgs {
     #[arg(long, default_value = "cpu")]
     pub kind: String,
     /// Draw the difference from this run to RUN (red: more in RUN, blue:
-    /// less), e.g. 8 users against 64, or version A against B.
+    /// less), e.g. 8 users against 64, or version A against B [default:
+    /// none: RUN's own graph].
     #[arg(long)]
     pub diff: Option<i64>,
     /// The SVG file to write.
@@ -107,10 +109,10 @@ pub struct MonitorCmdArgs {
 pub struct IostatArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
-    /// Seconds between lines (screens, for top).
+    /// Seconds between lines.
     #[arg(long, default_value_t = 1.0, value_parser = timeout_secs)]
     pub interval: f64,
-    /// Stop after N lines (screens); 0 = until Ctrl-C.
+    /// Stop after N lines; 0 = until Ctrl-C.
     #[arg(long, default_value_t = 0)]
     pub count: u64,
 }
@@ -121,7 +123,8 @@ pub struct ProfileArgs {
     /// process is profiled; it must run on this host.
     #[command(flatten)]
     pub conn: ConnArgs,
-    /// Profile this process instead of finding the server's.
+    /// Profile this process instead of finding the server's [default: the
+    /// server's, found from its pid file or socket].
     #[arg(long)]
     pub pid: Option<i32>,
     /// What to record, comma-separated: cpu (on-CPU stacks sampled at
@@ -141,11 +144,12 @@ pub struct ProfileArgs {
     #[arg(long, value_enum, default_value_t = ProfileWaits::Use)]
     pub profile_waits: ProfileWaits,
     /// Write the folded stacks here (flamegraph tools read them): a file
-    /// with one stack kind, else a directory of `<kind>.folded`.
+    /// with one stack kind, else a directory of `<kind>.folded` [default:
+    /// none].
     #[arg(long)]
     pub folded: Option<PathBuf>,
     /// Write flame graphs (`<kind>.svg`, searchable, click to zoom) into
-    /// this directory.
+    /// this directory [default: none].
     #[arg(long)]
     pub flamegraph: Option<PathBuf>,
     /// Rows in each top table.
@@ -157,11 +161,12 @@ pub struct ProfileArgs {
 pub struct MetricsArgs {
     /// Run id (see `qpslab runs`).
     pub run: i64,
-    /// Source (status, innodb_metrics, cpu, disk, ...); without it, the
-    /// sources and their snapshot counts.
+    /// Source (status, innodb_metrics, cpu, disk, …: `qpslab help
+    /// metrics`) [default: none: list the run's sources and their snapshot
+    /// counts].
     #[arg(long)]
     pub source: Option<String>,
-    /// Only names containing this text (case-insensitive).
+    /// Only names containing this text (case-insensitive) [default: all].
     #[arg(long)]
     pub name: Option<String>,
     /// Per-second rates of counters instead of raw values.
@@ -179,6 +184,7 @@ pub struct UiArgs {
     /// Address to listen on; the default keeps the UI on this host.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
+    /// Port to listen on.
     #[arg(long, default_value_t = 8780)]
     pub port: u16,
     #[command(flatten)]
@@ -190,7 +196,8 @@ pub struct ReportArgs {
     /// Run id; or give --campaign.
     #[arg(required_unless_present = "campaign")]
     pub run: Option<i64>,
-    /// A campaign's id; several (3,5) for one report comparing them.
+    /// A campaign's id; several (3,5) for one report comparing them
+    /// [default: none: give RUN].
     #[arg(long, conflicts_with = "run", value_delimiter = ',', num_args = 1..)]
     pub campaign: Vec<i64>,
     /// Output file (.html).
@@ -205,6 +212,7 @@ pub struct ChartArgs {
     /// Run id; or give --campaign for its scalability chart.
     #[arg(required_unless_present = "campaign")]
     pub run: Option<i64>,
+    /// A campaign's id: its scalability chart [default: none: give RUN].
     #[arg(long, conflicts_with = "run")]
     pub campaign: Option<i64>,
     /// For a run: qps, tps, p95, p99, or a stored counter's rate as
