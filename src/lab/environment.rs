@@ -12,6 +12,8 @@ pub struct Environment {
     pub version: String,
     pub variables: Value,
     pub cnf: Option<String>,
+    /// Variables not at their compiled default (see `nondefault`).
+    pub nondefault: Option<Value>,
     pub sandbox: Option<Value>,
     pub host: Value,
 }
@@ -37,6 +39,7 @@ impl Environment {
             server_version: Some(self.version.clone()),
             server_variables: Some(self.variables.clone()),
             server_cnf: self.cnf.clone(),
+            server_nondefault: self.nondefault.clone(),
             sandbox: self.sandbox.clone(),
             host: match &tags.preflight {
                 Some(p) => {
@@ -109,6 +112,7 @@ pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
         ),
         None => (None, None),
     };
+    let nondefault = nondefault(conn).await;
     let comment = variables
         .get("version_comment")
         .and_then(Value::as_str)
@@ -121,7 +125,44 @@ pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
         version,
         variables: Value::Object(variables),
         cnf,
+        nondefault,
         sandbox,
         host: host(),
     })
+}
+
+/// The variables not at their compiled default, as {name: {value,
+/// default, origin}}: MariaDB's information_schema.SYSTEM_VARIABLES (10.1+),
+/// MySQL 8's performance_schema.variables_info; None where neither answers.
+async fn nondefault(conn: &mut Conn) -> Option<Value> {
+    const QUERIES: [&str; 2] = [
+        "SELECT VARIABLE_NAME, GLOBAL_VALUE, DEFAULT_VALUE, GLOBAL_VALUE_ORIGIN \
+         FROM information_schema.SYSTEM_VARIABLES \
+         WHERE GLOBAL_VALUE_ORIGIN <> 'COMPILE-TIME' ORDER BY VARIABLE_NAME",
+        "SELECT i.VARIABLE_NAME, g.VARIABLE_VALUE, NULL, i.VARIABLE_SOURCE \
+         FROM performance_schema.variables_info i \
+         JOIN performance_schema.global_variables g ON g.VARIABLE_NAME = i.VARIABLE_NAME \
+         WHERE i.VARIABLE_SOURCE <> 'COMPILED' ORDER BY i.VARIABLE_NAME",
+    ];
+    for q in QUERIES {
+        if let Ok(rs) = conn.query(q).await {
+            let m: Map<String, Value> = rs
+                .rows
+                .into_iter()
+                .filter_map(|r| {
+                    let mut it = r.into_iter();
+                    let name = it.next().flatten()?.to_lowercase();
+                    let value = it.next().flatten();
+                    let default = it.next().flatten();
+                    let origin = it.next().flatten();
+                    Some((
+                        name,
+                        json!({"value": value, "default": default, "origin": origin}),
+                    ))
+                })
+                .collect();
+            return Some(Value::Object(m));
+        }
+    }
+    None
 }

@@ -1,9 +1,12 @@
 //! Line charts as SVG, drawn here (no chart library): axes with round
-//! ticks, a log2 axis for users, a legend, and series in a normalised
-//! 0–1000 box under one transform, so that the page script can zoom the
-//! time axis and read values under the pointer without redrawing
-//! (`assets/ui.js`). The same SVG goes into the web UI, the HTML report
-//! and `qpslab chart`.
+//! ticks and units, a log2 axis for users, a shaded warm-up, series in 12
+//! colours × 3 line styles, and series in a normalised 0–1000 box under one
+//! transform, so that the page script can zoom the time axis, line up the
+//! crosshair of charts that share it and read values under the pointer
+//! without redrawing (`assets/ui.js`). On pages the legend is HTML beside
+//! the SVG (names never cut, wrapped, hover highlights, click hides); in
+//! SVG and PNG files it is drawn under the plot, whole. The same charts go
+//! into the web UI, the HTML report and `qpslab chart`.
 
 use std::fmt::Write;
 
@@ -33,19 +36,33 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Users on a log2 axis (scalability charts).
     pub log2_x: bool,
+    /// The x range to draw, whatever the data covers (a run page's panels
+    /// share one, so that their time axes line up).
+    pub x_range: Option<(f64, f64)>,
+    /// Charts of one group on a page share their crosshair and zoom.
+    pub group: Option<&'static str>,
 }
 
-const W: f64 = 900.0;
-const H: f64 = 280.0;
+const W: f64 = 1000.0;
+const H: f64 = 250.0;
 const L: f64 = 64.0;
-const R: f64 = 190.0;
+/// Right margin: the legend is outside the SVG on pages.
+const R: f64 = 20.0;
 const T: f64 = 30.0;
 const B: f64 = 40.0;
 
-pub const PALETTE: [&str; 10] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
+/// Twelve colours told apart on screen and in print.
+pub const PALETTE: [&str; 12] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#7f7f7f", "#bcbd22", "#0b3d91", "#a05d00",
 ];
+
+/// Line styles, after the colours: solid, dashed, dotted (series 12–23
+/// repeat the colours dashed, 24–35 dotted).
+const DASHES: [&str; 3] = ["", "7 3", "2 2"];
+
+/// The x label of charts over a run's time.
+pub const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
 
 /// Escapes text for HTML and SVG.
 pub fn esc(s: &str) -> String {
@@ -111,9 +128,56 @@ impl Chart {
             y_label: y_label.into(),
             series: Vec::new(),
             log2_x: false,
+            x_range: None,
+            group: None,
         }
     }
 
+    /// A chart over a run's time: the time axis, the warm-up shaded, in
+    /// the page's "time" group.
+    pub fn timeline(title: &str, y_label: &str) -> Chart {
+        let mut c = Chart::new(title, TIME_AXIS, y_label);
+        c.group = Some("time");
+        c
+    }
+
+    /// Whether every point of every data series is zero (a chart of
+    /// nothing: the page says so in a line instead).
+    pub fn all_zero(&self) -> bool {
+        self.series
+            .iter()
+            .all(|s| s.points.iter().all(|p| p.1 == 0.0))
+    }
+
+    /// The chart for a page: the SVG and its HTML legend; a one-line note
+    /// when it has no data or only zeros.
+    pub fn html(&self) -> String {
+        if self.is_empty() {
+            return format!("<p class=\"chart-note\">{}: no data.</p>", esc(&self.title));
+        }
+        if self.all_zero() {
+            let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
+            return format!(
+                "<p class=\"chart-note\">{}: zero throughout ({}).</p>",
+                esc(&self.title),
+                esc(&names.join(", "))
+            );
+        }
+        let styles = self.styles();
+        let mut o = String::from("<figure class=\"chart-box\">");
+        o.push_str(&self.render(true));
+        o.push_str("<ul class=\"legend\">");
+        for (i, s) in self.series.iter().enumerate() {
+            let (color, dash) = styles[i];
+            let _ = write!(
+                o,
+                r#"<li data-i="{i}" title="hover: highlight; click: hide or show"><svg width="26" height="10"><line x1="1" x2="25" y1="5" y2="5" stroke="{color}" stroke-width="3" stroke-dasharray="{dash}"/></svg>{}</li>"#,
+                esc(&s.name)
+            );
+        }
+        o.push_str("</ul></figure>");
+        o
+    }
     pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
         let points: Vec<(f64, f64)> = points
             .into_iter()
@@ -162,9 +226,10 @@ impl Chart {
         }
     }
 
-    /// Each series' colour: data series take the palette in turn, a guide
-    /// its data series'.
-    fn colors(&self) -> Vec<&'static str> {
+    /// Each series' colour and dash: data series take the palette in turn
+    /// (then the line styles), a guide its data series' colour and its own
+    /// dash.
+    fn styles(&self) -> Vec<(&'static str, &'static str)> {
         let mut data = 0;
         let own: Vec<usize> = self
             .series
@@ -181,12 +246,18 @@ impl Chart {
         self.series
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let k = s
-                    .guide
-                    .map(|g| own.get(g.of).copied().unwrap_or(0))
-                    .unwrap_or(own[i]);
-                PALETTE[k % PALETTE.len()]
+            .map(|(i, s)| match s.guide {
+                Some(g) => {
+                    let k = own.get(g.of).copied().unwrap_or(0);
+                    (PALETTE[k % PALETTE.len()], g.dash)
+                }
+                None => {
+                    let k = own[i];
+                    (
+                        PALETTE[k % PALETTE.len()],
+                        DASHES[(k / PALETTE.len()) % DASHES.len()],
+                    )
+                }
             })
             .collect()
     }
@@ -201,11 +272,6 @@ impl Chart {
         } else {
             x
         }
-    }
-
-    /// The chart as an SVG element for pages (hover and zoom by ui.js).
-    pub fn svg(&self) -> String {
-        self.render(true)
     }
 
     /// The chart as a plain SVG file (pixel coordinates, no script needed).
@@ -231,6 +297,9 @@ impl Chart {
         if self.series.is_empty() {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
+        if let Some((a, b)) = self.x_range {
+            (x0, x1) = (self.x_of(a), self.x_of(b));
+        }
         if x1 <= x0 {
             x1 = x0 + 1.0;
         }
@@ -249,9 +318,26 @@ impl Chart {
             .filter(|t| *t >= y1)
             .unwrap_or(y1)
             .max(y0 + 1e-12);
+        let styles = self.styles();
+        // Files carry their legend under the plot, whole: rows of entries.
+        let legend = if interactive {
+            Vec::new()
+        } else {
+            legend_rows(&self.series, W - L - 8.0)
+        };
+        let h = H + legend.len() as f64 * 16.0 + if legend.is_empty() { 0.0 } else { 8.0 };
+        let size = if interactive {
+            String::new()
+        } else {
+            format!(r#" width="{W}" height="{h}""#)
+        };
+        let group = self
+            .group
+            .map(|g| format!(r#" data-group="{g}""#))
+            .unwrap_or_default();
         let _ = write!(
             o,
-            r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" data-x0="{x0}" data-x1="{x1}" data-y0="{y0}" data-y1="{y1}" data-log2="{}" data-xlabel="{}" role="img" aria-label="{}">"#,
+            r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}"{size}{group} data-x0="{x0}" data-x1="{x1}" data-y0="{y0}" data-y1="{y1}" data-log2="{}" data-xlabel="{}" role="img" aria-label="{}">"#,
             self.log2_x,
             esc(&self.x_label),
             esc(&self.title)
@@ -259,9 +345,20 @@ impl Chart {
         let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
         let _ = write!(
             o,
-            r##"<defs><clipPath id="{clip}"><rect x="{L}" y="{T}" width="{pw}" height="{ph}"/></clipPath></defs><rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/><text x="{L}" y="18" font-size="14" font-weight="bold" font-family="sans-serif">{}</text>"##,
+            r##"<defs><clipPath id="{clip}"><rect x="{L}" y="{T}" width="{pw}" height="{ph}"/></clipPath></defs><rect x="0" y="0" width="{W}" height="{h}" fill="#fff"/><text x="{L}" y="18" font-size="14" font-weight="bold" font-family="sans-serif">{}</text>"##,
             esc(&self.title)
         );
+        // The warm-up (t < 0 on a time axis), shaded and named.
+        if !self.log2_x && x0 < 0.0 {
+            let end = L + ((0.0f64.min(x1) - x0) / (x1 - x0) * pw).max(0.0);
+            let _ = write!(
+                o,
+                r##"<rect class="warmup" x="{L}" y="{T}" width="{:.1}" height="{ph}" fill="#efefef"/><text x="{:.1}" y="{}" font-size="11" fill="#777" text-anchor="middle" font-family="sans-serif">warm-up</text>"##,
+                end - L,
+                (L + end) / 2.0,
+                T + 13.0
+            );
+        }
         // Y grid and labels.
         for t in &yt {
             let py = T + ph - (t - y0) / (y1 - y0) * ph;
@@ -309,7 +406,7 @@ impl Chart {
             o,
             r##"</g><text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{}</text><rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>"##,
             L + pw / 2.0,
-            H - 6.0,
+            H - 8.0,
             esc(&self.x_label)
         );
         // Interactive: series in a 0–1000 box under one transform the page
@@ -338,16 +435,16 @@ impl Chart {
                 (L + nx / 1000.0 * pw, T + ph - ny / 1000.0 * ph)
             }
         };
-        let colors = self.colors();
         for (i, s) in self.series.iter().enumerate() {
-            let color = colors[i];
-            let dash = s
-                .guide
-                .map(|g| format!(r#" stroke-dasharray="{}""#, g.dash))
-                .unwrap_or_default();
+            let (color, dash) = styles[i];
+            let dash = if dash.is_empty() {
+                String::new()
+            } else {
+                format!(r#" stroke-dasharray="{dash}""#)
+            };
             let _ = write!(
                 o,
-                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6"{dash} vector-effect="non-scaling-stroke" data-name="{}" points=""#,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6"{dash} vector-effect="non-scaling-stroke" data-i="{i}" data-name="{}" points=""#,
                 esc(&s.name)
             );
             for (x, y) in &s.points {
@@ -359,7 +456,7 @@ impl Chart {
                 let ((px, plo), (_, phi)) = (place(*x, *lo), place(*x, *hi));
                 let _ = write!(
                     o,
-                    r#"<line class="err" x1="{px:.2}" y1="{plo:.2}" x2="{px:.2}" y2="{phi:.2}" stroke="{color}" stroke-width="1.2" vector-effect="non-scaling-stroke"/>"#
+                    r#"<line class="err" data-i="{i}" x1="{px:.2}" y1="{plo:.2}" x2="{px:.2}" y2="{phi:.2}" stroke="{color}" stroke-width="1.2" vector-effect="non-scaling-stroke"/>"#
                 );
             }
             if s.points.len() <= 40 && s.guide.is_none() {
@@ -369,7 +466,7 @@ impl Chart {
                         // Round dots despite the box's uneven scale.
                         let _ = write!(
                             o,
-                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}" transform="translate({px:.2} {py:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
+                            r#"<circle data-i="{i}" cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}" transform="translate({px:.2} {py:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
                             1000.0 / pw,
                             -1000.0 / ph,
                             -px,
@@ -385,25 +482,21 @@ impl Chart {
             }
         }
         o.push_str("</g></g>");
-        // Legend.
-        for (i, s) in self.series.iter().enumerate().take(14) {
-            let y = T + 8.0 + i as f64 * 16.0;
-            let name: String = s.name.chars().take(28).collect();
-            let _ = write!(
-                o,
-                r#"<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="{}" stroke-width="3"{}/><text x="{}" y="{}" font-size="11" font-family="sans-serif">{}</text>"#,
-                W - R + 12.0,
-                W - R + 24.0,
-                y - 3.0,
-                y - 3.0,
-                colors[i],
-                s.guide
-                    .map(|g| format!(r#" stroke-dasharray="{}""#, g.dash))
-                    .unwrap_or_default(),
-                W - R + 28.0,
-                y,
-                esc(&name)
-            );
+        // Files: the legend under the plot, every name whole.
+        for (row, entries) in legend.iter().enumerate() {
+            let y = H + 4.0 + row as f64 * 16.0;
+            for (i, x) in entries {
+                let (color, dash) = styles[*i];
+                let _ = write!(
+                    o,
+                    r#"<line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="3" stroke-dasharray="{dash}"/><text x="{:.1}" y="{y:.1}" font-size="11" font-family="sans-serif">{}</text>"#,
+                    x + 18.0,
+                    y - 4.0,
+                    y - 4.0,
+                    x + 22.0,
+                    esc(&self.series[*i].name)
+                );
+            }
         }
         if self.series.is_empty() {
             let _ = write!(
@@ -416,6 +509,26 @@ impl Chart {
         o.push_str("</svg>");
         o
     }
+}
+
+/// The legend of a file laid out in rows within `width`: each entry (its
+/// series index and x) as wide as its name needs (about 6.5 px a
+/// character at 11 px), never cut.
+fn legend_rows(series: &[Series], width: f64) -> Vec<Vec<(usize, f64)>> {
+    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut x = L;
+    for (i, s) in series.iter().enumerate() {
+        let w = 22.0 + 6.5 * s.name.chars().count() as f64 + 16.0;
+        if rows.is_empty() || (x + w > L + width && x > L) {
+            rows.push(Vec::new());
+            x = L;
+        }
+        if let Some(r) = rows.last_mut() {
+            r.push((i, x));
+        }
+        x += w;
+    }
+    rows
 }
 
 fn fnv(s: &str) -> u64 {
@@ -492,9 +605,66 @@ mod tests {
         c.log2_x = true;
         c.add("a", vec![(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]);
         c.add("b <x>", vec![(1.0, 5.0), (4.0, 15.0)]);
-        let s = c.svg();
+        let s = c.render(true);
         assert_eq!(s.matches("<polyline").count(), 2);
         assert_eq!(s.matches("<circle").count(), 5);
         assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
+    }
+
+    #[test]
+    fn legends_keep_whole_names_and_twelve_series_look_different() {
+        let mut c = Chart::timeline("Buffer pool", "pages per second");
+        let long = "Innodb_buffer_pool_read_requests of a very long series name";
+        for i in 0..12 {
+            c.add(
+                &format!("{long} {i}"),
+                vec![(-2.0, 1.0 + i as f64), (5.0, 2.0)],
+            );
+        }
+        let html = c.html();
+        let file = c.svg_file();
+        for i in 0..12 {
+            let name = format!("{long} {i}");
+            assert!(
+                html.contains(&format!(">{name}</li>")),
+                "page legend cuts {name}"
+            );
+            assert!(
+                file.contains(&format!(">{name}</text>")),
+                "file legend cuts {name}"
+            );
+        }
+        let styles = c.styles();
+        let mut distinct = styles.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 12, "{styles:?}");
+        // Series 13 on: the colours again, dashed.
+        c.add("thirteenth", vec![(0.0, 1.0)]);
+        assert_eq!(c.styles()[12], (PALETTE[0], DASHES[1]));
+        // The warm-up (t < 0) is shaded and named; the axis has units.
+        assert!(html.contains("class=\"warmup\"") && html.contains(">warm-up</text>"));
+        assert!(html.contains(TIME_AXIS) && html.contains("pages per second"));
+    }
+
+    #[test]
+    fn an_all_zero_chart_is_a_line_of_text_and_a_shared_range_is_kept() {
+        let mut c = Chart::timeline("Errors and reconnects", "per second");
+        c.add("errors/s", vec![(0.0, 0.0), (1.0, 0.0)]);
+        c.add("reconnects/s", vec![(0.0, 0.0), (1.0, 0.0)]);
+        let h = c.html();
+        assert!(!h.contains("<svg class=\"chart\""), "{h}");
+        assert!(
+            h.contains("Errors and reconnects: zero throughout (errors/s, reconnects/s)"),
+            "{h}"
+        );
+        let mut d = Chart::timeline("Throughput", "qps");
+        d.add("qps", vec![(0.0, 1.0), (2.0, 3.0)]);
+        d.x_range = Some((-5.0, 10.0));
+        let h = d.html();
+        assert!(
+            h.contains("data-x0=\"-5\" data-x1=\"10\"") && h.contains("data-group=\"time\""),
+            "{h}"
+        );
     }
 }

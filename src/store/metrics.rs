@@ -288,6 +288,7 @@ mod tests {
                 server_version: None,
                 server_variables: None,
                 server_cnf: None,
+                server_nondefault: None,
                 sandbox: None,
                 host: serde_json::json!({}),
                 command_line: String::new(),

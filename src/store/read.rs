@@ -134,6 +134,8 @@ pub struct RunDetail {
     pub server_flavor: Option<String>,
     pub server_cnf: Option<String>,
     pub server_variables: serde_json::Value,
+    /// {name: {value, default, origin}}; null where not captured.
+    pub server_nondefault: serde_json::Value,
     pub sandbox: serde_json::Value,
     pub host: serde_json::Value,
     pub samples: Vec<SampleRow>,
@@ -410,7 +412,7 @@ impl Store {
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
-                    server_variables, sandbox, host, json_extract(summary, '$.tpcc') FROM runs WHERE id = ?1"
+                    server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -432,6 +434,7 @@ impl Store {
                     samples: Vec::new(),
                     statements: Vec::new(),
                     tpcc: json(r.get(n + 9)?),
+                    server_nondefault: json(r.get(n + 10)?),
                     histogram: None,
                 })
             })

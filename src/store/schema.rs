@@ -161,6 +161,11 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     ALTER TABLE runs ADD COLUMN profile TEXT;   -- JSON summary of the profile
     "#,
+    // v6: the server variables not at their compiled default, with the
+    // default and where the value came from (config, command line, SQL).
+    r#"
+    ALTER TABLE runs ADD COLUMN server_nondefault TEXT;  -- JSON {name: {value, default, origin}}
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -21,6 +21,9 @@ pub struct NewRun {
     pub server_version: Option<String>,
     pub server_variables: Option<Value>,
     pub server_cnf: Option<String>,
+    /// Variables not at their compiled default: {name: {value, default,
+    /// origin}}; None where the server cannot tell (MySQL before 8.0).
+    pub server_nondefault: Option<Value>,
     pub sandbox: Option<Value>,
     pub host: Value,
     pub command_line: String,
@@ -65,8 +68,8 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (campaign_id, point_hash, label, variant, workload, threads, options,
                 server_flavor, server_version, server_variables, server_cnf, sandbox, host,
-                qpslab_version, git_hash, command_line, started_at, status, pid, boot_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'running', ?18, ?19)",
+                qpslab_version, git_hash, command_line, started_at, status, pid, boot_id, server_nondefault)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'running', ?18, ?19, ?20)",
             params![
                 r.campaign_id,
                 r.point_hash,
@@ -87,6 +90,7 @@ impl Store {
                 now(),
                 std::process::id(),
                 boot_id(),
+                r.server_nondefault.as_ref().map(Value::to_string),
             ],
         )?;
         Ok(self.conn.last_insert_rowid())

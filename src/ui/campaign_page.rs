@@ -76,6 +76,16 @@ pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
     c
 }
 
+/// A series name on a one-workload chart: the workload left out.
+fn series_name_without(name: &str, workload: &str) -> String {
+    let rest = name.strip_prefix(workload).unwrap_or(name).trim();
+    if rest.is_empty() {
+        workload.to_string()
+    } else {
+        rest.to_string()
+    }
+}
+
 /// Scalability charts draw the USL fit and the ideal line for up to this
 /// many series.
 const GUIDED_SERIES: usize = 3;
@@ -179,13 +189,33 @@ pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> 
 /// The scalability charts (QPS, p95, and NOPM where runs have it) and the
 /// scalability table of finished runs, under heading `title`.
 fn scalability_section(title: &str, ok: &[RunRow]) -> String {
-    let mut b = format!("<h2>{}</h2><div class=\"charts\">", esc(title));
-    b.push_str(&scalability_chart(ok, Metric::Qps).svg());
-    b.push_str(&scalability_chart(ok, Metric::P95).svg());
-    if ok.iter().any(|r| r.nopm.is_some()) {
-        b.push_str(&scalability_chart(ok, Metric::Nopm).svg());
+    let mut b = format!("<h2>{}</h2>", esc(title));
+    // One pair of charts per workload: its series (label and variant)
+    // compared on their own scale.
+    let mut workloads: Vec<&str> = ok.iter().map(|r| r.workload.as_str()).collect();
+    workloads.dedup();
+    workloads.sort();
+    workloads.dedup();
+    if workloads.is_empty() {
+        b.push_str(&scalability_chart(ok, Metric::Qps).html());
     }
-    b.push_str("</div>");
+    for w in workloads {
+        let runs: Vec<RunRow> = ok.iter().filter(|r| r.workload == w).cloned().collect();
+        let _ = write!(b, "<h3>{}</h3><div class=\"charts\">", esc(w));
+        let mut metrics = vec![Metric::Qps, Metric::P95];
+        if runs.iter().any(|r| r.nopm.is_some()) {
+            metrics.push(Metric::Nopm);
+        }
+        for m in metrics {
+            let mut c = scalability_chart(&runs, m);
+            c.title = format!("{}: {w}", c.title);
+            for s in c.series.iter_mut().filter(|s| s.guide.is_none()) {
+                s.name = series_name_without(&s.name, w);
+            }
+            b.push_str(&c.html());
+        }
+        b.push_str("</div>");
+    }
     if !ok.is_empty() {
         b.push_str(&crate::report::analysis::scalability_table(
             ok,
@@ -214,6 +244,15 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, S
         esc(&created),
         runs.len()
     );
+    if let Some(p) = super::progress::campaign_progress(store, id)? {
+        let _ = write!(
+            b,
+            "<p class=\"live\" id=\"live\">running: step {} of {}, {}</p>",
+            p.step,
+            p.total,
+            esc(&super::progress::eta_text(p.eta_s))
+        );
+    }
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
     b.push_str(&scalability_section("Scalability", &ok));
     if !ok.is_empty() {
@@ -244,6 +283,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, S
         }
     }
     b.push_str(&variants_section(store, id, &ok)?);
+    b.push_str(&environment_section(store, &runs)?);
     b.push_str("<h2>Runs</h2>");
     b.push_str(&runs_table(&runs, mode));
     if mode == Mode::Report {
@@ -266,6 +306,39 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, S
 
 /// Variables listed per variant on a page before "and N more".
 const VARIABLES_ON_PAGE: usize = 40;
+
+/// One environment section per server and variant (from its first run):
+/// what a reader needs to check and reproduce the campaign.
+fn environment_section(store: &Store, runs: &[RunRow]) -> Result<String> {
+    let mut seen: Vec<(Option<String>, Option<String>)> = Vec::new();
+    let mut b = String::new();
+    for r in runs {
+        let key = (r.label.clone(), r.variant.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        if let Some(d) = store.run_detail(r.id)? {
+            let title = [r.label.as_deref(), r.variant.as_deref()]
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let title = if title.is_empty() {
+                format!("run {}", r.id)
+            } else {
+                format!("{title} (run {})", r.id)
+            };
+            b.push_str(&super::environment::section(&d, &title));
+        }
+    }
+    Ok(if b.is_empty() {
+        b
+    } else {
+        format!("<h2>Environment</h2><p class=\"meta\">Per server and variant, as its first run captured it; the variables that differ between variants are listed above.</p>{b}")
+    })
+}
 
 /// What each variant sets, and each variant's server variables that
 /// differ from the reference variant's as its runs captured them ("" for
@@ -396,7 +469,7 @@ mod tests {
         // the ideal line stops before it leaves the chart (1.3 x the peak)
         let peak = c.series[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
         assert!(c.series[2].points.iter().all(|p| p.1 <= 1.3 * peak));
-        let svg = c.svg();
+        let svg = c.html();
         assert!(
             svg.contains("stroke-dasharray=\"6 4\"") && svg.contains("stroke-dasharray=\"2 3\"")
         );

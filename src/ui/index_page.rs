@@ -28,8 +28,9 @@ pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> 
         let (id, name, kind, created, n) = (c.id, c.name, c.kind, c.created_at, c.runs);
         let _ = write!(
             b,
-            "<tr><td><a href=\"/campaign/{id}\">{id}</a></td><td class=\"l\"><a href=\"/campaign/{id}\">{}</a></td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{n}</td></tr>",
+            "<tr><td><a href=\"/campaign/{id}\">{id}</a></td><td class=\"l\"><a href=\"/campaign/{id}\">{}</a>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{n}</td></tr>",
             esc(&name),
+            super::progress::campaign_mark(store, id)?,
             esc(&kind),
             esc(&created)
         );

@@ -10,10 +10,12 @@
 //! to the store and never talks to a database server.
 
 mod campaign_page;
+mod environment;
 mod index_page;
 mod overlay_page;
 mod page;
 pub mod profile_section;
+mod progress;
 mod run_chart;
 mod run_page;
 mod series;

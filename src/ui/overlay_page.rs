@@ -13,9 +13,9 @@ pub fn overlay_page(
     metric: Option<&str>,
     mode: Mode,
 ) -> Result<String> {
-    let mut qps = Chart::new("QPS, runs overlaid", "seconds", "queries per second");
-    let mut p95 = Chart::new("p95 latency, runs overlaid", "seconds", "ms");
-    let mut extra = metric.map(|m| Chart::new(&format!("{m} per second"), "seconds", "per second"));
+    let mut qps = Chart::timeline("QPS, runs overlaid", "queries per second");
+    let mut p95 = Chart::timeline("p95 latency, runs overlaid", "ms");
+    let mut extra = metric.map(|m| Chart::timeline(&format!("{m} per second"), "per second"));
     let mut names = Vec::new();
     for &id in runs {
         let Some(d) = store.run_detail(id)? else {
@@ -64,10 +64,10 @@ pub fn overlay_page(
         ));
     }
     b.push_str("<div class=\"charts\">");
-    b.push_str(&qps.svg());
-    b.push_str(&p95.svg());
+    b.push_str(&qps.html());
+    b.push_str(&p95.html());
     if let Some(c) = extra {
-        b.push_str(&c.svg());
+        b.push_str(&c.html());
     }
     b.push_str("</div>");
     Ok(page("overlay", &b, mode, false))

@@ -226,7 +226,7 @@ fn syscalls(b: &mut String, store: &Store, d: &RunDetail, k: &Value) -> Result<(
         c.add(side, pts);
     }
     if !c.is_empty() {
-        b.push_str(&c.svg());
+        b.push_str(&c.html());
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ use std::fmt::Write;
 const MB: f64 = 1.0 / 1048576.0;
 
 fn chart(title: &str, y: &str, series: Vec<(&str, Vec<(f64, f64)>)>) -> Chart {
-    let mut c = Chart::new(title, "seconds", y);
+    let mut c = Chart::timeline(title, y);
     for (name, pts) in series {
         c.add(name, pts);
     }
@@ -44,7 +44,7 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
     vec![
         chart(
             "Throughput",
-            "per second",
+            "events or queries per second",
             vec![
                 ("qps", per(&|x| x.queries())),
                 ("tps", per(&|x| x.events)),
@@ -65,7 +65,7 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
         ),
         chart(
             "Errors and reconnects",
-            "per second",
+            "errors, reconnects per second",
             vec![
                 ("errors/s", per(&errors)),
                 ("reconnects/s", per(&|x| x.reconnects)),
@@ -85,7 +85,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
             .collect()
     };
     let named = |title: &str, y: &str, v: Vec<(String, Vec<(f64, f64)>)>| {
-        let mut c = Chart::new(title, "seconds", y);
+        let mut c = Chart::timeline(title, y);
         for (n, p) in v {
             c.add(&n, p);
         }
@@ -126,8 +126,8 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
         groups.push((
             "MySQL",
             vec![
-                named("Commands", "per second", com),
-                named("Handlers", "per second", handlers),
+                named("Commands", "statements per second", com),
+                named("Handlers", "handler calls per second", handlers),
                 named("Threads", "threads", threads),
             ],
         ));
@@ -139,7 +139,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
             "Innodb_rows_deleted",
         ]);
         if !rows.is_empty() {
-            innodb.push(named("InnoDB rows", "per second", rows));
+            innodb.push(named("InnoDB rows", "rows per second", rows));
         }
         innodb.push(named(
             "Buffer pool pages",
@@ -160,7 +160,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
         ));
         innodb.push(named(
             "Buffer pool activity",
-            "per second",
+            "pages or requests per second",
             rates(&[
                 "Innodb_buffer_pool_read_requests",
                 "Innodb_buffer_pool_write_requests",
@@ -190,7 +190,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
             ),
             ("fsync/s".to_string(), m.rate(st, "Innodb_data_fsyncs", 1.0)),
         ];
-        innodb.push(named("IO classes (inniostat)", "per second", io));
+        innodb.push(named("IO classes (inniostat)", "IOs per second", io));
         innodb.push(named(
             "Redo and checkpoint",
             "MB, MB/s",
@@ -317,7 +317,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
     if m.has("cpu") {
         os.push(named(
             "Context switches",
-            "per second",
+            "switches per second",
             vec![
                 ("host".into(), m.rate("cpu", "ctxt", 1.0)),
                 (
@@ -342,22 +342,40 @@ pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
     };
     let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
     let mut o = String::new();
-    for c in load_charts(&d).into_iter().take(2) {
-        o.push_str(&c.svg());
-    }
+    let mut charts: Vec<Chart> = load_charts(&d).into_iter().take(2).collect();
     let per_interval = &mon.per_interval;
     if !per_interval.is_empty() {
         let metrics = RunMetrics::load(store, id)?;
-        if let Some((_, charts)) = monitor_charts(&metrics, per_interval)
+        if let Some((_, cpu)) = monitor_charts(&metrics, per_interval)
             .into_iter()
             .find(|(g, _)| *g == "OS")
         {
-            if let Some(c) = charts.into_iter().next() {
-                o.push_str(&c.svg());
-            }
+            charts.extend(cpu.into_iter().next());
         }
     }
+    align(&mut charts);
+    for c in &charts {
+        o.push_str(&c.html());
+    }
     Ok(o)
+}
+
+/// Puts charts on one x range: the union of what they cover.
+fn align(charts: &mut [Chart]) {
+    let mut refs: Vec<&mut Chart> = charts.iter_mut().collect();
+    align_refs(&mut refs);
+}
+
+fn align_refs(charts: &mut [&mut Chart]) {
+    let (lo, hi) = charts
+        .iter()
+        .flat_map(|c| c.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)))
+        .fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    if lo < hi {
+        for c in charts.iter_mut() {
+            c.x_range = Some((lo, hi));
+        }
+    }
 }
 
 fn figures_table(m: &MonitorFigures) -> String {
@@ -423,6 +441,9 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         num(r.seconds, 1),
         r.campaign_id.map(|c| format!(" · campaign {}", link(mode, &format!("/campaign/{c}"), &c.to_string()))).unwrap_or_default()
     );
+    if r.status == "running" && r.workload != "monitor" {
+        b.push_str(&super::progress::run_live(store, &d)?);
+    }
     if r.workload != "monitor" {
         let _ = write!(
             b,
@@ -453,19 +474,23 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         b.push_str("</ul>");
         b.push_str(&figures_table(&mon));
     }
+    // Every panel on one time axis: the run's whole span, warm-up included.
+    let mut groups: Vec<(&str, Vec<Chart>)> = Vec::new();
     if r.workload != "monitor" {
-        b.push_str("<h2>Load</h2><div class=\"charts\">");
-        for c in load_charts(&d) {
-            b.push_str(&c.svg());
-        }
-        b.push_str("</div>");
+        groups.push(("Load", load_charts(&d)));
     }
-    for (group, charts) in monitor_charts(&metrics, &mon.per_interval) {
+    groups.extend(monitor_charts(&metrics, &mon.per_interval));
+    // A source with nothing to show (e.g. no network traffic over a
+    // socket) is left out rather than drawn empty.
+    for (_, charts) in groups.iter_mut() {
+        charts.retain(|c| !c.is_empty());
+    }
+    let mut all: Vec<&mut Chart> = groups.iter_mut().flat_map(|(_, c)| c.iter_mut()).collect();
+    align_refs(&mut all);
+    for (group, charts) in &groups {
         let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
-        // A source with nothing to show (e.g. no network traffic over a
-        // socket) is left out rather than drawn empty.
-        for c in charts.iter().filter(|c| !c.is_empty()) {
-            b.push_str(&c.svg());
+        for c in charts {
+            b.push_str(&c.html());
         }
         b.push_str("</div>");
     }
@@ -526,13 +551,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         }
         b.push_str("</ul>");
     }
-    let _ = write!(
-        b,
-        "<h2>Environment</h2><details><summary>command line, options, host, my.cnf</summary><pre>{}</pre><pre>{}</pre><pre>{}</pre><pre>{}</pre></details>",
-        esc(&d.command_line),
-        esc(&serde_json::to_string_pretty(&d.options).unwrap_or_default()),
-        esc(&serde_json::to_string_pretty(&d.host).unwrap_or_default()),
-        esc(d.server_cnf.as_deref().unwrap_or("(not a sandbox)"))
-    );
+    b.push_str("<h2>Environment</h2>");
+    b.push_str(&super::environment::section(&d, &format!("Run {id}")));
     Ok(Some(page(&title, &b, mode, r.status == "running")))
 }

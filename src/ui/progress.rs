@@ -1,0 +1,127 @@
+//! How far a running run or campaign has got, for its page while it runs
+//! (refreshed each second by ui.js) and the start page's marks: elapsed
+//! against total, the current interval's throughput and p95, a campaign's
+//! step and its ETA. Reads only what the store holds; estimates from the
+//! definition the campaign was started with.
+
+use super::page::{esc, num};
+use crate::store::{RunDetail, RunFilter, Store};
+use anyhow::Result;
+
+/// The live block of a running run: elapsed/total with a bar, the last
+/// interval's qps, tps and p95, and where its campaign stands.
+pub fn run_live(store: &Store, d: &RunDetail) -> Result<String> {
+    let time = d.options["time"].as_f64().unwrap_or(0.0);
+    let warmup = d.options["warmup_time"].as_f64().unwrap_or(0.0);
+    let last = d.samples.last();
+    // Sample times count from the end of the warm-up (negative before).
+    let elapsed = last.map(|s| s.t + warmup).unwrap_or(0.0).max(0.0);
+    let total = time + warmup;
+    let bar = if total > 0.0 {
+        format!(
+            " <progress max=\"{total}\" value=\"{:.1}\"></progress>",
+            elapsed.min(total)
+        )
+    } else {
+        String::new()
+    };
+    let of = if total > 0.0 {
+        format!(" of {}", num(Some(total), 0))
+    } else {
+        " (no time limit)".into()
+    };
+    let phase = if last.is_some_and(|s| s.warmup) {
+        " · warming up"
+    } else {
+        ""
+    };
+    let mut o = format!(
+        "<p class=\"live\" id=\"live\">running: <b class=\"elapsed\">{}</b> s{of}{bar}{phase} · now <b class=\"qps\">{}</b> qps · <b class=\"tps\">{}</b> tps · p95 <b class=\"p95\">{}</b> ms",
+        num(Some(elapsed), 0),
+        num(last.and_then(|s| s.qps()), 1),
+        num(last.and_then(|s| s.tps()), 1),
+        num(last.and_then(|s| s.lat_p95_ms), 3),
+    );
+    if let Some(c) = d.run.campaign_id {
+        if let Some(p) = campaign_progress(store, c)? {
+            o += &format!(
+                " · campaign step {} of {}, {}",
+                p.step,
+                p.total,
+                eta_text(p.eta_s)
+            );
+        }
+    }
+    o.push_str("</p>");
+    Ok(o)
+}
+
+/// Where a campaign stands.
+pub struct CampaignProgress {
+    /// The point now running (1-based), counting those finished.
+    pub step: usize,
+    pub total: usize,
+    /// Seconds left by the definition's time, warm-up and cooldown per
+    /// point; None when the definition does not say.
+    pub eta_s: Option<f64>,
+}
+
+pub fn eta_text(eta: Option<f64>) -> String {
+    match eta {
+        Some(s) if s >= 120.0 => format!("about {:.0} min left", s / 60.0),
+        Some(s) => format!("about {s:.0} s left"),
+        None => "time left unknown".into(),
+    }
+}
+
+/// A running campaign's step and ETA; None when nothing in it runs.
+pub fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgress>> {
+    let runs = store.list_runs(&RunFilter {
+        campaign: Some(id),
+        ..Default::default()
+    })?;
+    if !runs.iter().any(|r| r.status == "running") {
+        return Ok(None);
+    }
+    let done = runs.iter().filter(|r| r.status != "running").count();
+    let Some(def) = store.campaign_definition(id)? else {
+        return Ok(None);
+    };
+    // (points in all, seconds per point)
+    let plan: Option<(usize, f64)> = match crate::campaign::CampaignFile::parse(&def, "store") {
+        Ok(c) => Some((c.points().len(), c.time + c.warmup + c.cooldown)),
+        Err(_) => serde_json::from_str::<serde_json::Value>(&def)
+            .ok()
+            .map(|v| {
+                let n = |k: &str| v[k].as_array().map(|a| a.len()).unwrap_or(1).max(1);
+                let repeat = v["repeat"].as_u64().unwrap_or(1) as usize;
+                let per = v["time"].as_f64().unwrap_or(0.0)
+                    + v["warmup_time"].as_f64().unwrap_or(0.0)
+                    + v["cooldown"].as_f64().unwrap_or(0.0);
+                (n("threads") * n("workloads") * repeat, per)
+            }),
+    };
+    let Some((total, per)) = plan else {
+        return Ok(None);
+    };
+    let total = total.max(done + 1);
+    let left = total - done;
+    Ok(Some(CampaignProgress {
+        step: done + 1,
+        total,
+        eta_s: (per > 0.0).then_some(left as f64 * per),
+    }))
+}
+
+/// The mark the start page puts beside a running campaign.
+pub fn campaign_mark(store: &Store, id: i64) -> Result<String> {
+    Ok(match campaign_progress(store, id)? {
+        Some(p) => format!(
+            " <span class=\"status-running\">running: step {} of {}, {}</span>",
+            p.step,
+            p.total,
+            esc(&eta_text(p.eta_s))
+        ),
+        None => String::new(),
+    })
+}
