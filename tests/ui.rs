@@ -1,8 +1,11 @@
-//! The web UI and an HTML report in a real browser (Debian's headless
+//! The web UI and the HTML reports in a real browser (Debian's headless
 //! Chromium driven by playwright-core, see tests/ui/check.mjs): pages load
-//! with no console errors, charts carry data, clicking a run opens it, a
-//! campaign page shows its scalability chart, the report works offline.
-//! Screenshots land in target/ui-artifacts/.
+//! with no console errors, charts carry data and share a run's time axis,
+//! clicking a run opens it, a campaign of 5 variants x 2 workloads has a
+//! chart per workload with every legend entry whole at 1,400 and 800 px, a
+//! running run's live summary moves, the reports work offline and carry
+//! their environment. Screenshots of every page at both widths land in
+//! target/ui-artifacts/.
 
 mod common;
 use common::{lab, text};
@@ -49,6 +52,44 @@ fn ui_and_report_in_headless_chromium() {
         "1,2,4",
         "--time",
         "2",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    // A campaign of 5 variants x 2 workloads on the sandbox by DSN (the
+    // variants are SET GLOBALs: no restarts), for the legends.
+    l.fresh_db("uicamp");
+    l.sql("mysql", "CREATE OR REPLACE USER 'uicamp'@'%' IDENTIFIED BY 'uicamp-pw'; GRANT ALL ON *.* TO 'uicamp'@'%';");
+    let variants: String = [4, 6, 12, 24, 48]
+        .iter()
+        .map(|d| format!("[[variant]]\nname = \"spin-delay-{d} and a long variant name\"\nset = {{ innodb_spin_wait_delay = {d} }}\n"))
+        .collect();
+    let file = l.home.join("ui-campaign.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"ui-five-variants\"\nthreads = [1, 2]\ntime = 1\n[data]\ntables = 1\ntable_size = 500\n\
+             [[server]]\nlabel = \"mariadb sandbox by dsn\"\ndsn = \"mysql://uicamp:uicamp-pw@127.0.0.1:{}/uicamp\"\n\
+             {variants}[[workload]]\nname = \"oltp_point_select\"\n[[workload]]\nname = \"oltp_read_only\"\n",
+            l.port()
+        ),
+    )
+    .unwrap();
+    let o = l.qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", &store]);
+    assert!(o.status.success(), "{}", text(&o));
+    let campaign = String::from_utf8_lossy(&o.stdout)
+        .split("(id ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .expect("the campaign's id")
+        .to_string();
+    let campaign_report = l.home.join("ui-campaign.html");
+    let o = l.qpslab(&[
+        "report",
+        "--campaign",
+        &campaign,
+        "-o",
+        campaign_report.to_str().unwrap(),
         "--store",
         &store,
     ]);
@@ -158,6 +199,8 @@ fn ui_and_report_in_headless_chromium() {
             report.to_str().unwrap(),
             artifacts.to_str().unwrap(),
             &live_id,
+            &campaign,
+            campaign_report.to_str().unwrap(),
         ])
         .output()
         .expect("node");
