@@ -540,7 +540,7 @@ fn real_sysbench_command_lines_run_unchanged() {
     let l = lab();
     let db = l.fresh_db("sb_lines");
     let sock = l.socket().display().to_string();
-    let conn = format!("--db-driver=mysql --mysql-socket={sock} --mysql-user=root --mysql-db={db}");
+    let conn = format!("--db-driver=mysql --mysql-socket={sock} --mysql-user=root --mysql-password= --mysql-db={db}");
     let line = |s: &str| -> std::process::Output {
         let s = s.replace("CONN", &conn);
         let words: Vec<&str> = s.split_whitespace().collect();
@@ -560,7 +560,47 @@ fn real_sysbench_command_lines_run_unchanged() {
             "oltp_read_only CONN --num-threads=2 --max-requests=20 --max-time=0 --tables=2 --table-size=1000 run",
             "20",
         ),
+        // From sysbench's documentation and its bundled scripts' usage:
+        // the script by path, underscores in option names, the common
+        // options of oltp_common.lua, the general options.
+        (
+            "/usr/share/sysbench/oltp_read_write.lua CONN --tables=2 --table_size=1000 --threads=2 --events=25 --time=0 --report-interval=1 run",
+            "25",
+        ),
+        (
+            "oltp_read_only CONN --tables=2 --table_size=1000 --range_selects=off --skip_trx=on --events=20 --time=0 run",
+            "20",
+        ),
+        (
+            "oltp_update_index CONN --tables=2 --table-size=1000 --events=20 --time=0 --db-ps-mode=disable --mysql-ignore-errors=1062,1213 run",
+            "20",
+        ),
+        (
+            "oltp_delete CONN --tables=2 --table-size=1000 --events=20 --time=0 --rand-type=pareto --rand-pareto-h=0.3 --rand-seed=42 run",
+            "20",
+        ),
+        (
+            "select_random_ranges CONN --tables=2 --table-size=1000 --events=20 --time=0 --number-of-ranges=5 --delta=3 run",
+            "20",
+        ),
+        (
+            "oltp_write_only CONN --tables=2 --table-size=1000 --events=20 --time=0 --thread-init-timeout=30 --thread-stack-size=64K --mysql-ssl=off run",
+            "20",
+        ),
+        (
+            "--test=oltp_point_select CONN --tables=2 --table-size=1000 --events=20 --time=0 --warmup-time=0 run",
+            "20",
+        ),
+        (
+            "oltp_insert CONN --tables=2 --table-size=1000 --events=20 --time=0 --auto_inc=off --mysql-ignore-errors=all run",
+            "20",
+        ),
         ("oltp_read_write CONN --tables=2 cleanup", ""),
+        (
+            "oltp_read_write CONN --tables=1 --table_size=200 --mysql-storage-engine=innodb --threads=2 prepare",
+            "",
+        ),
+        ("oltp_read_write CONN --tables=1 cleanup", ""),
     ] {
         let out = line(cmd);
         let t = text(&out);
@@ -575,7 +615,13 @@ fn real_sysbench_command_lines_run_unchanged() {
         if cmd.contains("--num-threads") {
             assert!(t.contains("old name of --threads"), "{t}");
         }
-        assert!(t.contains("--db-driver=mysql") && t.contains("ignored"), "{cmd}: {t}");
+        if cmd.contains("--test=") {
+            assert!(t.contains("taken as the workload"), "{t}");
+        }
+        assert!(
+            t.contains("--db-driver=mysql") && t.contains("ignored"),
+            "{cmd}: {t}"
+        );
     }
     for (cmd, why) in [
         (
@@ -590,6 +636,8 @@ fn real_sysbench_command_lines_run_unchanged() {
             "oltp_read_write CONN --mysql-dry-run --tables=2 run",
             "qpslab workloads",
         ),
+        ("--test=oltp CONN run", "sysbench 0.4"),
+        ("--test=fileio --file-num=4 run", "not a database workload"),
     ] {
         let out = line(cmd);
         let t = text(&out);

@@ -53,7 +53,11 @@ fn is_off(v: &str) -> bool {
 pub fn translate(argv: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
     let mut out = Vec::with_capacity(argv.len());
     let mut notes = Vec::new();
+    let mut skip = false;
     for (i, w) in argv.iter().enumerate() {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
         let Some(body) = w.strip_prefix("--").filter(|_| i > 0) else {
             out.push(w.clone());
             continue;
@@ -62,6 +66,29 @@ pub fn translate(argv: &[String]) -> Result<(Vec<String>, Vec<String>), String> 
             Some((n, v)) => (n, Some(v)),
             None => (body, None),
         };
+        if name == "test" {
+            // sysbench 1.0 still takes `--test=SCRIPT` (deprecated); 0.4's
+            // built-in tests are not database workloads or are renamed.
+            let script = match value {
+                Some(v) => v.to_string(),
+                None => {
+                    skip = true;
+                    argv.get(i + 1).cloned().unwrap_or_default()
+                }
+            };
+            match script.as_str() {
+                "oltp" => return Err("--test=oltp is sysbench 0.4's: name a workload instead (oltp_read_write, oltp_read_only, oltp_point_select …: `qpslab help workloads`)".into()),
+                "cpu" | "fileio" | "memory" | "threads" | "mutex" | "" => {
+                    return Err(format!("--test={script}: sysbench's {} test is not a database workload; qpslab runs database workloads only (`qpslab help workloads`)", if script.is_empty() { "(empty)" } else { &script }))
+                }
+                _ => {}
+            }
+            notes.push(format!(
+                "--test={script} is sysbench's deprecated form of naming the script: taken as the workload {script}"
+            ));
+            out.push(script);
+            continue;
+        }
         if name == "db-driver" {
             match value.map(str::to_ascii_lowercase).as_deref() {
                 Some("mysql") => notes.push(
@@ -133,6 +160,15 @@ mod tests {
             let e = translate(&w(bad)).unwrap_err();
             assert!(e.starts_with("--") && !e.contains('\n'), "{bad}: {e}");
         }
+        // sysbench 1.0's deprecated --test=SCRIPT names the workload
+        let (argv, notes) =
+            translate(&w("qpslab --test=oltp_read_only.lua --threads=2 run")).unwrap();
+        assert_eq!(argv, w("qpslab oltp_read_only.lua --threads=2 run"));
+        assert!(notes[0].contains("deprecated"), "{notes:?}");
+        assert!(translate(&w("qpslab --test=oltp run"))
+            .unwrap_err()
+            .contains("sysbench 0.4"));
+        assert!(translate(&w("qpslab --test fileio run")).is_err());
         // qpslab's own words are left alone, the program name too
         let same = w("qpslab run oltp_point_select --threads 4 --debug-x=1");
         assert_eq!(translate(&same).unwrap().0, same);
