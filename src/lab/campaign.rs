@@ -61,18 +61,16 @@ pub fn run_campaign(
         &Target,
     ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
     mut say: impl FnMut(&str),
-    done: impl FnMut(usize, &Point, &Recorded),
+    mut done: impl FnMut(usize, &Point, &Recorded),
 ) -> Result<CampaignOutcome> {
     let mut started = Vec::new();
-    let out = run_points(
-        r,
-        pending,
+    let hooks = Hooks {
         external,
-        config_for,
-        &mut say,
-        done,
-        &mut started,
-    );
+        config_for: &config_for,
+        say: &mut say,
+        done: &mut done,
+    };
+    let out = run_points(r, pending, hooks, &mut started);
     if !r.keep_servers {
         for name in &started {
             let stopped = Sandbox::open(name).and_then(|sb| match sb {
@@ -89,18 +87,28 @@ pub fn run_campaign(
     out
 }
 
+/// How a point runs: run_campaign's callbacks, passed on.
+type PointConfig = Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>;
+struct Hooks<'a> {
+    external: &'a dyn Fn(&str) -> Result<Target>,
+    config_for: &'a dyn Fn(&Point, &Target) -> PointConfig,
+    say: &'a mut dyn FnMut(&str),
+    done: &'a mut dyn FnMut(usize, &Point, &Recorded),
+}
+
+/// The points in order; `started` collects the sandboxes (re)started.
 fn run_points(
     r: &CampaignRun,
     pending: &[&Point],
-    external: &dyn Fn(&str) -> Result<Target>,
-    config_for: impl Fn(
-        &Point,
-        &Target,
-    ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
-    mut say: impl FnMut(&str),
-    mut done: impl FnMut(usize, &Point, &Recorded),
+    h: Hooks,
     started: &mut Vec<String>,
 ) -> Result<CampaignOutcome> {
+    let Hooks {
+        external,
+        config_for,
+        say,
+        done,
+    } = h;
     let c = r.file;
     let _ctrl_c = crate::exec::Cooperative::enter();
     let mut current: Option<(usize, usize)> = None;
@@ -128,7 +136,7 @@ fn run_points(
         if switch || c.restart == Restart::Step || target.is_none() {
             let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
             target = Some(setup_server(
-                c, p.server, p.variant, restart, external, &mut say, started,
+                c, p.server, p.variant, restart, external, say, started,
             )?);
             current = Some((p.server, p.variant));
         } else if i > 0
