@@ -125,3 +125,56 @@ pub fn campaign_mark(store: &Store, id: i64) -> Result<String> {
         None => String::new(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_run(campaign: i64) -> crate::store::NewRun {
+        crate::store::NewRun {
+            campaign_id: Some(campaign),
+            point_hash: None,
+            label: None,
+            variant: None,
+            workload: "oltp_point_select".into(),
+            threads: 1,
+            options: serde_json::json!({"time": 10.0, "warmup_time": 2.0}),
+            server_flavor: None,
+            server_version: None,
+            server_variables: None,
+            server_cnf: None,
+            server_nondefault: None,
+            sandbox: None,
+            host: serde_json::json!({}),
+            command_line: String::new(),
+        }
+    }
+
+    /// A sweep of three points with the first done and the second running
+    /// is at step 2 of 3, with two points of 10 + 2 s left.
+    #[test]
+    fn a_running_campaign_says_its_step_and_eta() {
+        let dir = std::env::temp_dir().join(format!("qpslab-progress-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open(&dir.join("p.db")).unwrap();
+        let def = serde_json::json!({"workload": "oltp_point_select", "threads": [1, 2, 4], "repeat": 1,
+            "time": 10.0, "warmup_time": 2.0, "cooldown": 0.0});
+        let c = store
+            .find_or_create_campaign("p", "sweep", &def.to_string())
+            .unwrap();
+        assert!(
+            campaign_progress(&store, c).unwrap().is_none(),
+            "nothing runs yet"
+        );
+        let first = store.begin_run(&new_run(c)).unwrap();
+        store.end_run(first, "ok", None, 10.0).unwrap();
+        store.begin_run(&new_run(c)).unwrap();
+        let p = campaign_progress(&store, c).unwrap().expect("running");
+        assert_eq!((p.step, p.total, p.eta_s), (2, 3, Some(24.0)));
+        assert!(campaign_mark(&store, c)
+            .unwrap()
+            .contains("running: step 2 of 3, about 24 s left"));
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

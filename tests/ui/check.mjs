@@ -172,7 +172,7 @@ try {
     check((await page.locator("details.env").count()) >= 1, `${name} has an environment section`);
     await env.locator(":scope > summary").click();
     const text = await env.innerText();
-    check(/MariaDB/.test(text) && /qpslab \d/.test(text) && text.includes("Variables not at their default") && text.includes("Command line") && text.includes("kernel"),
+    check(/MariaDB/.test(text) && /qpslab \d/.test(text) && text.includes("Variables not at their default (") && text.includes("set by") && text.includes("Command line") && text.includes("kernel"),
       `${name}'s environment names the server, host, qpslab and the non-default variables`);
     await page.screenshot({ path: `${out}/${name}-1400.png`, fullPage: true });
     await page.setViewportSize({ width: 800, height: 1000 });
