@@ -441,10 +441,10 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         num(r.seconds, 1),
         r.campaign_id.map(|c| format!(" · campaign {}", link(mode, &format!("/campaign/{c}"), &c.to_string()))).unwrap_or_default()
     );
+    // While it runs, the live line stands in for the totals (not known yet).
     if r.status == "running" && r.workload != "monitor" {
         b.push_str(&super::progress::run_live(store, &d)?);
-    }
-    if r.workload != "monitor" {
+    } else if r.workload != "monitor" {
         let _ = write!(
             b,
             "<table><tr><th>qps</th><th>tps</th><th>p95 ms</th><th>p99 ms</th><th>load CPU µs/q</th><th>tool overhead CPU-ms/s</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
