@@ -42,6 +42,12 @@ if [ "${QPSLAB_WITH_BROWSER:-0}" = 1 ]; then
   here=$(cd "$(dirname "$0")/.." && pwd)
   [ -d "$here/tests/ui/node_modules/playwright-core" ] || npm ci --prefix "$here/tests/ui" --no-audit --no-fund >/dev/null
 fi
+# The profiler reads scheduler tracepoints (sched:sched_switch): tracefs
+# must be mounted; fresh VMs and containers often leave it unmounted.
+if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ]; then
+  $SUDO mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null \
+    || echo "note: tracefs could not be mounted: the profiler (and its tests) will say what they cannot read" >&2
+fi
 # The test command checks formatting and lints.
 if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
   if command -v rustup >/dev/null 2>&1; then
