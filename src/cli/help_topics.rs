@@ -67,7 +67,8 @@ fn workloads() -> String {
 /// Runs `qpslab help …`.
 pub fn help(a: &HelpArgs) -> Result<()> {
     if a.topic.is_empty() {
-        print_command_help(&[]);
+        let mut root = super::args::help_command().after_help("");
+        print!("{}", root.render_long_help());
         println!("\nTopics (qpslab help TOPIC):");
         for (name, what) in TOPICS {
             println!("  {name:<11} {what}");

@@ -29,6 +29,7 @@ const CHECK_OWN: &[&str] = &["workload", "format"];
 pub fn command() -> Command {
     Cli::command()
         .disable_help_subcommand(true)
+        .after_help("Topics: qpslab help workloads | campaign | store | metrics. A command's options: qpslab help COMMAND (or COMMAND --help). sysbench's command lines work as they are: qpslab oltp_read_write --threads=8 --time=60 run.")
         .mut_subcommand("prepare", |c| {
             own_options_only(c, PREPARE_OWN).mut_arg("threads", |a| {
                 a.help("Tables loaded at once (sysbench's parallel prepare); the OLTP family loads with up to this many connections")

@@ -15,6 +15,7 @@ mod views;
 
 pub use choices::*;
 pub use conn::*;
+pub use help::command as help_command;
 pub use load::*;
 pub use shared::*;
 pub use views::*;
