@@ -277,21 +277,8 @@ mod tests {
         let store = Store::open(&dir.join("r.db")).unwrap();
         let run = store
             .begin_run(&crate::store::NewRun {
-                campaign_id: None,
-                point_hash: None,
-                label: None,
-                variant: None,
                 workload: "monitor".into(),
-                threads: 0,
-                options: serde_json::json!({}),
-                server_flavor: None,
-                server_version: None,
-                server_variables: None,
-                server_cnf: None,
-                server_nondefault: None,
-                sandbox: None,
-                host: serde_json::json!({}),
-                command_line: String::new(),
+                ..Default::default()
             })
             .unwrap();
         let mut w = MetricWriter::default();

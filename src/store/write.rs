@@ -9,6 +9,7 @@ use rusqlite::params;
 use serde_json::Value;
 
 /// What is known of a run before it starts.
+#[derive(Default)]
 pub struct NewRun {
     pub campaign_id: Option<i64>,
     pub point_hash: Option<String>,

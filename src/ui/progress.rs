@@ -133,20 +133,10 @@ mod tests {
     fn new_run(campaign: i64) -> crate::store::NewRun {
         crate::store::NewRun {
             campaign_id: Some(campaign),
-            point_hash: None,
-            label: None,
-            variant: None,
             workload: "oltp_point_select".into(),
             threads: 1,
             options: serde_json::json!({"time": 10.0, "warmup_time": 2.0}),
-            server_flavor: None,
-            server_version: None,
-            server_variables: None,
-            server_cnf: None,
-            server_nondefault: None,
-            sandbox: None,
-            host: serde_json::json!({}),
-            command_line: String::new(),
+            ..Default::default()
         }
     }
 
