@@ -192,10 +192,8 @@ fn scalability_section(title: &str, ok: &[RunRow]) -> String {
     let mut b = format!("<h2>{}</h2>", esc(title));
     // One pair of charts per workload: its series (label and variant)
     // compared on their own scale.
-    let mut workloads: Vec<&str> = ok.iter().map(|r| r.workload.as_str()).collect();
-    workloads.dedup();
-    workloads.sort();
-    workloads.dedup();
+    let workloads: std::collections::BTreeSet<&str> =
+        ok.iter().map(|r| r.workload.as_str()).collect();
     if workloads.is_empty() {
         b.push_str(&scalability_chart(ok, Metric::Qps).html());
     }
@@ -244,13 +242,11 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, S
         esc(&created),
         runs.len()
     );
-    if let Some(p) = super::progress::campaign_progress(store, id)? {
+    if let Some(p) = super::progress::progress_of(store, id, &runs)? {
         let _ = write!(
             b,
-            "<p class=\"live\" id=\"live\">running: step {} of {}, {}</p>",
-            p.step,
-            p.total,
-            esc(&super::progress::eta_text(p.eta_s))
+            "<p class=\"live\" id=\"live\">running: {}</p>",
+            esc(&p.text())
         );
     }
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();

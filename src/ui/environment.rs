@@ -119,12 +119,7 @@ pub fn section(d: &RunDetail, title: &str) -> String {
             vars.len()
         );
         for (k, v) in vars {
-            let _ = write!(
-                o,
-                "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-                esc(k),
-                esc(v.as_str().unwrap_or(""))
-            );
+            row(&mut o, k, v.as_str().unwrap_or(""));
         }
         o.push_str("</table></details>");
     }

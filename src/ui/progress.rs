@@ -5,7 +5,7 @@
 //! definition the campaign was started with.
 
 use super::page::{esc, num};
-use crate::store::{RunDetail, RunFilter, Store};
+use crate::store::{RunDetail, RunFilter, RunRow, Store};
 use anyhow::Result;
 
 /// The live block of a running run: elapsed/total with a bar, the last
@@ -44,12 +44,7 @@ pub fn run_live(store: &Store, d: &RunDetail) -> Result<String> {
     );
     if let Some(c) = d.run.campaign_id {
         if let Some(p) = campaign_progress(store, c)? {
-            o += &format!(
-                " · campaign step {} of {}, {}",
-                p.step,
-                p.total,
-                eta_text(p.eta_s)
-            );
+            o += &format!(" · campaign {}", p.text());
         }
     }
     o.push_str("</p>");
@@ -66,7 +61,19 @@ pub struct CampaignProgress {
     pub eta_s: Option<f64>,
 }
 
-pub fn eta_text(eta: Option<f64>) -> String {
+impl CampaignProgress {
+    /// "step 2 of 3, about 24 s left".
+    pub fn text(&self) -> String {
+        format!(
+            "step {} of {}, {}",
+            self.step,
+            self.total,
+            eta_text(self.eta_s)
+        )
+    }
+}
+
+fn eta_text(eta: Option<f64>) -> String {
     match eta {
         Some(s) if s >= 120.0 => format!("about {:.0} min left", s / 60.0),
         Some(s) => format!("about {s:.0} s left"),
@@ -80,6 +87,11 @@ pub fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgre
         campaign: Some(id),
         ..Default::default()
     })?;
+    progress_of(store, id, &runs)
+}
+
+/// Campaign `id`'s step and ETA from its `runs` (all of them, as listed).
+pub fn progress_of(store: &Store, id: i64, runs: &[RunRow]) -> Result<Option<CampaignProgress>> {
     if !runs.iter().any(|r| r.status == "running") {
         return Ok(None);
     }
@@ -117,10 +129,8 @@ pub fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgre
 pub fn campaign_mark(store: &Store, id: i64) -> Result<String> {
     Ok(match campaign_progress(store, id)? {
         Some(p) => format!(
-            " <span class=\"status-running\">running: step {} of {}, {}</span>",
-            p.step,
-            p.total,
-            esc(&eta_text(p.eta_s))
+            " <span class=\"status-running\">running: {}</span>",
+            esc(&p.text())
         ),
         None => String::new(),
     })

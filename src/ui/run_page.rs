@@ -353,7 +353,7 @@ pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
             charts.extend(cpu.into_iter().next());
         }
     }
-    align(&mut charts);
+    align(charts.iter_mut());
     for c in &charts {
         o.push_str(&c.html());
     }
@@ -361,12 +361,8 @@ pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
 }
 
 /// Puts charts on one x range: the union of what they cover.
-fn align(charts: &mut [Chart]) {
-    let mut refs: Vec<&mut Chart> = charts.iter_mut().collect();
-    align_refs(&mut refs);
-}
-
-fn align_refs(charts: &mut [&mut Chart]) {
+fn align<'a>(charts: impl IntoIterator<Item = &'a mut Chart>) {
+    let mut charts: Vec<&mut Chart> = charts.into_iter().collect();
     let (lo, hi) = charts
         .iter()
         .flat_map(|c| c.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)))
@@ -485,8 +481,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     for (_, charts) in groups.iter_mut() {
         charts.retain(|c| !c.is_empty());
     }
-    let mut all: Vec<&mut Chart> = groups.iter_mut().flat_map(|(_, c)| c.iter_mut()).collect();
-    align_refs(&mut all);
+    align(groups.iter_mut().flat_map(|(_, c)| c.iter_mut()));
     for (group, charts) in &groups {
         let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
         for c in charts {
