@@ -324,14 +324,7 @@ options = {{ range_size = 10, skip_trx = "on" }}
         l.sql("campdsn", "SELECT COUNT(*) FROM sbtest1").trim(),
         "400"
     );
-    let d = json(&l.qpslab(&[
-        "show",
-        &runs[0]["id"].to_string(),
-        "--store",
-        &store,
-        "--format",
-        "json",
-    ]));
+    let d = l.shown(&runs[0]["id"], &store);
     assert_eq!(d["options"]["oltp"]["range_size"], 10);
     assert_eq!(d["options"]["oltp"]["skip_trx"], true);
     // the campaign's client_cpus pinned every run's load threads

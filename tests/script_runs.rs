@@ -304,14 +304,7 @@ options = {{ range_size = 10 }}
     let mut ranges = Vec::new();
     for r in runs {
         assert_eq!(r["workload"], "oltp_read_only.lua", "{r}");
-        let d = json(&l.qpslab(&[
-            "show",
-            &r["id"].to_string(),
-            "--store",
-            &store,
-            "--format",
-            "json",
-        ]));
+        let d = l.shown(&r["id"], &store);
         let o = &d["options"]["oltp"];
         assert_eq!(o["script"], "/usr/share/sysbench/oltp_read_only.lua", "{o}");
         assert!(

@@ -58,14 +58,7 @@ fn a_run_round_trips_through_the_store() {
     );
     assert!((a - b).abs() < 1e-6 * b.max(1.0), "{a} vs {b}");
 
-    let d = json(&l.qpslab(&[
-        "show",
-        &id.to_string(),
-        "--store",
-        &store,
-        "--format",
-        "json",
-    ]));
+    let d = l.shown(id, &store);
     assert_eq!(
         d["samples"].as_array().unwrap().len(),
         run["intervals"].as_array().unwrap().len()
@@ -156,14 +149,7 @@ fn a_killed_run_keeps_its_samples_and_reads_back_as_failed() {
     assert_eq!(row["status"], "failed");
     assert!(row["reason"].as_str().unwrap().contains("killed"), "{row}");
     assert!(row["queries"].as_i64().unwrap() > 0, "{row}");
-    let d = json(&l.qpslab(&[
-        "show",
-        &row["id"].to_string(),
-        "--store",
-        &store,
-        "--format",
-        "json",
-    ]));
+    let d = l.shown(&row["id"], &store);
     assert!(d["samples"].as_array().unwrap().len() >= 2, "{d}");
 }
 
@@ -225,14 +211,7 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
         .iter()
         .all(|r| r["status"] == "ok" && r["label"] == "sw" && r["campaign_id"] == campaign));
     assert_eq!(runs.iter().filter(|r| r["threads"] == 4).count(), 2);
-    let shown = json(&l.qpslab(&[
-        "show",
-        &runs[0]["id"].to_string(),
-        "--store",
-        &store,
-        "--format",
-        "json",
-    ]));
+    let shown = l.shown(&runs[0]["id"], &store);
     assert_eq!(shown["options"]["warmup_time"], 1.0, "{}", shown["options"]);
     // --threads takes one number outside sweeps
     let o = l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--threads", "1,2"]);

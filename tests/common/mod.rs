@@ -155,6 +155,18 @@ impl Lab {
         c
     }
 
+    /// `qpslab show RUN --store STORE --format json`, parsed.
+    pub fn shown(&self, run: impl std::fmt::Display, store: &str) -> serde_json::Value {
+        json(&self.qpslab(&[
+            "show",
+            &run.to_string(),
+            "--store",
+            store,
+            "--format",
+            "json",
+        ]))
+    }
+
     pub fn qpslab(&self, args: &[&str]) -> Output {
         self.command().args(args).output().expect("run qpslab")
     }
