@@ -248,8 +248,8 @@ fn first_ctrl_c_while_connecting_exits_at_once() {
 #[test]
 fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
     // 4 connections share 2 client threads (the reactor, or io_uring); 1
-    // connection has its thread alone (direct, blocking I/O): the same
-    // limits hold for all three
+    // connection has its thread alone (direct I/O: poll(), or a ring of
+    // its own with uring): the same limits hold for all four
     for (mode, threads, io) in [
         (SILENT, "4", "auto"),
         (GARBAGE, "4", "auto"),
@@ -257,6 +257,8 @@ fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
         (GARBAGE, "1", "auto"),
         (SILENT, "4", "uring"),
         (GARBAGE, "4", "uring"),
+        (SILENT, "1", "uring"),
+        (GARBAGE, "1", "uring"),
     ] {
         let db = lab().prepared_db(
             &format!(

@@ -272,8 +272,9 @@ fn text_protocol_mode_and_rate_mode() {
     assert!(load > 0.0 && load <= all, "{c}");
     assert!(c["load_cpu_us_per_query"].as_f64().unwrap() > 0.0, "{c}");
     assert!(c["tool_cpu_ms_per_s"].as_f64().unwrap() >= 0.0, "{c}");
-    // one connection alone on its client thread: direct (blocking) I/O
+    // one connection alone on its client thread: direct I/O, by poll()
     assert_eq!(c["direct_io_connections"], 1, "{c}");
+    assert_eq!(c["direct_io_uring_connections"], 0, "{c}");
     assert!(j["intervals"]
         .as_array()
         .unwrap()
@@ -398,6 +399,7 @@ fn io_uring_backend_and_pinned_client_threads() {
     let c = &j["client"];
     assert_eq!(j["status"]["status"], "ok", "{j}");
     assert_eq!(c["io_uring_connections"], 4, "{c}");
+    assert_eq!(c["direct_io_uring_connections"], 0, "{c}");
     assert_eq!(c["direct_io_connections"], 0, "{c}");
     assert_eq!(j["totals"]["transactions"].as_u64(), Some(200));
     assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 200));
@@ -423,6 +425,38 @@ fn io_uring_backend_and_pinned_client_threads() {
     assert_eq!(c["shards"], 1, "{c}");
     assert_eq!(c["pinned_cpus"], "0", "{c}");
     assert_eq!(j["options"]["client_cpus"], "0", "{}", j["options"]);
+
+    // one connection alone on its thread: direct I/O on a ring of its own
+    // (a request and its receive in one submit), reconnecting, exact counts
+    let j = run_json(
+        &db,
+        &[
+            "oltp_read_only",
+            "--tables",
+            "2",
+            "--table-size",
+            "1000",
+            "--threads",
+            "1",
+            "--events",
+            "100",
+            "--reconnect",
+            "15",
+            "--io-backend",
+            "uring",
+        ],
+    );
+    let c = &j["client"];
+    assert_eq!(j["status"]["status"], "ok", "{j}");
+    assert_eq!(c["direct_io_connections"], 1, "{c}");
+    assert_eq!(c["direct_io_uring_connections"], 1, "{c}");
+    assert_eq!(c["io_uring_connections"], 0, "{c}");
+    let t = &j["totals"];
+    assert_eq!(t["transactions"].as_u64(), Some(100), "{t}");
+    assert_eq!(t["reads"].as_u64(), Some(14 * 100), "{t}");
+    assert_eq!(t["other"].as_u64(), Some(2 * 100), "{t}");
+    assert_eq!(t["failed_events"].as_u64(), Some(0), "{t}");
+    assert!(t["reconnects"].as_u64().unwrap_or(0) >= 6, "{t}");
 
     let out = lab().on_sandbox(&[
         "run",

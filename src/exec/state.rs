@@ -25,8 +25,10 @@ pub struct Shared {
     pub stop: AtomicBool,
     pub go: AtomicBool,
     pub ready: AtomicUsize,
-    /// Connections that went on direct (blocking) I/O.
+    /// Connections that went on direct I/O.
     pub direct: AtomicUsize,
+    /// Of those, the ones on an io_uring ring of their own.
+    pub direct_ring: AtomicUsize,
     /// Connections on the io_uring backend.
     pub uring: AtomicUsize,
     pub t0: OnceLock<Instant>,
@@ -54,6 +56,7 @@ impl Shared {
             go: AtomicBool::new(false),
             ready: AtomicUsize::new(0),
             direct: AtomicUsize::new(0),
+            direct_ring: AtomicUsize::new(0),
             uring: AtomicUsize::new(0),
             t0: OnceLock::new(),
             limited: events > 0,

@@ -112,12 +112,12 @@ fn alone_in_closed_model(cfg: &RunConfig, state: &Rc<RefCell<ShardState>>) -> bo
     cfg.rate <= 0.0 && state.borrow().watch.len() == 1
 }
 
-/// Puts `conn` on direct (blocking) I/O when it is alone on its shard in
-/// the closed model and `--io-backend auto` or `uring` (a ring for one
-/// connection would only add a system call a query): a send and a receive per
-/// round trip, like sysbench, instead of a send, an epoll_wait and a
-/// receive. Returns whether it did. The read timeout still holds, and a
-/// stopping run gives up a wait after its grace.
+/// Puts `conn` on direct I/O when it is alone on its shard in the closed
+/// model and `--io-backend auto` or `uring`: it waits for its server in
+/// poll() (auto) or in its own io_uring ring (uring: one system call a
+/// round trip), not in the shard's reactor (see protocol/direct.rs).
+/// Returns whether it did. The read timeout still holds, and a stopping
+/// run gives up a wait after its grace.
 fn go_direct(
     conn: &mut Conn,
     cfg: &RunConfig,
@@ -129,6 +129,7 @@ fn go_direct(
     }
     let s = shared.clone();
     let direct = crate::protocol::Direct {
+        ring: cfg.io == IoMode::Uring,
         limit: cfg.conn.read_timeout,
         give_up: Box::new(move |waited| s.stopping() && waited >= STOP_GRACE),
     };
@@ -232,6 +233,9 @@ pub async fn worker(
     let direct = go_direct(&mut conn, cfg, shared, state);
     if direct {
         shared.direct.fetch_add(1, Ordering::Relaxed);
+        if conn.is_direct_ring() {
+            shared.direct_ring.fetch_add(1, Ordering::Relaxed);
+        }
     }
     if conn.is_uring() {
         shared.uring.fetch_add(1, Ordering::Relaxed);

@@ -76,6 +76,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "shards": r.client_shards,
             "direct_io_connections": r.direct_connections,
             "io_uring_connections": r.uring_connections,
+            "direct_io_uring_connections": r.direct_ring_connections,
             "pinned_cpus": crate::stats::cpu_list_text(&r.client_cpus),
             "sched": if r.client_sched_batch { "batch" } else { "normal" },
         },

@@ -156,6 +156,11 @@ impl Conn {
         self.io.is_direct()
     }
 
+    /// Whether direct I/O goes through the connection's own io_uring ring.
+    pub fn is_direct_ring(&self) -> bool {
+        self.io.is_direct_ring()
+    }
+
     /// Sends and receives through this thread's io_uring ring (true), or
     /// the reactor (false); see `uring`.
     pub fn set_uring(&mut self, on: bool) -> std::io::Result<()> {

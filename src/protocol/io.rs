@@ -2,15 +2,13 @@
 //! buffer per connection: no allocation once warmed up.
 //!
 //! A connection with a thread to itself can switch to direct I/O
-//! (`PacketIo::set_direct`): the socket made blocking, each send and
-//! receive one system call, as sysbench does, instead of a send, an
-//! epoll_wait and a receive through the reactor. Waits are cut into
-//! `DIRECT_SLICE` slices (SO_RCVTIMEO) so that a read timeout and a
-//! stopping run are still noticed.
+//! (`PacketIo::set_direct`, direct.rs): it waits for its server in a
+//! system call instead of a send, an epoll_wait and a receive through the
+//! reactor.
 
+use super::direct::{Direct, DirectIo};
 use super::error::ProtoError;
 use std::io;
-use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
@@ -79,20 +77,6 @@ impl Stream {
     }
 }
 
-/// How long a direct read blocks before it looks at its limits again.
-pub const DIRECT_SLICE: Duration = Duration::from_millis(100);
-
-/// Direct (blocking) I/O's limits.
-pub struct Direct {
-    /// The longest wait for the server's bytes: then the connection is cut
-    /// (shut down) and the read fails with TimedOut, as the reactor path's
-    /// watchdog would have done.
-    pub limit: Duration,
-    /// Asked after each slice with the time waited: true to give up now
-    /// (the run is stopping and its grace is over).
-    pub give_up: Box<dyn Fn(Duration) -> bool + Send + Sync>,
-}
-
 /// A framed connection: reads whole packets, writes whole packets.
 pub struct PacketIo {
     stream: Stream,
@@ -107,8 +91,8 @@ pub struct PacketIo {
     /// Largest logical packet accepted: small during the handshake, so
     /// that a peer that is not a MySQL server is told apart at once.
     pub limit: usize,
-    /// Set: blocking send and receive on the socket (see the module doc).
-    direct: Option<Direct>,
+    /// Set: the socket on direct I/O (see the module doc).
+    direct: Option<DirectIo>,
     /// Set: sends and receives go through the thread's io_uring ring.
     uring: Option<super::uring::UringSock>,
 }
@@ -136,43 +120,22 @@ impl PacketIo {
     /// Switches to direct I/O (Some) or back to the reactor (None). Plain
     /// TCP and unix sockets only: Err leaves the connection as it was.
     pub fn set_direct(&mut self, direct: Option<Direct>) -> io::Result<()> {
-        if !matches!(self.stream, Stream::Tcp(_) | Stream::Unix(_)) {
+        if !matches!(self.stream, Stream::Tcp(_) | Stream::Unix(_)) || self.uring.is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
-                "direct I/O needs a plain TCP or unix socket",
+                "direct I/O needs a plain TCP or unix socket not on io_uring",
             ));
         }
-        let fd = self.raw_fd();
-        let on = direct.is_some();
-        let slice = if on { DIRECT_SLICE } else { Duration::ZERO };
-        let tv = libc::timeval {
-            tv_sec: slice.as_secs() as libc::time_t,
-            tv_usec: slice.subsec_micros() as libc::suseconds_t,
-        };
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFL);
-            if flags < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let flags = if on {
-                flags & !libc::O_NONBLOCK
-            } else {
-                flags | libc::O_NONBLOCK
-            };
-            if libc::fcntl(fd, libc::F_SETFL, flags) != 0
-                || libc::setsockopt(
-                    fd,
-                    libc::SOL_SOCKET,
-                    libc::SO_RCVTIMEO,
-                    (&tv as *const libc::timeval).cast(),
-                    std::mem::size_of::<libc::timeval>() as libc::socklen_t,
-                ) != 0
-            {
-                return Err(io::Error::last_os_error());
-            }
-        }
-        self.direct = direct;
+        // The socket stays non-blocking: direct waits are poll()s or the
+        // connection's own ring.
+        self.direct = direct.map(|d| DirectIo::new(self.raw_fd(), d));
         Ok(())
+    }
+
+    /// Whether direct I/O goes through the connection's own io_uring ring
+    /// (one system call a round trip).
+    pub fn is_direct_ring(&self) -> bool {
+        self.direct.as_ref().is_some_and(DirectIo::uses_ring)
     }
 
     /// Moves the socket onto this thread's io_uring ring (true) or back to
@@ -203,34 +166,23 @@ impl PacketIo {
         self.uring.is_some()
     }
 
-    /// Sends all of `buf` (the stream's own path unless direct or io_uring).
+    /// Sends all of `buf` (the stream's own path unless direct or
+    /// io_uring). `then_reply`: the answer is read next (direct I/O on a
+    /// ring sends the bytes with that read).
     async fn send(
         stream: &mut Stream,
-        direct: bool,
+        direct: Option<&mut DirectIo>,
         uring: Option<&super::uring::UringSock>,
         buf: &[u8],
+        then_reply: bool,
     ) -> io::Result<()> {
         if let Some(u) = uring {
             return u.send(buf).await;
         }
-        if !direct {
-            return stream.write_all(buf).await;
+        match direct {
+            Some(d) => d.send(buf, then_reply),
+            None => stream.write_all(buf).await,
         }
-        let fd = stream.raw_fd();
-        let mut sent = 0;
-        while sent < buf.len() {
-            let rest = &buf[sent..];
-            let n = unsafe { libc::send(fd, rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            sent += n as usize;
-        }
-        Ok(())
     }
 
     /// The socket's descriptor (for `Breaker`).
@@ -276,8 +228,8 @@ impl PacketIo {
                 self.buf.resize(need.next_power_of_two(), 0);
             }
             let end = self.end;
-            let n = match (&self.direct, &self.uring) {
-                (Some(d), _) => direct_read(self.raw_fd(), &mut self.buf[end..], d)?,
+            let n = match (&mut self.direct, &self.uring) {
+                (Some(d), _) => d.recv(&mut self.buf[end..])?,
                 (None, Some(u)) => u.recv(&mut self.buf[end..]).await?,
                 (None, None) => self.stream.read(&mut self.buf[end..]).await?,
             };
@@ -373,16 +325,17 @@ impl PacketIo {
                 self.seq = self.seq.wrapping_add(1);
             }
         }
-        self.send_wbuf().await
+        self.send_wbuf(false).await
     }
 
-    /// Sends what `wbuf` holds.
-    async fn send_wbuf(&mut self) -> Result<(), ProtoError> {
+    /// Sends what `wbuf` holds (`then_reply`: see `send`).
+    async fn send_wbuf(&mut self, then_reply: bool) -> Result<(), ProtoError> {
         Self::send(
             &mut self.stream,
-            self.direct.is_some(),
+            self.direct.as_mut(),
             self.uring.as_ref(),
             &self.wbuf,
+            then_reply,
         )
         .await?;
         Ok(())
@@ -395,7 +348,8 @@ impl PacketIo {
     }
 
     /// Starts a new command of one byte followed by `body` (COM_QUERY and
-    /// its SQL) without copying them into a payload first.
+    /// its SQL) without copying them into a payload first; its answer is
+    /// read next.
     pub async fn write_command_with(&mut self, cmd: u8, body: &[u8]) -> Result<(), ProtoError> {
         if body.len() + 1 >= MAX_PAYLOAD {
             let mut payload = Vec::with_capacity(body.len() + 1);
@@ -409,47 +363,21 @@ impl PacketIo {
         self.wbuf.extend_from_slice(&len.to_le_bytes()[..3]);
         self.wbuf.extend_from_slice(&[0, cmd]);
         self.wbuf.extend_from_slice(body);
-        self.send_wbuf().await
+        self.send_wbuf(true).await
     }
 
-    /// Writes bytes that already carry packet headers (a prepared template).
+    /// Writes a request that already carries its packet headers (a
+    /// prepared template) and whose answer is read next.
     pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
         Self::send(
             &mut self.stream,
-            self.direct.is_some(),
+            self.direct.as_mut(),
             self.uring.as_ref(),
             framed,
+            true,
         )
         .await?;
         Ok(())
-    }
-}
-
-/// One blocking receive on a direct socket, in `DIRECT_SLICE` waits; past
-/// `d.limit` (or when `d.give_up` says so) the socket is shut down and the
-/// read fails with TimedOut.
-fn direct_read(fd: std::os::fd::RawFd, buf: &mut [u8], d: &Direct) -> io::Result<usize> {
-    let mut waited = Duration::ZERO;
-    loop {
-        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
-        if n >= 0 {
-            return Ok(n as usize);
-        }
-        let e = io::Error::last_os_error();
-        match e.kind() {
-            io::ErrorKind::Interrupted => continue,
-            io::ErrorKind::WouldBlock => {
-                waited += DIRECT_SLICE;
-                if waited >= d.limit || (d.give_up)(waited) {
-                    unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!("no answer from the server in {:.1} s", waited.as_secs_f64()),
-                    ));
-                }
-            }
-            _ => return Err(e),
-        }
     }
 }
 

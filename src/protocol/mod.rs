@@ -14,6 +14,7 @@
 mod auth;
 mod bind;
 mod conn;
+mod direct;
 mod error;
 mod io;
 mod opts;
@@ -24,8 +25,8 @@ pub mod uring;
 
 pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};
+pub use direct::Direct;
 pub use error::{ProtoError, ServerError, CR_SERVER_LOST};
-pub use io::Direct;
 pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};

@@ -263,14 +263,19 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         .unwrap_or(1);
     o.push_str("\nLoad generator:\n");
     let all = r.thread_events.len();
+    let direct = match r.direct_ring_connections {
+        0 => "direct send/receive",
+        n if n == r.direct_connections => "direct io_uring send+receive",
+        _ => "direct send/receive (some on io_uring)",
+    };
     let io = match (r.direct_connections, r.uring_connections) {
         (0, 0) => "epoll".to_string(),
         (0, n) if n == all => "io_uring".to_string(),
-        (n, 0) if n == all => "direct send/receive".to_string(),
+        (n, 0) if n == all => direct.to_string(),
         (0, n) => format!("io_uring for {n} connections, epoll for the rest"),
-        (n, 0) => format!("direct send/receive for {n} connections, epoll for the rest"),
+        (n, 0) => format!("{direct} for {n} connections, epoll for the rest"),
         (d, u) => {
-            format!("direct send/receive for {d} connections, io_uring for {u}, epoll for the rest")
+            format!("{direct} for {d} connections, io_uring for {u}, epoll for the rest")
         }
     };
     let pinned = if r.client_cpus.is_empty() {

@@ -96,6 +96,9 @@ pub struct RunResult {
     pub direct_connections: usize,
     /// Connections on the io_uring backend (`--io-backend uring`).
     pub uring_connections: usize,
+    /// Of the direct ones, those on an io_uring ring of their own
+    /// (`--io-backend uring`).
+    pub direct_ring_connections: usize,
     /// CPUs the load threads were pinned to (`--client-cpus`); empty: none.
     pub client_cpus: Vec<usize>,
     pub client_sched_batch: bool,

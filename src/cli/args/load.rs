@@ -100,10 +100,11 @@ pub struct LoadArgs {
     /// Client thread scheduling: auto, batch (do not preempt the server) or normal.
     #[arg(long, value_enum, default_value_t = ClientSched::Auto, help_heading = super::help::CLIENT)]
     pub client_sched: ClientSched,
-    /// Socket I/O: auto (blocking send/receive for a connection alone on
-    /// its client thread, like sysbench; epoll otherwise), epoll (always
+    /// Socket I/O: auto (a connection alone on its client thread sends,
+    /// then waits in poll(), then receives; epoll otherwise), epoll (always
     /// the reactor) or uring (io_uring: one system call submits a client
-    /// thread's ready connections).
+    /// thread's ready connections; a connection alone on its thread gets a
+    /// ring of its own, one system call a round trip).
     #[arg(long, value_enum, default_value_t = IoBackend::Auto, help_heading = super::help::CLIENT)]
     pub io_backend: IoBackend,
     #[command(flatten)]
