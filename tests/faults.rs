@@ -247,7 +247,7 @@ fn first_ctrl_c_while_connecting_exits_at_once() {
 /// server has been unreachable for --max-unreachable.
 #[test]
 fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
-    // 4 connections share 2 client threads (the reactor, or io_uring); 1
+    // 4 connections share one client thread (the reactor, or io_uring); 1
     // connection has its thread alone (direct I/O: poll(), or a ring of
     // its own with uring): the same limits hold for all four
     for (mode, threads, io) in [
@@ -294,6 +294,8 @@ fn a_server_that_stops_answering_fails_the_run_within_its_timeouts() {
             "3",
             "--io-backend",
             io,
+            "--client-shards",
+            "1",
             "--no-monitor",
         ]);
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
