@@ -151,6 +151,13 @@ async fn open(
         Conn::connect(opts).await?
     };
     let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
+    // Column definitions are known from the prepares: the server need not
+    // send them again with each result (MySQL 8). A server that refuses
+    // keeps sending them.
+    match conn.skip_result_metadata().await {
+        Ok(_) | Err(ProtoError::Server(_)) => {}
+        Err(e) => return Err(e),
+    }
     if link.cfg.io == IoMode::Uring && !alone_in_closed_model(link.cfg, link.state) {
         // TLS stays on the reactor.
         let _ = conn.set_uring(true);
@@ -239,6 +246,9 @@ pub async fn worker(
     }
     if conn.is_uring() {
         shared.uring.fetch_add(1, Ordering::Relaxed);
+    }
+    if conn.result_metadata_off() {
+        shared.lean_metadata.fetch_add(1, Ordering::Relaxed);
     }
     let mut next_yield = Instant::now() + DIRECT_YIELD;
     let mut done_since_reconnect = 0u64;

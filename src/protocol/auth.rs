@@ -85,7 +85,9 @@ fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {
         | CapabilityFlags::CLIENT_TRANSACTIONS
         | CapabilityFlags::CLIENT_MULTI_RESULTS
         | CapabilityFlags::CLIENT_PS_MULTI_RESULTS
-        | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+        | CapabilityFlags::CLIENT_DEPRECATE_EOF
+        // (metadata is still sent until a session turns it off)
+        | CapabilityFlags::CLIENT_OPTIONAL_RESULTSET_METADATA;
     if opts.db.is_some() {
         c |= CapabilityFlags::CLIENT_CONNECT_WITH_DB;
     }

@@ -52,7 +52,14 @@ pub struct Conn {
     io: PacketIo,
     session: Session,
     read_timeout: Duration,
+    /// Result sets come without column definitions (MySQL 8's
+    /// `resultset_metadata = NONE`, see `skip_result_metadata`).
+    metadata_off: bool,
 }
+
+/// The session settings behind `Conn::skip_result_metadata`.
+const METADATA_NONE: &str = "SET SESSION resultset_metadata = NONE";
+const METADATA_FULL: &str = "SET SESSION resultset_metadata = FULL";
 
 /// Cuts a connection from outside its task so that a read stalled on it
 /// returns at once (shutdown(2) of the socket). Valid while the `Conn` it
@@ -133,7 +140,35 @@ impl Conn {
             io,
             session,
             read_timeout: opts.read_timeout,
+            metadata_off: false,
         })
+    }
+
+    /// Whether result sets come without column definitions
+    /// (`skip_result_metadata`).
+    pub fn result_metadata_off(&self) -> bool {
+        self.metadata_off
+    }
+
+    /// Asks the server to send result sets without their column
+    /// definitions from now on, where it can (MySQL 8.0.3+'s
+    /// CLIENT_OPTIONAL_RESULTSET_METADATA; MariaDB leaves out those of
+    /// prepared statements by itself, MARIADB_CLIENT_CACHE_METADATA).
+    /// For load connections whose statements are prepared: their column
+    /// types were read at prepare time, and later prepares switch the
+    /// definitions back on for their own response. Text results then carry
+    /// no column names (`query` is for other connections). Returns whether
+    /// the definitions are off.
+    pub async fn skip_result_metadata(&mut self) -> Result<bool, ProtoError> {
+        let offered = self
+            .session
+            .capabilities
+            .contains(CapabilityFlags::CLIENT_OPTIONAL_RESULTSET_METADATA);
+        if offered && !self.metadata_off {
+            self.exec(METADATA_NONE).await?;
+            self.metadata_off = true;
+        }
+        Ok(self.metadata_off)
     }
 
     /// Changes the bound on waiting for a response (e.g. longer for an
@@ -264,7 +299,23 @@ impl Conn {
         }
     }
 
+    /// Prepares with column definitions in the response, whatever the
+    /// session's result metadata setting (their types decode binary rows).
     async fn prepare_untimed(
+        &mut self,
+        sql: &str,
+        params: Option<&[Param]>,
+    ) -> Result<Stmt, ProtoError> {
+        if !self.metadata_off {
+            return self.prepare_with_metadata(sql, params).await;
+        }
+        self.exec_unbounded(METADATA_FULL).await?;
+        let prepared = self.prepare_with_metadata(sql, params).await;
+        self.exec_unbounded(METADATA_NONE).await?;
+        prepared
+    }
+
+    async fn prepare_with_metadata(
         &mut self,
         sql: &str,
         params: Option<&[Param]>,
@@ -449,8 +500,9 @@ impl Conn {
                 _ => lenenc_int(pkt)
                     .ok_or_else(|| ProtoError::Protocol("bad column count".into()))?,
             };
-            // With MARIADB_CLIENT_CACHE_METADATA (or MySQL's optional metadata)
-            // one more byte says whether column definitions follow.
+            // With MARIADB_CLIENT_CACHE_METADATA or MySQL's
+            // CLIENT_OPTIONAL_RESULTSET_METADATA one more byte says whether
+            // column definitions follow.
             let metadata_follows = pkt.len() <= used || pkt[used] != 0;
             if let Sink::Rows(r, _) = &mut sink {
                 r.start_result(ncols as usize);

@@ -264,9 +264,9 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     o.push_str("\nLoad generator:\n");
     let all = r.thread_events.len();
     let direct = match r.direct_ring_connections {
-        0 => "direct send/receive",
+        0 => "direct send/poll/receive",
         n if n == r.direct_connections => "direct io_uring send+receive",
-        _ => "direct send/receive (some on io_uring)",
+        _ => "direct send/poll/receive (some on io_uring)",
     };
     let io = match (r.direct_connections, r.uring_connections) {
         (0, 0) => "epoll".to_string(),
@@ -293,6 +293,13 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             "normal scheduling"
         }
     );
+    if r.lean_metadata_connections > 0 {
+        let _ = writeln!(
+            o,
+            "    result metadata:               not sent by the server on {} of {all} connections (resultset_metadata = NONE; sysbench's client gets it every time)",
+            r.lean_metadata_connections
+        );
+    }
     if t.queries() > 0 {
         let _ = writeln!(
             o,
