@@ -11,50 +11,21 @@ mod common;
 use common::{json, text, Lab};
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
 
 const MYSQL: &str = "m55";
-
-static HOME: OnceLock<Lab> = OnceLock::new();
-
-extern "C" fn destroy_at_exit() {
-    if let Some(lab) = HOME.get() {
-        lab.destroy();
-    }
-}
 
 /// A private state directory with a MySQL 5.5.9 sandbox (performance
 /// schema on) started from the fetched build.
 fn lab() -> &'static Lab {
-    HOME.get_or_init(|| {
-        let home = std::env::temp_dir().join(format!("qpslab-engines-{}", std::process::id()));
-        std::fs::create_dir_all(&home).unwrap();
-        let lab = Lab { home };
-        unsafe { libc::atexit(destroy_at_exit) };
-        let o = lab.qpslab(&["server", "get", "mysql-5.5.9"]);
-        assert!(
-            o.status.success(),
-            "fetching MySQL 5.5.9 failed (it needs mvn, or the jar in ~/.m2: bash scripts/deps.sh with QPSLAB_WITH_MAVEN=1): {}",
-            text(&o)
-        );
-        let o = lab.qpslab(&[
-            "server",
-            "start",
-            "--name",
-            MYSQL,
-            "--version",
-            "mysql-5.5.9",
-            "--set",
+    common::build_lab(
+        "mysql-5.5.9",
+        MYSQL,
+        &[
             "performance_schema=ON",
-            "--set",
             "innodb_buffer_pool_size=128M",
-            "--set",
             "max_connections=300",
-        ]);
-        assert!(o.status.success(), "MySQL 5.5.9 sandbox: {}", text(&o));
-        assert!(text(&o).contains("build mysql-5.5.9"), "{}", text(&o));
-        lab
-    })
+        ],
+    )
 }
 
 fn on_mysql(args: &[&str]) -> std::process::Output {

@@ -374,89 +374,56 @@ fn text_output_keeps_sysbench_lines() {
 fn io_uring_backend_and_pinned_client_threads() {
     let db = lab().fresh_db("wl_uring");
     prepare(&db, "2", "1000");
+    // `events` read-only transactions on `threads` connections over
+    // io_uring, reconnecting every 15: exact counts, no error
     // (read-only: a read-write mix on 1000 rows may deadlock and retry,
     // which would make the counts inexact)
-    let j = run_json(
-        &db,
-        &[
+    let exact = |threads: &str, events: u64, extra: &[&str]| {
+        let n = events.to_string();
+        let mut a = vec![
             "oltp_read_only",
             "--tables",
             "2",
             "--table-size",
             "1000",
             "--threads",
-            "4",
+            threads,
             "--events",
-            "200",
-            "--reconnect",
-            "20",
-            "--io-backend",
-            "uring",
-            "--client-cpus",
-            "0",
-        ],
-    );
-    let c = &j["client"];
-    assert_eq!(j["status"]["status"], "ok", "{j}");
-    assert_eq!(c["io_uring_connections"], 4, "{c}");
-    assert_eq!(c["direct_io_uring_connections"], 0, "{c}");
-    assert_eq!(c["direct_io_connections"], 0, "{c}");
-    assert_eq!(j["totals"]["transactions"].as_u64(), Some(200));
-    assert_eq!(j["totals"]["reads"].as_u64(), Some(14 * 200));
-    assert_eq!(j["totals"]["other"].as_u64(), Some(2 * 200));
-    assert_eq!(
-        j["totals"]["failed_events"].as_u64(),
-        Some(0),
-        "{}",
-        j["totals"]
-    );
-    assert_eq!(
-        j["totals"]["ignored_errors"].as_u64(),
-        Some(0),
-        "{}",
-        j["totals"]
-    );
-    assert!(
-        j["totals"]["reconnects"].as_u64().unwrap_or(0) >= 4,
-        "{}",
-        j["totals"]
-    );
-    // one CPU given: one client thread, pinned there, recorded
-    assert_eq!(c["shards"], 1, "{c}");
-    assert_eq!(c["pinned_cpus"], "0", "{c}");
-    assert_eq!(j["options"]["client_cpus"], "0", "{}", j["options"]);
-
-    // one connection alone on its thread: direct I/O on a ring of its own
-    // (a request and its receive in one submit), reconnecting, exact counts
-    let j = run_json(
-        &db,
-        &[
-            "oltp_read_only",
-            "--tables",
-            "2",
-            "--table-size",
-            "1000",
-            "--threads",
-            "1",
-            "--events",
-            "100",
+            &n,
             "--reconnect",
             "15",
             "--io-backend",
             "uring",
-        ],
-    );
+        ];
+        a.extend_from_slice(extra);
+        let j = run_json(&db, &a);
+        let t = &j["totals"];
+        assert_eq!(j["status"]["status"], "ok", "{j}");
+        assert_eq!(t["transactions"].as_u64(), Some(events), "{t}");
+        assert_eq!(t["reads"].as_u64(), Some(14 * events), "{t}");
+        assert_eq!(t["other"].as_u64(), Some(2 * events), "{t}");
+        assert_eq!(t["failed_events"].as_u64(), Some(0), "{t}");
+        assert_eq!(t["ignored_errors"].as_u64(), Some(0), "{t}");
+        assert!(t["reconnects"].as_u64().unwrap_or(0) >= 4, "{t}");
+        j
+    };
+    // 4 connections on one client thread's ring
+    let j = exact("4", 200, &["--client-cpus", "0"]);
     let c = &j["client"];
-    assert_eq!(j["status"]["status"], "ok", "{j}");
+    assert_eq!(c["io_uring_connections"], 4, "{c}");
+    assert_eq!(c["direct_io_uring_connections"], 0, "{c}");
+    assert_eq!(c["direct_io_connections"], 0, "{c}");
+    // one CPU given: one client thread, pinned there, recorded
+    assert_eq!(c["shards"], 1, "{c}");
+    assert_eq!(c["pinned_cpus"], "0", "{c}");
+    assert_eq!(j["options"]["client_cpus"], "0", "{}", j["options"]);
+    // one connection alone on its thread: direct I/O on a ring of its own
+    // (a request and its receive in one submit)
+    let j = exact("1", 100, &[]);
+    let c = &j["client"];
     assert_eq!(c["direct_io_connections"], 1, "{c}");
     assert_eq!(c["direct_io_uring_connections"], 1, "{c}");
     assert_eq!(c["io_uring_connections"], 0, "{c}");
-    let t = &j["totals"];
-    assert_eq!(t["transactions"].as_u64(), Some(100), "{t}");
-    assert_eq!(t["reads"].as_u64(), Some(14 * 100), "{t}");
-    assert_eq!(t["other"].as_u64(), Some(2 * 100), "{t}");
-    assert_eq!(t["failed_events"].as_u64(), Some(0), "{t}");
-    assert!(t["reconnects"].as_u64().unwrap_or(0) >= 6, "{t}");
 
     let out = lab().on_sandbox(&[
         "run",

@@ -22,6 +22,42 @@ extern "C" fn destroy_at_exit() {
     }
 }
 
+static BUILD_LAB: OnceLock<Lab> = OnceLock::new();
+
+extern "C" fn destroy_build_lab_at_exit() {
+    if let Some(lab) = BUILD_LAB.get() {
+        lab.destroy();
+    }
+}
+
+/// A private state directory with one sandbox, `name`, started from the
+/// server build `build` (fetched by `qpslab server get`, which needs `mvn`
+/// or the jar in ~/.m2), with `sets` (`var=value`) in its my.cnf;
+/// destroyed when the test process exits.
+pub fn build_lab(build: &str, name: &str, sets: &[&str]) -> &'static Lab {
+    BUILD_LAB.get_or_init(|| {
+        let home =
+            std::env::temp_dir().join(format!("qpslab-{build}-{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        let lab = Lab { home };
+        unsafe { libc::atexit(destroy_build_lab_at_exit) };
+        let o = lab.qpslab(&["server", "get", build]);
+        assert!(
+            o.status.success(),
+            "fetching {build} failed (it needs mvn, or the jar in ~/.m2: bash scripts/deps.sh with QPSLAB_WITH_MAVEN=1): {}",
+            text(&o)
+        );
+        let mut args = vec!["server", "start", "--name", name, "--version", build];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        let o = lab.qpslab(&args);
+        assert!(o.status.success(), "{build} sandbox: {}", text(&o));
+        assert!(text(&o).contains(&format!("build {build}")), "{}", text(&o));
+        lab
+    })
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_qpslab")
 }
