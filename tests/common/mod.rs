@@ -58,6 +58,22 @@ pub fn build_lab(build: &str, name: &str, sets: &[&str]) -> &'static Lab {
     })
 }
 
+impl Lab {
+    /// The sysbench-style built-in workloads `qpslab workloads` lists
+    /// (oltp_*, select_random_*): at least ten.
+    pub fn oltp_workloads(&self) -> Vec<String> {
+        let o = self.qpslab(&["workloads"]);
+        let names: Vec<String> = text(&o)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.starts_with("oltp_") || w.starts_with("select_random"))
+            .map(str::to_string)
+            .collect();
+        assert!(names.len() >= 10, "{names:?}");
+        names
+    }
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_qpslab")
 }
