@@ -124,6 +124,44 @@ struct Slot {
     next: Instant,
     strikes: u32,
     noted: bool,
+    /// Turned off by its budget (see `over_budget`).
+    off: bool,
+}
+
+/// The slowest a source is polled before the budget turns it off.
+const SLOWEST_EVERY: f64 = 60.0;
+
+/// What a poll's time did to its source (`over_budget`).
+#[derive(Debug, PartialEq)]
+enum Budget {
+    Within,
+    /// The interval doubled (up to `SLOWEST_EVERY`).
+    Slowed,
+    /// Still over budget at the slowest rate: off for the run (e.g.
+    /// SHOW ENGINE INNODB MUTEX, which walks one rw-lock per buffer-pool
+    /// page, on a large pool).
+    Off,
+}
+
+/// Counts a poll of `took` seconds against `budget`: the third in a row
+/// over it slows the source down, or turns it off at the slowest rate.
+fn over_budget(slot: &mut Slot, took: f64, budget: f64) -> Budget {
+    if took <= budget {
+        slot.strikes = 0;
+        return Budget::Within;
+    }
+    slot.strikes += 1;
+    if slot.strikes < 3 {
+        return Budget::Within;
+    }
+    slot.strikes = 0;
+    if slot.every < SLOWEST_EVERY {
+        slot.every = (slot.every * 2.0).min(SLOWEST_EVERY);
+        Budget::Slowed
+    } else {
+        slot.off = true;
+        Budget::Off
+    }
 }
 
 fn applies(id: SourceId, caps: &Caps) -> bool {
@@ -309,31 +347,30 @@ impl Driver {
 }
 
 impl Driver {
-    /// Three polls in a row over budget double the source's interval (up to a minute).
+    /// Three polls in a row over budget double the source's interval (up
+    /// to a minute); three more at a minute turn it off for the run.
     fn check_budget(&self, slot: &mut Slot, took: Duration) {
         let budget = slot.every * self.cfg.budget_share;
-        if took.as_secs_f64() <= budget {
-            slot.strikes = 0;
-            return;
-        }
-        slot.strikes += 1;
-        if slot.strikes >= 3 && slot.every < 60.0 {
-            let old = slot.every;
-            slot.every = (slot.every * 2.0).min(60.0);
-            slot.strikes = 0;
-            self.note(
-                Some(slot.id),
-                NoteKind::Slowed,
-                format!(
-                    "{} took {:.1} ms, over its budget of {:.1} ms three times in a row: now polled every {} s instead of {} s",
-                    slot.id.name(),
-                    took.as_secs_f64() * 1e3,
-                    budget * 1e3,
-                    slot.every,
-                    old
-                ),
-            );
-        }
+        let old = slot.every;
+        let text = match over_budget(slot, took.as_secs_f64(), budget) {
+            Budget::Within => return,
+            Budget::Slowed => format!(
+                "{} took {:.1} ms, over its budget of {:.1} ms three times in a row: now polled every {} s instead of {} s",
+                slot.id.name(),
+                took.as_secs_f64() * 1e3,
+                budget * 1e3,
+                slot.every,
+                old
+            ),
+            Budget::Off => format!(
+                "{} took {:.1} ms, over its budget of {:.1} ms three times in a row at its slowest rate (every {} s): turned off for the rest of the run",
+                slot.id.name(),
+                took.as_secs_f64() * 1e3,
+                budget * 1e3,
+                old
+            ),
+        };
+        self.note(Some(slot.id), NoteKind::Slowed, text);
     }
 }
 
@@ -374,6 +411,7 @@ fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
                 next: next_tick(phase, base, start),
                 strikes: 0,
                 noted: false,
+                off: false,
             })
             .collect();
         // The host's sources first in each tick: they take a fraction of
@@ -407,7 +445,9 @@ fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
                 if !due {
                     continue;
                 }
-                let runnable = applies(slot.id, &d.caps) && (!slot.id.is_sql() || d.conn.is_some());
+                let runnable = !slot.off
+                    && applies(slot.id, &d.caps)
+                    && (!slot.id.is_sql() || d.conn.is_some());
                 if runnable {
                     if let Some(took) = d.poll(slot).await {
                         d.check_budget(slot, took);
@@ -451,4 +491,38 @@ fn drive(cfg: MonitorConfig, stop: Arc<AtomicBool>, tx: Sender<Event>) {
             c.quit().await;
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_over_budget_is_slowed_then_turned_off() {
+        let mut slot = Slot {
+            id: SourceId::InnodbMutex,
+            every: 15.0,
+            next: Instant::now(),
+            strikes: 0,
+            noted: false,
+            off: false,
+        };
+        // two slow polls and a quick one: nothing happens
+        for took in [2.0, 2.0, 0.1] {
+            assert_eq!(over_budget(&mut slot, took, 1.0), Budget::Within);
+        }
+        assert_eq!(slot.every, 15.0);
+        // three in a row: 15 -> 30 -> 60 s, then off
+        for every in [30.0, 60.0] {
+            assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Within);
+            assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Within);
+            assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Slowed);
+            assert_eq!(slot.every, every);
+            assert!(!slot.off);
+        }
+        assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Within);
+        assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Within);
+        assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Off);
+        assert!(slot.off);
+    }
 }

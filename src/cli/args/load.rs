@@ -144,7 +144,8 @@ pub struct MonitorArgs {
     #[arg(long, default_value = "", hide_default_value = true)]
     pub monitor_off: String,
     /// A poll may take this percentage of its source's interval; a source
-    /// over it three polls in a row is polled half as often (with a note).
+    /// over it three polls in a row is polled half as often, down to once
+    /// a minute, then turned off for the run (with a note).
     #[arg(long, default_value_t = 5.0, value_parser = positive_f64)]
     pub monitor_budget: f64,
 }
