@@ -333,7 +333,7 @@ pub fn run_clocked(
         direct_connections: shared.direct.load(Ordering::Relaxed),
         uring_connections: shared.uring.load(Ordering::Relaxed),
         direct_ring_connections: shared.direct_ring.load(Ordering::Relaxed),
-        lean_metadata_connections: shared.lean_metadata.load(Ordering::Relaxed),
+        metadata_off_connections: shared.metadata_off.load(Ordering::Relaxed),
         client_cpus: cfg.client_cpus.clone(),
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,

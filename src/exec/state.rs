@@ -32,7 +32,7 @@ pub struct Shared {
     /// Connections on the io_uring backend.
     pub uring: AtomicUsize,
     /// Connections whose results come without column definitions.
-    pub lean_metadata: AtomicUsize,
+    pub metadata_off: AtomicUsize,
     pub t0: OnceLock<Instant>,
     /// Remaining events under --events; only touched when `limited`.
     pub events_left: AtomicI64,
@@ -60,7 +60,7 @@ impl Shared {
             direct: AtomicUsize::new(0),
             direct_ring: AtomicUsize::new(0),
             uring: AtomicUsize::new(0),
-            lean_metadata: AtomicUsize::new(0),
+            metadata_off: AtomicUsize::new(0),
             t0: OnceLock::new(),
             limited: events > 0,
             events_left: AtomicI64::new(if events == 0 { i64::MAX } else { events as i64 }),

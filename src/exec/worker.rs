@@ -155,7 +155,7 @@ async fn open(
     // send them again with each result (MySQL 8). A server that refuses
     // keeps sending them.
     match conn.skip_result_metadata().await {
-        Ok(_) | Err(ProtoError::Server(_)) => {}
+        Ok(()) | Err(ProtoError::Server(_)) => {}
         Err(e) => return Err(e),
     }
     if link.cfg.io == IoMode::Uring && !alone_in_closed_model(link.cfg, link.state) {
@@ -248,7 +248,7 @@ pub async fn worker(
         shared.uring.fetch_add(1, Ordering::Relaxed);
     }
     if conn.result_metadata_off() {
-        shared.lean_metadata.fetch_add(1, Ordering::Relaxed);
+        shared.metadata_off.fetch_add(1, Ordering::Relaxed);
     }
     let mut next_yield = Instant::now() + DIRECT_YIELD;
     let mut done_since_reconnect = 0u64;

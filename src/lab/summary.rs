@@ -77,7 +77,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "direct_io_connections": r.direct_connections,
             "io_uring_connections": r.uring_connections,
             "direct_io_uring_connections": r.direct_ring_connections,
-            "result_metadata_off_connections": r.lean_metadata_connections,
+            "result_metadata_off_connections": r.metadata_off_connections,
             "pinned_cpus": crate::stats::cpu_list_text(&r.client_cpus),
             "sched": if r.client_sched_batch { "batch" } else { "normal" },
         },

@@ -352,25 +352,23 @@ impl Driver {
     fn check_budget(&self, slot: &mut Slot, took: Duration) {
         let budget = slot.every * self.cfg.budget_share;
         let old = slot.every;
-        let text = match over_budget(slot, took.as_secs_f64(), budget) {
+        let what = match over_budget(slot, took.as_secs_f64(), budget) {
             Budget::Within => return,
-            Budget::Slowed => format!(
-                "{} took {:.1} ms, over its budget of {:.1} ms three times in a row: now polled every {} s instead of {} s",
-                slot.id.name(),
-                took.as_secs_f64() * 1e3,
-                budget * 1e3,
-                slot.every,
-                old
-            ),
-            Budget::Off => format!(
-                "{} took {:.1} ms, over its budget of {:.1} ms three times in a row at its slowest rate (every {} s): turned off for the rest of the run",
-                slot.id.name(),
-                took.as_secs_f64() * 1e3,
-                budget * 1e3,
-                old
-            ),
+            Budget::Slowed => format!(": now polled every {} s instead of {old} s", slot.every),
+            Budget::Off => {
+                format!(" at its slowest rate (every {old} s): turned off for the rest of the run")
+            }
         };
-        self.note(Some(slot.id), NoteKind::Slowed, text);
+        self.note(
+            Some(slot.id),
+            NoteKind::Slowed,
+            format!(
+                "{} took {:.1} ms, over its budget of {:.1} ms three times in a row{what}",
+                slot.id.name(),
+                took.as_secs_f64() * 1e3,
+                budget * 1e3,
+            ),
+        );
     }
 }
 

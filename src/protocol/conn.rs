@@ -157,9 +157,9 @@ impl Conn {
     /// For load connections whose statements are prepared: their column
     /// types were read at prepare time, and later prepares switch the
     /// definitions back on for their own response. Text results then carry
-    /// no column names (`query` is for other connections). Returns whether
-    /// the definitions are off.
-    pub async fn skip_result_metadata(&mut self) -> Result<bool, ProtoError> {
+    /// no column names (`query` is for other connections);
+    /// `result_metadata_off` says whether the server took it.
+    pub async fn skip_result_metadata(&mut self) -> Result<(), ProtoError> {
         let offered = self
             .session
             .capabilities
@@ -168,7 +168,7 @@ impl Conn {
             self.exec(METADATA_NONE).await?;
             self.metadata_off = true;
         }
-        Ok(self.metadata_off)
+        Ok(())
     }
 
     /// Changes the bound on waiting for a response (e.g. longer for an

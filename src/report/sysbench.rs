@@ -293,11 +293,11 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             "normal scheduling"
         }
     );
-    if r.lean_metadata_connections > 0 {
+    if r.metadata_off_connections > 0 {
         let _ = writeln!(
             o,
             "    result metadata:               not sent by the server on {} of {all} connections (resultset_metadata = NONE; sysbench's client gets it every time)",
-            r.lean_metadata_connections
+            r.metadata_off_connections
         );
     }
     if t.queries() > 0 {

@@ -469,12 +469,14 @@ fn arrange(x: &Path, tree: &Path) -> Result<PathBuf> {
             .iter()
             .any(|p| d.join(p).is_file())
     };
-    if find_dir(x, 6, &is_tree).is_none() {
+    let mut top = find_dir(x, 6, &is_tree);
+    if top.is_none() {
         if let Some(inner) = inner_linux_tarball(x) {
             unpack(&inner, &x.join("linux"))?;
+            top = find_dir(x, 6, &is_tree);
         }
     }
-    if let Some(top) = find_dir(x, 6, &is_tree) {
+    if let Some(top) = top {
         fs::rename(&top, tree)?;
     } else if let Some(mxj) = find_dir(x, 3, &|d| d.join("Linux-x86_64/mysqld").is_file()) {
         fs::create_dir_all(tree.join("bin"))?;

@@ -101,7 +101,7 @@ pub struct RunResult {
     pub direct_ring_connections: usize,
     /// Connections whose result sets came without column definitions
     /// (MySQL 8's resultset_metadata = NONE).
-    pub lean_metadata_connections: usize,
+    pub metadata_off_connections: usize,
     /// CPUs the load threads were pinned to (`--client-cpus`); empty: none.
     pub client_cpus: Vec<usize>,
     pub client_sched_batch: bool,
