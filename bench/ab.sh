@@ -9,6 +9,7 @@
 #
 # Usage: bench/ab.sh BIN_A BIN_B
 #   env: THREADS="1 4 16 64" TIME=5 ROUNDS=3 TABLES=4 ROWS=100000 WORKLOAD=oltp_point_select
+#        EXTRA="--io-backend uring" (options given to both binaries' runs)
 set -euo pipefail
 A=$1 B=$2
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ ROUNDS=${ROUNDS:-3}
 TABLES=${TABLES:-4}
 ROWS=${ROWS:-100000}
 WORKLOAD=${WORKLOAD:-oltp_point_select}
+read -r -a EXTRA <<< "${EXTRA:-}"
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
 "$A" server start --name ab --profile bench >/dev/null
@@ -28,7 +30,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 one() { # bin threads -> "qps us_per_query"
   /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" run "$WORKLOAD" --server ab --tables "$TABLES" \
-    --table-size "$ROWS" --threads "$2" --time "$TIME" --format json --no-store > "$tmp/j" 2>/dev/null || true
+    --table-size "$ROWS" --threads "$2" --time "$TIME" --format json --no-store ${EXTRA[@]+"${EXTRA[@]}"} > "$tmp/j" 2>/dev/null || true
   python3 - "$tmp/j" "$tmp/t" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); u, s = map(float, open(sys.argv[2]).read().split()[-2:])

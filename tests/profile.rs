@@ -301,6 +301,62 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
     assert!(per_query("poll") + per_query("ppoll") > 0.8, "{load}");
 }
 
+/// `--io-backend uring` with 8 connections on one client thread: a pass
+/// of the ring's pump is one io_uring_enter that submits the requests and
+/// waits for the next answers, so the load threads make under one
+/// io_uring_enter a query and hardly ever an epoll_wait (the runtime's
+/// wait). Before, each pass was an io_uring_enter and an epoll_wait: about
+/// 1.5 calls a query, 0.6 of them epoll_wait.
+#[test]
+fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
+    let l = lab();
+    let db = l.fresh_db("prof_ring");
+    let size = ["--tables", "1", "--table-size", "2000"];
+    let mut prep = vec!["prepare", "oltp_point_select"];
+    prep.extend(size);
+    assert!(l.on_db(&db, &prep).status.success());
+    let mut run = vec![
+        "run",
+        "oltp_point_select",
+        "--threads",
+        "8",
+        "--client-shards",
+        "1",
+        "--io-backend",
+        "uring",
+        "--events",
+        "20000",
+        "--time",
+        "120",
+    ];
+    run.extend(size);
+    run.extend(["--profile", "syscalls", "--no-store", "--format", "json"]);
+    let o = l.on_db(&db, &run);
+    assert!(o.status.success(), "{}", text(&o));
+    let j = common::json(&o);
+    assert_eq!(j["client"]["io_uring_connections"], 8, "{}", j["client"]);
+    let k = &j["profile"]["kinds"][0];
+    assert_eq!(k["kind"], "syscalls", "{j}");
+    let load = &k["sides"]["load"];
+    let per_query = |name: &str| {
+        load["top"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["per_query"].as_f64())
+            .unwrap_or(0.0)
+    };
+    let (enter, epoll) = (per_query("io_uring_enter"), per_query("epoll_wait"));
+    eprintln!("a query: io_uring_enter {enter}, epoll_wait {epoll}");
+    assert!(enter > 0.0, "no io_uring_enter counted: {load}");
+    assert!(epoll < 0.3, "epoll_wait {epoll} a query: {load}");
+    assert!(
+        enter + epoll < 1.2,
+        "io_uring_enter {enter} + epoll_wait {epoll} a query: {load}"
+    );
+}
+
 #[test]
 fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
     let l = lab();

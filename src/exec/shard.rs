@@ -53,14 +53,10 @@ pub fn run_shard(
         return;
     }
     let uring = cfg.io == IoMode::Uring;
-    let mut builder = tokio::runtime::Builder::new_current_thread();
-    builder.enable_all();
-    if uring {
-        // What the connections queued during a pass goes to the kernel in
-        // one call, just before the runtime waits.
-        builder.on_thread_park(crate::protocol::uring::submit_pending);
-    }
-    let rt = match builder.build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             let _ = tx.send(Msg::Fatal(format!("cannot start a client runtime: {e}")));
@@ -101,7 +97,16 @@ pub fn run_shard(
         None
     };
     local.block_on(&rt, async {
-        let driver = ring.map(|fd| tokio::task::spawn_local(crate::protocol::uring::drive(fd)));
+        // The ring's pump waits for completions in the call that submits
+        // (see protocol::uring), except in an open-model run, whose
+        // arrival timers must keep their time.
+        let wait = if cfg.rate > 0.0 {
+            Duration::ZERO
+        } else {
+            crate::protocol::uring::PASS_WAIT
+        };
+        let driver =
+            ring.map(|fd| tokio::task::spawn_local(crate::protocol::uring::pump(fd, wait)));
         let mut handles = Vec::with_capacity(n);
         for (slot, &id) in workers.iter().enumerate() {
             let (cfg, shared, state, tx) = (cfg.clone(), shared.clone(), state.clone(), tx.clone());

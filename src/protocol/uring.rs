@@ -6,14 +6,20 @@
 //! future or connection gave back. A send copies the packet into the
 //! slot's buffer, queues it and returns at once (a short send is finished
 //! by the completion handler); a receive queues a read into the slot's
-//! buffer and waits. Nothing is submitted per query: the shard's runtime
-//! calls [`submit_pending`] once before it goes idle, so every connection
-//! that became ready in a pass goes to the kernel in one `io_uring_enter`
-//! (the sends, which complete inline, are reaped right there), and the
-//! runtime's poll of the ring's descriptor wakes [`drive`], which reaps
-//! every receive that completed since at once. At 16 connections a shard that is
-//! 2 system calls a pass, against 2 per query (send, receive) plus an
-//! epoll_wait on the reactor.
+//! buffer and waits. Nothing is submitted per query: the shard's [`pump`]
+//! task runs once a pass, after the connections it woke have queued their
+//! next requests, and makes one `io_uring_enter` that submits them all
+//! and waits for the next completions (sends complete inside the call; it
+//! waits for one receive beyond them, at most `wait`). The connections
+//! those completions finish are woken and the pump runs again; the
+//! runtime's own wait (epoll, with tokio's timers) is only reached when
+//! no receive completes within `wait`, and its zero-timeout check of
+//! timers and sockets once every 61 task polls. So a pass is one system
+//! call, for as many queries as completed in it.
+//!
+//! With `wait` zero (open-model runs, whose arrival timers must not wait
+//! behind a ring) the pump submits only, and the runtime waits in epoll
+//! for the ring's descriptor: two calls a pass.
 //!
 //! Owns: the ring, the slots and their buffers. Must not touch: packet
 //! framing (io.rs), the run's state (exec).
@@ -23,6 +29,7 @@ use std::cell::RefCell;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 /// Bytes one receive asks for.
 const RBUF: usize = 16 * 1024;
@@ -31,6 +38,12 @@ const RBUF: usize = 16 * 1024;
 const ENTRIES: u32 = 256;
 /// user_data of cancel and timeout requests, whose completions are ignored.
 const CONTROL: u64 = u64::MAX;
+/// How long a pass of the [`pump`] waits inside io_uring_enter for a
+/// receive before it hands the wait to the runtime: the most a tokio timer
+/// (the interval ticker, the read-timeout watchdog, a think time) can be
+/// late while every request of the shard is with the server. Under load a
+/// receive completes long before it.
+pub const PASS_WAIT: Duration = Duration::from_millis(1);
 
 /// One registered socket.
 struct Slot {
@@ -62,8 +75,16 @@ struct Ring {
     next_gen: u32,
     /// Entries queued since the last submit.
     queued: usize,
+    /// Of those, sends (they complete inside the submitting call).
+    sends_queued: usize,
     /// Requests whose completion has not been reaped (control ones excluded).
     in_flight: usize,
+    /// Of those, receives.
+    recvs: usize,
+    /// The pump, while it waits through the runtime: a new request wakes it.
+    pump: Option<Waker>,
+    /// The kernel can time a wait (IORING_FEAT_EXT_ARG, Linux 5.11).
+    timed_wait: bool,
     /// Receives wait for the socket's readiness before trying a read
     /// (IORING_RECVSEND_POLL_FIRST, Linux 5.19): a response never follows
     /// its request at once, so the first attempt would only fail. Off
@@ -107,6 +128,7 @@ pub fn install() -> io::Result<RawFd> {
         .build(ENTRIES)
         .or_else(|_| IoUring::new(ENTRIES))?;
     let fd = ring.as_raw_fd();
+    let timed_wait = ring.params().is_feature_ext_arg();
     RING.with(|r| {
         *r.borrow_mut() = Some(Ring {
             ring,
@@ -114,7 +136,11 @@ pub fn install() -> io::Result<RawFd> {
             free: Vec::new(),
             next_gen: 1,
             queued: 0,
+            sends_queued: 0,
             in_flight: 0,
+            recvs: 0,
+            pump: None,
+            timed_wait,
             poll_first: true,
         })
     });
@@ -134,35 +160,13 @@ fn with<T>(f: impl FnOnce(&mut Ring) -> T) -> T {
     })
 }
 
-/// Submits what was queued (called by the shard's runtime before it
-/// parks), then takes the completions the kernel posted during the call:
-/// sends usually complete inline, and left on the queue they would make
-/// the runtime's wait return at once, for nothing (one more system call
-/// a pass). A receive found complete wakes its connection from here.
-pub fn submit_pending() {
-    let mut wake = Vec::new();
-    RING.with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            if let Some(ring) = r.as_mut() {
-                // (a short send found here is queued again: submit that too)
-                for _ in 0..4 {
-                    if ring.queued == 0 {
-                        break;
-                    }
-                    ring.submit();
-                    ring.reap(&mut wake);
-                }
-            }
-        }
-    });
-    // (an empty Vec does not allocate; one that is not is a rare pass)
-    wake.into_iter().for_each(Waker::wake);
-}
-
-/// Reaps completions each time the ring's descriptor is readable, waking
-/// the connections they finish. Runs as a task of the shard for as long as
-/// the ring is installed.
-pub async fn drive(fd: RawFd) -> io::Result<()> {
+/// Drives this thread's ring for as long as it is installed (a task of
+/// the shard): each time it runs, submits what the connections queued
+/// and, unless `wait` is zero, waits in the same call for the next
+/// receive to complete (at most `wait`); then wakes the connections whose
+/// requests completed and yields to them. When nothing completes, it waits
+/// through the runtime for the ring's descriptor (and for a new request).
+pub async fn pump(fd: RawFd, wait: Duration) -> io::Result<()> {
     struct RingFd(RawFd);
     impl AsRawFd for RingFd {
         fn as_raw_fd(&self) -> RawFd {
@@ -175,16 +179,32 @@ pub async fn drive(fd: RawFd) -> io::Result<()> {
         tokio::io::unix::AsyncFd::register_with_interest(RingFd(fd), tokio::io::Interest::READABLE)
     }
     .map_err(|e| e.into_parts().1)?;
+    let ts = types::Timespec::from(wait);
+    let timed = (!wait.is_zero()).then_some(&ts);
     let mut wake = Vec::with_capacity(64);
-    loop {
-        let mut guard = afd.readable().await?;
-        // Reap, forget the readiness, reap again: a completion posted in
-        // between is not left waiting for another one.
-        with(|r| r.reap(&mut wake));
-        guard.clear_ready();
-        with(|r| r.reap(&mut wake));
-        wake.drain(..).for_each(Waker::wake);
-    }
+    std::future::poll_fn(|cx| loop {
+        with(|r| r.pass(timed, &mut wake));
+        if !wake.is_empty() {
+            wake.drain(..).for_each(Waker::wake);
+            // The woken connections queue their next requests first.
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        if with(|r| r.queued > 0) {
+            continue; // (the rest of a short send)
+        }
+        with(|r| match &r.pump {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => r.pump = Some(cx.waker().clone()),
+        });
+        match afd.poll_read_ready(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            // Completions came: take them on the next turn of the loop.
+            Poll::Ready(Ok(mut guard)) => guard.clear_ready(),
+        }
+    })
+    .await
 }
 
 /// Frees this thread's ring once the requests still in flight (of
@@ -195,6 +215,7 @@ pub fn uninstall() {
     let Some(mut ring) = RING.with(|r| r.borrow_mut().take()) else {
         return;
     };
+    ring.pump = None;
     let mut sink = Vec::new();
     for _ in 0..10 {
         ring.reap(&mut sink);
@@ -279,11 +300,35 @@ impl Ring {
             }
         }
         self.queued += 1;
+        if let Some(w) = self.pump.take() {
+            w.wake();
+        }
     }
 
     fn submit(&mut self) {
         self.queued = 0;
+        self.sends_queued = 0;
         let _ = self.ring.submit();
+    }
+
+    /// One pass of the pump: submits what is queued and, with `wait` and a
+    /// receive in flight, waits in the same call for the sends just
+    /// submitted and one completion more (at most `wait`); then reaps.
+    fn pass(&mut self, wait: Option<&types::Timespec>, wake: &mut Vec<Waker>) {
+        match wait {
+            Some(ts) if self.timed_wait && self.recvs > 0 => {
+                let want = self.sends_queued + 1;
+                self.queued = 0;
+                self.sends_queued = 0;
+                let args = types::SubmitArgs::new().timespec(ts);
+                // ETIME (nothing came within `wait`) and EINTR are not
+                // failures; a request that failed shows in its completion.
+                let _ = self.ring.submitter().submit_with_args(want, &args);
+            }
+            _ if self.queued > 0 => self.submit(),
+            _ => {}
+        }
+        self.reap(wake);
     }
 
     fn register(&mut self, fd: RawFd) -> usize {
@@ -369,6 +414,7 @@ impl Ring {
             s.reading = true;
             let e = recv_entry(i, s, self.poll_first);
             self.in_flight += 1;
+            self.recvs += 1;
             self.push(&e);
         }
         Poll::Pending
@@ -392,6 +438,7 @@ impl Ring {
         s.writing = true;
         let e = send_entry(i, s);
         self.in_flight += 1;
+        self.sends_queued += 1;
         self.push(&e);
         Poll::Ready(Ok(()))
     }
@@ -409,6 +456,7 @@ impl Ring {
             }
             self.in_flight -= 1;
             let (i, gen, send) = ((ud as u32 >> 1) as usize, (ud >> 32) as u32, ud & 1 == 1);
+            self.recvs -= usize::from(!send);
             let Some(s) = self.slots.get_mut(i).and_then(Option::as_mut) else {
                 continue;
             };
@@ -419,7 +467,7 @@ impl Ring {
             if send {
                 if res >= 0 && s.wsent + (res as usize) < s.wbuf.len() {
                     s.wsent += res as usize;
-                    resend = Some(send_entry(i, s));
+                    resend = Some((send_entry(i, s), true));
                 } else {
                     s.writing = false;
                     if res < 0 {
@@ -431,7 +479,7 @@ impl Ring {
             } else if res == -libc::EINVAL && self.poll_first {
                 // An older kernel: the same receive without the flag.
                 self.poll_first = false;
-                resend = Some(recv_entry(i, s, false));
+                resend = Some((recv_entry(i, s, false), false));
             } else {
                 s.reading = false;
                 match res {
@@ -445,8 +493,10 @@ impl Ring {
                 self.slots[i] = None;
                 self.free.push(i);
             }
-            if let Some(e) = resend.take() {
+            if let Some((e, is_send)) = resend.take() {
                 self.in_flight += 1;
+                self.sends_queued += usize::from(is_send);
+                self.recvs += usize::from(!is_send);
                 self.push(&e);
             }
         }
