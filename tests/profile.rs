@@ -203,6 +203,33 @@ fn strace_counts(text: &str, from: f64, to: f64) -> std::collections::BTreeMap<S
     counts
 }
 
+/// Point selects on `db` (tables of `size`) with the `load` options,
+/// profiled for system calls; JSON out, nothing stored.
+fn syscalls_profiled(
+    l: &common::Lab,
+    db: &str,
+    size: &[&str],
+    load: &[&str],
+) -> std::process::Output {
+    let mut run = vec!["run", "oltp_point_select", "--time", "120"];
+    run.extend(load);
+    run.extend(size);
+    run.extend(["--profile", "syscalls", "--no-store", "--format", "json"]);
+    l.on_db(db, &run)
+}
+
+/// Calls a query of syscall `name` on one side of a syscalls profile (0
+/// when it is not among the side's top calls).
+fn calls_per_query(side: &serde_json::Value, name: &str) -> f64 {
+    side["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["per_query"].as_f64())
+        .unwrap_or(0.0)
+}
+
 #[test]
 fn syscalls_per_query_agree_with_strace_over_the_same_load() {
     let l = lab();
@@ -237,22 +264,9 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
         .spawn()
         .expect("start strace");
     std::thread::sleep(std::time::Duration::from_millis(700));
-    let mut run = vec![
-        "run",
-        "oltp_point_select",
-        "--threads",
-        "2",
-        // a client thread per connection: each on direct I/O
-        "--client-shards",
-        "2",
-        "--events",
-        "6000",
-        "--time",
-        "120",
-    ];
-    run.extend(size);
-    run.extend(["--profile", "syscalls", "--no-store", "--format", "json"]);
-    let o = l.on_db(&db, &run);
+    // a client thread per connection: each on direct I/O
+    let load = ["--threads", "2", "--client-shards", "2", "--events", "6000"];
+    let o = syscalls_profiled(l, &db, &size, &load);
     unsafe {
         libc::kill(strace.id() as i32, libc::SIGINT);
     }
@@ -288,15 +302,7 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
     // direct I/O: a send, a poll and a receive per query, no epoll_wait
     // (the reactor path made about 4 syscalls a query)
     assert!(load["per_query"].as_f64().unwrap() < 3.5, "{load}");
-    let per_query = |name: &str| {
-        load["top"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name)
-            .and_then(|t| t["per_query"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let per_query = |name: &str| calls_per_query(load, name);
     assert!(per_query("epoll_wait") < 0.1, "{load}");
     assert!(per_query("poll") + per_query("ppoll") > 0.8, "{load}");
 }
@@ -315,9 +321,7 @@ fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
     let mut prep = vec!["prepare", "oltp_point_select"];
     prep.extend(size);
     assert!(l.on_db(&db, &prep).status.success());
-    let mut run = vec![
-        "run",
-        "oltp_point_select",
+    let load = [
         "--threads",
         "8",
         "--client-shards",
@@ -326,27 +330,15 @@ fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
         "uring",
         "--events",
         "20000",
-        "--time",
-        "120",
     ];
-    run.extend(size);
-    run.extend(["--profile", "syscalls", "--no-store", "--format", "json"]);
-    let o = l.on_db(&db, &run);
+    let o = syscalls_profiled(l, &db, &size, &load);
     assert!(o.status.success(), "{}", text(&o));
     let j = common::json(&o);
     assert_eq!(j["client"]["io_uring_connections"], 8, "{}", j["client"]);
     let k = &j["profile"]["kinds"][0];
     assert_eq!(k["kind"], "syscalls", "{j}");
     let load = &k["sides"]["load"];
-    let per_query = |name: &str| {
-        load["top"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["name"] == name)
-            .and_then(|t| t["per_query"].as_f64())
-            .unwrap_or(0.0)
-    };
+    let per_query = |name: &str| calls_per_query(load, name);
     let (enter, epoll) = (per_query("io_uring_enter"), per_query("epoll_wait"));
     eprintln!("a query: io_uring_enter {enter}, epoll_wait {epoll}");
     assert!(enter > 0.0, "no io_uring_enter counted: {load}");
