@@ -36,6 +36,9 @@ const RBUF: usize = 16 * 1024;
 /// Submission queue entries per ring (a send and a receive per
 /// connection fit many times over; a full queue is submitted at once).
 const ENTRIES: u32 = 256;
+/// Registered-file table entries per ring: a socket's slot number is its
+/// entry (slots beyond it use the plain descriptor).
+const FILES: u32 = 4096;
 /// user_data of cancel and timeout requests, whose completions are ignored.
 const CONTROL: u64 = u64::MAX;
 /// How long a pass of the [`pump`] waits inside io_uring_enter for a
@@ -48,6 +51,10 @@ pub const PASS_WAIT: Duration = Duration::from_millis(1);
 /// One registered socket.
 struct Slot {
     fd: RawFd,
+    /// The socket is entry `slot` of the ring's registered files: requests
+    /// name it there, which spares the kernel a descriptor lookup (and its
+    /// reference count) per request.
+    fixed: bool,
     /// Changes with every registration, so that a late completion of a
     /// slot's former socket is not taken for the new one's.
     gen: u32,
@@ -85,6 +92,8 @@ struct Ring {
     pump: Option<Waker>,
     /// The kernel can time a wait (IORING_FEAT_EXT_ARG, Linux 5.11).
     timed_wait: bool,
+    /// A sparse registered-file table was set up (Linux 5.19).
+    files: bool,
     /// Receives wait for the socket's readiness before trying a read
     /// (IORING_RECVSEND_POLL_FIRST, Linux 5.19): a response never follows
     /// its request at once, so the first attempt would only fail. Off
@@ -129,6 +138,7 @@ pub fn install() -> io::Result<RawFd> {
         .or_else(|_| IoUring::new(ENTRIES))?;
     let fd = ring.as_raw_fd();
     let timed_wait = ring.params().is_feature_ext_arg();
+    let files = ring.submitter().register_files_sparse(FILES).is_ok();
     RING.with(|r| {
         *r.borrow_mut() = Some(Ring {
             ring,
@@ -141,6 +151,7 @@ pub fn install() -> io::Result<RawFd> {
             recvs: 0,
             pump: None,
             timed_wait,
+            files,
             poll_first: true,
         })
     });
@@ -334,8 +345,17 @@ impl Ring {
     fn register(&mut self, fd: RawFd) -> usize {
         let gen = self.next_gen;
         self.next_gen = self.next_gen.wrapping_add(1);
+        let i = self.free.last().copied().unwrap_or(self.slots.len());
+        let fixed = self.files
+            && i < FILES as usize
+            && self
+                .ring
+                .submitter()
+                .register_files_update(i as u32, &[fd])
+                .is_ok();
         let slot = Slot {
             fd,
+            fixed,
             gen,
             rbuf: vec![0; RBUF].into_boxed_slice(),
             rstart: 0,
@@ -363,13 +383,22 @@ impl Ring {
         }
     }
 
+    /// Frees slot `i` (nothing of it in flight) and its registered file,
+    /// which would otherwise keep the socket open after its descriptor
+    /// is closed.
+    fn free_slot(&mut self, i: usize) {
+        if self.slots[i].take().is_some_and(|s| s.fixed) {
+            let _ = self.ring.submitter().register_files_update(i as u32, &[-1]);
+        }
+        self.free.push(i);
+    }
+
     fn close(&mut self, i: usize) {
         let Some(s) = self.slots[i].as_mut() else {
             return;
         };
         if !s.reading && !s.writing {
-            self.slots[i] = None;
-            self.free.push(i);
+            self.free_slot(i);
             return;
         }
         s.closed = true;
@@ -490,8 +519,7 @@ impl Ring {
                 wake.extend(s.rwaker.take());
             }
             if s.closed && !s.reading && !s.writing {
-                self.slots[i] = None;
-                self.free.push(i);
+                self.free_slot(i);
             }
             if let Some((e, is_send)) = resend.take() {
                 self.in_flight += 1;
@@ -507,8 +535,13 @@ impl Ring {
 fn recv_entry(i: usize, s: &mut Slot, poll_first: bool) -> io_uring::squeue::Entry {
     /// IORING_RECVSEND_POLL_FIRST, in the entry's ioprio field.
     const POLL_FIRST: u16 = 1;
-    opcode::Recv::new(types::Fd(s.fd), s.rbuf.as_mut_ptr(), s.rbuf.len() as u32)
-        .ioprio(if poll_first { POLL_FIRST } else { 0 })
+    let (ptr, len) = (s.rbuf.as_mut_ptr(), s.rbuf.len() as u32);
+    let recv = if s.fixed {
+        opcode::Recv::new(types::Fixed(i as u32), ptr, len)
+    } else {
+        opcode::Recv::new(types::Fd(s.fd), ptr, len)
+    };
+    recv.ioprio(if poll_first { POLL_FIRST } else { 0 })
         .build()
         .user_data(key(i, s.gen, false))
 }
@@ -516,8 +549,12 @@ fn recv_entry(i: usize, s: &mut Slot, poll_first: bool) -> io_uring::squeue::Ent
 /// The send of the rest of a slot's buffer.
 fn send_entry(i: usize, s: &Slot) -> io_uring::squeue::Entry {
     let rest = &s.wbuf[s.wsent..];
-    opcode::Send::new(types::Fd(s.fd), rest.as_ptr(), rest.len() as u32)
-        .flags(libc::MSG_NOSIGNAL)
+    let send = if s.fixed {
+        opcode::Send::new(types::Fixed(i as u32), rest.as_ptr(), rest.len() as u32)
+    } else {
+        opcode::Send::new(types::Fd(s.fd), rest.as_ptr(), rest.len() as u32)
+    };
+    send.flags(libc::MSG_NOSIGNAL)
         .build()
         .user_data(key(i, s.gen, true))
 }
