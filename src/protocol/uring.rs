@@ -194,14 +194,14 @@ pub async fn pump(fd: RawFd, wait: Duration) -> io::Result<()> {
     let timed = (!wait.is_zero()).then_some(&ts);
     let mut wake = Vec::with_capacity(64);
     std::future::poll_fn(|cx| loop {
-        with(|r| r.pass(timed, &mut wake));
+        let still_queued = with(|r| r.pass(timed, &mut wake));
         if !wake.is_empty() {
             wake.drain(..).for_each(Waker::wake);
             // The woken connections queue their next requests first.
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
-        if with(|r| r.queued > 0) {
+        if still_queued {
             continue; // (the rest of a short send)
         }
         with(|r| match &r.pump {
@@ -322,10 +322,23 @@ impl Ring {
         let _ = self.ring.submit();
     }
 
+    /// Queues request `e`, a send or a receive, counted in flight until
+    /// its completion is reaped.
+    fn queue(&mut self, e: &io_uring::squeue::Entry, send: bool) {
+        self.in_flight += 1;
+        if send {
+            self.sends_queued += 1;
+        } else {
+            self.recvs += 1;
+        }
+        self.push(e);
+    }
+
     /// One pass of the pump: submits what is queued and, with `wait` and a
     /// receive in flight, waits in the same call for the sends just
     /// submitted and one completion more (at most `wait`); then reaps.
-    fn pass(&mut self, wait: Option<&types::Timespec>, wake: &mut Vec<Waker>) {
+    /// True when the reaping queued more (the rest of a short send).
+    fn pass(&mut self, wait: Option<&types::Timespec>, wake: &mut Vec<Waker>) -> bool {
         match wait {
             Some(ts) if self.timed_wait && self.recvs > 0 => {
                 let want = self.sends_queued + 1;
@@ -340,6 +353,7 @@ impl Ring {
             _ => {}
         }
         self.reap(wake);
+        self.queued > 0
     }
 
     fn register(&mut self, fd: RawFd) -> usize {
@@ -442,9 +456,7 @@ impl Ring {
         if !s.reading {
             s.reading = true;
             let e = recv_entry(i, s, self.poll_first);
-            self.in_flight += 1;
-            self.recvs += 1;
-            self.push(&e);
+            self.queue(&e, false);
         }
         Poll::Pending
     }
@@ -466,9 +478,7 @@ impl Ring {
         s.wsent = 0;
         s.writing = true;
         let e = send_entry(i, s);
-        self.in_flight += 1;
-        self.sends_queued += 1;
-        self.push(&e);
+        self.queue(&e, true);
         Poll::Ready(Ok(()))
     }
 
@@ -521,11 +531,8 @@ impl Ring {
             if s.closed && !s.reading && !s.writing {
                 self.free_slot(i);
             }
-            if let Some((e, is_send)) = resend.take() {
-                self.in_flight += 1;
-                self.sends_queued += usize::from(is_send);
-                self.recvs += usize::from(!is_send);
-                self.push(&e);
+            if let Some((e, send)) = resend.take() {
+                self.queue(&e, send);
             }
         }
     }
