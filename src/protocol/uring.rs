@@ -82,7 +82,10 @@ struct Ring {
     next_gen: u32,
     /// Entries queued since the last submit.
     queued: usize,
-    /// Of those, sends (they complete inside the submitting call).
+    /// Sends queued since the pump last reaped. They complete inside the
+    /// call that submits them, so their completions count toward the
+    /// pass's wait (also those of a full queue's early submit in `push`,
+    /// which are still on the completion queue).
     sends_queued: usize,
     /// Requests whose completion has not been reaped (control ones excluded).
     in_flight: usize,
@@ -359,7 +362,10 @@ impl Ring {
     fn register(&mut self, fd: RawFd) -> usize {
         let gen = self.next_gen;
         self.next_gen = self.next_gen.wrapping_add(1);
-        let i = self.free.last().copied().unwrap_or(self.slots.len());
+        let i = self.free.pop().unwrap_or_else(|| {
+            self.slots.push(None);
+            self.slots.len() - 1
+        });
         let fixed = self.files
             && i < FILES as usize
             && self
@@ -385,16 +391,8 @@ impl Ring {
             wwaker: None,
             closed: false,
         };
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i] = Some(slot);
-                i
-            }
-            None => {
-                self.slots.push(Some(slot));
-                self.slots.len() - 1
-            }
-        }
+        self.slots[i] = Some(slot);
+        i
     }
 
     /// Frees slot `i` (nothing of it in flight) and its registered file,
