@@ -240,11 +240,8 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
             .is_ok(),
         "strace is not installed (apt-get install strace): this test compares with it"
     );
-    let db = l.fresh_db("prof_sys");
+    let db = l.prepared_db("prof_sys", 2000);
     let size = ["--tables", "1", "--table-size", "2000"];
-    let mut prep = vec!["prepare", "oltp_point_select"];
-    prep.extend(size);
-    assert!(l.on_db(&db, &prep).status.success());
     let pid: i32 = std::fs::read_to_string(
         l.home
             .join("sandboxes")
@@ -316,11 +313,8 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
 #[test]
 fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
     let l = lab();
-    let db = l.fresh_db("prof_ring");
+    let db = l.prepared_db("prof_ring", 2000);
     let size = ["--tables", "1", "--table-size", "2000"];
-    let mut prep = vec!["prepare", "oltp_point_select"];
-    prep.extend(size);
-    assert!(l.on_db(&db, &prep).status.success());
     let load = [
         "--threads",
         "8",
