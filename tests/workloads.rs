@@ -300,6 +300,12 @@ fn text_protocol_mode_and_rate_mode() {
     );
     assert_eq!(j["status"]["status"], "ok");
     assert_eq!(j["totals"]["transactions"].as_u64(), Some(100));
+    // an idle server that keeps up: the rate set the throughput, not
+    // contention among the users
+    let b = &j["monitor"]["bottleneck"];
+    // (a busy test host adds "(host shared: …)")
+    let verdict = b["verdict"].as_str().unwrap_or_default();
+    assert!(verdict.starts_with("rate-limited (--rate)"), "{b}");
     assert!(j["intervals"]
         .as_array()
         .unwrap()

@@ -1,6 +1,8 @@
 //! Where a run's throughput stopped growing, stated with its evidence.
 //!
-//! In order: the client taking more than a quarter of the CPU the host
+//! An open-model run that kept up with its `--rate` is "rate-limited": the
+//! arrival rate, not the server, set its throughput. Otherwise, in order:
+//! the client taking more than a quarter of the CPU the host
 //! spent ("client-bound"); iowait over 20% of CPU time or the datadir's disk
 //! busy over 80% of the time ("IO-bound"); more than a quarter of the CPU
 //! idle while more client threads than CPUs wait ("contention", with the top
@@ -81,6 +83,10 @@ pub struct Inputs<'a> {
     pub counters: &'a Counters,
     /// Queries completed in the window: with none, nothing is attributed.
     pub queries: f64,
+    /// Transactions (events) completed in the window.
+    pub transactions: f64,
+    /// The transactions a second an open-model run asked for (`--rate`).
+    pub target_rate: Option<f64>,
     pub a: f64,
     pub b: f64,
     pub threads: u32,
@@ -156,6 +162,16 @@ pub fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
 /// Few users on an idle CPU: each query waits for its round trip.
 pub const LATENCY_BOUND: &str = "latency-bound (round trips)";
 
+/// An open-model run that completed its arrivals: `--rate` set the
+/// throughput.
+pub const RATE_LIMITED: &str = "rate-limited (--rate)";
+
+/// Share of `--rate`'s arrivals a run must complete to count as keeping
+/// up with it. Arrivals are random (a Poisson stream of n arrivals varies
+/// by √n), so a shortfall within three times that also counts as kept:
+/// a short run at a low rate is not said to fall behind for its dice.
+pub const RATE_KEPT: f64 = 0.95;
+
 /// Other processes' share of the host's busy CPU above which a run is
 /// marked "host shared"; steal above `STEAL_SHARE` of all CPU time too.
 pub const OTHER_SHARE: f64 = 0.10;
@@ -178,7 +194,9 @@ pub fn host_shared(cpu: &CpuSplit) -> Option<String> {
 
 /// The bottleneck verdict with its evidence. The same evidence gives the
 /// same verdict wherever it is asked (run, sweep step, campaign point):
-/// no queries → unknown; IO waits → IO-bound; an idle CPU → latency-bound
+/// no queries → unknown; an open-model run that kept up with its rate →
+/// rate-limited (one that fell behind gets the verdict below, with the
+/// shortfall as evidence); IO waits → IO-bound; an idle CPU → latency-bound
 /// (users ≤ CPUs) or contention (more users than CPUs); the client's share
 /// → client-bound; other processes' CPU → "CPU-bound: other processes";
 /// else CPU-bound in the server. A host that was not the run's alone is
@@ -195,7 +213,6 @@ pub fn hint(i: &Inputs) -> Hint {
 }
 
 fn verdict(i: &Inputs) -> Hint {
-    let mut ev = Vec::new();
     if i.queries <= 0.0 {
         return Hint {
             verdict: "unknown".into(),
@@ -207,6 +224,41 @@ fn verdict(i: &Inputs) -> Hint {
             locks: None,
         };
     }
+    let Some(target) = i.target_rate.filter(|r| *r > 0.0 && i.b > i.a) else {
+        return closed_verdict(i, Vec::new());
+    };
+    let done = i.transactions / (i.b - i.a);
+    let asked = target * (i.b - i.a);
+    let short = asked - i.transactions;
+    if short > (1.0 - RATE_KEPT) * asked && short > 3.0 * asked.sqrt() {
+        let behind = format!(
+            "completed {done:.0} of the {target:.0} transactions a second asked for (--rate): the step fell behind its arrivals"
+        );
+        return closed_verdict(i, vec![behind]);
+    }
+    let mut ev = vec![format!(
+        "completed {done:.0} of the {target:.0} transactions a second asked for (--rate): the arrival rate, not the server, set the throughput; raise --rate or drop it to find the peak"
+    )];
+    if let Some(c) = i.cpu {
+        ev.push(format!(
+            "at this rate: server {} of CPU, client {}, other {}, idle {}",
+            pct(c.server),
+            pct(c.client),
+            pct(c.other),
+            pct(c.idle)
+        ));
+    }
+    Hint {
+        verdict: RATE_LIMITED.into(),
+        evidence: ev,
+        top_waits: vec![],
+        locks: None,
+    }
+}
+
+/// The verdict of a run whose throughput its users and the server set
+/// (a closed model, or an open one that fell behind), after `ev`.
+fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
     let busy_share = i.cpu.map(|c| 1.0 - c.idle - c.iowait - c.steal);
     let client = match (i.cpu, busy_share) {
         (Some(c), Some(b)) if b > 0.0 => Some(c.client / b),
@@ -340,6 +392,8 @@ mod tests {
         Inputs {
             counters: c,
             queries: 1000.0,
+            transactions: 1000.0,
+            target_rate: None,
             a: 0.0,
             b: 10.0,
             threads,
@@ -418,6 +472,32 @@ mod tests {
         assert!(hint(&inputs(&c, &io, steal, 64))
             .verdict
             .contains("steal 3%"));
+        // An open-model run on an idle host that kept up with its rate
+        // (100 a second over 10 s; 96 is within RATE_KEPT) is held by the
+        // rate, not by contention among its 64 users.
+        let idle = split(0.1, 0.05, 0.85, 0.0);
+        let mut rated = inputs(&c, &io, idle, 64);
+        rated.target_rate = Some(104.0);
+        rated.transactions = 1000.0;
+        let h = hint(&rated);
+        assert_eq!(h.verdict, RATE_LIMITED, "{:?}", h.evidence);
+        assert!(
+            h.evidence[0].contains("completed 100 of the 104"),
+            "{:?}",
+            h.evidence
+        );
+        // One that fell behind gets the closed-model verdict and the
+        // shortfall first.
+        rated.target_rate = Some(200.0);
+        let h = hint(&rated);
+        assert_eq!(h.verdict, "contention");
+        assert!(h.evidence[0].contains("fell behind"), "{:?}", h.evidence);
+        // 100 of 120 arrivals in a 1 s window: 17% short, but within the
+        // arrivals' own noise (3 x sqrt(120) = 33): kept.
+        rated.b = 1.0;
+        rated.transactions = 100.0;
+        rated.target_rate = Some(120.0);
+        assert_eq!(hint(&rated).verdict, RATE_LIMITED);
         assert_eq!(
             hint(&inputs(&c, &io, split(0.85, 0.1, 0.03, 0.0), 64)).verdict,
             "CPU-bound in the server"

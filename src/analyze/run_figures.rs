@@ -170,6 +170,8 @@ pub struct RunShape<'a> {
     pub ps_on: bool,
     pub ps_synch: bool,
     pub client_share_fallback: Option<f64>,
+    /// Transactions a second asked for by an open-model run (`--rate`).
+    pub target_rate: Option<f64>,
 }
 
 pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
@@ -185,6 +187,8 @@ pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
     let bottleneck = hint(&Inputs {
         counters: c,
         queries: load.queries,
+        transactions: load.transactions,
+        target_rate: s.target_rate,
         a,
         b,
         threads: s.threads,

@@ -280,6 +280,7 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
         ps_on: f.caps.as_ref().is_some_and(|c| c.ps_on),
         ps_synch: f.caps.as_ref().is_some_and(|c| c.ps_synch),
         client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
+        target_rate: (cfg.rate > 0.0).then_some(cfg.rate),
     };
     let mut m = MonitorFigures::of_run(
         derive(&f.counters, &shape),
