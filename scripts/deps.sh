@@ -15,6 +15,7 @@ command -v bc >/dev/null 2>&1 || need+=(bc)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 command -v strace >/dev/null 2>&1 || need+=(strace)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi

@@ -5,6 +5,9 @@
 //! shared/DESIGN.md); `lab` composes them into use cases and `cli` wires
 //! those to the command line.
 
+#[macro_use]
+mod out;
+
 mod analyze;
 mod campaign;
 mod cli;
@@ -26,17 +29,17 @@ fn main() {
     secret::scrub_process_title();
     exec::install_ctrl_c();
     match cli::dispatch(args) {
-        Ok(code) => std::process::exit(code),
+        Ok(code) => std::process::exit(out::settle(code)),
         Err(e) => {
             // One line: what failed, and what to do (the context chain, joined).
             let msg = format!("{e:#}");
-            eprintln!("qpslab: {}", msg.lines().next().unwrap_or(""));
+            errln!("qpslab: {}", msg.lines().next().unwrap_or(""));
             for extra in msg.lines().skip(1) {
-                eprintln!("  {extra}");
+                errln!("  {extra}");
             }
             // An error that a Ctrl-C caused (an interrupted prepare) is an
             // interruption, not bad input.
-            std::process::exit(if exec::interrupted() { 130 } else { 2 });
+            std::process::exit(out::settle(if exec::interrupted() { 130 } else { 2 }));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Campaigns end to end against real sandbox MariaDBs: a 2-variant ×
 //! 2-concurrency matrix runs, resumes after a partial run and after a kill
-//! with no duplicate and no missing point, and ends with the ratio matrix.
+//! with no duplicate and no missing point, refuses a second runner of the
+//! same campaign, and ends with the ratio matrix.
 
 mod common;
 use common::{json, lab, text};
@@ -211,6 +212,16 @@ fn a_killed_campaign_finishes_on_the_rerun_with_no_duplicate_or_missing_point() 
     let mut out = BufReader::new(child.stdout.take().unwrap());
     common::read_until(&mut out, |l| l.starts_with("[1/4]"))
         .expect("the campaign ended before its first point");
+    // the same campaign started again while it runs is refused, naming
+    // the runner's pid, and changes nothing
+    let second = l.qpslab(&["campaign", "run", &file, "--store", &store]);
+    assert_eq!(second.status.code(), Some(2), "{}", text(&second));
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        err.contains(&format!("already running (pid {})", child.id())),
+        "{err}"
+    );
+    // a kill -9 leaves no lock behind: the rerun below takes it
     child.kill().unwrap();
     child.wait().unwrap();
     let before = ok_runs(&store).len();

@@ -749,3 +749,128 @@ fn ctrl_c_during_prepare_stops_loading_and_says_what_is_left() {
         "{err}"
     );
 }
+
+/// The newest run in the default store.
+fn last_run() -> serde_json::Value {
+    let o = lab().qpslab(&["runs", "--format", "json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).expect("runs as JSON");
+    runs.as_array()
+        .and_then(|a| a.iter().max_by_key(|r| r["id"].as_i64()))
+        .cloned()
+        .expect("a stored run")
+}
+
+/// Sends SIGCONT to a stopped process when dropped, so that a failing
+/// assertion never leaves a server or qpslab frozen.
+struct Resume(i32);
+impl Drop for Resume {
+    fn drop(&mut self) {
+        unsafe { libc::kill(self.0, libc::SIGCONT) };
+    }
+}
+
+/// A server frozen (SIGSTOP) across the run's end, with four connections
+/// busy on one client thread: the shard drops them after its grace
+/// without a panic, the four events in flight count as failed (once
+/// each), and the run is degraded, never ok.
+#[test]
+fn a_server_stalled_across_the_runs_end_fails_its_events_without_a_panic() {
+    let name = "frozen";
+    prepared_sandbox(name, &[]);
+    let (child, reader) = start_run(
+        name,
+        &[
+            "--time",
+            "3",
+            "--client-shards",
+            "1",
+            "--read-timeout",
+            "60",
+        ],
+    );
+    let pid = sandbox_pid(name);
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let resume = Resume(pid);
+    let out = wait_bounded(child, Duration::from_secs(60), "run over a frozen server");
+    drop(resume);
+    let rest = reader.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(3), "{rest}{err}");
+    assert!(rest.contains("DEGRADED:"), "{rest}");
+    assert_eq!(figure(&rest, "failed events:"), Some(4.0), "{rest}");
+    // a lost connection is not an ignored error
+    assert_eq!(figure(&rest, "ignored errors:"), Some(0.0), "{rest}");
+    let run = last_run();
+    assert_eq!(run["status"], "degraded", "{run}");
+    let _ = lab().qpslab(&["server", "destroy", "--name", name]);
+}
+
+/// `qpslab run ... | head`: the reader goes away after the first lines;
+/// the run goes on to its end, is stored, and exits 0. A read command
+/// whose stdout is a full device exits 5 with one line on stderr.
+#[test]
+fn a_closed_stdout_ends_the_printing_not_the_run() {
+    let name = "piped";
+    prepared_sandbox(name, &[]);
+    let (child, reader) = start_run(name, &["--time", "3"]);
+    // start_run read up to the first interval line; drop the pipe now
+    let mut child = child;
+    drop(child.stdout.take());
+    drop(reader);
+    let out = wait_bounded(child, Duration::from_secs(60), "run with a closed stdout");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+    let run = last_run();
+    assert_eq!(run["status"], "ok", "{run}");
+    assert!(run["seconds"].as_f64().unwrap_or(0.0) >= 2.9, "{run}");
+
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let out = lab()
+        .command()
+        .args(["runs"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.lines().count() == 1 && err.contains("could not write the output"),
+        "{err}"
+    );
+    let _ = lab().qpslab(&["server", "destroy", "--name", name]);
+}
+
+/// qpslab itself stopped (SIGSTOP) for 5 s mid-run: the seconds are named
+/// as the client's stall, the run is degraded, and the verdict is
+/// client-stalled, never contention.
+#[test]
+fn a_stalled_load_generator_is_named_not_charged_to_the_server() {
+    let name = "clientstop";
+    prepared_sandbox(name, &[]);
+    let (child, reader) = start_run(name, &["--time", "8"]);
+    let pid = child.id() as i32;
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let resume = Resume(pid);
+    std::thread::sleep(Duration::from_secs(5));
+    drop(resume);
+    let out = wait_bounded(child, Duration::from_secs(60), "a run stopped for 5 s");
+    let rest = reader.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{rest}{err}");
+    assert!(
+        rest.contains("the load generator itself was stalled for"),
+        "{rest}"
+    );
+    assert!(rest.contains("client-stalled"), "{rest}");
+    assert!(!rest.contains("contention"), "{rest}");
+    let _ = lab().qpslab(&["server", "destroy", "--name", name]);
+}

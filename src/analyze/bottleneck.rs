@@ -30,6 +30,19 @@ pub struct Hint {
     pub locks: Option<super::limiter::LockShares>,
 }
 
+/// The verdict of a run during which the load generator itself did not
+/// run for `stall_s` of its `elapsed` seconds: whatever the server's
+/// counters say of those seconds, the client set them.
+pub fn client_stalled(stall_s: f64, elapsed: f64) -> Hint {
+    Hint {
+        verdict: "client-stalled".into(),
+        evidence: vec![format!(
+            "qpslab itself did not run for {stall_s:.1} s of {elapsed:.1} s (its process stopped or starved of CPU): the server's idle time then is not contention; rerun on a quiet client"
+        )],
+        ..Default::default()
+    }
+}
+
 /// A profiled run's hint names its lock: where a lock family takes
 /// `LIMITER_SHARE` of the connection threads' time or more, a
 /// "contention", latency-bound or server-CPU verdict becomes

@@ -7,7 +7,7 @@ use super::load_config::{check_load_args, run_config, thread_list};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point};
-use crate::lab::{open_store, run_campaign, CampaignRun, Target};
+use crate::lab::{lock_campaign, open_store, run_campaign, CampaignRun, Target};
 use crate::report::campaign::{campaign_end, campaign_start, point_line};
 use crate::store::{RunFilter, Store};
 use crate::workload::Workload;
@@ -20,13 +20,13 @@ pub fn campaign(cmd: CampaignCmd) -> Result<i32> {
                 let text = presets::find(name).with_context(|| {
                     format!("no preset '{name}' (see `qpslab campaign presets`)")
                 })?;
-                print!("{}", text.trim_start());
+                out!("{}", text.trim_start());
                 return Ok(0);
             }
             for (name, what, _) in presets::PRESETS {
-                println!("{name:<14} {what}");
+                outln!("{name:<14} {what}");
             }
-            println!(
+            outln!(
                 "\nRun one with `qpslab campaign run --preset NAME [--threads 1,4,16 --time 10]`; `qpslab campaign presets --show NAME` prints its definition."
             );
             Ok(0)
@@ -105,7 +105,7 @@ fn status(a: &CampaignArgs) -> Result<()> {
     };
     let id = found.as_ref().map(|(id, _)| *id);
     let done = found.map(|(_, d)| d).unwrap_or_default();
-    print!("{}", crate::report::campaign::status(&c, id, &done));
+    out!("{}", crate::report::campaign::status(&c, id, &done));
     Ok(())
 }
 
@@ -163,13 +163,14 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
+    let _lock = lock_campaign(&store, id, &c.name)?;
     let done = store.done_points(id)?;
     let points = c.points();
     let pending: Vec<&Point> = points
         .iter()
         .filter(|p| !done.contains_key(&p.hash))
         .collect();
-    println!("{}", campaign_start(&c, id, points.len(), pending.len()));
+    outln!("{}", campaign_start(&c, id, points.len(), pending.len()));
     let external = |dsn: &str| {
         let args = ConnArgs {
             dsn: Some(dsn.to_string()),
@@ -197,14 +198,14 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         &pending,
         &external,
         config_for,
-        |line| println!("{line}"),
+        |line| outln!("{line}"),
         |i, p, rec| {
             let line = point_line(i, pending.len(), &c, p, &rec.result, rec.run_id);
-            println!("{line}");
+            outln!("{line}");
         },
     )?;
     if out.code == 130 {
-        println!(
+        outln!(
             "\nStopped. Rerun the same command to resume: finished points are kept and skipped."
         );
         return Ok(130);
@@ -214,9 +215,9 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         status: Some("ok".into()),
         ..Default::default()
     })?;
-    print!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
+    out!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
     let diffs = crate::lab::variant_diffs(&store, &c, &runs)?;
-    print!(
+    out!(
         "{}",
         crate::report::campaign::variant_variables(c.reference_variant(), &diffs)
     );

@@ -15,7 +15,6 @@ use crate::server::{render_profiles_help, Sandbox};
 use crate::stats::{RunResult, RunStatus};
 use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
-use std::io::Write;
 use std::time::Duration;
 
 /// Runs the command; returns the process exit code.
@@ -33,7 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Command(c) => cmd_script_command(&c).map(|_| 0),
         Cmd::Help(h) => super::help_topics::help(&h).map(|_| 0),
         Cmd::Workloads => {
-            print!("{}", report::sysbench::workloads_text());
+            out!("{}", report::sysbench::workloads_text());
             Ok(0)
         }
         Cmd::Quickstart(a) => quickstart(&a),
@@ -42,7 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Scalability(a) => analysis(&a, None).map(|_| 0),
         Cmd::Best(a) => {
             let f = report::table::Format::from(a.format.format);
-            print!("{}", report::analysis::best_table(&finished_runs(&a)?, f));
+            out!("{}", report::analysis::best_table(&finished_runs(&a)?, f));
             Ok(0)
         }
         Cmd::Compare(a) => compare_runs(&a).map(|_| 0),
@@ -73,38 +72,38 @@ fn server(cmd: ServerCmd) -> Result<()> {
         ServerCmd::Stop(n) => {
             let sb = existing(&n.name)?;
             if sb.stop(Duration::from_secs(120))? {
-                println!("sandbox '{}' stopped", n.name);
+                outln!("sandbox '{}' stopped", n.name);
             } else {
-                println!("sandbox '{}' was not running", n.name);
+                outln!("sandbox '{}' was not running", n.name);
             }
             Ok(())
         }
         ServerCmd::Status(n) => {
             let sb = existing(&n.name)?;
-            println!("{}\n{}", sb.describe(), sb.paths());
+            outln!("{}\n{}", sb.describe(), sb.paths());
             Ok(())
         }
         ServerCmd::List => {
             let all = Sandbox::list()?;
             if all.is_empty() {
-                println!(
+                outln!(
                     "no sandboxes (state directory {})",
                     crate::server::state_dir().display()
                 );
             }
             for sb in all {
-                println!("{}", sb.describe());
+                outln!("{}", sb.describe());
             }
             Ok(())
         }
         ServerCmd::Destroy(n) => {
             let sb = existing(&n.name)?;
             sb.destroy()?;
-            println!("sandbox '{}' destroyed", n.name);
+            outln!("sandbox '{}' destroyed", n.name);
             Ok(())
         }
         ServerCmd::Profiles => {
-            print!("{}", render_profiles_help());
+            out!("{}", render_profiles_help());
             Ok(())
         }
         ServerCmd::Get(g) => {
@@ -118,31 +117,31 @@ fn server(cmd: ServerCmd) -> Result<()> {
                     force: g.force,
                 },
             )?;
-            eprintln!(
+            errln!(
                 "{} is ready: qpslab server start --name NAME --version {}",
                 b.name(),
                 b.name()
             );
-            println!("{}", tree.display());
+            outln!("{}", tree.display());
             Ok(())
         }
         ServerCmd::Builds => {
             let cached = crate::server::list_cached();
-            println!(
+            outln!(
                 "fetched (in {}):",
                 crate::server::state_dir().join("servers").display()
             );
             if cached.is_empty() {
-                println!("  none");
+                outln!("  none");
             }
             for (name, dir, source) in &cached {
-                println!("  {name:<22} {}  ({source})", dir.display());
+                outln!("  {name:<22} {}  ({source})", dir.display());
             }
-            println!("on Maven Central (qpslab server get NAME):");
+            outln!("on Maven Central (qpslab server get NAME):");
             for n in crate::server::maven_names() {
-                println!("  {n}");
+                outln!("  {n}");
             }
-            println!("other versions: qpslab server get FLAVOR-VERSION [--checksum ALGO:HEX | --from FILE] from the official tarballs");
+            outln!("other versions: qpslab server get FLAVOR-VERSION [--checksum ALGO:HEX | --from FILE] from the official tarballs");
             Ok(())
         }
     }
@@ -172,7 +171,7 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
             .push((k.trim().to_string(), v.trim().to_string()));
     }
     let sb = crate::lab::start_sandbox(&a.name, &change, Duration::from_secs(a.timeout))?;
-    println!("{}", sb.describe());
+    outln!("{}", sb.describe());
     Ok(())
 }
 
@@ -189,7 +188,7 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     let loaders = super::load_config::loaders(a)?;
     let json = a.format == RunFormat::Json;
     let rep = crate::lab::prepare(&t, &family, loaders, json)?;
-    println!("{}", report::sysbench::prepared(&rep, o.table_size, json));
+    outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
     Ok(())
 }
 
@@ -221,7 +220,7 @@ fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
     let family = super::load_config::workload_family(a, seed(a.rand_seed))?;
     let t = resolve(&a.conn, "sbtest")?;
     crate::lab::cleanup(&t, family.as_ref(), |table| {
-        println!("Dropping table '{table}'...")
+        outln!("Dropping table '{table}'...")
     })
 }
 
@@ -230,7 +229,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     check_load_args(a)?;
     single_threads(a)?;
     if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
-        eprintln!("note: no --time and no --events: running until Ctrl-C");
+        errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = resolve(&a.conn, "sbtest")?;
     let cfg = run_config(a, &t.opts)?;
@@ -248,7 +247,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     };
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
-        print!("{}", report::sysbench::run_header(&cfg, a.report_interval));
+        out!("{}", report::sysbench::run_header(&cfg, a.report_interval));
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let plan = crate::lab::RunPlan {
@@ -277,7 +276,7 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         match r {
             Some(Ok(done)) => done,
             Some(Err(e)) => {
-                eprintln!("qpslab: {e} (the script's report hooks are off from here)");
+                errln!("qpslab: {e} (the script's report hooks are off from here)");
                 hook = None;
                 false
             }
@@ -288,12 +287,12 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         if print_lines && !s.sliver {
             let stat = report::sysbench::report_stat(&s.iv, s.dur, s.t, cfg.threads, pct);
             if !hooked(&stat, false) {
-                println!(
+                outln!(
                     "{}",
                     report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
                 );
             }
-            let _ = std::io::stdout().flush();
+            crate::out::flush();
         }
     })?;
     if !json {
@@ -306,18 +305,18 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         if let Some(p) = &run.profile {
             doc["profile"] = crate::lab::profile_json(p);
         }
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         let text = (&pcts[..], a.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
-        print!("{end}");
+        out!("{end}");
         if let Some(p) = &run.profile {
             super::profile::print_profile(p);
         }
     }
     let code = exit_code(&run.result);
     if let Some(e) = run.store_error {
-        eprintln!("qpslab: the run was measured (printed above) but not stored: {e}");
+        errln!("qpslab: the run was measured (printed above) but not stored: {e}");
         if code == 0 {
             return Ok(crate::lab::EXIT_NOT_STORED);
         }
@@ -328,8 +327,8 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
 fn exit_code(r: &RunResult) -> i32 {
     match &r.status {
         // The summary above has the whole message (a script's traceback).
-        RunStatus::Failed(m) => eprintln!("qpslab: run failed: {}", m.lines().next().unwrap_or("")),
-        RunStatus::Degraded(m) => eprintln!("qpslab: run degraded: {m}"),
+        RunStatus::Failed(m) => errln!("qpslab: run failed: {}", m.lines().next().unwrap_or("")),
+        RunStatus::Degraded(m) => errln!("qpslab: run degraded: {m}"),
         _ => {}
     }
     r.status.exit_code()
@@ -358,7 +357,7 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         .collect();
     if names.len() < 2 {
         let (code, end) = sweep_workload(a, &load, None)?;
-        print!("{end}");
+        out!("{end}");
         return Ok(code);
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -383,13 +382,13 @@ fn sweep(a: &SweepArgs) -> Result<i32> {
         if json {
             docs.push(end);
         } else {
-            print!("{end}");
+            out!("{end}");
         }
     }
     if json {
-        println!("[{}]", docs.join(","));
+        outln!("[{}]", docs.join(","));
     } else {
-        println!("All {} workloads are in campaign {campaign} (qpslab scalability --campaign {campaign}).", names.len());
+        outln!("All {} workloads are in campaign {campaign} (qpslab scalability --campaign {campaign}).", names.len());
     }
     Ok(code)
 }
@@ -416,7 +415,7 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
         None => crate::lab::new_sweep(&store, name.as_str(), &definition)?,
     };
     let what = (name.as_str(), t.describe(), campaign);
-    println!(
+    outln!(
         "{}",
         report::campaign::sweep_start(what, &threads, (l.time, l.warmup()), a.repeat)
     );
@@ -449,7 +448,7 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
         let line = (s.repeat, a.repeat);
         let text =
             report::campaign::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
-        println!("{text}");
+        outln!("{text}");
     })?;
     let json = l.format == RunFormat::Json;
     let mut end = report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json);
@@ -469,7 +468,7 @@ fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
         bail!("no finished runs match; see `qpslab runs`");
     }
     if let Some(pooled) = crate::analyze::keep_apart(&mut runs) {
-        eprintln!("note: {pooled}");
+        errln!("note: {pooled}");
     }
     Ok(runs)
 }
@@ -479,7 +478,7 @@ fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>) -> Result<
     let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
-        None => print!("{}", report::analysis::scalability_table(&runs, f)),
+        None => out!("{}", report::analysis::scalability_table(&runs, f)),
         Some(r) => {
             let pair = (r.a.as_deref(), r.b.as_deref());
             let reference = crate::analyze::ratio_runs(&mut runs, pair, r.reference.clone())
@@ -488,7 +487,7 @@ fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>) -> Result<
             if out.trim().is_empty() || out.trim() == "[]" {
                 bail!("no runs of '{reference}' to compare with");
             }
-            print!("{out}");
+            out!("{out}");
         }
     }
     Ok(())
@@ -507,7 +506,7 @@ fn compare_runs(a: &CompareArgs) -> Result<()> {
         across_repeats: crate::analyze::spread::ratio(&rb, &ra).filter(|c| c.lo.is_some()),
         differences: crate::analyze::compare::differences(&da, &db),
     };
-    print!(
+    out!(
         "{}",
         report::analysis::run_comparison(&da, &db, (&cq, &ct), &ctx, f)
     );
@@ -518,7 +517,7 @@ fn cmd_runs(a: &RunsArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
     let rows = store.list_runs(&a.select.filter(a.status.as_deref(), a.limit))?;
-    print!("{}", report::runs::runs_table(&rows, f));
+    out!("{}", report::runs::runs_table(&rows, f));
     Ok(())
 }
 
@@ -526,10 +525,10 @@ fn cmd_show(a: &ShowArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
     let d = stored_run(&store, a.run)?;
-    print!("{}", report::runs::show(&d, f));
+    out!("{}", report::runs::show(&d, f));
     if f == report::table::Format::Text {
         if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
-            print!("{}", report::monitor::run_text(&m));
+            out!("{}", report::monitor::run_text(&m));
         }
     }
     Ok(())
@@ -547,7 +546,7 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
         .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
     let store = open_store(a.store.path())?;
-    println!("Target: {}", t.describe());
+    outln!("Target: {}", t.describe());
     let mut load = LoadArgs::from_words(&[
         "oltp_point_select".into(),
         "--report-interval".into(),
@@ -561,9 +560,9 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     load.time = a.time;
     let data = family(&load)?;
     let o = data.opts();
-    println!("Preparing {} tables x {} rows...", o.tables, o.table_size);
+    outln!("Preparing {} tables x {} rows...", o.tables, o.table_size);
     let rep = crate::lab::fresh_data(&t, &data)?;
-    println!(
+    outln!(
         "prepared in {:.1} s ({:.0} rows/s)\n",
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9)
@@ -587,9 +586,9 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     let out = crate::lab::quickstart(
         &plan,
         config_for,
-        |w, th| eprint!("running {} with {th} users for {} s... ", w.name(), a.time),
+        |w, th| errout!("running {} with {th} users for {} s... ", w.name(), a.time),
         |s| {
-            eprintln!("{:.0} qps", s.figures.qps);
+            errln!("{:.0} qps", s.figures.qps);
             let name = s.workload.name();
             rows.push(report::campaign::quick_row(
                 name, s.threads, &s.figures, s.status,
@@ -598,10 +597,10 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     )?;
     let (campaign, code) = (out.campaign, out.code);
     if code == 130 {
-        println!("\n{}", report::table::render(&rows));
+        outln!("\n{}", report::table::render(&rows));
         return Ok(130);
     }
-    println!("\n{}", report::table::render(&rows));
+    outln!("\n{}", report::table::render(&rows));
     let reports = crate::server::state_dir().join("reports");
     std::fs::create_dir_all(&reports)
         .with_context(|| format!("cannot create {}", reports.display()))?;
@@ -612,6 +611,6 @@ fn quickstart(a: &QuickArgs) -> Result<i32> {
     }
     let written = html.is_some().then_some(file.as_path());
     let end = report::campaign::quickstart_end(campaign, written, t.sandbox.as_deref());
-    print!("{end}");
+    out!("{end}");
     Ok(code)
 }

@@ -68,16 +68,16 @@ fn workloads() -> String {
 pub fn help(a: &HelpArgs) -> Result<()> {
     if a.topic.is_empty() {
         let mut root = super::args::help_command().after_help("");
-        print!("{}", root.render_long_help());
-        println!("\nTopics (qpslab help TOPIC):");
+        out!("{}", root.render_long_help());
+        outln!("\nTopics (qpslab help TOPIC):");
         for (name, what) in TOPICS {
-            println!("  {name:<11} {what}");
+            outln!("  {name:<11} {what}");
         }
         return Ok(());
     }
     if a.topic.len() == 1 {
         if let Some(p) = page(&a.topic[0]) {
-            print!("{p}");
+            out!("{p}");
             return Ok(());
         }
     }

@@ -253,3 +253,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_monitor_interval_below_a_tenth_of_a_second_is_refused() {
+    for v in ["0", "0.05", "7200", "x"] {
+        let e = Cli::try_parse_from([
+            "qpslab",
+            "run",
+            "oltp_point_select",
+            "--monitor-interval",
+            v,
+        ])
+        .unwrap_err();
+        let line = super::args::one_line(&e);
+        assert!(
+            line.contains("--monitor-interval") && line.contains("from 0.1 to 3600"),
+            "{v}: {line}"
+        );
+    }
+    assert!(Cli::try_parse_from([
+        "qpslab",
+        "run",
+        "oltp_point_select",
+        "--monitor-interval",
+        "0.1"
+    ])
+    .is_ok());
+}

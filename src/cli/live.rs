@@ -14,7 +14,6 @@ use crate::report::live::{
 use crate::secret::redacted_command_line;
 use anyhow::{bail, Result};
 use serde_json::json;
-use std::io::Write;
 use std::time::Instant;
 
 fn target_without_db(conn: &super::args::ConnArgs) -> Result<Target> {
@@ -25,7 +24,7 @@ fn target_without_db(conn: &super::args::ConnArgs) -> Result<Target> {
 
 fn print_note(n: &Note) {
     if n.kind != NoteKind::Info {
-        eprintln!("-- {}: {}", n.kind.name(), n.text);
+        errln!("-- {}: {}", n.kind.name(), n.text);
     }
 }
 
@@ -44,21 +43,21 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
         options: monitor_options(&a.monitor, a.time),
     });
     let every = a.monitor.monitor_interval;
-    eprintln!("{}", watching(&t.describe(), &env.version, every, a.time));
+    errln!("{}", watching(&t.describe(), &env.version, every, a.time));
     let mut lines = 0u64;
     let run = monitor_session(&env, cfg, a.time, record, print_note, |live, t| {
         if a.quiet {
             return;
         }
         if lines.is_multiple_of(20) {
-            println!("{MONITOR_HEADER}");
+            outln!("{MONITOR_HEADER}");
         }
-        println!("{}", monitor_line(live, t));
-        let _ = std::io::stdout().flush();
+        outln!("{}", monitor_line(live, t));
+        crate::out::flush();
         lines += 1;
     })?;
     if let Some(id) = run {
-        eprintln!("Stored as run {id} (qpslab show {id}; qpslab metrics {id}).");
+        errln!("Stored as run {id} (qpslab show {id}; qpslab metrics {id}).");
     }
     Ok(0)
 }
@@ -93,13 +92,13 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
     live_view(&t, a.interval, &sources, a.count, note, |l, n| {
         let local = l.caps().is_some_and(|c| c.local);
         if n == 0 {
-            eprintln!("{}", iostat_preface(&t.describe(), l.caps()));
+            errln!("{}", iostat_preface(&t.describe(), l.caps()));
         }
         if n.is_multiple_of(20) {
-            println!("{}", iostat_header(local));
+            outln!("{}", iostat_header(local));
         }
-        println!("{}", iostat_line(l, local));
-        let _ = std::io::stdout().flush();
+        outln!("{}", iostat_line(l, local));
+        crate::out::flush();
         Ok(())
     })?;
     Ok(0)
@@ -126,8 +125,8 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
         let client =
             gen_prev.map(|(t, c)| (gen - c) / now.duration_since(t).as_secs_f64().max(1e-3));
         gen_prev = Some((now, gen));
-        print!("\x1b[H\x1b[2J{}", top_screen(l, &who, client));
-        let _ = std::io::stdout().flush();
+        out!("\x1b[H\x1b[2J{}", top_screen(l, &who, client));
+        crate::out::flush();
         Ok(())
     })?;
     Ok(0)
@@ -141,9 +140,9 @@ pub fn metrics(a: &MetricsArgs) -> Result<()> {
         if srcs.is_empty() {
             bail!("run {} has no monitor snapshots (run without the monitor, or an unknown run id: see `qpslab runs`)", a.run);
         }
-        println!("source,snapshots");
+        outln!("source,snapshots");
         for (s, n) in srcs {
-            println!("{s},{n}");
+            outln!("{s},{n}");
         }
         return Ok(());
     };
@@ -158,9 +157,9 @@ pub fn metrics(a: &MetricsArgs) -> Result<()> {
     let view = crate::analyze::counters::metric_view(&tab, a.name.as_deref(), a.rate);
     if a.format == super::args::DumpFormat::Json {
         let doc = crate::report::metrics::json(a.run, source, a.rate, &view);
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    print!("{}", crate::report::metrics::csv(&view));
+    out!("{}", crate::report::metrics::csv(&view));
     Ok(())
 }

@@ -203,6 +203,11 @@ pub(super) fn run_config(a: &LoadArgs, conn: &crate::protocol::ConnOpts) -> Resu
             Some(l) => crate::server::parse_cpu_list(l).context("--client-cpus")?,
             None => Vec::new(),
         },
+        sample_quantiles: parse_pct_list(&a.percentile)
+            .map_err(|e| anyhow::anyhow!("--percentile: {e}"))?
+            .into_iter()
+            .map(|p| p / 100.0)
+            .collect(),
     })
 }
 
@@ -215,7 +220,7 @@ fn io_mode(b: IoBackend) -> IoMode {
         IoBackend::Uring => match crate::protocol::uring::probe() {
             Ok(()) => IoMode::Uring,
             Err(why) => {
-                eprintln!("note: --io-backend uring unavailable ({why}); using epoll");
+                errln!("note: --io-backend uring unavailable ({why}); using epoll");
                 IoMode::Epoll
             }
         },

@@ -10,7 +10,7 @@ pub fn ui(a: &UiArgs) -> Result<()> {
     let path = store_path(a.store.path());
     read_store(Some(&path))?; // fail here, with the path, if it cannot be read
     if a.bind != "127.0.0.1" && a.bind != "localhost" && a.bind != "::1" {
-        eprintln!(
+        errln!(
             "note: listening on {}: the UI is reachable from other hosts (read-only)",
             a.bind
         );
@@ -33,7 +33,7 @@ pub fn report(a: &ReportArgs) -> Result<()> {
         (None, ids) => ui::campaigns_page(&store, ids, Mode::Report)?,
     };
     write(&a.output, &html)?;
-    println!(
+    outln!(
         "Report written to {} ({} KB); open it in a browser, no network needed.",
         a.output.display(),
         html.len() / 1024
@@ -66,6 +66,6 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
     } else {
         write(&a.output, &c.svg_file())?;
     }
-    println!("Chart written to {}", a.output.display());
+    outln!("Chart written to {}", a.output.display());
     Ok(())
 }

@@ -64,7 +64,7 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
         },
     };
     let names: Vec<&str> = p.kinds.iter().map(|k| k.name()).collect();
-    eprintln!(
+    errln!(
         "recording process {} ({}) for {} s...",
         p.pid,
         names.join(", "),
@@ -91,7 +91,7 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
     if let Some(dir) = &a.flamegraph {
         write_flamegraphs(dir, &profiled)?;
     }
-    print!("{}", crate::report::profile::summary(&profiled, a.top));
+    out!("{}", crate::report::profile::summary(&profiled, a.top));
     Ok(0)
 }
 
@@ -113,7 +113,7 @@ fn write_folded(path: &std::path::Path, p: &Profiled) -> Result<()> {
         };
         std::fs::write(&file, f.text())
             .with_context(|| format!("writing the folded stacks to {}", file.display()))?;
-        println!("folded stacks ({}): {}", kind.name(), file.display());
+        outln!("folded stacks ({}): {}", kind.name(), file.display());
     }
     Ok(())
 }
@@ -126,7 +126,7 @@ fn write_flamegraphs(dir: &std::path::Path, p: &Profiled) -> Result<()> {
         let file = dir.join(format!("{}.svg", o.kind.name()));
         let svg = crate::report::flame::svg(f, o.kind, &format!("{} profile", o.kind.name()))?;
         std::fs::write(&file, svg).with_context(|| format!("writing {}", file.display()))?;
-        println!("flame graph ({}): {}", o.kind.name(), file.display());
+        outln!("flame graph ({}): {}", o.kind.name(), file.display());
     }
     Ok(())
 }
@@ -150,7 +150,7 @@ pub(super) fn check_kinds(a: &LoadArgs) -> Result<()> {
 
 /// The profile recorded beside a run, summed up after its summary.
 pub(super) fn print_profile(p: &Profiled) {
-    print!("\n{}", crate::report::profile::summary(p, 10));
+    out!("\n{}", crate::report::profile::summary(p, 10));
 }
 
 /// `qpslab flamegraph RUN [--diff OTHER]`.
@@ -175,6 +175,6 @@ pub(super) fn flamegraph(a: &FlamegraphArgs) -> Result<()> {
     }
     .unwrap_or_default();
     std::fs::write(&a.output, svg).with_context(|| format!("writing {}", a.output.display()))?;
-    println!("{}", a.output.display());
+    outln!("{}", a.output.display());
     Ok(())
 }

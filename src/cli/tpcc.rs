@@ -28,13 +28,13 @@ pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
     let warehouses = f64::from(o.warehouses * o.tables);
     let rate = rep.rows as f64 / rep.seconds.max(1e-9);
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"table_sets": o.tables, "warehouses": o.warehouses, "rows": rep.rows,
                 "seconds": rep.seconds, "rows_per_s": rate, "loaders": loaders})
         );
     } else {
-        println!(
+        outln!(
             "prepared {} table set(s) x {} warehouses: {} rows in {:.2} s ({:.0} rows/s, {:.2} s per warehouse, {loaders} loaders)",
             o.tables,
             o.warehouses,
@@ -57,16 +57,16 @@ pub(super) fn check(a: &LoadArgs) -> Result<i32> {
         .filter(|c| !c.violations.is_empty())
         .count();
     if a.format == RunFormat::Json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"conditions": conditions, "violated": broken})
         );
     } else {
         for c in &conditions {
             if c.violations.is_empty() {
-                println!("set {} condition {} ({}): ok", c.set, c.number, c.what);
+                outln!("set {} condition {} ({}): ok", c.set, c.number, c.what);
             } else {
-                println!(
+                outln!(
                     "set {} condition {} ({}): VIOLATED, e.g. {}",
                     c.set,
                     c.number,
@@ -76,9 +76,9 @@ pub(super) fn check(a: &LoadArgs) -> Result<i32> {
             }
         }
         if broken == 0 {
-            println!("consistent: all {} conditions hold", conditions.len());
+            outln!("consistent: all {} conditions hold", conditions.len());
         } else {
-            println!(
+            outln!(
                 "INCONSISTENT: {broken} of {} conditions violated",
                 conditions.len()
             );

@@ -84,6 +84,10 @@ pub struct RunConfig {
     /// The run fails when no connection could reach the server for this
     /// many seconds in a row.
     pub max_unreachable: f64,
+    /// The quantiles (fractions) the run reports besides the usual ones
+    /// (`--percentile`): each finished sample keeps its latency at these
+    /// and at `stats::SAMPLE_QUANTILES`, not its whole histogram.
+    pub sample_quantiles: Vec<f64>,
 }
 
 impl RunConfig {

@@ -16,6 +16,14 @@ use std::time::{Duration, Instant};
 /// Unreachable seconds (summed over spells) that make a run degraded.
 const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 
+/// A pause this long in the load generator itself (the coordinator's wait
+/// of at most 50 ms for its shards returning this much later) is a stall
+/// of the client, not a quiet server. Well above any scheduling delay of a
+/// busy host: only a stopped (SIGSTOP, a debugger) or starved process
+/// reaches it. (A shard's late interval is no such sign: a direct-I/O
+/// shard waits on a stalled server's socket.)
+const CLIENT_STALL: Duration = Duration::from_secs(2);
+
 /// The client's threading when not set explicitly: (shards, SCHED_BATCH).
 ///
 /// - up to one connection per CPU: a thread per connection, normal
@@ -142,6 +150,7 @@ pub fn run_clocked(
     let mut text_fallbacks = 0;
     let mut server_version = String::new();
     let mut last_k: Option<u64> = None;
+    let mut stalls = Stalls::default();
 
     let mut emit = |k: u64,
                     iv: Interval,
@@ -176,6 +185,9 @@ pub fn run_clocked(
             sliver: last && end - start < cfg.interval * 0.5,
         };
         on_sample(&s);
+        // Kept for the run's length: its counters and latency summary only.
+        let mut s = s;
+        s.iv.compact(&cfg.sample_quantiles);
         samples.push(s);
     };
 
@@ -186,7 +198,15 @@ pub fn run_clocked(
                 .min(Duration::from_millis(50)),
             None => Duration::from_millis(50),
         };
-        match rx.recv_timeout(timeout) {
+        // The wait alone is timed: it ends within `timeout` unless the
+        // process was not run (what the loop does after it, storing a
+        // sample for one, is not the client stalling).
+        let waited_from = Instant::now();
+        let got = rx.recv_timeout(timeout);
+        if !shared.stopping() {
+            stalls.check(waited_from + timeout, Instant::now());
+        }
+        match got {
             Ok(Msg::Tick { shard, k, mut iv }) => {
                 let e = pending.entry(k).or_insert_with(|| (0, Interval::default()));
                 e.0 += 1;
@@ -289,14 +309,38 @@ pub fn run_clocked(
             &mut cpu_measure,
         );
     }
-    for j in joins.into_iter().flatten() {
-        let _ = j.join();
+    let mut lost = Vec::new();
+    for (s, j) in joins.into_iter().enumerate() {
+        match j {
+            Ok(j) => {
+                if let Err(panic) = j.join() {
+                    lost.push(format!(
+                        "client thread {s} panicked: {}",
+                        panic_text(&panic)
+                    ));
+                }
+            }
+            Err(e) => lost.push(format!("client thread {s} could not start: {e}")),
+        }
+    }
+    if finals < nshards && !matches!(status, RunStatus::Failed(_)) {
+        // Figures a shard never sent cannot be vouched for: the run is
+        // kept, marked failed, with what was received.
+        if lost.is_empty() {
+            lost.push(format!("{} client thread(s) ended early", nshards - finals));
+        }
+        status = RunStatus::Failed(format!(
+            "{} of {nshards} client threads lost their final figures ({}); the totals are incomplete",
+            nshards - finals,
+            lost.join("; ")
+        ));
     }
     let cpu_end = CpuSnapshot::now();
     let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
     let (unreachable_s, _) = shared.unreachable();
+    let client_stall_s = stalls.seconds();
     if status == RunStatus::Ok {
-        status = degraded(&total, unreachable_s);
+        status = degraded(&total, unreachable_s, client_stall_s);
     }
     RunResult {
         status,
@@ -337,14 +381,58 @@ pub fn run_clocked(
         client_cpus: cfg.client_cpus.clone(),
         client_sched_batch: cfg.sched_batch == Some(true),
         unreachable_s,
+        client_stall_s,
         server_tally: None,
         headline: None,
     }
 }
 
+/// Spans of time during which the load generator did not run.
+#[derive(Default)]
+struct Stalls {
+    spans: Vec<(Instant, Instant)>,
+}
+
+impl Stalls {
+    /// Something due at `due` happened at `now`: a delay of `CLIENT_STALL`
+    /// or more is a stall over [due, now] (overlapping spans merge).
+    fn check(&mut self, due: Instant, now: Instant) {
+        if now.saturating_duration_since(due) < CLIENT_STALL {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some((start, end)) if due <= *end => {
+                *start = (*start).min(due);
+                *end = (*end).max(now);
+            }
+            _ => self.spans.push((due, now)),
+        }
+    }
+
+    fn seconds(&self) -> f64 {
+        self.spans
+            .iter()
+            .map(|(a, b)| b.saturating_duration_since(*a).as_secs_f64())
+            .sum()
+    }
+}
+
+/// A panic's message, as far as it is text.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
+
 /// Ok, or degraded with what went wrong, for a run that reached its end.
-fn degraded(total: &Interval, unreachable_s: f64) -> RunStatus {
+fn degraded(total: &Interval, unreachable_s: f64, client_stall_s: f64) -> RunStatus {
     let mut why = Vec::new();
+    if client_stall_s > 0.0 {
+        why.push(format!(
+            "the load generator itself was stalled for {client_stall_s:.1} s (the qpslab process stopped or not scheduled): those seconds measure the client, not the server"
+        ));
+    }
     if unreachable_s >= DEGRADED_UNREACHABLE_S {
         why.push(format!(
             "the server was unreachable for {unreachable_s:.1} s ({} failed reconnect attempts)",
@@ -366,7 +454,22 @@ fn degraded(total: &Interval, unreachable_s: f64) -> RunStatus {
 
 #[cfg(test)]
 mod tests {
-    use super::auto_threading;
+    use super::{auto_threading, Stalls, CLIENT_STALL};
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn stalls_merge_and_ignore_short_delays() {
+        let t = Instant::now();
+        let s = |x: f64| t + Duration::from_secs_f64(x);
+        let mut st = Stalls::default();
+        st.check(s(0.0), s(CLIENT_STALL.as_secs_f64() * 0.9));
+        assert_eq!(st.seconds(), 0.0);
+        // overlapping pauses count once
+        st.check(s(10.0), s(20.0));
+        st.check(s(11.0), s(20.0));
+        st.check(s(30.0), s(33.0));
+        assert!((st.seconds() - 13.0).abs() < 1e-6, "{}", st.seconds());
+    }
 
     #[test]
     fn threading_regimes() {

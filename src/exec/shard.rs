@@ -150,7 +150,7 @@ pub fn run_shard(
                     ticker(at, &shared, &state, &tx, &recycled).await
                 })
             };
-            join_or_drop(handles, &shared).await;
+            join_or_drop(handles, &shared, &state).await;
             ticker.abort();
             let _ = ticker.await;
             // The interval in progress when the run stopped.
@@ -163,7 +163,7 @@ pub fn run_shard(
                 iv,
             });
         } else {
-            join_or_drop(handles, &shared).await;
+            join_or_drop(handles, &shared, &state).await;
         }
         watchdog.abort();
         let _ = watchdog.await;
@@ -189,7 +189,17 @@ pub fn run_shard(
 /// Waits for the connections' tasks; once the run is stopping, gives them
 /// `STOP_GRACE` and then drops the ones still busy (a connection stuck in
 /// connect or in a query on a stalled server must not hold the run).
-async fn join_or_drop(handles: Vec<JoinHandle<()>>, shared: &Shared) {
+///
+/// `handles` are in slot order. The grace is awaited once: after it
+/// expires, the tasks left are aborted without polling it again (a
+/// completed future must not be polled). A dropped task whose statement
+/// was in flight had its event started and never finished: that event is
+/// counted as failed here, once (the task, aborted, cannot count it).
+async fn join_or_drop(
+    handles: Vec<JoinHandle<()>>,
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+) {
     let stop_then_grace = async {
         // Checked every 100 ms: against a 2 s grace, finer checks would
         // only wake the shard more often during the whole run.
@@ -199,14 +209,32 @@ async fn join_or_drop(handles: Vec<JoinHandle<()>>, shared: &Shared) {
         tokio::time::sleep(STOP_GRACE).await;
     };
     tokio::pin!(stop_then_grace);
-    for mut h in handles {
-        tokio::select! {
-            _ = &mut h => {}
-            _ = &mut stop_then_grace => {
-                h.abort();
-                let _ = h.await;
+    let mut grace_over = false;
+    for (slot, mut h) in handles.into_iter().enumerate() {
+        if !grace_over {
+            tokio::select! {
+                _ = &mut h => continue,
+                _ = &mut stop_then_grace => grace_over = true,
             }
         }
+        h.abort();
+        if h.await.is_err() {
+            count_dropped_in_flight(state, slot);
+        }
+    }
+}
+
+/// The event in flight on a connection whose task was dropped counts as
+/// failed (its statement was sent and never answered).
+fn count_dropped_in_flight(state: &Rc<RefCell<ShardState>>, slot: usize) {
+    let mut st = state.borrow_mut();
+    let in_flight = st
+        .watch
+        .get_mut(slot)
+        .and_then(|w| w.since.take())
+        .is_some();
+    if in_flight {
+        st.cur.failed += 1;
     }
 }
 

@@ -344,6 +344,7 @@ pub async fn worker(
                     {
                         let mut st = state.borrow_mut();
                         st.cur.errors.add(code, 1);
+                        st.cur.lost += 1;
                         st.cur.failed += 1;
                     }
                     reconnect(&link, &mut conn, &mut stmts).await?;

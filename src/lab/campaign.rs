@@ -38,6 +38,52 @@ pub fn open_campaign(store: &Store, c: &CampaignFile, text: &str) -> Result<i64>
     store.find_or_create_campaign(&c.name, "campaign", &crate::secret::redact_dsns(text))
 }
 
+/// Held while a campaign runs: an exclusive lock on a file beside the
+/// store (`<store>.campaign-<id>.lock`, holding the runner's pid). The
+/// kernel drops the lock when the process ends, however it ends, so a
+/// crashed run never leaves the campaign locked.
+pub struct CampaignLock {
+    _file: std::fs::File,
+}
+
+/// Takes the campaign's lock, or says who holds it: two processes running
+/// the same campaign would run every point twice and restart each other's
+/// sandboxes.
+pub fn lock_campaign(store: &Store, id: i64, name: &str) -> Result<CampaignLock> {
+    use std::io::{Read, Seek, Write};
+    let mut path = store.path().as_os_str().to_owned();
+    path.push(format!(".campaign-{id}.lock"));
+    let path = std::path::PathBuf::from(path);
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open the campaign's lock file {}", path.display()))?;
+    match f.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = f.read_to_string(&mut holder);
+            let holder = holder.trim();
+            anyhow::bail!(
+                "campaign '{name}' is already running (pid {}); wait for it to end, or stop it, then run this again (it resumes)",
+                if holder.is_empty() { "unknown" } else { holder }
+            );
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+        }
+    }
+    f.set_len(0)
+        .and_then(|_| f.rewind())
+        .and_then(|_| write!(f, "{}", std::process::id()))
+        .and_then(|_| f.flush())
+        .with_context(|| format!("cannot write the campaign's lock file {}", path.display()))?;
+    Ok(CampaignLock { _file: f })
+}
+
 /// How a campaign run ended.
 pub struct CampaignOutcome {
     /// 0, or 130 when Ctrl-C stopped it (finished points are kept).

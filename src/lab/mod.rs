@@ -23,7 +23,7 @@ mod target;
 mod variants;
 mod watch;
 
-pub use campaign::{open_campaign, run_campaign, CampaignRun};
+pub use campaign::{lock_campaign, open_campaign, run_campaign, CampaignRun};
 pub use data::{check_tpcc, cleanup, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};

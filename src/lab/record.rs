@@ -92,7 +92,7 @@ impl<'a> Recorder<'a> {
                     self.store.path().display(),
                     s.t
                 );
-                eprintln!("qpslab: warning: {msg} (the run goes on)");
+                errln!("qpslab: warning: {msg} (the run goes on)");
                 self.error = Some(msg);
             }
         }

@@ -45,7 +45,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "queries": t.queries(),
             "qps": r.qps(),
             "reads": t.reads, "writes": t.writes, "other": t.others,
-            "ignored_errors": t.errors.total(),
+            "ignored_errors": t.ignored_errors(),
             "errors_by_code": errors,
             "reconnects": t.reconnects,
             "failed_events": t.failed,

@@ -163,7 +163,7 @@ impl Watch {
             };
             if let (Some(Err(e)), Some((st, _))) = (r, store) {
                 if !self.store_warned {
-                    eprintln!(
+                    errln!(
                         "qpslab: warning: cannot store monitor snapshots in {}: {e:#} (the run goes on)",
                         st.path().display()
                     );
@@ -238,7 +238,7 @@ pub fn run_watched(
     let mut watch = mon.and_then(|m| match Watch::start(m, clock.clone(), cfg.warmup) {
         Ok(w) => Some(w),
         Err(e) => {
-            eprintln!("qpslab: warning: {e:#}; the run goes on unmonitored");
+            errln!("qpslab: warning: {e:#}; the run goes on unmonitored");
             None
         }
     });
@@ -292,6 +292,13 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
     // no verdict (the failure is what it prints).
     if matches!(r.status, RunStatus::Failed(_)) || r.total.queries() == 0 {
         m.bottleneck = None;
+    } else if r.client_stall_s > 0.0 {
+        // Idle server CPU while qpslab itself was stopped is not the
+        // server waiting on anything: the verdict names the client.
+        m.bottleneck = Some(crate::analyze::bottleneck::client_stalled(
+            r.client_stall_s,
+            r.elapsed,
+        ));
     }
     // An unstable run says so wherever its verdict is shown.
     if let (Some(b), Some(flag)) = (

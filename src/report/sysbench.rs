@@ -139,8 +139,8 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         "    ignored errors:",
         format!(
             "{:<6} ({:.2} per sec.)",
-            t.errors.total(),
-            t.errors.total() as f64 / secs
+            t.ignored_errors(),
+            t.ignored_errors() as f64 / secs
         ),
     );
     w(

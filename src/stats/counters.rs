@@ -36,7 +36,12 @@ pub struct Interval {
     pub reads: u64,
     pub writes: u64,
     pub others: u64,
+    /// Server and client errors by code: ignored ones (the event retried)
+    /// and lost connections (the event failed) alike.
     pub errors: ErrCounts,
+    /// Of `errors`, those that lost the connection (2013 and the like):
+    /// the event failed, nothing was ignored.
+    pub lost: u64,
     pub reconnects: u64,
     /// Events that could not complete: their connection was lost or cut
     /// (read timeout). Never counted as events or latency samples.
@@ -64,6 +69,12 @@ pub struct Interval {
 pub const MAX_CLASSES: usize = 8;
 
 impl Interval {
+    /// Errors ignored (the event retried), as sysbench's "ignored errors":
+    /// lost connections are not among them.
+    pub fn ignored_errors(&self) -> u64 {
+        self.errors.total().saturating_sub(self.lost)
+    }
+
     pub fn queries(&self) -> u64 {
         self.reads + self.writes + self.others
     }
@@ -100,6 +111,7 @@ impl Interval {
             writes,
             others,
             errors,
+            lost,
             reconnects,
             failed,
             failed_connects,
@@ -114,6 +126,7 @@ impl Interval {
             reads,
             writes,
             others,
+            lost,
             reconnects,
             failed,
             failed_connects,
@@ -130,12 +143,23 @@ impl Interval {
         *classes = [0; MAX_CLASSES];
     }
 
+    /// Keeps only the summaries of its histograms (see `Hist::compact`):
+    /// for a finished sample kept for the run's length. `extra` are the
+    /// quantiles (fractions) the run reports besides the usual ones.
+    pub fn compact(&mut self, extra: &[f64]) {
+        self.hist.compact(extra);
+        if let Some(l) = self.lag.as_mut() {
+            l.compact(extra);
+        }
+    }
+
     pub fn merge(&mut self, o: &Interval) {
         self.events += o.events;
         self.reads += o.reads;
         self.writes += o.writes;
         self.others += o.others;
         self.errors.merge(&o.errors);
+        self.lost += o.lost;
         self.reconnects += o.reconnects;
         self.failed += o.failed;
         self.failed_connects += o.failed_connects;

@@ -107,6 +107,10 @@ pub struct RunResult {
     pub client_sched_batch: bool,
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,
+    /// Seconds during which the load generator itself did not run (the
+    /// process stopped, or its threads not scheduled): what those seconds
+    /// measured is the client, not the server.
+    pub client_stall_s: f64,
     /// The family's server-side tally of one event class over the whole
     /// run, warm-up included (see `Family::server_tally`).
     pub server_tally: Option<Tally>,

@@ -131,7 +131,7 @@ pub struct MonitorArgs {
     #[arg(long)]
     pub no_monitor: bool,
     /// Seconds between polls of the per-second sources (others scale with it).
-    #[arg(long, default_value_t = 1.0, value_parser = positive_f64)]
+    #[arg(long, default_value_t = 1.0, value_parser = super::shared::monitor_interval)]
     pub monitor_interval: f64,
     /// Per-source seconds between polls: e.g. innodb_status=10,threads=30.
     /// Sources: status, innodb_metrics, ps_waits, ps_files, innodb_status,

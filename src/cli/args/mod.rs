@@ -288,21 +288,21 @@ fn parse_with_help(argv: &[String]) -> Result<Cli, clap::Error> {
 pub fn print_workload_options(words: &[String]) {
     match crate::workload::options_for(words, "help") {
         Ok((Some(path), specs)) => {
-            println!("\n{} options:", path.display());
-            print!("{}", OptValues::new(specs).help());
+            outln!("\n{} options:", path.display());
+            out!("{}", OptValues::new(specs).help());
             if let Err(m) = crate::workload::script::script_help(&path) {
-                println!("\n{m}");
+                outln!("\n{m}");
             }
         }
         Ok((None, specs)) if words.iter().any(|w| crate::workload::tpcc::is_tpcc(w)) => {
-            println!("\nTPC-C options (docs/TPCC.md):");
-            print!("{}", OptValues::new(specs).help());
+            outln!("\nTPC-C options (docs/TPCC.md):");
+            out!("{}", OptValues::new(specs).help());
         }
         Ok((None, specs)) => {
-            println!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
-            print!("{}", OptValues::new(specs).help());
+            outln!("\nWorkload options (the OLTP family; sysbench's names and defaults):");
+            out!("{}", OptValues::new(specs).help());
         }
-        Err(m) => println!("\n{m}"),
+        Err(m) => outln!("\n{m}"),
     }
 }
 
@@ -318,7 +318,7 @@ pub fn print_command_help(path: &[String]) -> bool {
         }
     }
     let mut cmd = cmd.bin_name(format!("qpslab {}", path.join(" ")));
-    print!("{}", cmd.render_long_help());
+    out!("{}", cmd.render_long_help());
     if path.len() == 1 && LOAD_COMMANDS.contains(&path[0].as_str()) {
         print_workload_options(&[]);
     }
@@ -354,12 +354,12 @@ pub fn parse_command_line() -> Cli {
     let (words, notes) = match sysbench_general::translate(&std::env::args().collect::<Vec<_>>()) {
         Ok(x) => x,
         Err(m) => {
-            eprintln!("qpslab: {m}");
+            errln!("qpslab: {m}");
             std::process::exit(2)
         }
     };
     for n in &notes {
-        eprintln!("note: {n}");
+        errln!("note: {n}");
     }
     let argv = sysbench_shape(&words);
     match parse_shaped(&argv) {
@@ -370,7 +370,7 @@ pub fn parse_command_line() -> Cli {
                     .get(1)
                     .is_some_and(|c| LOAD_COMMANDS.contains(&c.as_str())) =>
             {
-                print!("{}", e.render());
+                out!("{}", e.render());
                 print_workload_options(&argv[2..]);
                 std::process::exit(0)
             }
@@ -378,7 +378,7 @@ pub fn parse_command_line() -> Cli {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
             _ => {
-                eprintln!("qpslab: {}", one_line(&e));
+                errln!("qpslab: {}", one_line(&e));
                 std::process::exit(2)
             }
         },

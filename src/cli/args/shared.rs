@@ -107,6 +107,21 @@ pub fn positive_f64(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The monitor's shortest poll interval: below it the polls themselves
+/// (SHOW GLOBAL STATUS costs about a millisecond of server time) become
+/// load.
+pub const MIN_MONITOR_INTERVAL: f64 = 0.1;
+
+/// `--monitor-interval`: seconds from `MIN_MONITOR_INTERVAL` to an hour.
+pub fn monitor_interval(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (MIN_MONITOR_INTERVAL..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "'{s}' is not a monitor interval: give seconds from {MIN_MONITOR_INTERVAL} to 3600 (or --no-monitor to turn it off)"
+        )),
+    }
+}
+
 /// A timeout: more than zero seconds, at most a day.
 pub fn timeout_secs(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {

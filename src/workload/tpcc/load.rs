@@ -299,7 +299,7 @@ async fn finish(opts: &ConnOpts, o: &TpccOpts, quiet: bool) -> Result<()> {
     let mut conn = Conn::connect(opts).await?;
     for n in 1..=o.tables {
         if !quiet {
-            println!("Creating the secondary indexes of set {n}...");
+            outln!("Creating the secondary indexes of set {n}...");
         }
         let rows = u32::try_from(u64::from(o.warehouses) * 300_000).unwrap_or(u32::MAX);
         conn.set_read_timeout(crate::workload::prepare::index_build_timeout(

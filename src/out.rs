@@ -1,0 +1,115 @@
+//! Printing that survives its reader: `outln!`/`out!` (stdout) and
+//! `errln!`/`errout!` (stderr) never panic. std's `println!` panics when
+//! stdout is a closed pipe (`qpslab run … | head`) or a full device,
+//! which would kill a run mid-measurement. Here a failed write ends the
+//! printing to that stream, not the program: the run goes on and is
+//! recorded. A closed pipe is the reader's choice and goes unremarked; any
+//! other failure (a full disk) is said once on stderr at exit, and turns
+//! an exit code of 0 into `EXIT_OUTPUT_LOST`.
+//!
+//! Owns nothing but the two streams' state; what to print is report's and
+//! cli's business.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+
+/// The exit code of a command that completed but whose output could not
+/// be written (other than to a closed pipe).
+pub const EXIT_OUTPUT_LOST: i32 = 5;
+
+const OPEN: u8 = 0;
+const PIPE_CLOSED: u8 = 1;
+const FAILED: u8 = 2;
+
+static STDOUT: AtomicU8 = AtomicU8::new(OPEN);
+static STDERR: AtomicU8 = AtomicU8::new(OPEN);
+/// The errno of stdout's first failed write (0: none).
+static STDOUT_ERRNO: AtomicI32 = AtomicI32::new(0);
+
+fn write_to(state: &AtomicU8, mut w: impl Write, args: std::fmt::Arguments, newline: bool) {
+    if state.load(Ordering::Relaxed) != OPEN {
+        return;
+    }
+    let r = w
+        .write_fmt(args)
+        .and_then(|_| if newline { w.write_all(b"\n") } else { Ok(()) });
+    if let Err(e) = r {
+        let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+        state.store(if closed { PIPE_CLOSED } else { FAILED }, Ordering::Relaxed);
+        if std::ptr::eq(state, &STDOUT) {
+            STDOUT_ERRNO.store(e.raw_os_error().unwrap_or(-1), Ordering::Relaxed);
+        }
+    }
+}
+
+/// Writes to stdout (used by `out!`/`outln!`).
+pub fn stdout(args: std::fmt::Arguments, newline: bool) {
+    write_to(&STDOUT, std::io::stdout().lock(), args, newline);
+}
+
+/// Writes to stderr (used by `errout!`/`errln!`).
+pub fn stderr(args: std::fmt::Arguments, newline: bool) {
+    write_to(&STDERR, std::io::stderr().lock(), args, newline);
+}
+
+/// Flushes stdout; a failure counts like a failed write.
+pub fn flush() {
+    if STDOUT.load(Ordering::Relaxed) != OPEN {
+        return;
+    }
+    if let Err(e) = std::io::stdout().lock().flush() {
+        let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+        STDOUT.store(if closed { PIPE_CLOSED } else { FAILED }, Ordering::Relaxed);
+        STDOUT_ERRNO.store(e.raw_os_error().unwrap_or(-1), Ordering::Relaxed);
+    }
+}
+
+/// The exit code to use for a command that would exit with `code`: a
+/// failed stdout (not a closed pipe) is said on stderr, and a 0 becomes
+/// `EXIT_OUTPUT_LOST`.
+pub fn settle(code: i32) -> i32 {
+    flush();
+    if STDOUT.load(Ordering::Relaxed) != FAILED {
+        return code;
+    }
+    let errno = STDOUT_ERRNO.load(Ordering::Relaxed);
+    let why = if errno > 0 {
+        std::io::Error::from_raw_os_error(errno).to_string()
+    } else {
+        "write error".to_string()
+    };
+    crate::errln!(
+        "qpslab: could not write the output ({why}); the rest of it was dropped (runs are still recorded)"
+    );
+    if code == 0 {
+        EXIT_OUTPUT_LOST
+    } else {
+        code
+    }
+}
+
+/// `println!` that never panics (see the module doc).
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::out::stdout(format_args!(""), true) };
+    ($($t:tt)*) => { $crate::out::stdout(format_args!($($t)*), true) };
+}
+
+/// `print!` that never panics.
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => { $crate::out::stdout(format_args!($($t)*), false) };
+}
+
+/// `eprintln!` that never panics.
+#[macro_export]
+macro_rules! errln {
+    () => { $crate::out::stderr(format_args!(""), true) };
+    ($($t:tt)*) => { $crate::out::stderr(format_args!($($t)*), true) };
+}
+
+/// `eprint!` that never panics.
+#[macro_export]
+macro_rules! errout {
+    ($($t:tt)*) => { $crate::out::stderr(format_args!($($t)*), false) };
+}
