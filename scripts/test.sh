@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, fetches MariaDB 11.4 for
-# the --basedir test, builds, and runs every test. The tests start their own
+# the --basedir test, builds, runs the short soak, and runs every test. The tests start their own
 # sandbox servers on private datadirs, sockets and ports, and remove them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +10,9 @@ QPSLAB_TEST_MARIADB_114=$(bash scripts/mariadb114.sh)
 export QPSLAB_TEST_MARIADB_114
 cargo fmt --check
 cargo clippy --release --all-targets -- -D warnings
+cargo build --release
+# The short soak: a 10-minute monitored run with the UI polled, a profile
+# and a sandbox restart; fails when the run's memory grows by 1 MB per 10
+# minutes or more after its first 2 minutes (bench/soak.sh runs 2 hours).
+MINUTES=10 SAMPLE=15 WARMUP=120 RESTARTS=1 PROFILE_EVERY=300 CHECK=1 bash bench/soak.sh
 cargo test --release

@@ -225,6 +225,24 @@ fn usual_mistakes_get_one_line_errors() {
         e.contains("unknown workload") && e.contains("qpslab workloads"),
         "{e}"
     );
+    // a state directory that is a file is named, with its path
+    let file = l.home.join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    for cmd in [&["runs"][..], &["server", "list"][..]] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_qpslab"))
+            .args(cmd)
+            .env("QPSLAB_HOME", &file)
+            .output()
+            .unwrap();
+        let e = one_line_error(&o);
+        assert!(
+            e.contains(&format!(
+                "QPSLAB_HOME {} is not a directory",
+                file.display()
+            )),
+            "{cmd:?}: {e}"
+        );
+    }
 }
 
 #[test]

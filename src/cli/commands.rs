@@ -23,6 +23,7 @@ use super::load_config::{
 };
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
+    check_state_dir()?;
     match cli.cmd {
         Cmd::Server { cmd } => server(cmd).map(|_| 0),
         Cmd::Prepare(a) => cmd_prepare(&a).map(|_| 0),
@@ -322,6 +323,25 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
         }
     }
     Ok(code)
+}
+
+/// The state directory, when it exists, must be a directory: said once
+/// here, with its path, rather than as a bare "Not a directory" from
+/// whichever command first creates something in it.
+fn check_state_dir() -> Result<()> {
+    let dir = crate::server::state_dir();
+    if dir.exists() && !dir.is_dir() {
+        let from = if std::env::var_os("QPSLAB_HOME").is_some_and(|h| !h.is_empty()) {
+            "QPSLAB_HOME"
+        } else {
+            "the state directory"
+        };
+        bail!(
+            "{from} {} is not a directory: point QPSLAB_HOME at a directory (it is created if missing)",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 fn exit_code(r: &RunResult) -> i32 {

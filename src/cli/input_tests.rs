@@ -280,3 +280,13 @@ fn a_monitor_interval_below_a_tenth_of_a_second_is_refused() {
     ])
     .is_ok());
 }
+
+#[test]
+fn an_empty_store_path_is_named_as_empty() {
+    let e = Cli::try_parse_from(["qpslab", "runs", "--store", ""]).unwrap_err();
+    let line = super::args::one_line(&e);
+    assert!(
+        line.contains("--store") && line.contains("empty value") && !line.contains("not one of"),
+        "{line}"
+    );
+}

@@ -19,6 +19,7 @@ mod interrupt;
 mod rate;
 mod run;
 mod shard;
+mod stall;
 mod state;
 mod worker;
 

@@ -16,14 +16,6 @@ use std::time::{Duration, Instant};
 /// Unreachable seconds (summed over spells) that make a run degraded.
 const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 
-/// A pause this long in the load generator itself (the coordinator's wait
-/// of at most 50 ms for its shards returning this much later) is a stall
-/// of the client, not a quiet server. Well above any scheduling delay of a
-/// busy host: only a stopped (SIGSTOP, a debugger) or starved process
-/// reaches it. (A shard's late interval is no such sign: a direct-I/O
-/// shard waits on a stalled server's socket.)
-const CLIENT_STALL: Duration = Duration::from_secs(2);
-
 /// The client's threading when not set explicitly: (shards, SCHED_BATCH).
 ///
 /// - up to one connection per CPU: a thread per connection, normal
@@ -150,7 +142,7 @@ pub fn run_clocked(
     let mut text_fallbacks = 0;
     let mut server_version = String::new();
     let mut last_k: Option<u64> = None;
-    let mut stalls = Stalls::default();
+    let stall_watch = super::stall::StallWatch::start();
 
     let mut emit = |k: u64,
                     iv: Interval,
@@ -198,15 +190,7 @@ pub fn run_clocked(
                 .min(Duration::from_millis(50)),
             None => Duration::from_millis(50),
         };
-        // The wait alone is timed: it ends within `timeout` unless the
-        // process was not run (what the loop does after it, storing a
-        // sample for one, is not the client stalling).
-        let waited_from = Instant::now();
-        let got = rx.recv_timeout(timeout);
-        if !shared.stopping() {
-            stalls.check(waited_from + timeout, Instant::now());
-        }
-        match got {
+        match rx.recv_timeout(timeout) {
             Ok(Msg::Tick { shard, k, mut iv }) => {
                 let e = pending.entry(k).or_insert_with(|| (0, Interval::default()));
                 e.0 += 1;
@@ -338,7 +322,7 @@ pub fn run_clocked(
     let cpu_end = CpuSnapshot::now();
     let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
     let (unreachable_s, _) = shared.unreachable();
-    let client_stall_s = stalls.seconds();
+    let client_stall_s = stall_watch.stop();
     if status == RunStatus::Ok {
         status = degraded(&total, unreachable_s, client_stall_s);
     }
@@ -387,36 +371,6 @@ pub fn run_clocked(
     }
 }
 
-/// Spans of time during which the load generator did not run.
-#[derive(Default)]
-struct Stalls {
-    spans: Vec<(Instant, Instant)>,
-}
-
-impl Stalls {
-    /// Something due at `due` happened at `now`: a delay of `CLIENT_STALL`
-    /// or more is a stall over [due, now] (overlapping spans merge).
-    fn check(&mut self, due: Instant, now: Instant) {
-        if now.saturating_duration_since(due) < CLIENT_STALL {
-            return;
-        }
-        match self.spans.last_mut() {
-            Some((start, end)) if due <= *end => {
-                *start = (*start).min(due);
-                *end = (*end).max(now);
-            }
-            _ => self.spans.push((due, now)),
-        }
-    }
-
-    fn seconds(&self) -> f64 {
-        self.spans
-            .iter()
-            .map(|(a, b)| b.saturating_duration_since(*a).as_secs_f64())
-            .sum()
-    }
-}
-
 /// A panic's message, as far as it is text.
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
@@ -454,22 +408,7 @@ fn degraded(total: &Interval, unreachable_s: f64, client_stall_s: f64) -> RunSta
 
 #[cfg(test)]
 mod tests {
-    use super::{auto_threading, Stalls, CLIENT_STALL};
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn stalls_merge_and_ignore_short_delays() {
-        let t = Instant::now();
-        let s = |x: f64| t + Duration::from_secs_f64(x);
-        let mut st = Stalls::default();
-        st.check(s(0.0), s(CLIENT_STALL.as_secs_f64() * 0.9));
-        assert_eq!(st.seconds(), 0.0);
-        // overlapping pauses count once
-        st.check(s(10.0), s(20.0));
-        st.check(s(11.0), s(20.0));
-        st.check(s(30.0), s(33.0));
-        assert!((st.seconds() - 13.0).abs() < 1e-6, "{}", st.seconds());
-    }
+    use super::auto_threading;
 
     #[test]
     fn threading_regimes() {

@@ -102,11 +102,20 @@ impl Monitor {
     }
 
     /// Stops after one last poll of every source (to bracket the end of a
-    /// run) and returns the events not yet taken.
+    /// run) and returns the events not yet taken. Waits for that last
+    /// poll at most `FINISH_WAIT`: a server that stopped answering must
+    /// not hold the end of a run for a whole read timeout (the thread is
+    /// then left to end on its own timeout; its late events are dropped).
     pub fn finish(mut self) -> Vec<Event> {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(j) = self.join.take() {
-            let _ = j.join();
+            let end = Instant::now() + FINISH_WAIT;
+            while !j.is_finished() && Instant::now() < end {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if j.is_finished() {
+                let _ = j.join();
+            }
         }
         self.rx.try_iter().collect()
     }
@@ -117,6 +126,9 @@ impl Drop for Monitor {
         self.stop.store(true, Ordering::SeqCst);
     }
 }
+
+/// How long the end of a run waits for the monitor's last round of polls.
+const FINISH_WAIT: Duration = Duration::from_secs(3);
 
 struct Slot {
     id: SourceId,

@@ -237,8 +237,8 @@ mod tests {
         assert_eq!(h.mean_ms(), full.mean_ms());
         // a quantile it did not keep reads as the next one kept above it
         assert_eq!(h.quantile_ms(0.96), full.quantile_ms(0.97));
-        // the summary is small: no counts array left
-        assert!(std::mem::size_of_val(&h) <= 16);
+        // no counts array left
+        assert!(matches!(h.0, Repr::Summary(_)));
         // recording again makes it a full (empty) histogram
         h.record(5);
         assert_eq!(h.count(), 1);

@@ -395,8 +395,11 @@ pub fn one_line(e: &clap::Error) -> String {
             e.get(ContextKind::InvalidValue),
         ) {
             let flag = arg.split_whitespace().next().unwrap_or(arg);
+            if val.trim().is_empty() {
+                return format!("{flag} was given an empty value: give it one (see --help)");
+            }
             return match e.get(ContextKind::ValidValue) {
-                Some(ContextValue::Strings(v)) => {
+                Some(ContextValue::Strings(v)) if !v.is_empty() => {
                     format!("{flag} '{val}' is not one of {}", v.join(", "))
                 }
                 _ => format!("{flag} '{val}' is not a valid value"),
