@@ -6,6 +6,7 @@
 use super::error::{ProtoError, ServerError};
 use super::io::PacketIo;
 use super::opts::ConnOpts;
+use super::pubkey;
 use super::tls::{self, SslMode};
 use mysql_common::auth::plugins::{AuthProc, ChallengeResponsePlugin, Context, Response};
 use mysql_common::constants::{CapabilityFlags, MariadbCapabilities};
@@ -47,7 +48,12 @@ impl Context for &AuthCtx<'_> {
 /// A plugin the client runs: one of mysql_common's, or unix_socket, which
 /// needs no data because the server checks the peer's OS user.
 enum Plugin {
-    Proc(AuthProc),
+    /// `awaiting_key`: the last step asked the server for its RSA public
+    /// key, so the next challenge is one (see `pubkey`).
+    Proc {
+        proc: AuthProc,
+        awaiting_key: bool,
+    },
     UnixSocket,
 }
 
@@ -56,23 +62,50 @@ impl Plugin {
         if plugin.as_bytes() == b"unix_socket" {
             return Ok(Plugin::UnixSocket);
         }
-        AuthProc::init(plugin).map(Plugin::Proc).map_err(|_| {
-            ProtoError::Auth(format!(
+        match AuthProc::init(plugin) {
+            Ok(proc) => Ok(Plugin::Proc {
+                proc,
+                awaiting_key: false,
+            }),
+            Err(_) => Err(ProtoError::Auth(format!(
                 "the server asks for auth plugin '{}', which qpslab does not support; \
                  use an account with mysql_native_password, caching_sha2_password, ed25519 or unix_socket",
                 String::from_utf8_lossy(plugin.as_bytes())
-            ))
-        })
+            ))),
+        }
     }
 
     fn run(&mut self, ctx: &AuthCtx<'_>, challenge: &[u8]) -> Result<Response, ProtoError> {
-        match self {
-            Plugin::UnixSocket => Ok(Response::last_empty()),
-            Plugin::Proc(p) => p
-                .run(ctx, challenge)
-                .map_err(|e| ProtoError::Auth(e.to_string())),
+        let Plugin::Proc { proc, awaiting_key } = self else {
+            return Ok(Response::last_empty());
+        };
+        // The byte that asks the server for its key, for the plugins that
+        // encrypt the password with one.
+        let key_request = match proc {
+            AuthProc::CachingSha2Password(_) => 0x02,
+            AuthProc::Sha256Password(_) => 0x01,
+            _ => return proc.run(ctx, challenge).map_err(auth_err),
+        };
+        if *awaiting_key {
+            pubkey::check(challenge, ctx.opts.password.len()).map_err(|why| {
+                ProtoError::Auth(format!("the server sent an unusable RSA public key: {why}"))
+            })?;
         }
+        if let Some(key) = ctx.opts.server_public_key.as_deref() {
+            if !ctx.opts.password.is_empty() && !ctx.tls && !ctx.ipc {
+                pubkey::check(key, ctx.opts.password.len()).map_err(|why| {
+                    ProtoError::Auth(format!("the key in --server-public-key is unusable: {why}"))
+                })?;
+            }
+        }
+        let r = proc.run(ctx, challenge).map_err(auth_err)?;
+        *awaiting_key = matches!(&r, Response::Next { packet: Some(p) } if p[..] == [key_request]);
+        Ok(r)
     }
+}
+
+fn auth_err(e: mysql_common::auth::plugins::Error) -> ProtoError {
+    ProtoError::Auth(e.to_string())
 }
 
 fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {

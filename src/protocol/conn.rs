@@ -547,7 +547,7 @@ impl Conn {
                         total_rows += 1;
                         match &mut sink {
                             Sink::Skip => {}
-                            Sink::Query(s) => s.rows.push(text_row(pkt, ncols as usize)),
+                            Sink::Query(s) => s.rows.push(text_row(pkt, ncols as usize)?),
                             Sink::Rows(r, true) => r.push_binary_row(pkt)?,
                             Sink::Rows(r, false) => r.push_text_row(pkt)?,
                         }
@@ -565,7 +565,7 @@ impl Conn {
 }
 
 /// Status flags of an OK packet body that starts after the affected-rows field.
-fn ok_status(b: &[u8]) -> u16 {
+pub(super) fn ok_status(b: &[u8]) -> u16 {
     let Some((_, n)) = lenenc_int(b) else {
         return 0;
     };
@@ -574,7 +574,7 @@ fn ok_status(b: &[u8]) -> u16 {
         .unwrap_or(0)
 }
 
-fn column_name(col: &[u8]) -> String {
+pub(super) fn column_name(col: &[u8]) -> String {
     let mut pos = 0;
     for _ in 0..4 {
         match lenenc_str(&col[pos..]) {
@@ -588,17 +588,18 @@ fn column_name(col: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-fn text_row(pkt: &[u8], ncols: usize) -> Vec<Option<String>> {
-    let mut row = Vec::with_capacity(ncols);
+/// A text-protocol row of `ncols` values. The column count comes from the
+/// server: every value takes at least one byte, so a packet shorter than
+/// the count is malformed, and the row never reserves more than the packet.
+pub(super) fn text_row(pkt: &[u8], ncols: usize) -> Result<Vec<Option<String>>, ProtoError> {
+    let mut row = Vec::with_capacity(ncols.min(pkt.len()));
     let mut pos = 0;
     for _ in 0..ncols {
-        match lenenc_str(&pkt[pos..]) {
-            Some((v, n)) => {
-                row.push(v.map(|s| String::from_utf8_lossy(s).into_owned()));
-                pos += n;
-            }
-            None => row.push(None),
-        }
+        let rest = pkt.get(pos..).unwrap_or_default();
+        let (v, n) =
+            lenenc_str(rest).ok_or_else(|| ProtoError::Protocol("malformed result row".into()))?;
+        row.push(v.map(|s| String::from_utf8_lossy(s).into_owned()));
+        pos += n;
     }
-    row
+    Ok(row)
 }

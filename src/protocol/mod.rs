@@ -16,8 +16,11 @@ mod bind;
 mod conn;
 mod direct;
 mod error;
+#[cfg(test)]
+mod fuzz;
 mod io;
 mod opts;
+mod pubkey;
 mod rows;
 mod stmt;
 mod tls;

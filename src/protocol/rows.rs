@@ -49,7 +49,7 @@ pub(crate) fn lenenc_str(b: &[u8]) -> Option<(Option<&[u8]>, usize)> {
         return Some((None, 1));
     }
     let (len, n) = lenenc_int(b)?;
-    let end = n + len as usize;
+    let end = usize::try_from(len).ok()?.checked_add(n)?;
     Some((Some(b.get(n..end)?), end))
 }
 
@@ -99,8 +99,13 @@ impl Rows {
         if col >= self.ncols {
             return None;
         }
-        let c = self.cells.get(row * self.ncols + col)?;
-        (c.end != u32::MAX).then(|| &self.buf[c.start as usize..c.end as usize])
+        let c = self
+            .cells
+            .get(row.checked_mul(self.ncols)?.checked_add(col)?)?;
+        if c.end == u32::MAX {
+            return None;
+        }
+        self.buf.get(c.start as usize..c.end as usize)
     }
 
     pub fn str(&self, row: usize, col: usize) -> Option<&str> {
@@ -126,21 +131,20 @@ impl Rows {
         self.ncols = ncols;
     }
 
-    fn push(&mut self, v: Option<&[u8]>) {
+    fn push(&mut self, v: Option<&[u8]>) -> Result<(), ProtoError> {
         match v {
             Some(b) => {
-                let start = self.buf.len() as u32;
+                let start = offset(self.buf.len())?;
                 self.buf.extend_from_slice(b);
-                self.cells.push(Cell {
-                    start,
-                    end: self.buf.len() as u32,
-                });
+                let end = offset(self.buf.len())?;
+                self.cells.push(Cell { start, end });
             }
             None => self.cells.push(Cell {
                 start: 0,
                 end: u32::MAX,
             }),
         }
+        Ok(())
     }
 
     /// Appends a text-protocol row.
@@ -148,7 +152,7 @@ impl Rows {
         let mut pos = 0;
         for _ in 0..self.ncols {
             let (v, n) = lenenc_str(&pkt[pos.min(pkt.len())..]).ok_or_else(bad_row)?;
-            self.push(v);
+            self.push(v)?;
             pos += n;
         }
         Ok(())
@@ -158,8 +162,9 @@ impl Rows {
     /// each value as the text protocol would.
     pub(crate) fn push_binary_row(&mut self, pkt: &[u8]) -> Result<(), ProtoError> {
         let n = self.ncols;
-        let bitmap_len = (n + 7 + 2) / 8;
-        if pkt.first() != Some(&0) || pkt.len() < 1 + bitmap_len || self.types.len() < n {
+        // The column count comes from the server: checked, not wrapped.
+        let bitmap_len = n.checked_add(7 + 2).ok_or_else(bad_row)? / 8;
+        if pkt.first() != Some(&0) || pkt.len() <= bitmap_len || self.types.len() < n {
             return Err(bad_row());
         }
         let bitmap = &pkt[1..1 + bitmap_len];
@@ -167,21 +172,27 @@ impl Rows {
         for i in 0..n {
             let bit = i + 2;
             if bitmap[bit / 8] & (1 << (bit % 8)) != 0 {
-                self.push(None);
+                self.push(None)?;
                 continue;
             }
             let t = self.types[i];
             let rest = pkt.get(pos..).ok_or_else(bad_row)?;
-            let start = self.buf.len() as u32;
+            let start = offset(self.buf.len())?;
             let used = render_binary(&mut self.buf, t, rest)?;
             pos += used;
-            self.cells.push(Cell {
-                start,
-                end: self.buf.len() as u32,
-            });
+            let end = offset(self.buf.len())?;
+            self.cells.push(Cell { start, end });
         }
         Ok(())
     }
+}
+
+/// A cell offset into the kept rows' bytes (u32::MAX marks NULL).
+fn offset(len: usize) -> Result<u32, ProtoError> {
+    u32::try_from(len)
+        .ok()
+        .filter(|&o| o != u32::MAX)
+        .ok_or_else(|| ProtoError::Protocol("a result too large to keep (over 4 GiB)".into()))
 }
 
 fn bad_row() -> ProtoError {
@@ -274,12 +285,18 @@ fn render_binary(out: &mut Vec<u8>, t: ColType, b: &[u8]) -> Result<usize, Proto
             let g = |i: usize| v.get(i).copied().unwrap_or(0) as u32;
             let neg = g(0) == 1;
             let days = if len >= 5 {
-                u32::from_le_bytes([v[1], v[2], v[3], v[4]])
+                u64::from(u32::from_le_bytes([v[1], v[2], v[3], v[4]]))
             } else {
                 0
             };
             let sign = if neg { "-" } else { "" };
-            let _ = write!(out, "{sign}{:02}:{:02}:{:02}", days * 24 + g(5), g(6), g(7));
+            let _ = write!(
+                out,
+                "{sign}{:02}:{:02}:{:02}",
+                days * 24 + u64::from(g(5)),
+                g(6),
+                g(7)
+            );
             if len >= 12 {
                 let us = u32::from_le_bytes([v[8], v[9], v[10], v[11]]);
                 let _ = write!(out, ".{us:06}");
