@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command: installs what the tests need, fetches MariaDB 11.4 for
-# the --basedir test, builds, runs the short soak, and runs every test. The tests start their own
+# The test command: installs what the tests need, fetches MariaDB 11.4 and
+# 10.1 for the --basedir tests, builds, runs the short soak, and runs every
+# test. The tests start their own
 # sandbox servers on private datadirs, sockets and ports, and remove them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,8 @@ QPSLAB_WITH_MAVEN=1 QPSLAB_WITH_BROWSER=1 bash scripts/deps.sh
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 QPSLAB_TEST_MARIADB_114=$(bash scripts/mariadb114.sh)
 export QPSLAB_TEST_MARIADB_114
+QPSLAB_TEST_MARIADB_101=$(bash scripts/mariadb101.sh)
+export QPSLAB_TEST_MARIADB_101
 cargo fmt --check
 cargo clippy --release --all-targets -- -D warnings
 cargo build --release

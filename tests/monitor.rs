@@ -1,8 +1,10 @@
 //! The monitor against real sandbox MariaDBs, with Performance Schema off
 //! (the shared sandbox) and on (its own sandbox): every collector yields
 //! numbers, the inniostat columns move and add up under writes, efficiency
-//! per query agrees with the server's CPU read from /proc, and a monitor
-//! rides out the server stopping and starting again.
+//! per query agrees with the server's CPU read from /proc, a monitor
+//! rides out the server stopping and starting again, and one against a
+//! fake server that goes silent (before its greeting, or after the login)
+//! gives up within its time plus the connect timeout.
 
 mod common;
 use common::{json, lab, read_until, text};
@@ -405,6 +407,7 @@ fn performance_schema_sources_when_it_is_on() {
         screen.contains("Top waits (performance_schema") && screen.contains("Queries/s"),
         "{screen}"
     );
+    let _ = l.qpslab(&["server", "stop", "--name", "pson"]);
     let _ = l.qpslab(&["server", "destroy", "--name", "pson"]);
 }
 
@@ -462,6 +465,7 @@ fn monitor_survives_the_server_going_away() {
         restarted,
         "Uptime never went back: no snapshots after the restart: {q:?}"
     );
+    let _ = l.qpslab(&["server", "stop", "--name", "away"]);
     let _ = l.qpslab(&["server", "destroy", "--name", "away"]);
 }
 
@@ -534,4 +538,104 @@ fn a_cpu_hog_beside_the_run_marks_the_host_shared() {
         "{}",
         text(&o)
     );
+}
+
+/// A fake server on 127.0.0.1 (it lives 120 s at most); returns its port.
+/// `login`: it greets as MariaDB, accepts any login, then says nothing
+/// more; else it accepts the connection and never greets.
+fn silent_server(login: bool) -> u16 {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    l.set_nonblocking(true).unwrap();
+    let packet = |seq: u8, body: &[u8]| {
+        let mut p = (body.len() as u32).to_le_bytes()[..3].to_vec();
+        p.push(seq);
+        p.extend_from_slice(body);
+        p
+    };
+    // protocol 10: version, thread id, scramble part 1, capabilities
+    // (LONG_PASSWORD, CONNECT_WITH_DB, PROTOCOL_41, TRANSACTIONS,
+    // SECURE_CONNECTION, PLUGIN_AUTH), charset, status, scramble part 2
+    let caps: u32 = 1 | 8 | 0x200 | 0x2000 | 0x8000 | 0x80000;
+    let mut hello = vec![10u8];
+    hello.extend_from_slice(b"5.5.5-10.11.6-MariaDB\0");
+    hello.extend_from_slice(&7u32.to_le_bytes());
+    hello.extend_from_slice(b"abcdefgh\0");
+    hello.extend_from_slice(&(caps as u16).to_le_bytes());
+    hello.push(33);
+    hello.extend_from_slice(&2u16.to_le_bytes());
+    hello.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
+    hello.push(21);
+    hello.extend_from_slice(&[0; 10]);
+    hello.extend_from_slice(b"ijklmnopqrst\0mysql_native_password\0");
+    let greeting = packet(0, &hello);
+    let ok = packet(2, &[0, 0, 0, 2, 0, 0, 0]);
+    std::thread::spawn(move || {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let mut held = Vec::new();
+        while std::time::Instant::now() < end {
+            match l.accept() {
+                Ok((mut s, _)) => {
+                    if login {
+                        let _ = s.set_nonblocking(false);
+                        let _ = s.write_all(&greeting);
+                        let mut buf = [0u8; 4096];
+                        let _ = s.read(&mut buf);
+                        let _ = s.write_all(&ok);
+                    }
+                    held.push(s);
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    });
+    port
+}
+
+#[test]
+fn monitor_gives_up_on_a_silent_server_within_its_time_and_the_connect_timeout() {
+    let home = std::env::temp_dir().join(format!("qpslab-monsilent-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    struct Gone(std::path::PathBuf);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _g = Gone(home.clone());
+    for login in [true, false] {
+        let port = silent_server(login).to_string();
+        let mut child = Command::new(common::bin())
+            .env("QPSLAB_HOME", &home)
+            .env_remove("MYSQL_PWD")
+            .args(["monitor", "--host", "127.0.0.1", "--port", &port])
+            .args(["--user", "root", "--connect-timeout", "2", "--time", "5"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // 5 s of time plus the 2 s timeout, with generous room (it took
+        // the 60 s read timeout before).
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(25);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > end {
+                let _ = child.kill();
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "login {login}: monitor still running after 25 s: {}",
+                    text(&out)
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "login {login}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
+        assert!(
+            err.contains(&format!("127.0.0.1:{port}")) && err.contains("2.0 s"),
+            "login {login}: {err}"
+        );
+    }
 }

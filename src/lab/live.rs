@@ -16,13 +16,26 @@ use anyhow::Result;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Checks the target and reads its environment on one connection.
+/// Checks the target and reads its environment on one connection. The
+/// login and these first queries are bounded together by the connect
+/// timeout: a server that lets us in and then says nothing fails here
+/// within it, not after the (long) read timeout.
 pub fn probe(t: &Target) -> Result<Environment> {
-    block_on(async {
+    let limit = t.opts.connect_timeout;
+    let work = async {
         let mut c = check(t).await?;
         let env = capture(t, &mut c).await;
         c.quit().await;
         env
+    };
+    block_on(async {
+        tokio::time::timeout(limit, work).await.unwrap_or_else(|_| {
+            anyhow::bail!(
+                "{} took the login but did not answer within {:.1} s (--connect-timeout): the server is stalled or overloaded; raise --connect-timeout if it is just slow",
+                t.describe(),
+                limit.as_secs_f64()
+            )
+        })
     })?
 }
 

@@ -140,6 +140,11 @@ struct Slot {
     off: bool,
 }
 
+/// The longest the monitor waits to connect and probe, or for one poll,
+/// whatever longer connect and read timeouts the load was given.
+const CONNECT_WITHIN: Duration = Duration::from_secs(5);
+const POLL_WITHIN: Duration = Duration::from_secs(10);
+
 /// The slowest a source is polled before the budget turns it off.
 const SLOWEST_EVERY: f64 = 60.0;
 
@@ -214,13 +219,26 @@ impl Driver {
         }));
     }
 
+    /// The bound on connecting and probing: the load's connect timeout,
+    /// at most `CONNECT_WITHIN` (a reconnect is tried each tick).
+    fn connect_within(&self) -> Duration {
+        self.cfg.conn.connect_timeout.min(CONNECT_WITHIN)
+    }
+
+    /// The bound on one poll: the load's read timeout, at most
+    /// `POLL_WITHIN` (the run's end waits on the last poll).
+    fn poll_within(&self) -> Duration {
+        self.cfg.conn.read_timeout.min(POLL_WITHIN)
+    }
+
     async fn connect(&mut self) {
+        let limit = self.connect_within();
         let attempt = async {
             let mut c = Conn::connect(&self.cfg.conn).await?;
             let (caps, notes) = caps::probe(&mut c, &self.cfg.conn.endpoint).await?;
             Ok::<_, crate::protocol::ProtoError>((c, caps, notes))
         };
-        match tokio::time::timeout(Duration::from_secs(5), attempt).await {
+        match tokio::time::timeout(limit, attempt).await {
             Ok(Ok((c, caps, notes))) => {
                 if let Some(since) = self.gap_since.take() {
                     self.note(
@@ -242,7 +260,10 @@ impl Driver {
                 self.adopt(caps);
             }
             Ok(Err(e)) => self.lost(format!("cannot reach the server: {e}")),
-            Err(_) => self.lost("cannot reach the server: no answer within 5 s".into()),
+            Err(_) => self.lost(format!(
+                "cannot reach the server: no answer within {:.1} s",
+                limit.as_secs_f64()
+            )),
         }
     }
 
@@ -271,14 +292,12 @@ impl Driver {
         if std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return;
         }
+        let limit = self.connect_within();
         let Some(conn) = self.conn.as_mut() else {
             return;
         };
-        if let Ok(Ok((caps, _))) = tokio::time::timeout(
-            Duration::from_secs(5),
-            caps::probe(conn, &self.cfg.conn.endpoint),
-        )
-        .await
+        if let Ok(Ok((caps, _))) =
+            tokio::time::timeout(limit, caps::probe(conn, &self.cfg.conn.endpoint)).await
         {
             self.adopt(caps);
         }
@@ -300,13 +319,9 @@ impl Driver {
     async fn poll(&mut self, slot: &mut Slot) -> Option<Duration> {
         let at = Instant::now();
         let res = if slot.id.is_sql() {
+            let limit = self.poll_within();
             let conn = self.conn.as_mut()?;
-            match tokio::time::timeout(
-                Duration::from_secs(10),
-                sql::poll(slot.id, conn, &self.caps),
-            )
-            .await
-            {
+            match tokio::time::timeout(limit, sql::poll(slot.id, conn, &self.caps)).await {
                 Ok(Ok(v)) => Ok(v),
                 Ok(Err(e)) if e.code().is_some() => Err(e.to_string()),
                 Ok(Err(e)) => {
@@ -314,7 +329,11 @@ impl Driver {
                     return None;
                 }
                 Err(_) => {
-                    self.lost(format!("{} did not answer within 10 s", slot.id.name()));
+                    self.lost(format!(
+                        "{} did not answer within {:.1} s",
+                        slot.id.name(),
+                        limit.as_secs_f64()
+                    ));
                     return None;
                 }
             }

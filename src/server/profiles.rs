@@ -6,7 +6,8 @@ use anyhow::{bail, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Profile {
-    /// Server defaults, with the buffer pool sized for the test data.
+    /// Server defaults, with the buffer pool sized for the test data and
+    /// the connection limits a sweep to 1,024 users needs.
     Default,
     /// Benchmark settings in the style of published sysbench studies.
     Bench,
@@ -32,6 +33,11 @@ impl Profile {
     pub fn settings(self) -> Vec<(&'static str, String)> {
         let bp = buffer_pool_size();
         let mut s = vec![("innodb_buffer_pool_size", bp)];
+        if self == Profile::Default {
+            for (k, v) in SWEEP_LIMITS {
+                s.push((k, v.to_string()));
+            }
+        }
         if self == Profile::Bench {
             for (k, v) in [
                 ("innodb_flush_log_at_trx_commit", "2"),
@@ -57,6 +63,27 @@ impl Profile {
         s
     }
 }
+
+/// What a lab's sweep to 1,024 users (and the monitor's connection) needs
+/// from a default sandbox; the server's own defaults (151 connections,
+/// 16,382 prepared statements) refuse a 256-user step with error 1040.
+///
+/// - max_connections 2,000: 1,024 load connections with room for a
+///   sweep's next step, the monitor and a client. The server sizes
+///   open_files_limit from it (the larger of 10 + connections + 2 ×
+///   table_open_cache = 6,011 and 5 × connections = 10,000 descriptors, up
+///   to the process's hard limit, which the sandbox's start raises its
+///   soft limit to); table_open_cache keeps its default (2,000).
+/// - max_prepared_stmt_count 148,000: each load connection prepares
+///   sysbench's oltp_read_write statements, 9 per table plus BEGIN and
+///   COMMIT (`qpslab run` prepares the same 9 + 2). sysbench's default
+///   --tables 1 makes 11 a connection: 22,000 for 2,000 connections, over
+///   the default limit already; a lab's usual 8 tables make 9 × 8 + 2 = 74:
+///   2,000 × 74 = 148,000. The limit costs no memory until statements exist.
+const SWEEP_LIMITS: [(&str, &str); 2] = [
+    ("max_connections", "2000"),
+    ("max_prepared_stmt_count", "148000"),
+];
 
 /// A quarter of the host's memory, between 128 MiB and 4 GiB: enough for the
 /// default test data (8 × 1M rows ≈ 2 GiB) without starving a small host.
@@ -92,4 +119,30 @@ pub fn render_profiles_help() -> String {
     }
     out.push_str("Override any variable with --set name=value (repeatable).\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_takes_a_sweep_to_1024_users() {
+        for p in [Profile::Default, Profile::Bench] {
+            let s = p.settings();
+            let get = |k: &str| -> u64 {
+                s.iter()
+                    .find(|(n, _)| *n == k)
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or_else(|| panic!("{} has no {k}", p.name()))
+            };
+            // 1,024 load connections, the monitor and a client
+            assert!(get("max_connections") >= 1_100, "{}", p.name());
+            // sysbench's oltp_read_write: 9 statements a table + 2, 8 tables
+            assert!(
+                get("max_prepared_stmt_count") >= 1_024 * (9 * 8 + 2),
+                "{}",
+                p.name()
+            );
+        }
+    }
 }

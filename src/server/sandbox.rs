@@ -4,6 +4,7 @@
 use super::flavor::{Init, Install};
 use super::paths::{sandboxes_dir, socket_path};
 use super::profiles::Profile;
+use super::versions::{fit_settings, init_args};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -139,7 +140,7 @@ impl Sandbox {
             put("user", "root");
         }
         put("# profile", self.spec.profile.name());
-        let settings = fit_settings(self.spec.profile.settings(), install);
+        let settings = fit_settings(self.spec.profile.settings(), install.release);
         for (k, v) in settings {
             if !self.spec.sets.iter().any(|(sk, _)| norm(sk) == norm(k)) {
                 put(k, &v);
@@ -151,16 +152,40 @@ impl Sandbox {
         s
     }
 
-    /// The running server's pid, if it is up. The pid file alone is not
-    /// trusted (after a reboot its pid may belong to anything): the process
-    /// must be a mysqld/mariadbd started with this sandbox's my.cnf.
+    /// The running server's pid, if it is up: the process running a
+    /// mysqld/mariadbd with this sandbox's my.cnf, whatever the pid file
+    /// says (after a reboot, or a server started by hand, its pid may
+    /// belong to anything, or to nothing).
     pub fn running_pid(&self) -> Option<i32> {
-        let pid: i32 = fs::read_to_string(self.pid_file())
+        self.find_server().0
+    }
+
+    /// The pid the pid file names, if it holds one.
+    fn pid_file_pid(&self) -> Option<i32> {
+        fs::read_to_string(self.pid_file())
             .ok()?
             .trim()
             .parse()
-            .ok()?;
-        (pid > 0 && process_alive(i64::from(pid)) && self.is_our_server(pid)).then_some(pid)
+            .ok()
+    }
+
+    /// The server's pid, and whether the pid file failed to name it (a
+    /// stale pid file: missing, or naming another process). The pid file's
+    /// process is checked first; else every process's command line is read
+    /// for `--defaults-file=<this my.cnf>`.
+    fn find_server(&self) -> (Option<i32>, bool) {
+        let named = self.pid_file_pid();
+        if let Some(pid) = named.filter(|p| *p > 0) {
+            if process_alive(i64::from(pid)) && self.is_our_server(pid) {
+                return (Some(pid), false);
+            }
+        }
+        let found = procfs::process::all_processes().ok().and_then(|all| {
+            all.flatten()
+                .map(|p| p.pid)
+                .find(|&pid| process_alive(i64::from(pid)) && self.is_our_server(pid))
+        });
+        (found, found.is_some())
     }
 
     /// True when `pid` runs a MySQL/MariaDB server with `--defaults-file`
@@ -258,9 +283,21 @@ impl Sandbox {
             Some(c) => Some(parse_cpu_list(c)?),
             None => None,
         };
+        // SAFETY: the closure runs in the forked child before exec and
+        // calls only async-signal-safe functions (setsid, getrlimit,
+        // setrlimit, sched_setaffinity) on memory it owns.
         unsafe {
             cmd.pre_exec(move || {
                 libc::setsid();
+                // The server sizes open_files_limit from max_connections,
+                // up to what it may open: give it the hard limit.
+                let mut files: libc::rlimit = std::mem::zeroed();
+                if libc::getrlimit(libc::RLIMIT_NOFILE, &mut files) == 0
+                    && files.rlim_cur < files.rlim_max
+                {
+                    files.rlim_cur = files.rlim_max;
+                    libc::setrlimit(libc::RLIMIT_NOFILE, &files);
+                }
                 if let Some(cpus) = &cpus {
                     let mut set: libc::cpu_set_t = std::mem::zeroed();
                     for &c in cpus {
@@ -289,10 +326,8 @@ impl Sandbox {
             Init::Template(t) => return self.init_from_template(t),
             Init::MariaDbInstallDb(script) => {
                 let mut c = Command::new(script);
-                c.arg(&defaults)
-                    .arg(&datadir)
-                    .arg("--auth-root-authentication-method=normal");
-                c.arg("--skip-test-db");
+                c.arg(&defaults).arg(&datadir);
+                c.args(init_args(install.flavor, install.release));
                 c.args(&basedir);
                 c
             }
@@ -394,9 +429,16 @@ impl Sandbox {
         copy_tree(&self.template_dir(), &self.datadir())
     }
 
-    /// Stops the server and removes everything it had.
+    /// Removes everything the (stopped) sandbox had. Refused while its
+    /// server runs (found by its command line, whatever the pid file
+    /// says): the datadir is never removed under a server.
     pub fn destroy(self) -> Result<()> {
-        self.stop(Duration::from_secs(60))?;
+        if let Some(pid) = self.running_pid() {
+            bail!(
+                "sandbox '{0}' is running (pid {pid}); stop it first: qpslab server stop --name {0}",
+                self.spec.name
+            );
+        }
         let _ = fs::remove_file(ports_dir().join(self.spec.port.to_string()));
         let _ = fs::remove_file(self.socket());
         fs::remove_dir_all(&self.dir)
@@ -413,7 +455,8 @@ impl Sandbox {
 
     /// One line describing the sandbox, for `status` and `list`.
     pub fn describe(&self) -> String {
-        let state = match self.running_pid() {
+        let (pid, stale) = self.find_server();
+        let state = match pid {
             Some(pid) => format!("running (pid {pid})"),
             None => "stopped".into(),
         };
@@ -433,6 +476,15 @@ impl Sandbox {
         }
         if let Some(c) = &self.spec.cpus {
             s.push_str(&format!("  cpus {c}"));
+        }
+        if stale {
+            let named = match self.pid_file_pid() {
+                Some(p) => format!("named pid {p}"),
+                None => "was missing".into(),
+            };
+            s.push_str(&format!(
+                "  (note: the pid file was stale: it {named}; the server was found by its my.cnf)"
+            ));
         }
         s
     }
@@ -507,31 +559,6 @@ fn greets(socket: &Path) -> bool {
     let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
     let mut head = [0u8; 5];
     s.read_exact(&mut head).is_ok() && head[4] == 10
-}
-
-/// The profile's settings the installed server understands: the query
-/// cache is gone from MySQL 8.0; MySQL before 5.6 caps the redo log's
-/// files at 4 GB together (two files) and has no --skip-log-bin (binary
-/// logging is off unless asked for).
-fn fit_settings(
-    mut settings: Vec<(&'static str, String)>,
-    install: &Install,
-) -> Vec<(&'static str, String)> {
-    let Some(r) = install.release.filter(|_| install.flavor.is_mysql_like()) else {
-        return settings;
-    };
-    if r.at_least(8, 0) {
-        settings.retain(|(k, _)| !k.starts_with("query_cache"));
-    }
-    if !r.at_least(5, 6) {
-        settings.retain(|(k, _)| *k != "skip-log-bin");
-        for (k, v) in settings.iter_mut() {
-            if *k == "innodb_log_file_size" {
-                *v = "1G".into();
-            }
-        }
-    }
-    settings
 }
 
 fn norm(k: &str) -> String {

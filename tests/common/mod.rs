@@ -189,12 +189,14 @@ pub fn text(o: &Output) -> String {
 }
 
 impl Lab {
-    /// Destroys every sandbox of this state directory (campaigns make
-    /// their own) and removes the directory.
+    /// Stops and destroys every sandbox of this state directory (campaigns
+    /// make their own) and removes the directory.
     pub fn destroy(&self) {
         if let Ok(dirs) = std::fs::read_dir(self.home.join("sandboxes")) {
             for d in dirs.flatten() {
                 let name = d.file_name().to_string_lossy().into_owned();
+                // destroy refuses a running sandbox
+                let _ = self.qpslab(&["server", "stop", "--name", &name]);
                 let _ = self.qpslab(&["server", "destroy", "--name", &name]);
             }
         }
