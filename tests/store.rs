@@ -317,3 +317,173 @@ fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
         text(&o)
     );
 }
+
+/// A store of three short runs (a sweep of 1, 2 and 4 threads), made once
+/// and closed by its writer (no WAL left); each test copies it into a
+/// directory of its own, and gets that copy's path.
+fn three_runs_copy(dir_name: &str) -> std::path::PathBuf {
+    static STORE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let made = STORE.get_or_init(|| {
+        let l = lab();
+        let db = l.prepared_db("st_three", 500);
+        let dir = l.home.join("three");
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = dir.join("s.db");
+        let o = l.on_sandbox(&[
+            "sweep",
+            "oltp_point_select",
+            "--db",
+            &db,
+            "--table-size",
+            "500",
+            "--threads",
+            "1,2,4",
+            "--time",
+            "1",
+            "--store",
+            store.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        store
+    });
+    let dir = lab().home.join(dir_name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("s.db");
+    std::fs::copy(made, &copy).unwrap();
+    copy
+}
+
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn read_only_opens_create_no_files_beside_the_store() {
+    let store = three_runs_copy("ro_sidecars");
+    let dir = store.parent().unwrap();
+    let s = store.to_str().unwrap();
+    assert_eq!(listing(dir), ["s.db"]);
+    let l = lab();
+    let html = l.home.join("ro_sidecars.html");
+    let reads: [&[&str]; 4] = [
+        &["runs", "--store", s, "--format", "json"],
+        &["show", "1", "--store", s],
+        &["report", "2", "-o", html.to_str().unwrap(), "--store", s],
+        &["runs", "--status", "ok", "--store", s],
+    ];
+    for args in reads {
+        let o = l.qpslab(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        assert_eq!(listing(dir), ["s.db"], "after {args:?}");
+    }
+    let runs = json(&l.qpslab(&["runs", "--store", s, "--format", "json"]));
+    assert_eq!(runs.as_array().unwrap().len(), 3, "{runs}");
+}
+
+#[test]
+fn a_damaged_store_is_refused_by_writers_in_one_line() {
+    let store = three_runs_copy("damaged");
+    let s = store.to_str().unwrap();
+    // Garbage over the second half of the samples table's root page (its
+    // cells sit at the page's end).
+    let (page, size): (i64, i64) = {
+        let c = rusqlite::Connection::open(&store).unwrap();
+        let page = c
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'samples'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (
+            page,
+            c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap(),
+        )
+    };
+    let mut bytes = std::fs::read(&store).unwrap();
+    let at = ((page - 1) * size + size / 2) as usize;
+    bytes[at..at + (size / 2) as usize].fill(0xA5);
+    std::fs::write(&store, bytes).unwrap();
+    let l = lab();
+    let db = l.prepared_db("st_damaged", 100);
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "100",
+        "--time",
+        "1",
+        "--store",
+        s,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{}", text(&o));
+    let line = err
+        .lines()
+        .find(|l| l.contains("is damaged"))
+        .unwrap_or_else(|| panic!("no damaged-store error: {}", text(&o)));
+    assert!(
+        line.contains(s) && line.contains(".recover") && line.contains("backup"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_wal_that_cannot_be_read_is_noted_not_dropped_silently() {
+    let store = three_runs_copy("hot_wal_src");
+    // A fourth run left in the WAL (never checkpointed into the file).
+    let hot = lab().home.join("hot_wal");
+    std::fs::create_dir_all(&hot).unwrap();
+    {
+        let c = rusqlite::Connection::open(&store).unwrap();
+        c.execute_batch(
+            "PRAGMA wal_autocheckpoint = 0;
+             CREATE TEMP TABLE r AS SELECT * FROM runs WHERE id = 1;
+             UPDATE r SET id = 4;
+             INSERT INTO runs SELECT * FROM r;",
+        )
+        .unwrap();
+        for f in ["s.db", "s.db-wal", "s.db-shm"] {
+            std::fs::copy(store.with_file_name(f), hot.join(f)).unwrap();
+        }
+    }
+    let l = lab();
+    let s = hot.join("s.db").display().to_string();
+    let runs = |ro_media: bool| {
+        let mut c = l.command();
+        c.args(["runs", "--store", &s, "--format", "json"]);
+        if ro_media {
+            c.env("QPSLAB_STORE_READ_ONLY_MEDIA", "1");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        (
+            json(&o).as_array().unwrap().len(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    // On read-only media with the -shm there, the WAL is read through it.
+    let (n, err) = runs(true);
+    assert_eq!((n, err.as_str()), (4, ""), "{err}");
+    assert_eq!(listing(&hot), ["s.db", "s.db-shm", "s.db-wal"]);
+    // Without it, the WAL cannot be read there: the reader is told.
+    std::fs::remove_file(hot.join("s.db-shm")).unwrap();
+    let (n, err) = runs(true);
+    assert_eq!(n, 3, "{err}");
+    assert!(
+        err.contains("runs recorded after run 3 may be missing")
+            && err.contains("WAL")
+            && err.contains("writable"),
+        "{err}"
+    );
+    assert_eq!(listing(&hot), ["s.db", "s.db-wal"]);
+    // Where it is writable, all four are read.
+    assert_eq!(runs(false).0, 4);
+}

@@ -210,3 +210,149 @@ fn ui_and_report_in_headless_chromium() {
     let _ = ui.wait();
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// `qpslab ui` over a store of one short run, on a free port; the child
+/// and its port. The caller stops it (`stop_ui`).
+fn ui_over_one_run(name: &str) -> (std::process::Child, u16) {
+    let l = lab();
+    let db = l.prepared_db(name, 200);
+    let store = l.home.join(format!("{name}.db")).display().to_string();
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "200",
+        "--time",
+        "1",
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let port = free_port();
+    let mut ui = l
+        .command()
+        .args(["ui", "--port", &port.to_string(), "--store", &store])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(ui.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("http://127.0.0.1:"), "{line}");
+    (ui, port)
+}
+
+fn stop_ui(mut ui: std::process::Child) {
+    unsafe { libc::kill(ui.id() as i32, libc::SIGINT) };
+    let _ = ui.wait();
+}
+
+/// One HTTP/1.1 GET with this Host header: the status line, the headers
+/// (lower-cased names) and the body.
+fn get(port: u16, path: &str, host: &str) -> (String, String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    let (head, body) = all.split_once("\r\n\r\n").unwrap_or((&all, ""));
+    let (status, headers) = head.split_once("\r\n").unwrap_or((head, ""));
+    (
+        status.to_string(),
+        headers.to_ascii_lowercase(),
+        body.to_string(),
+    )
+}
+
+#[test]
+fn the_ui_refuses_foreign_hosts_and_sends_its_security_headers() {
+    let (ui, port) = ui_over_one_run("ui_hosts");
+    let me = format!("127.0.0.1:{port}");
+    let cases = [
+        ("/", me.as_str(), "200"),
+        ("/run/1", &format!("localhost:{port}"), "200"),
+        ("/assets/ui.js", &format!("[::1]:{port}"), "200"),
+        ("/run/1/flame/cpu.svg", &me, "200"),
+        ("/run/999", &me, "404"),
+        ("/no/such/page", &me, "404"),
+        ("/flame/diff", &me, "400"),
+        ("/", "evil.example", "421"),
+        ("/run/1", &format!("evil.example:{port}"), "421"),
+    ];
+    let mut bad = Vec::new();
+    for (path, host, want) in cases {
+        let (status, headers, body) = get(port, path, host);
+        let ok = status.split_whitespace().nth(1) == Some(want)
+            && headers.contains("x-content-type-options: nosniff")
+            && headers.contains("content-security-policy: default-src 'none';")
+            // An SVG's policy allows its own inline blocks by hash; the
+            // pages' allows this origin's files only.
+            && (path.ends_with(".svg") || headers.contains("script-src 'self'; style-src 'self'"));
+        if !ok {
+            bad.push(format!("{path} as {host}: {status}\n{headers}"));
+        }
+        if want == "421" && body.trim().lines().count() != 1 {
+            bad.push(format!(
+                "{path} as {host}: a refusal of one line, not {body:?}"
+            ));
+        }
+        if want == "200"
+            && path != "/assets/ui.js"
+            && (body.contains("<script>") || body.contains("<style>"))
+        {
+            bad.push(format!("{path}: inline script or style"));
+        }
+    }
+    stop_ui(ui);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_ui_cuts_a_client_that_trickles_its_headers() {
+    use std::io::{Read, Write};
+    let (ui, port) = ui_over_one_run("ui_slow");
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Bounds a read that would otherwise wait for ever.
+    s.set_read_timeout(Some(std::time::Duration::from_secs(40)))
+        .unwrap();
+    let mut w = s.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        let head = format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+        for b in head
+            .bytes()
+            .chain(b"X-Slow: ".iter().copied())
+            .chain(std::iter::repeat(b'a'))
+        {
+            if w.write_all(&[b]).is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+    });
+    let start = std::time::Instant::now();
+    let mut buf = Vec::new();
+    let r = s.read_to_end(&mut buf);
+    let held = start.elapsed();
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    let _ = trickle.join();
+    stop_ui(ui);
+    // Cut by the server (end of stream or a reset), well before the
+    // 40-second read bound: the header-read limit is 10 s.
+    let cut = match &r {
+        Ok(_) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    assert!(
+        cut && held < std::time::Duration::from_secs(30),
+        "{r:?} after {held:?}"
+    );
+}

@@ -48,7 +48,11 @@ pub fn open_store(path: Option<&Path>) -> Result<Store> {
 
 /// The store at `path`, opened to read: never created, migrated or written.
 pub fn read_store(path: Option<&Path>) -> Result<Store> {
-    Store::open_read_only(&store_path(path), crate::server::process_alive)
+    let store = Store::open_read_only(&store_path(path), crate::server::process_alive)?;
+    if let Some(note) = store.note() {
+        eprintln!("note: {note}");
+    }
+    Ok(store)
 }
 
 /// Run `id` with its samples, or an error saying how to list the runs.

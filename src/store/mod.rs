@@ -10,9 +10,11 @@
 //! never write. The store is given its path; it knows nothing about
 //! servers or workloads beyond the values it is given.
 
+mod integrity;
 mod metrics;
 mod profiles;
 mod read;
+mod read_open;
 mod schema;
 mod write;
 
@@ -35,6 +37,8 @@ pub struct Store {
     /// Opened for reading only: nothing is written, not even the marking
     /// of dead runs (they are shown as failed without touching the file).
     read_only: bool,
+    /// A read-only open's warning (see `note`).
+    note: Option<String>,
 }
 
 impl Store {
@@ -46,7 +50,8 @@ impl Store {
     /// Opens (creating if needed) and migrates the store at `path`, for
     /// commands that record. Safe with other processes opening it at the
     /// same time: the busy timeout is set before anything else, and the
-    /// migration runs in one IMMEDIATE transaction.
+    /// migration runs in one IMMEDIATE transaction. A damaged file (see
+    /// `integrity`) is refused with one line saying how to recover it.
     pub fn open(path: &Path) -> Result<Store> {
         let at = || format!("the results store {}", path.display());
         if let Some(dir) = path.parent() {
@@ -66,59 +71,60 @@ impl Store {
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.pragma_update(None, "foreign_keys", "ON")
         })
-        .with_context(|| format!("cannot open {} for writing", at()))?;
+        .map_err(|e| damaged_or(e, path, || format!("cannot open {} for writing", at())))?;
+        integrity::quick_check(&conn, path)?;
         schema::check_newer(&conn).with_context(|| format!("cannot use {}", at()))?;
         retry_busy(|| schema::migrate(&conn))
-            .with_context(|| format!("cannot migrate {}", at()))?;
+            .map_err(|e| damaged_or(e, path, || format!("cannot migrate {}", at())))?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
             read_only: false,
+            note: None,
         })
     }
 
     /// Opens the store at `path` for reading: never creates, migrates or
-    /// writes it. A store on read-only media (or owned by someone else) is
-    /// opened immutable. A missing store is a one-line error naming it.
+    /// writes it, nor any file beside it (see `read_open`). A missing
+    /// store is a one-line error naming it; a store whose WAL could not be
+    /// read carries a `note` saying so.
     pub fn open_read_only(path: &Path, alive: IsAlive) -> Result<Store> {
-        use rusqlite::OpenFlags;
         if !path.exists() {
             anyhow::bail!(
                 "no results store at {}: record a run first (qpslab run ...), or pass --store FILE",
                 path.display()
             );
         }
-        let writable = |p: &Path| {
-            std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
-                && std::ffi::CString::new(p.as_os_str().as_encoded_bytes())
-                    .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0)
-        };
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        let dir_ok = dir.is_none_or(writable);
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
-        let conn = if writable(path) && dir_ok {
-            Connection::open_with_flags(path, flags)
-        } else {
-            // WAL readers need to write the -shm file; where they cannot,
-            // read the file as it stands.
-            let mut uri = url::Url::from_file_path(std::path::absolute(path)?)
-                .map_err(|_| anyhow::anyhow!("cannot name {} as a URI", path.display()))?;
-            uri.set_query(Some("immutable=1"));
-            Connection::open_with_flags(uri.as_str(), flags)
-        }
-        .with_context(|| format!("cannot open the results store {}", path.display()))?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        schema::check_readable(&conn)
-            .with_context(|| format!("cannot read the results store {}", path.display()))?;
+        let opened = read_open::open(path, |conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            schema::check_readable(conn)
+        })
+        .with_context(|| format!("cannot read the results store {}", path.display()))?;
         let store = Store {
-            conn,
+            conn: opened.conn,
             path: path.to_path_buf(),
             read_only: true,
+            note: opened.note,
         };
         store
             .overlay_dead_runs(alive)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
+    }
+
+    /// What a reader should be told about this store (runs it may not
+    /// show), if anything.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+}
+
+/// A damaged store's one-line error, or `e` with `context`.
+fn damaged_or(e: rusqlite::Error, path: &Path, context: impl FnOnce() -> String) -> anyhow::Error {
+    if integrity::is_corruption(&e) {
+        integrity::damaged(path, &e.to_string())
+    } else {
+        anyhow::Error::new(e).context(context())
     }
 }
 

@@ -11,7 +11,9 @@
 
 mod campaign_page;
 mod environment;
+mod guard;
 mod index_page;
+mod listen;
 mod overlay_page;
 mod page;
 pub mod profile_section;
@@ -40,18 +42,49 @@ struct App {
     store: PathBuf,
 }
 
-/// Builds a page from a freshly opened store (one per request: the UI
-/// never holds the store open while runs are written to it).
+/// Opens the store for one request (the UI never holds it open while
+/// runs are written to it).
+fn open(app: &App) -> anyhow::Result<Store> {
+    Store::open_read_only(&app.store, crate::server::process_alive)
+}
+
+/// Builds a page from a freshly opened store; the store's note (runs it
+/// could not read) heads the page.
 fn respond(
     app: &App,
     what: &str,
     build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
 ) -> Response {
-    match crate::lab::read_store(Some(&app.store)).and_then(|s| build(&s)) {
-        Ok(Some(html)) => Html(html).into_response(),
-        Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
+    let built = open(app).and_then(|s| Ok((build(&s)?, s.note().map(str::to_string))));
+    match built {
+        Ok((Some(html), note)) => Html(with_note(html, note)).into_response(),
+        Ok((None, _)) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
     }
+}
+
+/// `html` with `note` shown at the top of its main part.
+fn with_note(html: String, note: Option<String>) -> String {
+    match note {
+        Some(n) => html.replacen(
+            "<main>",
+            &format!("<main><p class=\"note\">note: {}</p>", page::esc(&n)),
+            1,
+        ),
+        None => html,
+    }
+}
+
+/// The pages' stylesheet and script (`/assets/ui.css`, `/assets/ui.js`),
+/// served so that the pages' policy allows only files of this origin.
+async fn asset(Path(file): Path<String>) -> Response {
+    use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+    let (kind, body) = match file.as_str() {
+        "ui.css" => ("text/css; charset=utf-8", page::CSS),
+        "ui.js" => ("text/javascript; charset=utf-8", page::JS),
+        _ => return (StatusCode::NOT_FOUND, "no such asset").into_response(),
+    };
+    ([(CONTENT_TYPE, kind), (CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
 async fn index(State(app): State<Arc<App>>, Query(q): Query<HashMap<String, String>>) -> Response {
@@ -94,9 +127,18 @@ fn svg_response(
     what: &str,
     build: impl FnOnce(&Store) -> anyhow::Result<Option<String>>,
 ) -> Response {
-    match crate::lab::read_store(Some(&app.store)).and_then(|s| build(&s)) {
+    match open(app).and_then(|s| build(&s)) {
         Ok(Some(svg)) => {
-            ([(axum::http::header::CONTENT_TYPE, "image/svg+xml")], svg).into_response()
+            use axum::http::header::{CONTENT_SECURITY_POLICY, CONTENT_TYPE};
+            let csp = guard::svg_csp(&svg);
+            (
+                [
+                    (CONTENT_TYPE, "image/svg+xml".to_string()),
+                    (CONTENT_SECURITY_POLICY, csp),
+                ],
+                svg,
+            )
+                .into_response()
         }
         Ok(None) => (StatusCode::NOT_FOUND, format!("no {what} in the store")).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}")).into_response(),
@@ -125,17 +167,11 @@ async fn overlay(State(app): State<Arc<App>>, RawQuery(q): RawQuery) -> Response
     })
 }
 
-/// Serves the UI until Ctrl-C.
+/// Serves the UI until Ctrl-C: only to requests that name it in their
+/// Host header, with the headers of `guard` on every response, under the
+/// limits of `listen`.
 pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
     let app = Arc::new(App { store });
-    let router = Router::new()
-        .route("/", get(index))
-        .route("/run/{id}", get(run))
-        .route("/run/{id}/flame/{file}", get(flame))
-        .route("/flame/diff", get(flame_diff))
-        .route("/campaign/{id}", get(campaign))
-        .route("/overlay", get(overlay))
-        .with_state(app);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -149,16 +185,26 @@ pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
                 )
             })?;
         let addr = listener.local_addr()?;
+        let hosts = Arc::new(guard::Hosts::new(bind, addr.port()));
+        let router = Router::new()
+            .route("/", get(index))
+            .route("/assets/{file}", get(asset))
+            .route("/run/{id}", get(run))
+            .route("/run/{id}/flame/{file}", get(flame))
+            .route("/flame/diff", get(flame_diff))
+            .route("/campaign/{id}", get(campaign))
+            .route("/overlay", get(overlay))
+            .with_state(app)
+            .layer(axum::middleware::from_fn_with_state(hosts, guard::guard));
         println!("qpslab UI on http://{addr}/ (read-only; Ctrl-C stops)");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                while !crate::exec::interrupted() {
-                    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                }
-            })
-            .await?;
+        listen::serve(listener, router, async {
+            while !crate::exec::interrupted() {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        })
+        .await?;
         Ok(())
     })
 }

@@ -1,12 +1,14 @@
-//! The page frame shared by the web UI and the HTML reports: inline CSS and
-//! script (nothing fetched from anywhere), a header with navigation in the
-//! UI, none in a report.
+//! The page frame shared by the web UI and the HTML reports: the CSS and
+//! script compiled into the binary, inline in a report (nothing fetched
+//! from anywhere), served as `/assets/` files in the UI (whose policy
+//! allows no inline script or style); a header with navigation in the UI,
+//! none in a report.
 
 pub use crate::report::chart::esc;
 pub use crate::report::num;
 
-const CSS: &str = include_str!("../report/assets/ui.css");
-const JS: &str = include_str!("../report/assets/ui.js");
+pub const CSS: &str = include_str!("../report/assets/ui.css");
+pub const JS: &str = include_str!("../report/assets/ui.js");
 
 /// Where a page is shown.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,9 +29,19 @@ pub fn page(title: &str, body: &str, mode: Mode, live: bool) -> String {
             crate::store::now_utc()
         ),
     };
+    let (style, script) = match mode {
+        Mode::Ui => (
+            "<link rel=\"stylesheet\" href=\"/assets/ui.css\">".to_string(),
+            "<script src=\"/assets/ui.js\"></script>".to_string(),
+        ),
+        Mode::Report => (
+            format!("<style>{CSS}</style>"),
+            format!("<script>{JS}</script>"),
+        ),
+    };
     format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>{}</title><style>{CSS}</style></head>\
-         <body data-live=\"{}\">{nav}<main>{body}</main><script>{JS}</script></body></html>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>{}</title>{style}</head>\
+         <body data-live=\"{}\">{nav}<main>{body}</main>{script}</body></html>",
         esc(title),
         if live { 1 } else { 0 }
     )

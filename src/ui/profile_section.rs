@@ -50,7 +50,7 @@ pub fn diff_svg(store: &Store, a: i64, b: i64, kind: &str) -> Result<Option<Stri
 }
 
 fn frame(src: &str) -> String {
-    format!("<iframe class=\"flame\" src=\"{src}\" style=\"width:100%;height:560px;border:0\"></iframe>")
+    format!("<iframe class=\"flame\" src=\"{src}\"></iframe>")
 }
 
 fn shares_table(b: &mut String, title: &str, rows: &[Value], unit: &str) {

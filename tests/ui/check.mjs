@@ -4,7 +4,8 @@
 // link that does not open its run, a legend cut short or spilling out of
 // the page (at 1,400 and 800 px), a campaign page without one chart per
 // workload, a live run whose summary does not move, a report without its
-// environment section, or a report that asks the network for anything.
+// environment section, a report that asks the network for anything, or a
+// page of the UI without its Content-Security-Policy or breaking it.
 // Every page is kept as a screenshot at both widths in OUT_DIR.
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
@@ -24,7 +25,13 @@ async function open(url, width = 1400) {
   const page = await browser.newPage({ viewport: { width, height: 1000 } });
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console error on ${url}: ${m.text()}`); });
   page.on("pageerror", (e) => problems.push(`page error on ${url}: ${e}`));
-  await page.goto(url);
+  // Any Content-Security-Policy violation is a problem (the UI's pages
+  // carry a strict policy: their own served script and style only).
+  await page.addInitScript(() => document.addEventListener("securitypolicyviolation", (e) =>
+    console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`)));
+  const resp = await page.goto(url);
+  if (url.startsWith("http") && !(resp && (resp.headers()["content-security-policy"] || "").includes("script-src 'self'")))
+    problems.push(`no Content-Security-Policy on ${url}`);
   return page;
 }
 

@@ -80,7 +80,7 @@
         if (s.el.classList.contains("off")) return;
         var best = null;
         s.pts.forEach(function (q) { if (best === null || Math.abs(q[0] - nx) < Math.abs(best[0] - nx)) best = q; });
-        if (best) rows.push('<span style="color:' + s.color + '">\u25A0</span> ' + s.name.replace(/</g, "&lt;") + ": <b>" + fmt(y0 + best[1] / 1000 * (y1 - y0)) + "</b>");
+        if (best) rows.push('<span data-color="' + s.color + '">\u25A0</span> ' + s.name.replace(/</g, "&lt;") + ": <b>" + fmt(y0 + best[1] / 1000 * (y1 - y0)) + "</b>");
       });
       return rows;
     }
@@ -105,6 +105,8 @@
       var nx = nxAt(p.x);
       peers.forEach(function (o) { o.show(nx); });
       tip.innerHTML = "<i>" + (svg.dataset.xlabel || "x").split(" (")[0] + " " + fmt(dataX(nx)) + "</i><br>" + values(nx).join("<br>");
+      // Colours through the CSSOM: the UI's policy refuses style attributes.
+      Array.prototype.forEach.call(tip.querySelectorAll("span[data-color]"), function (sp) { sp.style.color = sp.dataset.color; });
       tip.style.display = "block"; tip.style.left = (ev.pageX + 14) + "px"; tip.style.top = (ev.pageY + 10) + "px";
     });
     svg.addEventListener("mouseleave", function () { peers.forEach(function (o) { o.hide(); }); tip.style.display = "none"; drag = null; band.setAttribute("visibility", "hidden"); });
