@@ -144,6 +144,15 @@ mod tests {
         })
     }
 
+    /// A value for an option: anything, or one with a line break.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            any::<String>().prop_map(|s| format!("1\n{s}")),
+            any::<String>().prop_map(|s| format!("{s}\r\non")),
+        ]
+    }
+
     fn word(names: Vec<String>) -> impl Strategy<Value = String> {
         let name = proptest::sample::select(if names.is_empty() {
             vec!["x".to_string()]
@@ -151,7 +160,7 @@ mod tests {
             names
         });
         prop_oneof![
-            (name.clone(), any::<String>()).prop_map(|(n, v)| format!("--{n}={v}")),
+            (name.clone(), value()).prop_map(|(n, v)| format!("--{n}={v}")),
             name.prop_map(|n| format!("--{n}")),
             any::<String>(),
             any::<String>().prop_map(|s| format!("--{s}")),
