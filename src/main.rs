@@ -38,8 +38,10 @@ fn main() {
                 errln!("  {extra}");
             }
             // An error that a Ctrl-C caused (an interrupted prepare) is an
-            // interruption, not bad input.
-            std::process::exit(out::settle(if exec::interrupted() { 130 } else { 2 }));
+            // interruption, not bad input; a script's os.exit(N) in a
+            // command ends it with N.
+            let code = workload::script::exit_requested().unwrap_or(2);
+            std::process::exit(out::settle(if exec::interrupted() { 130 } else { code }));
         }
     }
 }

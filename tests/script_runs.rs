@@ -1,10 +1,14 @@
 //! sysbench Lua scripts run against a real sandbox: tables sysbench
 //! prepared run under a script, a script of our own exercises the whole
-//! API, and script errors are reported once with their file and line.
-//! (The statement-count comparison with sysbench is script_compat.rs.)
+//! API, and script errors are reported once with their file and line; a
+//! script stuck in a loop or calling os.exit cannot hold or end a run
+//! unreported. (The statement-count comparison with sysbench is script_compat.rs.)
 
 mod common;
 use common::{json, lab, require_sysbench, text};
+use std::io::BufReader;
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
 fn own(name: &str) -> String {
     format!("{}/tests/scripts/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -319,4 +323,188 @@ options = {{ range_size = 10 }}
     // The sweep's two runs with the default, the campaign's with its option.
     ranges.sort_by(f64::total_cmp);
     assert_eq!(ranges, vec![10.0, 100.0, 100.0]);
+}
+
+/// qpslab on database `db`, spawned with its output piped.
+fn spawn_on(db: &str, args: &[&str]) -> Child {
+    let mut a = args.to_vec();
+    a.extend(["--db", db, "--server", common::SANDBOX]);
+    lab()
+        .command()
+        .args(&a)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run qpslab")
+}
+
+/// Waits for `child` at most `limit` (generous: it bounds a hang, which
+/// fails the test instead of holding it), reading its output meanwhile.
+fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
+    let end = Instant::now() + limit;
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "{what}: still running after {} s (a hang): {}",
+                limit.as_secs(),
+                text(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A run of `script` on `db` with `args`, bounded to a minute.
+fn bounded_run(db: &str, script: &str, args: &[&str]) -> Output {
+    let mut a = vec!["run", script];
+    a.extend(args);
+    let what = format!("qpslab {}", a.join(" "));
+    wait_bounded(spawn_on(db, &a), Duration::from_secs(60), &what)
+}
+
+#[test]
+fn a_script_step_that_never_yields_is_stopped_after_the_runs_end() {
+    let db = lab().fresh_db("sc_hang");
+    // event() loops after 20 events; with --pcall it retries the loop
+    // inside pcall, which must not swallow the stop.
+    for extra in [None, Some("--pcall")] {
+        let mut args = vec!["--threads=1", "--time=3", "--format", "json", "--no-store"];
+        args.extend(extra);
+        let out = bounded_run(&db, &own("hang_event.lua"), &args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", text(&out));
+        let j = json(&out);
+        assert_eq!(j["status"]["status"], "failed", "{j}");
+        let reason = j["status"]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains(
+                "hang_event.lua: event() did not return within 2 s after the run's end; interrupted"
+            ) && reason.lines().count() == 1,
+            "{reason}"
+        );
+        // What was measured before the loop is kept.
+        assert_eq!(j["totals"]["transactions"].as_u64(), Some(20), "{j}");
+    }
+    // thread_init, before the clock starts: the run's length plus the grace.
+    let out = bounded_run(
+        &db,
+        &own("hang_init.lua"),
+        &["--threads=2", "--time=3", "--format", "json", "--no-store"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let j = json(&out);
+    let reason = j["status"]["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.contains("hang_init.lua: thread_init() did not return within 5 s"),
+        "{j}"
+    );
+}
+
+/// Starts `script` with `args`, waits until it says (on stderr) that it
+/// is looping, sends `signal`, and returns how the process ended.
+fn signalled(db: &str, script: &str, args: &[&str], signal: i32) -> Output {
+    let mut a = vec!["run", script];
+    a.extend(args);
+    let mut child = spawn_on(db, &a);
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    // The loop starts within the run's first second; a run that never
+    // says so ends (its --time bounds it) and the read returns None.
+    let said = common::read_until(&mut err, |l| l.contains(": looping"));
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let drain = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+        rest
+    });
+    let out = wait_bounded(child, Duration::from_secs(60), &a.join(" "));
+    let stderr = drain.join().unwrap_or_default();
+    assert!(said.is_some(), "the script never started looping: {stderr}");
+    Output {
+        stderr: stderr.into_bytes(),
+        ..out
+    }
+}
+
+#[test]
+fn the_first_ctrl_c_or_sigterm_stops_a_script_stuck_in_a_loop() {
+    let db = lab().fresh_db("sc_hang_signal");
+    // In event(), mid-run: the first SIGINT stops it, with the summary.
+    let out = signalled(
+        &db,
+        &own("hang_event.lua"),
+        &["--threads=2", "--time=300", "--no-store"],
+        libc::SIGINT,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{all}");
+    assert!(
+        all.contains("SQL statistics:")
+            && all.contains("ABORTED")
+            && !all.contains("interrupted again"),
+        "{all}"
+    );
+    // In thread_init(), before the run starts: SIGTERM stops it.
+    let out = signalled(
+        &db,
+        &own("hang_init.lua"),
+        &["--threads=1", "--time=300", "--no-store"],
+        libc::SIGTERM,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{all}");
+    assert!(!all.contains("interrupted again"), "{all}");
+}
+
+#[test]
+fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
+    let db = lab().fresh_db("sc_exit");
+    let script = own("exit_init.lua");
+    for (where_, code) in [("thread_init", "0"), ("event", "5")] {
+        let out = bounded_run(
+            &db,
+            &script,
+            &[
+                &format!("--where={where_}"),
+                &format!("--code={code}"),
+                "--time=3",
+                "--format",
+                "json",
+                "--no-store",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let j = json(&out);
+        assert_eq!(j["status"]["status"], "failed", "{j}");
+        let reason = j["status"]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains(&format!(
+                "exit_init.lua: script called os.exit({code}) in {where_}()"
+            )),
+            "{j}"
+        );
+    }
+    // In prepare: the command ends there, with the script's code.
+    for code in ["3", "0"] {
+        lab().sql(&db, "DROP TABLE IF EXISTS exit_t");
+        let out = lab().on_db(
+            &db,
+            &[
+                "prepare",
+                &script,
+                "--where=prepare",
+                &format!("--code={code}"),
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(code.parse().unwrap()),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(lab().sql(&db, "SELECT COUNT(*) FROM exit_t").trim(), "0");
+    }
 }

@@ -78,6 +78,8 @@ fn check(spec: &OptSpec, value: &str) -> Result<(), String> {
     if ok {
         return Ok(());
     }
+    // Shown escaped: the error stays one line whatever the value holds.
+    let value = value.escape_debug();
     Err(match spec.kind {
         OptKind::Count => format!("{flag} '{value}' is not a whole number from 0 to 4294967295"),
         OptKind::Float => format!("{flag} '{value}' is not a number"),
@@ -119,7 +121,7 @@ impl OptValues {
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         let spec = self
             .spec(name)
-            .ok_or_else(|| format!("unknown option --{name}"))?;
+            .ok_or_else(|| format!("unknown option --{}", name.escape_debug()))?;
         check(spec, value)?;
         let key = spec.name.clone();
         self.given.insert(key, value.trim().to_string());
@@ -191,7 +193,8 @@ impl OptValues {
                 }
                 None => {
                     let v = words.get(i).cloned().ok_or_else(|| {
-                        format!("--{name} needs a value (default {})", spec.default)
+                        let (name, default) = (name.escape_debug(), spec.default.escape_debug());
+                        format!("--{name} needs a value (default {default})")
                     })?;
                     i += 1;
                     v

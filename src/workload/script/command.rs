@@ -83,7 +83,7 @@ async fn drive_command(
         return Err(format!("{} has no `{name}` command", def.path.display()));
     };
     let mut s = ScriptSession::new(st, tid);
-    s.begin_command(f)?;
+    s.begin_command(name, f)?;
     let mut stmts: Vec<Stmt> = Vec::new();
     let mut rows = Rows::new();
     while let Some(step) = s.next(&mut stmts) {
@@ -129,7 +129,18 @@ async fn drive_command(
                 tokio::time::sleep(std::time::Duration::from_micros(us)).await;
                 continue;
             }
-            Op::Fail => return Err(s.text().to_string()),
+            Op::Fail => {
+                // os.exit(code) ends the command: success for 0, else the
+                // command's exit code (after its connections close).
+                return match s.exit_code() {
+                    Some(0) => Ok(()),
+                    Some(code) => {
+                        super::guard::request_exit(code);
+                        Err(s.text().to_string())
+                    }
+                    None => Err(s.text().to_string()),
+                };
+            }
         };
         match res {
             Ok(out) => s.result(out, &mut rows),

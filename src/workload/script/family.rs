@@ -66,6 +66,9 @@ pub struct ScriptDef {
     pub unique: Arc<Unique>,
     /// `--threads`: how many connections a parallel command uses.
     pub threads: u32,
+    /// The run's length, warm-up included (None: no --time), which bounds
+    /// how long a step of the script may run without yielding (guard.rs).
+    pub run_length: Option<std::time::Duration>,
 }
 
 impl ScriptDef {
@@ -101,6 +104,13 @@ impl ScriptDef {
             Some(OptValue::Num(n)) => (*n as u32).max(1),
             _ => 1,
         };
+        let num = |name| match builtins.get(name) {
+            Some(OptValue::Num(n)) if n.is_finite() => *n,
+            _ => 0.0,
+        };
+        let run_length = (num("time") > 0.0).then(|| {
+            std::time::Duration::from_secs_f64((num("time") + num("warmup_time").max(0.0)).min(1e9))
+        });
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Ok(ScriptDef {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -116,7 +126,16 @@ impl ScriptDef {
             rand,
             unique: Arc::new(Unique::new(seed as u32)),
             threads,
+            run_length,
         })
+    }
+
+    /// The script's file name.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| self.path.display().to_string())
     }
 }
 
@@ -141,11 +160,7 @@ impl Script {
             .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
             .collect();
         super::scan::unsupported_api(&sb, &def.path, &def.text, &dirs)?;
-        let name = def
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| def.path.display().to_string());
+        let name = def.name();
         Ok(Script {
             def: Arc::new(def),
             name,

@@ -4,11 +4,14 @@
 //! state (state.rs, with qpslab's side of the API in prelude.lua and
 //! `sysbench.rand` in rand_api.rs) as a [`Session`](crate::workload::Session)
 //! whose database calls yield to exec (session.rs). `prepare`, `cleanup`
-//! and a script's own commands run outside exec (command.rs).
+//! and a script's own commands run outside exec (command.rs). A step of a
+//! script that does not yield in time, or after Ctrl-C, is stopped, and
+//! its os.exit ends the step, not the process (guard.rs).
 
 mod command;
 mod family;
 mod find;
+mod guard;
 mod options;
 mod rand_api;
 mod report;
@@ -18,6 +21,7 @@ mod state;
 
 pub use family::{BuiltIns, Script, ScriptDef};
 pub use find::find_script;
+pub use guard::exit_requested;
 pub use options::{script_help, script_options};
 
 /// Whether a workload word names a script rather than a built-in workload

@@ -3,6 +3,7 @@
 //! as sysbench does (a boolean, a number, else text).
 
 use super::family::{BuiltIns, ScriptDef};
+use super::guard::StepKind;
 use super::state;
 use crate::workload::options::{OptKind, OptSpec, OptValues};
 use crate::workload::RandParams;
@@ -24,6 +25,17 @@ pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String
     let mut specs = Vec::new();
     for pair in options.pairs::<String, Value>() {
         let (name, v) = pair.map_err(first_line)?;
+        if name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || c == '=')
+        {
+            return Err(format!(
+                "script {}: sysbench.cmdline.options has an option named {name:?}, which no \
+                 command line can give (a name has no spaces, control characters or '=')",
+                path.display()
+            ));
+        }
         let Value::Table(t) = v else {
             return Err(format!(
                 "script {}: sysbench.cmdline.options.{name} is not {{\"description\", default}}",
@@ -50,12 +62,16 @@ pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String
 /// what it wants), as `sysbench SCRIPT help` does; returns whether it did.
 pub fn script_help(path: &Path) -> Result<bool, String> {
     let st = bare_state(path, "help")?;
-    match st.global_fn("help") {
-        Some(f) => f
-            .call::<()>(())
-            .map(|_| true)
-            .map_err(|e| format!("script {}: {}", path.display(), state::message(&e))),
-        None => Ok(false),
+    let Some(f) = st.global_fn("help") else {
+        return Ok(false);
+    };
+    st.host.guard.set_command("help");
+    let lua_error = |m| format!("script {}: {m}", path.display());
+    match st.call(StepKind::Command, f, (), lua_error) {
+        Ok(()) => Ok(true),
+        // help() that ends with os.exit(0), as some scripts' do, is done.
+        Err(_) if super::guard::exit_requested() == Some(0) => Ok(true),
+        Err(m) => Err(m),
     }
 }
 
@@ -70,4 +86,126 @@ fn bare_state(path: &Path, command: &str) -> Result<state::ScriptState, String> 
         1,
     )?;
     state::load(&def, command, 0, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    //! A property target for what reads a script's options and the
+    //! command line's `--name=value` words for them: any declaration and
+    //! any words give options or one line of error, never a panic.
+    use super::*;
+    use proptest::prelude::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// `s` as a Lua string literal (every byte a decimal escape).
+    fn lua_str(s: &str) -> String {
+        let mut o = String::from("\"");
+        for b in s.bytes() {
+            o.push_str(&format!("\\{b}"));
+        }
+        o.push('"');
+        o
+    }
+
+    fn lua_default() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<bool>().prop_map(|b| b.to_string()),
+            any::<f64>().prop_map(|f| if f.is_finite() {
+                format!("{f:e}")
+            } else {
+                "0/0".into()
+            }),
+            any::<i64>().prop_map(|i| format!("({i})")),
+            any::<String>().prop_map(|s| lua_str(&s)),
+            Just("nil".to_string()),
+            Just("{}".to_string()),
+        ]
+    }
+
+    /// (the option's name as written, its Lua key, its Lua value)
+    fn declaration() -> impl Strategy<Value = (String, String, String)> {
+        let name = prop_oneof![
+            any::<String>(),
+            Just("rows".to_string()),
+            Just("skip-trx".to_string()),
+            any::<u8>().prop_map(|n| n.to_string()),
+        ];
+        (name, any::<String>(), lua_default(), any::<bool>()).prop_map(|(n, help, d, table)| {
+            let key = match n.parse::<u8>() {
+                Ok(i) => i.to_string(),
+                Err(_) => lua_str(&n),
+            };
+            let v = if table {
+                format!("{{{}, {d}}}", lua_str(&help))
+            } else {
+                d
+            };
+            (n, key, v)
+        })
+    }
+
+    /// A value for an option: anything, or one with a line break.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            any::<String>().prop_map(|s| format!("1\n{s}")),
+            any::<String>().prop_map(|s| format!("{s}\r\non")),
+        ]
+    }
+
+    fn word(names: Vec<String>) -> impl Strategy<Value = String> {
+        let name = proptest::sample::select(if names.is_empty() {
+            vec!["x".to_string()]
+        } else {
+            names
+        });
+        prop_oneof![
+            (name.clone(), value()).prop_map(|(n, v)| format!("--{n}={v}")),
+            name.prop_map(|n| format!("--{n}")),
+            any::<String>(),
+            any::<String>().prop_map(|s| format!("--{s}")),
+        ]
+    }
+
+    fn one_line(e: &str) -> bool {
+        !e.is_empty() && !e.contains('\n') && !e.contains('\r')
+    }
+
+    static CASE: AtomicU32 = AtomicU32::new(0);
+
+    /// Declarations, and command-line words naming them (or not).
+    fn case() -> impl Strategy<Value = (Vec<(String, String, String)>, Vec<String>)> {
+        prop::collection::vec(declaration(), 0..5).prop_flat_map(|decls| {
+            let names = decls.iter().map(|(n, _, _)| n.clone()).collect();
+            (Just(decls), prop::collection::vec(word(names), 0..6))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_declaration_and_any_words_give_options_or_one_line((decls, words) in case()) {
+            let fields: Vec<String> = decls.iter().map(|(_, k, v)| format!("[{k}] = {v}")).collect();
+            let text = format!(
+                "sysbench.cmdline.options = {{ {} }}\nfunction event() end\n",
+                fields.join(", ")
+            );
+            let n = CASE.fetch_add(1, Ordering::Relaxed);
+            let path = std::env::temp_dir()
+                .join(format!("qpslab-optprop-{}-{n}.lua", std::process::id()));
+            std::fs::write(&path, &text).unwrap();
+            let got = script_options(&path, "run");
+            let _ = std::fs::remove_file(&path);
+            match got {
+                Ok(specs) => {
+                    let mut values = OptValues::new(specs);
+                    if let Err(e) = values.take_from(&words) {
+                        prop_assert!(one_line(&e), "{words:?}: {e:?}");
+                    }
+                }
+                Err(e) => prop_assert!(one_line(&e), "{e:?}"),
+            }
+        }
+    }
 }

@@ -17,6 +17,7 @@
 local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
 local tostring, select, concat, pairs = tostring, select, table.concat, pairs
+local jit_off = jit and jit.off or function() end
 
 local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP = 1, 2, 3, 4, 5, 6
 
@@ -363,6 +364,7 @@ local function require_for(env)
         error("module '" .. tostring(name) .. "' not found in " .. package.path, 2)
       end
       f = assert(loadfile(path))
+      jit_off(f, true)
       compiled[name] = f
     end
     setfenv(f, env)
@@ -373,7 +375,25 @@ local function require_for(env)
   end
 end
 
+-- The script's code runs interpreted: LuaJIT calls no hook from compiled
+-- code, and qpslab's hook is what stops a step that never yields (an
+-- endless loop) at the run's end or on Ctrl-C. Every function a script
+-- loads is so marked, as the script's own chunk is (state.rs).
+local function nojit(loader)
+  return function(...)
+    local f, e = loader(...)
+    if f then jit_off(f, true) end
+    return f, e
+  end
+end
+
 local GLOBALS = copy(_G)
+GLOBALS.load, GLOBALS.loadstring = nojit(load), nojit(loadstring)
+GLOBALS.loadfile = nojit(loadfile)
+GLOBALS.dofile = function(path)
+  local f = assert(GLOBALS.loadfile(path))
+  return f()
+end
 
 -- A connection's environment: the libraries, its own `sysbench` table.
 function Phases.new_env(tid, command, slot)

@@ -2,6 +2,7 @@
 //! `report_cumulative`), called in a Lua state of their own on the thread
 //! that reports, with sysbench's stat table.
 
+use super::guard::StepKind;
 use super::state::{message, ScriptState};
 use crate::workload::family::{ReportHook, ReportStat};
 use mlua::{Function, Table};
@@ -40,8 +41,8 @@ impl ScriptReporter {
         for (k, v) in fields {
             t.set(k, v).map_err(|e| message(&e))?;
         }
-        f.call::<()>(t)
-            .map_err(|e| format!("sysbench.hooks.{name}: {}", message(&e)))?;
+        let lua_error = |m| format!("sysbench.hooks.{name}: {m}");
+        self.st.call(StepKind::Idle, f, t, lua_error)?;
         Ok(true)
     }
 }

@@ -169,4 +169,41 @@ mod tests {
         );
         assert!(check(&sb, "sysbench.hooks.sql_error_ignorable").is_err());
     }
+
+    /// Script text made of the pieces the scanner looks for, and anything.
+    fn text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            any::<String>(),
+            Just("sysbench.".to_string()),
+            Just("sysbench.rand.".to_string()),
+            Just("sysbench.hooks.".to_string()),
+            Just("require".to_string()),
+            Just("(\"".to_string()),
+            Just("'".to_string()),
+            Just("--".to_string()),
+            Just("\n".to_string()),
+            Just("é.x".to_string()),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 500, failure_persistence: None, ..Default::default() })]
+
+        /// Any text scans without a panic; a refusal is one line naming
+        /// the file and line.
+        #[test]
+        fn any_text_scans_to_ok_or_one_line(t in text()) {
+            let lua = mlua::Lua::new();
+            let sb: Table = lua
+                .load("return { rand = { uniform = 1 }, opt = {}, hooks = {}, sql = {} }")
+                .eval()
+                .unwrap();
+            let dirs = [std::env::temp_dir().display().to_string()];
+            if let Err(e) = unsupported_api(&sb, Path::new("s.lua"), &t, &dirs) {
+                proptest::prop_assert!(e.starts_with("s.lua:") && !e.contains('\n'), "{e:?}");
+            }
+        }
+    }
 }

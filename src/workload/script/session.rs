@@ -4,6 +4,7 @@
 //! executes, and the step's result resumes the coroutine. One OS thread so
 //! drives as many script connections as exec gives it.
 
+use super::guard::StepKind;
 use super::stat_class;
 use super::state::{message, ScriptState};
 use crate::protocol::{IntWidth, Outcome, Rows, ServerError, Stmt};
@@ -39,7 +40,17 @@ pub struct ScriptSession {
     stat_of: Vec<usize>,
     /// The class of the statement being prepared.
     preparing: usize,
+    /// The phase in progress, for the guard (guard.rs).
+    kind: StepKind,
+    /// The code of the script's os.exit, once it called it.
+    exit: Option<i32>,
+    /// A step Ctrl-C stopped, reported at the next call (see `next`).
+    parked: Option<String>,
 }
+
+/// How long a step stopped by Ctrl-C waits for the run to stop before it
+/// reports its failure (the executor's nap ends as soon as the run stops).
+const PARK_US: u64 = 10_000_000;
 
 impl ScriptSession {
     pub fn new(st: ScriptState, tid: u32) -> ScriptSession {
@@ -52,7 +63,15 @@ impl ScriptSession {
             text: String::new(),
             stat_of: Vec::new(),
             preparing: 0,
+            kind: StepKind::Idle,
+            exit: None,
+            parked: None,
         }
+    }
+
+    /// The code the script passed to os.exit, if it called it.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.exit
     }
 
     /// A session whose every phase fails with `msg` (the script could not
@@ -68,7 +87,8 @@ impl ScriptSession {
     }
 
     /// Begins a guarded phase running global `name`, if the script has it.
-    fn phase(&mut self, name: &str) -> bool {
+    fn phase(&mut self, name: &str, kind: StepKind) -> bool {
+        self.kind = kind;
         let Some(f) = self.st.global_fn(name) else {
             return false;
         };
@@ -84,9 +104,30 @@ impl ScriptSession {
         true
     }
 
-    /// Resumes `co` with the pending answer; `prepared` is the index a
-    /// statement prepared by the last step took.
+    /// Resumes `co` with the pending answer, as a step the guard watches;
+    /// `prepared` is the index a statement prepared by the last step took.
+    /// Err is the guard's reason or the script's error.
     fn resume(
+        &mut self,
+        co: &Thread,
+        prepared: usize,
+    ) -> Result<(Option<i64>, Value, Value), String> {
+        self.st.host.guard.begin(self.kind);
+        let r = self.resume_with(co, prepared);
+        if let Some(stop) = self.st.end_step() {
+            self.exit = stop.exit;
+            if stop.interrupted
+                && matches!(self.kind, StepKind::Init | StepKind::Event | StepKind::Done)
+            {
+                self.parked = Some(stop.why);
+                return Ok((None, Value::Nil, Value::Nil));
+            }
+            return Err(stop.why);
+        }
+        r.map_err(|e| message(&e))
+    }
+
+    fn resume_with(
         &mut self,
         co: &Thread,
         prepared: usize,
@@ -113,7 +154,9 @@ impl ScriptSession {
 
     /// Runs `command`'s coroutine from outside exec (prepare, cleanup,
     /// custom commands): the caller drives it like `next`.
-    pub fn begin_command(&mut self, f: mlua::Function) -> Result<(), String> {
+    pub fn begin_command(&mut self, name: &str, f: mlua::Function) -> Result<(), String> {
+        self.kind = StepKind::Command;
+        self.st.host.guard.set_command(name);
         let co = self
             .st
             .guarded_thread(f, self.tid)
@@ -193,9 +236,14 @@ impl Session for ScriptSession {
         }
         self.in_event = true;
         self.pending = Pending::Nothing;
+        self.kind = StepKind::Event;
+        self.st.host.guard.event_started();
     }
 
     fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        if let Some(m) = self.parked.take() {
+            return self.fail(m);
+        }
         let Some(co) = self.co.clone() else {
             if !self.text.is_empty() && self.in_event {
                 let m = std::mem::take(&mut self.text);
@@ -205,8 +253,19 @@ impl Session for ScriptSession {
         };
         let (code, a, b) = match self.resume(&co, stmts.len().saturating_sub(1)) {
             Ok(r) => r,
-            Err(e) => return self.fail(message(&e)),
+            Err(m) => return self.fail(m),
         };
+        if self.parked.is_some() {
+            // Stopped by Ctrl-C in a run: a nap the run's stop cuts short
+            // first, so that the run ends as interrupted, not as failed by
+            // this step; its failure is the next step.
+            self.co = None;
+            return Some(Step {
+                op: Op::Sleep(PARK_US),
+                consume: Consume::Skip,
+                stat: 0,
+            });
+        }
         if co.status() != ThreadStatus::Resumable {
             // The phase returned.
             self.co = None;
@@ -287,11 +346,11 @@ impl Session for ScriptSession {
     }
 
     fn init(&mut self) -> bool {
-        self.phase("thread_init")
+        self.phase("thread_init", StepKind::Init)
     }
 
     fn done(&mut self) -> bool {
-        self.phase("thread_done")
+        self.phase("thread_done", StepKind::Done)
     }
 }
 

@@ -8,6 +8,7 @@
 //! connections cost a thousand small environments, not a thousand states.
 
 use super::family::{OptValue, ScriptDef};
+use super::guard::{Guard, StepKind, Stop};
 use super::rand_api::rand_table;
 use crate::protocol::Rows;
 use crate::workload::Rng;
@@ -26,6 +27,8 @@ pub struct Host {
     /// by the connection's slot.
     rows: Rc<RefCell<Vec<Rows>>>,
     next_slot: Cell<usize>,
+    /// Stops a step that runs too long, after Ctrl-C, or at os.exit.
+    pub guard: Rc<Guard>,
 }
 
 thread_local! {
@@ -108,6 +111,12 @@ impl Host {
         // sysbench gives it (debug and ffi included), as sysbench does.
         let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
         let fail = |e: mlua::Error| message(&e);
+        let guard = Rc::new(Guard::new(&def.name(), def.run_length));
+        Guard::install(&lua, guard.clone()).map_err(fail)?;
+        // Before the prelude copies the globals: os.exit ends the step.
+        let os: Table = lua.globals().get("os").map_err(fail)?;
+        os.set("exit", super::guard::exit_function(&lua).map_err(fail)?)
+            .map_err(fail)?;
         let search: Vec<String> = std::iter::once(def.dir.clone())
             .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
             .map(|d| format!("{d}/?.lua"))
@@ -122,6 +131,11 @@ impl Host {
             .set_name(format!("@{}", def.path.display()))
             .into_function()
             .map_err(|e| format!("script {}: {}", def.path.display(), message(&e)))?;
+        // Interpreted, so that the guard's hook sees its loops (LuaJIT
+        // calls no hook from compiled code).
+        let jit: Table = lua.globals().get("jit").map_err(fail)?;
+        let off: Function = jit.get("off").map_err(fail)?;
+        off.call::<()>((chunk.clone(), true)).map_err(fail)?;
         let q = bridge_table(&lua, def, seed).map_err(fail)?;
         let rows: Rc<RefCell<Vec<Rows>>> = Rc::default();
         let all = rows.clone();
@@ -152,6 +166,7 @@ impl Host {
             chunk,
             rows,
             next_slot: Cell::new(0),
+            guard,
         }))
     }
 
@@ -184,12 +199,45 @@ pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<Scrip
     let new_env: Function = host.phases.get("new_env").map_err(fail)?;
     let env: Table = new_env.call((tid, command, slot)).map_err(fail)?;
     let run: Function = host.phases.get("run_chunk").map_err(fail)?;
-    run.call::<()>((host.chunk.clone(), env.clone()))
-        .map_err(|e| format!("script {}: {}", def.path.display(), message(&e)))?;
-    Ok(ScriptState { host, env, slot })
+    let st = ScriptState { host, env, slot };
+    let lua_error = |m| format!("script {}: {m}", def.path.display());
+    st.call(
+        StepKind::Load,
+        run,
+        (st.host.chunk.clone(), st.env.clone()),
+        lua_error,
+    )?;
+    Ok(st)
 }
 
 impl ScriptState {
+    /// Calls `f` (not a coroutine) as a step of `kind`; Err is the guard's
+    /// reason when it stopped it (an os.exit outside a run asks the
+    /// command to end with its code), else the Lua error's message as
+    /// `lua_error` words it.
+    pub fn call(
+        &self,
+        kind: StepKind,
+        f: Function,
+        args: impl mlua::IntoLuaMulti,
+        lua_error: impl FnOnce(String) -> String,
+    ) -> Result<(), String> {
+        self.host.guard.begin(kind);
+        let r = f.call::<()>(args);
+        if let Some(stop) = self.end_step() {
+            if let Some(code) = stop.exit {
+                super::guard::request_exit(code);
+            }
+            return Err(stop.why);
+        }
+        r.map_err(|e| lua_error(message(&e)))
+    }
+
+    /// The step in progress is over: why the guard stopped it, if it did.
+    pub fn end_step(&self) -> Option<Stop> {
+        self.host.guard.end(&self.host.lua)
+    }
+
     /// The connection's `sysbench` table.
     pub fn sysbench(&self) -> mlua::Result<Table> {
         self.env.get("sysbench")
