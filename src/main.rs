@@ -33,9 +33,12 @@ fn main() {
         Err(e) => {
             // One line: what failed, and what to do (the context chain, joined).
             let msg = format!("{e:#}");
-            errln!("qpslab: {}", msg.lines().next().unwrap_or(""));
-            for extra in msg.lines().skip(1) {
-                errln!("  {extra}");
+            // Foreign text in it (a server's message) is made inert and
+            // bounded (see out::inert_line).
+            let line = |l: &str| out::inert_line(l, out::MAX_LINE);
+            errln!("qpslab: {}", line(msg.lines().next().unwrap_or("")));
+            for extra in msg.lines().skip(1).take(out::MAX_LINES) {
+                errln!("  {}", line(extra));
             }
             // An error that a Ctrl-C caused (an interrupted prepare) is an
             // interruption, not bad input; a script's os.exit(N) in a

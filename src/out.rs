@@ -88,6 +88,31 @@ pub fn settle(code: i32) -> i32 {
     }
 }
 
+/// One line of text from elsewhere (a server's message, a script's
+/// error) made fit to print: control characters other than a tab escaped,
+/// and at most `max` characters, the rest counted.
+pub fn inert_line(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max) + 16);
+    for (i, c) in s.chars().enumerate() {
+        if i >= max {
+            let rest = s.chars().count() - max;
+            out.push_str(&format!("... ({rest} more characters)"));
+            break;
+        }
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The longest line an error message prints (what is stored is whole).
+pub const MAX_LINE: usize = 1000;
+/// The most lines an error message prints.
+pub const MAX_LINES: usize = 40;
+
 /// `println!` that never panics (see the module doc).
 #[macro_export]
 macro_rules! outln {
@@ -112,4 +137,17 @@ macro_rules! errln {
 #[macro_export]
 macro_rules! errout {
     ($($t:tt)*) => { $crate::out::stderr(format_args!($($t)*), false) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn foreign_lines_are_inert_and_bounded() {
+        assert_eq!(inert_line("a\x1b[2Jb\tc", 100), "a\\u{1b}[2Jb\tc");
+        let long = "x".repeat(3000);
+        let l = inert_line(&long, MAX_LINE);
+        assert!(l.starts_with(&"x".repeat(MAX_LINE)) && l.ends_with("(2000 more characters)"));
+    }
 }

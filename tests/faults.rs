@@ -76,6 +76,9 @@ enum Fake {
     Garbage,
     /// Announces a 16 MiB packet and sends a few bytes of it.
     Oversized,
+    /// Refuses at once with an error whose text carries terminal escapes,
+    /// CR/LF and 3 KB of filler.
+    Hostile,
 }
 
 /// A fake server on 127.0.0.1; returns its port.
@@ -105,6 +108,16 @@ fn fake_server(kind: Fake) -> u16 {
                         }
                         Fake::Oversized => {
                             let _ = s.write_all(&[0xFF, 0xFF, 0xFE, 0x00, 10, 1, 2, 3]);
+                        }
+                        Fake::Hostile => {
+                            let mut p = vec![0xFF, 0x6A, 0x04]; // 1130
+                            p.extend_from_slice(b"\x1b[31mred\r\nqpslab: a forged line\x07");
+                            p.extend(std::iter::repeat_n(b'A', 3000));
+                            let n = p.len() as u32;
+                            let mut pkt = n.to_le_bytes()[..3].to_vec();
+                            pkt.push(0);
+                            pkt.extend_from_slice(&p);
+                            let _ = s.write_all(&pkt);
                         }
                     }
                     held.push(s);
@@ -219,6 +232,38 @@ fn fake_servers_fail_within_the_connect_timeout_with_a_clear_error() {
         assert!(err.contains(expect), "{expect}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
     }
+    // a server's text is printed inert (escapes shown, not acted on) and
+    // bounded
+    let port = fake_server(Fake::Hostile).to_string();
+    let child = spawn(&[
+        "run",
+        "oltp_point_select",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port,
+        "--connect-timeout",
+        "3",
+        "--time",
+        "5",
+    ]);
+    let out = wait_bounded(
+        child,
+        Duration::from_secs(13),
+        "run against a hostile server",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
+    assert!(
+        !err.trim().chars().any(|c| c.is_control()) && err.contains("\\u{1b}[31mred"),
+        "{err}"
+    );
+    assert!(
+        err.len() < 1200 && err.contains("more characters"),
+        "{} bytes: {err}",
+        err.len()
+    );
 }
 
 #[test]

@@ -15,6 +15,28 @@ pub enum Keep {
     Ends,
 }
 
+/// The most points a fully kept key holds: a long run's memory stays
+/// bounded (at one poll a second, a 2-hour run would otherwise keep 7,200
+/// points a key). Past it, the older half is thinned (see `thin`).
+const MAX_POINTS: usize = 256;
+
+/// Drops every other point of the older half of `pts`, keeping what
+/// differences over a window need: the points around the start of
+/// measurement (t = 0), every reset (a value below the one before) and the
+/// point before it, and the newer half whole.
+fn thin(pts: &mut Vec<(f64, f64)>) {
+    let half = pts.len() / 2;
+    let start = pts.partition_point(|(t, _)| *t <= 0.0);
+    let reset = |i: usize| i > 0 && i < pts.len() && pts[i].1 < pts[i - 1].1;
+    let keep: Vec<bool> = (0..pts.len())
+        .map(|i| {
+            i >= half || i % 2 == 0 || i == start || i + 1 == start || reset(i) || reset(i + 1)
+        })
+        .collect();
+    let mut k = keep.iter();
+    pts.retain(|_| *k.next().unwrap_or(&true));
+}
+
 #[derive(Default, Debug)]
 pub struct Counters {
     map: HashMap<String, (Keep, Vec<(f64, f64)>)>,
@@ -25,6 +47,9 @@ impl Counters {
         let (_, pts) = self.map.entry(key).or_insert_with(|| (keep, Vec::new()));
         if pts.last().is_some_and(|(lt, _)| *lt >= t) {
             return;
+        }
+        if keep == Keep::All && pts.len() >= MAX_POINTS {
+            thin(pts);
         }
         if keep == Keep::Ends && pts.len() >= 4 {
             // [last before start, first after start, previous, latest]
@@ -128,6 +153,27 @@ pub fn metric_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_series_is_thinned_but_keeps_its_start_ends_and_resets() {
+        let mut c = Counters::default();
+        // a counter from t = -3 to 2,000 s, reset (a restart) at t = 100
+        for i in -3..2000 {
+            let t = i as f64;
+            let v = if i < 100 {
+                1000.0 + 10.0 * t
+            } else {
+                10.0 * (t - 100.0)
+            };
+            c.push("k".into(), Keep::All, t, v);
+        }
+        let (_, pts) = &c.map["k"];
+        assert!(pts.len() <= MAX_POINTS, "{}", pts.len());
+        assert_eq!(c.at("k", 0.0), Some(1000.0));
+        assert_eq!(c.delta("k", 0.0, 50.0), Some(500.0));
+        assert_eq!(c.delta("k", 0.0, 1999.0), None, "spans the reset");
+        assert_eq!(c.delta("k", 1990.0, 1999.0), Some(90.0));
+    }
 
     #[test]
     fn interpolates_and_refuses_resets() {

@@ -347,8 +347,14 @@ fn check_state_dir() -> Result<()> {
 fn exit_code(r: &RunResult) -> i32 {
     match &r.status {
         // The summary above has the whole message (a script's traceback).
-        RunStatus::Failed(m) => errln!("qpslab: run failed: {}", m.lines().next().unwrap_or("")),
-        RunStatus::Degraded(m) => errln!("qpslab: run degraded: {m}"),
+        RunStatus::Failed(m) => errln!(
+            "qpslab: run failed: {}",
+            crate::out::inert_line(m.lines().next().unwrap_or(""), crate::out::MAX_LINE)
+        ),
+        RunStatus::Degraded(m) => errln!(
+            "qpslab: run degraded: {}",
+            crate::out::inert_line(m, crate::out::MAX_LINE)
+        ),
         _ => {}
     }
     r.status.exit_code()

@@ -107,8 +107,14 @@ pub fn run_clocked(
     drop(tx);
 
     let mut status = RunStatus::Ok;
-    // Wait for every connection to be connected and prepared.
-    while shared.ready.load(Ordering::SeqCst) < threads as usize {
+    if let Some(Err(e)) = joins.iter().find(|j| j.is_err()) {
+        // Its connections would never be ready: fail now, not wait.
+        status = RunStatus::Failed(format!("cannot start a client thread: {e}"));
+        shared.stop.store(true, Ordering::SeqCst);
+    }
+    // Wait for every connection to be connected and prepared (or for a
+    // client thread that ended before its connections were: a panic).
+    while shared.ready.load(Ordering::SeqCst) < threads as usize && !shared.stopping() {
         if let Ok(Msg::Fatal(m)) = rx.try_recv() {
             status = RunStatus::Failed(m);
             shared.stop.store(true, Ordering::SeqCst);
@@ -116,6 +122,15 @@ pub fn run_clocked(
         }
         if interrupted() {
             status = RunStatus::Aborted("interrupted before the start".into());
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
+        if joins.iter().flatten().any(|j| j.is_finished()) {
+            // Its last word, if it sent one (a Fatal precedes its return).
+            status = RunStatus::Failed(match rx.try_recv() {
+                Ok(Msg::Fatal(m)) => m,
+                _ => "a client thread ended before its connections were ready".into(),
+            });
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
@@ -307,7 +322,7 @@ pub fn run_clocked(
             Err(e) => lost.push(format!("client thread {s} could not start: {e}")),
         }
     }
-    if finals < nshards && !matches!(status, RunStatus::Failed(_)) {
+    if finals < nshards && matches!(status, RunStatus::Ok | RunStatus::Degraded(_)) {
         // Figures a shard never sent cannot be vouched for: the run is
         // kept, marked failed, with what was received.
         if lost.is_empty() {
@@ -395,8 +410,9 @@ fn degraded(total: &Interval, unreachable_s: f64, client_stall_s: f64) -> RunSta
     }
     if total.failed > 0 {
         why.push(format!(
-            "{} events failed (connection lost or no answer within --read-timeout)",
-            total.failed
+            "{} events failed (connection lost, no answer within --read-timeout, or still running {} s after the run's end)",
+            total.failed,
+            super::state::STOP_GRACE.as_secs()
         ));
     }
     if why.is_empty() {

@@ -213,7 +213,15 @@ async fn join_or_drop(
     for (slot, mut h) in handles.into_iter().enumerate() {
         if !grace_over {
             tokio::select! {
-                _ = &mut h => continue,
+                r = &mut h => {
+                    if r.is_err() {
+                        // A connection's task that panicked: its event in
+                        // flight failed, and the run says why.
+                        count_dropped_in_flight(state, slot);
+                        shared.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    continue;
+                }
                 _ = &mut stop_then_grace => grace_over = true,
             }
         }
@@ -228,11 +236,11 @@ async fn join_or_drop(
 /// failed (its statement was sent and never answered).
 fn count_dropped_in_flight(state: &Rc<RefCell<ShardState>>, slot: usize) {
     let mut st = state.borrow_mut();
+    // (a tear-down statement, thread_done's, is no event)
     let in_flight = st
         .watch
         .get_mut(slot)
-        .and_then(|w| w.since.take())
-        .is_some();
+        .is_some_and(|w| w.since.take().is_some() && w.in_event);
     if in_flight {
         st.cur.failed += 1;
     }

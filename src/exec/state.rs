@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// After the run is told to stop, connections get this long to finish the
 /// event in flight; then their tasks are dropped (their sockets closed)
-/// and the unfinished events are not counted.
+/// and the events still in flight count as failed.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Connections being opened at once across all shards: below the servers'
@@ -137,6 +137,9 @@ pub struct Watch {
     pub breaker: Option<Breaker>,
     /// Set by the watchdog when it cut the connection for a read timeout.
     pub cut: bool,
+    /// The statement in flight belongs to a counted event (not set-up or
+    /// tear-down): dropped at the end, that event failed.
+    pub in_event: bool,
 }
 
 /// Latency and count of one statement kind.

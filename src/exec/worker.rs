@@ -456,7 +456,11 @@ impl Event<'_> {
                             stmts.v.len()
                         )));
                     };
-                    state.borrow_mut().watch[slot].since = Some(t);
+                    {
+                        let w = &mut state.borrow_mut().watch[slot];
+                        w.since = Some(t);
+                        w.in_event = self.counted;
+                    }
                     if decode {
                         conn.execute_into(stmt, rows).await
                     } else {
@@ -464,7 +468,11 @@ impl Event<'_> {
                     }
                 }
                 Op::Query => {
-                    state.borrow_mut().watch[slot].since = Some(t);
+                    {
+                        let w = &mut state.borrow_mut().watch[slot];
+                        w.since = Some(t);
+                        w.in_event = self.counted;
+                    }
                     if decode {
                         conn.query_into(session.text(), rows).await
                     } else {

@@ -128,7 +128,7 @@ impl Drop for Monitor {
 }
 
 /// How long the end of a run waits for the monitor's last round of polls.
-const FINISH_WAIT: Duration = Duration::from_secs(3);
+const FINISH_WAIT: Duration = Duration::from_secs(5);
 
 struct Slot {
     id: SourceId,

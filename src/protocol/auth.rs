@@ -153,10 +153,8 @@ pub async fn handshake(
     let server_caps = hp.capabilities();
     // MariaDB prefixes its version with "5.5.5-" for old clients' sake.
     let raw_version = hp.server_version_str();
-    let server_version = raw_version
-        .strip_prefix("5.5.5-")
-        .unwrap_or(&raw_version)
-        .to_string();
+    let server_version =
+        super::error::escape_controls(raw_version.strip_prefix("5.5.5-").unwrap_or(&raw_version));
     let version = hp.server_version_parsed().unwrap_or((5, 7, 0));
     let nonce = hp.nonce();
 

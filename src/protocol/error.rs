@@ -36,9 +36,29 @@ impl ServerError {
         ServerError {
             code,
             state,
-            message: String::from_utf8_lossy(msg).into_owned(),
+            message: escape_controls(&String::from_utf8_lossy(msg)),
         }
     }
+}
+
+/// Server-supplied text with its control characters escaped (`\u{1b}`,
+/// `\n`, ...): a hostile or broken server cannot recolour the terminal,
+/// move its cursor or forge lines in what qpslab prints. Nothing is cut:
+/// the text stays whole (in the store too), only made inert; printing
+/// bounds its length.
+pub fn escape_controls(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Everything that can go wrong talking to a server.
@@ -111,5 +131,21 @@ impl ProtoError {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+
+    #[test]
+    fn server_text_is_made_inert_but_kept_whole() {
+        let mut pkt = vec![0xff, 0x28, 0x04, b'#'];
+        pkt.extend_from_slice(b"42000");
+        pkt.extend_from_slice(b"bad\x1b[31mred\r\nqpslab: forged\x07");
+        let e = ServerError::parse(&pkt);
+        assert_eq!(e.message, "bad\\u{1b}[31mred\\r\\nqpslab: forged\\u{7}");
+        assert!(!e.to_string().chars().any(char::is_control));
+        assert_eq!(escape_controls("plain ü"), "plain ü");
     }
 }

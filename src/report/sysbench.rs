@@ -352,9 +352,16 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     match &r.status {
         RunStatus::Ok => {}
         RunStatus::Failed(m) => {
+            // Whole in the store; printed inert and bounded, line by line.
+            let m: Vec<String> = m
+                .lines()
+                .take(crate::out::MAX_LINES)
+                .map(|l| crate::out::inert_line(l, crate::out::MAX_LINE))
+                .collect();
             let _ = writeln!(
                 o,
-                "\nFAILED: {m}\n(the figures above cover what ran before the failure)"
+                "\nFAILED: {}\n(the figures above cover what ran before the failure)",
+                m.join("\n")
             );
         }
         RunStatus::Aborted(m) => {
