@@ -39,6 +39,7 @@ cleanup() {
 trap cleanup EXIT
 
 "$Q" server start --name soak >/dev/null
+"$Q" cleanup oltp_point_select --server soak --tables "$TABLES" >/dev/null 2>&1 || true
 "$Q" prepare oltp_point_select --server soak --tables "$TABLES" --table-size "$ROWS" >/dev/null
 echo "# soak: $THREADS users, $MINUTES min, monitor 1 s, profile every ${PROFILE_EVERY}s, $RESTARTS restarts; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
