@@ -16,8 +16,8 @@ cargo clippy --release --all-targets -- -D warnings
 cargo build --release
 # The short soak: a 10-minute monitored run with the UI polled, a profile
 # and a sandbox restart; fails when the run fails or its memory grows by
-# 4 MB per 10 minutes or more after its first 2 minutes (a histogram kept
+# 6 MB per 10 minutes or more after its first 2 minutes (a histogram kept
 # per interval grew 111 MB per 10 minutes; today ~2.2 MB, see
 # docs/BENCHMARKS.md; bench/soak.sh runs 2 hours).
-MINUTES=10 SAMPLE=15 WARMUP=120 RESTARTS=1 PROFILE_EVERY=300 MAX_SLOPE=4 CHECK=1 bash bench/soak.sh
+MINUTES=10 SAMPLE=15 WARMUP=120 RESTARTS=1 PROFILE_EVERY=300 MAX_SLOPE=6 CHECK=1 bash bench/soak.sh
 cargo test --release
