@@ -34,11 +34,17 @@ fn write_to(state: &AtomicU8, mut w: impl Write, args: std::fmt::Arguments, newl
         .write_fmt(args)
         .and_then(|_| if newline { w.write_all(b"\n") } else { Ok(()) });
     if let Err(e) = r {
-        let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
-        state.store(if closed { PIPE_CLOSED } else { FAILED }, Ordering::Relaxed);
-        if std::ptr::eq(state, &STDOUT) {
-            STDOUT_ERRNO.store(e.raw_os_error().unwrap_or(-1), Ordering::Relaxed);
-        }
+        give_up(state, &e);
+    }
+}
+
+/// A write to `state`'s stream failed: no more writes to it (and stdout's
+/// error is kept for `settle`).
+fn give_up(state: &AtomicU8, e: &std::io::Error) {
+    let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
+    state.store(if closed { PIPE_CLOSED } else { FAILED }, Ordering::Relaxed);
+    if std::ptr::eq(state, &STDOUT) {
+        STDOUT_ERRNO.store(e.raw_os_error().unwrap_or(-1), Ordering::Relaxed);
     }
 }
 
@@ -58,9 +64,7 @@ pub fn flush() {
         return;
     }
     if let Err(e) = std::io::stdout().lock().flush() {
-        let closed = e.kind() == std::io::ErrorKind::BrokenPipe;
-        STDOUT.store(if closed { PIPE_CLOSED } else { FAILED }, Ordering::Relaxed);
-        STDOUT_ERRNO.store(e.raw_os_error().unwrap_or(-1), Ordering::Relaxed);
+        give_up(&STDOUT, &e);
     }
 }
 

@@ -150,7 +150,7 @@ pub fn run_shard(
                     ticker(at, &shared, &state, &tx, &recycled).await
                 })
             };
-            join_or_drop(handles, &shared, &state).await;
+            join_or_drop(handles, &shared, &state, &tx).await;
             ticker.abort();
             let _ = ticker.await;
             // The interval in progress when the run stopped.
@@ -163,7 +163,7 @@ pub fn run_shard(
                 iv,
             });
         } else {
-            join_or_drop(handles, &shared, &state).await;
+            join_or_drop(handles, &shared, &state, &tx).await;
         }
         watchdog.abort();
         let _ = watchdog.await;
@@ -195,11 +195,15 @@ pub fn run_shard(
 /// completed future must not be polled). A dropped task whose statement
 /// was in flight had its event started and never finished: that event is
 /// counted as failed here, once (the task, aborted, cannot count it).
+/// A task that panicked fails its event the same way and the run with a
+/// message on `tx`.
 async fn join_or_drop(
     handles: Vec<JoinHandle<()>>,
     shared: &Shared,
     state: &Rc<RefCell<ShardState>>,
+    tx: &Sender<Msg>,
 ) {
+    let mut panicked = 0;
     let stop_then_grace = async {
         // Checked every 100 ms: against a 2 s grace, finer checks would
         // only wake the shard more often during the whole run.
@@ -216,9 +220,10 @@ async fn join_or_drop(
                 r = &mut h => {
                     if r.is_err() {
                         // A connection's task that panicked: its event in
-                        // flight failed, and the run says why.
+                        // flight failed; the run says why (below).
                         count_dropped_in_flight(state, slot);
-                        shared.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                        shared.stop.store(true, Ordering::SeqCst);
+                        panicked += 1;
                     }
                     continue;
                 }
@@ -229,6 +234,11 @@ async fn join_or_drop(
         if h.await.is_err() {
             count_dropped_in_flight(state, slot);
         }
+    }
+    if panicked > 0 {
+        let _ = tx.send(Msg::Fatal(format!(
+            "{panicked} connection task(s) panicked (a bug in qpslab: please report it with the command line)"
+        )));
     }
 }
 
