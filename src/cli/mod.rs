@@ -22,3 +22,31 @@ mod tpcc;
 
 pub use args::parse_command_line;
 pub use commands::dispatch;
+
+use crate::{exec, out, secret, workload};
+
+/// The program: parses the command line, runs the command and exits with
+/// its code. An error is printed as one line (what failed, what to do),
+/// foreign text in it made inert and bounded (see [`out::inert_line`]).
+pub fn main() -> ! {
+    let args = parse_command_line();
+    secret::scrub_process_title();
+    exec::install_ctrl_c();
+    match dispatch(args) {
+        Ok(code) => std::process::exit(out::settle(code)),
+        Err(e) => {
+            // One line: what failed, and what to do (the context chain, joined).
+            let msg = format!("{e:#}");
+            let line = |l: &str| out::inert_line(l, out::MAX_LINE);
+            errln!("qpslab: {}", line(msg.lines().next().unwrap_or("")));
+            for extra in msg.lines().skip(1).take(out::MAX_LINES) {
+                errln!("  {}", line(extra));
+            }
+            // An error that a Ctrl-C caused (an interrupted prepare) is an
+            // interruption, not bad input; a script's os.exit(N) in a
+            // command ends it with N.
+            let code = workload::script::exit_requested().unwrap_or(2);
+            std::process::exit(out::settle(if exec::interrupted() { 130 } else { code }));
+        }
+    }
+}
