@@ -7,7 +7,8 @@
 //! (and from the shared leaves), never from those on its right:
 //!
 //! ```text
-//! secret, out, stats            shared leaves: no qpslab imports
+//! secret, out, stats,          shared leaves: no qpslab imports
+//! interrupt
 //! server → protocol → workload → exec → store → analyze → report → ui
 //!          monitor, profiler    beside exec: may use server, protocol, stats
 //! campaign                      campaign files and their points (parse, hash)
@@ -28,6 +29,7 @@ pub mod analyze;
 pub mod campaign;
 pub mod cli;
 pub mod exec;
+pub mod interrupt;
 pub mod lab;
 pub mod monitor;
 pub mod profiler;

@@ -29,6 +29,19 @@ pub struct LockShares {
     pub top_stack: Option<String>,
 }
 
+/// A profile and what the analysis drew from it.
+#[derive(Debug, Clone)]
+pub struct Profiled {
+    /// What each collector gathered (or why it could not).
+    pub outcomes: Vec<Outcome>,
+    /// The on-CPU sampling rate the profile ran at (samples per second).
+    pub hz: u32,
+    /// Lock families' shares of the connection threads' time.
+    pub locks: Option<LockShares>,
+    /// Queries the load ran while it recorded (per-query figures).
+    pub queries: Option<u64>,
+}
+
 impl LockShares {
     /// The family limiting the run, if one takes `LIMITER_SHARE` or more.
     pub fn limiter(&self) -> Option<(&str, f64)> {

@@ -21,21 +21,14 @@ pub mod limiter;
 pub mod live;
 pub mod run_figures;
 pub mod spread;
+pub use spread::median;
 pub mod stability;
+pub mod tpcc;
 pub mod usl;
+pub mod variants;
 
 pub use crate::store::RunRow;
 use std::collections::BTreeMap;
-
-/// Median of the values (NaN-free input expected).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
 
 /// One step's figures (a run of a sweep or the quickstart).
 #[derive(Debug, Clone)]
@@ -123,7 +116,7 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                 .into_iter()
                 .map(|(t, rs)| {
                     let m = |f: fn(&RunRow) -> Option<f64>| {
-                        median(rs.iter().filter_map(|r| f(r)).collect())
+                        median(&rs.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
                     };
                     let qps_runs: Vec<f64> = rs.iter().filter_map(|r| r.qps).collect();
                     let p95s: Vec<f64> = rs.iter().filter_map(|r| r.lat_p95_ms).collect();
@@ -372,7 +365,7 @@ pub fn ratio_matrices(runs: &[RunRow], reference: &str) -> Vec<RatioMatrix> {
                     .collect();
                 (
                     col.iter().cloned().fold(f64::NAN, f64::min),
-                    median(col.clone()),
+                    median(&col),
                     col.iter().cloned().fold(f64::NAN, f64::max),
                 )
             })

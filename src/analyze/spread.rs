@@ -65,7 +65,13 @@ pub const RATIO_LEGEND: &str = "ratios: median of repeats A / median of repeats 
 
 /// Median of a sample (NaN when empty).
 pub fn median(v: &[f64]) -> f64 {
-    super::median(v.to_vec())
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
 }
 
 /// The ratio of two samples' medians with its bootstrap interval.

@@ -59,8 +59,8 @@ pub fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
     }
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
     let trend = slope * (n - 1) as f64 / mean;
-    let med = super::median(qps.to_vec());
-    let mad = super::median(qps.iter().map(|q| (q - med).abs()).collect());
+    let med = super::median(qps);
+    let mad = super::median(&qps.iter().map(|q| (q - med).abs()).collect::<Vec<_>>());
     let outliers = if mad > 0.0 {
         qps.iter()
             .filter(|q| 0.6745 * (*q - med).abs() / mad > 3.5)

@@ -248,7 +248,16 @@ fn cmd_run(a: &LoadArgs) -> Result<i32> {
     };
     let pct = report::sysbench::line_percentile(&pcts);
     if !json {
-        out!("{}", report::sysbench::run_header(&cfg, a.report_interval));
+        out!(
+            "{}",
+            report::sysbench::run_header(&report::sysbench::RunHeader {
+                threads: cfg.threads,
+                rate: cfg.rate,
+                report_interval: a.report_interval,
+                warmup: cfg.warmup,
+                seed: cfg.seed,
+            })
+        );
     }
     let print_lines = a.report_interval > 0.0 && !json;
     let plan = crate::lab::RunPlan {

@@ -15,6 +15,7 @@ mod input_tests;
 mod live;
 mod load_config;
 mod monitor_args;
+mod notes;
 mod pages;
 mod profile;
 mod target;
@@ -30,6 +31,7 @@ use crate::{exec, out, secret, workload};
 /// foreign text in it made inert and bounded (see [`out::inert_line`]).
 pub fn main() -> ! {
     let args = parse_command_line();
+    notes::install();
     secret::scrub_process_title();
     exec::install_ctrl_c();
     match dispatch(args) {

@@ -15,7 +15,6 @@
 
 mod alarm;
 mod config;
-mod interrupt;
 mod rate;
 mod run;
 mod shard;
@@ -23,7 +22,7 @@ mod stall;
 mod state;
 mod worker;
 
+pub use crate::interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
+pub use crate::protocol::TEXT_FALLBACK_CODES;
 pub use config::{IgnoreErrors, IoMode, PsMode, RunConfig};
-pub use interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use run::run_clocked;
-pub use worker::TEXT_FALLBACK_CODES;

@@ -3,9 +3,9 @@
 //! the run on time, event count, fatal error or Ctrl-C, and collects totals.
 
 use super::config::RunConfig;
-use super::interrupt::interrupted;
 use super::shard::{run_shard, Msg};
 use super::state::{KindAcc, Shared};
+use crate::interrupt::interrupted;
 use crate::stats::{CpuSnapshot, Interval, KindStats, RunResult, RunStatus, Sample};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -65,7 +65,7 @@ pub fn run_clocked(
     clock: &Arc<OnceLock<Instant>>,
     mut on_sample: impl FnMut(&Sample),
 ) -> RunResult {
-    let _ctrl_c = super::interrupt::Cooperative::enter();
+    let _ctrl_c = crate::interrupt::Cooperative::enter();
     let threads = cfg.threads.max(1);
     let cores = if cfg.client_cpus.is_empty() {
         std::thread::available_parallelism()

@@ -5,7 +5,7 @@
 
 use super::config::{IoMode, PsMode, RunConfig};
 use super::state::{ShardState, Shared, STOP_GRACE};
-use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
+use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST, TEXT_FALLBACK_CODES};
 use crate::workload::family::Op;
 use crate::workload::{Consume, OnError, Session, StatementSpec};
 use std::cell::RefCell;
@@ -75,11 +75,6 @@ async fn prepare_one(
         Err(e) => Err(e),
     }
 }
-
-/// Server errors at prepare time after which a statement runs over the
-/// text protocol: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295
-/// ER_UNSUPPORTED_PS.
-pub const TEXT_FALLBACK_CODES: [u16; 2] = [1461, 1295];
 
 fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
     let advice = e.code().and_then(|c| cfg.workload.advice(c));

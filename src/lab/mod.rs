@@ -20,14 +20,15 @@ mod sandbox;
 mod summary;
 mod sweep;
 mod target;
-mod variants;
 mod watch;
 
+pub use crate::analyze::limiter::Profiled;
+pub use crate::analyze::variants::{campaign_file, variant_diffs, VariantDiff};
 pub use campaign::{lock_campaign, open_campaign, run_campaign, CampaignRun};
 pub use data::{check_tpcc, cleanup, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
-pub use profile::{profile, server_pid, summary_json as profile_json, ProfilePlan, Profiled};
+pub use profile::{profile, server_pid, summary_json as profile_json, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, RunTags, EXIT_NOT_STORED};
 pub use run::{run_once, RunPlan};
@@ -35,7 +36,6 @@ pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
 pub use summary::run_document;
 pub use sweep::{new_sweep, sweep, SweepPlan};
 pub use target::{sandbox_target, Target};
-pub use variants::{campaign_file, variant_diffs, VariantDiff};
 
 /// Runs a future to completion on a fresh current-thread runtime (the
 /// synchronous use cases' way to talk to a server).

@@ -6,8 +6,8 @@
 
 use super::block_on;
 use super::target::{check, Target};
-use crate::analyze::limiter::{self, LockShares};
-use crate::profiler::{Data, Kind, Outcome, Plan, Session, WaitsPlan};
+use crate::analyze::limiter::{self, Profiled};
+use crate::profiler::{Data, Kind, Plan, Session, WaitsPlan};
 use crate::store::Store;
 use anyhow::{anyhow, bail, Result};
 use serde_json::{json, Value};
@@ -26,17 +26,6 @@ pub struct ProfilePlan {
     pub dir: PathBuf,
     /// `--profile-waits enable`: time every wait instrument for the run.
     pub enable_waits: bool,
-}
-
-/// A profile and what the analysis drew from it.
-#[derive(Debug, Clone)]
-pub struct Profiled {
-    pub outcomes: Vec<Outcome>,
-    pub hz: u32,
-    /// Lock families' shares of the connection threads' time.
-    pub locks: Option<LockShares>,
-    /// Queries the load ran while it recorded (per-query figures).
-    pub queries: Option<u64>,
 }
 
 /// Starts the plan's collectors on a server reached with `conn` (None: a

@@ -50,7 +50,7 @@ pub fn open_store(path: Option<&Path>) -> Result<Store> {
 pub fn read_store(path: Option<&Path>) -> Result<Store> {
     let store = Store::open_read_only(&store_path(path), crate::server::process_alive)?;
     if let Some(note) = store.note() {
-        errln!("note: {note}");
+        log::info!("{note}");
     }
     Ok(store)
 }
@@ -96,7 +96,7 @@ impl<'a> Recorder<'a> {
                     self.store.path().display(),
                     s.t
                 );
-                errln!("qpslab: warning: {msg} (the run goes on)");
+                log::warn!("{msg} (the run goes on)");
                 self.error = Some(msg);
             }
         }

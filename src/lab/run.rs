@@ -4,10 +4,11 @@
 //! result), or recorded as a step of a sweep, campaign or the quickstart
 //! (`record_run`: a store failure stops them, saying what was measured).
 
-use super::profile::{ProfilePlan, Profiled};
+use super::profile::ProfilePlan;
 use super::record::{Recorder, RunTags};
 use super::watch::run_watched;
 use super::Environment;
+use crate::analyze::limiter::Profiled;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::analyze::StepFigures;
 use crate::exec::RunConfig;

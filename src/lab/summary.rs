@@ -55,7 +55,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
             "schedule_lag_ms": t.lag.as_ref().map(|h| percentiles(h, pcts)),
             "generator_late_intervals": t.lag.as_ref().map(|_| r.samples.iter().filter(|s| !s.warmup && s.iv.generator_late()).count()),
         },
-        "tpcc": crate::report::tpcc::document(r, pcts),
+        "tpcc": crate::analyze::tpcc::document(r, pcts),
         "stability": crate::analyze::stability::of_run(r),
         "latency_by_statement": r.kinds.iter().map(|k| json!({
             "statement": k.name,

@@ -116,7 +116,7 @@ pub fn sweep(
     let medians = steps
         .iter()
         .map(|(th, figs)| {
-            let m = |f: fn(&StepFigures) -> f64| median(figs.iter().map(f).collect());
+            let m = |f: fn(&StepFigures) -> f64| median(&figs.iter().map(f).collect::<Vec<_>>());
             let srv = m(|f| f.server_us);
             StepMedians {
                 threads: *th,

@@ -163,8 +163,8 @@ impl Watch {
             };
             if let (Some(Err(e)), Some((st, _))) = (r, store) {
                 if !self.store_warned {
-                    errln!(
-                        "qpslab: warning: cannot store monitor snapshots in {}: {e:#} (the run goes on)",
+                    log::warn!(
+                        "cannot store monitor snapshots in {}: {e:#} (the run goes on)",
                         st.path().display()
                     );
                     self.store_warned = true;
@@ -238,7 +238,7 @@ pub fn run_watched(
     let mut watch = mon.and_then(|m| match Watch::start(m, clock.clone(), cfg.warmup) {
         Ok(w) => Some(w),
         Err(e) => {
-            errln!("qpslab: warning: {e:#}; the run goes on unmonitored");
+            log::warn!("{e:#}; the run goes on unmonitored");
             None
         }
     });

@@ -50,7 +50,7 @@ async fn one_row(c: &mut Conn, sql: &str) -> Result<Vec<Option<String>>, ProtoEr
 
 /// A note from probing: a source left out (`Skipped`) or read in a
 /// reduced form (`Info`).
-pub type ProbeNote = (super::NoteKind, String);
+pub type ProbeNote = (NoteKind, String);
 
 /// Probes `c`; returns the capabilities and a note for each source left
 /// out or reduced.
@@ -89,7 +89,7 @@ pub async fn probe(
         Some("STATUS = 'enabled'")
     } else {
         notes.push((
-            super::NoteKind::Skipped,
+            NoteKind::Skipped,
             "innodb_metrics: information_schema.INNODB_METRICS is not available on this server"
                 .into(),
         ));
@@ -115,10 +115,10 @@ pub async fn probe(
         caps.ps_files_timed = has("file_summary_by_event_name.COUNT_MISC");
         caps.ps_threads_command = has("threads.PROCESSLIST_COMMAND");
         if !caps.ps_files_timed {
-            notes.push((super::NoteKind::Info, "ps_files: this Performance Schema (5.5) counts file reads, writes and bytes only: no other file operations and no wait times".into()));
+            notes.push((NoteKind::Info, "ps_files: this Performance Schema (5.5) counts file reads, writes and bytes only: no other file operations and no wait times".into()));
         }
         if !caps.ps_threads_command {
-            notes.push((super::NoteKind::Info, "threads: performance_schema.threads has no PROCESSLIST_COMMAND here (5.5): connections are counted from information_schema.PROCESSLIST".into()));
+            notes.push((NoteKind::Info, "threads: performance_schema.threads has no PROCESSLIST_COMMAND here (5.5): connections are counted from information_schema.PROCESSLIST".into()));
         }
         let r = one_row(
             c,
@@ -127,12 +127,12 @@ pub async fn probe(
         .await?;
         caps.ps_synch = r.first().cloned().flatten().is_some_and(|n| n != "0");
         if !caps.ps_synch {
-            notes.push((super::NoteKind::Skipped, "ps_waits: the mutex and rwlock instruments are off, so waits show file IO and table locks only \
+            notes.push((NoteKind::Skipped, "ps_waits: the mutex and rwlock instruments are off, so waits show file IO and table locks only \
                  (performance-schema-instrument='wait/synch/%=ON' in my.cnf turns them on)"
                     .into()));
         }
     } else {
-        notes.push((super::NoteKind::Skipped, "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
+        notes.push((NoteKind::Skipped, "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
                 .into()));
     }
     caps.local = match endpoint {
@@ -148,18 +148,18 @@ pub async fn probe(
     if caps.local {
         caps.server_pid = find_server_pid(caps.datadir.as_deref(), &get(3));
         if caps.server_pid.is_none() {
-            notes.push((super::NoteKind::Skipped, "server_proc: the server's process is not readable from here (another user's process?); server CPU and IO per query are left out".into()));
+            notes.push((NoteKind::Skipped, "server_proc: the server's process is not readable from here (another user's process?); server CPU and IO per query are left out".into()));
         }
         caps.disk = caps.datadir.as_deref().and_then(disk_of);
         if caps.disk.is_none() {
             notes.push((
-                super::NoteKind::Skipped,
+                NoteKind::Skipped,
                 "disk: the datadir's device is not in /proc/diskstats; physical IO shows all disks"
                     .into(),
             ));
         }
     } else {
-        notes.push((super::NoteKind::Skipped, format!(
+        notes.push((NoteKind::Skipped, format!(
             "server_proc, disk: the server at {endpoint} is not on this host; only its SQL counters are read"
         )));
     }
@@ -174,11 +174,11 @@ async fn probe_innodb_mutex(c: &mut Conn, caps: &mut Caps, notes: &mut Vec<Probe
     let old_mysql = !caps.mariadb && release.is_some_and(|r| !r.at_least(8, 0));
     match c.query("SHOW ENGINE INNODB MUTEX").await {
         Ok(r) if !r.rows.is_empty() || old_mysql => caps.innodb_mutex = true,
-        Ok(_) if caps.mariadb => notes.push((super::NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing on MariaDB (use ps_waits or the profiler's waits)"
+        Ok(_) if caps.mariadb => notes.push((NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing on MariaDB (use ps_waits or the profiler's waits)"
                 .into())),
-        Ok(_) => notes.push((super::NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing (MySQL 8 lists latches only with innodb_monitor_enable='latch')"
+        Ok(_) => notes.push((NoteKind::Skipped, "innodb_mutex: SHOW ENGINE INNODB MUTEX returns nothing (MySQL 8 lists latches only with innodb_monitor_enable='latch')"
                 .into())),
-        Err(e) => notes.push((super::NoteKind::Skipped, format!("innodb_mutex: SHOW ENGINE INNODB MUTEX failed: {e}"))),
+        Err(e) => notes.push((NoteKind::Skipped, format!("innodb_mutex: SHOW ENGINE INNODB MUTEX failed: {e}"))),
     }
 }
 
@@ -238,4 +238,20 @@ pub fn disk_of(path: &Path) -> Option<String> {
         .into_iter()
         .find(|d| d.major == major && d.minor == minor)
         .map(|d| d.name)
+}
+
+/// What a note about a source says (shown and stored with the run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// A source that does not apply to this server or host.
+    Skipped,
+    /// A source over its time budget, now polled less often.
+    Slowed,
+    /// The server went away: no SQL snapshots until it is back.
+    Gap,
+    /// The server is back after a gap.
+    Resumed,
+    /// A poll took longer than two of its intervals: the server stalled.
+    Stall,
+    Info,
 }

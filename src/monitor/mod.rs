@@ -19,7 +19,7 @@ mod os;
 mod source;
 mod sql;
 
-pub use caps::{filesystem_of, find_server_pid, Caps};
+pub use caps::{filesystem_of, find_server_pid, Caps, NoteKind};
 pub use driver::{Monitor, MonitorConfig};
 pub use os::load_generator_cpu_s;
-pub use source::{Event, Note, NoteKind, Snapshot, SourceId, ALL_SOURCES};
+pub use source::{Event, Note, Snapshot, SourceId, ALL_SOURCES};

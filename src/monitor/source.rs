@@ -2,7 +2,7 @@
 //! about sources skipped, slowed down or interrupted, and the capabilities
 //! found at connect.
 
-use super::Caps;
+use super::caps::{Caps, NoteKind};
 use std::time::Instant;
 
 /// A place the monitor reads counters from.
@@ -123,21 +123,6 @@ pub struct Snapshot {
     pub took_us: u64,
     /// Raw values by name (counters are cumulative, as the server reports them).
     pub values: Vec<(String, f64)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoteKind {
-    /// A source that does not apply to this server or host.
-    Skipped,
-    /// A source over its time budget, now polled less often.
-    Slowed,
-    /// The server went away: no SQL snapshots until it is back.
-    Gap,
-    /// The server is back after a gap.
-    Resumed,
-    /// A poll took longer than two of its intervals: the server stalled.
-    Stall,
-    Info,
 }
 
 impl NoteKind {

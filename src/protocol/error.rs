@@ -149,3 +149,8 @@ mod escape_tests {
         assert_eq!(escape_controls("plain ü"), "plain ü");
     }
 }
+
+/// Server errors at prepare time after which a statement runs over the
+/// text protocol: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295
+/// ER_UNSUPPORTED_PS.
+pub const TEXT_FALLBACK_CODES: [u16; 2] = [1461, 1295];

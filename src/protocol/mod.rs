@@ -29,7 +29,7 @@ pub mod uring;
 pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};
 pub use direct::Direct;
-pub use error::{ProtoError, ServerError, CR_SERVER_LOST};
+pub use error::{ProtoError, ServerError, CR_SERVER_LOST, TEXT_FALLBACK_CODES};
 pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};

@@ -120,7 +120,10 @@ pub const VARIABLES_SHOWN: usize = 12;
 
 /// The lines on each variant's server variables that differ from the
 /// reference variant's ("" when there are none to show).
-pub fn variant_variables(reference: &str, diffs: &[crate::lab::VariantDiff]) -> String {
+pub fn variant_variables(
+    reference: &str,
+    diffs: &[crate::analyze::variants::VariantDiff],
+) -> String {
     if diffs.is_empty() {
         return String::new();
     }

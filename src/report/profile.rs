@@ -4,7 +4,7 @@
 //! per query by name, Performance Schema wait shares, and the lock that
 //! limits.
 
-use crate::lab::Profiled;
+use crate::analyze::limiter::Profiled;
 use crate::profiler::fold::Share;
 use crate::profiler::syscalls::Syscalls;
 use crate::profiler::waits::Waits;

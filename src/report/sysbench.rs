@@ -2,7 +2,6 @@
 //! followed by qpslab's extra sections.
 
 use super::{error_name, CLIENT_SHARE_WARNING};
-use crate::exec::RunConfig;
 use crate::stats::pct_label;
 use crate::stats::{Interval, RunResult, RunStatus, Sample};
 use crate::workload::family::ReportStat;
@@ -380,8 +379,23 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     o
 }
 
+/// The load's shape as the header before a run shows it.
+pub struct RunHeader {
+    /// Client connections.
+    pub threads: u32,
+    /// Target events per second (0: as fast as it goes).
+    pub rate: f64,
+    /// Seconds of interval lines (0: none).
+    pub report_interval: f64,
+    /// Seconds run before counting starts.
+    pub warmup: f64,
+    /// The random generator's seed.
+    pub seed: u64,
+}
+
 /// sysbench's lines before a run: version, threads, rate, intervals, seed.
-pub fn run_header(cfg: &RunConfig, report_interval: f64) -> String {
+pub fn run_header(cfg: &RunHeader) -> String {
+    let report_interval = cfg.report_interval;
     let mut o = String::new();
     let _ = writeln!(
         o,

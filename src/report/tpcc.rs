@@ -1,19 +1,12 @@
 //! The figures of a run whose family sorts its events into classes
 //! (TPC-C's transaction types): NOPM and TPM, the server's cross-check,
 //! the on-purpose rollbacks apart from errors, and each type's count and
-//! latency. Text for the summary, JSON for the stored document.
+//! latency, as text (the figures and the stored document are
+//! analyze::tpcc's).
 
+use crate::analyze::tpcc::{figures, nopm};
 use crate::stats::{pct_label, Interval, RunResult};
-use serde_json::{json, Value};
 use std::fmt::Write;
-
-use crate::workload::tpcc::{NEW_ORDER, ROLLED_BACK};
-
-/// New orders per minute over `secs` seconds of `iv` (class 0 is TPC-C's
-/// New-Order).
-pub fn nopm(iv: &Interval, secs: f64) -> f64 {
-    iv.classes[0] as f64 * 60.0 / secs.max(1e-9)
-}
 
 /// What an interval line adds for a family with classes.
 pub fn interval_suffix(iv: &Interval, secs: f64) -> String {
@@ -21,36 +14,6 @@ pub fn interval_suffix(iv: &Interval, secs: f64) -> String {
         return String::new();
     }
     format!(" nopm: {:.0}", nopm(iv, secs))
-}
-
-struct Figures {
-    nopm: f64,
-    tpm: f64,
-    rollback_pct: f64,
-    deadlocks: u64,
-    lock_waits: u64,
-}
-
-fn figures(r: &RunResult) -> Figures {
-    let minutes = r.elapsed.max(1e-9) / 60.0;
-    let count = |n: &str| r.class_count(n).unwrap_or(0) as f64;
-    let all: f64 = r.classes.iter().map(|k| k.count as f64).sum();
-    let rb = count(ROLLED_BACK);
-    let code = |c: u16| {
-        r.total
-            .errors
-            .0
-            .iter()
-            .find(|e| e.0 == c)
-            .map_or(0, |e| e.1)
-    };
-    Figures {
-        nopm: r.class_per_minute(NEW_ORDER).unwrap_or(0.0),
-        tpm: all / minutes,
-        rollback_pct: 100.0 * rb / (rb + count(NEW_ORDER)).max(1.0),
-        deadlocks: code(1213),
-        lock_waits: code(1205),
-    }
 }
 
 /// The summary block (empty for families without classes).
@@ -129,31 +92,4 @@ pub fn block(r: &RunResult, pcts: &[f64]) -> String {
         let _ = writeln!(o, " {:>9.3}", k.hist.max_ms());
     }
     o
-}
-
-/// The block as JSON (null for families without classes).
-pub fn document(r: &RunResult, pcts: &[f64]) -> Value {
-    if r.classes.is_empty() {
-        return Value::Null;
-    }
-    let f = figures(r);
-    let minutes = r.elapsed.max(1e-9) / 60.0;
-    json!({
-        "nopm": f.nopm,
-        "tpm": f.tpm,
-        "new_order_rollback_pct": f.rollback_pct,
-        "deadlocks": f.deadlocks,
-        "lock_wait_timeouts": f.lock_waits,
-        "server_tally": r.server_tally,
-        "headline": r.headline,
-        "transactions": r.classes.iter().map(|k| {
-            let mut lat = serde_json::Map::new();
-            for p in pcts {
-                lat.insert(format!("p{}", pct_label(*p)), json!(k.hist.quantile_ms(p / 100.0)));
-            }
-            lat.insert("avg".into(), json!(k.hist.mean_ms()));
-            lat.insert("max".into(), json!(k.hist.max_ms()));
-            json!({"type": k.name, "count": k.count, "per_minute": k.count as f64 / minutes, "latency_ms": lat})
-        }).collect::<Vec<_>>(),
-    })
 }

@@ -101,7 +101,7 @@ async fn drive_command(
                     continue;
                 }
                 Err(crate::protocol::ProtoError::Server(e))
-                    if crate::exec::TEXT_FALLBACK_CODES.contains(&e.code) =>
+                    if crate::protocol::TEXT_FALLBACK_CODES.contains(&e.code) =>
                 {
                     stmts.push(Stmt::new_dynamic_text(s.text()));
                     continue;

@@ -164,7 +164,7 @@ impl Guard {
             *s = Some(Stop {
                 why: why.clone(),
                 exit,
-                interrupted: exit.is_none() && crate::exec::interrupted(),
+                interrupted: exit.is_none() && crate::interrupt::interrupted(),
             });
         }
         if !self.sticky.replace(true) {
@@ -188,7 +188,7 @@ impl Guard {
         if let Some(s) = self.stopped.borrow().as_ref() {
             return Some(s.why.clone());
         }
-        let why = if crate::exec::interrupted() {
+        let why = if crate::interrupt::interrupted() {
             format!(
                 "{}: {} interrupted (Ctrl-C or SIGTERM)",
                 self.script,
