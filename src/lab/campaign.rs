@@ -4,9 +4,9 @@
 //! campaign. What a campaign is (file, points, identities) is `campaign`'s;
 //! reading the file and printing is cli's.
 
-use super::block_on;
-use super::record::RunTags;
 use super::run::{record_run, Recorded};
+use super::runtime::block_on;
+use super::tags::RunTags;
 use super::target::{check, sandbox_target, Target};
 use crate::campaign::{value_text, CampaignFile, Point, Restart};
 use crate::exec::RunConfig;

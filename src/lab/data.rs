@@ -63,7 +63,7 @@ pub fn prepare(
     loaders: usize,
     quiet: bool,
 ) -> Result<PrepareReport> {
-    super::block_on(async {
+    super::runtime::block_on(async {
         check(t).await?.quit().await;
         Ok::<_, anyhow::Error>(())
     })??;
@@ -73,7 +73,7 @@ pub fn prepare(
 
 /// Drops the workload's data, telling `each` each table's name first.
 pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> Result<()> {
-    super::block_on(async {
+    super::runtime::block_on(async {
         let mut c = check(t).await?;
         family.cleanup(&mut c, &mut each).await?;
         c.quit().await;
@@ -86,7 +86,7 @@ pub fn check_tpcc(
     t: &Target,
     tpcc: &crate::workload::tpcc::Tpcc,
 ) -> Result<Vec<crate::workload::tpcc::Condition>> {
-    super::block_on(async {
+    super::runtime::block_on(async {
         let mut c = check(t).await?;
         c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
         let r = tpcc.check(&mut c).await;
@@ -102,7 +102,7 @@ pub fn script_command(
     script: &crate::workload::script::Script,
     name: &str,
 ) -> Result<()> {
-    super::block_on(async {
+    super::runtime::block_on(async {
         check(t).await?.quit().await;
         Ok::<_, anyhow::Error>(())
     })??;

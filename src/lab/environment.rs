@@ -22,7 +22,7 @@ impl Environment {
     /// The store row of a run starting in this environment.
     pub fn new_run(
         &self,
-        tags: &super::RunTags,
+        tags: &super::tags::RunTags,
         workload: &str,
         threads: u32,
         options: Value,

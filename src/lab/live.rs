@@ -3,9 +3,9 @@
 //! until its time or count is up or Ctrl-C, hands notes and the latest rates
 //! to the caller, and leaves printing to it.
 
-use super::block_on;
 use super::environment::{capture, Environment};
-use super::record::RunTags;
+use super::runtime::block_on;
+use super::tags::RunTags;
 use super::target::{check, Target};
 use super::watch::Watch;
 use crate::analyze::live::Live;

@@ -16,9 +16,11 @@ mod profile;
 mod quickstart;
 mod record;
 mod run;
+mod runtime;
 mod sandbox;
 mod summary;
 mod sweep;
+mod tags;
 mod target;
 mod watch;
 
@@ -30,18 +32,10 @@ pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use profile::{profile, server_pid, summary_json as profile_json, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
-pub use record::{open_store, read_store, store_path, stored_run, RunTags, EXIT_NOT_STORED};
-pub use run::{run_once, RunPlan};
+pub use record::{open_store, read_store, store_path, stored_run, EXIT_NOT_STORED};
+pub use run::{run_document, run_once, RunPlan};
+pub use runtime::block_on;
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange};
-pub use summary::run_document;
 pub use sweep::{new_sweep, sweep, SweepPlan};
+pub use tags::RunTags;
 pub use target::{sandbox_target, Target};
-
-/// Runs a future to completion on a fresh current-thread runtime (the
-/// synchronous use cases' way to talk to a server).
-pub fn block_on<F: std::future::Future>(f: F) -> anyhow::Result<F::Output> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(f))
-}

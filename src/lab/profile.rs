@@ -4,7 +4,7 @@
 //! what was gathered), the run's lock shares, and keeping it all with the
 //! run in the store.
 
-use super::block_on;
+use super::runtime::block_on;
 use super::target::{check, Target};
 use crate::analyze::limiter::{self, Profiled};
 use crate::profiler::{Data, Kind, Plan, Session, WaitsPlan};
@@ -83,7 +83,7 @@ fn global_status(conn: &crate::protocol::ConnOpts, name: &str) -> Option<u64> {
         "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '{}'",
         name.to_ascii_uppercase()
     );
-    super::run::query_number(conn, &sql).map(|v| v as u64)
+    super::runtime::query_number(conn, &sql).map(|v| v as u64)
 }
 
 /// Profiles process `pid` (reached with `conn`, when given) for `secs`

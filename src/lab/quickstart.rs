@@ -4,9 +4,10 @@
 //! what was measured.
 
 use super::data::{cleanup, prepare, ready};
-use super::record::RunTags;
 use super::run::record_run;
-use super::{block_on, Target};
+use super::runtime::block_on;
+use super::tags::RunTags;
+use super::target::Target;
 use crate::analyze::StepFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;

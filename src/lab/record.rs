@@ -3,6 +3,7 @@
 //! failure during the run is reported once and never stops the measurement.
 
 use super::environment::Environment;
+use super::tags::RunTags;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;
 use crate::stats::{RunResult, Sample};
@@ -17,20 +18,6 @@ pub struct Recorder<'a> {
     /// The first store write that failed (the run goes on regardless).
     error: Option<String>,
     command_line: String,
-}
-
-/// Series naming and campaign membership of a run.
-#[derive(Default, Clone)]
-pub struct RunTags {
-    pub label: Option<String>,
-    pub variant: Option<String>,
-    pub campaign_id: Option<i64>,
-    pub point_hash: Option<String>,
-    /// The command line as it may be recorded (secrets already removed).
-    pub command_line: String,
-    /// The campaign round's pre-flight host check, kept in the run's host
-    /// document.
-    pub preflight: Option<serde_json::Value>,
 }
 
 /// Exit code of a run that was measured but not (wholly) stored.

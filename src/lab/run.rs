@@ -4,10 +4,12 @@
 //! result), or recorded as a step of a sweep, campaign or the quickstart
 //! (`record_run`: a store failure stops them, saying what was measured).
 
+use super::environment::Environment;
 use super::profile::ProfilePlan;
-use super::record::{Recorder, RunTags};
+use super::record::Recorder;
+use super::runtime::query_number;
+use super::tags::RunTags;
 use super::watch::run_watched;
-use super::Environment;
 use crate::analyze::limiter::Profiled;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::analyze::StepFigures;
@@ -16,6 +18,7 @@ use crate::monitor::MonitorConfig;
 use crate::stats::{RunResult, Sample};
 use crate::store::Store;
 use anyhow::Result;
+use serde_json::Value;
 
 /// What one run needs besides its configuration.
 pub struct RunPlan<'a> {
@@ -129,20 +132,6 @@ pub fn run_once(
     })
 }
 
-/// The first column of the first row of `sql`'s result as a number, on
-/// a connection of its own; None when it cannot be read (what needs it is
-/// then left out, the run goes on).
-pub(super) fn query_number(conn: &crate::protocol::ConnOpts, sql: &str) -> Option<f64> {
-    super::block_on(async {
-        let mut c = crate::protocol::Conn::connect(conn).await.ok()?;
-        let r = c.query(sql).await.ok();
-        c.quit().await;
-        r?.rows.first()?.first()?.as_deref()?.parse::<f64>().ok()
-    })
-    .ok()
-    .flatten()
-}
-
 /// The family's server-side tally now.
 fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
     query_number(&cfg.conn, sql).map(|v| v as i64)
@@ -227,4 +216,19 @@ impl Recorded {
                 .unwrap_or(f64::NAN),
         }
     }
+}
+
+/// The document `run --format json` prints: the summary, the run's id in
+/// the store (null when not stored), the store's error if any, and the
+/// monitor's figures.
+pub fn run_document(cfg: &RunConfig, run: &SingleRun, pcts: &[f64], command_line: &str) -> Value {
+    let mut doc = super::summary::document(cfg, &run.result, pcts, command_line);
+    doc["run_id"] = run.run_id.into();
+    if let Some(e) = &run.store_error {
+        doc["store_error"] = e.as_str().into();
+    }
+    if let Some(f) = &run.figures {
+        doc["monitor"] = serde_json::to_value(f).unwrap_or_default();
+    }
+    doc
 }

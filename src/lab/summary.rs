@@ -101,23 +101,3 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         })).collect::<Vec<_>>(),
     })
 }
-
-/// The document `run --format json` prints: the summary, the run's id in
-/// the store (null when not stored), the store's error if any, and the
-/// monitor's figures.
-pub fn run_document(
-    cfg: &RunConfig,
-    run: &super::run::SingleRun,
-    pcts: &[f64],
-    command_line: &str,
-) -> Value {
-    let mut doc = document(cfg, &run.result, pcts, command_line);
-    doc["run_id"] = run.run_id.into();
-    if let Some(e) = &run.store_error {
-        doc["store_error"] = e.as_str().into();
-    }
-    if let Some(f) = &run.figures {
-        doc["monitor"] = serde_json::to_value(f).unwrap_or_default();
-    }
-    doc
-}

@@ -3,10 +3,10 @@
 //! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
+use super::environment::Environment;
 use super::profile::ProfilePlan;
-use super::record::RunTags;
 use super::run::record_run;
-use super::Environment;
+use super::tags::RunTags;
 use crate::analyze::{median, StepFigures, StepMedians};
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;

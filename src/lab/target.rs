@@ -2,7 +2,7 @@
 //! sandbox, its name; checking it once with one-line explanations of the
 //! usual failures.
 
-use super::block_on;
+use super::runtime::block_on;
 use crate::protocol::{Conn, ConnOpts};
 use crate::server::Sandbox;
 use anyhow::{bail, Context, Result};

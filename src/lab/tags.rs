@@ -1,0 +1,16 @@
+//! What a run is tagged with when it is recorded: its series (label,
+//! variant), its campaign point, its command line and pre-flight check.
+
+/// Series naming and campaign membership of a run.
+#[derive(Default, Clone)]
+pub struct RunTags {
+    pub label: Option<String>,
+    pub variant: Option<String>,
+    pub campaign_id: Option<i64>,
+    pub point_hash: Option<String>,
+    /// The command line as it may be recorded (secrets already removed).
+    pub command_line: String,
+    /// The campaign round's pre-flight host check, kept in the run's host
+    /// document.
+    pub preflight: Option<serde_json::Value>,
+}
