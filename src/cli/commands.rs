@@ -117,6 +117,7 @@ fn server(cmd: ServerCmd) -> Result<()> {
                     checksum: g.checksum.clone(),
                     force: g.force,
                 },
+                &mut super::progress::server_printer(),
             )?;
             errln!(
                 "{} is ready: qpslab server start --name NAME --version {}",
@@ -161,7 +162,10 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
         );
     }
     if let Some(v) = &a.version {
-        change.basedir = Some(crate::server::build_tree(v)?);
+        change.basedir = Some(crate::server::build_tree(
+            v,
+            &mut super::progress::server_printer(),
+        )?);
     }
     for s in &a.sets {
         let Some((k, v)) = s.split_once('=') else {
@@ -171,7 +175,12 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
             .sets
             .push((k.trim().to_string(), v.trim().to_string()));
     }
-    let sb = crate::lab::start_sandbox(&a.name, &change, Duration::from_secs(a.timeout))?;
+    let sb = crate::lab::start_sandbox(
+        &a.name,
+        &change,
+        Duration::from_secs(a.timeout),
+        &mut super::progress::server_printer(),
+    )?;
     outln!("{}", sb.describe());
     Ok(())
 }
@@ -188,7 +197,12 @@ fn cmd_prepare(a: &LoadArgs) -> Result<()> {
     let t = resolve(&a.conn, "sbtest")?;
     let loaders = super::load_config::loaders(a)?;
     let json = a.format == RunFormat::Json;
-    let rep = crate::lab::prepare(&t, &family, loaders, json)?;
+    let rep = crate::lab::prepare(
+        &t,
+        &family,
+        loaders,
+        &mut super::progress::prepare_printer(json),
+    )?;
     outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
     Ok(())
 }

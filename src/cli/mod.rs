@@ -17,6 +17,7 @@ mod load_config;
 mod monitor_args;
 mod pages;
 mod profile;
+mod progress;
 mod target;
 mod tpcc;
 

@@ -18,6 +18,7 @@ use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, 
 use super::TpccOpts;
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::family::PrepareReport;
+use crate::workload::progress::Progress;
 use crate::workload::rand::Rng;
 use crate::workload::RandParams;
 use anyhow::{anyhow, bail, Context, Result};
@@ -167,22 +168,17 @@ async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState>
     Ok(SetState::Partial(done))
 }
 
-/// Creates and loads every table set with `loaders` connections; `stop`
-/// is polled between packets.
+/// Creates and loads every table set with `loaders` connections, telling
+/// `progress` each step; `stop` is polled between packets.
 pub fn prepare(
     opts: &ConnOpts,
     o: &TpccOpts,
     loaders: usize,
     seed: u64,
-    quiet: bool,
+    progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
-    let say = |m: String| {
-        if !quiet {
-            let _ = writeln!(std::io::stdout().lock(), "{m}");
-        }
-    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -193,10 +189,10 @@ pub fn prepare(
         for n in 1..=o.tables {
             match set_state(&mut conn, n, o.warehouses).await? {
                 SetState::Empty => {
-                    say(format!(
-                        "Creating the TPC-C tables of set {n} ({} warehouses)...",
-                        o.warehouses
-                    ));
+                    progress(Progress::CreatingSet {
+                        set: n,
+                        warehouses: o.warehouses,
+                    });
                     for t in TABLES {
                         conn.exec(&create_sql(t, n, &o.storage_engine, &o.table_options))
                             .await
@@ -216,12 +212,11 @@ pub fn prepare(
                         .into_iter()
                         .filter(|p| !done.contains(&p.key()))
                         .collect();
-                    say(format!(
-                        "Resuming the interrupted prepare of set {n}: {} of {} parts are loaded, {} to go",
-                        done.len(),
-                        done.len() + todo.len(),
-                        todo.len()
-                    ));
+                    progress(Progress::ResumingSet {
+                        set: n,
+                        loaded: done.len(),
+                        to_go: todo.len(),
+                    });
                     work.extend(todo.into_iter().map(|p| (n, p, true)));
                 }
             }
@@ -239,7 +234,7 @@ pub fn prepare(
     })?;
 
     let total: u64 = work.iter().map(|w| w.1.rows()).sum();
-    let bar = crate::workload::prepare::load_bar(total, quiet);
+    progress(Progress::LoadStart(total));
     let work = Arc::new(work);
     let next = Arc::new(AtomicUsize::new(0));
     let rows = Arc::new(AtomicU64::new(0));
@@ -270,10 +265,10 @@ pub fn prepare(
         }));
     }
     while handles.iter().any(|h| !h.is_finished()) {
-        bar.set_position(rows.load(Ordering::Relaxed));
+        progress(Progress::Loaded(rows.load(Ordering::Relaxed)));
         std::thread::sleep(Duration::from_millis(100));
     }
-    bar.finish_and_clear();
+    progress(Progress::LoadEnd);
     for h in handles {
         h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
     }
@@ -286,7 +281,7 @@ pub fn prepare(
             "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
         ));
     }
-    rt.block_on(finish(opts, o, quiet))?;
+    rt.block_on(finish(opts, o, progress))?;
     Ok(PrepareReport {
         tables: o.tables * TABLES.len() as u32,
         rows: loaded,
@@ -295,12 +290,10 @@ pub fn prepare(
 }
 
 /// Builds the secondary indexes and marks each set complete.
-async fn finish(opts: &ConnOpts, o: &TpccOpts, quiet: bool) -> Result<()> {
+async fn finish(opts: &ConnOpts, o: &TpccOpts, progress: &mut dyn FnMut(Progress)) -> Result<()> {
     let mut conn = Conn::connect(opts).await?;
     for n in 1..=o.tables {
-        if !quiet {
-            outln!("Creating the secondary indexes of set {n}...");
-        }
+        progress(Progress::CreatingSetIndexes(n));
         let rows = u32::try_from(u64::from(o.warehouses) * 300_000).unwrap_or(u32::MAX);
         conn.set_read_timeout(crate::workload::prepare::index_build_timeout(
             conn.read_timeout(),
