@@ -15,11 +15,13 @@ mod metrics;
 mod profiles;
 mod read;
 mod read_open;
+mod recover;
 mod schema;
 mod write;
 
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
-pub use read::{IsAlive, RunDetail, RunFilter, RunRow, SampleRow};
+pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
+pub use recover::IsAlive;
 pub use write::NewRun;
 
 /// The current time as RFC 3339 UTC (what the store writes).
