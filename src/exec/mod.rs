@@ -22,8 +22,9 @@ mod shard;
 mod stall;
 mod state;
 mod worker;
+mod worker_link;
 
 pub use config::{IgnoreErrors, IoMode, PsMode, RunConfig};
 pub use interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use run::run_clocked;
-pub use worker::TEXT_FALLBACK_CODES;
+pub use worker_link::TEXT_FALLBACK_CODES;
