@@ -61,3 +61,33 @@ impl fmt::Display for Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_wording() {
+        let starting = Progress::Starting {
+            name: "default".into(),
+            version: "mariadbd 11.4.5".into(),
+        };
+        assert_eq!(
+            starting.to_string(),
+            "starting sandbox 'default': mariadbd 11.4.5"
+        );
+        let moved = Progress::PortMoved {
+            name: "a".into(),
+            old: 13306,
+            new: 13307,
+        };
+        assert_eq!(
+            moved.to_string(),
+            "port 13306 is in use by something else: sandbox 'a' moves to port 13307"
+        );
+        assert_eq!(
+            Progress::Unpacking("/x/y.tar.gz".into()).to_string(),
+            "unpacking /x/y.tar.gz ..."
+        );
+    }
+}

@@ -60,3 +60,33 @@ impl fmt::Display for Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_wording() {
+        assert_eq!(
+            Progress::CreatingTable(3).to_string(),
+            "Creating table 'sbtest3'..."
+        );
+        assert_eq!(
+            Progress::Inserting {
+                table: 3,
+                rows: 10000
+            }
+            .to_string(),
+            "Inserting 10000 records into 'sbtest3'"
+        );
+        assert_eq!(
+            Progress::ResumingSet {
+                set: 1,
+                loaded: 2,
+                to_go: 5
+            }
+            .to_string(),
+            "Resuming the interrupted prepare of set 1: 2 of 7 parts are loaded, 5 to go"
+        );
+    }
+}
