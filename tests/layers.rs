@@ -420,12 +420,6 @@ fn imports_follow_the_layers() {
 /// moves out of mod.rs into a file of its own.
 const KNOWN_CYCLES: &[&[&str]] = &[
     &[
-        "store/metrics.rs",
-        "store/mod.rs",
-        "store/read.rs",
-        "store/write.rs",
-    ],
-    &[
         "workload/mod.rs",
         "workload/oltp.rs",
         "workload/options.rs",

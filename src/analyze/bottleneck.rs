@@ -309,49 +309,7 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
         vec![]
     };
     if cpu.idle > IDLE_SHARE {
-        if i.threads as usize > i.cpus {
-            ev.push(format!(
-                "{} of CPU idle while {} client threads share {} CPUs: threads wait on each other",
-                pct(cpu.idle),
-                i.threads,
-                i.cpus
-            ));
-            if let Some(lt) = i.counters.delta("status.Innodb_row_lock_time", i.a, i.b) {
-                if lt > 0.0 {
-                    ev.push(format!(
-                        "row lock waits: {:.0} ms per second",
-                        lt / (i.b - i.a)
-                    ));
-                }
-            }
-            if !i.ps_on {
-                ev.push("performance_schema is off: turn it on to see which waits".into());
-            } else if !i.ps_synch {
-                ev.push("mutex and rwlock waits are not instrumented: performance-schema-instrument='wait/synch/%=ON' shows them".into());
-            }
-            for (name, share) in &waits {
-                ev.push(format!("{} of wait time in {name}", pct(*share)));
-            }
-            ev.extend(latch_waits(i.counters, i.a, i.b));
-            return Hint {
-                verdict: "contention".into(),
-                evidence: ev,
-                top_waits: waits,
-                locks: None,
-            };
-        }
-        ev.push(format!(
-            "{} of CPU idle with {} client threads on {} CPUs: every query waits for its round trip; more users would find the peak",
-            pct(cpu.idle),
-            i.threads,
-            i.cpus
-        ));
-        return Hint {
-            verdict: LATENCY_BOUND.into(),
-            evidence: ev,
-            top_waits: waits,
-            locks: None,
-        };
+        return idle_verdict(i, ev, cpu, waits);
     }
     if let Some(cs) = client.filter(|s| *s > CLIENT_SHARE) {
         ev.push(format!(
@@ -366,6 +324,60 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
             locks: None,
         };
     }
+    cpu_verdict(i, ev, cpu, waits)
+}
+
+/// A run whose CPUs were mostly idle: contention when more threads than
+/// CPUs waited on each other, else every query waiting for its round trip.
+fn idle_verdict(i: &Inputs, mut ev: Vec<String>, cpu: CpuSplit, waits: Vec<(String, f64)>) -> Hint {
+    if i.threads as usize > i.cpus {
+        ev.push(format!(
+            "{} of CPU idle while {} client threads share {} CPUs: threads wait on each other",
+            pct(cpu.idle),
+            i.threads,
+            i.cpus
+        ));
+        if let Some(lt) = i.counters.delta("status.Innodb_row_lock_time", i.a, i.b) {
+            if lt > 0.0 {
+                ev.push(format!(
+                    "row lock waits: {:.0} ms per second",
+                    lt / (i.b - i.a)
+                ));
+            }
+        }
+        if !i.ps_on {
+            ev.push("performance_schema is off: turn it on to see which waits".into());
+        } else if !i.ps_synch {
+            ev.push("mutex and rwlock waits are not instrumented: performance-schema-instrument='wait/synch/%=ON' shows them".into());
+        }
+        for (name, share) in &waits {
+            ev.push(format!("{} of wait time in {name}", pct(*share)));
+        }
+        ev.extend(latch_waits(i.counters, i.a, i.b));
+        return Hint {
+            verdict: "contention".into(),
+            evidence: ev,
+            top_waits: waits,
+            locks: None,
+        };
+    }
+    ev.push(format!(
+        "{} of CPU idle with {} client threads on {} CPUs: every query waits for its round trip; more users would find the peak",
+        pct(cpu.idle),
+        i.threads,
+        i.cpus
+    ));
+    Hint {
+        verdict: LATENCY_BOUND.into(),
+        evidence: ev,
+        top_waits: waits,
+        locks: None,
+    }
+}
+
+/// A run whose CPUs were busy, not with the client: the server's, or other
+/// processes' (a shared host); with the top waits.
+fn cpu_verdict(i: &Inputs, mut ev: Vec<String>, cpu: CpuSplit, waits: Vec<(String, f64)>) -> Hint {
     ev.push(format!(
         "server {} of CPU, client {}, other {}, idle {}",
         pct(cpu.server),

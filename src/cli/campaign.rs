@@ -199,6 +199,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         &external,
         config_for,
         |line| outln!("{line}"),
+        &mut super::progress::server_printer(),
         |i, p, rec| {
             let line = point_line(i, pending.len(), &c, p, &rec.result, rec.run_id);
             outln!("{line}");

@@ -13,11 +13,17 @@ mod help_topics;
 #[cfg(test)]
 mod input_tests;
 mod live;
+mod load;
 mod load_config;
 mod monitor_args;
 mod notes;
 mod pages;
 mod profile;
+mod progress;
+mod quickstart;
+mod results;
+mod sandboxes;
+mod sweep;
 mod target;
 mod tpcc;
 

@@ -30,9 +30,11 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
     };
     if !explicit {
         let name = a.server.as_deref().unwrap_or("default");
-        let sb = running_sandbox(name, || {
-            errln!("Starting sandbox '{name}' (first start initialises its datadir)...")
-        })?;
+        let sb = running_sandbox(
+            name,
+            || errln!("Starting sandbox '{name}' (first start initialises its datadir)..."),
+            &mut super::progress::server_printer(),
+        )?;
         let mut t = sandbox_target(&sb, a.db.as_deref().unwrap_or(default_db))?;
         if let Some(u) = &a.user {
             t.opts.user = u.clone();

@@ -23,7 +23,12 @@ pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
     let t = resolve(&a.conn, "sbtest")?;
     let loaders = super::load_config::loaders(a)?;
     let json = a.format == RunFormat::Json;
-    let rep = crate::lab::prepare(&t, family.as_ref(), loaders, json)?;
+    let rep = crate::lab::prepare(
+        &t,
+        family.as_ref(),
+        loaders,
+        &mut super::progress::prepare_printer(json),
+    )?;
     let o = family.opts();
     let warehouses = f64::from(o.warehouses * o.tables);
     let rate = rep.rows as f64 / rep.seconds.max(1e-9);

@@ -21,6 +21,7 @@ mod shard;
 mod stall;
 mod state;
 mod worker;
+mod worker_link;
 
 pub use crate::interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted, Cooperative};
 pub use crate::protocol::TEXT_FALLBACK_CODES;

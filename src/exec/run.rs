@@ -9,7 +9,7 @@ use crate::interrupt::interrupted;
 use crate::stats::{CpuSnapshot, Interval, KindStats, RunResult, RunStatus, Sample};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -66,6 +66,121 @@ pub fn run_clocked(
     mut on_sample: impl FnMut(&Sample),
 ) -> RunResult {
     let _ctrl_c = crate::interrupt::Cooperative::enter();
+    let cfg = resolve_threading(cfg);
+    let threads = cfg.threads.max(1);
+    let nshards = cfg.shards;
+    let shared = Arc::new(Shared::new(cfg.events));
+    let (joins, recycle, rx) = spawn_shards(&cfg, &shared);
+    let mut status = wait_ready(&shared, &rx, &joins, threads as usize);
+    let t0 = Instant::now();
+    let _ = shared.t0.set(t0);
+    let _ = clock.set(t0);
+    let mut merge = Merge::new(&cfg, t0, &mut on_sample);
+    shared.go.store(true, Ordering::SeqCst);
+
+    let end_at = (cfg.time > 0.0).then(|| t0 + Duration::from_secs_f64(cfg.warmup + cfg.time));
+    let mut finals = Finals::new(merge.kinds_len);
+    let stall_watch = super::stall::StallWatch::start();
+    loop {
+        let timeout = match end_at {
+            Some(e) => e
+                .saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(50)),
+            None => Duration::from_millis(50),
+        };
+        match rx.recv_timeout(timeout) {
+            Ok(Msg::Tick { shard, k, mut iv }) => {
+                merge.add(k, &iv, nshards, &shared);
+                iv.reset();
+                let _ = recycle[shard].send(iv);
+            }
+            Ok(Msg::Final {
+                kinds,
+                thread_events,
+                thread_time,
+                text_fallbacks,
+                server_version,
+            }) => {
+                finals.add(
+                    &kinds,
+                    thread_events,
+                    thread_time,
+                    text_fallbacks,
+                    server_version,
+                );
+                if finals.count == nshards {
+                    break;
+                }
+            }
+            Ok(Msg::Fatal(m)) => {
+                if status == RunStatus::Ok {
+                    status = RunStatus::Failed(m);
+                }
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if !shared.stopping() {
+            if let Some(why) = stop_reason(&cfg, &shared, end_at) {
+                if let Some(s) = why {
+                    status = s;
+                }
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+    let elapsed_all = t0.elapsed().as_secs_f64();
+    merge.flush();
+    let lost = join_shards(joins);
+    if finals.count < nshards && matches!(status, RunStatus::Ok | RunStatus::Degraded(_)) {
+        status = lost_figures(nshards, finals.count, lost);
+    }
+    let Merge {
+        samples,
+        total,
+        cpu_measure,
+        ..
+    } = merge;
+    let cpu_end = CpuSnapshot::now();
+    let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
+    let (unreachable_s, _) = shared.unreachable();
+    let client_stall_s = stall_watch.stop();
+    if status == RunStatus::Ok {
+        status = degraded(&total, unreachable_s, client_stall_s);
+    }
+    let (classes, kinds) = finals.kind_stats(&cfg);
+    RunResult {
+        status,
+        total,
+        elapsed: (elapsed_all - cfg.warmup).max(1e-9),
+        classes,
+        kinds,
+        thread_events: finals.thread_events,
+        thread_time: finals.thread_time,
+        client_cpu_s,
+        host_cpu_s,
+        host_busy,
+        samples,
+        server_version: finals.server_version,
+        text_fallbacks: finals.text_fallbacks,
+        client_shards: cfg.shards,
+        direct_connections: shared.direct.load(Ordering::Relaxed),
+        uring_connections: shared.uring.load(Ordering::Relaxed),
+        direct_ring_connections: shared.direct_ring.load(Ordering::Relaxed),
+        metadata_off_connections: shared.metadata_off.load(Ordering::Relaxed),
+        client_cpus: cfg.client_cpus.clone(),
+        client_sched_batch: cfg.sched_batch == Some(true),
+        unreachable_s,
+        client_stall_s,
+        server_tally: None,
+        headline: None,
+    }
+}
+
+/// The configuration with its shard count and scheduling class settled
+/// (`auto_threading` where not set).
+fn resolve_threading(cfg: &RunConfig) -> Arc<RunConfig> {
     let threads = cfg.threads.max(1);
     let cores = if cfg.client_cpus.is_empty() {
         std::thread::available_parallelism()
@@ -85,8 +200,21 @@ pub fn run_clocked(
     let mut cfg = cfg.clone();
     cfg.shards = nshards;
     cfg.sched_batch = Some(cfg.sched_batch.unwrap_or(auto_batch));
-    let cfg = Arc::new(cfg);
-    let shared = Arc::new(Shared::new(cfg.events));
+    Arc::new(cfg)
+}
+
+/// The shards' threads (each with its connections, round robin), the
+/// channels that give each its emptied intervals back, and the channel
+/// their messages come on.
+type Shards = (
+    Vec<std::io::Result<std::thread::JoinHandle<()>>>,
+    Vec<Sender<Interval>>,
+    Receiver<Msg>,
+);
+
+fn spawn_shards(cfg: &Arc<RunConfig>, shared: &Arc<Shared>) -> Shards {
+    let threads = cfg.threads.max(1);
+    let nshards = cfg.shards;
     let (tx, rx) = channel::<Msg>();
     let mut joins = Vec::new();
     // Each shard's intervals come back emptied, for its ticker to reuse.
@@ -104,17 +232,25 @@ pub fn run_clocked(
                 .spawn(move || run_shard(s, workers, cfg, shared, tx, recycled)),
         );
     }
-    drop(tx);
+    (joins, recycle, rx)
+}
 
+/// Waits for every connection to be connected and prepared; a client
+/// thread that could not start or ended before its connections were (a
+/// panic), a fatal error or Ctrl-C stops the run first, with why.
+fn wait_ready(
+    shared: &Shared,
+    rx: &Receiver<Msg>,
+    joins: &[std::io::Result<std::thread::JoinHandle<()>>],
+    threads: usize,
+) -> RunStatus {
     let mut status = RunStatus::Ok;
     if let Some(Err(e)) = joins.iter().find(|j| j.is_err()) {
         // Its connections would never be ready: fail now, not wait.
         status = RunStatus::Failed(format!("cannot start a client thread: {e}"));
         shared.stop.store(true, Ordering::SeqCst);
     }
-    // Wait for every connection to be connected and prepared (or for a
-    // client thread that ended before its connections were: a panic).
-    while shared.ready.load(Ordering::SeqCst) < threads as usize && !shared.stopping() {
+    while shared.ready.load(Ordering::SeqCst) < threads && !shared.stopping() {
         if let Ok(Msg::Fatal(m)) = rx.try_recv() {
             status = RunStatus::Failed(m);
             shared.stop.store(true, Ordering::SeqCst);
@@ -136,50 +272,126 @@ pub fn run_clocked(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let t0 = Instant::now();
-    let _ = shared.t0.set(t0);
-    let _ = clock.set(t0);
-    let cpu0 = CpuSnapshot::now();
-    let mut cpu_prev = cpu0;
-    let mut cpu_measure = cpu0;
-    shared.go.store(true, Ordering::SeqCst);
+    status
+}
 
-    let end_at = (cfg.time > 0.0).then(|| t0 + Duration::from_secs_f64(cfg.warmup + cfg.time));
-    let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
-    let mut pending: BTreeMap<u64, (usize, Interval)> = BTreeMap::new();
-    let mut samples = Vec::new();
-    let mut total = Interval::default();
-    let stat_names = cfg.workload.stat_names();
-    let class_names = cfg.workload.event_classes();
-    let mut kinds: Vec<KindAcc> = vec![KindAcc::default(); stat_names.len() + class_names.len()];
-    let (mut thread_events, mut thread_time) = (Vec::new(), Vec::new());
-    let mut finals = 0;
-    let mut text_fallbacks = 0;
-    let mut server_version = String::new();
-    let mut last_k: Option<u64> = None;
-    let stall_watch = super::stall::StallWatch::start();
+/// Whether the running load must stop now: `Some(None)` at its end,
+/// `Some(Some(status))` on Ctrl-C or a server unreachable too long.
+fn stop_reason(
+    cfg: &RunConfig,
+    shared: &Shared,
+    end_at: Option<Instant>,
+) -> Option<Option<RunStatus>> {
+    let (_, spell) = shared.unreachable();
+    if interrupted() {
+        Some(Some(RunStatus::Aborted("interrupted (Ctrl-C)".into())))
+    } else if end_at.is_some_and(|e| Instant::now() >= e) {
+        Some(None)
+    } else if spell > cfg.max_unreachable {
+        let why = shared
+            .last_connect_error
+            .lock()
+            .map(|e| e.clone())
+            .unwrap_or_default();
+        Some(Some(RunStatus::Failed(format!(
+            "the server has been unreachable for {spell:.1} s (last error: {why}); \
+             stopped (--max-unreachable {})",
+            cfg.max_unreachable
+        ))))
+    } else {
+        None
+    }
+}
 
-    let mut emit = |k: u64,
-                    iv: Interval,
-                    last: bool,
-                    samples: &mut Vec<Sample>,
-                    total: &mut Interval,
-                    cpu_prev: &mut CpuSnapshot,
-                    cpu_measure: &mut CpuSnapshot| {
+/// Merges the shards' intervals into samples: an interval is complete when
+/// every shard has sent it; each one is shown to `on_sample`, folded into
+/// the totals past the warm-up, and kept compacted.
+struct Merge<'a> {
+    cfg: &'a RunConfig,
+    t0: Instant,
+    warmup_ticks: u64,
+    /// Intervals not complete yet: how many shards sent each, merged.
+    pending: BTreeMap<u64, (usize, Interval)>,
+    last_k: Option<u64>,
+    samples: Vec<Sample>,
+    total: Interval,
+    cpu_prev: CpuSnapshot,
+    /// The CPU figures at the end of the warm-up.
+    cpu_measure: CpuSnapshot,
+    /// Statement kinds and event classes the workload counts.
+    kinds_len: usize,
+    on_sample: &'a mut dyn FnMut(&Sample),
+}
+
+impl<'a> Merge<'a> {
+    fn new(cfg: &'a RunConfig, t0: Instant, on_sample: &'a mut dyn FnMut(&Sample)) -> Self {
+        let cpu0 = CpuSnapshot::now();
+        Merge {
+            cfg,
+            t0,
+            warmup_ticks: (cfg.warmup / cfg.interval).round() as u64,
+            pending: BTreeMap::new(),
+            last_k: None,
+            samples: Vec::new(),
+            total: Interval::default(),
+            cpu_prev: cpu0,
+            cpu_measure: cpu0,
+            kinds_len: cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
+            on_sample,
+        }
+    }
+
+    /// Shard's interval `k` arrives; complete intervals are emitted, as
+    /// the run's last when it is stopping.
+    fn add(&mut self, k: u64, iv: &Interval, nshards: usize, shared: &Shared) {
+        let e = self
+            .pending
+            .entry(k)
+            .or_insert_with(|| (0, Interval::default()));
+        e.0 += 1;
+        e.1.merge(iv);
+        while let Some((&k0, (n, _))) = self.pending.iter().next() {
+            if *n < nshards {
+                break;
+            }
+            let (_, iv) = self.pending.remove(&k0).unwrap_or_default();
+            self.emit(k0, iv, shared.stopping());
+            self.last_k = Some(k0);
+        }
+    }
+
+    /// The partial intervals left (a shard that ended early): emitted as
+    /// last, or folded into the totals when their interval was emitted.
+    fn flush(&mut self) {
+        let rest = std::mem::take(&mut self.pending);
+        for (k, (_, iv)) in rest {
+            if self.last_k.is_some_and(|l| k <= l) {
+                // Late part of an interval already emitted: fold into totals only.
+                if k >= self.warmup_ticks {
+                    self.total.merge(&iv);
+                }
+                continue;
+            }
+            self.emit(k, iv, true);
+        }
+    }
+
+    fn emit(&mut self, k: u64, iv: Interval, last: bool) {
+        let cfg = self.cfg;
         let now = CpuSnapshot::now();
-        let (client, host, busy) = now.since(cpu_prev);
-        *cpu_prev = now;
-        let warmup = k < warmup_ticks;
+        let (client, host, busy) = now.since(&self.cpu_prev);
+        self.cpu_prev = now;
+        let warmup = k < self.warmup_ticks;
         let start = k as f64 * cfg.interval;
         let end = if last {
-            t0.elapsed().as_secs_f64().max(start)
+            self.t0.elapsed().as_secs_f64().max(start)
         } else {
             start + cfg.interval
         };
         if !warmup {
-            total.merge(&iv);
-        } else if k + 1 == warmup_ticks {
-            *cpu_measure = now;
+            self.total.merge(&iv);
+        } else if k + 1 == self.warmup_ticks {
+            self.cpu_measure = now;
         }
         let s = Sample {
             t: end - cfg.warmup,
@@ -191,123 +403,89 @@ pub fn run_clocked(
             host_busy: busy,
             sliver: last && end - start < cfg.interval * 0.5,
         };
-        on_sample(&s);
+        (self.on_sample)(&s);
         // Kept for the run's length: its counters and latency summary only.
         let mut s = s;
         s.iv.compact(&cfg.sample_quantiles);
-        samples.push(s);
-    };
+        self.samples.push(s);
+    }
+}
 
-    loop {
-        let timeout = match end_at {
-            Some(e) => e
-                .saturating_duration_since(Instant::now())
-                .min(Duration::from_millis(50)),
-            None => Duration::from_millis(50),
-        };
-        match rx.recv_timeout(timeout) {
-            Ok(Msg::Tick { shard, k, mut iv }) => {
-                let e = pending.entry(k).or_insert_with(|| (0, Interval::default()));
-                e.0 += 1;
-                e.1.merge(&iv);
-                iv.reset();
-                let _ = recycle[shard].send(iv);
-                // Intervals are complete when every shard has sent them.
-                while let Some((&k0, (n, _))) = pending.iter().next() {
-                    if *n < nshards {
-                        break;
-                    }
-                    let (_, iv) = pending.remove(&k0).unwrap_or_default();
-                    let last = shared.stopping();
-                    emit(
-                        k0,
-                        iv,
-                        last,
-                        &mut samples,
-                        &mut total,
-                        &mut cpu_prev,
-                        &mut cpu_measure,
-                    );
-                    last_k = Some(k0);
-                }
-            }
-            Ok(Msg::Final {
-                kinds: ks,
-                thread_events: te,
-                thread_time: tt,
-                text_fallbacks: tf,
-                server_version: sv,
-            }) => {
-                for (a, b) in kinds.iter_mut().zip(ks.iter()) {
-                    a.count += b.count;
-                    a.hist.merge(&b.hist);
-                }
-                thread_events.extend(te);
-                thread_time.extend(tt);
-                text_fallbacks += tf;
-                if !sv.is_empty() {
-                    server_version = sv;
-                }
-                finals += 1;
-                if finals == nshards {
-                    break;
-                }
-            }
-            Ok(Msg::Fatal(m)) => {
-                if status == RunStatus::Ok {
-                    status = RunStatus::Failed(m);
-                }
-                shared.stop.store(true, Ordering::SeqCst);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        if !shared.stopping() {
-            let (_, spell) = shared.unreachable();
-            if interrupted() {
-                status = RunStatus::Aborted("interrupted (Ctrl-C)".into());
-                shared.stop.store(true, Ordering::SeqCst);
-            } else if end_at.is_some_and(|e| Instant::now() >= e) {
-                shared.stop.store(true, Ordering::SeqCst);
-            } else if spell > cfg.max_unreachable {
-                let why = shared
-                    .last_connect_error
-                    .lock()
-                    .map(|e| e.clone())
-                    .unwrap_or_default();
-                status = RunStatus::Failed(format!(
-                    "the server has been unreachable for {spell:.1} s (last error: {why}); \
-                     stopped (--max-unreachable {})",
-                    cfg.max_unreachable
-                ));
-                shared.stop.store(true, Ordering::SeqCst);
-            }
+/// What the shards send when they end, gathered.
+struct Finals {
+    count: usize,
+    kinds: Vec<KindAcc>,
+    thread_events: Vec<u64>,
+    thread_time: Vec<f64>,
+    text_fallbacks: u64,
+    server_version: String,
+}
+
+impl Finals {
+    fn new(kinds: usize) -> Self {
+        Finals {
+            count: 0,
+            kinds: vec![KindAcc::default(); kinds],
+            thread_events: Vec::new(),
+            thread_time: Vec::new(),
+            text_fallbacks: 0,
+            server_version: String::new(),
         }
     }
-    let elapsed_all = t0.elapsed().as_secs_f64();
-    // Partial intervals left (a shard that ended early).
-    let rest: Vec<(u64, Interval)> = std::mem::take(&mut pending)
-        .into_iter()
-        .map(|(k, (_, iv))| (k, iv))
-        .collect();
-    for (k, iv) in rest {
-        if last_k.is_some_and(|l| k <= l) {
-            // Late part of an interval already emitted: fold into totals only.
-            if k >= warmup_ticks {
-                total.merge(&iv);
-            }
-            continue;
+
+    fn add(
+        &mut self,
+        kinds: &[KindAcc],
+        thread_events: Vec<u64>,
+        thread_time: Vec<f64>,
+        text_fallbacks: u64,
+        server_version: String,
+    ) {
+        for (a, b) in self.kinds.iter_mut().zip(kinds.iter()) {
+            a.count += b.count;
+            a.hist.merge(&b.hist);
         }
-        emit(
-            k,
-            iv,
-            true,
-            &mut samples,
-            &mut total,
-            &mut cpu_prev,
-            &mut cpu_measure,
-        );
+        self.thread_events.extend(thread_events);
+        self.thread_time.extend(thread_time);
+        self.text_fallbacks += text_fallbacks;
+        if !server_version.is_empty() {
+            self.server_version = server_version;
+        }
+        self.count += 1;
     }
+
+    /// The event classes' and the statement kinds' figures (kinds never
+    /// run left out).
+    fn kind_stats(&mut self, cfg: &RunConfig) -> (Vec<KindStats>, Vec<KindStats>) {
+        let stat_names = cfg.workload.stat_names();
+        let class_names = cfg.workload.event_classes();
+        let mut kinds = std::mem::take(&mut self.kinds);
+        let classes = class_names
+            .into_iter()
+            .zip(kinds.split_off(stat_names.len()))
+            .map(|(name, a)| KindStats {
+                name,
+                count: a.count,
+                hist: a.hist,
+            })
+            .collect();
+        let kinds = stat_names
+            .into_iter()
+            .zip(kinds)
+            .filter(|(_, a)| a.count > 0)
+            .map(|(name, a)| KindStats {
+                name,
+                count: a.count,
+                hist: a.hist,
+            })
+            .collect();
+        (classes, kinds)
+    }
+}
+
+/// Joins the shards' threads; what each that panicked or never started
+/// said.
+fn join_shards(joins: Vec<std::io::Result<std::thread::JoinHandle<()>>>) -> Vec<String> {
     let mut lost = Vec::new();
     for (s, j) in joins.into_iter().enumerate() {
         match j {
@@ -322,68 +500,20 @@ pub fn run_clocked(
             Err(e) => lost.push(format!("client thread {s} could not start: {e}")),
         }
     }
-    if finals < nshards && matches!(status, RunStatus::Ok | RunStatus::Degraded(_)) {
-        // Figures a shard never sent cannot be vouched for: the run is
-        // kept, marked failed, with what was received.
-        if lost.is_empty() {
-            lost.push(format!("{} client thread(s) ended early", nshards - finals));
-        }
-        status = RunStatus::Failed(format!(
-            "{} of {nshards} client threads lost their final figures ({}); the totals are incomplete",
-            nshards - finals,
-            lost.join("; ")
-        ));
+    lost
+}
+
+/// Figures a shard never sent cannot be vouched for: the run is kept,
+/// marked failed, with what was received.
+fn lost_figures(nshards: usize, finals: usize, mut lost: Vec<String>) -> RunStatus {
+    if lost.is_empty() {
+        lost.push(format!("{} client thread(s) ended early", nshards - finals));
     }
-    let cpu_end = CpuSnapshot::now();
-    let (client_cpu_s, host_cpu_s, host_busy) = cpu_end.since(&cpu_measure);
-    let (unreachable_s, _) = shared.unreachable();
-    let client_stall_s = stall_watch.stop();
-    if status == RunStatus::Ok {
-        status = degraded(&total, unreachable_s, client_stall_s);
-    }
-    RunResult {
-        status,
-        total,
-        elapsed: (elapsed_all - cfg.warmup).max(1e-9),
-        classes: class_names
-            .into_iter()
-            .zip(kinds.split_off(stat_names.len()))
-            .map(|(name, a)| KindStats {
-                name,
-                count: a.count,
-                hist: a.hist,
-            })
-            .collect(),
-        kinds: stat_names
-            .into_iter()
-            .zip(kinds)
-            .filter(|(_, a)| a.count > 0)
-            .map(|(name, a)| KindStats {
-                name,
-                count: a.count,
-                hist: a.hist,
-            })
-            .collect(),
-        thread_events,
-        thread_time,
-        client_cpu_s,
-        host_cpu_s,
-        host_busy,
-        samples,
-        server_version,
-        text_fallbacks,
-        client_shards: cfg.shards,
-        direct_connections: shared.direct.load(Ordering::Relaxed),
-        uring_connections: shared.uring.load(Ordering::Relaxed),
-        direct_ring_connections: shared.direct_ring.load(Ordering::Relaxed),
-        metadata_off_connections: shared.metadata_off.load(Ordering::Relaxed),
-        client_cpus: cfg.client_cpus.clone(),
-        client_sched_batch: cfg.sched_batch == Some(true),
-        unreachable_s,
-        client_stall_s,
-        server_tally: None,
-        headline: None,
-    }
+    RunStatus::Failed(format!(
+        "{} of {nshards} client threads lost their final figures ({}); the totals are incomplete",
+        nshards - finals,
+        lost.join("; ")
+    ))
 }
 
 /// A panic's message, as far as it is text.

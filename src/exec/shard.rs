@@ -42,31 +42,59 @@ pub fn run_shard(
     tx: Sender<Msg>,
     recycled: Receiver<Interval>,
 ) {
-    if cfg.sched_batch == Some(true) {
-        set_sched_batch();
-    }
-    if let Err(e) = pin_to(&cfg.client_cpus) {
-        let _ = tx.send(Msg::Fatal(format!(
-            "cannot pin the client threads to --client-cpus: {e}"
-        )));
-        shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
-        return;
-    }
-    let uring = cfg.io == IoMode::Uring;
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            let _ = tx.send(Msg::Fatal(format!("cannot start a client runtime: {e}")));
+    let (rt, ring) = match set_up_thread(&cfg) {
+        Ok(x) => x,
+        Err(m) => {
+            let _ = tx.send(Msg::Fatal(m));
             shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
             return;
         }
     };
     let local = tokio::task::LocalSet::new();
-    let n = workers.len();
-    let state = Rc::new(RefCell::new(ShardState {
+    let state = new_state(&cfg, workers.len());
+    let run = Shard {
+        shard,
+        cfg: &cfg,
+        shared: &shared,
+        state: &state,
+        tx: &tx,
+    };
+    local.block_on(&rt, run.drive(&workers, ring, recycled));
+    drop(local);
+    if ring.is_some() {
+        crate::protocol::uring::uninstall();
+    }
+}
+
+/// The shard's thread made ready: its scheduling class and CPUs, its
+/// runtime, and its io_uring ring under `--io-backend uring`; Err says
+/// what failed.
+fn set_up_thread(
+    cfg: &RunConfig,
+) -> Result<(tokio::runtime::Runtime, Option<std::os::fd::RawFd>), String> {
+    if cfg.sched_batch == Some(true) {
+        set_sched_batch();
+    }
+    pin_to(&cfg.client_cpus)
+        .map_err(|e| format!("cannot pin the client threads to --client-cpus: {e}"))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a client runtime: {e}"))?;
+    let ring = if cfg.io == IoMode::Uring {
+        Some(
+            crate::protocol::uring::install()
+                .map_err(|e| format!("cannot set up io_uring: {e}; use --io-backend epoll"))?,
+        )
+    } else {
+        None
+    };
+    Ok((rt, ring))
+}
+
+/// A shard's accumulators for `n` connections, empty.
+fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
+    Rc::new(RefCell::new(ShardState {
         cur: Interval::default(),
         kinds: vec![
             KindAcc::default();
@@ -81,22 +109,29 @@ pub fn run_shard(
         current_k: 0,
         cpu_mark: 0.0,
         watch: (0..n).map(|_| Watch::default()).collect(),
-    }));
-    let ring = if uring {
-        match crate::protocol::uring::install() {
-            Ok(fd) => Some(fd),
-            Err(e) => {
-                let _ = tx.send(Msg::Fatal(format!(
-                    "cannot set up io_uring: {e}; use --io-backend epoll"
-                )));
-                shared.ready.fetch_add(workers.len(), Ordering::SeqCst);
-                return;
-            }
-        }
-    } else {
-        None
-    };
-    local.block_on(&rt, async {
+    }))
+}
+
+/// What a shard's tasks share, on its thread.
+struct Shard<'a> {
+    shard: usize,
+    cfg: &'a Arc<RunConfig>,
+    shared: &'a Arc<Shared>,
+    state: &'a Rc<RefCell<ShardState>>,
+    tx: &'a Sender<Msg>,
+}
+
+impl Shard<'_> {
+    /// The shard's run on its runtime: the ring's pump, a task per
+    /// connection and the watchdog; from the coordinator's go, the ticker;
+    /// at the end, the last interval and the shard's final figures.
+    async fn drive(
+        &self,
+        workers: &[u32],
+        ring: Option<std::os::fd::RawFd>,
+        recycled: Receiver<Interval>,
+    ) {
+        let (cfg, shared, state, tx) = (self.cfg, self.shared, self.state, self.tx);
         // The ring's pump waits for completions in the call that submits
         // (see protocol::uring), except in an open-model run, whose
         // arrival timers must keep their time.
@@ -107,16 +142,7 @@ pub fn run_shard(
         };
         let driver =
             ring.map(|fd| tokio::task::spawn_local(crate::protocol::uring::pump(fd, wait)));
-        let mut handles = Vec::with_capacity(n);
-        for (slot, &id) in workers.iter().enumerate() {
-            let (cfg, shared, state, tx) = (cfg.clone(), shared.clone(), state.clone(), tx.clone());
-            handles.push(tokio::task::spawn_local(async move {
-                if let Err(msg) = worker(id, slot, &cfg, &shared, &state).await {
-                    shared.stop.store(true, Ordering::SeqCst);
-                    let _ = tx.send(Msg::Fatal(msg));
-                }
-            }));
-        }
+        let handles = self.spawn_workers(workers);
         let watchdog = {
             let state = state.clone();
             let limit = cfg.conn.read_timeout;
@@ -127,43 +153,9 @@ pub fn run_shard(
             tokio::time::sleep(Duration::from_millis(2)).await;
         }
         if let Some(&t0) = shared.t0.get() {
-            if cfg.rate > 0.0 {
-                let shards = cfg.shards.max(1) as f64;
-                state.borrow_mut().arrivals = Some(Arrivals::new(
-                    t0,
-                    cfg.rate / shards,
-                    cfg.seed ^ ((shard as u64) << 32),
-                ));
-            }
-            state.borrow_mut().cpu_mark = thread_cpu_seconds();
-            let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
-            let ticker = {
-                let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
-                let interval = cfg.interval;
-                tokio::task::spawn_local(async move {
-                    let at = Tick {
-                        shard,
-                        t0,
-                        interval,
-                        warmup_ticks,
-                    };
-                    ticker(at, &shared, &state, &tx, &recycled).await
-                })
-            };
-            join_or_drop(handles, &shared, &state, &tx).await;
-            ticker.abort();
-            let _ = ticker.await;
-            // The interval in progress when the run stopped.
-            let mut st = state.borrow_mut();
-            let mut iv = std::mem::take(&mut st.cur);
-            iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
-            let _ = tx.send(Msg::Tick {
-                shard,
-                k: st.current_k,
-                iv,
-            });
+            self.measure(t0, handles, recycled).await;
         } else {
-            join_or_drop(handles, &shared, &state, &tx).await;
+            join_or_drop(handles, shared, state, tx).await;
         }
         watchdog.abort();
         let _ = watchdog.await;
@@ -179,10 +171,74 @@ pub fn run_shard(
             text_fallbacks: st.text_fallbacks,
             server_version: std::mem::take(&mut st.server_version),
         });
-    });
-    drop(local);
-    if uring {
-        crate::protocol::uring::uninstall();
+    }
+
+    /// A task per connection, in slot order; a fatal error stops the run.
+    fn spawn_workers(&self, workers: &[u32]) -> Vec<JoinHandle<()>> {
+        let mut handles = Vec::with_capacity(workers.len());
+        for (slot, &id) in workers.iter().enumerate() {
+            let (cfg, shared, state, tx) = (
+                self.cfg.clone(),
+                self.shared.clone(),
+                self.state.clone(),
+                self.tx.clone(),
+            );
+            handles.push(tokio::task::spawn_local(async move {
+                if let Err(msg) = worker(id, slot, &cfg, &shared, &state).await {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    let _ = tx.send(Msg::Fatal(msg));
+                }
+            }));
+        }
+        handles
+    }
+
+    /// From the clock's start `t0`: the arrivals (rate mode) and the
+    /// ticker run until the connections end; then the interval in progress
+    /// is sent.
+    async fn measure(
+        &self,
+        t0: Instant,
+        handles: Vec<JoinHandle<()>>,
+        recycled: Receiver<Interval>,
+    ) {
+        let (cfg, shared, state, tx, shard) =
+            (self.cfg, self.shared, self.state, self.tx, self.shard);
+        if cfg.rate > 0.0 {
+            let shards = cfg.shards.max(1) as f64;
+            state.borrow_mut().arrivals = Some(Arrivals::new(
+                t0,
+                cfg.rate / shards,
+                cfg.seed ^ ((shard as u64) << 32),
+            ));
+        }
+        state.borrow_mut().cpu_mark = thread_cpu_seconds();
+        let warmup_ticks = (cfg.warmup / cfg.interval).round() as u64;
+        let ticker = {
+            let (shared, state, tx) = (shared.clone(), state.clone(), tx.clone());
+            let interval = cfg.interval;
+            tokio::task::spawn_local(async move {
+                let at = Tick {
+                    shard,
+                    t0,
+                    interval,
+                    warmup_ticks,
+                };
+                ticker(at, &shared, &state, &tx, &recycled).await
+            })
+        };
+        join_or_drop(handles, shared, state, tx).await;
+        ticker.abort();
+        let _ = ticker.await;
+        // The interval in progress when the run stopped.
+        let mut st = state.borrow_mut();
+        let mut iv = std::mem::take(&mut st.cur);
+        iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
+        let _ = tx.send(Msg::Tick {
+            shard,
+            k: st.current_k,
+            iv,
+        });
     }
 }
 

@@ -1,93 +1,20 @@
-//! One load connection: connect, prepare the family's statements, then run
-//! events until told to stop. The connection's `Session` says what each
-//! event executes; this loop times, counts, retries and reconnects. The
-//! per-event path allocates nothing: statements and buffers are reused.
+//! One load connection's events: once its link is up (worker_link.rs:
+//! connect, prepare the family's statements), run events until told to
+//! stop. The connection's `Session` says what each event executes; this
+//! loop times, counts, retries and reconnects. The per-event path
+//! allocates nothing: statements and buffers are reused.
 
-use super::config::{IoMode, PsMode, RunConfig};
-use super::state::{ShardState, Shared, STOP_GRACE};
-use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST, TEXT_FALLBACK_CODES};
+use super::config::RunConfig;
+use super::state::{ShardState, Shared};
+use super::worker_link::{describe, go_direct, open, prepare_one, reconnect, Link, Statements};
+use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
 use crate::workload::family::Op;
-use crate::workload::{Consume, OnError, Session, StatementSpec};
+use crate::workload::{Consume, OnError, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The prepared statements of one connection, in the family's order.
-struct Statements {
-    v: Vec<Stmt>,
-}
-
-/// Prepares every statement the workload needs on `conn`: the family's
-/// (`specs`) on a first connect, else those of the connection it replaces
-/// (the session's own included).
-async fn prepare_all(
-    conn: &mut Conn,
-    specs: &[StatementSpec],
-    previous: Option<&[Stmt]>,
-    cfg: &RunConfig,
-    state: &Rc<RefCell<ShardState>>,
-) -> Result<Statements, ProtoError> {
-    let fresh: Vec<Stmt>;
-    let wanted = match previous {
-        Some(p) => p,
-        None => {
-            fresh = specs
-                .iter()
-                .map(|s| {
-                    if s.dynamic {
-                        Stmt::new_dynamic_text(&s.sql)
-                    } else {
-                        Stmt::new_text(&s.sql, &s.params)
-                    }
-                })
-                .collect();
-            &fresh
-        }
-    };
-    let mut v = Vec::with_capacity(wanted.len());
-    for old in wanted {
-        v.push(prepare_one(conn, old, cfg, state).await?);
-    }
-    Ok(Statements { v })
-}
-
-/// Prepares `like` on `conn` (its SQL and parameters), over the text
-/// protocol when prepared statements are off or the server refuses.
-async fn prepare_one(
-    conn: &mut Conn,
-    like: &Stmt,
-    cfg: &RunConfig,
-    state: &Rc<RefCell<ShardState>>,
-) -> Result<Stmt, ProtoError> {
-    if cfg.ps_mode == PsMode::Disable || like.sql.is_empty() {
-        return Ok(like.as_text());
-    }
-    match conn.prepare_like(like).await {
-        Ok(s) => Ok(s),
-        // max_prepared_stmt_count reached, or a statement this server
-        // cannot prepare (BEGIN/COMMIT on MySQL 5.5): this one as text.
-        Err(ProtoError::Server(e)) if TEXT_FALLBACK_CODES.contains(&e.code) => {
-            state.borrow_mut().text_fallbacks += 1;
-            Ok(like.as_text())
-        }
-        Err(e) => Err(e),
-    }
-}
-
-fn describe(e: &ProtoError, cfg: &RunConfig) -> String {
-    let advice = e.code().and_then(|c| cfg.workload.advice(c));
-    match e {
-        ProtoError::Server(se) if advice.is_some() => {
-            format!("{se}; {}", advice.unwrap_or_default())
-        }
-        ProtoError::Server(se) if se.code == 1461 => format!("{se}; raise max_prepared_stmt_count or use --db-ps-mode disable"),
-        ProtoError::Server(se) if se.code == 1040 => format!("{se}; raise max_connections on the server or use fewer --threads"),
-        ProtoError::Timeout { .. } => format!("{e}; the server is overloaded or stalled (raise --connect-timeout/--read-timeout if it is just slow)"),
-        other => other.to_string(),
-    }
-}
 
 enum Failure {
     /// The connection is gone (or was cut by the watchdog); the code
@@ -100,74 +27,6 @@ enum Failure {
 /// How often a connection on direct I/O yields to its shard's other tasks
 /// (the ticker, which sends each interval, and the watchdog).
 const DIRECT_YIELD: Duration = Duration::from_millis(10);
-
-/// Whether a connection is alone on its shard in the closed model (where
-/// direct I/O serves it best, with `--io-backend auto` or `uring`).
-fn alone_in_closed_model(cfg: &RunConfig, state: &Rc<RefCell<ShardState>>) -> bool {
-    cfg.rate <= 0.0 && state.borrow().watch.len() == 1
-}
-
-/// Puts `conn` on direct I/O when it is alone on its shard in the closed
-/// model and `--io-backend auto` or `uring`: it waits for its server in
-/// poll() (auto) or in its own io_uring ring (uring: one system call a
-/// round trip), not in the shard's reactor (see protocol/direct.rs).
-/// Returns whether it did. The read timeout still holds, and a stopping
-/// run gives up a wait after its grace.
-fn go_direct(
-    conn: &mut Conn,
-    cfg: &RunConfig,
-    shared: &Arc<Shared>,
-    state: &Rc<RefCell<ShardState>>,
-) -> bool {
-    if cfg.io == IoMode::Epoll || !alone_in_closed_model(cfg, state) {
-        return false;
-    }
-    let s = shared.clone();
-    let direct = crate::protocol::Direct {
-        ring: cfg.io == IoMode::Uring,
-        limit: cfg.conn.read_timeout,
-        give_up: Box::new(move |waited| s.stopping() && waited >= STOP_GRACE),
-    };
-    conn.set_direct(Some(direct)).is_ok()
-}
-
-/// Opens a load connection within the shared connect gate (and at the
-/// paced rate, if any) and prepares its statements (see `prepare_all`).
-async fn open(
-    link: &Link<'_>,
-    opts: &crate::protocol::ConnOpts,
-    previous: Option<&[Stmt]>,
-) -> Result<(Conn, Statements), ProtoError> {
-    if let Some(at) = link.shared.connect_slot(link.cfg.connect_rate) {
-        tokio::time::sleep_until(at.into()).await;
-    }
-    let mut conn = {
-        let _permit = link.shared.connect_gate.acquire().await;
-        Conn::connect(opts).await?
-    };
-    let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
-    // Column definitions are known from the prepares: the server need not
-    // send them again with each result (MySQL 8). A server that refuses
-    // keeps sending them.
-    match conn.skip_result_metadata().await {
-        Ok(()) | Err(ProtoError::Server(_)) => {}
-        Err(e) => return Err(e),
-    }
-    if link.cfg.io == IoMode::Uring && !alone_in_closed_model(link.cfg, link.state) {
-        // TLS stays on the reactor.
-        let _ = conn.set_uring(true);
-    }
-    Ok((conn, stmts))
-}
-
-/// What one connection's loop needs besides its connection.
-struct Link<'a> {
-    cfg: &'a RunConfig,
-    shared: &'a Shared,
-    state: &'a Rc<RefCell<ShardState>>,
-    slot: usize,
-    specs: &'a [StatementSpec],
-}
 
 /// Runs one connection; returns Err with a message for a fatal error.
 pub async fn worker(
@@ -185,66 +44,21 @@ pub async fn worker(
         slot,
         specs: &specs,
     };
-    let (mut conn, mut stmts) = match open(&link, &cfg.conn, None).await {
-        Ok(x) => x,
-        Err(e) => {
-            shared.ready.fetch_add(1, Ordering::SeqCst);
-            return Err(format!("connection {id}: {}", describe(&e, cfg)));
-        }
-    };
-    {
-        let mut st = state.borrow_mut();
-        if id == 0 {
-            st.server_version = conn.server_version().to_string();
-        }
-        st.watch[slot].breaker = Some(conn.breaker());
-    }
-    let mut session = cfg.workload.session(
-        id,
-        cfg.threads.max(1),
-        cfg.seed
-            .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-    );
-    let mut rows = Rows::new();
-    // The connection's set-up (a script's thread_init), not counted.
+    // The connection's set-up (a script's thread_init) and tear-down, not counted.
     let setup = Event {
         link: &link,
         counted: false,
     };
-    if session.init() {
-        if let Err(f) = setup
-            .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
-            .await
-        {
-            shared.ready.fetch_add(1, Ordering::SeqCst);
-            return Err(format!("connection {id} setting up: {}", f.message()));
-        }
-    }
-    shared.ready.fetch_add(1, Ordering::SeqCst);
-    while !shared.go.load(Ordering::SeqCst) {
-        if shared.stopping() {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
-
+    let Some((mut conn, mut stmts, mut session)) = set_up(id, &setup).await? else {
+        return Ok(());
+    };
+    let mut rows = Rows::new();
     let ev = Event {
         link: &link,
         counted: true,
     };
     let direct = go_direct(&mut conn, cfg, shared, state);
-    if direct {
-        shared.direct.fetch_add(1, Ordering::Relaxed);
-        if conn.is_direct_ring() {
-            shared.direct_ring.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    if conn.is_uring() {
-        shared.uring.fetch_add(1, Ordering::Relaxed);
-    }
-    if conn.result_metadata_off() {
-        shared.metadata_off.fetch_add(1, Ordering::Relaxed);
-    }
+    count_io(shared, &conn, direct);
     let mut next_yield = Instant::now() + DIRECT_YIELD;
     let mut done_since_reconnect = 0u64;
     // Rate mode's precise wake-up (tokio's timer rounds up to whole
@@ -269,110 +83,35 @@ pub async fn worker(
                 break;
             }
         }
-        // Rate mode: an arrival still ahead is waited for precisely, and
-        // the event's latency counts from the wake-up (how late it came is
-        // the generator's, recorded as lag); one already due (every
-        // connection was busy: the server is behind) counts from its
-        // arrival time, so no queueing is omitted.
-        let mut intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
-        let mut woke_at = None;
-        if let Some(t) = intended {
-            if t > Instant::now() {
-                let woke = match alarm.as_mut() {
-                    Some(a) => a.until(t).await.is_ok(),
-                    None => false,
-                };
-                if !woke {
-                    tokio::time::sleep_until(t.into()).await;
-                }
-                if shared.stopping() {
-                    break;
-                }
-                let now = Instant::now();
-                woke_at = Some(now);
-                let lag = now.saturating_duration_since(t).as_micros() as u64;
-                state
-                    .borrow_mut()
-                    .cur
-                    .lag
-                    .get_or_insert_with(Default::default)
-                    .record(lag);
-                intended = None;
-            }
-        }
-        let start = woke_at.unwrap_or_else(Instant::now);
+        let Some((intended, start)) = arrival(shared, state, &mut alarm).await else {
+            break;
+        };
         session.start();
         let mut clock = Clock {
             first: Some(start),
             last_end: None,
         };
-        let done = loop {
-            match ev
-                .run(
-                    &mut conn,
-                    &mut stmts,
-                    session.as_mut(),
-                    &mut rows,
-                    &mut clock,
-                )
-                .await
-            {
-                Ok(()) => break true,
-                Err(Failure::Fatal(m)) => return Err(m),
-                Err(Failure::Ignored(code)) => {
-                    state.borrow_mut().cur.errors.add(code, 1);
-                    if conn.exec("ROLLBACK").await.is_err()
-                        && !reconnect(&link, &mut conn, &mut stmts).await?
-                    {
-                        break false;
-                    }
-                    // Like sysbench, the event starts over with fresh random
-                    // draws; its latency still counts from the first attempt
-                    // (its statements' from their own start).
-                    session.start();
-                    clock.first = None;
-                }
-                Err(Failure::Lost(code)) => {
-                    // The server rolled the transaction back with the
-                    // connection: the event failed. It is counted as such,
-                    // never as a transaction or a latency sample.
-                    {
-                        let mut st = state.borrow_mut();
-                        st.cur.errors.add(code, 1);
-                        st.cur.lost += 1;
-                        st.cur.failed += 1;
-                    }
-                    reconnect(&link, &mut conn, &mut stmts).await?;
-                    break false;
-                }
-            }
-            if shared.stopping() {
-                break false;
-            }
-        };
+        let done = attempt(
+            &ev,
+            &mut conn,
+            &mut stmts,
+            session.as_mut(),
+            &mut rows,
+            &mut clock,
+        )
+        .await?;
         if !done {
             continue;
         }
         let end = clock.last_end.unwrap_or_else(Instant::now);
-        let from = intended.unwrap_or(start);
-        let us = end.saturating_duration_since(from).as_micros() as u64;
-        {
-            let mut st = state.borrow_mut();
-            if let Some(c) = session.class() {
-                let i = st.class_base + c;
-                if let Some(acc) = st.kinds.get_mut(i) {
-                    acc.count += 1;
-                    acc.hist.record(us);
-                }
-                if let Some(n) = st.cur.classes.get_mut(c) {
-                    *n += 1;
-                }
-            }
-            st.cur.events += 1;
-            st.cur.hist.record(us);
-            st.thread_events[slot] += 1;
-            st.thread_time[slot] += (end - start).as_secs_f64();
-        }
+        record(
+            state,
+            slot,
+            session.class(),
+            intended.unwrap_or(start),
+            start,
+            end,
+        );
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
@@ -398,6 +137,189 @@ pub async fn worker(
     }
     conn.quit().await;
     Ok(())
+}
+
+/// Opens the connection, runs the session's set-up, counts the connection
+/// ready and waits for the run's start. None: the run stopped before it
+/// started.
+async fn set_up(
+    id: u32,
+    setup: &Event<'_>,
+) -> Result<Option<(Conn, Statements, Box<dyn Session>)>, String> {
+    let link = setup.link;
+    let (cfg, shared, state) = (link.cfg, link.shared, link.state);
+    let (mut conn, mut stmts) = match open(link, &cfg.conn, None).await {
+        Ok(x) => x,
+        Err(e) => {
+            shared.ready.fetch_add(1, Ordering::SeqCst);
+            return Err(format!("connection {id}: {}", describe(&e, cfg)));
+        }
+    };
+    {
+        let mut st = state.borrow_mut();
+        if id == 0 {
+            st.server_version = conn.server_version().to_string();
+        }
+        st.watch[link.slot].breaker = Some(conn.breaker());
+    }
+    let mut session = cfg.workload.session(
+        id,
+        cfg.threads.max(1),
+        cfg.seed
+            .wrapping_add(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+    );
+    if session.init() {
+        let mut rows = Rows::new();
+        if let Err(f) = setup
+            .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
+            .await
+        {
+            shared.ready.fetch_add(1, Ordering::SeqCst);
+            return Err(format!("connection {id} setting up: {}", f.message()));
+        }
+    }
+    shared.ready.fetch_add(1, Ordering::SeqCst);
+    while !shared.go.load(Ordering::SeqCst) {
+        if shared.stopping() {
+            return Ok(None);
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    Ok(Some((conn, stmts, session)))
+}
+
+/// Counts the connection's I/O path among the run's.
+fn count_io(shared: &Shared, conn: &Conn, direct: bool) {
+    if direct {
+        shared.direct.fetch_add(1, Ordering::Relaxed);
+        if conn.is_direct_ring() {
+            shared.direct_ring.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    if conn.is_uring() {
+        shared.uring.fetch_add(1, Ordering::Relaxed);
+    }
+    if conn.result_metadata_off() {
+        shared.metadata_off.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// When the next event starts: (its intended start when already due, the
+/// instant its latency counts from); None when the run stopped meanwhile.
+///
+/// Rate mode: an arrival still ahead is waited for precisely, and the
+/// event's latency counts from the wake-up (how late it came is the
+/// generator's, recorded as lag); one already due (every connection was
+/// busy: the server is behind) counts from its arrival time, so no
+/// queueing is omitted. The closed model starts now.
+#[inline]
+async fn arrival(
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+    alarm: &mut Option<super::alarm::Alarm>,
+) -> Option<(Option<Instant>, Instant)> {
+    let intended = state.borrow_mut().arrivals.as_mut().map(|a| a.take());
+    let Some(t) = intended else {
+        return Some((None, Instant::now()));
+    };
+    if t <= Instant::now() {
+        return Some((intended, Instant::now()));
+    }
+    let woke = match alarm.as_mut() {
+        Some(a) => a.until(t).await.is_ok(),
+        None => false,
+    };
+    if !woke {
+        tokio::time::sleep_until(t.into()).await;
+    }
+    if shared.stopping() {
+        return None;
+    }
+    let now = Instant::now();
+    let lag = now.saturating_duration_since(t).as_micros() as u64;
+    state
+        .borrow_mut()
+        .cur
+        .lag
+        .get_or_insert_with(Default::default)
+        .record(lag);
+    Some((None, now))
+}
+
+/// Runs the event, starting it over after an ignored error (like sysbench,
+/// with fresh random draws; its latency still counts from the first
+/// attempt, its statements' from their own start). Ok(false): the event
+/// failed or the run stopped; it is not counted as done.
+#[inline]
+async fn attempt(
+    ev: &Event<'_>,
+    conn: &mut Conn,
+    stmts: &mut Statements,
+    session: &mut dyn Session,
+    rows: &mut Rows,
+    clock: &mut Clock,
+) -> Result<bool, String> {
+    let (shared, state) = (ev.link.shared, ev.link.state);
+    loop {
+        match ev.run(conn, stmts, session, rows, clock).await {
+            Ok(()) => return Ok(true),
+            Err(Failure::Fatal(m)) => return Err(m),
+            Err(Failure::Ignored(code)) => {
+                state.borrow_mut().cur.errors.add(code, 1);
+                if conn.exec("ROLLBACK").await.is_err() && !reconnect(ev.link, conn, stmts).await? {
+                    return Ok(false);
+                }
+                session.start();
+                clock.first = None;
+            }
+            Err(Failure::Lost(code)) => {
+                // The server rolled the transaction back with the
+                // connection: the event failed. It is counted as such,
+                // never as a transaction or a latency sample.
+                {
+                    let mut st = state.borrow_mut();
+                    st.cur.errors.add(code, 1);
+                    st.cur.lost += 1;
+                    st.cur.failed += 1;
+                }
+                reconnect(ev.link, conn, stmts).await?;
+                return Ok(false);
+            }
+        }
+        if shared.stopping() {
+            return Ok(false);
+        }
+    }
+}
+
+/// Counts a completed event: its latency from `from` to `end` (in its
+/// class's histogram too), and the connection's events and busy time
+/// (from `start`).
+#[inline]
+fn record(
+    state: &Rc<RefCell<ShardState>>,
+    slot: usize,
+    class: Option<usize>,
+    from: Instant,
+    start: Instant,
+    end: Instant,
+) {
+    let us = end.saturating_duration_since(from).as_micros() as u64;
+    let mut st = state.borrow_mut();
+    if let Some(c) = class {
+        let i = st.class_base + c;
+        if let Some(acc) = st.kinds.get_mut(i) {
+            acc.count += 1;
+            acc.hist.record(us);
+        }
+        if let Some(n) = st.cur.classes.get_mut(c) {
+            *n += 1;
+        }
+    }
+    st.cur.events += 1;
+    st.cur.hist.record(us);
+    st.thread_events[slot] += 1;
+    st.thread_time[slot] += (end - start).as_secs_f64();
 }
 
 impl Failure {
@@ -643,46 +565,5 @@ fn step_sql(op: Op, stmts: &Statements, session: &dyn Session) -> String {
     match op {
         Op::Execute(i) => stmts.v.get(i).map(|s| s.sql.clone()).unwrap_or_default(),
         _ => session.text().to_string(),
-    }
-}
-
-/// Replaces a lost connection, retrying with backoff until it works or the
-/// run stops, and prepares every statement of the old one again. Counted
-/// as a reconnect; each failed attempt is counted, and the time no attempt
-/// could reach the server is accounted in `Shared`. Returns whether the
-/// connection was replaced (false: the run stopped).
-async fn reconnect(
-    link: &Link<'_>,
-    conn: &mut Conn,
-    stmts: &mut Statements,
-) -> Result<bool, String> {
-    let (cfg, shared, state, slot) = (link.cfg, link.shared, link.state, link.slot);
-    // This loop is the retry: each attempt reports a refusal at once.
-    let mut opts = cfg.conn.clone();
-    opts.retry_refused = false;
-    let mut backoff = Duration::from_millis(10);
-    state.borrow_mut().watch[slot].breaker = None;
-    loop {
-        if shared.stopping() {
-            return Ok(false);
-        }
-        match open(link, &opts, Some(&stmts.v)).await {
-            Ok((c, s)) => {
-                *conn = c;
-                *stmts = s;
-                shared.mark_reachable();
-                let mut st = state.borrow_mut();
-                st.cur.reconnects += 1;
-                st.watch[slot].breaker = Some(conn.breaker());
-                return Ok(true);
-            }
-            Err(e) if e.is_connection_lost() || e.is_backpressure(true) => {
-                state.borrow_mut().cur.failed_connects += 1;
-                shared.mark_unreachable(&e.to_string());
-            }
-            Err(e) => return Err(describe(&e, cfg)),
-        }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(1));
     }
 }

@@ -97,7 +97,8 @@ pub struct CampaignOutcome {
 /// `restart` says, external servers given `SET GLOBAL`s and SQL), cooldowns
 /// between points, each point recorded. `external` resolves an external
 /// server's DSN; `config_for` says how a point runs; `say` gets progress
-/// lines, `done` each recorded point with its position among `pending`.
+/// lines, `server` the sandboxes' and builds' progress, `done` each
+/// recorded point with its position among `pending`.
 pub fn run_campaign(
     r: &CampaignRun,
     pending: &[&Point],
@@ -107,6 +108,7 @@ pub fn run_campaign(
         &Target,
     ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
     mut say: impl FnMut(&str),
+    server: &mut dyn FnMut(crate::server::Progress),
     mut done: impl FnMut(usize, &Point, &Recorded),
 ) -> Result<CampaignOutcome> {
     let mut started = Vec::new();
@@ -114,6 +116,7 @@ pub fn run_campaign(
         external,
         config_for: &config_for,
         say: &mut say,
+        server,
         done: &mut done,
     };
     let out = run_points(r, pending, hooks, &mut started);
@@ -139,6 +142,7 @@ struct Hooks<'a> {
     external: &'a dyn Fn(&str) -> Result<Target>,
     config_for: &'a dyn Fn(&Point, &Target) -> PointConfig,
     say: &'a mut dyn FnMut(&str),
+    server: &'a mut dyn FnMut(crate::server::Progress),
     done: &'a mut dyn FnMut(usize, &Point, &Recorded),
 }
 
@@ -153,6 +157,7 @@ fn run_points(
         external,
         config_for,
         say,
+        server,
         done,
     } = h;
     let c = r.file;
@@ -182,7 +187,13 @@ fn run_points(
         if switch || c.restart == Restart::Step || target.is_none() {
             let restart = c.restart != Restart::Never && (switch || c.restart == Restart::Step);
             target = Some(setup_server(
-                c, p.server, p.variant, restart, external, say, started,
+                c,
+                p.server,
+                p.variant,
+                restart,
+                external,
+                (say, server),
+                started,
             )?);
             current = Some((p.server, p.variant));
         } else if i > 0
@@ -218,6 +229,13 @@ fn run_points(
     Ok(out)
 }
 
+/// Where setup_server's progress goes: lines, and the sandboxes' and
+/// builds' events.
+type Tell<'a, 'b> = (
+    &'a mut dyn FnMut(&str),
+    &'b mut dyn FnMut(crate::server::Progress),
+);
+
 /// Makes the server of point `p` ready for its variant; returns the target.
 fn setup_server(
     c: &CampaignFile,
@@ -225,7 +243,7 @@ fn setup_server(
     v: usize,
     restart: bool,
     external: &dyn Fn(&str) -> Result<Target>,
-    say: &mut dyn FnMut(&str),
+    (say, progress): Tell,
     started: &mut Vec<String>,
 ) -> Result<Target> {
     let server = &c.servers[s];
@@ -269,7 +287,8 @@ fn setup_server(
             )
         })?),
         (None, Some(v)) => Some(
-            crate::server::build_tree(v).with_context(|| format!("server '{}'", server.label))?,
+            crate::server::build_tree(v, progress)
+                .with_context(|| format!("server '{}'", server.label))?,
         ),
         (None, None) => None,
     };
@@ -286,7 +305,7 @@ fn setup_server(
         say(&format!("Preparing the data of '{}' once ({} x {} rows) and keeping it as a template datadir...", server.label, c.data.tables, c.data.table_size));
         sb.stop(Duration::from_secs(120))?;
         sb.spec = spec.clone();
-        sb.start(Duration::from_secs(120))?;
+        sb.start(Duration::from_secs(120), progress)?;
         let t = sandbox_target(&sb, "sbtest")?;
         for f in data(c) {
             super::data::cleanup(&t, f.as_ref(), |_| {})?;
@@ -304,7 +323,7 @@ fn setup_server(
         if restart || !template_ok {
             sb.restore_template()?;
         }
-        sb.start(Duration::from_secs(300))?;
+        sb.start(Duration::from_secs(300), progress)?;
         if !started.contains(&name) {
             started.push(name.clone());
         }
@@ -331,7 +350,7 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 /// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
 fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
     for f in data(c) {
-        super::data::prepare(t, f.as_ref(), default_loaders(), true)?;
+        super::data::prepare(t, f.as_ref(), default_loaders(), &mut |_| {})?;
     }
     Ok(())
 }
@@ -340,7 +359,7 @@ fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
 fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
     for f in data(c) {
         if block_on(super::data::ready(t, f.as_ref()))?.is_err() {
-            super::data::prepare(t, f.as_ref(), default_loaders(), true)?;
+            super::data::prepare(t, f.as_ref(), default_loaders(), &mut |_| {})?;
         }
     }
     Ok(())

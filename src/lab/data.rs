@@ -55,20 +55,21 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
     Ok(env)
 }
 
-/// Creates the workload's data with `loaders` connections; Ctrl-C stops it
-/// with a message saying what is incomplete.
+/// Creates the workload's data with `loaders` connections, telling
+/// `progress` each step; Ctrl-C stops it with a message saying what is
+/// incomplete.
 pub fn prepare(
     t: &Target,
     family: &dyn Family,
     loaders: usize,
-    quiet: bool,
+    progress: &mut dyn FnMut(crate::workload::Progress),
 ) -> Result<PrepareReport> {
     super::runtime::block_on(async {
         check(t).await?.quit().await;
         Ok::<_, anyhow::Error>(())
     })??;
     let _ctrl_c = crate::exec::Cooperative::enter();
-    family.prepare(&t.opts, loaders, quiet, crate::exec::interrupted)
+    family.prepare(&t.opts, loaders, progress, crate::exec::interrupted)
 }
 
 /// Drops the workload's data, telling `each` each table's name first.

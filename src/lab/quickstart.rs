@@ -44,7 +44,7 @@ pub struct QuickOutcome {
 /// Drops and loads `data` so that every step starts from the same tables.
 pub fn fresh_data(t: &Target, data: &dyn Family) -> Result<PrepareReport> {
     cleanup(t, data, |_| {})?;
-    prepare(t, data, default_loaders(), true)
+    prepare(t, data, default_loaders(), &mut |_| {})
 }
 
 /// Runs every workload at every concurrency; `config_for` gives a step's

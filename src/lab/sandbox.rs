@@ -2,7 +2,7 @@
 //! would silently change a running or initialised one), or make sure the
 //! default one runs before a command uses it.
 
-use crate::server::{Profile, Sandbox};
+use crate::server::{Profile, Progress, Sandbox};
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -19,8 +19,14 @@ pub struct SandboxChange {
     pub cpus: Option<String>,
 }
 
-/// Applies `change` to sandbox `name` (created if new) and starts it.
-pub fn start_sandbox(name: &str, change: &SandboxChange, timeout: Duration) -> Result<Sandbox> {
+/// Applies `change` to sandbox `name` (created if new) and starts it,
+/// telling `progress` what the start does.
+pub fn start_sandbox(
+    name: &str,
+    change: &SandboxChange,
+    timeout: Duration,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Sandbox> {
     let mut sb = Sandbox::open_or_new(name)?;
     let mut spec = sb.spec.clone();
     if let Some(b) = &change.basedir {
@@ -44,17 +50,22 @@ pub fn start_sandbox(name: &str, change: &SandboxChange, timeout: Duration) -> R
         bail!("sandbox '{name}' was initialised with another server; destroy it first or use another --name");
     }
     sb.spec = spec;
-    sb.start(timeout)?;
+    sb.start(timeout, progress)?;
     Ok(sb)
 }
 
 /// Sandbox `name`, started with its own settings if it is not running;
-/// `starting` is told before a start (the first one initialises a datadir).
-pub fn running_sandbox(name: &str, starting: impl FnOnce()) -> Result<Sandbox> {
+/// `starting` is told before a start (the first one initialises a datadir),
+/// `progress` what the start does.
+pub fn running_sandbox(
+    name: &str,
+    starting: impl FnOnce(),
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Sandbox> {
     let mut sb = Sandbox::open_or_new(name)?;
     if sb.running_pid().is_none() {
         starting();
-        sb.start(Duration::from_secs(120))?;
+        sb.start(Duration::from_secs(120), progress)?;
     }
     Ok(sb)
 }

@@ -136,17 +136,7 @@ pub async fn handshake(
     opts: &ConnOpts,
     tls_host: &str,
 ) -> Result<Session, ProtoError> {
-    let greeting = io.read_packet().await?.to_vec();
-    match greeting.first() {
-        Some(&0xFF) => return Err(ProtoError::Server(ServerError::parse(&greeting))),
-        // Protocol version 10: every server since MySQL 3.21.
-        Some(&10) => {}
-        other => {
-            return Err(ProtoError::Protocol(format!(
-                "not a MySQL/MariaDB greeting (first byte {other:?}, expected protocol version 10)"
-            )))
-        }
-    }
+    let greeting = read_greeting(io).await?;
     let hp: HandshakePacket<'_> = ParseBuf(&greeting)
         .parse(())
         .map_err(|e| ProtoError::Protocol(format!("bad server greeting: {e}")))?;
@@ -167,27 +157,7 @@ pub async fn handshake(
             hp.mariadb_ext_capabilities() & MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA;
         caps.remove(CapabilityFlags::CLIENT_LONG_PASSWORD);
     }
-    if opts.ssl_mode != SslMode::Disabled {
-        if server_caps.contains(CapabilityFlags::CLIENT_SSL) && !io.is_unix() {
-            caps |= CapabilityFlags::CLIENT_SSL;
-            // SSLRequest: the first 32 bytes of a handshake response.
-            let mut req = Vec::with_capacity(32);
-            req.extend_from_slice(&caps.bits().to_le_bytes());
-            req.extend_from_slice(&(16u32 * 1024 * 1024).to_le_bytes());
-            req.push(45); // utf8mb4_general_ci
-            req.extend_from_slice(&[0; 19]);
-            req.extend_from_slice(&mariadb_caps.bits().to_le_bytes());
-            io.write_packet(&req).await?;
-            let config = tls::client_config(opts.ssl_mode, opts.ssl_ca.as_deref())?;
-            io.upgrade_tls(config, tls::server_name(tls_host)?).await?;
-        } else if opts.ssl_mode >= SslMode::Required {
-            return Err(ProtoError::Tls(if io.is_unix() {
-                "TLS was required but this is a unix socket connection; connect over TCP or use --ssl-mode PREFERRED".into()
-            } else {
-                "TLS was required but the server does not offer it (see its ssl_cert/ssl_key settings)".into()
-            }));
-        }
-    }
+    negotiate_tls(io, opts, tls_host, server_caps, &mut caps, mariadb_caps).await?;
     let plugin_name = hp
         .auth_plugin()
         .map(|p| p.into_owned())
@@ -218,7 +188,76 @@ pub async fn handshake(
     io.write_packet(&payload).await?;
     let caps = resp.capabilities();
 
-    let mut scramble = nonce.clone();
+    authenticate(io, opts, plugin, nonce).await?;
+    Ok(Session {
+        server_version,
+        capabilities: caps,
+    })
+}
+
+/// The server's greeting packet (protocol version 10), or its error.
+async fn read_greeting(io: &mut PacketIo) -> Result<Vec<u8>, ProtoError> {
+    let greeting = io.read_packet().await?.to_vec();
+    match greeting.first() {
+        Some(&0xFF) => return Err(ProtoError::Server(ServerError::parse(&greeting))),
+        // Protocol version 10: every server since MySQL 3.21.
+        Some(&10) => {}
+        other => {
+            return Err(ProtoError::Protocol(format!(
+                "not a MySQL/MariaDB greeting (first byte {other:?}, expected protocol version 10)"
+            )))
+        }
+    }
+    Ok(greeting)
+}
+
+/// Upgrades the connection to TLS when the server offers it and
+/// `--ssl-mode` wants it (adding CLIENT_SSL to `caps`); fails when TLS is
+/// required and cannot be had.
+async fn negotiate_tls(
+    io: &mut PacketIo,
+    opts: &ConnOpts,
+    tls_host: &str,
+    server_caps: CapabilityFlags,
+    caps: &mut CapabilityFlags,
+    mariadb_caps: MariadbCapabilities,
+) -> Result<(), ProtoError> {
+    if opts.ssl_mode == SslMode::Disabled {
+        return Ok(());
+    }
+    if server_caps.contains(CapabilityFlags::CLIENT_SSL) && !io.is_unix() {
+        *caps |= CapabilityFlags::CLIENT_SSL;
+        // SSLRequest: the first 32 bytes of a handshake response.
+        let mut req = Vec::with_capacity(32);
+        req.extend_from_slice(&caps.bits().to_le_bytes());
+        req.extend_from_slice(&(16u32 * 1024 * 1024).to_le_bytes());
+        req.push(45); // utf8mb4_general_ci
+        req.extend_from_slice(&[0; 19]);
+        req.extend_from_slice(&mariadb_caps.bits().to_le_bytes());
+        io.write_packet(&req).await?;
+        let config = tls::client_config(opts.ssl_mode, opts.ssl_ca.as_deref())?;
+        io.upgrade_tls(config, tls::server_name(tls_host)?).await?;
+    } else if opts.ssl_mode >= SslMode::Required {
+        return Err(ProtoError::Tls(if io.is_unix() {
+            "TLS was required but this is a unix socket connection; connect over TCP or use --ssl-mode PREFERRED".into()
+        } else {
+            "TLS was required but the server does not offer it (see its ssl_cert/ssl_key settings)"
+                .into()
+        }));
+    }
+    Ok(())
+}
+
+/// The authentication exchange after the handshake response: more data
+/// for the plugin, or a switch to another plugin, until the server says
+/// ok (or refuses).
+async fn authenticate(
+    io: &mut PacketIo,
+    opts: &ConnOpts,
+    mut plugin: Plugin,
+    nonce: Vec<u8>,
+) -> Result<(), ProtoError> {
+    let mut scramble = nonce;
     loop {
         let pkt = io.read_packet().await?.to_vec();
         match pkt.first() {
@@ -265,8 +304,5 @@ pub async fn handshake(
             }
         }
     }
-    Ok(Session {
-        server_version,
-        capabilities: caps,
-    })
+    Ok(())
 }

@@ -227,6 +227,19 @@ struct PairRing {
     rbuf: Box<[u8]>,
 }
 
+/// One round trip's requests in flight and what came back.
+#[derive(Default)]
+struct Flight {
+    /// Bytes of `pending` sent so far.
+    sent: usize,
+    /// A send is in flight.
+    send: bool,
+    /// The receive is in flight.
+    recv: bool,
+    received: Option<io::Result<usize>>,
+    send_err: Option<io::Error>,
+}
+
 impl PairRing {
     /// None when io_uring cannot be set up here or cannot time a wait
     /// (IORING_FEAT_EXT_ARG, Linux 5.11).
@@ -252,92 +265,98 @@ impl PairRing {
         out: Option<&mut [u8]>,
     ) -> Result<usize, Trip> {
         let want_recv = out.as_ref().map(|b| b.len().min(RBUF));
-        let mut sent = 0usize;
-        let mut send_in_flight = false;
-        let mut recv_in_flight = false;
-        let mut received: Option<io::Result<usize>> = None;
-        let mut send_err: Option<io::Error> = None;
-        {
-            let mut sq = self.ring.submission();
-            if !self.pending.is_empty() {
-                let link = if want_recv.is_some() {
-                    squeue::Flags::IO_LINK
-                } else {
-                    squeue::Flags::empty()
-                };
-                let e = opcode::Send::new(
-                    types::Fd(fd),
-                    self.pending.as_ptr(),
-                    self.pending.len() as u32,
-                )
-                .flags(libc::MSG_NOSIGNAL)
-                .build()
-                .flags(link)
-                .user_data(SEND);
-                // The queue is empty between calls: room for both.
-                let _ = unsafe { sq.push(&e) };
-                send_in_flight = true;
-            }
-            if let Some(n) = want_recv {
-                let e = opcode::Recv::new(types::Fd(fd), self.rbuf.as_mut_ptr(), n as u32)
-                    .build()
-                    .user_data(RECV);
-                let _ = unsafe { sq.push(&e) };
-                recv_in_flight = true;
-            }
+        let mut f = self.submit_pair(fd, want_recv);
+        let (waited, cutting) = self.wait(fd, limits, &mut f)?;
+        self.pending.clear();
+        if cutting {
+            return Err(Trip::Failed(cut(fd, waited)));
         }
+        if let Some(e) = f.send_err {
+            return Err(Trip::Failed(e));
+        }
+        match (out, f.received) {
+            (Some(out), Some(Ok(n))) => {
+                out[..n].copy_from_slice(&self.rbuf[..n]);
+                Ok(n)
+            }
+            (_, Some(Err(e))) => Err(Trip::Failed(e)),
+            _ => Ok(0),
+        }
+    }
+
+    /// Queues the send of `pending` (if any) and a receive of `want_recv`
+    /// bytes linked after it.
+    #[inline]
+    fn submit_pair(&mut self, fd: RawFd, want_recv: Option<usize>) -> Flight {
+        let mut f = Flight::default();
+        let mut sq = self.ring.submission();
+        if !self.pending.is_empty() {
+            let link = if want_recv.is_some() {
+                squeue::Flags::IO_LINK
+            } else {
+                squeue::Flags::empty()
+            };
+            let e = opcode::Send::new(
+                types::Fd(fd),
+                self.pending.as_ptr(),
+                self.pending.len() as u32,
+            )
+            .flags(libc::MSG_NOSIGNAL)
+            .build()
+            .flags(link)
+            .user_data(SEND);
+            // The queue is empty between calls: room for both.
+            let _ = unsafe { sq.push(&e) };
+            f.send = true;
+        }
+        if let Some(n) = want_recv {
+            let e = opcode::Recv::new(types::Fd(fd), self.rbuf.as_mut_ptr(), n as u32)
+                .build()
+                .user_data(RECV);
+            let _ = unsafe { sq.push(&e) };
+            f.recv = true;
+        }
+        f
+    }
+
+    /// Waits for the requests in flight, in slices: a short send's rest is
+    /// sent; past the limits the socket is shut down (`cutting`), which
+    /// ends them. Returns the time waited in whole slices and whether the
+    /// socket was cut.
+    #[inline]
+    fn wait(
+        &mut self,
+        fd: RawFd,
+        limits: &Direct,
+        f: &mut Flight,
+    ) -> Result<(Duration, bool), Trip> {
         let mut waited = Duration::ZERO;
         let mut cutting = false;
         let ts = types::Timespec::from(DIRECT_SLICE);
-        while send_in_flight || recv_in_flight {
+        while f.send || f.recv {
             let args = types::SubmitArgs::new().timespec(&ts);
             // Waits for every request in flight (the send completes
             // first): one call a round trip.
-            let want = usize::from(send_in_flight) + usize::from(recv_in_flight);
+            let want = usize::from(f.send) + usize::from(f.recv);
             let timed_out = match self.ring.submitter().submit_with_args(want, &args) {
                 Ok(_) => false,
                 Err(e) if e.raw_os_error() == Some(libc::ETIME) => true,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => false,
                 Err(e) => return Err(Trip::Stuck(e)),
             };
-            let mut resend = false;
-            for cqe in self.ring.completion() {
-                let res = cqe.result();
-                match cqe.user_data() {
-                    SEND => {
-                        send_in_flight = false;
-                        if res < 0 {
-                            if send_err.is_none() && res != -libc::ECANCELED {
-                                send_err = Some(io::Error::from_raw_os_error(-res));
-                            }
-                        } else {
-                            sent += res as usize;
-                            resend = sent < self.pending.len();
-                        }
-                    }
-                    RECV => {
-                        recv_in_flight = false;
-                        received = Some(if res < 0 {
-                            Err(io::Error::from_raw_os_error(-res))
-                        } else {
-                            Ok(res as usize)
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            if resend && send_err.is_none() && !cutting {
+            let resend = self.reap(f);
+            if resend && f.send_err.is_none() && !cutting {
                 // A short send: the rest goes now (the receive, linked to
                 // the first part, is already waiting).
-                let rest = &self.pending[sent..];
+                let rest = &self.pending[f.sent..];
                 let e = opcode::Send::new(types::Fd(fd), rest.as_ptr(), rest.len() as u32)
                     .flags(libc::MSG_NOSIGNAL)
                     .build()
                     .user_data(SEND);
                 let _ = unsafe { self.ring.submission().push(&e) };
-                send_in_flight = true;
+                f.send = true;
             }
-            if !(send_in_flight || recv_in_flight) {
+            if !(f.send || f.recv) {
                 break;
             }
             // Something is still in flight: a slice ran out, a signal
@@ -356,20 +375,38 @@ impl PairRing {
                 cutting = true;
             }
         }
-        self.pending.clear();
-        if cutting {
-            return Err(Trip::Failed(cut(fd, waited)));
-        }
-        if let Some(e) = send_err {
-            return Err(Trip::Failed(e));
-        }
-        match (out, received) {
-            (Some(out), Some(Ok(n))) => {
-                out[..n].copy_from_slice(&self.rbuf[..n]);
-                Ok(n)
+        Ok((waited, cutting))
+    }
+
+    /// Takes the completions; true when a send was short (its rest is due).
+    #[inline]
+    fn reap(&mut self, f: &mut Flight) -> bool {
+        let mut resend = false;
+        for cqe in self.ring.completion() {
+            let res = cqe.result();
+            match cqe.user_data() {
+                SEND => {
+                    f.send = false;
+                    if res < 0 {
+                        if f.send_err.is_none() && res != -libc::ECANCELED {
+                            f.send_err = Some(io::Error::from_raw_os_error(-res));
+                        }
+                    } else {
+                        f.sent += res as usize;
+                        resend = f.sent < self.pending.len();
+                    }
+                }
+                RECV => {
+                    f.recv = false;
+                    f.received = Some(if res < 0 {
+                        Err(io::Error::from_raw_os_error(-res))
+                    } else {
+                        Ok(res as usize)
+                    });
+                }
+                _ => {}
             }
-            (_, Some(Err(e))) => Err(Trip::Failed(e)),
-            _ => Ok(0),
         }
+        resend
     }
 }

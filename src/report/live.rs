@@ -151,6 +151,98 @@ fn local_now() -> (i64, i64, i64, i64) {
     )
 }
 
+/// Rows read, inserted, updated and deleted per second: InnoDB's
+/// counters where the server has them, else the handler's; with the line's
+/// label.
+fn rows_per_s(l: &Live) -> ([f64; 4], &'static str) {
+    let st = SourceId::Status;
+    let r = |n: &str| l.rate(st, n).unwrap_or(0.0);
+    if l.value(st, "Innodb_rows_read").is_some() {
+        (
+            [
+                r("Innodb_rows_read"),
+                r("Innodb_rows_inserted"),
+                r("Innodb_rows_updated"),
+                r("Innodb_rows_deleted"),
+            ],
+            "InnoDB rows/s",
+        )
+    } else {
+        let read = l
+            .rate_sum(
+                st,
+                &[
+                    "Handler_read_key",
+                    "Handler_read_next",
+                    "Handler_read_prev",
+                    "Handler_read_first",
+                    "Handler_read_last",
+                    "Handler_read_rnd",
+                    "Handler_read_rnd_next",
+                ],
+            )
+            .unwrap_or(0.0);
+        (
+            [
+                read,
+                r("Handler_write"),
+                r("Handler_update"),
+                r("Handler_delete"),
+            ],
+            "Rows/s (Handler)",
+        )
+    }
+}
+
+/// The buffer pool's and the redo log's lines.
+fn innodb_lines(o: &mut String, l: &Live) {
+    use std::fmt::Write as _;
+    let st = SourceId::Status;
+    let r = |n: &str| l.rate(st, n).unwrap_or(0.0);
+    let req = r("Innodb_buffer_pool_read_requests");
+    let miss = r("Innodb_buffer_pool_reads");
+    let _ = writeln!(
+        o,
+        "Buffer pool       reads/s {:.0}  read-ahead/s {:.0}  flushed/s {:.0}  dirty {:.0}  free {:.0}  hit {}",
+        miss,
+        crate::analyze::efficiency::READ_AHEAD.iter().map(|n| r(n)).sum::<f64>(),
+        r("Innodb_buffer_pool_pages_flushed"),
+        l.value(st, "Innodb_buffer_pool_pages_dirty").unwrap_or(0.0),
+        l.value(st, "Innodb_buffer_pool_pages_free").unwrap_or(0.0),
+        if req > 0.0 { format!("{:.2}%", 100.0 * (1.0 - miss / req)) } else { "-".into() }
+    );
+    let _ = writeln!(
+        o,
+        "Redo              {:.2} MB/s  log writes/s {:.0}  fsyncs/s {:.0}  checkpoint age {:.1} MB  history list {:.0}",
+        r("Innodb_os_log_written") / 1048576.0,
+        r("Innodb_log_writes"),
+        r("Innodb_data_fsyncs"),
+        l.value(st, "Innodb_checkpoint_age").unwrap_or(0.0) / 1048576.0,
+        l.value(st, "Innodb_history_list_length").unwrap_or(0.0)
+    );
+}
+
+/// The top waits by share of wait time (performance_schema), or why none.
+fn top_waits_lines(o: &mut String, l: &Live) {
+    use std::fmt::Write as _;
+    if l.caps().is_some_and(|c| c.ps_on) {
+        let (c, a0, b0) = l.counters(&[SourceId::PsWaits]);
+        let waits = top_waits(&c, a0, b0, 10);
+        let _ = writeln!(o, "Top waits (performance_schema, share of wait time)");
+        for (name, share) in waits {
+            let per_s = l
+                .rate(SourceId::PsWaits, &format!("{name}.count"))
+                .unwrap_or(0.0);
+            let _ = writeln!(o, "  {:>5.1}%  {:>10.0}/s  {name}", share * 100.0, per_s);
+        }
+    } else {
+        let _ = writeln!(
+            o,
+            "Top waits: performance_schema is OFF (performance_schema=ON in my.cnf, then restart)"
+        );
+    }
+}
+
 /// The `top` screen for the target described as `target`; `client_cpus`
 /// is the load generators' CPU use (CPUs), measured outside the monitor.
 pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
@@ -204,84 +296,15 @@ pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
         r("Threads_created"),
         r("Aborted_connects")
     );
-    let (rows, label) = if l.value(st, "Innodb_rows_read").is_some() {
-        (
-            [
-                r("Innodb_rows_read"),
-                r("Innodb_rows_inserted"),
-                r("Innodb_rows_updated"),
-                r("Innodb_rows_deleted"),
-            ],
-            "InnoDB rows/s",
-        )
-    } else {
-        let read = l
-            .rate_sum(
-                st,
-                &[
-                    "Handler_read_key",
-                    "Handler_read_next",
-                    "Handler_read_prev",
-                    "Handler_read_first",
-                    "Handler_read_last",
-                    "Handler_read_rnd",
-                    "Handler_read_rnd_next",
-                ],
-            )
-            .unwrap_or(0.0);
-        (
-            [
-                read,
-                r("Handler_write"),
-                r("Handler_update"),
-                r("Handler_delete"),
-            ],
-            "Rows/s (Handler)",
-        )
-    };
+    let (rows, label) = rows_per_s(l);
     let _ = writeln!(
         o,
         "{label:<18}read {:.0}  inserted {:.0}  updated {:.0}  deleted {:.0}",
         rows[0], rows[1], rows[2], rows[3]
     );
-    let req = r("Innodb_buffer_pool_read_requests");
-    let miss = r("Innodb_buffer_pool_reads");
-    let _ = writeln!(
-        o,
-        "Buffer pool       reads/s {:.0}  read-ahead/s {:.0}  flushed/s {:.0}  dirty {:.0}  free {:.0}  hit {}",
-        miss,
-        crate::analyze::efficiency::READ_AHEAD.iter().map(|n| r(n)).sum::<f64>(),
-        r("Innodb_buffer_pool_pages_flushed"),
-        l.value(st, "Innodb_buffer_pool_pages_dirty").unwrap_or(0.0),
-        l.value(st, "Innodb_buffer_pool_pages_free").unwrap_or(0.0),
-        if req > 0.0 { format!("{:.2}%", 100.0 * (1.0 - miss / req)) } else { "-".into() }
-    );
-    let _ = writeln!(
-        o,
-        "Redo              {:.2} MB/s  log writes/s {:.0}  fsyncs/s {:.0}  checkpoint age {:.1} MB  history list {:.0}",
-        r("Innodb_os_log_written") / 1048576.0,
-        r("Innodb_log_writes"),
-        r("Innodb_data_fsyncs"),
-        l.value(st, "Innodb_checkpoint_age").unwrap_or(0.0) / 1048576.0,
-        l.value(st, "Innodb_history_list_length").unwrap_or(0.0)
-    );
+    innodb_lines(&mut o, l);
     let _ = writeln!(o);
-    if l.caps().is_some_and(|c| c.ps_on) {
-        let (c, a0, b0) = l.counters(&[SourceId::PsWaits]);
-        let waits = top_waits(&c, a0, b0, 10);
-        let _ = writeln!(o, "Top waits (performance_schema, share of wait time)");
-        for (name, share) in waits {
-            let per_s = l
-                .rate(SourceId::PsWaits, &format!("{name}.count"))
-                .unwrap_or(0.0);
-            let _ = writeln!(o, "  {:>5.1}%  {:>10.0}/s  {name}", share * 100.0, per_s);
-        }
-    } else {
-        let _ = writeln!(
-            o,
-            "Top waits: performance_schema is OFF (performance_schema=ON in my.cnf, then restart)"
-        );
-    }
+    top_waits_lines(&mut o, l);
     o
 }
 

@@ -112,29 +112,43 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 
 /// The final summary, sysbench's sections first.
 pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
+    let mut o = String::new();
+    sql_statistics(&mut o, r);
+    general_and_latency(&mut o, r, pcts);
+    additions(&mut o, r, pcts);
+    load_generator(&mut o, r);
+    if histogram {
+        latency_histogram(&mut o, r);
+    }
+    status_line(&mut o, r);
+    o
+}
+
+/// sysbench's SQL statistics: queries by kind, transactions, errors,
+/// reconnects (and failures when there were any).
+fn sql_statistics(o: &mut String, r: &RunResult) {
     let t = &r.total;
     let secs = r.elapsed;
-    let mut o = String::new();
     let w = |o: &mut String, label: &str, v: String| {
         let _ = writeln!(o, "{label:<37}{v}");
     };
     o.push_str("SQL statistics:\n    queries performed:\n");
-    w(&mut o, "        read:", t.reads.to_string());
-    w(&mut o, "        write:", t.writes.to_string());
-    w(&mut o, "        other:", t.others.to_string());
-    w(&mut o, "        total:", t.queries().to_string());
+    w(o, "        read:", t.reads.to_string());
+    w(o, "        write:", t.writes.to_string());
+    w(o, "        other:", t.others.to_string());
+    w(o, "        total:", t.queries().to_string());
     w(
-        &mut o,
+        o,
         "    transactions:",
         format!("{:<6} ({:.2} per sec.)", t.events, r.tps()),
     );
     w(
-        &mut o,
+        o,
         "    queries:",
         format!("{:<6} ({:.2} per sec.)", t.queries(), r.qps()),
     );
     w(
-        &mut o,
+        o,
         "    ignored errors:",
         format!(
             "{:<6} ({:.2} per sec.)",
@@ -143,7 +157,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
         ),
     );
     w(
-        &mut o,
+        o,
         "    reconnects:",
         format!(
             "{:<6} ({:.2} per sec.)",
@@ -153,45 +167,59 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     );
     if t.failed + t.failed_connects > 0 || r.unreachable_s > 0.0 {
         w(
-            &mut o,
+            o,
             "    failed events:",
             format!("{:<6} ({:.2} per sec.)", t.failed, t.failed as f64 / secs),
         );
         w(
-            &mut o,
+            o,
             "    failed reconnect attempts:",
             t.failed_connects.to_string(),
         );
         w(
-            &mut o,
+            o,
             "    server unreachable:",
             format!("{:.1}s", r.unreachable_s),
         );
     }
+}
+
+/// sysbench's general statistics, latency and threads fairness.
+fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
+    let t = &r.total;
     o.push_str("\nGeneral statistics:\n");
-    w(&mut o, "    total time:", format!("{secs:.4}s"));
-    w(&mut o, "    total number of events:", t.events.to_string());
+    let secs = r.elapsed;
+    let w = |o: &mut String, label: &str, v: String| {
+        let _ = writeln!(o, "{label:<37}{v}");
+    };
+    w(o, "    total time:", format!("{secs:.4}s"));
+    w(o, "    total number of events:", t.events.to_string());
     o.push_str("\nLatency (ms):\n");
     let lw = |o: &mut String, label: &str, v: f64| {
         let _ = writeln!(o, "         {label:<25}{v:>14.2}");
     };
-    lw(&mut o, "min:", t.hist.min_ms());
-    lw(&mut o, "avg:", t.hist.mean_ms());
-    lw(&mut o, "max:", t.hist.max_ms());
+    lw(o, "min:", t.hist.min_ms());
+    lw(o, "avg:", t.hist.mean_ms());
+    lw(o, "max:", t.hist.max_ms());
     let lp = line_percentile(pcts);
     lw(
-        &mut o,
+        o,
         &format!("{}th percentile:", pct_label(lp)),
         t.hist.quantile_ms(lp / 100.0),
     );
-    lw(&mut o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
+    lw(o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
     let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
     let (em, esd) = mean_sd(&ev);
     let (tm, tsd) = mean_sd(&r.thread_time);
     o.push_str("\nThreads fairness:\n");
     let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
     let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
+}
 
+/// qpslab's additions: percentiles, schedule lag, latency by statement,
+/// TPC-C's block, errors by code, text fallbacks, stability.
+fn additions(o: &mut String, r: &RunResult, pcts: &[f64]) {
+    let t = &r.total;
     // qpslab's additions.
     o.push_str("\nLatency percentiles (ms):\n   ");
     for p in pcts {
@@ -252,6 +280,12 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             let _ = writeln!(o, "Note: {a}");
         }
     }
+}
+
+/// The load generator's section: threads, I/O, CPU per query, share of
+/// the host.
+fn load_generator(o: &mut String, r: &RunResult) {
+    let t = &r.total;
     let share = if r.host_cpu_s > 0.0 {
         r.client_cpu_s / r.host_cpu_s
     } else {
@@ -339,15 +373,22 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             CLIENT_SHARE_WARNING * 100.0
         );
     }
-    if histogram {
-        o.push_str("\nLatency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n");
-        let b = t.hist.buckets();
-        let maxc = b.iter().map(|x| x.1).max().unwrap_or(1).max(1);
-        for (v, c) in b {
-            let bar = "*".repeat(((c as f64 / maxc as f64) * 40.0).ceil() as usize);
-            let _ = writeln!(o, "{v:>12.3} |{bar:<40} {c}");
-        }
+}
+
+/// sysbench's latency histogram.
+fn latency_histogram(o: &mut String, r: &RunResult) {
+    let t = &r.total;
+    o.push_str("\nLatency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n");
+    let b = t.hist.buckets();
+    let maxc = b.iter().map(|x| x.1).max().unwrap_or(1).max(1);
+    for (v, c) in b {
+        let bar = "*".repeat(((c as f64 / maxc as f64) * 40.0).ceil() as usize);
+        let _ = writeln!(o, "{v:>12.3} |{bar:<40} {c}");
     }
+}
+
+/// How the run ended, when not ok.
+fn status_line(o: &mut String, r: &RunResult) {
     match &r.status {
         RunStatus::Ok => {}
         RunStatus::Failed(m) => {
@@ -376,7 +417,6 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
             );
         }
     }
-    o
 }
 
 /// The load's shape as the header before a run shows it.

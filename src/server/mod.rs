@@ -10,11 +10,19 @@
 //! builds by name into a cache (`server get`, builds.rs and fetch.rs).
 
 mod builds;
+mod checksum;
+mod cnf;
+mod cpus;
+mod download;
 mod fetch;
 mod flavor;
 mod paths;
+mod ports;
+mod process;
 mod profiles;
+mod progress;
 mod sandbox;
+mod unpack;
 mod versions;
 
 pub use builds::{list_cached, maven_names, BuildName};
@@ -23,11 +31,18 @@ pub use flavor::{server_label, Flavor, Release};
 
 /// The tree of build `name` (`mysql-5.5.9`) for `--version`: the cached
 /// one, else fetched now where that needs nothing from the user (Maven
-/// Central builds, MariaDB's published checksums).
-pub fn build_tree(name: &str) -> anyhow::Result<std::path::PathBuf> {
+/// Central builds, MariaDB's published checksums); `progress` is told each
+/// step of a fetch.
+pub fn build_tree(
+    name: &str,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<std::path::PathBuf> {
     let b = BuildName::parse(name)?;
-    get(&b, &GetOptions::default())
+    get(&b, &GetOptions::default(), progress)
 }
+pub use cpus::parse_cpu_list;
 pub use paths::state_dir;
+pub use process::process_alive;
 pub use profiles::{render_profiles_help, Profile};
-pub use sandbox::{parse_cpu_list, process_alive, Sandbox};
+pub use progress::Progress;
+pub use sandbox::Sandbox;

@@ -158,13 +158,14 @@ pub trait Family: Send + Sync {
     /// The command that creates them, for the error when one is missing.
     fn prepare_command(&self) -> String;
 
-    /// Creates and loads the workload's data with `loaders` connections;
-    /// `stop` is polled between chunks (Ctrl-C).
+    /// Creates and loads the workload's data with `loaders` connections,
+    /// telling `progress` each step; `stop` is polled between chunks
+    /// (Ctrl-C).
     fn prepare(
         &self,
         opts: &ConnOpts,
         loaders: usize,
-        quiet: bool,
+        progress: &mut dyn FnMut(super::Progress),
         stop: fn() -> bool,
     ) -> anyhow::Result<PrepareReport>;
 

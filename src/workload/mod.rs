@@ -18,6 +18,7 @@ pub mod family;
 pub mod oltp;
 pub mod options;
 pub mod prepare;
+pub mod progress;
 pub mod rand;
 pub mod script;
 pub mod statements;
@@ -29,6 +30,7 @@ use data::fill_groups;
 pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;
 pub use options::OptValues;
+pub use progress::Progress;
 pub use rand::{RandParams, RandType, Rng, Unique};
 pub use statements::Kind;
 

@@ -129,10 +129,17 @@ impl Family for Oltp {
         &self,
         opts: &ConnOpts,
         loaders: usize,
-        quiet: bool,
+        progress: &mut dyn FnMut(super::Progress),
         stop: fn() -> bool,
     ) -> anyhow::Result<PrepareReport> {
-        super::prepare::prepare(opts, &self.inner.o, loaders, self.inner.seed, quiet, stop)
+        super::prepare::prepare(
+            opts,
+            &self.inner.o,
+            loaders,
+            self.inner.seed,
+            progress,
+            stop,
+        )
     }
 
     fn cleanup<'a>(

@@ -9,14 +9,14 @@
 
 use super::data::{fill_groups, C_LEN, PAD_LEN};
 use super::family::PrepareReport;
+use super::progress::Progress;
 use super::rand::Rng;
 use super::OltpOpts;
 use crate::protocol::{Conn, ConnOpts};
 use anyhow::{anyhow, bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 /// Rows per LOAD DATA packet (≈ 900 KB).
@@ -34,22 +34,6 @@ pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     )
 }
 
-/// The progress bar of a load of `total` rows: rows, rows/s and the ETA
-/// (hidden when quiet).
-pub fn load_bar(total: u64, quiet: bool) -> ProgressBar {
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} loading [{bar:30}] {human_pos}/{human_len} rows  {per_sec}  eta {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
-}
-
 /// The one-line error for a server that refuses LOAD DATA LOCAL.
 pub fn local_infile_refused(e: &crate::protocol::ProtoError) -> Option<anyhow::Error> {
     matches!(e.code(), Some(1148) | Some(3948)).then(|| anyhow!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1"))
@@ -64,15 +48,16 @@ pub fn default_loaders() -> usize {
         .unwrap_or(1)
 }
 
-/// Creates and loads sbtest1..N with `loaders` parallel connections.
-/// `stop` is polled between chunks: when it says so, loading ends with an
-/// error that says which tables are incomplete.
+/// Creates and loads sbtest1..N with `loaders` parallel connections,
+/// telling `progress` each step (from this thread: the loaders' events come
+/// through a channel). `stop` is polled between chunks: when it says so,
+/// loading ends with an error that says which tables are incomplete.
 pub fn prepare(
     opts: &ConnOpts,
     o: &OltpOpts,
     loaders: usize,
     seed: u64,
-    quiet: bool,
+    progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
@@ -81,15 +66,17 @@ pub fn prepare(
     let rows_done = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicBool::new(false));
     let total = u64::from(o.tables) * u64::from(o.table_size);
-    let bar = load_bar(total, quiet);
+    progress(Progress::LoadStart(total));
+    let (tell, told) = mpsc::channel();
     let mut handles = Vec::new();
     for l in 0..loaders {
-        let (mut opts, o, next, rows, failed) = (
+        let (mut opts, o, next, rows, failed, tell) = (
             opts.clone(),
             o.clone(),
             next_table.clone(),
             rows_done.clone(),
             failed.clone(),
+            tell.clone(),
         );
         opts.local_infile = true;
         handles.push(std::thread::spawn(move || -> Result<()> {
@@ -107,7 +94,7 @@ pub fn prepare(
                     if t > o.tables {
                         break;
                     }
-                    if let Err(e) = load_table(&mut conn, t, &o, &mut rng, &rows, quiet, stop).await
+                    if let Err(e) = load_table(&mut conn, t, &o, &mut rng, &rows, &tell, stop).await
                     {
                         failed.store(true, Ordering::Relaxed);
                         return Err(e);
@@ -118,11 +105,14 @@ pub fn prepare(
             })
         }));
     }
+    drop(tell);
     while handles.iter().any(|h| !h.is_finished()) {
-        bar.set_position(rows_done.load(Ordering::Relaxed));
+        told.try_iter().for_each(&mut *progress);
+        progress(Progress::Loaded(rows_done.load(Ordering::Relaxed)));
         std::thread::sleep(Duration::from_millis(100));
     }
-    bar.finish_and_clear();
+    told.try_iter().for_each(&mut *progress);
+    progress(Progress::LoadEnd);
     let results: Vec<Result<()>> = handles
         .into_iter()
         .map(|h| h.join().map_err(|_| anyhow!("a loader thread panicked"))?)
@@ -150,16 +140,13 @@ async fn load_table(
     o: &OltpOpts,
     rng: &mut Rng,
     rows: &AtomicU64,
-    quiet: bool,
+    tell: &mpsc::Sender<Progress>,
     stop: fn() -> bool,
 ) -> Result<()> {
-    let say = |m: String| {
-        if !quiet {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{m}");
-        }
+    let say = |p: Progress| {
+        let _ = tell.send(p);
     };
-    say(format!("Creating table 'sbtest{t}'..."));
+    say(Progress::CreatingTable(t));
     if let Err(e) = conn.exec(&create_table_sql(t, o)).await {
         if e.code() == Some(1050) {
             bail!("table sbtest{t} already exists; run `qpslab cleanup` first (same --tables), or use another --db");
@@ -167,10 +154,10 @@ async fn load_table(
         return Err(e).with_context(|| format!("creating sbtest{t}"));
     }
     if o.table_size > 0 {
-        say(format!(
-            "Inserting {} records into 'sbtest{t}'",
-            o.table_size
-        ));
+        say(Progress::Inserting {
+            table: t,
+            rows: o.table_size,
+        });
         conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
             .await?;
         let sql = format!("LOAD DATA LOCAL INFILE 'qpslab-sbtest{t}' INTO TABLE sbtest{t} FIELDS TERMINATED BY ',' (id, k, c, pad)");
@@ -215,7 +202,7 @@ async fn load_table(
             .await?;
     }
     if o.create_secondary {
-        say(format!("Creating a secondary index on 'sbtest{t}'..."));
+        say(Progress::CreatingIndex(t));
         // An index build answers only when done: allow it time in
         // proportion to the rows (at least 10,000 rows/s).
         conn.set_read_timeout(index_build_timeout(conn.read_timeout(), o.table_size));

@@ -224,7 +224,7 @@ impl Family for Script {
         &self,
         opts: &ConnOpts,
         _loaders: usize,
-        _quiet: bool,
+        _progress: &mut dyn FnMut(crate::workload::Progress),
         stop: fn() -> bool,
     ) -> anyhow::Result<PrepareReport> {
         let t = std::time::Instant::now();

@@ -18,6 +18,7 @@ use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, 
 use super::TpccOpts;
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::family::PrepareReport;
+use crate::workload::progress::Progress;
 use crate::workload::rand::Rng;
 use crate::workload::RandParams;
 use anyhow::{anyhow, bail, Context, Result};
@@ -167,22 +168,17 @@ async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState>
     Ok(SetState::Partial(done))
 }
 
-/// Creates and loads every table set with `loaders` connections; `stop`
-/// is polled between packets.
+/// Creates and loads every table set with `loaders` connections, telling
+/// `progress` each step; `stop` is polled between packets.
 pub fn prepare(
     opts: &ConnOpts,
     o: &TpccOpts,
     loaders: usize,
     seed: u64,
-    quiet: bool,
+    progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
-    let say = |m: String| {
-        if !quiet {
-            let _ = writeln!(std::io::stdout().lock(), "{m}");
-        }
-    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -193,10 +189,10 @@ pub fn prepare(
         for n in 1..=o.tables {
             match set_state(&mut conn, n, o.warehouses).await? {
                 SetState::Empty => {
-                    say(format!(
-                        "Creating the TPC-C tables of set {n} ({} warehouses)...",
-                        o.warehouses
-                    ));
+                    progress(Progress::CreatingSet {
+                        set: n,
+                        warehouses: o.warehouses,
+                    });
                     for t in TABLES {
                         conn.exec(&create_sql(t, n, &o.storage_engine, &o.table_options))
                             .await
@@ -216,12 +212,11 @@ pub fn prepare(
                         .into_iter()
                         .filter(|p| !done.contains(&p.key()))
                         .collect();
-                    say(format!(
-                        "Resuming the interrupted prepare of set {n}: {} of {} parts are loaded, {} to go",
-                        done.len(),
-                        done.len() + todo.len(),
-                        todo.len()
-                    ));
+                    progress(Progress::ResumingSet {
+                        set: n,
+                        loaded: done.len(),
+                        to_go: todo.len(),
+                    });
                     work.extend(todo.into_iter().map(|p| (n, p, true)));
                 }
             }
@@ -239,7 +234,7 @@ pub fn prepare(
     })?;
 
     let total: u64 = work.iter().map(|w| w.1.rows()).sum();
-    let bar = crate::workload::prepare::load_bar(total, quiet);
+    progress(Progress::LoadStart(total));
     let work = Arc::new(work);
     let next = Arc::new(AtomicUsize::new(0));
     let rows = Arc::new(AtomicU64::new(0));
@@ -270,10 +265,10 @@ pub fn prepare(
         }));
     }
     while handles.iter().any(|h| !h.is_finished()) {
-        bar.set_position(rows.load(Ordering::Relaxed));
+        progress(Progress::Loaded(rows.load(Ordering::Relaxed)));
         std::thread::sleep(Duration::from_millis(100));
     }
-    bar.finish_and_clear();
+    progress(Progress::LoadEnd);
     for h in handles {
         h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
     }
@@ -286,7 +281,7 @@ pub fn prepare(
             "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
         ));
     }
-    rt.block_on(finish(opts, o, quiet))?;
+    rt.block_on(finish(opts, o, progress))?;
     Ok(PrepareReport {
         tables: o.tables * TABLES.len() as u32,
         rows: loaded,
@@ -295,12 +290,10 @@ pub fn prepare(
 }
 
 /// Builds the secondary indexes and marks each set complete.
-async fn finish(opts: &ConnOpts, o: &TpccOpts, quiet: bool) -> Result<()> {
+async fn finish(opts: &ConnOpts, o: &TpccOpts, progress: &mut dyn FnMut(Progress)) -> Result<()> {
     let mut conn = Conn::connect(opts).await?;
     for n in 1..=o.tables {
-        if !quiet {
-            outln!("Creating the secondary indexes of set {n}...");
-        }
+        progress(Progress::CreatingSetIndexes(n));
         let rows = u32::try_from(u64::from(o.warehouses) * 300_000).unwrap_or(u32::MAX);
         conn.set_read_timeout(crate::workload::prepare::index_build_timeout(
             conn.read_timeout(),
@@ -401,170 +394,196 @@ struct Loader<'a> {
 impl Loader<'_> {
     async fn part(&mut self, part: Part, o: &TpccOpts, rng: &mut Rng) -> Result<()> {
         let _ = o;
-        let now = self.now.as_bytes();
         match part {
-            Part::Item => {
-                self.table("item", "i_id, i_im_id, i_name, i_price, i_data", ITEMS, |i, b, r| {
-                    let _ = write!(b, "{},{},", i + 1, r.uniform(1, 10_000));
-                    gen::astring(r, 14, 24, b);
-                    b.push(b',');
-                    gen::money(r.uniform(100, 10_000), b);
-                    b.push(b',');
-                    gen::data_original(r, b);
-                }, rng)
-                .await
-            }
-            Part::Warehouse(w) => {
-                self.table(
-                    "warehouse",
-                    "w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd",
-                    1,
-                    |_, b, r| {
-                        let _ = write!(b, "{w},");
-                        address(r, b);
-                        b.push(b',');
-                        gen::tax(r, b);
-                        b.extend_from_slice(b",300000.00");
-                    },
-                    rng,
-                )
-                .await?;
-                self.table(
-                    "district",
-                    "d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id",
-                    DISTRICTS,
-                    |i, b, r| {
-                        let _ = write!(b, "{},{w},", i + 1);
-                        address(r, b);
-                        b.push(b',');
-                        gen::tax(r, b);
-                        let _ = write!(b, ",30000.00,{}", ORDERS + 1);
-                    },
-                    rng,
-                )
-                .await
-            }
-            Part::Stock(w) => {
-                self.table(
-                    "stock",
-                    "s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data",
-                    ITEMS,
-                    |i, b, r| {
-                        let _ = write!(b, "{},{w},{},", i + 1, r.uniform(10, 100));
-                        for _ in 0..10 {
-                            gen::astring(r, 24, 24, b);
-                            b.push(b',');
-                        }
-                        b.extend_from_slice(b"0,0,0,");
-                        gen::data_original(r, b);
-                    },
-                    rng,
-                )
-                .await
-            }
-            Part::Customer(w) => {
-                let mut last = Vec::with_capacity(16);
-                self.table(
-                    "customer",
-                    "c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data",
-                    CUSTOMERS * DISTRICTS,
-                    |i, b, r| {
-                        let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
-                        let _ = write!(b, "{c},{d},{w},");
-                        gen::astring(r, 8, 16, b);
-                        b.extend_from_slice(b",OE,");
-                        gen::load_last_name(r, c, &mut last);
-                        b.extend_from_slice(&last);
-                        b.push(b',');
-                        street(r, b);
-                        b.push(b',');
-                        gen::nstring(r, 16, b);
-                        b.push(b',');
-                        b.extend_from_slice(now);
-                        b.extend_from_slice(if r.uniform(1, 10) == 1 { b",BC" } else { b",GC" });
-                        b.extend_from_slice(b",50000.00,");
-                        let _ = write!(b, "0.{:04}", r.uniform(0, 5000));
-                        b.extend_from_slice(b",-10.00,10.00,1,0,");
-                        gen::astring(r, 300, 500, b);
-                    },
-                    rng,
-                )
-                .await
-            }
-            Part::History(w) => {
-                self.table(
-                    "history",
-                    "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data",
-                    CUSTOMERS * DISTRICTS,
-                    |i, b, r| {
-                        let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
-                        let _ = write!(b, "{c},{d},{w},{d},{w},");
-                        b.extend_from_slice(now);
-                        b.extend_from_slice(b",10.00,");
-                        gen::astring(r, 12, 24, b);
-                    },
-                    rng,
-                )
-                .await
-            }
-            Part::Orders(w, d) => {
-                let customers = gen::permutation(rng, ORDERS);
-                let counts: Vec<u8> = (0..ORDERS).map(|_| rng.uniform(5, 15) as u8).collect();
-                self.table(
-                    "orders",
-                    "o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local",
-                    ORDERS,
-                    |i, b, r| {
-                        let o_id = i + 1;
-                        let _ = write!(b, "{o_id},{d},{w},{},", customers[i as usize]);
-                        b.extend_from_slice(now);
-                        if o_id < FIRST_NEW_ORDER {
-                            let _ = write!(b, ",{}", r.uniform(1, 10));
-                        } else {
-                            b.extend_from_slice(b",\\N");
-                        }
-                        let _ = write!(b, ",{},1", counts[i as usize]);
-                    },
-                    rng,
-                )
-                .await?;
-                self.table(
-                    "new_orders",
-                    "no_o_id, no_d_id, no_w_id",
-                    ORDERS - FIRST_NEW_ORDER + 1,
-                    |i, b, _| {
-                        let _ = write!(b, "{},{d},{w}", FIRST_NEW_ORDER + i);
-                    },
-                    rng,
-                )
-                .await?;
-                let lines: Vec<(u32, u8)> = counts
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, &n)| (1..=n).map(move |l| (i as u32 + 1, l)))
-                    .collect();
-                self.table(
-                    "order_line",
-                    "ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info",
-                    lines.len() as u32,
-                    |i, b, r| {
-                        let (o_id, l) = lines[i as usize];
-                        let _ = write!(b, "{o_id},{d},{w},{l},{},{w},", r.uniform(1, ITEMS));
-                        if o_id < FIRST_NEW_ORDER {
-                            b.extend_from_slice(now);
-                            b.extend_from_slice(b",5,0.00,");
-                        } else {
-                            b.extend_from_slice(b"\\N,5,");
-                            gen::money(r.uniform(1, 999_999), b);
-                            b.push(b',');
-                        }
-                        gen::astring(r, 24, 24, b);
-                    },
-                    rng,
-                )
-                .await
-            }
+            Part::Item => self.items(rng).await,
+            Part::Warehouse(w) => self.warehouse(w, rng).await,
+            Part::Stock(w) => self.stock(w, rng).await,
+            Part::Customer(w) => self.customers(w, rng).await,
+            Part::History(w) => self.history(w, rng).await,
+            Part::Orders(w, d) => self.orders(w, d, rng).await,
         }
+    }
+
+    /// The item table's rows.
+    async fn items(&mut self, rng: &mut Rng) -> Result<()> {
+        self.table(
+            "item",
+            "i_id, i_im_id, i_name, i_price, i_data",
+            ITEMS,
+            |i, b, r| {
+                let _ = write!(b, "{},{},", i + 1, r.uniform(1, 10_000));
+                gen::astring(r, 14, 24, b);
+                b.push(b',');
+                gen::money(r.uniform(100, 10_000), b);
+                b.push(b',');
+                gen::data_original(r, b);
+            },
+            rng,
+        )
+        .await
+    }
+
+    /// A warehouse's row and its districts'.
+    async fn warehouse(&mut self, w: u32, rng: &mut Rng) -> Result<()> {
+        self.table(
+            "warehouse",
+            "w_id, w_name, w_street_1, w_street_2, w_city, w_state, w_zip, w_tax, w_ytd",
+            1,
+            |_, b, r| {
+                let _ = write!(b, "{w},");
+                address(r, b);
+                b.push(b',');
+                gen::tax(r, b);
+                b.extend_from_slice(b",300000.00");
+            },
+            rng,
+        )
+        .await?;
+        self.table(
+            "district",
+            "d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id",
+            DISTRICTS,
+            |i, b, r| {
+                let _ = write!(b, "{},{w},", i + 1);
+                address(r, b);
+                b.push(b',');
+                gen::tax(r, b);
+                let _ = write!(b, ",30000.00,{}", ORDERS + 1);
+            },
+            rng,
+        )
+        .await
+    }
+
+    /// A warehouse's stock.
+    async fn stock(&mut self, w: u32, rng: &mut Rng) -> Result<()> {
+        self.table(
+            "stock",
+            "s_i_id, s_w_id, s_quantity, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data",
+            ITEMS,
+            |i, b, r| {
+                let _ = write!(b, "{},{w},{},", i + 1, r.uniform(10, 100));
+                for _ in 0..10 {
+                    gen::astring(r, 24, 24, b);
+                    b.push(b',');
+                }
+                b.extend_from_slice(b"0,0,0,");
+                gen::data_original(r, b);
+            },
+            rng,
+        )
+        .await
+    }
+
+    /// A warehouse's customers.
+    async fn customers(&mut self, w: u32, rng: &mut Rng) -> Result<()> {
+        let now = self.now.as_bytes();
+        let mut last = Vec::with_capacity(16);
+        self.table(
+            "customer",
+            "c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data",
+            CUSTOMERS * DISTRICTS,
+            |i, b, r| {
+                let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
+                let _ = write!(b, "{c},{d},{w},");
+                gen::astring(r, 8, 16, b);
+                b.extend_from_slice(b",OE,");
+                gen::load_last_name(r, c, &mut last);
+                b.extend_from_slice(&last);
+                b.push(b',');
+                street(r, b);
+                b.push(b',');
+                gen::nstring(r, 16, b);
+                b.push(b',');
+                b.extend_from_slice(now);
+                b.extend_from_slice(if r.uniform(1, 10) == 1 { b",BC" } else { b",GC" });
+                b.extend_from_slice(b",50000.00,");
+                let _ = write!(b, "0.{:04}", r.uniform(0, 5000));
+                b.extend_from_slice(b",-10.00,10.00,1,0,");
+                gen::astring(r, 300, 500, b);
+            },
+            rng,
+        )
+        .await
+    }
+
+    /// A warehouse's history rows.
+    async fn history(&mut self, w: u32, rng: &mut Rng) -> Result<()> {
+        let now = self.now.as_bytes();
+        self.table(
+            "history",
+            "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data",
+            CUSTOMERS * DISTRICTS,
+            |i, b, r| {
+                let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
+                let _ = write!(b, "{c},{d},{w},{d},{w},");
+                b.extend_from_slice(now);
+                b.extend_from_slice(b",10.00,");
+                gen::astring(r, 12, 24, b);
+            },
+            rng,
+        )
+        .await
+    }
+
+    /// A district's orders, new orders and order lines.
+    async fn orders(&mut self, w: u32, d: u32, rng: &mut Rng) -> Result<()> {
+        let now = self.now.as_bytes();
+        let customers = gen::permutation(rng, ORDERS);
+        let counts: Vec<u8> = (0..ORDERS).map(|_| rng.uniform(5, 15) as u8).collect();
+        self.table(
+            "orders",
+            "o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local",
+            ORDERS,
+            |i, b, r| {
+                let o_id = i + 1;
+                let _ = write!(b, "{o_id},{d},{w},{},", customers[i as usize]);
+                b.extend_from_slice(now);
+                if o_id < FIRST_NEW_ORDER {
+                    let _ = write!(b, ",{}", r.uniform(1, 10));
+                } else {
+                    b.extend_from_slice(b",\\N");
+                }
+                let _ = write!(b, ",{},1", counts[i as usize]);
+            },
+            rng,
+        )
+        .await?;
+        self.table(
+            "new_orders",
+            "no_o_id, no_d_id, no_w_id",
+            ORDERS - FIRST_NEW_ORDER + 1,
+            |i, b, _| {
+                let _ = write!(b, "{},{d},{w}", FIRST_NEW_ORDER + i);
+            },
+            rng,
+        )
+        .await?;
+        let lines: Vec<(u32, u8)> = counts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &n)| (1..=n).map(move |l| (i as u32 + 1, l)))
+            .collect();
+        self.table(
+            "order_line",
+            "ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info",
+            lines.len() as u32,
+            |i, b, r| {
+                let (o_id, l) = lines[i as usize];
+                let _ = write!(b, "{o_id},{d},{w},{l},{},{w},", r.uniform(1, ITEMS));
+                if o_id < FIRST_NEW_ORDER {
+                    b.extend_from_slice(now);
+                    b.extend_from_slice(b",5,0.00,");
+                } else {
+                    b.extend_from_slice(b"\\N,5,");
+                    gen::money(r.uniform(1, 999_999), b);
+                    b.push(b',');
+                }
+                gen::astring(r, 24, 24, b);
+            },
+            rng,
+        )
+        .await
     }
 
     /// Loads `count` rows of `table`, `row(i, line, rng)` writing row i

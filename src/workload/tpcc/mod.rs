@@ -245,10 +245,10 @@ impl Family for Tpcc {
         &self,
         opts: &ConnOpts,
         loaders: usize,
-        quiet: bool,
+        progress: &mut dyn FnMut(super::Progress),
         stop: fn() -> bool,
     ) -> anyhow::Result<PrepareReport> {
-        load::prepare(opts, &self.o, loaders, self.seed, quiet, stop)
+        load::prepare(opts, &self.o, loaders, self.seed, progress, stop)
     }
 
     fn cleanup<'a>(

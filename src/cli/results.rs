@@ -1,0 +1,85 @@
+//! The commands that read stored runs: `runs`, `show`, `scalability`,
+//! `best`, `ratio` and `compare`.
+
+use super::args::{AnalysisArgs, CompareArgs, RunsArgs, ShowArgs};
+use crate::analyze::compare::compare_runs as compare_runs_intervals;
+use crate::analyze::run_figures::MonitorFigures;
+use crate::lab::{read_store, stored_run};
+use crate::report;
+use anyhow::{bail, Result};
+
+/// The finished ("ok") runs an analysis reads.
+/// The finished runs an analysis reads; runs of other workload options
+/// are kept apart, and what was pooled is said (on stderr, so tables stay
+/// machine-readable).
+pub(super) fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
+    let mut runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
+    if runs.is_empty() {
+        bail!("no finished runs match; see `qpslab runs`");
+    }
+    if let Some(pooled) = crate::analyze::keep_apart(&mut runs) {
+        errln!("note: {pooled}");
+    }
+    Ok(runs)
+}
+
+/// `scalability` (ratio = None) and `ratio` over the stored ok runs.
+pub(super) fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>) -> Result<()> {
+    let f = report::table::Format::from(a.format.format);
+    let mut runs = finished_runs(a)?;
+    match ratio {
+        None => out!("{}", report::analysis::scalability_table(&runs, f)),
+        Some(r) => {
+            let pair = (r.a.as_deref(), r.b.as_deref());
+            let reference = crate::analyze::ratio_runs(&mut runs, pair, r.reference.clone())
+                .map_err(anyhow::Error::msg)?;
+            let out = report::analysis::ratio_matrix_as(&runs, &reference, r.slowdown, f);
+            if out.trim().is_empty() || out.trim() == "[]" {
+                bail!("no runs of '{reference}' to compare with");
+            }
+            out!("{out}");
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
+    let store = read_store(a.store.path())?;
+    let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
+    let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
+    let f = report::table::Format::from(a.format.format);
+    let qps = |id: i64| -> Result<Vec<f64>> {
+        Ok(store.repeats_of(id)?.iter().filter_map(|r| r.qps).collect())
+    };
+    let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
+    let ctx = report::analysis::ComparisonContext {
+        across_repeats: crate::analyze::spread::ratio(&rb, &ra).filter(|c| c.lo.is_some()),
+        differences: crate::analyze::compare::differences(&da, &db),
+    };
+    out!(
+        "{}",
+        report::analysis::run_comparison(&da, &db, (&cq, &ct), &ctx, f)
+    );
+    Ok(())
+}
+
+pub(super) fn cmd_runs(a: &RunsArgs) -> Result<()> {
+    let store = read_store(a.store.path())?;
+    let f = report::table::Format::from(a.format.format);
+    let rows = store.list_runs(&a.select.filter(a.status.as_deref(), a.limit))?;
+    out!("{}", report::runs::runs_table(&rows, f));
+    Ok(())
+}
+
+pub(super) fn cmd_show(a: &ShowArgs) -> Result<()> {
+    let store = read_store(a.store.path())?;
+    let f = report::table::Format::from(a.format.format);
+    let d = stored_run(&store, a.run)?;
+    out!("{}", report::runs::show(&d, f));
+    if f == report::table::Format::Text {
+        if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
+            out!("{}", report::monitor::run_text(&m));
+        }
+    }
+    Ok(())
+}

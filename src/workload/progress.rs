@@ -1,0 +1,92 @@
+//! What a prepare tells its caller while it loads: typed events handed to
+//! a sink the caller passes in (the workload layer never prints). Each
+//! line event's `Display` is the line cli prints for it (sysbench's
+//! wording for the oltp tables); the row counts drive a progress bar.
+
+use std::fmt;
+
+/// One step of a prepare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// oltp: table `sbtestN` is being created.
+    CreatingTable(u32),
+    /// oltp: `rows` rows are being loaded into `sbtestN`.
+    Inserting { table: u32, rows: u32 },
+    /// oltp: the secondary index of `sbtestN` is being built.
+    CreatingIndex(u32),
+    /// TPC-C: the tables of a set are being created.
+    CreatingSet { set: u32, warehouses: u32 },
+    /// TPC-C: an interrupted prepare of a set goes on.
+    ResumingSet {
+        set: u32,
+        loaded: usize,
+        to_go: usize,
+    },
+    /// TPC-C: the secondary indexes of a set are being built.
+    CreatingSetIndexes(u32),
+    /// Loading begins: about this many rows in all.
+    LoadStart(u64),
+    /// Rows loaded so far.
+    Loaded(u64),
+    /// Loading ended (the indexes may still be built).
+    LoadEnd,
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Progress::CreatingTable(t) => write!(f, "Creating table 'sbtest{t}'..."),
+            Progress::Inserting { table, rows } => {
+                write!(f, "Inserting {rows} records into 'sbtest{table}'")
+            }
+            Progress::CreatingIndex(t) => {
+                write!(f, "Creating a secondary index on 'sbtest{t}'...")
+            }
+            Progress::CreatingSet { set, warehouses } => write!(
+                f,
+                "Creating the TPC-C tables of set {set} ({warehouses} warehouses)..."
+            ),
+            Progress::ResumingSet { set, loaded, to_go } => write!(
+                f,
+                "Resuming the interrupted prepare of set {set}: {loaded} of {} parts are loaded, {to_go} to go",
+                loaded + to_go
+            ),
+            Progress::CreatingSetIndexes(set) => {
+                write!(f, "Creating the secondary indexes of set {set}...")
+            }
+            Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
+            Progress::Loaded(rows) => write!(f, "{rows} rows loaded"),
+            Progress::LoadEnd => write!(f, "loading done"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_wording() {
+        assert_eq!(
+            Progress::CreatingTable(3).to_string(),
+            "Creating table 'sbtest3'..."
+        );
+        assert_eq!(
+            Progress::Inserting {
+                table: 3,
+                rows: 10000
+            }
+            .to_string(),
+            "Inserting 10000 records into 'sbtest3'"
+        );
+        assert_eq!(
+            Progress::ResumingSet {
+                set: 1,
+                loaded: 2,
+                to_go: 5
+            }
+            .to_string(),
+            "Resuming the interrupted prepare of set 1: 2 of 7 parts are loaded, 5 to go"
+        );
+    }
+}
