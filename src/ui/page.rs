@@ -17,7 +17,11 @@
 //! pages are small, built from data in code, and share fragments (charts,
 //! tables) that are easier to compose as Rust values (`Markup`) than as
 //! template includes. A `Markup` interpolated into another `html!` is
-//! maud's own output and goes in as it is; nothing else does.
+//! maud's own output and goes in as it is. `PreEscaped` is written in two
+//! places only: the report's inlined ui.css and ui.js (our files, which a
+//! test keeps from closing their element) and `report::analysis`' tables
+//! in `Format::Html` (a `String` of maud's output, shared with the text
+//! formats), in `campaign_page::analysis_html`.
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 

@@ -193,6 +193,25 @@ fn num(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.1}")).unwrap_or_default()
 }
 
+/// A side's five most frequent syscalls with their count per query.
+fn most_frequent(side: &Value) -> String {
+    let top = side["top"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    top.iter()
+        .take(5)
+        .map(|t| {
+            format!(
+                "{} {:.2}",
+                t["name"].as_str().unwrap_or(""),
+                t["per_query"].as_f64().unwrap_or(0.0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Per-side totals per second and per query, top names, and the chart of
 /// syscalls per query over time.
 fn syscalls(store: &Store, d: &RunDetail, k: &Value) -> Result<Markup> {
@@ -204,14 +223,11 @@ fn syscalls(store: &Store, d: &RunDetail, k: &Value) -> Result<Markup> {
             }
             @for side in crate::profiler::syscalls::SIDES {
                 @let s = &k["sides"][side];
-                @let top: Vec<String> = s["top"].as_array().cloned().unwrap_or_default().iter().take(5)
-                    .map(|t| format!("{} {:.2}", t["name"].as_str().unwrap_or(""), t["per_query"].as_f64().unwrap_or(0.0)))
-                    .collect();
                 tr {
                     td.l { (side) }
                     td { (format!("{:.0}", s["per_second"].as_f64().unwrap_or(0.0))) }
                     td { (s["per_query"].as_f64().map(|x| format!("{x:.2}")).unwrap_or_default()) }
-                    td.l { (top.join(", ")) }
+                    td.l { (most_frequent(s)) }
                 }
             }
         }
