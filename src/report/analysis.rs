@@ -1,6 +1,7 @@
 //! analyze's results as tables: the scalability table, best-to-best and the
-//! ratio matrices, in text, markdown, CSV, JSON or HTML. Formatting only:
-//! every figure comes computed from analyze.
+//! ratio matrices, in text, markdown, CSV, JSON or HTML (written with
+//! maud, which escapes every name). Formatting only: every figure comes
+//! computed from analyze.
 
 use super::num;
 use super::table::{Format, Table};
@@ -141,10 +142,7 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
             out.push_str(&format!("servers: {servers}\n"));
         }
         Format::Html if !servers.is_empty() => {
-            out.push_str(&format!(
-                "<p class=\"servers\">servers: {}</p>",
-                crate::report::chart::esc(&servers)
-            ));
+            out.push_str(&maud::html! { p.servers { "servers: " (servers) } }.into_string());
         }
         _ => {}
     }
@@ -165,10 +163,13 @@ pub fn legend(f: Format) -> String {
     use crate::analyze::spread::RATIO_LEGEND;
     match f {
         Format::Text | Format::Markdown => format!("\n{RATIO_LEGEND}\n"),
-        Format::Html => format!(
-            "<p class=\"legend\">{} Coloured: a difference (green faster, red slower); grey: within noise or one run.</p>",
-            crate::report::chart::esc(RATIO_LEGEND)
-        ),
+        Format::Html => maud::html! {
+            p.legend {
+                (RATIO_LEGEND)
+                " Coloured: a difference (green faster, red slower); grey: within noise or one run."
+            }
+        }
+        .into_string(),
         Format::Csv | Format::Json => String::new(),
     }
 }
@@ -272,8 +273,8 @@ pub fn ratio_matrix_as(runs: &[RunRow], reference: &str, slowdown: bool, f: Form
             }
             t.rows.push(row);
         }
-        out.push_str(&format!(
-            "Ratio matrix, {}, {} ({}):\n",
+        let heading = format!(
+            "Ratio matrix, {}, {} ({}):",
             m.workload,
             m.label,
             if slowdown {
@@ -287,7 +288,14 @@ pub fn ratio_matrix_as(runs: &[RunRow], reference: &str, slowdown: bool, f: Form
                     m.reference
                 )
             }
-        ));
+        );
+        match f {
+            Format::Html => out.push_str(&maud::html! { p.matrix { (heading) } }.into_string()),
+            _ => {
+                out.push_str(&heading);
+                out.push('\n');
+            }
+        }
         out.push_str(&t.render(f));
         out.push('\n');
     }

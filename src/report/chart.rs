@@ -6,8 +6,10 @@
 //! without redrawing (`assets/ui.js`). On pages the legend is HTML beside
 //! the SVG (names never cut, wrapped, hover highlights, click hides); in
 //! SVG and PNG files it is drawn under the plot, whole. The same charts go
-//! into the web UI, the HTML report and `qpslab chart`.
+//! into the web UI, the HTML report and `qpslab chart`. Written with maud
+//! (see `ui::page`): titles, labels and series names are escaped by it.
 
+use maud::{html, Markup};
 use std::fmt::Write;
 
 pub struct Series {
@@ -63,14 +65,6 @@ const DASHES: [&str; 3] = ["", "7 3", "2 2"];
 
 /// The x label of charts over a run's time.
 pub const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
-
-/// Escapes text for HTML and SVG.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// About `n` round tick values covering [lo, hi].
 pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -151,33 +145,35 @@ impl Chart {
 
     /// The chart for a page: the SVG and its HTML legend; a one-line note
     /// when it has no data or only zeros.
-    pub fn html(&self) -> String {
+    pub fn html(&self) -> Markup {
         if self.is_empty() {
-            return format!("<p class=\"chart-note\">{}: no data.</p>", esc(&self.title));
+            return html! { p.chart-note { (self.title) ": no data." } };
         }
         if self.all_zero() {
             let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
-            return format!(
-                "<p class=\"chart-note\">{}: zero throughout ({}).</p>",
-                esc(&self.title),
-                esc(&names.join(", "))
-            );
+            return html! {
+                p.chart-note { (self.title) ": zero throughout (" (names.join(", ")) ")." }
+            };
         }
         let styles = self.styles();
-        let mut o = String::from("<figure class=\"chart-box\">");
-        o.push_str(&self.render(true));
-        o.push_str("<ul class=\"legend\">");
-        for (i, s) in self.series.iter().enumerate() {
-            let (color, dash) = styles[i];
-            let _ = write!(
-                o,
-                r#"<li data-i="{i}" title="hover: highlight; click: hide or show"><svg width="26" height="10"><line x1="1" x2="25" y1="5" y2="5" stroke="{color}" stroke-width="3" stroke-dasharray="{dash}"/></svg>{}</li>"#,
-                esc(&s.name)
-            );
+        html! {
+            figure.chart-box {
+                (self.render(true))
+                ul.legend {
+                    @for (i, s) in self.series.iter().enumerate() {
+                        li data-i=(i) title="hover: highlight; click: hide or show" {
+                            svg width="26" height="10" {
+                                line x1="1" x2="25" y1="5" y2="5" stroke=(styles[i].0)
+                                    stroke-width="3" stroke-dasharray=(styles[i].1) {}
+                            }
+                            (s.name)
+                        }
+                    }
+                }
+            }
         }
-        o.push_str("</ul></figure>");
-        o
     }
+
     pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
         let points: Vec<(f64, f64)> = points
             .into_iter()
@@ -276,29 +272,222 @@ impl Chart {
 
     /// The chart as a plain SVG file (pixel coordinates, no script needed).
     pub fn svg_file(&self) -> String {
-        self.render(false)
+        self.render(false).into_string()
     }
 
-    fn render(&self, interactive: bool) -> String {
-        let mut o = String::new();
-        let (pw, ph) = (W - L - R, H - T - B);
-        let xs = self
+    /// The SVG: for a page (`interactive`: series in a box the page script
+    /// transforms, legend beside it in HTML) or for a file (pixels, legend
+    /// under the plot). SVG elements are written with explicit end tags
+    /// (`{}`): inline in HTML, a bare `<line>` would hold what follows.
+    fn render(&self, interactive: bool) -> Markup {
+        let f = Frame::of(self, interactive);
+        let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
+        let h = f.height();
+        html! {
+            svg.chart xmlns="http://www.w3.org/2000/svg" viewBox={ "0 0 " (W) " " (h) }
+                width=[(!interactive).then_some(W)] height=[(!interactive).then_some(h)]
+                data-group=[self.group] data-x0=(f.x0) data-x1=(f.x1) data-y0=(f.y0)
+                data-y1=(f.y1) data-log2=(self.log2_x) data-xlabel=(self.x_label)
+                role="img" aria-label=(self.title) {
+                defs { clipPath id=(clip) { rect x=(L) y=(T) width=(f.pw) height=(f.ph) {} } }
+                rect x="0" y="0" width=(W) height=(h) fill="#fff" {}
+                text x=(L) y="18" font-size="14" font-weight="bold" font-family="sans-serif" {
+                    (self.title)
+                }
+                (self.warmup(&f))
+                (self.y_axis(&f))
+                (self.x_axis(&f))
+                g clip-path={ "url(#" (clip) ")" } {
+                    @if interactive {
+                        g.plot transform=(format!("translate({L} {}) scale({} {})", T + f.ph, f.pw / 1000.0, -f.ph / 1000.0)) {
+                            (self.plot(&f))
+                        }
+                    } @else {
+                        g { (self.plot(&f)) }
+                    }
+                }
+                (self.file_legend(&f))
+                @if self.series.is_empty() {
+                    text x=(L + f.pw / 2.0) y=(T + f.ph / 2.0) font-size="13" fill="#888"
+                        text-anchor="middle" font-family="sans-serif" { "no data" }
+                }
+            }
+        }
+    }
+
+    /// The warm-up (t < 0 on a time axis), shaded and named.
+    fn warmup(&self, f: &Frame) -> Markup {
+        if self.log2_x || f.x0 >= 0.0 {
+            return html! {};
+        }
+        let end = L + ((0.0f64.min(f.x1) - f.x0) / (f.x1 - f.x0) * f.pw).max(0.0);
+        html! {
+            rect.warmup x=(L) y=(T) width=(d1(end - L)) height=(f.ph) fill="#efefef" {}
+            text x=(d1((L + end) / 2.0)) y=(T + 13.0) font-size="11" fill="#777"
+                text-anchor="middle" font-family="sans-serif" { "warm-up" }
+        }
+    }
+
+    /// The y grid, its labels and the axis' name.
+    fn y_axis(&self, f: &Frame) -> Markup {
+        let mid = T + f.ph / 2.0;
+        html! {
+            @for t in &f.yt {
+                @let py = T + f.ph - (t - f.y0) / (f.y1 - f.y0) * f.ph;
+                line x1=(L) x2=(L + f.pw) y1=(d1(py)) y2=(d1(py)) stroke="#e4e4e4" {}
+                text x=(L - 6.0) y=(d1(py + 4.0))
+                    font-size="11" text-anchor="end" font-family="sans-serif" { (fmt_num(*t)) }
+            }
+            text x="14" y=(mid) font-size="11" font-family="sans-serif"
+                transform={ "rotate(-90 14 " (mid) ")" } text-anchor="middle" { (self.y_label) }
+        }
+    }
+
+    /// The x ticks (redrawn by the page script on zoom), the axis' name
+    /// and the plot's border.
+    fn x_axis(&self, f: &Frame) -> Markup {
+        let xt: Vec<f64> = if self.log2_x {
+            (f.x0.floor() as i64..=f.x1.ceil() as i64)
+                .map(|e| e as f64)
+                .filter(|e| *e >= f.x0 && *e <= f.x1)
+                .collect()
+        } else {
+            ticks(f.x0, f.x1, 8)
+        };
+        html! {
+            g.xticks {
+                @for t in xt {
+                    @let px = d1(L + (t - f.x0) / (f.x1 - f.x0) * f.pw);
+                    line x1=(px) x2=(px) y1=(T) y2=(T + f.ph) stroke="#f0f0f0" {}
+                    text x=(px) y=(T + f.ph + 15.0) font-size="11" text-anchor="middle"
+                        font-family="sans-serif" {
+                        @if self.log2_x { (fmt_num(2f64.powf(t).round())) } @else { (fmt_num(t)) }
+                    }
+                }
+            }
+            text x=(L + f.pw / 2.0) y=(H - 8.0) font-size="11" text-anchor="middle"
+                font-family="sans-serif" { (self.x_label) }
+            rect x=(L) y=(T) width=(f.pw) height=(f.ph) fill="none" stroke="#999" {}
+        }
+    }
+
+    /// Where a data point goes: in the 0–1000 box (interactive) or in
+    /// pixels (files).
+    fn place(&self, f: &Frame, x: f64, y: f64) -> (f64, f64) {
+        let (nx, ny) = (
+            (self.x_of(x) - f.x0) / (f.x1 - f.x0) * 1000.0,
+            (y - f.y0) / (f.y1 - f.y0) * 1000.0,
+        );
+        if f.interactive {
+            (nx, ny)
+        } else {
+            (L + nx / 1000.0 * f.pw, T + f.ph - ny / 1000.0 * f.ph)
+        }
+    }
+
+    /// Each series: its line, error bars, and dots where it has few points.
+    fn plot(&self, f: &Frame) -> Markup {
+        html! {
+            @for (i, s) in self.series.iter().enumerate() {
+                @let (color, dash) = f.styles[i];
+                polyline fill="none" stroke=(color) stroke-width="1.6"
+                    stroke-dasharray=[(!dash.is_empty()).then_some(dash)]
+                    vector-effect="non-scaling-stroke" data-i=(i) data-name=(s.name)
+                    points=(self.points_attr(f, &s.points)) {}
+                @for (x, lo, hi) in &s.errors {
+                    @let ((px, plo), (_, phi)) = (self.place(f, *x, *lo), self.place(f, *x, *hi));
+                    line.err data-i=(i) x1=(d2(px)) y1=(d2(plo)) x2=(d2(px)) y2=(d2(phi))
+                        stroke=(color) stroke-width="1.2" vector-effect="non-scaling-stroke" {}
+                }
+                @if s.points.len() <= 40 && s.guide.is_none() {
+                    @for (x, y) in &s.points {
+                        (self.dot(f, i, color, *x, *y))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A polyline's points, "x,y " each.
+    fn points_attr(&self, f: &Frame, points: &[(f64, f64)]) -> String {
+        let mut o = String::with_capacity(points.len() * 16);
+        for (x, y) in points {
+            let (px, py) = self.place(f, *x, *y);
+            let _ = write!(o, "{px:.2},{py:.2} ");
+        }
+        o
+    }
+
+    fn dot(&self, f: &Frame, i: usize, color: &str, x: f64, y: f64) -> Markup {
+        let (px, py) = self.place(f, x, y);
+        let (cx, cy) = (d2(px), d2(py));
+        if f.interactive {
+            // Round dots despite the box's uneven scale.
+            let t = format!(
+                "translate({cx} {cy}) scale({} {}) translate({:.2} {:.2})",
+                1000.0 / f.pw,
+                -1000.0 / f.ph,
+                -px,
+                -py
+            );
+            html! { circle data-i=(i) cx=(cx) cy=(cy) r="3" fill=(color) transform=(t) {} }
+        } else {
+            html! { circle cx=(cx) cy=(cy) r="3" fill=(color) {} }
+        }
+    }
+
+    /// Files: the legend under the plot, every name whole.
+    fn file_legend(&self, f: &Frame) -> Markup {
+        html! {
+            @for (row, entries) in f.legend.iter().enumerate() {
+                @let y = H + 4.0 + row as f64 * 16.0;
+                @for (i, x) in entries {
+                    @let (color, dash) = f.styles[*i];
+                    line x1=(d1(*x)) x2=(d1(x + 18.0)) y1=(d1(y - 4.0)) y2=(d1(y - 4.0))
+                        stroke=(color) stroke-width="3" stroke-dasharray=(dash) {}
+                    text x=(d1(x + 22.0)) y=(d1(y)) font-size="11" font-family="sans-serif" {
+                        (self.series[*i].name)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A chart's drawing frame: the data ranges it shows, its y ticks, its
+/// series' styles and, for a file, the legend's rows.
+struct Frame {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    yt: Vec<f64>,
+    pw: f64,
+    ph: f64,
+    interactive: bool,
+    styles: Vec<(&'static str, &'static str)>,
+    legend: Vec<Vec<(usize, f64)>>,
+}
+
+impl Frame {
+    fn of(c: &Chart, interactive: bool) -> Frame {
+        let xs = c
             .series
             .iter()
-            .flat_map(|s| s.points.iter().map(|p| self.x_of(p.0)));
+            .flat_map(|s| s.points.iter().map(|p| c.x_of(p.0)));
         let (mut x0, mut x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-        let ys = self.series.iter().flat_map(|s| {
+        let ys = c.series.iter().flat_map(|s| {
             s.points
                 .iter()
                 .map(|p| p.1)
                 .chain(s.errors.iter().flat_map(|e| [e.1, e.2]))
         });
         let (mut y0, mut y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
-        if self.series.is_empty() {
+        if c.series.is_empty() {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
-        if let Some((a, b)) = self.x_range {
-            (x0, x1) = (self.x_of(a), self.x_of(b));
+        if let Some((a, b)) = c.x_range {
+            (x0, x1) = (c.x_of(a), c.x_of(b));
         }
         if x1 <= x0 {
             x1 = x0 + 1.0;
@@ -318,197 +507,41 @@ impl Chart {
             .filter(|t| *t >= y1)
             .unwrap_or(y1)
             .max(y0 + 1e-12);
-        let styles = self.styles();
         // Files carry their legend under the plot, whole: rows of entries.
         let legend = if interactive {
             Vec::new()
         } else {
-            legend_rows(&self.series, W - L - 8.0)
+            legend_rows(&c.series, W - L - 8.0)
         };
-        let h = H + legend.len() as f64 * 16.0 + if legend.is_empty() { 0.0 } else { 8.0 };
-        let size = if interactive {
-            String::new()
-        } else {
-            format!(r#" width="{W}" height="{h}""#)
-        };
-        let group = self
-            .group
-            .map(|g| format!(r#" data-group="{g}""#))
-            .unwrap_or_default();
-        let _ = write!(
-            o,
-            r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}"{size}{group} data-x0="{x0}" data-x1="{x1}" data-y0="{y0}" data-y1="{y1}" data-log2="{}" data-xlabel="{}" role="img" aria-label="{}">"#,
-            self.log2_x,
-            esc(&self.x_label),
-            esc(&self.title)
-        );
-        let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
-        let _ = write!(
-            o,
-            r##"<defs><clipPath id="{clip}"><rect x="{L}" y="{T}" width="{pw}" height="{ph}"/></clipPath></defs><rect x="0" y="0" width="{W}" height="{h}" fill="#fff"/><text x="{L}" y="18" font-size="14" font-weight="bold" font-family="sans-serif">{}</text>"##,
-            esc(&self.title)
-        );
-        // The warm-up (t < 0 on a time axis), shaded and named.
-        if !self.log2_x && x0 < 0.0 {
-            let end = L + ((0.0f64.min(x1) - x0) / (x1 - x0) * pw).max(0.0);
-            let _ = write!(
-                o,
-                r##"<rect class="warmup" x="{L}" y="{T}" width="{:.1}" height="{ph}" fill="#efefef"/><text x="{:.1}" y="{}" font-size="11" fill="#777" text-anchor="middle" font-family="sans-serif">warm-up</text>"##,
-                end - L,
-                (L + end) / 2.0,
-                T + 13.0
-            );
+        Frame {
+            x0,
+            x1,
+            y0,
+            y1,
+            yt,
+            pw: W - L - R,
+            ph: H - T - B,
+            interactive,
+            styles: c.styles(),
+            legend,
         }
-        // Y grid and labels.
-        for t in &yt {
-            let py = T + ph - (t - y0) / (y1 - y0) * ph;
-            let _ = write!(
-                o,
-                r##"<line x1="{L}" x2="{}" y1="{py:.1}" y2="{py:.1}" stroke="#e4e4e4"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end" font-family="sans-serif">{}</text>"##,
-                L + pw,
-                L - 6.0,
-                py + 4.0,
-                fmt_num(*t)
-            );
-        }
-        let _ = write!(
-            o,
-            r##"<text x="14" y="{}" font-size="11" font-family="sans-serif" transform="rotate(-90 14 {})" text-anchor="middle">{}</text>"##,
-            T + ph / 2.0,
-            T + ph / 2.0,
-            esc(&self.y_label)
-        );
-        // X ticks (redrawn by the script on zoom).
-        let _ = write!(o, r#"<g class="xticks">"#);
-        let xt: Vec<f64> = if self.log2_x {
-            (x0.floor() as i64..=x1.ceil() as i64)
-                .map(|e| e as f64)
-                .filter(|e| *e >= x0 && *e <= x1)
-                .collect()
-        } else {
-            ticks(x0, x1, 8)
-        };
-        for t in xt {
-            let px = L + (t - x0) / (x1 - x0) * pw;
-            let label = if self.log2_x {
-                fmt_num(2f64.powf(t).round())
-            } else {
-                fmt_num(t)
-            };
-            let _ = write!(
-                o,
-                r##"<line x1="{px:.1}" x2="{px:.1}" y1="{T}" y2="{}" stroke="#f0f0f0"/><text x="{px:.1}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{label}</text>"##,
-                T + ph,
-                T + ph + 15.0
-            );
-        }
-        let _ = write!(
-            o,
-            r##"</g><text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{}</text><rect x="{L}" y="{T}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>"##,
-            L + pw / 2.0,
-            H - 8.0,
-            esc(&self.x_label)
-        );
-        // Interactive: series in a 0–1000 box under one transform the page
-        // script can change. Static: plain pixel coordinates (for PNG and
-        // SVG files read by tools without non-scaling strokes).
-        let _ = write!(o, r#"<g clip-path="url(#{clip})">"#);
-        if interactive {
-            let _ = write!(
-                o,
-                r#"<g class="plot" transform="translate({L} {}) scale({} {})">"#,
-                T + ph,
-                pw / 1000.0,
-                -ph / 1000.0
-            );
-        } else {
-            o.push_str("<g>");
-        }
-        let place = |x: f64, y: f64| -> (f64, f64) {
-            let (nx, ny) = (
-                (self.x_of(x) - x0) / (x1 - x0) * 1000.0,
-                (y - y0) / (y1 - y0) * 1000.0,
-            );
-            if interactive {
-                (nx, ny)
-            } else {
-                (L + nx / 1000.0 * pw, T + ph - ny / 1000.0 * ph)
-            }
-        };
-        for (i, s) in self.series.iter().enumerate() {
-            let (color, dash) = styles[i];
-            let dash = if dash.is_empty() {
-                String::new()
-            } else {
-                format!(r#" stroke-dasharray="{dash}""#)
-            };
-            let _ = write!(
-                o,
-                r#"<polyline fill="none" stroke="{color}" stroke-width="1.6"{dash} vector-effect="non-scaling-stroke" data-i="{i}" data-name="{}" points=""#,
-                esc(&s.name)
-            );
-            for (x, y) in &s.points {
-                let (px, py) = place(*x, *y);
-                let _ = write!(o, "{px:.2},{py:.2} ");
-            }
-            o.push_str("\"/>");
-            for (x, lo, hi) in &s.errors {
-                let ((px, plo), (_, phi)) = (place(*x, *lo), place(*x, *hi));
-                let _ = write!(
-                    o,
-                    r#"<line class="err" data-i="{i}" x1="{px:.2}" y1="{plo:.2}" x2="{px:.2}" y2="{phi:.2}" stroke="{color}" stroke-width="1.2" vector-effect="non-scaling-stroke"/>"#
-                );
-            }
-            if s.points.len() <= 40 && s.guide.is_none() {
-                for (x, y) in &s.points {
-                    let (px, py) = place(*x, *y);
-                    if interactive {
-                        // Round dots despite the box's uneven scale.
-                        let _ = write!(
-                            o,
-                            r#"<circle data-i="{i}" cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}" transform="translate({px:.2} {py:.2}) scale({} {}) translate({:.2} {:.2})"/>"#,
-                            1000.0 / pw,
-                            -1000.0 / ph,
-                            -px,
-                            -py
-                        );
-                    } else {
-                        let _ = write!(
-                            o,
-                            r#"<circle cx="{px:.2}" cy="{py:.2}" r="3" fill="{color}"/>"#
-                        );
-                    }
-                }
-            }
-        }
-        o.push_str("</g></g>");
-        // Files: the legend under the plot, every name whole.
-        for (row, entries) in legend.iter().enumerate() {
-            let y = H + 4.0 + row as f64 * 16.0;
-            for (i, x) in entries {
-                let (color, dash) = styles[*i];
-                let _ = write!(
-                    o,
-                    r#"<line x1="{x:.1}" x2="{:.1}" y1="{:.1}" y2="{:.1}" stroke="{color}" stroke-width="3" stroke-dasharray="{dash}"/><text x="{:.1}" y="{y:.1}" font-size="11" font-family="sans-serif">{}</text>"#,
-                    x + 18.0,
-                    y - 4.0,
-                    y - 4.0,
-                    x + 22.0,
-                    esc(&self.series[*i].name)
-                );
-            }
-        }
-        if self.series.is_empty() {
-            let _ = write!(
-                o,
-                r##"<text x="{}" y="{}" font-size="13" fill="#888" text-anchor="middle" font-family="sans-serif">no data</text>"##,
-                L + pw / 2.0,
-                T + ph / 2.0
-            );
-        }
-        o.push_str("</svg>");
-        o
     }
+
+    /// The SVG's height: the plot's, and the file legend's rows.
+    fn height(&self) -> f64 {
+        let rows = self.legend.len() as f64;
+        H + rows * 16.0 + if self.legend.is_empty() { 0.0 } else { 8.0 }
+    }
+}
+
+/// A coordinate with one decimal.
+fn d1(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A coordinate with two decimals.
+fn d2(v: f64) -> String {
+    format!("{v:.2}")
 }
 
 /// The legend of a file laid out in rows within `width`: each entry (its
@@ -605,7 +638,7 @@ mod tests {
         c.log2_x = true;
         c.add("a", vec![(1.0, 10.0), (2.0, 20.0), (4.0, 30.0)]);
         c.add("b <x>", vec![(1.0, 5.0), (4.0, 15.0)]);
-        let s = c.render(true);
+        let s = c.render(true).into_string();
         assert_eq!(s.matches("<polyline").count(), 2);
         assert_eq!(s.matches("<circle").count(), 5);
         assert!(s.contains("b &lt;x&gt;") && s.contains(">4</text>"));
@@ -621,7 +654,7 @@ mod tests {
                 vec![(-2.0, 1.0 + i as f64), (5.0, 2.0)],
             );
         }
-        let html = c.html();
+        let html = c.html().into_string();
         let file = c.svg_file();
         for i in 0..12 {
             let name = format!("{long} {i}");
@@ -652,7 +685,7 @@ mod tests {
         let mut c = Chart::timeline("Errors and reconnects", "per second");
         c.add("errors/s", vec![(0.0, 0.0), (1.0, 0.0)]);
         c.add("reconnects/s", vec![(0.0, 0.0), (1.0, 0.0)]);
-        let h = c.html();
+        let h = c.html().into_string();
         assert!(!h.contains("<svg class=\"chart\""), "{h}");
         assert!(
             h.contains("Errors and reconnects: zero throughout (errors/s, reconnects/s)"),
@@ -661,7 +694,7 @@ mod tests {
         let mut d = Chart::timeline("Throughput", "qps");
         d.add("qps", vec![(0.0, 1.0), (2.0, 3.0)]);
         d.x_range = Some((-5.0, 10.0));
-        let h = d.html();
+        let h = d.html().into_string();
         assert!(
             h.contains("data-x0=\"-5\" data-x1=\"10\"") && h.contains("data-group=\"time\""),
             "{h}"

@@ -1,4 +1,5 @@
-//! Tables for people (aligned text), documents (markdown) and scripts (CSV).
+//! Tables for people (aligned text), documents (markdown), scripts (CSV)
+//! and pages (HTML, written with maud).
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -46,7 +47,42 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// Text, markdown or CSV (JSON is the caller's, from its own data).
+    /// An HTML table (maud escapes every cell): numeric columns (`right`)
+    /// right-aligned, the others `l`; ratio cells classed by significance.
+    fn html(&self, right: &[bool]) -> maud::Markup {
+        let cell_class = |c: usize, v: &str| -> Option<&'static str> {
+            let ratio = self.headers.get(c).is_some_and(|h| h.contains(" / "));
+            let lead = v.split_whitespace().next().unwrap_or("").parse::<f64>();
+            let significant = v.ends_with(" *");
+            let worse = |x: f64| (x < 1.0) != self.slowdown;
+            match lead {
+                Ok(x) if ratio && significant && worse(x) => Some("lo"),
+                Ok(_) if ratio && significant => Some("hi"),
+                Ok(_) if ratio => Some("ns"),
+                _ if !right.get(c).copied().unwrap_or(true) => Some("l"),
+                _ => None,
+            }
+        };
+        maud::html! {
+            table {
+                tr {
+                    @for (c, h) in self.headers.iter().enumerate() {
+                        th class=[(!right[c]).then_some("l")] { (h) }
+                    }
+                }
+                @for r in &self.rows {
+                    tr {
+                        @for (c, v) in r.iter().enumerate() {
+                            td class=[cell_class(c, v)] { (v) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Text, markdown, CSV or HTML (JSON is the caller's, from its own
+    /// data).
     pub fn render(&self, f: Format) -> String {
         let n = self.headers.len();
         let right: Vec<bool> = (0..n)
@@ -59,35 +95,7 @@ impl Table {
             })
             .collect();
         match f {
-            Format::Html => {
-                let esc = crate::report::chart::esc;
-                let mut o = String::from("<table><tr>");
-                for (c, h) in self.headers.iter().enumerate() {
-                    let cls = if right[c] { "" } else { " class=\"l\"" };
-                    o.push_str(&format!("<th{cls}>{}</th>", esc(h)));
-                }
-                o.push_str("</tr>");
-                for r in &self.rows {
-                    o.push_str("<tr>");
-                    for (c, v) in r.iter().enumerate() {
-                        let ratio = self.headers.get(c).is_some_and(|h| h.contains(" / "));
-                        let lead = v.split_whitespace().next().unwrap_or("").parse::<f64>();
-                        let significant = v.ends_with(" *");
-                        let worse = |x: f64| (x < 1.0) != self.slowdown;
-                        let cls = match lead {
-                            Ok(x) if ratio && significant && worse(x) => " class=\"lo\"",
-                            Ok(_) if ratio && significant => " class=\"hi\"",
-                            Ok(_) if ratio => " class=\"ns\"",
-                            _ if !right.get(c).copied().unwrap_or(true) => " class=\"l\"",
-                            _ => "",
-                        };
-                        o.push_str(&format!("<td{cls}>{}</td>", esc(v)));
-                    }
-                    o.push_str("</tr>");
-                }
-                o.push_str("</table>");
-                o
-            }
+            Format::Html => self.html(&right).into_string(),
             Format::Csv => {
                 let mut o = self
                     .headers

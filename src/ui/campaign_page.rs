@@ -2,13 +2,13 @@
 //! log2 axis, one line per series), the scalability table, best-to-best and
 //! the ratio matrix with ratios below 0.95 and above 1.05 in colour.
 
-use super::page::{esc, link, page, Mode};
+use super::page::{link, num, page, Mode};
 use crate::analyze;
 use crate::report::chart::Chart;
 use crate::report::table::Format;
 use crate::store::{RunFilter, RunRow, Store};
 use anyhow::Result;
-use std::fmt::Write;
+use maud::{html, Markup, PreEscaped};
 
 /// Which figure a scalability chart plots against users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +123,14 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
 }
 
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
-    Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, &b, mode, live)))
+    Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, b, mode, live)))
+}
+
+/// An analysis table in HTML as markup: `report::analysis` writes its
+/// `Format::Html` output with maud (report::table), so it is maud's own
+/// markup, not text from the store.
+fn analysis_html(html: String) -> Markup {
+    PreEscaped(html)
 }
 
 /// Several campaigns on one page: their finished runs together first (the
@@ -167,137 +174,139 @@ pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> 
     }
     let names: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
     let title = format!("Campaigns {}", names.join(", "));
-    let mut b = format!(
-        "<h1>{}</h1><p class=\"meta\">{} finished runs together; each campaign's own sections follow</p>",
-        esc(&title),
-        all.len()
-    );
-    b.push_str(&scalability_section("Scalability, all campaigns", &all));
-    if !all.is_empty() {
-        b.push_str("<h2>Best to best, all campaigns</h2>");
-        b.push_str(&crate::report::analysis::best_table(&all, Format::Html));
-    }
-    let mut live = false;
-    for (_, (_, body, l), _) in parts {
-        b.push_str("<hr>");
-        b.push_str(&body);
-        live |= l;
-    }
-    Ok(page(&title, &b, mode, live))
+    let live = parts.iter().any(|(_, (_, _, l), _)| *l);
+    let body = html! {
+        h1 { (title) }
+        p.meta { (all.len()) " finished runs together; each campaign's own sections follow" }
+        (scalability_section("Scalability, all campaigns", &all))
+        @if !all.is_empty() {
+            h2 { "Best to best, all campaigns" }
+            (analysis_html(crate::report::analysis::best_table(&all, Format::Html)))
+        }
+        @for (_, (_, part, _), _) in parts {
+            hr;
+            (part)
+        }
+    };
+    Ok(page(&title, body, mode, live))
 }
 
 /// The scalability charts (QPS, p95, and NOPM where runs have it) and the
 /// scalability table of finished runs, under heading `title`.
-fn scalability_section(title: &str, ok: &[RunRow]) -> String {
-    let mut b = format!("<h2>{}</h2>", esc(title));
+fn scalability_section(title: &str, ok: &[RunRow]) -> Markup {
     // One pair of charts per workload: its series (label and variant)
     // compared on their own scale.
     let workloads: std::collections::BTreeSet<&str> =
         ok.iter().map(|r| r.workload.as_str()).collect();
-    if workloads.is_empty() {
-        b.push_str(&scalability_chart(ok, Metric::Qps).html());
-    }
-    for w in workloads {
-        let runs: Vec<RunRow> = ok.iter().filter(|r| r.workload == w).cloned().collect();
-        let _ = write!(b, "<h3>{}</h3><div class=\"charts\">", esc(w));
-        let mut metrics = vec![Metric::Qps, Metric::P95];
-        if runs.iter().any(|r| r.nopm.is_some()) {
-            metrics.push(Metric::Nopm);
+    html! {
+        h2 { (title) }
+        @if workloads.is_empty() {
+            (scalability_chart(ok, Metric::Qps).html())
         }
-        for m in metrics {
-            let mut c = scalability_chart(&runs, m);
-            c.title = format!("{}: {w}", c.title);
-            for s in c.series.iter_mut().filter(|s| s.guide.is_none()) {
-                s.name = series_name_without(&s.name, w);
-            }
-            b.push_str(&c.html());
+        @for w in workloads {
+            h3 { (w) }
+            div.charts { (workload_charts(ok, w)) }
         }
-        b.push_str("</div>");
+        @if !ok.is_empty() {
+            (analysis_html(crate::report::analysis::scalability_table(ok, Format::Html)))
+        }
     }
-    if !ok.is_empty() {
-        b.push_str(&crate::report::analysis::scalability_table(
-            ok,
-            Format::Html,
-        ));
+}
+
+/// Workload `w`'s scalability charts, its series named without it.
+fn workload_charts(ok: &[RunRow], w: &str) -> Markup {
+    let runs: Vec<RunRow> = ok.iter().filter(|r| r.workload == w).cloned().collect();
+    let mut metrics = vec![Metric::Qps, Metric::P95];
+    if runs.iter().any(|r| r.nopm.is_some()) {
+        metrics.push(Metric::Nopm);
     }
-    b
+    html! {
+        @for m in metrics {
+            @let c = {
+                let mut c = scalability_chart(&runs, m);
+                c.title = format!("{}: {w}", c.title);
+                for s in c.series.iter_mut().filter(|s| s.guide.is_none()) {
+                    s.name = series_name_without(&s.name, w);
+                }
+                c
+            };
+            (c.html())
+        }
+    }
 }
 
 /// A campaign's title, its page's body and whether it is still running;
 /// None for no such campaign.
-fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, String, bool)>> {
+fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, Markup, bool)>> {
     let Some(c) = store.list_campaigns()?.into_iter().find(|c| c.id == id) else {
         return Ok(None);
     };
-    let (name, kind, created) = (c.name, c.kind, c.created_at);
     let runs = store.list_runs(&RunFilter {
         campaign: Some(id),
         ..Default::default()
     })?;
-    let title = format!("Campaign {id}: {name}");
-    let mut b = format!(
-        "<h1>{}</h1><p class=\"meta\">{} · created {} · {} runs</p>",
-        esc(&title),
-        esc(&kind),
-        esc(&created),
-        runs.len()
-    );
-    if let Some(p) = super::progress::progress_of(store, id, &runs)? {
-        let _ = write!(
-            b,
-            "<p class=\"live\" id=\"live\">running: {}</p>",
-            esc(&p.text())
-        );
-    }
+    let title = format!("Campaign {id}: {}", c.name);
+    let progress = super::progress::progress_of(store, id, &runs)?;
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
-    b.push_str(&scalability_section("Scalability", &ok));
-    if !ok.is_empty() {
-        let limiters = crate::analyze::limiter::of_series(&ok);
-        if !limiters.is_empty() {
-            b.push_str("<h2>Scaling limiters</h2><p class=\"meta\">From the runs' profiles: the lock family whose share of connection-thread time grows with users; each run's page has its stacks.</p><ul>");
-            for (name, sentence) in limiters {
-                let _ = write!(b, "<li><b>{}</b>: {}</li>", esc(&name), esc(&sentence));
-            }
-            b.push_str("</ul>");
-        }
-        b.push_str("<h2>Best to best</h2>");
-        b.push_str(&crate::report::analysis::best_table(&ok, Format::Html));
-        let mut variants: Vec<String> = Vec::new();
-        for r in &ok {
-            let v = r.variant.clone().unwrap_or_default();
-            if !variants.contains(&v) {
-                variants.push(v);
-            }
-        }
-        if variants.len() > 1 {
-            let _ = write!(b, "<h2>Ratios to variant '{}'</h2>", esc(&variants[0]));
-            b.push_str(&crate::report::analysis::ratio_matrix(
-                &ok,
-                &variants[0],
-                Format::Html,
-            ));
-        }
-    }
-    b.push_str(&variants_section(store, id, &ok)?);
-    b.push_str(&environment_section(store, &runs)?);
-    b.push_str("<h2>Runs</h2>");
-    b.push_str(&runs_table(&runs, mode));
+    let mut run_charts = Vec::new();
     if mode == Mode::Report {
-        // A report has no run pages to link to: each run's main graphs.
         for r in &runs {
-            let _ = write!(
-                b,
-                "<h2>Run {}: {} × {} users {}</h2><div class=\"charts\">{}</div>",
-                r.id,
-                esc(&r.workload),
-                r.threads,
-                esc(r.hint.as_deref().unwrap_or("")),
-                super::run_page::run_summary_svgs(store, r.id)?
-            );
+            run_charts.push((r, super::run_page::run_summary_svgs(store, r.id)?));
         }
     }
+    let body = html! {
+        h1 { (title) }
+        p.meta { (c.kind) " · created " (c.created_at) " · " (runs.len()) " runs" }
+        @if let Some(p) = progress {
+            p.live #live { "running: " (p.text()) }
+        }
+        (scalability_section("Scalability", &ok))
+        (comparisons(&ok))
+        (variants_section(store, id, &ok)?)
+        (environment_section(store, &runs)?)
+        h2 { "Runs" }
+        (runs_table(&runs, mode, Ticks::No))
+        // A report has no run pages to link to: each run's main graphs.
+        @for (r, charts) in run_charts {
+            h2 { "Run " (r.id) ": " (r.workload) " × " (r.threads) " users " (r.hint.as_deref().unwrap_or("")) }
+            div.charts { (charts) }
+        }
+    };
     let live = runs.iter().any(|r| r.status == "running");
-    Ok(Some((title, b, live)))
+    Ok(Some((title, body, live)))
+}
+
+/// Scaling limiters, best to best and the ratios to the first variant, of
+/// a campaign's finished runs.
+fn comparisons(ok: &[RunRow]) -> Markup {
+    if ok.is_empty() {
+        return html! {};
+    }
+    let limiters = crate::analyze::limiter::of_series(ok);
+    let mut variants: Vec<String> = Vec::new();
+    for r in ok {
+        let v = r.variant.clone().unwrap_or_default();
+        if !variants.contains(&v) {
+            variants.push(v);
+        }
+    }
+    html! {
+        @if !limiters.is_empty() {
+            h2 { "Scaling limiters" }
+            p.meta {
+                "From the runs' profiles: the lock family whose share of connection-thread time grows with users; each run's page has its stacks."
+            }
+            ul {
+                @for (name, sentence) in &limiters { li { b { (name) } ": " (sentence) } }
+            }
+        }
+        h2 { "Best to best" }
+        (analysis_html(crate::report::analysis::best_table(ok, Format::Html)))
+        @if variants.len() > 1 {
+            h2 { "Ratios to variant '" (variants[0]) "'" }
+            (analysis_html(crate::report::analysis::ratio_matrix(ok, &variants[0], Format::Html)))
+        }
+    }
 }
 
 /// Variables listed per variant on a page before "and N more".
@@ -305,9 +314,9 @@ const VARIABLES_ON_PAGE: usize = 40;
 
 /// One environment section per server and variant (from its first run):
 /// what a reader needs to check and reproduce the campaign.
-fn environment_section(store: &Store, runs: &[RunRow]) -> Result<String> {
+fn environment_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
     let mut seen: Vec<(Option<String>, Option<String>)> = Vec::new();
-    let mut b = String::new();
+    let mut sections = Vec::new();
     for r in runs {
         let key = (r.label.clone(), r.variant.clone());
         if seen.contains(&key) {
@@ -326,113 +335,105 @@ fn environment_section(store: &Store, runs: &[RunRow]) -> Result<String> {
             } else {
                 format!("{title} (run {})", r.id)
             };
-            b.push_str(&super::environment::section(&d, &title));
+            sections.push(super::environment::section(&d, &title));
         }
     }
-    Ok(if b.is_empty() {
-        b
-    } else {
-        format!("<h2>Environment</h2><p class=\"meta\">Per server and variant, as its first run captured it; the variables that differ between variants are listed above.</p>{b}")
+    if sections.is_empty() {
+        return Ok(html! {});
+    }
+    Ok(html! {
+        h2 { "Environment" }
+        p.meta {
+            "Per server and variant, as its first run captured it; the variables that differ between variants are listed above."
+        }
+        @for s in sections { (s) }
     })
 }
 
 /// What each variant sets, and each variant's server variables that
-/// differ from the reference variant's as its runs captured them ("" for
-/// a sweep, or a campaign of one variant that sets nothing).
-fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<String> {
+/// differ from the reference variant's as its runs captured them (empty
+/// for a sweep, or a campaign of one variant that sets nothing).
+fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<Markup> {
     let Some(c) = crate::lab::campaign_file(store, id)? else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
     if c.variants.len() < 2
         && c.variants
             .iter()
             .all(|v| v.set.is_empty() && v.sql.is_empty())
     {
-        return Ok(String::new());
+        return Ok(html! {});
     }
-    let mut b = String::from(
-        "<h2>Variants</h2><table class=\"runs\"><tr><th class=\"l\">variant</th><th class=\"l\">what it sets</th></tr>",
-    );
-    for (name, what) in crate::report::campaign::variant_settings(&c) {
-        let _ = write!(
-            b,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(&name),
-            esc(&what)
-        );
-    }
-    b.push_str("</table>");
+    let settings = crate::report::campaign::variant_settings(&c);
     let diffs = crate::lab::variant_diffs(store, &c, ok)?;
-    if !diffs.is_empty() {
-        let reference = c.reference_variant();
-        let _ = write!(
-            b,
-            "<h3>Server variables that differ from '{}' (as the runs captured them)</h3>",
-            esc(reference)
-        );
-        for d in &diffs {
-            let _ = write!(
-                b,
-                "<p><b>{} {}</b>: {} differ{}</p>",
-                esc(&d.server),
-                esc(&d.variant),
-                d.diff.len(),
-                if d.diff.len() > VARIABLES_ON_PAGE {
-                    format!(" (the first {VARIABLES_ON_PAGE} by name)")
-                } else {
-                    String::new()
-                }
-            );
-            if d.diff.is_empty() {
-                continue;
-            }
-            let _ = write!(
-                b,
-                "<table class=\"runs\"><tr><th class=\"l\">variable</th><th class=\"l\">{}</th><th class=\"l\">{}</th></tr>",
-                esc(reference),
-                esc(&d.variant)
-            );
-            for (n, x, y) in d.diff.iter().take(VARIABLES_ON_PAGE) {
-                let _ = write!(
-                    b,
-                    "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-                    esc(n),
-                    esc(x),
-                    esc(y)
-                );
-            }
-            b.push_str("</table>");
+    let reference = c.reference_variant();
+    Ok(html! {
+        h2 { "Variants" }
+        table.runs {
+            tr { th.l { "variant" } th.l { "what it sets" } }
+            @for (name, what) in &settings { tr { td.l { (name) } td.l { (what) } } }
         }
-    }
-    Ok(b)
+        @if !diffs.is_empty() {
+            h3 { "Server variables that differ from '" (reference) "' (as the runs captured them)" }
+            @for d in &diffs {
+                p {
+                    b { (d.server) " " (d.variant) } ": " (d.diff.len()) " differ"
+                    @if d.diff.len() > VARIABLES_ON_PAGE { " (the first " (VARIABLES_ON_PAGE) " by name)" }
+                }
+                @if !d.diff.is_empty() {
+                    table.runs {
+                        tr { th.l { "variable" } th.l { (reference) } th.l { (d.variant) } }
+                        @for (n, x, y) in d.diff.iter().take(VARIABLES_ON_PAGE) {
+                            tr { td.l { (n) } td.l { (x) } td.l { (y) } }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Whether a runs table has a tick box before each run (the start page's
+/// overlay form).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Ticks {
+    Yes,
+    No,
 }
 
 /// Runs as a table with links to their pages.
-pub fn runs_table(runs: &[RunRow], mode: Mode) -> String {
-    let mut o = String::from(
-        "<table class=\"runs\"><tr><th>run</th><th class=\"l\">started</th><th class=\"l\">workload</th><th>users</th><th class=\"l\">label</th><th class=\"l\">variant</th><th class=\"l\">server</th><th class=\"l\">status</th><th>qps</th><th>p95 ms</th><th>srv µs/q</th><th class=\"l\">bottleneck</th></tr>",
-    );
-    for r in runs {
-        let _ = write!(
-            o,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l status-{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            link(mode, &format!("/run/{}", r.id), &r.id.to_string()),
-            esc(&r.started_at),
-            esc(&r.workload),
-            r.threads,
-            esc(r.label.as_deref().unwrap_or("")),
-            esc(r.variant.as_deref().unwrap_or("")),
-            esc(&crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())),
-            esc(&r.status),
-            esc(&r.status),
-            super::page::num(r.qps, 1),
-            super::page::num(r.lat_p95_ms, 3),
-            super::page::num(r.server_us_per_q, 1),
-            esc(r.hint.as_deref().unwrap_or(""))
-        );
+pub fn runs_table(runs: &[RunRow], mode: Mode, ticks: Ticks) -> Markup {
+    html! {
+        table.runs {
+            tr {
+                th { "run" } th.l { "started" } th.l { "workload" } th { "users" } th.l { "label" }
+                th.l { "variant" } th.l { "server" } th.l { "status" } th { "qps" } th { "p95 ms" }
+                th { "srv µs/q" } th.l { "bottleneck" }
+            }
+            @for r in runs {
+                tr {
+                    td {
+                        @if ticks == Ticks::Yes {
+                            input type="checkbox" name="run" value=(r.id);
+                            " "
+                        }
+                        (link(mode, &format!("/run/{}", r.id), &r.id.to_string()))
+                    }
+                    td.l { (r.started_at) }
+                    td.l { (r.workload) }
+                    td { (r.threads) }
+                    td.l { (r.label.as_deref().unwrap_or("")) }
+                    td.l { (r.variant.as_deref().unwrap_or("")) }
+                    td.l { (crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())) }
+                    td class={ "l status-" (r.status) } { (r.status) }
+                    td { (num(r.qps, 1)) }
+                    td { (num(r.lat_p95_ms, 3)) }
+                    td { (num(r.server_us_per_q, 1)) }
+                    td.l { (r.hint.as_deref().unwrap_or("")) }
+                }
+            }
+        }
     }
-    o.push_str("</table>");
-    o
 }
 
 #[cfg(test)]
@@ -465,7 +466,7 @@ mod tests {
         // the ideal line stops before it leaves the chart (1.3 x the peak)
         let peak = c.series[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
         assert!(c.series[2].points.iter().all(|p| p.1 <= 1.3 * peak));
-        let svg = c.html();
+        let svg = c.html().into_string();
         assert!(
             svg.contains("stroke-dasharray=\"6 4\"") && svg.contains("stroke-dasharray=\"2 3\"")
         );

@@ -5,10 +5,9 @@
 //! with its secrets removed), so that a shared report can be checked and
 //! reproduced.
 
-use super::page::esc;
 use crate::store::RunDetail;
+use maud::{html, Markup};
 use serde_json::Value;
-use std::fmt::Write;
 
 /// One line: server, host, qpslab.
 pub fn summary_line(d: &RunDetail) -> String {
@@ -26,103 +25,96 @@ pub fn summary_line(d: &RunDetail) -> String {
     )
 }
 
+/// Server variables shown in the environment's server table when set.
+const SERVER_KEYS: [&str; 6] = [
+    "version_comment",
+    "datadir",
+    "innodb_buffer_pool_size",
+    "innodb_log_file_size",
+    "max_connections",
+    "performance_schema",
+];
+
+/// A two-column row of names and values.
+fn row(k: &str, v: &str) -> Markup {
+    html! { tr { td.l { (k) } td.l { (v) } } }
+}
+
 /// The collapsible environment section of run `d`, titled `title`.
-pub fn section(d: &RunDetail, title: &str) -> String {
-    let mut o = format!(
-        "<details class=\"env\"><summary><b>{}</b>: {}</summary>",
-        esc(title),
-        esc(&summary_line(d))
-    );
-    let _ = write!(
-        o,
-        "<h4>Command line</h4><pre>{}</pre>",
-        esc(if d.command_line.is_empty() {
-            "(none recorded)"
-        } else {
-            &d.command_line
-        })
-    );
-    o.push_str("<h4>Server</h4><table>");
-    let row = |o: &mut String, k: &str, v: &str| {
-        let _ = write!(
-            o,
-            "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-            esc(k),
-            esc(v)
-        );
+pub fn section(d: &RunDetail, title: &str) -> Markup {
+    let command_line = if d.command_line.is_empty() {
+        "(none recorded)"
+    } else {
+        &d.command_line
     };
-    row(
-        &mut o,
-        "version",
-        d.run.server_version.as_deref().unwrap_or("-"),
-    );
-    row(&mut o, "flavour", d.server_flavor.as_deref().unwrap_or("-"));
-    for k in [
-        "version_comment",
-        "datadir",
-        "innodb_buffer_pool_size",
-        "innodb_log_file_size",
-        "max_connections",
-        "performance_schema",
-    ] {
-        if let Some(v) = d.server_variables[k].as_str() {
-            row(&mut o, k, v);
-        }
-    }
-    if let Some(sb) = d.sandbox.as_object() {
-        row(
-            &mut o,
-            "sandbox",
-            &serde_json::to_string(sb).unwrap_or_default(),
-        );
-    }
-    o.push_str("</table>");
-    match d.server_nondefault.as_object() {
-        Some(m) => {
-            let _ = write!(
-                o,
-                "<h4>Variables not at their default ({})</h4><table><tr><th class=\"l\">variable</th><th class=\"l\">value</th><th class=\"l\">default</th><th class=\"l\">set by</th></tr>",
-                m.len()
-            );
-            for (k, v) in m {
-                let _ = write!(
-                    o,
-                    "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-                    esc(k),
-                    esc(v["value"].as_str().unwrap_or("")),
-                    esc(v["default"].as_str().unwrap_or("")),
-                    esc(&v["origin"].as_str().unwrap_or("").to_lowercase())
-                );
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    html! {
+        details.env {
+            summary { b { (title) } ": " (summary_line(d)) }
+            h4 { "Command line" }
+            pre { (command_line) }
+            (server_table(d))
+            (nondefault_table(d))
+            h4 { "my.cnf" }
+            pre {
+                (d.server_cnf.as_deref().unwrap_or("(not a sandbox: the server's own configuration)"))
             }
-            o.push_str("</table>");
+            h4 { "Host" }
+            pre { (pretty(&d.host)) }
+            h4 { "Run options" }
+            pre { (pretty(&d.options)) }
+            @if let Some(vars) = d.server_variables.as_object() {
+                details {
+                    summary { "all " (vars.len()) " server variables" }
+                    table {
+                        @for (k, v) in vars { (row(k, v.as_str().unwrap_or(""))) }
+                    }
+                }
+            }
         }
-        None => o.push_str("<h4>Variables not at their default</h4><p class=\"meta\">Not known for this server (it reports no defaults before MySQL 8.0 and MariaDB 10.1): the my.cnf below and all variables hold what was set.</p>"),
     }
-    let _ = write!(
-        o,
-        "<h4>my.cnf</h4><pre>{}</pre>",
-        esc(d
-            .server_cnf
-            .as_deref()
-            .unwrap_or("(not a sandbox: the server's own configuration)"))
-    );
-    let _ = write!(
-        o,
-        "<h4>Host</h4><pre>{}</pre><h4>Run options</h4><pre>{}</pre>",
-        esc(&serde_json::to_string_pretty(&d.host).unwrap_or_default()),
-        esc(&serde_json::to_string_pretty(&d.options).unwrap_or_default())
-    );
-    if let Some(vars) = d.server_variables.as_object() {
-        let _ = write!(
-            o,
-            "<details><summary>all {} server variables</summary><table>",
-            vars.len()
-        );
-        for (k, v) in vars {
-            row(&mut o, k, v.as_str().unwrap_or(""));
+}
+
+/// The server: version, flavour, a few variables, the sandbox.
+fn server_table(d: &RunDetail) -> Markup {
+    html! {
+        h4 { "Server" }
+        table {
+            (row("version", d.run.server_version.as_deref().unwrap_or("-")))
+            (row("flavour", d.server_flavor.as_deref().unwrap_or("-")))
+            @for k in SERVER_KEYS {
+                @if let Some(v) = d.server_variables[k].as_str() { (row(k, v)) }
+            }
+            @if let Some(sb) = d.sandbox.as_object() {
+                (row("sandbox", &serde_json::to_string(sb).unwrap_or_default()))
+            }
         }
-        o.push_str("</table></details>");
     }
-    o.push_str("</details>");
-    o
+}
+
+/// The variables not at their default, with their defaults and origins.
+fn nondefault_table(d: &RunDetail) -> Markup {
+    let Some(m) = d.server_nondefault.as_object() else {
+        return html! {
+            h4 { "Variables not at their default" }
+            p.meta {
+                "Not known for this server (it reports no defaults before MySQL 8.0 and MariaDB 10.1): the my.cnf below and all variables hold what was set."
+            }
+        };
+    };
+    let s = |v: &Value, k: &str| v[k].as_str().unwrap_or("").to_string();
+    html! {
+        h4 { "Variables not at their default (" (m.len()) ")" }
+        table {
+            tr { th.l { "variable" } th.l { "value" } th.l { "default" } th.l { "set by" } }
+            @for (k, v) in m {
+                tr {
+                    td.l { (k) }
+                    td.l { (s(v, "value")) }
+                    td.l { (s(v, "default")) }
+                    td.l { (s(v, "origin").to_lowercase()) }
+                }
+            }
+        }
+    }
 }

@@ -1,12 +1,21 @@
 //! The start page: campaigns, and runs with filters (workload, server,
 //! label, date, status); ticking runs overlays them.
 
-use super::campaign_page::runs_table;
-use super::page::{esc, page, Mode};
+use super::campaign_page::{runs_table, Ticks};
+use super::page::{page, Mode};
 use crate::store::{RunFilter, Store};
 use anyhow::Result;
+use maud::{html, Markup};
 use std::collections::HashMap;
-use std::fmt::Write;
+
+/// The run filters of the form: (query key, label).
+const FILTERS: [(&str, &str); 5] = [
+    ("workload", "workload"),
+    ("server", "server version"),
+    ("label", "label"),
+    ("since", "since (YYYY-MM-DD)"),
+    ("campaign", "campaign"),
+];
 
 pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> {
     let get = |k: &str| {
@@ -23,7 +32,40 @@ pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> 
         campaign: get("campaign").and_then(|c| c.parse().ok()),
         limit: Some(500),
     };
-    let mut b = String::from("<h1>Campaigns</h1><table><tr><th>id</th><th class=\"l\">name</th><th class=\"l\">kind</th><th class=\"l\">created</th><th>runs</th></tr>");
+    let campaigns = campaigns_table(store)?;
+    let mut runs = store.list_runs(&f)?;
+    runs.reverse();
+    let value = |k: &str| q.get(k).map(String::as_str).unwrap_or("");
+    let body = html! {
+        h1 { "Campaigns" }
+        (campaigns)
+        h1 { "Runs" }
+        form.filters method="get" action="/" {
+            @for (k, label) in FILTERS {
+                label { (label) input name=(k) value=(value(k)); }
+            }
+            label {
+                "status"
+                select name="status" {
+                    option value="" { "any" }
+                    @for s in ["ok", "failed", "aborted", "running"] {
+                        option selected[value("status") == s] { (s) }
+                    }
+                }
+            }
+            button type="submit" { "filter" }
+        }
+        form method="get" action="/overlay" {
+            p { button type="submit" { "overlay ticked runs" } }
+            // A tick box before each run's link.
+            (runs_table(&runs, Mode::Ui, Ticks::Yes))
+        }
+    };
+    Ok(page("qpslab", body, Mode::Ui, false))
+}
+
+/// The campaigns, a running one marked with its progress.
+fn campaigns_table(store: &Store) -> Result<Markup> {
     // One query for what runs; progress only for the campaigns it touches.
     let running: Vec<i64> = store
         .list_runs(&RunFilter {
@@ -33,59 +75,27 @@ pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> 
         .iter()
         .filter_map(|r| r.campaign_id)
         .collect();
+    let mut rows = Vec::new();
     for c in store.list_campaigns()? {
-        let (id, name, kind, created, n) = (c.id, c.name, c.kind, c.created_at, c.runs);
-        let mark = if running.contains(&id) {
-            super::progress::campaign_mark(store, id)?
+        let mark = if running.contains(&c.id) {
+            super::progress::campaign_mark(store, c.id)?
         } else {
-            String::new()
+            html! {}
         };
-        let _ = write!(
-            b,
-            "<tr><td><a href=\"/campaign/{id}\">{id}</a></td><td class=\"l\"><a href=\"/campaign/{id}\">{}</a>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{n}</td></tr>",
-            esc(&name),
-            mark,
-            esc(&kind),
-            esc(&created)
-        );
+        rows.push((c, mark));
     }
-    b.push_str("</table><h1>Runs</h1><form class=\"filters\" method=\"get\" action=\"/\">");
-    for (k, label) in [
-        ("workload", "workload"),
-        ("server", "server version"),
-        ("label", "label"),
-        ("since", "since (YYYY-MM-DD)"),
-        ("campaign", "campaign"),
-    ] {
-        let _ = write!(
-            b,
-            "<label>{label}<input name=\"{k}\" value=\"{}\"></label>",
-            esc(q.get(k).map(String::as_str).unwrap_or(""))
-        );
-    }
-    b.push_str("<label>status<select name=\"status\"><option value=\"\">any</option>");
-    for s in ["ok", "failed", "aborted", "running"] {
-        let sel = if q.get("status").map(String::as_str) == Some(s) {
-            " selected"
-        } else {
-            ""
-        };
-        let _ = write!(b, "<option{sel}>{s}</option>");
-    }
-    b.push_str("</select></label><button type=\"submit\">filter</button></form>");
-    let mut runs = store.list_runs(&f)?;
-    runs.reverse();
-    b.push_str("<form method=\"get\" action=\"/overlay\"><p><button type=\"submit\">overlay ticked runs</button></p>");
-    let table = runs_table(&runs, Mode::Ui);
-    // A tick box before each run's link.
-    let table = runs.iter().fold(table, |t, r| {
-        t.replacen(
-            &format!("<tr><td><a href=\"/run/{}\">", r.id),
-            &format!("<tr><td><input type=\"checkbox\" name=\"run\" value=\"{0}\"> <a href=\"/run/{0}\">", r.id),
-            1,
-        )
-    });
-    b.push_str(&table);
-    b.push_str("</form>");
-    Ok(page("qpslab", &b, Mode::Ui, false))
+    Ok(html! {
+        table {
+            tr { th { "id" } th.l { "name" } th.l { "kind" } th.l { "created" } th { "runs" } }
+            @for (c, mark) in &rows {
+                tr {
+                    td { a href={ "/campaign/" (c.id) } { (c.id) } }
+                    td.l { a href={ "/campaign/" (c.id) } { (c.name) } (mark) }
+                    td.l { (c.kind) }
+                    td.l { (c.created_at) }
+                    td { (c.runs) }
+                }
+            }
+        }
+    })
 }

@@ -5,9 +5,11 @@
 //! 127.0.0.1 unless told otherwise) and the pages: runs and campaigns with
 //! filters, a run's per-second charts of every metric group, overlays,
 //! campaign scalability charts and ratio tables. Charts are SVG drawn by
-//! `report::chart`; CSS and script are compiled into the binary and inlined
-//! in every page, so nothing is fetched from the network. It never writes
-//! to the store and never talks to a database server.
+//! `report::chart`; CSS and script are compiled into the binary (served
+//! from `/assets/` by the UI, inlined in a report), so nothing is fetched
+//! from the network. All markup is written with maud, which escapes by
+//! construction (see `page`). It never writes to the store and never talks
+//! to a database server.
 
 mod campaign_page;
 mod environment;
@@ -23,6 +25,7 @@ mod run_page;
 mod series;
 
 pub use campaign_page::{campaign_page, campaigns_page, scalability_chart, Metric};
+pub use index_page::index_page;
 pub use overlay_page::overlay_page;
 pub use page::Mode;
 pub use run_chart::{campaign_chart, run_chart};
@@ -66,11 +69,13 @@ fn respond(
 /// `html` with `note` shown at the top of its main part.
 fn with_note(html: String, note: Option<String>) -> String {
     match note {
-        Some(n) => html.replacen(
-            "<main>",
-            &format!("<main><p class=\"note\">note: {}</p>", page::esc(&n)),
-            1,
-        ),
+        Some(n) => {
+            let note = maud::html! { main { p.note { "note: " (n) } } }.into_string();
+            // `<main><p class="note">…</p>`: the rendered note without its
+            // closing `</main>`, put where the page's main part opens.
+            let opened = note.trim_end_matches("</main>");
+            html.replacen("<main>", opened, 1)
+        }
         None => html,
     }
 }

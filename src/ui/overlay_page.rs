@@ -1,11 +1,12 @@
 //! Several runs on one time axis (seconds since each run's measuring
 //! began): QPS, p95, and any stored counter's rate (`metric=status:Com_select`).
 
-use super::page::{esc, page, Mode};
+use super::page::{page, Mode};
 use super::series::{thin, RunMetrics};
 use crate::report::chart::Chart;
 use crate::store::Store;
 use anyhow::Result;
+use maud::html;
 
 pub fn overlay_page(
     store: &Store,
@@ -52,23 +53,25 @@ pub fn overlay_page(
         }
         names.push(name);
     }
-    let mut b = format!("<h1>Overlay: {}</h1>", esc(&names.join(", ")));
-    if mode == Mode::Ui {
-        let ids: String = runs
-            .iter()
-            .map(|r| format!("<input type=\"hidden\" name=\"run\" value=\"{r}\">"))
-            .collect();
-        b.push_str(&format!(
-            "<form class=\"filters\" method=\"get\" action=\"/overlay\">{ids}<label>metric (source:name)<input name=\"metric\" value=\"{}\" placeholder=\"status:Com_select\"></label><button>show</button></form>",
-            esc(metric.unwrap_or(""))
-        ));
-    }
-    b.push_str("<div class=\"charts\">");
-    b.push_str(&qps.html());
-    b.push_str(&p95.html());
-    if let Some(c) = extra {
-        b.push_str(&c.html());
-    }
-    b.push_str("</div>");
-    Ok(page("overlay", &b, mode, false))
+    let body = html! {
+        h1 { "Overlay: " (names.join(", ")) }
+        @if mode == Mode::Ui {
+            form.filters method="get" action="/overlay" {
+                @for r in runs {
+                    input type="hidden" name="run" value=(r);
+                }
+                label {
+                    "metric (source:name)"
+                    input name="metric" value=(metric.unwrap_or("")) placeholder="status:Com_select";
+                }
+                button { "show" }
+            }
+        }
+        div.charts {
+            (qps.html())
+            (p95.html())
+            @if let Some(c) = extra { (c.html()) }
+        }
+    };
+    Ok(page("overlay", body, mode, false))
 }

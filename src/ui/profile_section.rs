@@ -4,14 +4,15 @@
 //! tables, syscalls per query over time, and a form for the differential
 //! flame graph against another run.
 
-use super::page::{esc, Mode};
+use super::page::Mode;
+use crate::analyze::limiter::LockShares;
 use crate::profiler::{Folded, Kind};
 use crate::report::chart::Chart;
 use crate::store::{RunDetail, Store};
 use anyhow::Result;
 use base64::Engine;
+use maud::{html, Markup};
 use serde_json::Value;
-use std::fmt::Write;
 
 /// A run's folded stacks of `kind` from the store.
 pub fn stacks(store: &Store, run: i64, kind: Kind) -> Result<Folded> {
@@ -49,159 +50,198 @@ pub fn diff_svg(store: &Store, a: i64, b: i64, kind: &str) -> Result<Option<Stri
     crate::report::flame::diff_svg(&fa, &fb, k, &title).map(Some)
 }
 
-fn frame(src: &str) -> String {
-    format!("<iframe class=\"flame\" src=\"{src}\"></iframe>")
-}
-
-fn shares_table(b: &mut String, title: &str, rows: &[Value], unit: &str) {
+/// A share table: a name column titled `title`, the share and `unit`.
+fn shares_table(title: &str, rows: &[Value], unit: &str) -> Markup {
     if rows.is_empty() {
-        return;
+        return html! {};
     }
-    let _ = write!(
-        b,
-        "<table><tr><th class=\"l\">{}</th><th>share</th><th>{unit}</th></tr>",
-        esc(title)
-    );
-    for r in rows {
-        let _ = write!(
-            b,
-            "<tr><td class=\"l\">{}</td><td>{:.2}%</td><td>{}</td></tr>",
-            esc(r["name"].as_str().unwrap_or("")),
-            r["pct"].as_f64().unwrap_or(0.0),
-            r["samples"]
-        );
+    html! {
+        table {
+            tr { th.l { (title) } th { "share" } th { (unit) } }
+            @for r in rows {
+                tr {
+                    td.l { (r["name"].as_str().unwrap_or("")) }
+                    td { (format!("{:.2}%", r["pct"].as_f64().unwrap_or(0.0))) }
+                    td { (r["samples"].to_string()) }
+                }
+            }
+        }
     }
-    b.push_str("</table>");
 }
 
 /// The section, empty for a run that was not profiled.
-pub fn section(store: &Store, d: &RunDetail, mode: Mode) -> Result<String> {
-    let id = d.run.id;
-    let Some(p) = store.run_profile(id)? else {
-        return Ok(String::new());
+pub fn section(store: &Store, d: &RunDetail, mode: Mode) -> Result<Markup> {
+    let Some(p) = store.run_profile(d.run.id)? else {
+        return Ok(html! {});
     };
-    let mut b = String::from("<h2>Profile</h2>");
-    if let Some(locks) = p["locks"].as_object() {
-        let shares = locks["shares"].as_array().cloned().unwrap_or_default();
-        let _ = write!(b, "<p>Lock families, share of connection-thread time (from {}):</p><table><tr><th class=\"l\">family</th><th>share</th></tr>", esc(locks["source"].as_str().unwrap_or("")));
-        for s in shares.iter().take(8) {
-            let _ = write!(
-                b,
-                "<tr><td class=\"l\">{}</td><td>{:.1}%</td></tr>",
-                esc(s[0].as_str().unwrap_or("")),
-                100.0 * s[1].as_f64().unwrap_or(0.0)
-            );
-        }
-        b.push_str("</table>");
-        if let Some(st) = locks["top_stack"].as_str() {
-            let tail: Vec<&str> = st.rsplit(';').take(10).collect();
-            let _ = write!(
-                b,
-                "<p class=\"meta\">top stack of the first family (innermost first): {}</p>",
-                esc(&tail.join(" ‹ "))
-            );
-        }
-    }
+    // The lock shares through their type (an unreadable section is left
+    // out, as a missing one is).
+    let locks = p
+        .get("locks")
+        .filter(|l| l.is_object())
+        .and_then(|l| serde_json::from_value::<LockShares>(l.clone()).ok());
+    let mut kinds = Vec::new();
     for k in p["kinds"].as_array().cloned().unwrap_or_default() {
-        let name = k["kind"].as_str().unwrap_or("");
-        if let Some(e) = k["error"].as_str() {
-            let _ = write!(b, "<p class=\"meta\">{name}: not recorded: {}</p>", esc(e));
-            continue;
+        kinds.push(kind_section(store, d, mode, &k)?);
+    }
+    Ok(html! {
+        h2 { "Profile" }
+        @if let Some(locks) = &locks { (locks_part(locks)) }
+        @for k in kinds { (k) }
+    })
+}
+
+/// The lock families' shares and the first family's top stack.
+fn locks_part(locks: &LockShares) -> Markup {
+    let top = locks
+        .top_stack
+        .as_deref()
+        .map(|st| st.rsplit(';').take(10).collect::<Vec<&str>>().join(" ‹ "));
+    html! {
+        p { "Lock families, share of connection-thread time (from " (locks.source) "):" }
+        table {
+            tr { th.l { "family" } th { "share" } }
+            @for (family, share) in locks.shares.iter().take(8) {
+                tr {
+                    td.l { (family) }
+                    td { (format!("{:.1}%", 100.0 * share)) }
+                }
+            }
         }
-        let cost = k["collector_cpu_s"]
-            .as_f64()
-            .map(|c| format!(" · collector CPU {c:.2} s"))
-            .unwrap_or_default();
-        match name {
-            "cpu" | "offcpu" => {
-                let title = if name == "cpu" {
-                    "On-CPU stacks"
-                } else {
-                    "Off-CPU stacks (µs blocked)"
-                };
-                let _ = write!(
-                    b,
-                    "<h3>{title}</h3><p class=\"meta\">{} s{cost}</p>",
-                    num(k["seconds"].as_f64())
-                );
-                let src = match mode {
-                    Mode::Ui => format!("/run/{id}/flame/{name}.svg"),
-                    Mode::Report => {
-                        let svg = flame_svg(store, id, name)?.unwrap_or_default();
-                        format!(
-                            "data:image/svg+xml;base64,{}",
-                            base64::engine::general_purpose::STANDARD.encode(svg)
-                        )
-                    }
-                };
-                b.push_str(&frame(&src));
-                let unit = if name == "cpu" { "samples" } else { "µs" };
-                let top = k["top_self"].as_array().cloned().unwrap_or_default();
-                shares_table(&mut b, "innermost function", &top, unit);
-                if mode == Mode::Ui {
-                    let _ = write!(
-                        b,
-                        "<form action=\"/flame/diff\" method=\"get\"><input type=\"hidden\" name=\"a\" value=\"{id}\"><input type=\"hidden\" name=\"kind\" value=\"{name}\">Differential flame graph from this run to run <input name=\"b\" size=\"6\"> <button>show</button></form>"
-                    );
-                }
-            }
-            "syscalls" => {
-                b.push_str("<h3>Syscalls</h3>");
-                syscalls(&mut b, store, d, &k)?;
-            }
-            "waits" => {
-                let _ = write!(b, "<h3>Performance Schema waits</h3><p class=\"meta\">{} of {} wait instruments timed; shares of {} threads' time</p><table><tr><th class=\"l\">event</th><th>share</th></tr>", k["timed_instruments"], k["instruments"], k["threads"]);
-                for e in k["top_events"].as_array().cloned().unwrap_or_default() {
-                    let _ = write!(
-                        b,
-                        "<tr><td class=\"l\">{}</td><td>{:.2}%</td></tr>",
-                        esc(e[0].as_str().unwrap_or("")),
-                        100.0 * e[1].as_f64().unwrap_or(0.0)
-                    );
-                }
-                b.push_str("</table>");
-            }
-            _ => {}
+        @if let Some(top) = top {
+            p.meta { "top stack of the first family (innermost first): " (top) }
         }
     }
-    Ok(b)
+}
+
+/// One profiler kind's part: flame graph and top functions (cpu,
+/// offcpu), syscalls, or Performance Schema waits.
+fn kind_section(store: &Store, d: &RunDetail, mode: Mode, k: &Value) -> Result<Markup> {
+    let name = k["kind"].as_str().unwrap_or("");
+    if let Some(e) = k["error"].as_str() {
+        return Ok(html! { p.meta { (name) ": not recorded: " (e) } });
+    }
+    Ok(match name {
+        "cpu" | "offcpu" => stacks_part(store, d.run.id, mode, name, k)?,
+        "syscalls" => html! { h3 { "Syscalls" } (syscalls(store, d, k)?) },
+        "waits" => {
+            let top = k["top_events"].as_array().cloned().unwrap_or_default();
+            html! {
+                h3 { "Performance Schema waits" }
+                p.meta {
+                    (k["timed_instruments"].to_string()) " of " (k["instruments"].to_string())
+                    " wait instruments timed; shares of " (k["threads"].to_string()) " threads' time"
+                }
+                table {
+                    tr { th.l { "event" } th { "share" } }
+                    @for e in &top {
+                        tr {
+                            td.l { (e[0].as_str().unwrap_or("")) }
+                            td { (format!("{:.2}%", 100.0 * e[1].as_f64().unwrap_or(0.0))) }
+                        }
+                    }
+                }
+            }
+        }
+        _ => html! {},
+    })
+}
+
+/// On- or off-CPU stacks: the flame graph in a frame (served beside the
+/// page, or embedded as a data URL in a report), the innermost functions,
+/// and in the UI the form for a differential graph.
+fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Result<Markup> {
+    let cost = k["collector_cpu_s"]
+        .as_f64()
+        .map(|c| format!(" · collector CPU {c:.2} s"))
+        .unwrap_or_default();
+    let (title, unit) = if name == "cpu" {
+        ("On-CPU stacks", "samples")
+    } else {
+        ("Off-CPU stacks (µs blocked)", "µs")
+    };
+    let src = match mode {
+        Mode::Ui => format!("/run/{id}/flame/{name}.svg"),
+        Mode::Report => {
+            let svg = flame_svg(store, id, name)?.unwrap_or_default();
+            format!(
+                "data:image/svg+xml;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(svg)
+            )
+        }
+    };
+    let top = k["top_self"].as_array().cloned().unwrap_or_default();
+    Ok(html! {
+        h3 { (title) }
+        p.meta { (num(k["seconds"].as_f64())) " s" (cost) }
+        iframe.flame src=(src) {}
+        (shares_table("innermost function", &top, unit))
+        @if mode == Mode::Ui {
+            form action="/flame/diff" method="get" {
+                input type="hidden" name="a" value=(id);
+                input type="hidden" name="kind" value=(name);
+                "Differential flame graph from this run to run "
+                input name="b" size="6";
+                " "
+                button { "show" }
+            }
+        }
+    })
 }
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.1}")).unwrap_or_default()
 }
 
+/// A side's five most frequent syscalls with their count per query.
+fn most_frequent(side: &Value) -> String {
+    let top = side["top"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    top.iter()
+        .take(5)
+        .map(|t| {
+            format!(
+                "{} {:.2}",
+                t["name"].as_str().unwrap_or(""),
+                t["per_query"].as_f64().unwrap_or(0.0)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Per-side totals per second and per query, top names, and the chart of
 /// syscalls per query over time.
-fn syscalls(b: &mut String, store: &Store, d: &RunDetail, k: &Value) -> Result<()> {
-    b.push_str("<table><tr><th class=\"l\">whose</th><th>per second</th><th>per query</th><th class=\"l\">most frequent (per query)</th></tr>");
-    for side in crate::profiler::syscalls::SIDES {
-        let s = &k["sides"][side];
-        let top: Vec<String> = s["top"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .take(5)
-            .map(|t| {
-                format!(
-                    "{} {:.2}",
-                    t["name"].as_str().unwrap_or(""),
-                    t["per_query"].as_f64().unwrap_or(0.0)
-                )
-            })
-            .collect();
-        let _ =
-            write!(
-            b,
-            "<tr><td class=\"l\">{side}</td><td>{:.0}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            s["per_second"].as_f64().unwrap_or(0.0),
-            s["per_query"].as_f64().map(|x| format!("{x:.2}")).unwrap_or_default(),
-            esc(&top.join(", "))
-        );
-    }
-    b.push_str("</table>");
-    // per second: entries / queries of the same second of the run
+fn syscalls(store: &Store, d: &RunDetail, k: &Value) -> Result<Markup> {
+    let rows = html! {
+        table {
+            tr {
+                th.l { "whose" } th { "per second" } th { "per query" }
+                th.l { "most frequent (per query)" }
+            }
+            @for side in crate::profiler::syscalls::SIDES {
+                @let s = &k["sides"][side];
+                tr {
+                    td.l { (side) }
+                    td { (format!("{:.0}", s["per_second"].as_f64().unwrap_or(0.0))) }
+                    td { (s["per_query"].as_f64().map(|x| format!("{x:.2}")).unwrap_or_default()) }
+                    td.l { (most_frequent(s)) }
+                }
+            }
+        }
+    };
+    let c = syscalls_chart(store, d)?;
+    Ok(html! {
+        (rows)
+        @if !c.is_empty() { (c.html()) }
+    })
+}
+
+/// Syscalls per query over time, server and load side: entries in a
+/// second of the run over the queries of that second.
+fn syscalls_chart(store: &Store, d: &RunDetail) -> Result<Chart> {
     let series = store.profile_series(d.run.id, "syscalls")?;
     let mut c = Chart::new("Syscalls per query", "seconds", "syscalls / query");
     for side in ["server", "load"] {
@@ -225,8 +265,5 @@ fn syscalls(b: &mut String, store: &Store, d: &RunDetail, k: &Value) -> Result<(
             .collect();
         c.add(side, pts);
     }
-    if !c.is_empty() {
-        b.push_str(&c.html());
-    }
-    Ok(())
+    Ok(c)
 }

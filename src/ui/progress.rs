@@ -4,51 +4,40 @@
 //! step and its ETA. Reads only what the store holds; estimates from the
 //! definition the campaign was started with.
 
-use super::page::{esc, num};
+use super::page::num;
 use crate::store::{RunDetail, RunFilter, RunRow, Store};
 use anyhow::Result;
+use maud::{html, Markup};
 
 /// The live block of a running run: elapsed/total with a bar, the last
 /// interval's qps, tps and p95, and where its campaign stands.
-pub fn run_live(store: &Store, d: &RunDetail) -> Result<String> {
+pub fn run_live(store: &Store, d: &RunDetail) -> Result<Markup> {
     let time = d.options["time"].as_f64().unwrap_or(0.0);
     let warmup = d.options["warmup_time"].as_f64().unwrap_or(0.0);
     let last = d.samples.last();
     // Sample times count from the end of the warm-up (negative before).
     let elapsed = last.map(|s| s.t + warmup).unwrap_or(0.0).max(0.0);
     let total = time + warmup;
-    let bar = if total > 0.0 {
-        format!(
-            " <progress max=\"{total}\" value=\"{:.1}\"></progress>",
-            elapsed.min(total)
-        )
-    } else {
-        String::new()
+    let campaign = match d.run.campaign_id {
+        Some(c) => campaign_progress(store, c)?,
+        None => None,
     };
-    let of = if total > 0.0 {
-        format!(" of {}", num(Some(total), 0))
-    } else {
-        " (no time limit)".into()
-    };
-    let phase = if last.is_some_and(|s| s.warmup) {
-        " · warming up"
-    } else {
-        ""
-    };
-    let mut o = format!(
-        "<p class=\"live\" id=\"live\">running: <b class=\"elapsed\">{}</b> s{of}{bar}{phase} · now <b class=\"qps\">{}</b> qps · <b class=\"tps\">{}</b> tps · p95 <b class=\"p95\">{}</b> ms",
-        num(Some(elapsed), 0),
-        num(last.and_then(|s| s.qps()), 1),
-        num(last.and_then(|s| s.tps()), 1),
-        num(last.and_then(|s| s.lat_p95_ms), 3),
-    );
-    if let Some(c) = d.run.campaign_id {
-        if let Some(p) = campaign_progress(store, c)? {
-            o += &format!(" · campaign {}", p.text());
+    Ok(html! {
+        p.live #live {
+            "running: " b.elapsed { (num(Some(elapsed), 0)) } " s"
+            @if total > 0.0 {
+                " of " (num(Some(total), 0)) " "
+                progress max=(total) value=(format!("{:.1}", elapsed.min(total))) {}
+            } @else {
+                " (no time limit)"
+            }
+            @if last.is_some_and(|s| s.warmup) { " · warming up" }
+            " · now " b.qps { (num(last.and_then(|s| s.qps()), 1)) } " qps"
+            " · " b.tps { (num(last.and_then(|s| s.tps()), 1)) } " tps"
+            " · p95 " b.p95 { (num(last.and_then(|s| s.lat_p95_ms), 3)) } " ms"
+            @if let Some(p) = campaign { " · campaign " (p.text()) }
         }
-    }
-    o.push_str("</p>");
-    Ok(o)
+    })
 }
 
 /// Where a campaign stands.
@@ -126,13 +115,10 @@ pub fn progress_of(store: &Store, id: i64, runs: &[RunRow]) -> Result<Option<Cam
 }
 
 /// The mark the start page puts beside a running campaign.
-pub fn campaign_mark(store: &Store, id: i64) -> Result<String> {
+pub fn campaign_mark(store: &Store, id: i64) -> Result<Markup> {
     Ok(match campaign_progress(store, id)? {
-        Some(p) => format!(
-            " <span class=\"status-running\">running: {}</span>",
-            esc(&p.text())
-        ),
-        None => String::new(),
+        Some(p) => html! { " " span.status-running { "running: " (p.text()) } },
+        None => html! {},
     })
 }
 
@@ -173,6 +159,7 @@ mod tests {
         assert_eq!((p.step, p.total, p.eta_s), (2, 3, Some(24.0)));
         assert!(campaign_mark(&store, c)
             .unwrap()
+            .into_string()
             .contains("running: step 2 of 3, about 24 s left"));
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);

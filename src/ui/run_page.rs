@@ -1,20 +1,30 @@
 //! A run's page: its figures, per-second throughput and latency, and every
 //! metric group the monitor collected, grouped the way MySQL performance
-//! engineers read them (dim_STAT / PMM style).
+//! engineers read them (dim_STAT / PMM style). The monitor's charts are a
+//! table of specs (`MONITOR_CHARTS`): what each chart draws is data, read
+//! by one function.
 
-use super::page::{esc, link, num, page, Mode};
+use super::page::{link, num, page, Mode};
 use super::series::{thin, RunMetrics};
 use crate::analyze::efficiency::{CpuSplit, READ_AHEAD};
 use crate::analyze::run_figures::{MonitorFigures, PerInterval};
 use crate::report::chart::Chart;
-use crate::store::{RunDetail, Store};
+use crate::store::{RunDetail, RunRow, SampleRow, Store};
 use anyhow::Result;
+use maud::{html, Markup};
 use serde_json::Value;
-use std::fmt::Write;
 
 const MB: f64 = 1.0 / 1048576.0;
 
-fn chart(title: &str, y: &str, series: Vec<(&str, Vec<(f64, f64)>)>) -> Chart {
+type Points = Vec<(f64, f64)>;
+
+/// Named lines of a chart.
+type Lines = Vec<(String, Points)>;
+
+/// A chart's lines found in a run's metrics and intervals.
+type FindLines = fn(&RunMetrics, &[PerInterval]) -> Lines;
+
+fn chart(title: &str, y: &str, series: Vec<(&str, Points)>) -> Chart {
     let mut c = Chart::timeline(title, y);
     for (name, pts) in series {
         c.add(name, pts);
@@ -25,17 +35,17 @@ fn chart(title: &str, y: &str, series: Vec<(&str, Vec<(f64, f64)>)>) -> Chart {
 /// Throughput, latency and errors from the run's own samples.
 fn load_charts(d: &RunDetail) -> Vec<Chart> {
     let s = &d.samples;
-    let per = |f: &dyn Fn(&crate::store::SampleRow) -> i64| -> Vec<(f64, f64)> {
+    let per = |f: &dyn Fn(&SampleRow) -> i64| -> Points {
         thin(
             s.iter()
                 .filter_map(|x| Some((x.t, x.per_s(f(x))?)))
                 .collect(),
         )
     };
-    let lat = |f: &dyn Fn(&crate::store::SampleRow) -> Option<f64>| -> Vec<(f64, f64)> {
+    let lat = |f: &dyn Fn(&SampleRow) -> Option<f64>| -> Points {
         thin(s.iter().filter_map(|x| Some((x.t, f(x)?))).collect())
     };
-    let errors = |x: &crate::store::SampleRow| {
+    let errors = |x: &SampleRow| {
         x.errors
             .as_object()
             .map(|m| m.values().filter_map(Value::as_i64).sum())
@@ -74,174 +84,321 @@ fn load_charts(d: &RunDetail) -> Vec<Chart> {
     ]
 }
 
-/// The monitor's groups; empty when the run had no monitor.
-fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static str, Vec<Chart>)> {
-    let st = "status";
-    let rates = |names: &[&str]| -> Vec<(String, Vec<(f64, f64)>)> {
-        names
-            .iter()
-            .map(|n| (n.to_string(), m.rate(st, n, 1.0)))
-            .filter(|(_, p)| p.iter().any(|x| x.1 > 0.0))
-            .collect()
-    };
-    let named = |title: &str, y: &str, v: Vec<(String, Vec<(f64, f64)>)>| {
-        let mut c = Chart::timeline(title, y);
-        for (n, p) in v {
-            c.add(&n, p);
-        }
-        c
-    };
-    let mut groups: Vec<(&'static str, Vec<Chart>)> = Vec::new();
-    if m.has(st) {
-        let com = rates(&[
-            "Questions",
-            "Com_select",
-            "Com_insert",
-            "Com_update",
-            "Com_delete",
-            "Com_commit",
-            "Com_rollback",
-            "Com_begin",
-        ]);
-        let handlers = rates(&[
-            "Handler_read_key",
-            "Handler_read_next",
-            "Handler_read_rnd_next",
-            "Handler_read_first",
-            "Handler_write",
-            "Handler_update",
-            "Handler_delete",
-            "Handler_commit",
-        ]);
-        let threads = vec![
-            (
-                "Threads_running".to_string(),
-                m.gauge(st, "Threads_running", 1.0),
-            ),
-            (
-                "Threads_connected".to_string(),
-                m.gauge(st, "Threads_connected", 1.0),
-            ),
-        ];
-        groups.push((
-            "MySQL",
-            vec![
-                named("Commands", "statements per second", com),
-                named("Handlers", "handler calls per second", handlers),
-                named("Threads", "threads", threads),
-            ],
-        ));
-        let mut innodb = Vec::new();
-        let rows = rates(&[
-            "Innodb_rows_read",
-            "Innodb_rows_inserted",
-            "Innodb_rows_updated",
-            "Innodb_rows_deleted",
-        ]);
-        if !rows.is_empty() {
-            innodb.push(named("InnoDB rows", "rows per second", rows));
-        }
-        innodb.push(named(
-            "Buffer pool pages",
-            "pages",
-            [
-                "Innodb_buffer_pool_pages_data",
-                "Innodb_buffer_pool_pages_dirty",
-                "Innodb_buffer_pool_pages_free",
-            ]
-            .iter()
-            .map(|n| {
-                (
-                    n.trim_start_matches("Innodb_buffer_pool_").to_string(),
-                    m.gauge(st, n, 1.0),
-                )
-            })
-            .collect(),
-        ));
-        innodb.push(named(
-            "Buffer pool activity",
-            "pages or requests per second",
-            rates(&[
-                "Innodb_buffer_pool_read_requests",
-                "Innodb_buffer_pool_write_requests",
-                "Innodb_buffer_pool_reads",
-                "Innodb_buffer_pool_pages_flushed",
-            ]),
-        ));
-        let io = vec![
-            (
-                "InnoDB r/s".to_string(),
-                m.rate(st, "Innodb_data_reads", 1.0),
-            ),
-            (
-                "InnoDB w/s".to_string(),
-                m.rate(st, "Innodb_data_writes", 1.0),
-            ),
-            (
-                "data".to_string(),
-                m.rate(st, "Innodb_buffer_pool_reads", 1.0),
-            ),
-            ("pre".to_string(), m.rate_sum(st, &READ_AHEAD, 1.0)),
-            ("log".to_string(), m.rate(st, "Innodb_log_writes", 1.0)),
-            ("dblbuf".to_string(), m.rate(st, "Innodb_dblwr_writes", 1.0)),
-            (
-                "dflush".to_string(),
-                m.rate(st, "Innodb_buffer_pool_pages_flushed", 1.0),
-            ),
-            ("fsync/s".to_string(), m.rate(st, "Innodb_data_fsyncs", 1.0)),
-        ];
-        innodb.push(named("IO classes (inniostat)", "IOs per second", io));
-        innodb.push(named(
-            "Redo and checkpoint",
-            "MB, MB/s",
-            vec![
-                ("redo MB/s".into(), m.rate(st, "Innodb_os_log_written", MB)),
-                (
-                    "checkpoint age MB".into(),
-                    m.gauge(st, "Innodb_checkpoint_age", MB),
-                ),
-            ],
-        ));
-        let hist = if m.names(st).contains(&"Innodb_history_list_length") {
-            m.gauge(st, "Innodb_history_list_length", 1.0)
-        } else {
-            m.gauge("innodb_status", "history_list_length", 1.0)
-        };
-        innodb.push(named(
-            "History list length",
-            "undo log units",
-            vec![("history".into(), hist)],
-        ));
-        groups.push(("InnoDB", innodb));
+/// How a line of a monitor chart reads the run's metrics.
+#[derive(Clone, Copy)]
+enum Read {
+    /// A counter's rate per second.
+    Rate,
+    /// A gauge's value.
+    Gauge,
+    /// The summed rate of these counters (the line's key is unused).
+    RateSum(&'static [&'static str]),
+    /// A gauge, from the status variable if the server has it, else from
+    /// this (source, key).
+    GaugeOr(&'static str, &'static str),
+}
+
+/// One line of a monitor chart: its name on the legend, where it comes
+/// from (source and key in the run's metrics), how it is read and scaled.
+struct Line {
+    name: &'static str,
+    source: &'static str,
+    key: &'static str,
+    read: Read,
+    scale: f64,
+}
+
+/// A status counter's rate, named as the counter.
+const fn status_rate(key: &'static str) -> Line {
+    named_rate(key, "status", key, 1.0)
+}
+
+const fn named_rate(
+    name: &'static str,
+    source: &'static str,
+    key: &'static str,
+    scale: f64,
+) -> Line {
+    Line {
+        name,
+        source,
+        key,
+        read: Read::Rate,
+        scale,
     }
-    if m.has("ps_waits") {
-        let top = m.top_growth(
-            "ps_waits",
-            ".wait_ps",
-            &crate::analyze::bottleneck::NOT_WAITING,
-            8,
-        );
-        let v = top
-            .iter()
-            .map(|(n, _)| {
-                (
-                    n.trim_end_matches(".wait_ps").to_string(),
-                    m.rate("ps_waits", n, 1e-9),
-                )
-            })
-            .collect();
-        groups.push((
-            "Waits",
-            vec![named(
-                "Top wait events (Performance Schema)",
-                "ms waited per second",
-                v,
-            )],
-        ));
+}
+
+const fn gauge(name: &'static str, key: &'static str, scale: f64) -> Line {
+    Line {
+        name,
+        source: "status",
+        key,
+        read: Read::Gauge,
+        scale,
     }
-    let mut os = Vec::new();
-    // The split per interval of the run, or per CPU poll (running runs and
-    // monitor sessions).
+}
+
+/// What a monitor chart draws.
+enum Draw {
+    /// These lines; with `nonzero`, a line that is zero throughout is left
+    /// out.
+    Lines {
+        lines: &'static [Line],
+        nonzero: bool,
+    },
+    /// Lines found in the data (devices, interfaces, top waits, the CPU
+    /// split of the run's intervals).
+    Found(FindLines),
+}
+
+/// One monitor chart: its group on the page, title, y axis, the metric
+/// source the run must have for it (None: the drawing decides), and what
+/// it draws.
+struct ChartSpec {
+    group: &'static str,
+    title: &'static str,
+    y: &'static str,
+    needs: Option<&'static str>,
+    draw: Draw,
+}
+
+/// Every monitor chart, in page order; consecutive charts of one group go
+/// under its heading.
+const MONITOR_CHARTS: &[ChartSpec] = &[
+    ChartSpec {
+        group: "MySQL",
+        title: "Commands",
+        y: "statements per second",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: true,
+            lines: &[
+                status_rate("Questions"),
+                status_rate("Com_select"),
+                status_rate("Com_insert"),
+                status_rate("Com_update"),
+                status_rate("Com_delete"),
+                status_rate("Com_commit"),
+                status_rate("Com_rollback"),
+                status_rate("Com_begin"),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "MySQL",
+        title: "Handlers",
+        y: "handler calls per second",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: true,
+            lines: &[
+                status_rate("Handler_read_key"),
+                status_rate("Handler_read_next"),
+                status_rate("Handler_read_rnd_next"),
+                status_rate("Handler_read_first"),
+                status_rate("Handler_write"),
+                status_rate("Handler_update"),
+                status_rate("Handler_delete"),
+                status_rate("Handler_commit"),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "MySQL",
+        title: "Threads",
+        y: "threads",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[
+                gauge("Threads_running", "Threads_running", 1.0),
+                gauge("Threads_connected", "Threads_connected", 1.0),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "InnoDB rows",
+        y: "rows per second",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: true,
+            lines: &[
+                status_rate("Innodb_rows_read"),
+                status_rate("Innodb_rows_inserted"),
+                status_rate("Innodb_rows_updated"),
+                status_rate("Innodb_rows_deleted"),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "Buffer pool pages",
+        y: "pages",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[
+                gauge("pages_data", "Innodb_buffer_pool_pages_data", 1.0),
+                gauge("pages_dirty", "Innodb_buffer_pool_pages_dirty", 1.0),
+                gauge("pages_free", "Innodb_buffer_pool_pages_free", 1.0),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "Buffer pool activity",
+        y: "pages or requests per second",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: true,
+            lines: &[
+                status_rate("Innodb_buffer_pool_read_requests"),
+                status_rate("Innodb_buffer_pool_write_requests"),
+                status_rate("Innodb_buffer_pool_reads"),
+                status_rate("Innodb_buffer_pool_pages_flushed"),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "IO classes (inniostat)",
+        y: "IOs per second",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[
+                named_rate("InnoDB r/s", "status", "Innodb_data_reads", 1.0),
+                named_rate("InnoDB w/s", "status", "Innodb_data_writes", 1.0),
+                named_rate("data", "status", "Innodb_buffer_pool_reads", 1.0),
+                Line {
+                    name: "pre",
+                    source: "status",
+                    key: "",
+                    read: Read::RateSum(&READ_AHEAD),
+                    scale: 1.0,
+                },
+                named_rate("log", "status", "Innodb_log_writes", 1.0),
+                named_rate("dblbuf", "status", "Innodb_dblwr_writes", 1.0),
+                named_rate("dflush", "status", "Innodb_buffer_pool_pages_flushed", 1.0),
+                named_rate("fsync/s", "status", "Innodb_data_fsyncs", 1.0),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "Redo and checkpoint",
+        y: "MB, MB/s",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[
+                named_rate("redo MB/s", "status", "Innodb_os_log_written", MB),
+                gauge("checkpoint age MB", "Innodb_checkpoint_age", MB),
+            ],
+        },
+    },
+    ChartSpec {
+        group: "InnoDB",
+        title: "History list length",
+        y: "undo log units",
+        needs: Some("status"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[Line {
+                name: "history",
+                source: "status",
+                key: "Innodb_history_list_length",
+                read: Read::GaugeOr("innodb_status", "history_list_length"),
+                scale: 1.0,
+            }],
+        },
+    },
+    ChartSpec {
+        group: "Waits",
+        title: "Top wait events (Performance Schema)",
+        y: "ms waited per second",
+        needs: Some("ps_waits"),
+        draw: Draw::Found(top_waits),
+    },
+    ChartSpec {
+        group: "OS",
+        title: "CPU split",
+        y: "% of host CPU",
+        needs: None,
+        draw: Draw::Found(cpu_split),
+    },
+    ChartSpec {
+        group: "OS",
+        title: "Disk",
+        y: "IO per second",
+        needs: Some("disk"),
+        draw: Draw::Found(disks),
+    },
+    ChartSpec {
+        group: "OS",
+        title: "Network",
+        y: "MB/s",
+        needs: Some("net"),
+        draw: Draw::Found(network),
+    },
+    ChartSpec {
+        group: "OS",
+        title: "Context switches",
+        y: "switches per second",
+        needs: Some("cpu"),
+        draw: Draw::Lines {
+            nonzero: false,
+            lines: &[
+                named_rate("host", "cpu", "ctxt", 1.0),
+                named_rate("server threads", "server_tasks", "timeslices", 1.0),
+                named_rate("client", "client_proc", "csw", 1.0),
+            ],
+        },
+    },
+];
+
+/// The points of one spec'd line.
+fn line_points(m: &RunMetrics, l: &Line) -> Points {
+    match l.read {
+        Read::Rate => m.rate(l.source, l.key, l.scale),
+        Read::Gauge => m.gauge(l.source, l.key, l.scale),
+        Read::RateSum(keys) => m.rate_sum(l.source, keys, l.scale),
+        Read::GaugeOr(source, key) => {
+            if m.names(l.source).contains(&l.key) {
+                m.gauge(l.source, l.key, l.scale)
+            } else {
+                m.gauge(source, key, l.scale)
+            }
+        }
+    }
+}
+
+fn nonzero(p: &Points) -> bool {
+    p.iter().any(|x| x.1 > 0.0)
+}
+
+/// The top Performance Schema wait events by growth, ms per second.
+fn top_waits(m: &RunMetrics, _: &[PerInterval]) -> Lines {
+    let top = m.top_growth(
+        "ps_waits",
+        ".wait_ps",
+        &crate::analyze::bottleneck::NOT_WAITING,
+        8,
+    );
+    top.iter()
+        .map(|(n, _)| {
+            (
+                n.trim_end_matches(".wait_ps").to_string(),
+                m.rate("ps_waits", n, 1e-9),
+            )
+        })
+        .collect()
+}
+
+/// The CPU split per interval of the run, or per CPU poll (running runs
+/// and monitor sessions).
+fn cpu_split(m: &RunMetrics, per_interval: &[PerInterval]) -> Lines {
     let split: Vec<(f64, CpuSplit)> = if !per_interval.is_empty() {
         per_interval
             .iter()
@@ -250,114 +407,130 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
     } else if m.has("cpu") {
         m.cpu_split()
     } else {
-        Vec::new()
+        return Vec::new();
     };
-    if !split.is_empty() {
-        let share = |f: fn(&CpuSplit) -> f64| -> Vec<(f64, f64)> {
-            thin(split.iter().map(|(t, c)| (*t, f(c) * 100.0)).collect())
-        };
-        os.push(named(
-            "CPU split",
-            "% of host CPU",
-            vec![
-                ("server".into(), share(|c| c.server)),
-                ("client".into(), share(|c| c.client)),
-                ("other".into(), share(|c| c.other)),
-                ("idle".into(), share(|c| c.idle)),
-                ("iowait".into(), share(|c| c.iowait)),
-                ("steal".into(), share(|c| c.steal)),
-            ],
-        ));
-    }
-    if m.has("disk") {
-        let devs: Vec<String> = m
-            .names("disk")
-            .iter()
-            .filter_map(|n| n.strip_suffix(".reads"))
-            .map(str::to_string)
-            .collect();
-        let mut v = Vec::new();
-        for d in devs.iter().take(4) {
-            v.push((
-                format!("{d} r/s"),
-                m.rate("disk", &format!("{d}.reads"), 1.0),
-            ));
-            v.push((
-                format!("{d} w/s"),
-                m.rate("disk", &format!("{d}.writes"), 1.0),
-            ));
-        }
-        os.push(named("Disk", "IO per second", v));
-    }
-    if m.has("net") {
-        let ifs: Vec<String> = m
-            .names("net")
-            .iter()
-            .filter_map(|n| n.strip_suffix(".recv_bytes"))
-            .map(str::to_string)
-            .collect();
-        let v = ifs
-            .iter()
-            .flat_map(|i| {
-                [
-                    (
-                        format!("{i} in"),
-                        m.rate("net", &format!("{i}.recv_bytes"), MB),
-                    ),
-                    (
-                        format!("{i} out"),
-                        m.rate("net", &format!("{i}.sent_bytes"), MB),
-                    ),
-                ]
-            })
-            .filter(|(_, p)| p.iter().any(|x| x.1 > 0.0))
-            .collect();
-        os.push(named("Network", "MB/s", v));
-    }
-    if m.has("cpu") {
-        os.push(named(
-            "Context switches",
-            "switches per second",
-            vec![
-                ("host".into(), m.rate("cpu", "ctxt", 1.0)),
+    type Part = fn(&CpuSplit) -> f64;
+    let parts: [(&str, Part); 6] = [
+        ("server", |c| c.server),
+        ("client", |c| c.client),
+        ("other", |c| c.other),
+        ("idle", |c| c.idle),
+        ("iowait", |c| c.iowait),
+        ("steal", |c| c.steal),
+    ];
+    parts
+        .iter()
+        .map(|(name, f)| {
+            let pts = thin(split.iter().map(|(t, c)| (*t, f(c) * 100.0)).collect());
+            (name.to_string(), pts)
+        })
+        .collect()
+}
+
+/// Reads and writes per second of the first four disks.
+fn disks(m: &RunMetrics, _: &[PerInterval]) -> Lines {
+    let devs: Vec<&str> = m
+        .names("disk")
+        .into_iter()
+        .filter_map(|n| n.strip_suffix(".reads"))
+        .collect();
+    devs.iter()
+        .take(4)
+        .flat_map(|d| {
+            [
                 (
-                    "server threads".into(),
-                    m.rate("server_tasks", "timeslices", 1.0),
+                    format!("{d} r/s"),
+                    m.rate("disk", &format!("{d}.reads"), 1.0),
                 ),
-                ("client".into(), m.rate("client_proc", "csw", 1.0)),
-            ],
-        ));
+                (
+                    format!("{d} w/s"),
+                    m.rate("disk", &format!("{d}.writes"), 1.0),
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// MB/s in and out of each interface that had traffic.
+fn network(m: &RunMetrics, _: &[PerInterval]) -> Lines {
+    let ifs: Vec<&str> = m
+        .names("net")
+        .into_iter()
+        .filter_map(|n| n.strip_suffix(".recv_bytes"))
+        .collect();
+    ifs.iter()
+        .flat_map(|i| {
+            [
+                (
+                    format!("{i} in"),
+                    m.rate("net", &format!("{i}.recv_bytes"), MB),
+                ),
+                (
+                    format!("{i} out"),
+                    m.rate("net", &format!("{i}.sent_bytes"), MB),
+                ),
+            ]
+        })
+        .filter(|(_, p)| nonzero(p))
+        .collect()
+}
+
+/// The chart of one spec; None when the run lacks its source.
+fn spec_chart(spec: &ChartSpec, m: &RunMetrics, per_interval: &[PerInterval]) -> Option<Chart> {
+    if spec.needs.is_some_and(|s| !m.has(s)) {
+        return None;
     }
-    if !os.is_empty() {
-        groups.push(("OS", os));
+    let lines: Lines = match &spec.draw {
+        Draw::Lines { lines, nonzero: nz } => lines
+            .iter()
+            .map(|l| (l.name.to_string(), line_points(m, l)))
+            .filter(|(_, p)| !nz || nonzero(p))
+            .collect(),
+        Draw::Found(f) => f(m, per_interval),
+    };
+    let mut c = Chart::timeline(spec.title, spec.y);
+    for (n, p) in lines {
+        c.add(&n, p);
+    }
+    Some(c)
+}
+
+/// The monitor's groups of charts, in `MONITOR_CHARTS`' order; a chart
+/// with nothing to draw is left out, and so is a group left empty.
+fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static str, Vec<Chart>)> {
+    let mut groups: Vec<(&'static str, Vec<Chart>)> = Vec::new();
+    for spec in MONITOR_CHARTS {
+        let Some(c) = spec_chart(spec, m, per_interval).filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        match groups.last_mut() {
+            Some((g, charts)) if *g == spec.group => charts.push(c),
+            _ => groups.push((spec.group, vec![c])),
+        }
     }
     groups
 }
 
 /// A run's main per-second charts (throughput, latency, CPU split), for
 /// the runs section of a campaign report.
-pub fn run_summary_svgs(store: &Store, id: i64) -> Result<String> {
+pub fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
     let Some(d) = store.run_detail(id)? else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
     let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
-    let mut o = String::new();
     let mut charts: Vec<Chart> = load_charts(&d).into_iter().take(2).collect();
     let per_interval = &mon.per_interval;
     if !per_interval.is_empty() {
         let metrics = RunMetrics::load(store, id)?;
-        if let Some((_, cpu)) = monitor_charts(&metrics, per_interval)
-            .into_iter()
-            .find(|(g, _)| *g == "OS")
-        {
-            charts.extend(cpu.into_iter().next());
-        }
+        let cpu = MONITOR_CHARTS
+            .iter()
+            .filter(|s| s.title == "CPU split")
+            .filter_map(|s| spec_chart(s, &metrics, per_interval))
+            .filter(|c| !c.is_empty());
+        charts.extend(cpu);
     }
     align(charts.iter_mut());
-    for c in &charts {
-        o.push_str(&c.html());
-    }
-    Ok(o)
+    Ok(html! { @for c in &charts { (c.html()) } })
 }
 
 /// Puts charts on one x range: the union of what they cover.
@@ -374,7 +547,7 @@ fn align<'a>(charts: impl IntoIterator<Item = &'a mut Chart>) {
     }
 }
 
-fn figures_table(m: &MonitorFigures) -> String {
+fn figures_table(m: &MonitorFigures) -> Markup {
     let e = &m.efficiency;
     let rows = [
         ("server CPU µs/query", e.server_cpu_us_per_query, 2),
@@ -398,16 +571,160 @@ fn figures_table(m: &MonitorFigures) -> String {
         ("bytes written/query (server)", e.write_bytes_per_query, 1),
         ("redo bytes/transaction", e.redo_bytes_per_transaction, 1),
     ];
-    let mut o = String::from("<table><tr><th class=\"l\">efficiency</th><th>value</th></tr>");
-    for (label, v, d) in rows {
-        let _ = write!(
-            o,
-            "<tr><td class=\"l\">{label}</td><td>{}</td></tr>",
-            num(v, d)
-        );
+    html! {
+        table {
+            tr { th.l { "efficiency" } th { "value" } }
+            @for (label, v, d) in rows { tr { td.l { (label) } td { (num(v, d)) } } }
+        }
     }
-    o.push_str("</table>");
-    o
+}
+
+/// The line under a run's title: status, label, variant, server, start,
+/// length and campaign.
+fn meta_line(r: &RunRow, mode: Mode) -> Markup {
+    let server =
+        crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref());
+    html! {
+        p.meta {
+            "status " span class={ "status-" (r.status) } { (r.status) }
+            @if let Some(x) = &r.reason { " (" (x) ")" }
+            " · label " (r.label.as_deref().unwrap_or("-"))
+            " · variant " (r.variant.as_deref().unwrap_or("-"))
+            " · " (server)
+            " · started " (r.started_at)
+            " · " (num(r.seconds, 1)) " s"
+            @if let Some(c) = r.campaign_id {
+                " · campaign " (link(mode, &format!("/campaign/{c}"), &c.to_string()))
+            }
+        }
+    }
+}
+
+/// A finished run's totals.
+fn totals_table(r: &RunRow) -> Markup {
+    let load_us = r
+        .load_cpu_s
+        .zip(r.queries)
+        .map(|(c, q)| crate::stats::us_per_query(c, q as f64));
+    let overhead = r
+        .client_cpu_s
+        .zip(r.load_cpu_s)
+        .zip(r.seconds)
+        .map(|((all, load), secs)| (all - load).max(0.0) * 1e3 / secs.max(1e-9));
+    html! {
+        table {
+            tr {
+                th { "qps" } th { "tps" } th { "p95 ms" } th { "p99 ms" } th { "load CPU µs/q" }
+                th { "tool overhead CPU-ms/s" }
+            }
+            tr {
+                td { (num(r.qps, 1)) } td { (num(r.tps, 1)) } td { (num(r.lat_p95_ms, 3)) }
+                td { (num(r.lat_p99_ms, 3)) } td { (num(load_us, 2)) } td { (num(overhead, 1)) }
+            }
+        }
+    }
+}
+
+/// The bottleneck verdict with its evidence and the efficiency figures.
+fn bottleneck(mon: &MonitorFigures) -> Markup {
+    let Some(hint) = &mon.bottleneck else {
+        return html! {};
+    };
+    html! {
+        p { "Bottleneck: " span.verdict { (hint.verdict) } }
+        ul { @for ev in &hint.evidence { li { (ev) } } }
+        (figures_table(mon))
+    }
+}
+
+/// Every panel on one time axis (the run's whole span, warm-up included),
+/// under its group's heading.
+fn chart_groups(d: &RunDetail, metrics: &RunMetrics, mon: &MonitorFigures) -> Markup {
+    let mut groups: Vec<(&str, Vec<Chart>)> = Vec::new();
+    if d.run.workload != "monitor" {
+        groups.push(("Load", load_charts(d)));
+    }
+    groups.extend(monitor_charts(metrics, &mon.per_interval));
+    // A source with nothing to show (e.g. no network traffic over a
+    // socket) is left out rather than drawn empty.
+    for (_, charts) in groups.iter_mut() {
+        charts.retain(|c| !c.is_empty());
+    }
+    align(groups.iter_mut().flat_map(|(_, c)| c.iter_mut()));
+    html! {
+        @for (group, charts) in &groups {
+            h2 { (group) }
+            div.charts { @for c in charts { (c.html()) } }
+        }
+    }
+}
+
+/// A TPC-C run's figures and its transaction types; empty for other
+/// workloads. Reads the stored summary's `tpcc` section by key.
+fn tpcc_section(tpcc: &Value) -> Markup {
+    let Some(types) = tpcc["transactions"].as_array() else {
+        return html! {};
+    };
+    let f = |k: &str| tpcc[k].as_f64();
+    html! {
+        h2 { "TPC-C" }
+        p {
+            "NOPM " (num(f("nopm"), 1)) " · TPM " (num(f("tpm"), 1))
+            " · New-Orders rolled back on purpose " (num(f("new_order_rollback_pct"), 2)) "%"
+        }
+        table {
+            tr {
+                th.l { "transaction" } th { "count" } th { "per min" } th { "avg ms" }
+                th { "p95 ms" } th { "p99 ms" } th { "max ms" }
+            }
+            @for t in types {
+                @let lat = |k: &str| num(t["latency_ms"][k].as_f64(), 3);
+                tr {
+                    td.l { (t["type"].as_str().unwrap_or("")) }
+                    td { (t["count"].to_string()) }
+                    td { (num(t["per_minute"].as_f64(), 1)) }
+                    td { (lat("avg")) } td { (lat("p95")) } td { (lat("p99")) } td { (lat("max")) }
+                }
+            }
+        }
+    }
+}
+
+/// Latency per statement.
+fn statements(d: &RunDetail) -> Markup {
+    if d.statements.is_empty() {
+        return html! {};
+    }
+    html! {
+        h2 { "Statements" }
+        table {
+            tr {
+                th.l { "statement" } th { "count" } th { "avg ms" } th { "p95 ms" } th { "p99 ms" }
+                th { "max ms" }
+            }
+            @for s in &d.statements {
+                tr {
+                    td.l { (s.statement) } td { (s.count) } td { (num(s.lat_avg_ms, 3)) }
+                    td { (num(s.lat_p95_ms, 3)) } td { (num(s.lat_p99_ms, 3)) }
+                    td { (num(s.lat_max_ms, 3)) }
+                }
+            }
+        }
+    }
+}
+
+/// The monitor's notes shown on the page.
+fn notes(mon: &MonitorFigures) -> Markup {
+    let notes: Vec<_> = mon.shown_notes().collect();
+    if notes.is_empty() {
+        return html! {};
+    }
+    html! {
+        h2 { "Monitor notes" }
+        ul.notes {
+            @for n in notes { li { (format!("[{:.1} s] ", n.t)) (n.kind) ": " (n.text) } }
+        }
+    }
 }
 
 pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
@@ -417,136 +734,32 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let r = &d.run;
     let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
     let metrics = RunMetrics::load(store, id)?;
-    let mut b = String::new();
-    let title = if r.workload == "monitor" {
+    let monitor_only = r.workload == "monitor";
+    let title = if monitor_only {
         format!("Run {id}: monitor session")
     } else {
         format!("Run {id}: {} × {} users", r.workload, r.threads)
     };
-    let _ = write!(b, "<h1>{}</h1>", esc(&title));
-    let _ = write!(
-        b,
-        "<p class=\"meta\">status <span class=\"status-{}\">{}</span>{} · label {} · variant {} · {} · started {} · {} s{}</p>",
-        esc(&r.status),
-        esc(&r.status),
-        r.reason.as_deref().map(|x| format!(" ({})", esc(x))).unwrap_or_default(),
-        esc(r.label.as_deref().unwrap_or("-")),
-        esc(r.variant.as_deref().unwrap_or("-")),
-        esc(&crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())),
-        esc(&r.started_at),
-        num(r.seconds, 1),
-        r.campaign_id.map(|c| format!(" · campaign {}", link(mode, &format!("/campaign/{c}"), &c.to_string()))).unwrap_or_default()
-    );
     // While it runs, the live line stands in for the totals (not known yet).
-    if r.status == "running" && r.workload != "monitor" {
-        b.push_str(&super::progress::run_live(store, &d)?);
-    } else if r.workload != "monitor" {
-        let _ = write!(
-            b,
-            "<table><tr><th>qps</th><th>tps</th><th>p95 ms</th><th>p99 ms</th><th>load CPU µs/q</th><th>tool overhead CPU-ms/s</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
-            num(r.qps, 1),
-            num(r.tps, 1),
-            num(r.lat_p95_ms, 3),
-            num(r.lat_p99_ms, 3),
-            num(r.load_cpu_s.zip(r.queries).map(|(c, q)| crate::stats::us_per_query(c, q as f64)), 2),
-            num(
-                r.client_cpu_s
-                    .zip(r.load_cpu_s)
-                    .zip(r.seconds)
-                    .map(|((all, load), secs)| (all - load).max(0.0) * 1e3 / secs.max(1e-9)),
-                1
-            )
-        );
-    }
-    if let Some(hint) = &mon.bottleneck {
-        let _ = write!(
-            b,
-            "<p>Bottleneck: <span class=\"verdict\">{}</span></p><ul>",
-            esc(&hint.verdict)
-        );
-        for ev in &hint.evidence {
-            let _ = write!(b, "<li>{}</li>", esc(ev));
-        }
-        b.push_str("</ul>");
-        b.push_str(&figures_table(&mon));
-    }
-    // Every panel on one time axis: the run's whole span, warm-up included.
-    let mut groups: Vec<(&str, Vec<Chart>)> = Vec::new();
-    if r.workload != "monitor" {
-        groups.push(("Load", load_charts(&d)));
-    }
-    groups.extend(monitor_charts(&metrics, &mon.per_interval));
-    // A source with nothing to show (e.g. no network traffic over a
-    // socket) is left out rather than drawn empty.
-    for (_, charts) in groups.iter_mut() {
-        charts.retain(|c| !c.is_empty());
-    }
-    align(groups.iter_mut().flat_map(|(_, c)| c.iter_mut()));
-    for (group, charts) in &groups {
-        let _ = write!(b, "<h2>{group}</h2><div class=\"charts\">");
-        for c in charts {
-            b.push_str(&c.html());
-        }
-        b.push_str("</div>");
-    }
-    if let Some(types) = d.tpcc["transactions"].as_array() {
-        let f = |k: &str| d.tpcc[k].as_f64();
-        let _ = write!(
-            b,
-            "<h2>TPC-C</h2><p>NOPM {} · TPM {} · New-Orders rolled back on purpose {}%</p>",
-            num(f("nopm"), 1),
-            num(f("tpm"), 1),
-            num(f("new_order_rollback_pct"), 2)
-        );
-        b.push_str("<table><tr><th class=\"l\">transaction</th><th>count</th><th>per min</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
-        for t in types {
-            let lat = |k: &str| t["latency_ms"][k].as_f64();
-            let _ = write!(
-                b,
-                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(t["type"].as_str().unwrap_or("")),
-                t["count"],
-                num(t["per_minute"].as_f64(), 1),
-                num(lat("avg"), 3),
-                num(lat("p95"), 3),
-                num(lat("p99"), 3),
-                num(lat("max"), 3)
-            );
-        }
-        b.push_str("</table>");
-    }
-    b.push_str(&super::profile_section::section(store, &d, mode)?);
-    if !d.statements.is_empty() {
-        b.push_str("<h2>Statements</h2><table><tr><th class=\"l\">statement</th><th>count</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>");
-        for s in &d.statements {
-            let _ = write!(
-                b,
-                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&s.statement),
-                s.count,
-                num(s.lat_avg_ms, 3),
-                num(s.lat_p95_ms, 3),
-                num(s.lat_p99_ms, 3),
-                num(s.lat_max_ms, 3)
-            );
-        }
-        b.push_str("</table>");
-    }
-    let notes: Vec<_> = mon.shown_notes().collect();
-    if !notes.is_empty() {
-        b.push_str("<h2>Monitor notes</h2><ul class=\"notes\">");
-        for n in notes {
-            let _ = write!(
-                b,
-                "<li>[{:.1} s] {}: {}</li>",
-                n.t,
-                esc(&n.kind),
-                esc(&n.text)
-            );
-        }
-        b.push_str("</ul>");
-    }
-    b.push_str("<h2>Environment</h2>");
-    b.push_str(&super::environment::section(&d, &format!("Run {id}")));
-    Ok(Some(page(&title, &b, mode, r.status == "running")))
+    let figures = if monitor_only {
+        html! {}
+    } else if r.status == "running" {
+        super::progress::run_live(store, &d)?
+    } else {
+        totals_table(r)
+    };
+    let body = html! {
+        h1 { (title) }
+        (meta_line(r, mode))
+        (figures)
+        (bottleneck(&mon))
+        (chart_groups(&d, &metrics, &mon))
+        (tpcc_section(&d.tpcc))
+        (super::profile_section::section(store, &d, mode)?)
+        (statements(&d))
+        (notes(&mon))
+        h2 { "Environment" }
+        (super::environment::section(&d, &format!("Run {id}")))
+    };
+    Ok(Some(page(&title, body, mode, r.status == "running")))
 }

@@ -26,6 +26,11 @@
     for (var x = Math.ceil(lo / step) * step; x <= hi + step * 1e-9; x += step) out.push(Math.abs(x) < step * 1e-9 ? 0 : x);
     return out;
   }
+  function el(tag, text) {
+    var e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
   function svgEl(name, attrs) {
     var e = document.createElementNS("http://www.w3.org/2000/svg", name);
     for (var k in attrs) e.setAttribute(k, attrs[k]);
@@ -80,7 +85,7 @@
         if (s.el.classList.contains("off")) return;
         var best = null;
         s.pts.forEach(function (q) { if (best === null || Math.abs(q[0] - nx) < Math.abs(best[0] - nx)) best = q; });
-        if (best) rows.push('<span data-color="' + s.color + '">\u25A0</span> ' + s.name.replace(/</g, "&lt;") + ": <b>" + fmt(y0 + best[1] / 1000 * (y1 - y0)) + "</b>");
+        if (best) rows.push({ color: s.color, name: s.name, value: fmt(y0 + best[1] / 1000 * (y1 - y0)) });
       });
       return rows;
     }
@@ -104,9 +109,14 @@
       }
       var nx = nxAt(p.x);
       peers.forEach(function (o) { o.show(nx); });
-      tip.innerHTML = "<i>" + (svg.dataset.xlabel || "x").split(" (")[0] + " " + fmt(dataX(nx)) + "</i><br>" + values(nx).join("<br>");
-      // Colours through the CSSOM: the UI's policy refuses style attributes.
-      Array.prototype.forEach.call(tip.querySelectorAll("span[data-color]"), function (sp) { sp.style.color = sp.dataset.color; });
+      // Built as nodes: series names are text, never markup. Colours
+      // through the CSSOM: the UI's policy refuses style attributes.
+      tip.replaceChildren(el("i", (svg.dataset.xlabel || "x").split(" (")[0] + " " + fmt(dataX(nx))));
+      values(nx).forEach(function (v) {
+        var swatch = el("span", "\u25A0");
+        swatch.style.color = v.color;
+        tip.append(el("br"), swatch, " " + v.name + ": ", el("b", v.value));
+      });
       tip.style.display = "block"; tip.style.left = (ev.pageX + 14) + "px"; tip.style.top = (ev.pageY + 10) + "px";
     });
     svg.addEventListener("mouseleave", function () { peers.forEach(function (o) { o.hide(); }); tip.style.display = "none"; drag = null; band.setAttribute("visibility", "hidden"); });
