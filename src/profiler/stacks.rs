@@ -27,7 +27,7 @@ pub fn start(k: StackKinds, pid: i32, dir: &Path) -> Result<Recording, String> {
     if k.offcpu {
         super::perf::probe_tracepoint("sched:sched_switch")?;
     }
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = rustix::process::geteuid().is_root();
     let hz = k.hz.to_string();
     let mut a: Vec<String> = Vec::new();
     let mut arg = |s: &str| a.push(s.to_string());

@@ -70,6 +70,11 @@ pub struct Breaker(std::os::fd::RawFd);
 impl Breaker {
     pub fn cut(&self) {
         if self.0 >= 0 {
+            // SAFETY: shutdown(2) takes no memory; on a descriptor that is
+            // closed or reused it fails or cuts that socket, a logic error
+            // the `Conn`'s lifetime rules out, never undefined behaviour.
+            // libc, not rustix: rustix wants a borrowed fd, which a Copy
+            // breaker cannot hold.
             unsafe { libc::shutdown(self.0, libc::SHUT_RDWR) };
         }
     }

@@ -137,8 +137,11 @@ fn local_now() -> (i64, i64, i64, i64) {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as libc::time_t)
         .unwrap_or(0);
-    // SAFETY: localtime_r writes only into `tm`, which outlives the call.
+    // SAFETY: an all-zero tm is a valid value (integers and a null
+    // tm_zone pointer).
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `now` and writes only into `tm`, both live
+    // locals; the reentrant form shares no static buffer.
     if unsafe { libc::localtime_r(&now, &mut tm) }.is_null() {
         let s = i64::from(now) % 86_400;
         return (s / 3600, s % 3600 / 60, s % 60, 0);

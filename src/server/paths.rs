@@ -31,7 +31,7 @@ pub fn socket_path(sandbox_dir: &Path) -> PathBuf {
     for b in sandbox_dir.as_os_str().as_encoded_bytes() {
         h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
     }
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     PathBuf::from(format!("/tmp/qpslab-{uid}/{h:016x}.sock"))
 }
 

@@ -136,7 +136,7 @@ impl Sandbox {
         // prepare loads by LOAD DATA LOCAL, which MySQL 8.0 turns off by
         // default (a --set local_infile=0 after it still wins).
         put("local-infile", "1");
-        if unsafe { libc::geteuid() } == 0 {
+        if rustix::process::geteuid().is_root() {
             put("user", "root");
         }
         put("# profile", self.spec.profile.name());
@@ -380,11 +380,13 @@ impl Sandbox {
         let Some(pid) = self.running_pid() else {
             return Ok(false);
         };
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let target = rustix::process::Pid::from_raw(pid.max(0));
+        let signal = |s| target.map(|p| rustix::process::kill_process(p, s));
+        let _ = signal(rustix::process::Signal::TERM);
         let deadline = Instant::now() + timeout;
         while process_alive(i64::from(pid)) {
             if Instant::now() > deadline {
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                let _ = signal(rustix::process::Signal::KILL);
                 std::thread::sleep(Duration::from_millis(200));
                 break;
             }

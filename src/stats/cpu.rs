@@ -13,7 +13,10 @@ pub fn thread_cpu_seconds() -> f64 {
 }
 
 fn rusage_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: an all-zero rusage is a valid value (integers only).
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into `ru`, a live local. rustix has no
+    // getrusage, so libc stays.
     if unsafe { libc::getrusage(who, &mut ru) } != 0 {
         return 0.0;
     }
@@ -78,7 +81,7 @@ impl CpuSnapshot {
 
     /// (client CPU seconds, host CPU seconds available, host busy share) since `earlier`.
     pub fn since(&self, earlier: &CpuSnapshot) -> (f64, f64, f64) {
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let hz = rustix::param::clock_ticks_per_second().max(1) as f64;
         let client = self.process_s - earlier.process_s;
         let host = self.host_jiffies.saturating_sub(earlier.host_jiffies) as f64 / hz;
         let idle = self

@@ -40,11 +40,7 @@ fn sidecar(path: &Path, suffix: &str) -> PathBuf {
 /// Whether this process may write `p` (a file or directory).
 fn writable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
-        && std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).is_ok_and(|c| {
-            // SAFETY: `c` is a valid NUL-terminated path that outlives the
-            // call; access(2) only reads it.
-            unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
-        })
+        && rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_ok()
 }
 
 /// Whether the store and its directory may be written here.
