@@ -170,12 +170,6 @@ pub fn value_text(v: &toml::Value) -> String {
     }
 }
 
-fn fnv64(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 impl CampaignFile {
     pub fn parse(text: &str, origin: &str) -> Result<CampaignFile> {
         let mut c: CampaignFile = toml::from_str(text)
@@ -356,7 +350,7 @@ impl CampaignFile {
                                 workload: w,
                                 threads: t,
                                 repeat: r,
-                                hash: format!("{:016x}", fnv64(&def)),
+                                hash: format!("{:016x}", crate::stats::fnv1a64(def.as_bytes())),
                             });
                         }
                     }
@@ -386,6 +380,27 @@ mod tests {
         name = "point_select"
         options = { range_size = 10 }
     "#;
+
+    /// Stored campaigns resume by their points' hashes: these values were
+    /// computed by the code that wrote them and must never change.
+    #[test]
+    fn point_hashes_are_pinned() {
+        let p = CampaignFile::parse(FILE, "test").unwrap().points();
+        let h: Vec<&str> = p.iter().map(|x| x.hash.as_str()).collect();
+        assert_eq!(
+            h,
+            [
+                "cfd6f38fbc4dae81",
+                "992f1e2052370fe6",
+                "89a5ec6ab47ccceb",
+                "d98ad507582860b0",
+                "92ce302e0eedb624",
+                "652065eeba967997",
+                "84c9d3c2463fd97a",
+                "3bc6b4c1c4a5a30d"
+            ]
+        );
+    }
 
     #[test]
     fn expands_the_matrix_with_stable_distinct_hashes() {

@@ -161,7 +161,7 @@ async fn enable(c: &mut Conn) -> Result<Changed, String> {
 fn quoted(names: &[String]) -> String {
     names
         .iter()
-        .map(|n| format!("'{}'", n.replace('\\', "\\\\").replace('\'', "''")))
+        .map(|n| crate::protocol::string_literal(n))
         .collect::<Vec<_>>()
         .join(",")
 }

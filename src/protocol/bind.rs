@@ -162,15 +162,7 @@ impl Binder<'_> {
             return;
         };
         if text {
-            out.push(b'\'');
-            for &b in v {
-                match b {
-                    b'\'' | b'\\' => out.extend_from_slice(&[b'\\', b]),
-                    0 => out.extend_from_slice(b"\\0"),
-                    _ => out.push(b),
-                }
-            }
-            out.push(b'\'');
+            super::literal::push_string_literal(out, v);
         } else {
             put_lenenc_int(out, v.len() as u64);
             out.extend_from_slice(v);

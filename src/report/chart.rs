@@ -342,7 +342,10 @@ impl Chart {
             esc(&self.x_label),
             esc(&self.title)
         );
-        let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
+        let clip = format!(
+            "c{:x}",
+            crate::stats::fnv1a64(self.title.as_bytes()) ^ (self.series.len() as u64)
+        );
         let _ = write!(
             o,
             r##"<defs><clipPath id="{clip}"><rect x="{L}" y="{T}" width="{pw}" height="{ph}"/></clipPath></defs><rect x="0" y="0" width="{W}" height="{h}" fill="#fff"/><text x="{L}" y="18" font-size="14" font-weight="bold" font-family="sans-serif">{}</text>"##,
@@ -529,12 +532,6 @@ fn legend_rows(series: &[Series], width: f64) -> Vec<Vec<(usize, f64)>> {
         x += w;
     }
     rows
-}
-
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    })
 }
 
 /// Renders an SVG chart to PNG (twice its size, for sharp text), with the

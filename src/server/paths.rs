@@ -27,10 +27,7 @@ pub fn socket_path(sandbox_dir: &Path) -> PathBuf {
     if p.as_os_str().len() < 100 {
         return p;
     }
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in sandbox_dir.as_os_str().as_encoded_bytes() {
-        h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
-    }
+    let h = crate::stats::fnv1a64(sandbox_dir.as_os_str().as_encoded_bytes());
     let uid = rustix::process::geteuid().as_raw();
     PathBuf::from(format!("/tmp/qpslab-{uid}/{h:016x}.sock"))
 }

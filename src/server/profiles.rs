@@ -88,19 +88,10 @@ const SWEEP_LIMITS: [(&str, &str); 2] = [
 /// A quarter of the host's memory, between 128 MiB and 4 GiB: enough for the
 /// default test data (8 × 1M rows ≈ 2 GiB) without starving a small host.
 fn buffer_pool_size() -> String {
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| {
-                    l.split_whitespace()
-                        .nth(1)
-                        .and_then(|v| v.parse::<u64>().ok())
-                })
-        })
-        .unwrap_or(4 << 20);
-    let mib = (mem / 1024 / 4).clamp(128, 4096);
+    use procfs::Current;
+    // MemTotal in bytes; 4 GiB when /proc/meminfo cannot be read.
+    let mem = procfs::Meminfo::current().map_or(4 << 30, |m| m.mem_total);
+    let mib = ((mem >> 20) / 4).clamp(128, 4096);
     format!("{mib}M")
 }
 

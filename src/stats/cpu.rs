@@ -46,18 +46,15 @@ pub fn cpu_list_text(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Total host jiffies (all CPUs, all states) from the first line of /proc/stat.
+/// Total and idle host jiffies (all CPUs) from /proc/stat's cpu line:
+/// user, nice, system, idle, iowait, irq, softirq and steal make the
+/// total (guest time is inside user); idle and iowait the idle part.
 pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
-    let s = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = s.lines().next()?;
-    let v: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal (guest is inside user)
-    let total: u64 = v.iter().take(8).sum();
-    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+    use procfs::CurrentSI;
+    let c = procfs::KernelStats::current().ok()?.total;
+    let opt = |v: Option<u64>| v.unwrap_or(0);
+    let idle = c.idle + opt(c.iowait);
+    let total = c.user + c.nice + c.system + idle + opt(c.irq) + opt(c.softirq) + opt(c.steal);
     Some((total, idle))
 }
 
