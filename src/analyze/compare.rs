@@ -13,15 +13,21 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// Summary of one run's per-interval throughput.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct SeriesStats {
+    /// Intervals.
     pub n: usize,
+    /// Mean per-interval rate.
     pub mean: f64,
+    /// Sample standard deviation.
     pub sd: f64,
+    /// Lag-1 autocorrelation, clamped to [0, 1).
     pub lag1: f64,
+    /// Effective sample size n·(1−ρ₁)/(1+ρ₁).
     pub n_eff: f64,
+    /// Standard error of the mean, sd/√n_eff.
     pub se: f64,
 }
 
-pub fn series_stats(x: &[f64]) -> SeriesStats {
+pub(crate) fn series_stats(x: &[f64]) -> SeriesStats {
     let n = x.len();
     if n == 0 {
         return SeriesStats {
@@ -63,21 +69,29 @@ pub fn series_stats(x: &[f64]) -> SeriesStats {
 /// The comparison of B against A.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Comparison {
+    /// A's summary.
     pub a: SeriesStats,
+    /// B's summary.
     pub b: SeriesStats,
     /// B − A and relative to A.
     pub diff: f64,
+    /// B − A as a percentage of A (NaN when A's mean is 0).
     pub diff_pct: f64,
     /// 95% interval of the difference.
     pub ci_low: f64,
+    /// Upper end of that interval.
     pub ci_high: f64,
+    /// Welch's t statistic.
     pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
     /// Two-sided p-value.
     pub p: f64,
+    /// Whether p < 0.05 (the interval excludes 0).
     pub significant: bool,
 }
 
+/// Compares per-interval rates `b` against `a` (see the module doc).
 pub fn compare(a: &[f64], b: &[f64]) -> Comparison {
     let (sa, sb) = (series_stats(a), series_stats(b));
     let diff = sb.mean - sa.mean;
@@ -123,7 +137,7 @@ pub fn compare(a: &[f64], b: &[f64]) -> Comparison {
 
 /// P(T > t) for Student's t with `df` degrees of freedom (Welch's `df`
 /// need not be whole); NaN when `df` is not above 0.
-pub fn student_t_upper(t: f64, df: f64) -> f64 {
+pub(crate) fn student_t_upper(t: f64, df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.sf(t))
 }
 
@@ -134,7 +148,7 @@ fn student_t_quantile_975(df: f64) -> f64 {
 }
 
 /// Per-interval QPS and TPS of a stored run: measured, whole intervals only.
-pub fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
     let full = d.samples.iter().map(|s| s.dur).fold(0.0, f64::max);
     let whole = d
         .samples

@@ -37,7 +37,7 @@ pub fn probe() -> Result<String, String> {
 
 /// Why a tracepoint (`sched:sched_switch`) cannot be recorded here, as a
 /// note; Ok when it can.
-pub fn probe_tracepoint(name: &str) -> Result<(), String> {
+pub(crate) fn probe_tracepoint(name: &str) -> Result<(), String> {
     let (sys, ev) = name.split_once(':').unwrap_or(("", name));
     let found = [
         "/sys/kernel/tracing/events",
@@ -199,7 +199,7 @@ impl Recording {
 }
 
 /// Seconds since the Unix epoch, now.
-pub fn unix_now() -> f64 {
+pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())

@@ -36,7 +36,7 @@ use std::os::fd::RawFd;
 use std::time::Duration;
 
 /// How long a direct wait blocks before it looks at its limits again.
-pub const DIRECT_SLICE: Duration = Duration::from_millis(100);
+pub(crate) const DIRECT_SLICE: Duration = Duration::from_millis(100);
 
 /// Bytes one ring receive asks for (what arrives beyond waits in the socket).
 const RBUF: usize = 16 * 1024;
@@ -60,7 +60,7 @@ pub struct Direct {
 }
 
 /// A socket on direct I/O (the descriptor stays owned by its stream).
-pub struct DirectIo {
+pub(crate) struct DirectIo {
     fd: RawFd,
     limits: Direct,
     ring: Option<PairRing>,
@@ -75,7 +75,7 @@ impl DirectIo {
         DirectIo { fd, limits, ring }
     }
 
-    pub fn uses_ring(&self) -> bool {
+    pub(crate) fn uses_ring(&self) -> bool {
         self.ring.is_some()
     }
 

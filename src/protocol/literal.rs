@@ -12,7 +12,7 @@
 
 /// Appends `v` to `out` as a single-quoted SQL string literal.
 #[inline]
-pub fn push_string_literal(out: &mut Vec<u8>, v: &[u8]) {
+pub(crate) fn push_string_literal(out: &mut Vec<u8>, v: &[u8]) {
     out.push(b'\'');
     for &b in v {
         match b {

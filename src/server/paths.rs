@@ -14,7 +14,7 @@ pub fn state_dir() -> PathBuf {
         .join("qpslab")
 }
 
-pub fn sandboxes_dir() -> PathBuf {
+pub(crate) fn sandboxes_dir() -> PathBuf {
     state_dir().join("sandboxes")
 }
 
@@ -22,7 +22,7 @@ pub fn sandboxes_dir() -> PathBuf {
 /// (sun_path); when the sandbox directory is deeper than that, the socket
 /// goes to a short per-user directory under /tmp, named by a hash of the
 /// sandbox directory so that two state directories never collide.
-pub fn socket_path(sandbox_dir: &Path) -> PathBuf {
+pub(crate) fn socket_path(sandbox_dir: &Path) -> PathBuf {
     let p = sandbox_dir.join("mysqld.sock");
     if p.as_os_str().len() < 100 {
         return p;

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Result};
 
+/// A sandbox's my.cnf preset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Profile {
     /// Server defaults, with the buffer pool sized for the test data and
@@ -14,6 +15,7 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// The preset of that name ("default", "bench").
     pub fn parse(s: &str) -> Result<Profile> {
         match s {
             "default" => Ok(Profile::Default),
@@ -22,6 +24,7 @@ impl Profile {
         }
     }
 
+    /// Its name in my.cnf and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Default => "default",
@@ -95,6 +98,7 @@ fn buffer_pool_size() -> String {
     format!("{mib}M")
 }
 
+/// Every preset's settings as my.cnf sections (`qpslab server profiles`).
 pub fn render_profiles_help() -> String {
     let mut out = String::new();
     for p in [Profile::Default, Profile::Bench] {

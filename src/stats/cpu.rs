@@ -49,7 +49,7 @@ pub fn cpu_list_text(cpus: &[usize]) -> String {
 /// Total and idle host jiffies (all CPUs) from /proc/stat's cpu line:
 /// user, nice, system, idle, iowait, irq, softirq and steal make the
 /// total (guest time is inside user); idle and iowait the idle part.
-pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
+pub(crate) fn host_cpu_jiffies() -> Option<(u64, u64)> {
     use procfs::CurrentSI;
     let c = procfs::KernelStats::current().ok()?.total;
     let opt = |v: Option<u64>| v.unwrap_or(0);
@@ -61,12 +61,16 @@ pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
 /// A point-in-time reading of process and host CPU.
 #[derive(Clone, Copy, Debug)]
 pub struct CpuSnapshot {
+    /// This process's user + system CPU seconds.
     pub process_s: f64,
+    /// The host's total CPU time, in clock ticks (all CPUs).
     pub host_jiffies: u64,
+    /// Of it, idle and iowait ticks.
     pub host_idle_jiffies: u64,
 }
 
 impl CpuSnapshot {
+    /// The reading now (host figures 0 when /proc/stat cannot be read).
     pub fn now() -> CpuSnapshot {
         let (host_jiffies, host_idle_jiffies) = host_cpu_jiffies().unwrap_or((0, 0));
         CpuSnapshot {

@@ -31,6 +31,8 @@ use anyhow::{Context, Result};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
+/// The results store: one SQLite file of runs, their intervals,
+/// statements, monitor snapshots and profiles, campaigns and sweeps.
 pub struct Store {
     conn: Connection,
     path: PathBuf,

@@ -22,10 +22,10 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 
 /// The environment variable that forces the read-only-media path.
-pub const READ_ONLY_MEDIA_ENV: &str = "QPSLAB_STORE_READ_ONLY_MEDIA";
+pub(crate) const READ_ONLY_MEDIA_ENV: &str = "QPSLAB_STORE_READ_ONLY_MEDIA";
 
 /// A connection opened for reading, and what the reader should be told.
-pub struct ReadOpen {
+pub(crate) struct ReadOpen {
     pub conn: Connection,
     /// Set when the WAL could not be read: runs in it are not seen.
     pub note: Option<String>,

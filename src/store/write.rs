@@ -11,22 +11,36 @@ use serde_json::Value;
 /// What is known of a run before it starts.
 #[derive(Default)]
 pub struct NewRun {
+    /// The campaign or sweep it belongs to, if any.
     pub campaign_id: Option<i64>,
+    /// Its campaign point's hash (`campaign::Point::hash`).
     pub point_hash: Option<String>,
+    /// The user's label.
     pub label: Option<String>,
+    /// The campaign variant it measures.
     pub variant: Option<String>,
+    /// The workload's name.
     pub workload: String,
+    /// Connections.
     pub threads: u32,
+    /// The run's options document (JSON).
     pub options: Value,
+    /// MariaDB, MySQL or Percona Server.
     pub server_flavor: Option<String>,
+    /// The server's version string.
     pub server_version: Option<String>,
+    /// SHOW GLOBAL VARIABLES, {name: value}.
     pub server_variables: Option<Value>,
+    /// The sandbox's my.cnf text.
     pub server_cnf: Option<String>,
     /// Variables not at their compiled default: {name: {value, default,
     /// origin}}; None where the server cannot tell (MySQL before 8.0).
     pub server_nondefault: Option<Value>,
+    /// The sandbox's description (JSON).
     pub sandbox: Option<Value>,
+    /// The client host's description (JSON).
     pub host: Value,
+    /// The command line, secrets redacted.
     pub command_line: String,
 }
 
@@ -36,7 +50,7 @@ pub(super) fn now() -> String {
 }
 
 /// This boot's id: a pid from another boot is not this run's process.
-pub fn boot_id() -> String {
+pub(crate) fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
@@ -76,7 +90,6 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// The campaign of this name and kind, created when new; returns its id.
     /// The newest campaign of this name and kind, if any (reads only).
     pub fn find_campaign(&self, name: &str, kind: &str) -> Result<Option<i64>> {
         Ok(rusqlite::OptionalExtension::optional(self.conn.query_row(
@@ -86,6 +99,8 @@ impl Store {
         ))?)
     }
 
+    /// The id of the newest campaign (or sweep: `kind`) named `name`, its
+    /// `definition` (the file's text) replaced; created when there is none.
     pub fn find_or_create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
         match self.find_campaign(name, kind)? {
             Some(id) => {
