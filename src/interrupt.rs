@@ -11,24 +11,34 @@ static SIGNALS: AtomicU32 = AtomicU32::new(0);
 static COOPERATIVE: AtomicUsize = AtomicUsize::new(0);
 
 fn say(msg: &[u8]) {
-    // write(2) is async-signal-safe; nothing else here allocates or locks.
-    unsafe { libc::write(2, msg.as_ptr().cast(), msg.len()) };
+    // rustix's write is the bare write(2) syscall, async-signal-safe;
+    // stderr()'s descriptor is borrowed without taking its lock. Nothing
+    // here allocates. A failed or short write only loses the message.
+    let _ = rustix::io::write(std::io::stderr(), msg);
 }
 
 extern "C" fn on_signal(_: libc::c_int) {
     let before = SIGNALS.fetch_add(1, Ordering::SeqCst);
     if before >= 1 {
         say(b"\nqpslab: interrupted again: exiting now\n");
+        // SAFETY: _exit(2) is async-signal-safe (std's exit is not: it
+        // runs handlers); it touches no memory of ours. Kept on libc:
+        // rustix offers it only in its low-level runtime module.
         unsafe { libc::_exit(130) };
     }
     if COOPERATIVE.load(Ordering::SeqCst) == 0 {
         say(b"\nqpslab: interrupted\n");
+        // SAFETY: as above, _exit(2) is async-signal-safe.
         unsafe { libc::_exit(130) };
     }
     say(b"\nqpslab: stopping (Ctrl-C again to exit at once)...\n");
 }
 
 pub fn install_ctrl_c() {
+    // SAFETY: `on_signal` is an `extern "C" fn(c_int)`, the handler type
+    // signal(2) expects, and does only async-signal-safe work (atomics,
+    // write(2), _exit(2)). rustix installs handlers only through its
+    // unsafe low-level runtime module, so libc stays.
     unsafe {
         libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);

@@ -20,6 +20,8 @@
 //! reads every `use crate::…` and `crate::…` path in src/ and fails on an
 //! edge against these rules or on a cycle between files.
 
+// Every unsafe block says why it is sound (a `// SAFETY:` comment).
+#![deny(clippy::undocumented_unsafe_blocks)]
 // missing_docs is switched on once the public items are documented (issue 30).
 
 #[macro_use]

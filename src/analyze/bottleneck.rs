@@ -14,15 +14,18 @@ use super::counters::Counters;
 use super::efficiency::{CpuSplit, IoRates};
 use serde::{Deserialize, Serialize};
 
-pub const CLIENT_SHARE: f64 = 0.25;
-pub const IOWAIT_SHARE: f64 = 0.20;
-pub const DISK_BUSY: f64 = 0.80;
-pub const IDLE_SHARE: f64 = 0.25;
+pub(crate) const CLIENT_SHARE: f64 = 0.25;
+pub(crate) const IOWAIT_SHARE: f64 = 0.20;
+pub(crate) const DISK_BUSY: f64 = 0.80;
+pub(crate) const IDLE_SHARE: f64 = 0.25;
 
+/// What most likely limited a run, and the figures that say so.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Hint {
+    /// The verdict in a few words ("client-stalled", "contention: …").
     pub verdict: String,
+    /// The figures behind it, one line each.
     pub evidence: Vec<String>,
     /// (event, share of all non-idle wait time)
     pub top_waits: Vec<(String, f64)>,
@@ -93,6 +96,7 @@ pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
 
 /// What the hint looks at.
 pub struct Inputs<'a> {
+    /// The monitor's counters.
     pub counters: &'a Counters,
     /// Queries completed in the window: with none, nothing is attributed.
     pub queries: f64,
@@ -100,15 +104,22 @@ pub struct Inputs<'a> {
     pub transactions: f64,
     /// The transactions a second an open-model run asked for (`--rate`).
     pub target_rate: Option<f64>,
+    /// Window start, seconds since measuring began.
     pub a: f64,
+    /// Window end.
     pub b: f64,
+    /// Connections.
     pub threads: u32,
+    /// CPUs on the host.
     pub cpus: usize,
+    /// Where the host's CPU went in the window.
     pub cpu: Option<CpuSplit>,
     /// The client's share of the host's busy CPU, measured by the run
     /// itself (used when the monitor has no CPU split).
     pub client_share_fallback: Option<f64>,
+    /// IO by class in the window, per second.
     pub io: &'a IoRates,
+    /// Whether performance_schema was on.
     pub ps_on: bool,
     /// Whether mutex/rwlock waits are instrumented.
     pub ps_synch: bool,
@@ -125,7 +136,7 @@ fn pct(x: f64) -> String {
 pub const NOT_WAITING: [&str; 3] = ["idle", "wait/io/table/", "wait/synch/cond/"];
 
 /// Whether a Performance Schema event counts as waiting (see `NOT_WAITING`).
-pub fn is_waiting(event: &str) -> bool {
+pub(crate) fn is_waiting(event: &str) -> bool {
     !NOT_WAITING.iter().any(|p| event.starts_with(p))
 }
 
@@ -151,7 +162,7 @@ pub fn top_waits(c: &Counters, a: f64, b: f64, n: usize) -> Vec<(String, f64)> {
 
 /// SHOW ENGINE INNODB MUTEX over [a, b] (MySQL 5.5–5.7): OS waits per
 /// second on InnoDB latches and the latch with the most, as evidence.
-pub fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
+pub(crate) fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
     let total = c.delta("innodb_mutex.total.os_waits", a, b)?;
     if total <= 0.0 || b <= a {
         return None;
@@ -173,26 +184,26 @@ pub fn latch_waits(c: &Counters, a: f64, b: f64) -> Option<String> {
 }
 
 /// Few users on an idle CPU: each query waits for its round trip.
-pub const LATENCY_BOUND: &str = "latency-bound (round trips)";
+pub(crate) const LATENCY_BOUND: &str = "latency-bound (round trips)";
 
 /// An open-model run that completed its arrivals: `--rate` set the
 /// throughput.
-pub const RATE_LIMITED: &str = "rate-limited (--rate)";
+pub(crate) const RATE_LIMITED: &str = "rate-limited (--rate)";
 
 /// Share of `--rate`'s arrivals a run must complete to count as keeping
 /// up with it. Arrivals are random (a Poisson stream of n arrivals varies
 /// by √n), so a shortfall within three times that also counts as kept:
 /// a short run at a low rate is not said to fall behind for its dice.
-pub const RATE_KEPT: f64 = 0.95;
+pub(crate) const RATE_KEPT: f64 = 0.95;
 
 /// Other processes' share of the host's busy CPU above which a run is
 /// marked "host shared"; steal above `STEAL_SHARE` of all CPU time too.
-pub const OTHER_SHARE: f64 = 0.10;
-pub const STEAL_SHARE: f64 = 0.02;
+pub(crate) const OTHER_SHARE: f64 = 0.10;
+pub(crate) const STEAL_SHARE: f64 = 0.02;
 
 /// "host shared: other processes 68% of busy CPU, steal 3%" when the host
 /// was not the run's alone (see `OTHER_SHARE`), else None.
-pub fn host_shared(cpu: &CpuSplit) -> Option<String> {
+pub(crate) fn host_shared(cpu: &CpuSplit) -> Option<String> {
     let busy = cpu.server + cpu.client + cpu.other;
     let other = if busy > 0.0 { cpu.other / busy } else { 0.0 };
     if other <= OTHER_SHARE && cpu.steal <= STEAL_SHARE {

@@ -8,19 +8,26 @@
 //! sizes. A difference whose 95% interval contains zero is within noise.
 
 use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Summary of one run's per-interval throughput.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct SeriesStats {
+    /// Intervals.
     pub n: usize,
+    /// Mean per-interval rate.
     pub mean: f64,
+    /// Sample standard deviation.
     pub sd: f64,
+    /// Lag-1 autocorrelation, clamped to [0, 1).
     pub lag1: f64,
+    /// Effective sample size n·(1−ρ₁)/(1+ρ₁).
     pub n_eff: f64,
+    /// Standard error of the mean, sd/√n_eff.
     pub se: f64,
 }
 
-pub fn series_stats(x: &[f64]) -> SeriesStats {
+pub(crate) fn series_stats(x: &[f64]) -> SeriesStats {
     let n = x.len();
     if n == 0 {
         return SeriesStats {
@@ -62,21 +69,29 @@ pub fn series_stats(x: &[f64]) -> SeriesStats {
 /// The comparison of B against A.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Comparison {
+    /// A's summary.
     pub a: SeriesStats,
+    /// B's summary.
     pub b: SeriesStats,
     /// B − A and relative to A.
     pub diff: f64,
+    /// B − A as a percentage of A (NaN when A's mean is 0).
     pub diff_pct: f64,
     /// 95% interval of the difference.
     pub ci_low: f64,
+    /// Upper end of that interval.
     pub ci_high: f64,
+    /// Welch's t statistic.
     pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
     /// Two-sided p-value.
     pub p: f64,
+    /// Whether p < 0.05 (the interval excludes 0).
     pub significant: bool,
 }
 
+/// Compares per-interval rates `b` against `a` (see the module doc).
 pub fn compare(a: &[f64], b: &[f64]) -> Comparison {
     let (sa, sb) = (series_stats(a), series_stats(b));
     let diff = sb.mean - sa.mean;
@@ -120,106 +135,20 @@ pub fn compare(a: &[f64], b: &[f64]) -> Comparison {
     }
 }
 
-/// P(T > t) for Student's t with `df` degrees of freedom, through the
-/// regularized incomplete beta function: P = ½·I_{df/(df+t²)}(df/2, ½).
-pub fn student_t_upper(t: f64, df: f64) -> f64 {
-    let x = df / (df + t * t);
-    0.5 * inc_beta(df / 2.0, 0.5, x)
+/// P(T > t) for Student's t with `df` degrees of freedom (Welch's `df`
+/// need not be whole); NaN when `df` is not above 0.
+pub(crate) fn student_t_upper(t: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.sf(t))
 }
 
-/// The 97.5% quantile by bisection on the upper tail.
+/// The 97.5% quantile: the half-width, in standard errors, of a two-sided
+/// 95% interval. NaN when `df` is not above 0.
 fn student_t_quantile_975(df: f64) -> f64 {
-    let (mut lo, mut hi) = (0.0, 1000.0);
-    for _ in 0..100 {
-        let mid = (lo + hi) / 2.0;
-        if student_t_upper(mid, df) > 0.025 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo + hi) / 2.0
-}
-
-fn ln_gamma(x: f64) -> f64 {
-    // Lanczos approximation (g = 7, 9 coefficients).
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let t = x + 7.5;
-    let s: f64 = C[0]
-        + C.iter()
-            .enumerate()
-            .skip(1)
-            .map(|(i, c)| c / (x + i as f64))
-            .sum::<f64>();
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + s.ln()
-}
-
-/// Regularized incomplete beta I_x(a, b), by its continued fraction
-/// (modified Lentz), using the symmetry I_x(a,b) = 1 − I_{1−x}(b,a) where it
-/// converges faster.
-fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    if x > (a + 1.0) / (a + b + 2.0) {
-        return 1.0 - inc_beta(b, a, 1.0 - x);
-    }
-    let front =
-        (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp() / a;
-    let tiny = 1e-300;
-    let (mut c, mut d) = (1.0, 1.0 - (a + b) * x / (a + 1.0));
-    if d.abs() < tiny {
-        d = tiny;
-    }
-    d = 1.0 / d;
-    let mut f = d;
-    for m in 1..300 {
-        let m = m as f64;
-        // even step
-        let num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
-        d = 1.0 + num * d;
-        d = if d.abs() < tiny { 1.0 / tiny } else { 1.0 / d };
-        c = 1.0 + num / c;
-        if c.abs() < tiny {
-            c = tiny;
-        }
-        f *= d * c;
-        // odd step
-        let num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
-        d = 1.0 + num * d;
-        d = if d.abs() < tiny { 1.0 / tiny } else { 1.0 / d };
-        c = 1.0 + num / c;
-        if c.abs() < tiny {
-            c = tiny;
-        }
-        let delta = d * c;
-        f *= delta;
-        if (delta - 1.0).abs() < 1e-14 {
-            break;
-        }
-    }
-    front * f
+    StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |d| d.inverse_cdf(0.975))
 }
 
 /// Per-interval QPS and TPS of a stored run: measured, whole intervals only.
-pub fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn interval_rates(d: &crate::store::RunDetail) -> (Vec<f64>, Vec<f64>) {
     let full = d.samples.iter().map(|s| s.dur).fold(0.0, f64::max);
     let whole = d
         .samples

@@ -37,12 +37,17 @@ fn thin(pts: &mut Vec<(f64, f64)>) {
     pts.retain(|_| *k.next().unwrap_or(&true));
 }
 
+/// The monitor's values over a run, by key ("status.Com_commit"): (t, value)
+/// points in time order, thinned as `Keep` says, for deltas and rates over
+/// any window.
 #[derive(Default, Debug)]
 pub struct Counters {
     map: HashMap<String, (Keep, Vec<(f64, f64)>)>,
 }
 
 impl Counters {
+    /// Adds the value `v` of `key` at `t` seconds since measuring began;
+    /// a point not after the key's last is dropped.
     pub fn push(&mut self, key: String, keep: Keep, t: f64, v: f64) {
         let (_, pts) = self.map.entry(key).or_insert_with(|| (keep, Vec::new()));
         if pts.last().is_some_and(|(lt, _)| *lt >= t) {
@@ -62,12 +67,16 @@ impl Counters {
         pts.push((t, v));
     }
 
+    /// Whether any point of `key` was kept.
     #[cfg(test)]
     pub fn has(&self, key: &str) -> bool {
         self.map.contains_key(key)
     }
 
-    pub fn keys_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    pub(crate) fn keys_with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = &'a str> + 'a {
         self.map
             .keys()
             .filter(move |k| k.starts_with(prefix))
@@ -100,7 +109,7 @@ impl Counters {
     }
 
     /// The sum of deltas of several keys; None if any is unknown.
-    pub fn delta_sum(&self, keys: &[&str], a: f64, b: f64) -> Option<f64> {
+    pub(crate) fn delta_sum(&self, keys: &[&str], a: f64, b: f64) -> Option<f64> {
         keys.iter().map(|k| self.delta(k, a, b)).sum()
     }
 }
@@ -109,11 +118,13 @@ impl Counters {
 /// name contains `filter` (case-insensitive), as values or, with `rate`,
 /// per-second rates between consecutive snapshots (the first row dropped).
 pub struct MetricView {
+    /// The columns kept, in order.
     pub names: Vec<String>,
     /// (t, took_us, value per column)
     pub rows: Vec<(f64, u64, Vec<Option<f64>>)>,
 }
 
+/// The view of `tab` described above.
 pub fn metric_view(
     tab: &crate::store::MetricTable,
     filter: Option<&str>,

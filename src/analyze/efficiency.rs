@@ -33,7 +33,7 @@ pub fn keep(source: &str, name: &str) -> Option<Keep> {
     all.then_some(Keep::All)
 }
 
-pub const STATUS_KEYS: &[&str] = &[
+pub(crate) const STATUS_KEYS: &[&str] = &[
     "Questions",
     "Threads_running",
     "Threads_connected",
@@ -59,7 +59,6 @@ pub const STATUS_KEYS: &[&str] = &[
     "Com_rollback",
 ];
 
-/// Load counts over a window, from the run's samples.
 /// The counters of inniostat's "pre" column: pages read ahead, linear and
 /// random (MariaDB/MySQL keep them apart). One definition for every view.
 pub const READ_AHEAD: [&str; 2] = [
@@ -67,9 +66,12 @@ pub const READ_AHEAD: [&str; 2] = [
     "Innodb_buffer_pool_read_ahead_rnd",
 ];
 
+/// Load counts over a window, from the run's samples.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Load {
+    /// Queries completed in the window.
     pub queries: f64,
+    /// Events (transactions) completed in the window.
     pub transactions: f64,
 }
 
@@ -77,11 +79,17 @@ pub struct Load {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CpuSplit {
+    /// The server process's share.
     pub server: f64,
+    /// qpslab's share (its monitor thread excluded).
     pub client: f64,
+    /// Every other process's share (what is left of busy time).
     pub other: f64,
+    /// Idle share.
     pub idle: f64,
+    /// Idle waiting for IO.
     pub iowait: f64,
+    /// Taken by the hypervisor.
     pub steal: f64,
     /// CPUs × seconds in the window.
     pub cpu_seconds: f64,
@@ -99,6 +107,8 @@ const CPU_STATES: [&str; 8] = [
 ];
 
 impl CpuSplit {
+    /// The split over [a, b] (seconds since measuring began); None without
+    /// the host's CPU counters.
     pub fn over(c: &Counters, a: f64, b: f64) -> Option<CpuSplit> {
         c.delta("cpu.all.idle", a, b)?;
         let total: f64 = CPU_STATES.iter().filter_map(|k| c.delta(k, a, b)).sum();
@@ -133,32 +143,45 @@ fn client_cpu(c: &Counters, a: f64, b: f64) -> Option<f64> {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Efficiency {
+    /// The window's length in seconds.
     pub seconds: f64,
+    /// Queries in the window.
     pub queries: f64,
+    /// Server process CPU µs per query.
     pub server_cpu_us_per_query: Option<f64>,
+    /// qpslab's CPU µs per query (monitor thread excluded).
     pub client_cpu_us_per_query: Option<f64>,
     /// Host-wide context switches (server, client and the rest).
     pub context_switches_per_query: Option<f64>,
+    /// qpslab's own context switches per query.
     pub client_context_switches_per_query: Option<f64>,
     /// The server's threads: times scheduled in, and µs waiting for a CPU.
     pub server_context_switches_per_query: Option<f64>,
+    /// µs the server's threads waited for a CPU, per query.
     pub server_runq_wait_us_per_query: Option<f64>,
     /// Bytes the server read from / wrote to storage (/proc/PID/io).
     pub read_bytes_per_query: Option<f64>,
+    /// Bytes the server wrote to storage per query.
     pub write_bytes_per_query: Option<f64>,
     /// InnoDB data file bytes (Innodb_data_read / Innodb_data_written).
     pub innodb_read_bytes_per_query: Option<f64>,
+    /// InnoDB data file bytes written per query.
     pub innodb_write_bytes_per_query: Option<f64>,
+    /// InnoDB redo bytes per transaction (LSN growth, else
+    /// Innodb_os_log_written).
     pub redo_bytes_per_transaction: Option<f64>,
     /// Transactions the server ended per minute: Δ (Com_commit +
     /// Com_rollback), every session's (HammerDB's TPM).
     pub server_commits_per_min: Option<f64>,
     /// The monitor thread's own CPU, in µs per second of run.
     pub monitor_cpu_us_per_s: Option<f64>,
+    /// Where the host's CPU went.
     pub cpu: Option<CpuSplit>,
 }
 
 impl Efficiency {
+    /// The costs over [a, b] (seconds since measuring began) of the `load`
+    /// the run counted in that window.
     pub fn over(c: &Counters, a: f64, b: f64, load: Load) -> Efficiency {
         let q = load.queries;
         let per_q = |v: Option<f64>| v.filter(|_| q > 0.0).map(|v| v / q);
@@ -203,10 +226,13 @@ pub struct IoRates {
     /// Device reads/writes completed (the datadir's disk, else all disks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_r: Option<f64>,
+    /// Device writes completed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_w: Option<f64>,
+    /// MiB read from the device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_read_mb: Option<f64>,
+    /// MiB written to the device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phys_write_mb: Option<f64>,
     /// Share of the window the device was busy (0–1).
@@ -215,6 +241,7 @@ pub struct IoRates {
     /// InnoDB file IO operations (Innodb_data_reads / _writes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub innodb_r: Option<f64>,
+    /// InnoDB file writes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub innodb_w: Option<f64>,
     /// Pages read on demand (buffer pool misses).
@@ -229,6 +256,7 @@ pub struct IoRates {
     /// Doublewrite batches written (and pages in them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dblwr: Option<f64>,
+    /// Pages in those batches.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dblwr_pages: Option<f64>,
     /// Pages flushed from the buffer pool.
@@ -237,8 +265,10 @@ pub struct IoRates {
     /// InnoDB bytes read, and written to data files plus redo.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub read_mb: Option<f64>,
+    /// InnoDB MiB written (data files and redo).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_mb: Option<f64>,
+    /// InnoDB fsync calls (Innodb_data_fsyncs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsyncs: Option<f64>,
 }
@@ -303,7 +333,7 @@ impl IoRates {
 }
 
 /// Whole disks, not partitions or device-mapper children (counted twice otherwise).
-pub fn whole_disk(name: &str) -> bool {
+pub(crate) fn whole_disk(name: &str) -> bool {
     std::path::Path::new(&format!("/sys/block/{name}")).exists()
 }
 

@@ -51,6 +51,7 @@ impl LockShares {
             .map(|(f, s)| (f.as_str(), *s))
     }
 
+    /// `family`'s share of thread time (0 when it was not seen).
     pub fn share(&self, family: &str) -> f64 {
         self.shares
             .iter()

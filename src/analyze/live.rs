@@ -70,6 +70,7 @@ impl Live {
         self.caps.as_ref()
     }
 
+    /// The last value of `name` from source `s`.
     pub fn value(&self, s: SourceId, name: &str) -> Option<f64> {
         self.cur.get(&s)?.1.get(name).copied()
     }
@@ -82,6 +83,7 @@ impl Live {
         (*tc > *tp && d >= 0.0).then(|| d / (tc - tp))
     }
 
+    /// The sum of several counters' rates; None when any is missing.
     pub fn rate_sum(&self, s: SourceId, names: &[&str]) -> Option<f64> {
         names.iter().map(|n| self.rate(s, n)).sum()
     }

@@ -33,13 +33,19 @@ use std::collections::BTreeMap;
 /// One step's figures (a run of a sweep or the quickstart).
 #[derive(Debug, Clone)]
 pub struct StepFigures {
+    /// Queries per second.
     pub qps: f64,
+    /// Events (transactions) per second.
     pub tps: f64,
+    /// 95th percentile event latency, ms.
     pub p95: f64,
+    /// 99th percentile event latency, ms.
     pub p99: f64,
+    /// Load threads' CPU µs per query.
     pub load_us: f64,
     /// NaN without the monitor.
     pub server_us: f64,
+    /// The bottleneck verdict ("" without the monitor).
     pub hint: String,
     /// TPC-C's New-Orders per minute (NaN for other workloads).
     pub nopm: f64,
@@ -55,20 +61,27 @@ pub struct Cell {
     /// Each repeat's QPS, for intervals over repeats.
     #[serde(skip)]
     pub qps_runs: Vec<f64>,
+    /// The median of the repeats' TPS.
     pub tps: f64,
+    /// The median of the repeats' p95 latency, ms.
     pub p95_ms: f64,
     /// The repeats' p95 (for error bars).
     pub p95_spread: spread::Spread,
+    /// The median of the repeats' p99 latency, ms.
     pub p99_ms: f64,
+    /// How many runs (repeats) it pools.
     pub runs: usize,
     /// Medians of the monitor's figures (NaN without the monitor).
     pub server_us: f64,
+    /// Load threads' CPU µs per query.
     pub load_us: f64,
+    /// Host context switches per query.
     pub csw: f64,
     /// The most frequent bottleneck verdict among the runs.
     pub hint: String,
     /// TPC-C's New-Orders per minute (NaN for other workloads).
     pub nopm: f64,
+    /// The repeats' NOPM (median, min, max, count).
     pub nopm_spread: spread::Spread,
 }
 
@@ -84,9 +97,9 @@ fn mode(v: Vec<&str>) -> String {
     best.0.to_string()
 }
 
-pub type SeriesKey = (String, String, String);
+pub(crate) type SeriesKey = (String, String, String);
 /// A series' cells by concurrency.
-pub type Cells = BTreeMap<i64, Cell>;
+pub(crate) type Cells = BTreeMap<i64, Cell>;
 /// workload → threads → label → (best QPS, variant that won).
 pub type Best = BTreeMap<String, BTreeMap<i64, BTreeMap<String, (f64, String)>>>;
 
@@ -233,6 +246,7 @@ fn options_difference(all: &[Option<String>], mine: &Option<String>) -> String {
 /// in the order first seen (the first is the base of the ratios).
 #[derive(Debug, Clone, Default)]
 pub struct BestToBest {
+    /// Series labels, in the order first seen.
     pub labels: Vec<String>,
     /// workload → threads → label → (best QPS, variant that won).
     pub best: Best,
@@ -250,6 +264,8 @@ impl BestToBest {
     }
 }
 
+/// Each label's best variant per workload and concurrency, from the
+/// stored runs (medians over repeats).
 pub fn best_to_best(runs: &[RunRow]) -> BestToBest {
     let mut out = BestToBest::default();
     for ((w, l, v), cells) in &series(runs) {
@@ -292,19 +308,26 @@ impl RatioMatrix {
 /// variant's median QPS over the reference variant's.
 #[derive(Debug, Clone)]
 pub struct RatioMatrix {
+    /// The workload.
     pub workload: String,
+    /// The series label.
     pub label: String,
+    /// The variant the others are divided by.
     pub reference: String,
     /// The other variants, in the order they first ran.
     pub variants: Vec<String>,
+    /// One row per concurrency, ascending.
     pub rows: Vec<RatioRow>,
     /// Per variant: (min, median, max) of its ratios.
     pub summary: Vec<(f64, f64, f64)>,
 }
 
+/// One concurrency of a ratio matrix.
 #[derive(Debug, Clone)]
 pub struct RatioRow {
+    /// Concurrency.
     pub threads: i64,
+    /// The reference variant's median QPS.
     pub reference_qps: f64,
     /// Per variant (as `RatioMatrix::variants`), with its interval over
     /// repeats; None where it did not run.
@@ -385,15 +408,23 @@ pub fn ratio_matrices(runs: &[RunRow], reference: &str) -> Vec<RatioMatrix> {
 /// One concurrency's medians over its repeats.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StepMedians {
+    /// Concurrency.
     pub threads: u32,
+    /// Queries per second.
     pub qps: f64,
+    /// Events (transactions) per second.
     pub tps: f64,
+    /// 95th percentile event latency, ms.
     pub p95_ms: f64,
+    /// 99th percentile event latency, ms.
     pub p99_ms: f64,
+    /// Load threads' CPU µs per query.
     pub load_us_per_query: f64,
+    /// Server CPU µs per query (None without the monitor).
     pub server_us_per_query: Option<f64>,
     /// The last repeat's verdict.
     pub bottleneck: String,
+    /// How many repeats it pools.
     pub runs: usize,
     /// TPC-C's New-Orders per minute (None for other workloads).
     pub nopm: Option<f64>,
@@ -420,7 +451,7 @@ pub fn ratio_runs(
 /// Keeps the runs of two series named `a` and `b` for a ratio: variants,
 /// or labels when `b` names a label and no variant (then each run's label
 /// becomes its series' variant).
-pub fn keep_pair(runs: &mut Vec<RunRow>, a: &str, b: &str) {
+pub(crate) fn keep_pair(runs: &mut Vec<RunRow>, a: &str, b: &str) {
     let by_label = runs.iter().any(|r| r.label.as_deref() == Some(b))
         && !runs.iter().any(|r| r.variant.as_deref() == Some(b));
     if by_label {

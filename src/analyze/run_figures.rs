@@ -14,30 +14,50 @@ use std::collections::BTreeMap;
 pub struct Interval {
     /// End of the interval, seconds since measuring began.
     pub t: f64,
+    /// Its length in seconds.
     pub dur: f64,
+    /// Whether it counts (past the warm-up).
     pub measured: bool,
+    /// Queries completed in it.
     pub queries: u64,
+    /// Events (transactions) completed in it.
     pub transactions: u64,
 }
 
+/// The efficiency figures of one interval (None where a counter was
+/// missing or the interval did no work).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PerInterval {
+    /// End of the interval, seconds since measuring began.
     pub t: f64,
+    /// Server CPU µs per query.
     pub server_cpu_us_per_query: Option<f64>,
+    /// qpslab's CPU µs per query.
     pub client_cpu_us_per_query: Option<f64>,
+    /// Host context switches per query.
     pub context_switches_per_query: Option<f64>,
+    /// Bytes the server wrote to disk per query.
     pub write_bytes_per_query: Option<f64>,
+    /// InnoDB redo log bytes per transaction.
     pub redo_bytes_per_transaction: Option<f64>,
+    /// Where the host's CPU went (server, qpslab, other).
     pub cpu: Option<CpuSplit>,
+    /// The interval's IO by class, per second.
     pub io: IoRates,
 }
 
+/// What `derive` makes of a run's counters: the measured window's
+/// efficiency and IO, the bottleneck hint, and the same per interval.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunFigures {
+    /// Per-query costs over the measured window.
     pub efficiency: Efficiency,
+    /// IO by class over the measured window, per second.
     pub io: IoRates,
+    /// What most likely limited the run, and why.
     pub bottleneck: Hint,
+    /// The same figures for each interval.
     pub per_interval: Vec<PerInterval>,
 }
 
@@ -52,15 +72,21 @@ pub const FIGURES_VERSION: u32 = 1;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MonitorFigures {
+    /// Layout version (`FIGURES_VERSION` when written).
     pub version: u32,
+    /// Per-query costs over the measured window.
     pub efficiency: Efficiency,
+    /// IO by class over the measured window, per second.
     pub io: IoRates,
+    /// What most likely limited the run (None for a monitor session).
     pub bottleneck: Option<Hint>,
+    /// The same figures for each interval.
     pub per_interval: Vec<PerInterval>,
     /// What was learned of the server (None: it was never reached).
     pub server: Option<ServerSeen>,
     /// Each source's polls and own cost.
     pub sources: BTreeMap<String, SourceCost>,
+    /// What the monitor noted during the run.
     pub notes: Vec<NoteRow>,
 }
 
@@ -68,13 +94,21 @@ pub struct MonitorFigures {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ServerSeen {
+    /// The server's version string.
     pub version: String,
+    /// MariaDB, MySQL or Percona Server.
     pub flavor: String,
+    /// Whether performance_schema was on.
     pub performance_schema: bool,
+    /// Whether its synchronisation (wait/synch) instruments were on.
     pub ps_synch_instruments: bool,
+    /// Whether INNODB_METRICS could be read.
     pub innodb_metrics: bool,
+    /// Whether the endpoint is on this host (socket or loopback).
     pub local: bool,
+    /// Its process id, when local.
     pub pid: Option<i32>,
+    /// The /proc/diskstats device holding its datadir, when found.
     pub datadir_disk: Option<String>,
 }
 
@@ -82,8 +116,11 @@ pub struct ServerSeen {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SourceCost {
+    /// How many times it was polled.
     pub polls: u64,
+    /// Mean time a poll took, ms.
     pub mean_ms: f64,
+    /// Longest poll, ms.
     pub max_ms: f64,
 }
 
@@ -91,9 +128,14 @@ pub struct SourceCost {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NoteRow {
+    /// When, seconds since measuring began.
     pub t: f64,
+    /// The source it is about, if one.
     pub source: Option<String>,
+    /// `NoteKind` in words: "skipped", "slowed", "gap", "resumed",
+    /// "stall" or "info".
     pub kind: String,
+    /// The note in words.
     pub text: String,
 }
 
@@ -161,19 +203,29 @@ impl MonitorFigures {
 
 /// What the run looked like from outside the monitor.
 pub struct RunShape<'a> {
+    /// The run's intervals, in order.
     pub intervals: &'a [Interval],
     /// Measured seconds (the window is [0, elapsed]).
     pub elapsed: f64,
+    /// Connections.
     pub threads: u32,
+    /// CPUs on the host.
     pub cpus: usize,
+    /// The datadir's block device, when known.
     pub disk: Option<&'a str>,
+    /// Whether performance_schema was on.
     pub ps_on: bool,
+    /// Whether its synchronisation instruments were on.
     pub ps_synch: bool,
+    /// qpslab's share of the host CPU as measured outside the monitor,
+    /// for when the monitor has no process figures.
     pub client_share_fallback: Option<f64>,
     /// Transactions a second asked for by an open-model run (`--rate`).
     pub target_rate: Option<f64>,
 }
 
+/// The run's figures from the monitor's counters `c` and the load's
+/// shape `s`: the measured window first, then each interval.
 pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
     let measured = s.intervals.iter().filter(|i| i.measured);
     let load = measured.fold(Load::default(), |mut l, i| {

@@ -11,17 +11,21 @@ const RESAMPLES: usize = 2000;
 
 /// How far a ratio's interval must stay from 1.0 to count as a
 /// difference: the same ±5% the tables used to colour on alone.
-pub const RATIO_THRESHOLD: f64 = 0.05;
+pub(crate) const RATIO_THRESHOLD: f64 = 0.05;
 
 /// A ratio A/B of two points' median QPS, with its 95% bootstrap interval
 /// over the repeats when both sides have at least two.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RatioCell {
+    /// A's median QPS over B's.
     pub ratio: f64,
     /// None with a single repeat on either side: run-to-run variance unknown.
     pub lo: Option<f64>,
+    /// Upper end of the interval (None likewise).
     pub hi: Option<f64>,
+    /// Repeats on A's side.
     pub runs_a: usize,
+    /// Repeats on B's side.
     pub runs_b: usize,
 }
 
@@ -178,13 +182,18 @@ impl Rng {
 /// A point's repeats: median, min and max.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Spread {
+    /// Median of the finite values.
     pub median: f64,
+    /// Smallest.
     pub min: f64,
+    /// Largest.
     pub max: f64,
+    /// How many finite values there were.
     pub n: usize,
 }
 
 impl Spread {
+    /// The spread of `v`'s finite values (NaN figures and n = 0 for none).
     pub fn of(v: &[f64]) -> Spread {
         let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
         Spread {

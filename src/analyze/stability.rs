@@ -9,17 +9,19 @@
 use serde::Serialize;
 
 /// Above this coefficient of variation of per-second QPS, a run is unstable.
-pub const COV_LIMIT: f64 = 0.10;
+pub(crate) const COV_LIMIT: f64 = 0.10;
 /// Above this drift across the run (trend × duration / mean), unstable.
-pub const TREND_LIMIT: f64 = 0.10;
+pub(crate) const TREND_LIMIT: f64 = 0.10;
 /// The first fifth of the run differing from the rest by more than this
 /// means the warm-up was too short.
-pub const WARMUP_GAP: f64 = 0.10;
+pub(crate) const WARMUP_GAP: f64 = 0.10;
 /// Fewer whole intervals than this say nothing about stability.
-pub const MIN_INTERVALS: usize = 5;
+pub(crate) const MIN_INTERVALS: usize = 5;
 
+/// How steady a run's throughput was over its measured intervals.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Stability {
+    /// Whole measured intervals it is computed from.
     pub intervals: usize,
     /// Standard deviation / mean of per-interval QPS.
     pub cov: f64,
@@ -38,7 +40,7 @@ pub struct Stability {
 
 /// The stability of `qps` per interval (measured, whole intervals, in
 /// order) over a run of `seconds`; None with too few intervals.
-pub fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
+pub(crate) fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
     let n = qps.len();
     if n < MIN_INTERVALS {
         return None;

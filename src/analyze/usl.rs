@@ -9,22 +9,29 @@
 use serde::Serialize;
 
 /// Efficiency (speed-up / users) below which scaling has bent.
-pub const KNEE_EFFICIENCY: f64 = 0.8;
+pub(crate) const KNEE_EFFICIENCY: f64 = 0.8;
 
+/// How a series' throughput grew with users (concurrency).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scaling {
+    /// The concurrency with the highest QPS.
     pub peak_users: i64,
+    /// That QPS.
     pub peak_qps: f64,
     /// The first step below `KNEE_EFFICIENCY`, when one is.
     pub knee_users: Option<i64>,
     /// (users, speed-up, efficiency) per step, against 1 user.
     pub steps: Vec<(i64, f64, f64)>,
+    /// The Universal Scalability Law fitted to the steps, when it fits.
     pub usl: Option<Usl>,
 }
 
+/// Gunther's Universal Scalability Law, X(n) = λn / (1 + σ(n−1) + κn(n−1)).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Usl {
+    /// σ: contention (the serial share).
     pub sigma: f64,
+    /// κ: coherency (cross-talk) cost.
     pub kappa: f64,
     /// Throughput at 1 user (the measured one).
     pub lambda: f64,
@@ -35,6 +42,7 @@ pub struct Usl {
 }
 
 impl Usl {
+    /// The fitted throughput at `n` users.
     pub fn throughput(&self, n: f64) -> f64 {
         self.lambda * n / (1.0 + self.sigma * (n - 1.0) + self.kappa * n * (n - 1.0))
     }

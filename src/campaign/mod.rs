@@ -33,11 +33,14 @@ pub enum Restart {
     Never,
 }
 
+/// The test data every point runs on, prepared once per server.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Data {
+    /// OLTP tables (sbtest1..N); 4 by default.
     #[serde(default = "default_tables")]
     pub tables: u32,
+    /// Rows per OLTP table; 100,000 by default.
     #[serde(default = "default_table_size")]
     pub table_size: u32,
     /// TPC-C warehouses loaded for `tpcc` workloads (one table set); a
@@ -73,12 +76,15 @@ pub struct ServerDef {
     pub sandbox: Option<String>,
     /// An external server instead of a sandbox: mysql://user[:pw]@host:port/db
     pub dsn: Option<String>,
+    /// The my.cnf preset of a sandbox (`qpslab server profiles`).
     pub profile: Option<String>,
+    /// An installed server's base directory to run the sandbox from.
     pub basedir: Option<PathBuf>,
     /// A server build by name (`mysql-5.5.9`, `mariadb-11.4.5`): fetched
     /// into the build cache when missing (`qpslab server get`) and used as
     /// the basedir.
     pub version: Option<String>,
+    /// CPUs the sandbox server is pinned to, in list form ("2-15").
     pub cpus: Option<String>,
     /// Server variables for every variant of this server.
     #[serde(default)]
@@ -89,6 +95,7 @@ pub struct ServerDef {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantDef {
+    /// Its name in results and ratio matrices ("off", "on").
     pub name: String,
     /// Server variables: my.cnf settings at (re)start for sandboxes, SET GLOBAL for external servers.
     #[serde(default)]
@@ -102,36 +109,52 @@ pub struct VariantDef {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
+    /// A built-in workload, `tpcc` or a sysbench Lua script's path.
     pub name: String,
+    /// The workload's options, named as on the command line.
     #[serde(default)]
     pub options: BTreeMap<String, toml::Value>,
 }
 
+/// A campaign file (TOML): the matrix of servers × variants × workloads ×
+/// concurrencies × repeats to measure, and how each point runs.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CampaignFile {
+    /// The campaign's name (its runs are grouped under it in the store).
     pub name: String,
+    /// What it measures, in words.
     #[serde(default)]
     pub description: String,
+    /// Concurrencies to run each workload at.
     pub threads: Vec<u32>,
+    /// Measured seconds per point; 10 by default.
     #[serde(default = "default_time")]
     pub time: f64,
+    /// Seconds of warm-up before each point's measurement.
     #[serde(default)]
     pub warmup: f64,
+    /// Seconds of rest after each point.
     #[serde(default)]
     pub cooldown: f64,
+    /// Rounds over the whole matrix; 1 by default.
     #[serde(default = "default_repeat")]
     pub repeat: u32,
+    /// When sandboxes are restarted.
     #[serde(default)]
     pub restart: Restart,
+    /// The data every point runs on.
     #[serde(default)]
     pub data: Data,
     /// The variant the ratio matrix divides by; defaults to the first.
     pub reference: Option<String>,
+    /// The servers (`[[server]]` tables).
     #[serde(rename = "server")]
     pub servers: Vec<ServerDef>,
+    /// The variants (`[[variant]]` tables); one named "default" when none.
     #[serde(rename = "variant", default)]
     pub variants: Vec<VariantDef>,
+    /// The workloads (`[[workload]]` tables).
     #[serde(rename = "workload")]
     pub workloads: Vec<WorkloadDef>,
     /// Profile every run: kinds as for `--profile` (cpu, offcpu, syscalls,
@@ -154,11 +177,18 @@ fn default_repeat() -> u32 {
 /// One measurement of the matrix.
 #[derive(Debug, Clone)]
 pub struct Point {
+    /// Index into `CampaignFile::servers`.
     pub server: usize,
+    /// Index into `CampaignFile::variants`.
     pub variant: usize,
+    /// Index into `CampaignFile::workloads`.
     pub workload: usize,
+    /// Concurrency.
     pub threads: u32,
+    /// Round, from 1.
     pub repeat: u32,
+    /// A stable hash (16 hex digits) of everything that defines the point:
+    /// a stopped campaign resumes by skipping the points already stored.
     pub hash: String,
 }
 
@@ -170,13 +200,8 @@ pub fn value_text(v: &toml::Value) -> String {
     }
 }
 
-fn fnv64(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 impl CampaignFile {
+    /// Parses and checks a campaign file's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<CampaignFile> {
         let mut c: CampaignFile = toml::from_str(text)
             .with_context(|| format!("{origin} is not a valid campaign file"))?;
@@ -302,12 +327,13 @@ impl CampaignFile {
         }))
     }
 
+    /// The variant ratios divide by: `reference`, else the first.
     pub fn reference_variant(&self) -> &str {
         self.reference.as_deref().unwrap_or(&self.variants[0].name)
     }
 
     /// Everything that defines a point, in a canonical form.
-    pub fn point_definition(
+    pub(crate) fn point_definition(
         &self,
         server: usize,
         variant: usize,
@@ -356,7 +382,7 @@ impl CampaignFile {
                                 workload: w,
                                 threads: t,
                                 repeat: r,
-                                hash: format!("{:016x}", fnv64(&def)),
+                                hash: format!("{:016x}", crate::stats::fnv1a64(def.as_bytes())),
                             });
                         }
                     }
@@ -386,6 +412,27 @@ mod tests {
         name = "point_select"
         options = { range_size = 10 }
     "#;
+
+    /// Stored campaigns resume by their points' hashes: these values were
+    /// computed by the code that wrote them and must never change.
+    #[test]
+    fn point_hashes_are_pinned() {
+        let p = CampaignFile::parse(FILE, "test").unwrap().points();
+        let h: Vec<&str> = p.iter().map(|x| x.hash.as_str()).collect();
+        assert_eq!(
+            h,
+            [
+                "cfd6f38fbc4dae81",
+                "992f1e2052370fe6",
+                "89a5ec6ab47ccceb",
+                "d98ad507582860b0",
+                "92ce302e0eedb624",
+                "652065eeba967997",
+                "84c9d3c2463fd97a",
+                "3bc6b4c1c4a5a30d"
+            ]
+        );
+    }
 
     #[test]
     fn expands_the_matrix_with_stable_distinct_hashes() {

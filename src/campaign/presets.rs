@@ -103,6 +103,7 @@ name = "oltp_read_write"
     ),
 ];
 
+/// The campaign file text of the built-in preset `name`.
 pub fn find(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|p| p.0 == name).map(|p| p.2)
 }

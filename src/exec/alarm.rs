@@ -8,8 +8,12 @@
 //! two syscalls per wake (arm, read), paid only in rate mode; the closed
 //! model never creates one. Owns no schedule: `rate::Arrivals` says when.
 
+use rustix::time::{
+    clock_gettime, timerfd_create, timerfd_settime, ClockId, Itimerspec, TimerfdClockId,
+    TimerfdFlags, TimerfdTimerFlags, Timespec,
+};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
@@ -18,32 +22,22 @@ pub struct Alarm {
     fd: AsyncFd<OwnedFd>,
     /// An Instant and the CLOCK_MONOTONIC reading it corresponds to (std's
     /// Instant is that clock on Linux): deadlines convert without a read.
-    base: (Instant, libc::timespec),
+    base: (Instant, Timespec),
 }
 
 impl Alarm {
     /// A disarmed alarm registered with the current runtime.
     pub fn new() -> io::Result<Alarm> {
-        let fd = unsafe {
-            libc::timerfd_create(
-                libc::CLOCK_MONOTONIC,
-                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: the OwnedFd is the timerfd just created, owned by the
-        // AsyncFd for its whole life.
-        let fd = unsafe {
-            AsyncFd::register_with_interest(OwnedFd::from_raw_fd(fd), Interest::READABLE)
-        }?;
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
+        let fd = timerfd_create(
+            TimerfdClockId::Monotonic,
+            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+        )?;
+        // SAFETY: the OwnedFd is the timerfd just created; the AsyncFd owns
+        // it for its whole life and its raw fd never changes (an OwnedFd
+        // cannot be re-pointed), which is what registration requires.
+        let fd = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }?;
         let base_instant = Instant::now();
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        let ts = clock_gettime(ClockId::Monotonic);
         Ok(Alarm {
             fd,
             base: (base_instant, ts),
@@ -51,7 +45,7 @@ impl Alarm {
     }
 
     /// `t` on CLOCK_MONOTONIC.
-    fn timespec(&self, t: Instant) -> libc::timespec {
+    fn timespec(&self, t: Instant) -> Timespec {
         let (bi, bt) = self.base;
         let ns = bt.tv_sec as i128 * 1_000_000_000
             + bt.tv_nsec as i128
@@ -61,46 +55,32 @@ impl Alarm {
                 -((bi - t).as_nanos() as i128)
             };
         let ns = ns.max(1);
-        libc::timespec {
-            tv_sec: (ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        Timespec {
+            tv_sec: (ns / 1_000_000_000) as i64,
+            tv_nsec: (ns % 1_000_000_000) as _,
         }
     }
 
     /// Returns at `t` (at once when it has passed).
     pub async fn until(&mut self, t: Instant) -> io::Result<()> {
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec {
+        let spec = Itimerspec {
+            it_interval: Timespec {
                 tv_sec: 0,
                 tv_nsec: 0,
             },
             it_value: self.timespec(t),
         };
-        let raw = self.fd.get_ref().as_raw_fd();
-        let r = unsafe {
-            libc::timerfd_settime(raw, libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut())
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        timerfd_settime(self.fd.get_ref(), TimerfdTimerFlags::ABSTIME, &spec)?;
         loop {
             let mut guard = self.fd.readable().await?;
-            let mut expirations = 0u64;
-            let n = unsafe {
-                libc::read(
-                    raw,
-                    (&mut expirations as *mut u64).cast(),
-                    std::mem::size_of::<u64>(),
-                )
-            };
-            if n == 8 {
-                return Ok(());
+            // The expiration count (a u64) is not needed: one is enough.
+            let mut expirations = [0u8; 8];
+            match rustix::io::read(self.fd.get_ref(), &mut expirations) {
+                Ok(8) => return Ok(()),
+                Ok(_) => {}
+                Err(rustix::io::Errno::AGAIN) => guard.clear_ready(),
+                Err(e) => return Err(e.into()),
             }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::WouldBlock {
-                return Err(e);
-            }
-            guard.clear_ready();
         }
     }
 }

@@ -258,7 +258,7 @@ fn setup_server(
                 let lit = if v.parse::<f64>().is_ok() {
                     v
                 } else {
-                    format!("'{}'", v.replace('\'', "''"))
+                    crate::protocol::string_literal(&v)
                 };
                 conn.exec(&format!("SET GLOBAL {k} = {lit}"))
                     .await

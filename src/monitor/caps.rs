@@ -12,9 +12,13 @@ use crate::protocol::{Conn, Endpoint, ProtoError};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+/// What the monitored server and host offer, found at (re)connect: which
+/// sources apply and how to read them.
 #[derive(Debug, Clone, Default)]
 pub struct Caps {
+    /// The server's version string.
     pub version: String,
+    /// Whether it is MariaDB.
     pub mariadb: bool,
     /// performance_schema is ON.
     pub ps_on: bool,
@@ -30,6 +34,7 @@ pub struct Caps {
     pub ps_threads_command: bool,
     /// SHOW ENGINE INNODB MUTEX answers with rows worth collecting.
     pub innodb_mutex: bool,
+    /// The server's datadir, when it says.
     pub datadir: Option<PathBuf>,
     /// The server's process, when it runs on this host and we may read it.
     pub server_pid: Option<i32>,
@@ -50,7 +55,7 @@ async fn one_row(c: &mut Conn, sql: &str) -> Result<Vec<Option<String>>, ProtoEr
 
 /// A note from probing: a source left out (`Skipped`) or read in a
 /// reduced form (`Info`).
-pub type ProbeNote = (NoteKind, String);
+pub(crate) type ProbeNote = (NoteKind, String);
 
 /// Probes `c`; returns the capabilities and a note for each source left
 /// out or reduced.
@@ -230,7 +235,7 @@ pub fn filesystem_of(path: &Path) -> Option<(String, String)> {
 }
 
 /// The /proc/diskstats name of the device holding `path`.
-pub fn disk_of(path: &Path) -> Option<String> {
+pub(crate) fn disk_of(path: &Path) -> Option<String> {
     let dev = std::fs::metadata(path).ok()?.dev();
     let (major, minor) = (libc::major(dev) as i32, libc::minor(dev) as i32);
     procfs::diskstats()
@@ -240,7 +245,7 @@ pub fn disk_of(path: &Path) -> Option<String> {
         .map(|d| d.name)
 }
 
-/// What a note about a source says (shown and stored with the run).
+/// What a monitor note is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoteKind {
     /// A source that does not apply to this server or host.
@@ -253,5 +258,6 @@ pub enum NoteKind {
     Resumed,
     /// A poll took longer than two of its intervals: the server stalled.
     Stall,
+    /// Anything else worth keeping (not shown by default).
     Info,
 }

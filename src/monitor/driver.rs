@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 /// What to watch and how often.
 #[derive(Clone)]
 pub struct MonitorConfig {
+    /// How to reach the server (its own connection).
     pub conn: ConnOpts,
     /// Seconds between polls of the 1-second sources; others scale with it.
     pub base: f64,
@@ -31,6 +32,7 @@ pub struct MonitorConfig {
 }
 
 impl MonitorConfig {
+    /// Every source at its default interval (base 1 s), none off, unaligned.
     pub fn new(conn: ConnOpts) -> MonitorConfig {
         MonitorConfig {
             conn,
@@ -77,6 +79,8 @@ pub struct Monitor {
 }
 
 impl Monitor {
+    /// Starts the monitor's thread; it polls until the `Monitor` is stopped
+    /// or dropped.
     pub fn start(cfg: MonitorConfig) -> std::io::Result<Monitor> {
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = channel();

@@ -70,7 +70,10 @@ fn process(pid: i32, hz: f64, out: &mut Values) -> Result<(), String> {
 }
 
 fn rusage(who: i32) -> libc::rusage {
+    // SAFETY: an all-zero rusage is a valid value (integers only).
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into `ru`, a live local; rustix has no
+    // getrusage. On failure `ru` stays zero.
     unsafe { libc::getrusage(who, &mut ru) };
     ru
 }

@@ -42,6 +42,7 @@ pub enum SourceId {
     Pressure,
 }
 
+/// Every source, in the order they are listed and polled.
 pub const ALL_SOURCES: [SourceId; 15] = [
     SourceId::Status,
     SourceId::InnodbMetrics,
@@ -61,6 +62,7 @@ pub const ALL_SOURCES: [SourceId; 15] = [
 ];
 
 impl SourceId {
+    /// The source's name on the command line and in the store ("status").
     pub fn name(self) -> &'static str {
         match self {
             SourceId::Status => "status",
@@ -81,13 +83,14 @@ impl SourceId {
         }
     }
 
+    /// The source of that name; None for an unknown one.
     pub fn parse(s: &str) -> Option<SourceId> {
         ALL_SOURCES.iter().copied().find(|x| x.name() == s)
     }
 
     /// Seconds between polls by default: expensive or slow-moving sources
     /// are read less often.
-    pub fn default_every(self) -> f64 {
+    pub(crate) fn default_every(self) -> f64 {
         match self {
             SourceId::InnodbStatus
             | SourceId::Threads
@@ -99,7 +102,7 @@ impl SourceId {
     }
 
     /// Whether the source needs the monitoring connection.
-    pub fn is_sql(self) -> bool {
+    pub(crate) fn is_sql(self) -> bool {
         matches!(
             self,
             SourceId::Status
@@ -116,6 +119,7 @@ impl SourceId {
 /// One poll of one source.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
+    /// The source polled.
     pub source: SourceId,
     /// When the poll started.
     pub at: Instant,
@@ -126,6 +130,7 @@ pub struct Snapshot {
 }
 
 impl NoteKind {
+    /// The kind in words, as stored ("skipped").
     pub fn name(self) -> &'static str {
         match self {
             NoteKind::Skipped => "skipped",
@@ -138,17 +143,25 @@ impl NoteKind {
     }
 }
 
+/// Something the monitor noticed, in words.
 #[derive(Debug, Clone)]
 pub struct Note {
+    /// When.
     pub at: Instant,
+    /// The source it is about, if one.
     pub source: Option<SourceId>,
+    /// What it is about.
     pub kind: NoteKind,
+    /// The note in words.
     pub text: String,
 }
 
+/// What the monitor thread sends its driver.
 #[derive(Debug, Clone)]
 pub enum Event {
+    /// One poll's values.
     Snapshot(Snapshot),
+    /// A note.
     Note(Note),
     /// Capabilities found at (re)connect.
     Caps(Caps),

@@ -107,7 +107,7 @@ pub async fn poll(source: SourceId, c: &mut Conn, caps: &Caps) -> Result<Values,
 /// with the build's directories cut (`log0log.c:832`); the status is
 /// `os_waits=N` (debug builds add spin counts, kept too). `total.os_waits`
 /// sums them all.
-pub fn mutex_waits(rows: Vec<Vec<Option<String>>>) -> Values {
+pub(crate) fn mutex_waits(rows: Vec<Vec<Option<String>>>) -> Values {
     let mut by: std::collections::BTreeMap<String, f64> = Default::default();
     for row in rows {
         let name = row.get(1).cloned().flatten().unwrap_or_default();

@@ -87,10 +87,10 @@ const FAMILIES: &[(&str, &[&str])] = &[
 
 /// Not a lock: a connection thread reading from its client (blocked:
 /// waiting for the next statement, idle from the server's side).
-pub const CLIENT_WAIT: &str = "client (network read)";
+pub(crate) const CLIENT_WAIT: &str = "client (network read)";
 
 /// Not a lock: file reads, writes and syncs.
-pub const FILE_IO: &str = "file I/O";
+pub(crate) const FILE_IO: &str = "file I/O";
 
 /// Whether a family is a lock (the others are idle or I/O time, never a
 /// scaling limiter by themselves).
@@ -101,7 +101,7 @@ pub fn is_lock(family: &str) -> bool {
 /// The family of a Performance Schema wait event
 /// (`wait/synch/mutex/innodb/trx_sys_mutex`, `wait/lock/table/sql/handler`,
 /// `wait/io/file/innodb/innodb_log_file`), the same families as stacks'.
-pub fn of_wait_event(name: &str) -> Option<&'static str> {
+pub(crate) fn of_wait_event(name: &str) -> Option<&'static str> {
     let n = name.to_ascii_lowercase();
     let has = |p: &str| n.contains(p);
     Some(if n.starts_with("wait/lock/table/") {
@@ -143,7 +143,7 @@ pub fn of_wait_event(name: &str) -> Option<&'static str> {
 }
 
 /// The family a frame's name belongs to, if any.
-pub fn of_frame(frame: &str) -> Option<&'static str> {
+pub(crate) fn of_frame(frame: &str) -> Option<&'static str> {
     let matches = |p: &&str| match p.strip_prefix('=') {
         Some(whole) => frame == whole,
         None => frame.contains(*p),

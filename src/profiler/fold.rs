@@ -9,19 +9,24 @@ use std::collections::BTreeMap;
 /// Stacks and their weights (samples).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Folded {
+    /// Weight by stack, the frames root first joined by `;`.
     pub stacks: BTreeMap<String, u64>,
 }
 
 /// One row of a top table.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Share {
+    /// The frame (function) or group's name.
     pub name: String,
+    /// Its samples (or µs for off-CPU time).
     pub samples: u64,
     /// Of all samples, in percent.
     pub pct: f64,
 }
 
 impl Folded {
+    /// Adds `weight` to the stack `frames_root_first` (nothing for an empty
+    /// stack or weight).
     pub fn add(&mut self, frames_root_first: &[&str], weight: u64) {
         if frames_root_first.is_empty() || weight == 0 {
             return;
@@ -29,6 +34,7 @@ impl Folded {
         *self.stacks.entry(frames_root_first.join(";")).or_default() += weight;
     }
 
+    /// All stacks' weights together.
     pub fn total(&self) -> u64 {
         self.stacks.values().sum()
     }

@@ -18,8 +18,10 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order `--profile all` records them.
     pub const ALL: [Kind; 4] = [Kind::Cpu, Kind::OffCpu, Kind::Syscalls, Kind::Waits];
 
+    /// The kind's name in `--profile` lists and stored profiles.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Cpu => "cpu",

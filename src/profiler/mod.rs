@@ -16,9 +16,9 @@
 pub mod families;
 pub mod fold;
 mod kind;
-pub mod perf;
+mod perf;
 mod session;
-pub mod stacks;
+mod stacks;
 pub mod syscalls;
 pub mod waits;
 

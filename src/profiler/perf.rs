@@ -22,7 +22,7 @@ pub fn probe() -> Result<String, String> {
                 .unwrap_or("")
         ));
     }
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = rustix::process::geteuid().is_root();
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .ok()
         .and_then(|s| s.trim().parse::<i32>().ok())
@@ -37,7 +37,7 @@ pub fn probe() -> Result<String, String> {
 
 /// Why a tracepoint (`sched:sched_switch`) cannot be recorded here, as a
 /// note; Ok when it can.
-pub fn probe_tracepoint(name: &str) -> Result<(), String> {
+pub(crate) fn probe_tracepoint(name: &str) -> Result<(), String> {
     let (sys, ev) = name.split_once(':').unwrap_or(("", name));
     let found = [
         "/sys/kernel/tracing/events",
@@ -89,15 +89,9 @@ impl Recording {
         let (ctl, ack) = (base.with_extension("ctl"), base.with_extension("ack"));
         for f in [&ctl, &ack] {
             let _ = std::fs::remove_file(f);
-            let c = std::ffi::CString::new(f.as_os_str().as_encoded_bytes())
-                .map_err(|_| format!("{}: not a usable path", f.display()))?;
-            if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
-                return Err(format!(
-                    "cannot create {}: {}",
-                    f.display(),
-                    std::io::Error::last_os_error()
-                ));
-            }
+            let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+            rustix::fs::mkfifoat(rustix::fs::CWD, f.as_path(), mode)
+                .map_err(|e| format!("cannot create {}: {e}", f.display()))?;
         }
         let control = format!("--control=fifo:{},{}", ctl.display(), ack.display());
         let child = Command::new("perf")
@@ -147,8 +141,9 @@ impl Recording {
     pub fn interrupt(&mut self) {
         if self.stopped_at.is_none() {
             self.stopped_at = Some(self.started.elapsed().as_secs_f64());
-            unsafe {
-                libc::kill(self.child.id() as i32, libc::SIGINT);
+            let pid = i32::try_from(self.child.id()).ok();
+            if let Some(p) = pid.and_then(rustix::process::Pid::from_raw) {
+                let _ = rustix::process::kill_process(p, rustix::process::Signal::INT);
             }
         }
     }
@@ -162,7 +157,11 @@ impl Recording {
         let mut cpu_s = 0.0;
         loop {
             let mut status = 0;
+            // SAFETY: an all-zero rusage is a valid value (integers only).
             let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: wait4 writes only into `status` and `ru`, live locals;
+            // kept on libc because rustix's waitpid does not return the
+            // child's rusage (its CPU time is what this reads).
             let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
             if r == pid {
                 let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
@@ -200,7 +199,7 @@ impl Recording {
 }
 
 /// Seconds since the Unix epoch, now.
-pub fn unix_now() -> f64 {
+pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -228,14 +227,9 @@ fn enable(ctl: &Path, ack: &Path) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut buf = [0u8; 16];
     loop {
-        let n = unsafe {
-            libc::read(
-                std::os::fd::AsRawFd::as_raw_fd(&a),
-                buf.as_mut_ptr().cast(),
-                buf.len(),
-            )
-        };
-        if n > 0 && buf[..n as usize].starts_with(b"ack") {
+        // Non-blocking: nothing there yet reads as an error (WouldBlock).
+        let n = std::io::Read::read(&mut &a, &mut buf).unwrap_or(0);
+        if n > 0 && buf[..n].starts_with(b"ack") {
             return Ok(());
         }
         if Instant::now() >= deadline {

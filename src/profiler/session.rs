@@ -18,6 +18,7 @@ pub use super::waits::WaitsPlan;
 pub struct Plan {
     /// The server's process.
     pub pid: i32,
+    /// The kinds to record (cpu, offcpu, syscalls, waits).
     pub kinds: Vec<Kind>,
     /// On-CPU samples per second.
     pub hz: u32,
@@ -32,13 +33,16 @@ pub struct Plan {
 pub enum Data {
     /// cpu: samples; offcpu: microseconds blocked.
     Stacks(Folded),
+    /// syscalls: counts and time per system call.
     Syscalls(Syscalls),
+    /// waits: Performance Schema wait events.
     Waits(Waits),
 }
 
 /// A kind's outcome: what it gathered, or why not.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// The kind.
     pub kind: Kind,
     /// Seconds recorded.
     pub secs: f64,
@@ -47,10 +51,12 @@ pub struct Outcome {
     /// CPU seconds the collector's own process used (perf), when known;
     /// cpu and offcpu recorded together share one.
     pub cost_cpu_s: Option<f64>,
+    /// What it gathered, or why it could not.
     pub result: Result<Data, String>,
 }
 
 impl Outcome {
+    /// The folded stacks, when this kind gathered stacks.
     pub fn stacks(&self) -> Option<&Folded> {
         match &self.result {
             Ok(Data::Stacks(f)) => Some(f),

@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// What one stack recording collects.
 #[derive(Debug, Clone, Copy)]
-pub struct StackKinds {
+pub(crate) struct StackKinds {
     pub cpu: bool,
     pub offcpu: bool,
     /// On-CPU samples per second (per CPU, or per thread with off-CPU).
@@ -27,7 +27,7 @@ pub fn start(k: StackKinds, pid: i32, dir: &Path) -> Result<Recording, String> {
     if k.offcpu {
         super::perf::probe_tracepoint("sched:sched_switch")?;
     }
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = rustix::process::geteuid().is_root();
     let hz = k.hz.to_string();
     let mut a: Vec<String> = Vec::new();
     let mut arg = |s: &str| a.push(s.to_string());
@@ -112,7 +112,7 @@ fn header(line: &str) -> Option<Header<'_>> {
 /// when it never ran again). A sched_switch whose thread was preempted
 /// (still runnable) is not a wait and is left out; unknown symbols are
 /// named by their object (`[mariadbd]`).
-pub fn parse_script(text: &str, pid: i32) -> (Folded, Folded) {
+pub(crate) fn parse_script(text: &str, pid: i32) -> (Folded, Folded) {
     let mut cpu = Folded::default();
     let mut off = Folded::default();
     // tid → (stack root first, switched out at)

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One syscall entry in this many is recorded; counts are scaled back.
-pub const PERIOD: u64 = 7;
+pub(crate) const PERIOD: u64 = 7;
 
 /// Whose syscalls a series counts.
 pub const SIDES: [&str; 3] = ["server", "load", "qpslab"];
@@ -22,7 +22,9 @@ pub const SIDES: [&str; 3] = ["server", "load", "qpslab"];
 /// (estimated: samples × period).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Syscalls {
+    /// Sampling period: one sample stands for this many entries.
     pub period: u64,
+    /// Estimated entries per second of the recording, by (side, name).
     pub counts: BTreeMap<(String, String), Vec<u64>>,
 }
 
@@ -49,6 +51,8 @@ impl Syscalls {
     }
 }
 
+/// Starts recording syscall entries host-wide (perf, sampling the
+/// raw_syscalls:sys_enter tracepoint) into `dir`.
 pub fn start(dir: &Path) -> Result<Recording, String> {
     super::perf::probe_tracepoint("raw_syscalls:sys_enter")?;
     let period = PERIOD.to_string();
@@ -85,7 +89,7 @@ pub fn read(r: &Recorded, server_pid: i32) -> Result<Syscalls, String> {
 /// `comm pid/tid time: NR n (args)` lines into counts per side, name and
 /// second (from the first sample). qpslab's load threads are those named
 /// `qpslab-shard-*`.
-pub fn parse_script(text: &str, server: i32, me: i32, period: u64) -> Syscalls {
+pub(crate) fn parse_script(text: &str, server: i32, me: i32, period: u64) -> Syscalls {
     let mut s = Syscalls {
         period,
         ..Default::default()

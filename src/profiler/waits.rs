@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 /// What the poller was given.
 #[derive(Debug, Clone)]
 pub struct WaitsPlan {
+    /// The poller's own connection.
     pub conn: ConnOpts,
     /// Enable and time the wait instruments for the run, then restore.
     pub enable: bool,
@@ -29,6 +30,7 @@ pub struct WaitsPlan {
 /// Seconds waited per event name and second, and what they are shares of.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Waits {
+    /// The threads the shares are of.
     pub threads: u32,
     /// Seconds each poll covered.
     pub intervals: Vec<f64>,
@@ -68,7 +70,7 @@ impl Waits {
 }
 
 /// The poller, running.
-pub struct Poller {
+pub(crate) struct Poller {
     stop: Arc<AtomicBool>,
     join: std::thread::JoinHandle<Result<Waits, String>>,
 }
@@ -161,7 +163,7 @@ async fn enable(c: &mut Conn) -> Result<Changed, String> {
 fn quoted(names: &[String]) -> String {
     names
         .iter()
-        .map(|n| format!("'{}'", n.replace('\\', "\\\\").replace('\'', "''")))
+        .map(|n| crate::protocol::string_literal(n))
         .collect::<Vec<_>>()
         .join(",")
 }

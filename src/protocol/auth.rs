@@ -131,7 +131,7 @@ fn wanted_capabilities(opts: &ConnOpts) -> CapabilityFlags {
 }
 
 /// Runs the handshake on a fresh connection.
-pub async fn handshake(
+pub(crate) async fn handshake(
     io: &mut PacketIo,
     opts: &ConnOpts,
     tls_host: &str,

@@ -24,9 +24,13 @@ const FIXED: usize = 14;
 /// INT, BIGINT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntWidth {
+    /// TINYINT, 1 byte.
     Tiny,
+    /// SMALLINT, 2 bytes.
     Short,
+    /// INT, 4 bytes.
     Long,
+    /// BIGINT, 8 bytes.
     LongLong,
 }
 
@@ -111,6 +115,7 @@ impl Binder<'_> {
         self.s.text.is_some()
     }
 
+    /// Binds the next parameter to the integer `v`, sent as `width`.
     pub fn int(&mut self, v: i64, width: IntWidth) {
         let text = self.is_text();
         let ty = match width {
@@ -141,6 +146,7 @@ impl Binder<'_> {
         }
     }
 
+    /// Binds the next parameter to `v`, as FLOAT when `single`, else DOUBLE.
     pub fn double(&mut self, v: f64, single: bool) {
         let text = self.is_text();
         let ty = if single { TYPE_FLOAT } else { TYPE_DOUBLE };
@@ -156,27 +162,22 @@ impl Binder<'_> {
         }
     }
 
+    /// Binds the next parameter to the string `v` (quoted in place on a
+    /// text statement).
     pub fn bytes(&mut self, v: &[u8]) {
         let text = self.is_text();
         let Some(out) = self.next(TYPE_STRING, false) else {
             return;
         };
         if text {
-            out.push(b'\'');
-            for &b in v {
-                match b {
-                    b'\'' | b'\\' => out.extend_from_slice(&[b'\\', b]),
-                    0 => out.extend_from_slice(b"\\0"),
-                    _ => out.push(b),
-                }
-            }
-            out.push(b'\'');
+            super::literal::push_string_literal(out, v);
         } else {
             put_lenenc_int(out, v.len() as u64);
             out.extend_from_slice(v);
         }
     }
 
+    /// Binds the next parameter to NULL.
     pub fn null(&mut self) {
         let (text, i) = (self.is_text(), self.i);
         let bitmap = FIXED + i / 8;

@@ -26,15 +26,20 @@ const SERVER_MORE_RESULTS_EXISTS: u16 = 0x0008;
 /// OK packet with the number of affected rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// A result set of this many rows.
     Rows(u64),
+    /// An OK packet with this many affected rows.
     Affected(u64),
 }
 
 /// A decoded text-protocol result: column names and rows of optional strings.
 #[derive(Debug, Default, Clone)]
 pub struct QueryResult {
+    /// Column names, in order.
     pub columns: Vec<String>,
+    /// Rows, each value as text (None for NULL).
     pub rows: Vec<Vec<Option<String>>>,
+    /// Affected rows, for a statement without a result set.
     pub affected: u64,
 }
 
@@ -48,6 +53,9 @@ enum Sink<'a> {
     Rows(&'a mut Rows, bool),
 }
 
+/// One client connection to a server: handshake and auth done, then text
+/// queries for the cold path and prepared statements for the hot path.
+/// Not shared: one task drives it.
 pub struct Conn {
     io: PacketIo,
     session: Session,
@@ -68,8 +76,14 @@ const METADATA_FULL: &str = "SET SESSION resultset_metadata = FULL";
 pub struct Breaker(std::os::fd::RawFd);
 
 impl Breaker {
+    /// Shuts the socket down: a read stalled on it returns at once.
     pub fn cut(&self) {
         if self.0 >= 0 {
+            // SAFETY: shutdown(2) takes no memory; on a descriptor that is
+            // closed or reused it fails or cuts that socket, a logic error
+            // the `Conn`'s lifetime rules out, never undefined behaviour.
+            // libc, not rustix: rustix wants a borrowed fd, which a Copy
+            // breaker cannot hold.
             unsafe { libc::shutdown(self.0, libc::SHUT_RDWR) };
         }
     }
@@ -177,6 +191,7 @@ impl Conn {
         self.read_timeout = d;
     }
 
+    /// How long a read waits for the server before the query fails.
     pub fn read_timeout(&self) -> Duration {
         self.read_timeout
     }
@@ -187,6 +202,7 @@ impl Conn {
         self.io.set_direct(direct)
     }
 
+    /// Whether it sends and receives on its own thread (direct I/O).
     pub fn is_direct(&self) -> bool {
         self.io.is_direct()
     }
@@ -202,6 +218,7 @@ impl Conn {
         self.io.set_uring(on)
     }
 
+    /// Whether it goes through its thread's io_uring ring.
     pub fn is_uring(&self) -> bool {
         self.io.is_uring()
     }
@@ -211,6 +228,7 @@ impl Conn {
         Breaker(self.io.raw_fd())
     }
 
+    /// The server's version string from the handshake.
     pub fn server_version(&self) -> &str {
         &self.session.server_version
     }
@@ -447,6 +465,8 @@ impl Conn {
         }
     }
 
+    /// Closes prepared statement `id` on the server (COM_STMT_CLOSE; no
+    /// answer is read).
     pub async fn close_stmt(&mut self, id: u32) -> Result<(), ProtoError> {
         let mut payload = [COM_STMT_CLOSE, 0, 0, 0, 0];
         payload[1..].copy_from_slice(&id.to_le_bytes());

@@ -36,7 +36,7 @@ use std::os::fd::RawFd;
 use std::time::Duration;
 
 /// How long a direct wait blocks before it looks at its limits again.
-pub const DIRECT_SLICE: Duration = Duration::from_millis(100);
+pub(crate) const DIRECT_SLICE: Duration = Duration::from_millis(100);
 
 /// Bytes one ring receive asks for (what arrives beyond waits in the socket).
 const RBUF: usize = 16 * 1024;
@@ -60,7 +60,7 @@ pub struct Direct {
 }
 
 /// A socket on direct I/O (the descriptor stays owned by its stream).
-pub struct DirectIo {
+pub(crate) struct DirectIo {
     fd: RawFd,
     limits: Direct,
     ring: Option<PairRing>,
@@ -75,7 +75,7 @@ impl DirectIo {
         DirectIo { fd, limits, ring }
     }
 
-    pub fn uses_ring(&self) -> bool {
+    pub(crate) fn uses_ring(&self) -> bool {
         self.ring.is_some()
     }
 
@@ -133,6 +133,8 @@ enum Trip {
 
 /// Shuts the socket down after a wait past its limits; the error to return.
 fn cut(fd: RawFd, waited: Duration) -> io::Error {
+    // SAFETY: shutdown(2) takes no memory; `fd` is the connection's own
+    // socket, open while the connection is. libc: the path works on raw fds.
     unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
     io::Error::new(
         io::ErrorKind::TimedOut,
@@ -155,6 +157,8 @@ fn wait_for(fd: RawFd, events: i16, limits: &Direct) -> io::Result<()> {
             events,
             revents: 0,
         };
+        // SAFETY: `pfd` is one live pollfd and the count says 1. libc, not
+        // rustix: the per-query path keeps the raw fd (no borrow to make).
         let r = unsafe { libc::poll(&mut pfd, 1, DIRECT_SLICE.as_millis() as i32) };
         if r > 0 {
             return Ok(());
@@ -177,6 +181,8 @@ fn wait_for(fd: RawFd, events: i16, limits: &Direct) -> io::Result<()> {
 fn poll_recv(fd: RawFd, buf: &mut [u8], limits: &Direct) -> io::Result<usize> {
     loop {
         wait_for(fd, libc::POLLIN, limits)?;
+        // SAFETY: recv writes at most `buf.len()` bytes into `buf`, which
+        // is borrowed mutably for the call.
         let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
         if n >= 0 {
             return Ok(n as usize);
@@ -194,6 +200,8 @@ fn send_all(fd: RawFd, buf: &[u8], limits: &Direct) -> io::Result<()> {
     let mut sent = 0;
     while sent < buf.len() {
         let rest = &buf[sent..];
+        // SAFETY: send reads at most `rest.len()` bytes from `rest`, which
+        // is borrowed for the call.
         let n = unsafe {
             libc::send(
                 fd,
@@ -306,6 +314,9 @@ impl PairRing {
             .flags(link)
             .user_data(SEND);
             // The queue is empty between calls: room for both.
+            // SAFETY: the entry points into `self.pending`, which is
+            // neither moved nor freed until its completion is reaped
+            // below (or the ring is kept alive: `Trip::Stuck`).
             let _ = unsafe { sq.push(&e) };
             f.send = true;
         }
@@ -313,6 +324,8 @@ impl PairRing {
             let e = opcode::Recv::new(types::Fd(fd), self.rbuf.as_mut_ptr(), n as u32)
                 .build()
                 .user_data(RECV);
+            // SAFETY: the entry points into `self.rbuf` (`n` is at
+            // most RBUF, its length), kept until the completion is reaped.
             let _ = unsafe { sq.push(&e) };
             f.recv = true;
         }
@@ -353,6 +366,8 @@ impl PairRing {
                     .flags(libc::MSG_NOSIGNAL)
                     .build()
                     .user_data(SEND);
+                // SAFETY: as above, `rest` is in `self.pending`, unchanged
+                // until this send's completion is reaped.
                 let _ = unsafe { self.ring.submission().push(&e) };
                 f.send = true;
             }
@@ -371,6 +386,8 @@ impl PairRing {
                 }
             } else if over(limits, waited) {
                 // The shut-down socket ends the requests in flight.
+                // SAFETY: shutdown(2) takes no memory; `fd` is this
+                // connection's socket.
                 unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
                 cutting = true;
             }

@@ -5,8 +5,11 @@ use std::fmt;
 /// An error packet sent by the server: code, SQLSTATE and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerError {
+    /// The server's error number (1062, 2013, …).
     pub code: u16,
+    /// The SQLSTATE (5 characters; "HY000" when the server gives none).
     pub state: String,
+    /// The server's message.
     pub message: String,
 }
 
@@ -46,7 +49,7 @@ impl ServerError {
 /// move its cursor or forge lines in what qpslab prints. Nothing is cut:
 /// the text stays whole (in the store too), only made inert; printing
 /// bounds its length.
-pub fn escape_controls(s: &str) -> String {
+pub(crate) fn escape_controls(s: &str) -> String {
     if !s.chars().any(char::is_control) {
         return s.to_string();
     }
@@ -82,7 +85,9 @@ pub enum ProtoError {
     /// The server did not answer in time; the connection is unusable.
     #[error("timed out after {} waiting for {what}", secs(*.after))]
     Timeout {
+        /// What was awaited, in words ("the handshake").
         what: &'static str,
+        /// How long it was waited for.
         after: std::time::Duration,
     },
 }
@@ -134,6 +139,11 @@ impl ProtoError {
     }
 }
 
+/// Server errors at prepare time after which a statement runs over the
+/// text protocol: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295
+/// ER_UNSUPPORTED_PS.
+pub const TEXT_FALLBACK_CODES: [u16; 2] = [1461, 1295];
+
 #[cfg(test)]
 mod escape_tests {
     use super::*;
@@ -149,8 +159,3 @@ mod escape_tests {
         assert_eq!(escape_controls("plain ü"), "plain ü");
     }
 }
-
-/// Server errors at prepare time after which a statement runs over the
-/// text protocol: 1461 ER_MAX_PREPARED_STMT_COUNT_REACHED, 1295
-/// ER_UNSUPPORTED_PS.
-pub const TEXT_FALLBACK_CODES: [u16; 2] = [1461, 1295];

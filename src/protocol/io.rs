@@ -16,9 +16,9 @@ use tokio_rustls::client::TlsStream;
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
 /// Largest logical packet accepted once logged in (MariaDB's and MySQL's
 /// max_allowed_packet ceiling).
-pub const MAX_PACKET: usize = 1 << 30;
+pub(crate) const MAX_PACKET: usize = 1 << 30;
 
-pub enum Stream {
+pub(crate) enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
     Tls(Box<TlsStream<TcpStream>>),
@@ -78,7 +78,7 @@ impl Stream {
 }
 
 /// A framed connection: reads whole packets, writes whole packets.
-pub struct PacketIo {
+pub(crate) struct PacketIo {
     stream: Stream,
     buf: Vec<u8>,
     start: usize,
@@ -186,20 +186,20 @@ impl PacketIo {
     }
 
     /// The socket's descriptor (for `Breaker`).
-    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+    pub(crate) fn raw_fd(&self) -> std::os::fd::RawFd {
         self.stream.raw_fd()
     }
 
-    pub fn is_unix(&self) -> bool {
+    pub(crate) fn is_unix(&self) -> bool {
         matches!(self.stream, Stream::Unix(_))
     }
 
-    pub fn is_tls(&self) -> bool {
+    pub(crate) fn is_tls(&self) -> bool {
         matches!(self.stream, Stream::Tls(_))
     }
 
     /// Wraps the TCP stream in TLS (after the SSLRequest packet was sent).
-    pub async fn upgrade_tls(
+    pub(crate) async fn upgrade_tls(
         &mut self,
         config: std::sync::Arc<rustls::ClientConfig>,
         name: rustls::pki_types::ServerName<'static>,
@@ -246,7 +246,7 @@ impl PacketIo {
 
     /// Reads one logical packet and returns its payload. The slice is valid
     /// until the next call.
-    pub async fn read_packet(&mut self) -> Result<&[u8], ProtoError> {
+    pub(crate) async fn read_packet(&mut self) -> Result<&[u8], ProtoError> {
         self.fill(4).await?;
         let h = &self.buf[self.start..self.start + 4];
         let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
@@ -300,14 +300,14 @@ impl PacketIo {
     }
 
     /// True when a whole response has been consumed; clears read readiness.
-    pub fn response_done(&mut self) {
+    pub(crate) fn response_done(&mut self) {
         if self.start == self.end {
             self.stream.clear_read_ready();
         }
     }
 
     /// Writes `payload` as one or more packets starting at sequence `self.seq`.
-    pub async fn write_packet(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
+    pub(crate) async fn write_packet(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
         self.wbuf.clear();
         let mut chunks = payload.chunks(MAX_PAYLOAD).peekable();
         if payload.is_empty() {
@@ -342,7 +342,7 @@ impl PacketIo {
     }
 
     /// Starts a new command: resets the sequence and writes the payload.
-    pub async fn write_command(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
+    pub(crate) async fn write_command(&mut self, payload: &[u8]) -> Result<(), ProtoError> {
         self.seq = 0;
         self.write_packet(payload).await
     }
@@ -350,7 +350,11 @@ impl PacketIo {
     /// Starts a new command of one byte followed by `body` (COM_QUERY and
     /// its SQL) without copying them into a payload first; its answer is
     /// read next.
-    pub async fn write_command_with(&mut self, cmd: u8, body: &[u8]) -> Result<(), ProtoError> {
+    pub(crate) async fn write_command_with(
+        &mut self,
+        cmd: u8,
+        body: &[u8],
+    ) -> Result<(), ProtoError> {
         if body.len() + 1 >= MAX_PAYLOAD {
             let mut payload = Vec::with_capacity(body.len() + 1);
             payload.push(cmd);
@@ -368,7 +372,7 @@ impl PacketIo {
 
     /// Writes a request that already carries its packet headers (a
     /// prepared template) and whose answer is read next.
-    pub async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
+    pub(crate) async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
         Self::send(
             &mut self.stream,
             self.direct.as_mut(),
@@ -382,7 +386,7 @@ impl PacketIo {
 }
 
 /// Reads a length-encoded integer; returns (value, bytes used).
-pub fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
     let first = *b.first()?;
     match first {
         0..=0xFA => Some((u64::from(first), 1)),
@@ -401,7 +405,7 @@ pub fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
 }
 
 /// Appends a length-encoded integer.
-pub fn put_lenenc_int(out: &mut Vec<u8>, v: u64) {
+pub(crate) fn put_lenenc_int(out: &mut Vec<u8>, v: u64) {
     if v < 251 {
         out.push(v as u8);
     } else if v < 1 << 16 {

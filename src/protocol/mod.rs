@@ -19,6 +19,7 @@ mod error;
 #[cfg(test)]
 mod fuzz;
 mod io;
+mod literal;
 mod opts;
 mod pubkey;
 mod rows;
@@ -30,6 +31,7 @@ pub use bind::{Binder, IntWidth};
 pub use conn::{Breaker, Conn, Outcome};
 pub use direct::Direct;
 pub use error::{ProtoError, ServerError, CR_SERVER_LOST, TEXT_FALLBACK_CODES};
+pub use literal::string_literal;
 pub use opts::{ConnOpts, Endpoint};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};

@@ -4,14 +4,21 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Connect, handshake and authentication together must finish within this.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A response (or the next part of one) must arrive within this.
-pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where to connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
-    Tcp { host: String, port: u16 },
+    /// A TCP host (name or address) and port.
+    Tcp {
+        /// Host name or address.
+        host: String,
+        /// TCP port.
+        port: u16,
+    },
+    /// A unix socket's path.
     Unix(PathBuf),
 }
 
@@ -28,9 +35,13 @@ impl std::fmt::Display for Endpoint {
 /// `Debug` impl masks it.
 #[derive(Clone)]
 pub struct ConnOpts {
+    /// Where the server listens.
     pub endpoint: Endpoint,
+    /// The account's user name.
     pub user: String,
+    /// Its password (empty for none).
     pub password: String,
+    /// The default database (USE) once connected.
     pub db: Option<String>,
     /// PEM of the server's RSA public key for caching_sha2/sha256 full auth
     /// over plain TCP; requested from the server when absent.
@@ -38,6 +49,7 @@ pub struct ConnOpts {
     /// Announce CLIENT_LOCAL_FILES, for `Conn::load_data`. Safe: the client
     /// only ever sends the rows it generates, never a file the server names.
     pub local_infile: bool,
+    /// Whether and how TLS is used.
     pub ssl_mode: super::tls::SslMode,
     /// PEM CA certificate(s) for VERIFY_CA / VERIFY_IDENTITY.
     pub ssl_ca: Option<Vec<u8>>,

@@ -10,7 +10,7 @@ use std::io::Write;
 
 /// A column's wire type, as the prepare (or the result's metadata) said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ColType {
+pub(crate) struct ColType {
     pub ty: u8,
     pub unsigned: bool,
 }
@@ -77,6 +77,7 @@ pub struct Rows {
 
 #[allow(dead_code)]
 impl Rows {
+    /// An empty buffer (it grows to the largest result set it holds).
     pub fn new() -> Rows {
         Rows::default()
     }
@@ -86,10 +87,12 @@ impl Rows {
         self.cells.len().checked_div(self.ncols).unwrap_or(0)
     }
 
+    /// Whether the last result set had no rows.
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
 
+    /// Columns of the last result set.
     pub fn columns(&self) -> usize {
         self.ncols
     }
@@ -108,14 +111,17 @@ impl Rows {
         self.buf.get(c.start as usize..c.end as usize)
     }
 
+    /// The value as UTF-8 text; None for NULL, out of range or not UTF-8.
     pub fn str(&self, row: usize, col: usize) -> Option<&str> {
         self.get(row, col).and_then(|b| std::str::from_utf8(b).ok())
     }
 
+    /// The value as an integer; None for NULL or text that is not one.
     pub fn int(&self, row: usize, col: usize) -> Option<i64> {
         self.str(row, col)?.parse().ok()
     }
 
+    /// The value as a float; None for NULL or text that is not one.
     pub fn float(&self, row: usize, col: usize) -> Option<f64> {
         self.str(row, col)?.parse().ok()
     }

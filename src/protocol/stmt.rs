@@ -20,8 +20,11 @@ const MYSQL_TYPE_LONG: u8 = 0x03;
 const MYSQL_TYPE_STRING: u8 = 0xFE;
 const COM_STMT_EXECUTE: u8 = 0x17;
 
+/// A prepared statement and its COM_STMT_EXECUTE packet, built once and
+/// patched in place with each execution's values.
 #[derive(Debug, Clone)]
 pub struct Stmt {
+    /// The statement's text, with `?` placeholders.
     pub sql: String,
     pub(super) params: Vec<Param>,
     /// Offset of each parameter's value bytes inside `packet`.
@@ -121,7 +124,7 @@ impl Stmt {
         Some(u32::from_le_bytes([p[5], p[6], p[7], p[8]]))
     }
 
-    pub fn is_text(&self) -> bool {
+    pub(crate) fn is_text(&self) -> bool {
         self.text.is_some()
     }
 

@@ -13,12 +13,19 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use std::sync::Arc;
 
+/// TLS use, as the mysql client's --ssl-mode (ordered from least to most
+/// strict).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SslMode {
+    /// Plain TCP only.
     Disabled,
+    /// TLS when the server offers it, else plain.
     Preferred,
+    /// TLS or fail; the certificate is not checked.
     Required,
+    /// TLS with a certificate signed by the given CA.
     VerifyCa,
+    /// As VerifyCa, and the certificate names the host.
     VerifyIdentity,
 }
 
@@ -105,7 +112,7 @@ impl ServerCertVerifier for ChainOnly {
 }
 
 /// The rustls configuration for a mode; `ca_pem` is needed for the VERIFY modes.
-pub fn client_config(
+pub(crate) fn client_config(
     mode: SslMode,
     ca_pem: Option<&[u8]>,
 ) -> Result<Arc<ClientConfig>, ProtoError> {
@@ -144,7 +151,7 @@ pub fn client_config(
 }
 
 /// The name the certificate is checked against.
-pub fn server_name(host: &str) -> Result<ServerName<'static>, ProtoError> {
+pub(crate) fn server_name(host: &str) -> Result<ServerName<'static>, ProtoError> {
     ServerName::try_from(host.to_string())
         .map_err(|e| ProtoError::Tls(format!("'{host}' is not a valid TLS server name: {e}")))
 }

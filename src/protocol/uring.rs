@@ -261,13 +261,13 @@ pub fn uninstall() {
 
 /// A connection's socket on this thread's ring.
 #[derive(Debug)]
-pub struct UringSock {
+pub(crate) struct UringSock {
     slot: usize,
 }
 
 impl UringSock {
     /// Registers `fd` (a connected, non-blocking stream socket).
-    pub fn register(fd: RawFd) -> UringSock {
+    pub(crate) fn register(fd: RawFd) -> UringSock {
         with(|r| UringSock {
             slot: r.register(fd),
         })

@@ -281,7 +281,10 @@ impl Chart {
     /// (`{}`): inline in HTML, a bare `<line>` would hold what follows.
     fn render(&self, interactive: bool) -> Markup {
         let f = Frame::of(self, interactive);
-        let clip = format!("c{:x}", fnv(&self.title) ^ (self.series.len() as u64));
+        let clip = format!(
+            "c{:x}",
+            crate::stats::fnv1a64(self.title.as_bytes()) ^ (self.series.len() as u64)
+        );
         let h = f.height();
         html! {
             svg.chart xmlns="http://www.w3.org/2000/svg" viewBox={ "0 0 " (W) " " (h) }
@@ -562,12 +565,6 @@ fn legend_rows(series: &[Series], width: f64) -> Vec<Vec<(usize, f64)>> {
         x += w;
     }
     rows
-}
-
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    })
 }
 
 /// Renders an SVG chart to PNG (twice its size, for sharp text), with the

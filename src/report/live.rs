@@ -7,6 +7,7 @@ use crate::analyze::bottleneck::top_waits;
 use crate::analyze::efficiency::IoRates;
 use crate::analyze::live::Live;
 use crate::monitor::SourceId;
+use crate::stats::clock;
 
 /// The line a `monitor` session starts with.
 pub fn watching(target: &str, version: &str, every: f64, time: f64) -> String {
@@ -112,42 +113,14 @@ pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> Stri
 
 /// The local wall-clock time of day as HH:MM:SS.
 pub fn clock_time() -> String {
-    let (h, m, s, _) = local_now();
-    format!("{h:02}:{m:02}:{s:02}")
+    clock::now_text(clock::Zone::Local, "%H:%M:%S")
 }
 
 /// "local time (UTC+01:00)": how `clock_time` is to be read.
 pub fn zone_name() -> String {
-    let off = local_now().3;
-    let sign = if off < 0 { '-' } else { '+' };
-    let off = off.abs();
     format!(
-        "local time (UTC{sign}{:02}:{:02})",
-        off / 3600,
-        off % 3600 / 60
-    )
-}
-
-/// Hour, minute, second of the local time and the zone's offset from UTC
-/// in seconds (the C library's view of TZ and /etc/localtime). time_t and
-/// tm_gmtoff are i64 on 64-bit Linux, narrower elsewhere.
-#[allow(clippy::useless_conversion)]
-fn local_now() -> (i64, i64, i64, i64) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as libc::time_t)
-        .unwrap_or(0);
-    // SAFETY: localtime_r writes only into `tm`, which outlives the call.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    if unsafe { libc::localtime_r(&now, &mut tm) }.is_null() {
-        let s = i64::from(now) % 86_400;
-        return (s / 3600, s % 3600 / 60, s % 60, 0);
-    }
-    (
-        i64::from(tm.tm_hour),
-        i64::from(tm.tm_min),
-        i64::from(tm.tm_sec),
-        i64::from(tm.tm_gmtoff),
+        "local time (UTC{})",
+        clock::now_text(clock::Zone::Local, "%:z")
     )
 }
 

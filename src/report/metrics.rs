@@ -9,28 +9,18 @@ pub fn json(run: i64, source: &str, rate: bool, v: &MetricView) -> Value {
 }
 
 pub fn csv(v: &MetricView) -> String {
-    let quote = |s: &str| {
-        if s.contains(',') || s.contains('"') {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    let mut out = String::from("t,took_us");
-    for n in &v.names {
-        out.push(',');
-        out.push_str(&quote(n));
-    }
-    out.push('\n');
-    for (t, took, vals) in &v.rows {
-        out.push_str(&format!("{t:.3},{took}"));
-        for x in vals {
-            out.push(',');
-            if let Some(x) = x {
-                out.push_str(&format!("{x}"));
-            }
-        }
-        out.push('\n');
-    }
-    out
+    let header = ["t".to_string(), "took_us".to_string()]
+        .into_iter()
+        .chain(v.names.iter().cloned())
+        .collect::<Vec<_>>();
+    let rows = v.rows.iter().map(|(t, took, vals)| {
+        [format!("{t:.3}"), took.to_string()]
+            .into_iter()
+            .chain(
+                vals.iter()
+                    .map(|x| x.map(|x| x.to_string()).unwrap_or_default()),
+            )
+            .collect::<Vec<_>>()
+    });
+    super::table::csv_text(std::iter::once(header).chain(rows))
 }

@@ -26,12 +26,25 @@ fn numeric(s: &str) -> bool {
     !s.is_empty() && s.parse::<f64>().is_ok()
 }
 
-fn csv_cell(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// Records as CSV: a field is quoted (its quotes doubled) only where it
+/// holds a comma, a quote or a line break; each record ends in `\n`;
+/// records may differ in length.
+pub fn csv_text<R, F>(records: impl IntoIterator<Item = R>) -> String
+where
+    R: IntoIterator<Item = F>,
+    F: AsRef<[u8]>,
+{
+    let mut w = csv::WriterBuilder::new()
+        .flexible(true)
+        .from_writer(Vec::new());
+    for r in records {
+        // Into a Vec a write cannot fail; should it, the text ends there.
+        if w.write_record(r).is_err() {
+            break;
+        }
     }
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 impl Table {
@@ -96,20 +109,7 @@ impl Table {
             .collect();
         match f {
             Format::Html => self.html(&right).into_string(),
-            Format::Csv => {
-                let mut o = self
-                    .headers
-                    .iter()
-                    .map(|h| csv_cell(h))
-                    .collect::<Vec<_>>()
-                    .join(",");
-                o.push('\n');
-                for r in &self.rows {
-                    o.push_str(&r.iter().map(|c| csv_cell(c)).collect::<Vec<_>>().join(","));
-                    o.push('\n');
-                }
-                o
-            }
+            Format::Csv => csv_text(std::iter::once(&self.headers).chain(&self.rows)),
             Format::Markdown => {
                 let mut o = format!("| {} |\n|", self.headers.join(" | "));
                 for &r in &right {
@@ -240,6 +240,15 @@ pub fn render(rows: &[StepRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_quotes_only_where_a_field_needs_it() {
+        let rows = [vec!["plain", "say \"hi\"", "two\nlines", ""], vec!["short"]];
+        assert_eq!(
+            csv_text(rows),
+            "plain,\"say \"\"hi\"\"\",\"two\nlines\",\nshort\n"
+        );
+    }
 
     #[test]
     fn formats() {

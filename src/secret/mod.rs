@@ -41,20 +41,30 @@ pub fn scrub_process_title() {
     // Read every argument first (the area is rewritten below).
     let mut args: Vec<Vec<u8>> = Vec::with_capacity(argc);
     for i in 0..argc {
+        // SAFETY: `argv` is the array the C runtime passed to `capture`,
+        // with `argc` entries (plus a null), alive for the whole process;
+        // nothing else in the program writes it.
         let p = unsafe { *argv.add(i) };
         if p.is_null() {
             return;
         }
+        // SAFETY: a non-null argv entry is a NUL-terminated string that
+        // lives as long as the process.
         args.push(unsafe { std::ffi::CStr::from_ptr(p) }.to_bytes().to_vec());
     }
+    // SAFETY: argc > 0, so entry 0 exists (checked non-null above).
     let base = unsafe { *argv } as *mut u8;
     // The kernel lays the arguments out back to back: the area ends after
     // the last one's NUL. Anything else (already moved?) is left alone.
     let mut expect = base;
     for (i, a) in args.iter().enumerate() {
+        // SAFETY: i < argc, an entry of the argv array.
         if unsafe { *argv.add(i) } as *mut u8 != expect {
             return;
         }
+        // SAFETY: `expect` is argument i's start and the string and its NUL
+        // are `a.len() + 1` bytes: one past its end stays in (or just past)
+        // the argument area.
         expect = unsafe { expect.add(a.len() + 1) };
     }
     let area = expect as usize - base as usize;
@@ -68,6 +78,10 @@ pub fn scrub_process_title() {
         if at + a.len() + 1 > area {
             return;
         }
+        // SAFETY: `at + a.len() + 1 <= area` (checked above), so the bytes
+        // written lie inside the argument area the kernel laid out, which we
+        // own; `copy` allows overlap. The argv entry written is i < argc.
+        // No other reference to the area exists (`args` holds copies).
         unsafe {
             std::ptr::copy(a.as_ptr(), base.add(at), a.len());
             *base.add(at + a.len()) = 0;
@@ -75,6 +89,7 @@ pub fn scrub_process_title() {
         }
         at += a.len() + 1;
     }
+    // SAFETY: `at <= area`, so `[at, area)` is inside the argument area.
     unsafe { std::ptr::write_bytes(base.add(at), 0, area - at) };
 }
 

@@ -22,12 +22,15 @@ use std::path::PathBuf;
 /// A build's name: flavour and version as the vendor writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildName {
+    /// The server family.
     pub flavor: Flavor,
     /// `5.5.9`, `11.4.5`, `8.0.39-30` (Percona's release suffix kept).
     pub version: String,
 }
 
 impl BuildName {
+    /// Parses `flavor-version` (`mariadb-11.4.5`, `mysql-8.0.39`,
+    /// `percona-8.0.39-30`).
     pub fn parse(s: &str) -> Result<BuildName> {
         let bad = || {
             anyhow::anyhow!(
@@ -70,14 +73,14 @@ impl BuildName {
     }
 
     /// `8.0.39` (without Percona's `-30`).
-    pub fn upstream(&self) -> &str {
+    pub(crate) fn upstream(&self) -> &str {
         self.version.split('-').next().unwrap_or(&self.version)
     }
 }
 
 /// A Maven Central artifact holding a server build.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MavenArtifact {
+pub(crate) struct MavenArtifact {
     pub group: &'static str,
     pub artifact: &'static str,
     pub version: &'static str,
@@ -85,7 +88,7 @@ pub struct MavenArtifact {
 }
 
 impl MavenArtifact {
-    pub fn coords(&self) -> String {
+    pub(crate) fn coords(&self) -> String {
         format!("{}:{}:{}", self.group, self.artifact, self.version)
     }
 }
@@ -141,7 +144,7 @@ const MAVEN: &[(&str, MavenArtifact)] = &[
     ),
 ];
 
-pub fn maven_artifact(b: &BuildName) -> Option<&'static MavenArtifact> {
+pub(crate) fn maven_artifact(b: &BuildName) -> Option<&'static MavenArtifact> {
     let name = b.name();
     MAVEN.iter().find(|(n, _)| *n == name).map(|(_, a)| a)
 }
@@ -149,7 +152,7 @@ pub fn maven_artifact(b: &BuildName) -> Option<&'static MavenArtifact> {
 /// A tarball at the flavour's official download location, and where the
 /// vendor publishes its checksum (None: the user gives it with --checksum).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Download {
+pub(crate) struct Download {
     pub url: String,
     /// A `sha256sum`-style list holding the tarball's line.
     pub sums_url: Option<String>,
@@ -164,7 +167,7 @@ pub struct Download {
 ///   sums on the download page only: pass `--checksum md5:HEX`.
 /// - Percona Server: downloads.percona.com's glibc2.35 tarball; its
 ///   checksum is on the download page: pass `--checksum sha256:HEX`.
-pub fn official_download(b: &BuildName) -> Download {
+pub(crate) fn official_download(b: &BuildName) -> Download {
     let v = &b.version;
     match b.flavor {
         Flavor::MariaDb => {
@@ -206,17 +209,17 @@ pub fn official_download(b: &BuildName) -> Download {
 }
 
 /// Where fetched builds live.
-pub fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     state_dir().join("servers")
 }
 
 /// The server tree of a fetched build (it may not exist yet).
-pub fn build_dir(b: &BuildName) -> PathBuf {
+pub(crate) fn build_dir(b: &BuildName) -> PathBuf {
     cache_dir().join(b.name())
 }
 
 /// What `server get` wrote beside a build: where it came from.
-pub const BUILD_META: &str = "qpslab-build.json";
+pub(crate) const BUILD_META: &str = "qpslab-build.json";
 
 /// The fetched build's tree, when it is in the cache.
 pub fn cached(b: &BuildName) -> Option<PathBuf> {
@@ -225,7 +228,7 @@ pub fn cached(b: &BuildName) -> Option<PathBuf> {
 }
 
 /// The build name of a tree `server get` made (None for other trees).
-pub fn name_of_tree(tree: &std::path::Path) -> Option<String> {
+pub(crate) fn name_of_tree(tree: &std::path::Path) -> Option<String> {
     let text = std::fs::read_to_string(tree.join(BUILD_META)).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["name"].as_str().map(str::to_string)

@@ -41,7 +41,7 @@ impl Sandbox {
         // prepare loads by LOAD DATA LOCAL, which MySQL 8.0 turns off by
         // default (a --set local_infile=0 after it still wins).
         put("local-infile", "1");
-        if unsafe { libc::geteuid() } == 0 {
+        if rustix::process::geteuid().is_root() {
             put("user", "root");
         }
         put("# profile", self.spec.profile.name());

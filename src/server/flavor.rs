@@ -6,9 +6,12 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Which server family a build or a running server is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Flavor {
+    /// MariaDB Server.
     MariaDb,
+    /// Oracle MySQL.
     MySql,
     /// Percona Server for MySQL: MySQL's datadir tools and protocol.
     Percona,
@@ -31,6 +34,8 @@ impl Flavor {
             Flavor::Percona => "Percona Server",
         }
     }
+    /// A flavour from its key, any case ("mariadb", "mysql", "percona",
+    /// "percona-server", "ps").
     pub fn parse(s: &str) -> Option<Flavor> {
         match s.to_ascii_lowercase().as_str() {
             "mariadb" => Some(Flavor::MariaDb),
@@ -40,7 +45,7 @@ impl Flavor {
         }
     }
     /// MySQL and Percona Server share their datadir tools.
-    pub fn is_mysql_like(self) -> bool {
+    pub(crate) fn is_mysql_like(self) -> bool {
         self != Flavor::MariaDb
     }
 }
@@ -49,9 +54,13 @@ impl Flavor {
 /// the server's `version` and `version_comment` variables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
+    /// The family.
     pub flavor: Flavor,
+    /// Major version (10 in 10.11.6).
     pub major: u32,
+    /// Minor version.
     pub minor: u32,
+    /// Patch level.
     pub patch: u32,
 }
 
@@ -114,6 +123,7 @@ impl Release {
         )
     }
 
+    /// Whether this release is major.minor or later (any patch).
     pub fn at_least(&self, major: u32, minor: u32) -> bool {
         (self.major, self.minor) >= (major, minor)
     }
@@ -157,7 +167,7 @@ pub struct Install {
 
 /// The folder of a build's ready system schema (`server get` writes it for
 /// builds that ship one instead of an install script).
-pub const TEMPLATE_DIR: &str = "data-template";
+pub(crate) const TEMPLATE_DIR: &str = "data-template";
 
 fn first_existing(cands: &[PathBuf]) -> Option<PathBuf> {
     cands.iter().find(|p| p.is_file()).cloned()

@@ -14,7 +14,7 @@ pub fn state_dir() -> PathBuf {
         .join("qpslab")
 }
 
-pub fn sandboxes_dir() -> PathBuf {
+pub(crate) fn sandboxes_dir() -> PathBuf {
     state_dir().join("sandboxes")
 }
 
@@ -22,16 +22,13 @@ pub fn sandboxes_dir() -> PathBuf {
 /// (sun_path); when the sandbox directory is deeper than that, the socket
 /// goes to a short per-user directory under /tmp, named by a hash of the
 /// sandbox directory so that two state directories never collide.
-pub fn socket_path(sandbox_dir: &Path) -> PathBuf {
+pub(crate) fn socket_path(sandbox_dir: &Path) -> PathBuf {
     let p = sandbox_dir.join("mysqld.sock");
     if p.as_os_str().len() < 100 {
         return p;
     }
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in sandbox_dir.as_os_str().as_encoded_bytes() {
-        h = (h ^ u64::from(*b)).wrapping_mul(0x100000001b3);
-    }
-    let uid = unsafe { libc::geteuid() };
+    let h = crate::stats::fnv1a64(sandbox_dir.as_os_str().as_encoded_bytes());
+    let uid = rustix::process::geteuid().as_raw();
     PathBuf::from(format!("/tmp/qpslab-{uid}/{h:016x}.sock"))
 }
 

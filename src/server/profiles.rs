@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Result};
 
+/// A sandbox's my.cnf preset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Profile {
     /// Server defaults, with the buffer pool sized for the test data and
@@ -14,6 +15,7 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// The preset of that name ("default", "bench").
     pub fn parse(s: &str) -> Result<Profile> {
         match s {
             "default" => Ok(Profile::Default),
@@ -22,6 +24,7 @@ impl Profile {
         }
     }
 
+    /// Its name in my.cnf and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Default => "default",
@@ -88,22 +91,14 @@ const SWEEP_LIMITS: [(&str, &str); 2] = [
 /// A quarter of the host's memory, between 128 MiB and 4 GiB: enough for the
 /// default test data (8 × 1M rows ≈ 2 GiB) without starving a small host.
 fn buffer_pool_size() -> String {
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| {
-                    l.split_whitespace()
-                        .nth(1)
-                        .and_then(|v| v.parse::<u64>().ok())
-                })
-        })
-        .unwrap_or(4 << 20);
-    let mib = (mem / 1024 / 4).clamp(128, 4096);
+    use procfs::Current;
+    // MemTotal in bytes; 4 GiB when /proc/meminfo cannot be read.
+    let mem = procfs::Meminfo::current().map_or(4 << 30, |m| m.mem_total);
+    let mib = ((mem >> 20) / 4).clamp(128, 4096);
     format!("{mib}M")
 }
 
+/// Every preset's settings as my.cnf sections (`qpslab server profiles`).
 pub fn render_profiles_help() -> String {
     let mut out = String::new();
     for p in [Profile::Default, Profile::Bench] {

@@ -343,11 +343,13 @@ impl Sandbox {
         let Some(pid) = self.running_pid() else {
             return Ok(false);
         };
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let target = rustix::process::Pid::from_raw(pid.max(0));
+        let signal = |s| target.map(|p| rustix::process::kill_process(p, s));
+        let _ = signal(rustix::process::Signal::TERM);
         let deadline = Instant::now() + timeout;
         while process_alive(i64::from(pid)) {
             if Instant::now() > deadline {
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                let _ = signal(rustix::process::Signal::KILL);
                 std::thread::sleep(Duration::from_millis(200));
                 break;
             }

@@ -107,7 +107,7 @@ fn rules_for(release: Option<Release>) -> impl Iterator<Item = Action> {
 
 /// The install script's version-dependent arguments for `release` (a
 /// release that cannot be read gets those of the newest servers).
-pub fn init_args(flavor: Flavor, release: Option<Release>) -> Vec<&'static str> {
+pub(crate) fn init_args(flavor: Flavor, release: Option<Release>) -> Vec<&'static str> {
     let release = release.or(Some(Release {
         flavor,
         major: u32::MAX - 1,
@@ -124,7 +124,7 @@ pub fn init_args(flavor: Flavor, release: Option<Release>) -> Vec<&'static str> 
 
 /// The profile's settings `release` accepts (all of them when the release
 /// cannot be read).
-pub fn fit_settings(
+pub(crate) fn fit_settings(
     mut settings: Vec<(&'static str, String)>,
     release: Option<Release>,
 ) -> Vec<(&'static str, String)> {

@@ -5,9 +5,13 @@ use super::hist::Hist;
 /// Errors by server error code. A handful of codes at most, so a small
 /// vector beats a map; it only grows when a new code appears.
 #[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct ErrCounts(pub Vec<(u16, u64)>);
+pub struct ErrCounts(
+    /// (server error code, count), in the order codes first appeared.
+    pub Vec<(u16, u64)>,
+);
 
 impl ErrCounts {
+    /// Counts `n` more errors of `code`.
     pub fn add(&mut self, code: u16, n: u64) {
         match self.0.iter_mut().find(|(c, _)| *c == code) {
             Some((_, v)) => *v += n,
@@ -18,10 +22,12 @@ impl ErrCounts {
         }
     }
 
+    /// Errors of every code together.
     pub fn total(&self) -> u64 {
         self.0.iter().map(|(_, n)| n).sum()
     }
 
+    /// Adds `o`'s counts to these.
     pub fn merge(&mut self, o: &ErrCounts) {
         for &(c, n) in &o.0 {
             self.add(c, n);
@@ -32,9 +38,13 @@ impl ErrCounts {
 /// What happened during one interval (or a whole run, once merged).
 #[derive(Clone, Debug, Default)]
 pub struct Interval {
+    /// Events (transactions) completed.
     pub events: u64,
+    /// Read queries.
     pub reads: u64,
+    /// Write queries.
     pub writes: u64,
+    /// Other queries (BEGIN, COMMIT, …).
     pub others: u64,
     /// Server and client errors by code: ignored ones (the event retried)
     /// and lost connections (the event failed) alike.
@@ -42,6 +52,7 @@ pub struct Interval {
     /// Of `errors`, those that lost the connection (2013 and the like):
     /// the event failed, nothing was ignored.
     pub lost: u64,
+    /// Connections re-opened after a loss.
     pub reconnects: u64,
     /// Events that could not complete: their connection was lost or cut
     /// (read timeout). Never counted as events or latency samples.
@@ -66,7 +77,7 @@ pub struct Interval {
 }
 
 /// Event classes a family may declare (TPC-C uses six).
-pub const MAX_CLASSES: usize = 8;
+pub(crate) const MAX_CLASSES: usize = 8;
 
 impl Interval {
     /// Errors ignored (the event retried), as sysbench's "ignored errors":
@@ -75,6 +86,7 @@ impl Interval {
         self.errors.total().saturating_sub(self.lost)
     }
 
+    /// Queries of every kind (reads + writes + others).
     pub fn queries(&self) -> u64 {
         self.reads + self.writes + self.others
     }
@@ -153,6 +165,7 @@ impl Interval {
         }
     }
 
+    /// Adds `o` into this interval: counts summed, histograms merged.
     pub fn merge(&mut self, o: &Interval) {
         self.events += o.events;
         self.reads += o.reads;

@@ -13,7 +13,10 @@ pub fn thread_cpu_seconds() -> f64 {
 }
 
 fn rusage_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: an all-zero rusage is a valid value (integers only).
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes only into `ru`, a live local. rustix has no
+    // getrusage, so libc stays.
     if unsafe { libc::getrusage(who, &mut ru) } != 0 {
         return 0.0;
     }
@@ -43,30 +46,31 @@ pub fn cpu_list_text(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
-/// Total host jiffies (all CPUs, all states) from the first line of /proc/stat.
-pub fn host_cpu_jiffies() -> Option<(u64, u64)> {
-    let s = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = s.lines().next()?;
-    let v: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal (guest is inside user)
-    let total: u64 = v.iter().take(8).sum();
-    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+/// Total and idle host jiffies (all CPUs) from /proc/stat's cpu line:
+/// user, nice, system, idle, iowait, irq, softirq and steal make the
+/// total (guest time is inside user); idle and iowait the idle part.
+pub(crate) fn host_cpu_jiffies() -> Option<(u64, u64)> {
+    use procfs::CurrentSI;
+    let c = procfs::KernelStats::current().ok()?.total;
+    let opt = |v: Option<u64>| v.unwrap_or(0);
+    let idle = c.idle + opt(c.iowait);
+    let total = c.user + c.nice + c.system + idle + opt(c.irq) + opt(c.softirq) + opt(c.steal);
     Some((total, idle))
 }
 
 /// A point-in-time reading of process and host CPU.
 #[derive(Clone, Copy, Debug)]
 pub struct CpuSnapshot {
+    /// This process's user + system CPU seconds.
     pub process_s: f64,
+    /// The host's total CPU time, in clock ticks (all CPUs).
     pub host_jiffies: u64,
+    /// Of it, idle and iowait ticks.
     pub host_idle_jiffies: u64,
 }
 
 impl CpuSnapshot {
+    /// The reading now (host figures 0 when /proc/stat cannot be read).
     pub fn now() -> CpuSnapshot {
         let (host_jiffies, host_idle_jiffies) = host_cpu_jiffies().unwrap_or((0, 0));
         CpuSnapshot {
@@ -78,7 +82,7 @@ impl CpuSnapshot {
 
     /// (client CPU seconds, host CPU seconds available, host busy share) since `earlier`.
     pub fn since(&self, earlier: &CpuSnapshot) -> (f64, f64, f64) {
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let hz = rustix::param::clock_ticks_per_second().max(1) as f64;
         let client = self.process_s - earlier.process_s;
         let host = self.host_jiffies.saturating_sub(earlier.host_jiffies) as f64 / hz;
         let idle = self

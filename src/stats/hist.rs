@@ -41,7 +41,7 @@ impl Summary {
 /// The quantiles every compacted sample keeps, whatever the run asked
 /// for: those the live line, the store's per-interval columns, the pages
 /// and the generator-lateness check read.
-pub const SAMPLE_QUANTILES: [f64; 7] = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.9999];
+pub(crate) const SAMPLE_QUANTILES: [f64; 7] = [0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 0.9999];
 
 impl Default for Hist {
     fn default() -> Self {
@@ -50,6 +50,7 @@ impl Default for Hist {
 }
 
 impl Hist {
+    /// An empty histogram from 1 µs to one hour, 3 significant digits.
     pub fn new() -> Hist {
         Hist(Repr::Full(
             Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds"),
@@ -119,6 +120,7 @@ impl Hist {
         self.0 = Repr::Summary(Box::new(summary));
     }
 
+    /// Values recorded.
     pub fn count(&self) -> u64 {
         match &self.0 {
             Repr::Full(h) => h.len(),
@@ -139,6 +141,7 @@ impl Hist {
         us as f64 / 1000.0
     }
 
+    /// The smallest value, ms (0 when empty).
     pub fn min_ms(&self) -> f64 {
         match &self.0 {
             Repr::Full(h) if !h.is_empty() => h.min() as f64 / 1000.0,
@@ -147,6 +150,7 @@ impl Hist {
         }
     }
 
+    /// The largest value, ms (0 when empty).
     pub fn max_ms(&self) -> f64 {
         match &self.0 {
             Repr::Full(h) => h.max() as f64 / 1000.0,
@@ -154,6 +158,7 @@ impl Hist {
         }
     }
 
+    /// The mean, ms (0 when empty).
     pub fn mean_ms(&self) -> f64 {
         match &self.0 {
             Repr::Full(h) => h.mean() / 1000.0,

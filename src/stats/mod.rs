@@ -7,6 +7,7 @@
 //! per statement class named by the family). It does not time queries
 //! itself (exec records into it) and does not print (report formats it).
 
+pub mod clock;
 mod counters;
 mod cpu;
 mod hist;
@@ -21,4 +22,24 @@ pub use result::{us_per_query, Headline, KindStats, RunResult, RunStatus, Sample
 pub fn pct_label(p: f64) -> String {
     let s = format!("{p:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A 64-bit FNV-1a hash of `bytes`: the same value on every build, host
+/// and version, unlike std's `DefaultHasher`. Stored data is keyed by it
+/// (a campaign point's hash, by which a stopped campaign resumes), so the
+/// function must never change.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fnv1a64_matches_the_published_vectors() {
+        assert_eq!(super::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(super::fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(super::fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
 }

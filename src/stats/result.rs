@@ -4,9 +4,11 @@
 
 use super::{Hist, Interval};
 
+/// How a run ended; every status but `Ok` carries its reason in words.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "status", content = "reason", rename_all = "lowercase")]
 pub enum RunStatus {
+    /// Ran its course with nothing to report.
     Ok,
     /// Ended by an error; what was measured is kept.
     Failed(String),
@@ -28,6 +30,7 @@ impl RunStatus {
         }
     }
 
+    /// The reason in words; None for `Ok`.
     pub fn reason(&self) -> Option<&str> {
         match self {
             RunStatus::Ok => None,
@@ -53,41 +56,62 @@ pub struct Sample {
     /// Seconds since the start of measurement at the end of the interval
     /// (negative during warm-up).
     pub t: f64,
+    /// The interval's length in seconds.
     pub dur: f64,
+    /// Whether it fell in the warm-up (left out of totals).
     pub warmup: bool,
     /// A sliver of an interval at the very end (under half an interval):
     /// kept and stored, but its rates are noise and not worth printing.
     pub sliver: bool,
+    /// What the interval counted, merged over every shard.
     pub iv: Interval,
+    /// qpslab's CPU seconds during the interval.
     pub client_cpu_s: f64,
+    /// CPU seconds the host had in the interval (all CPUs).
     pub host_cpu_s: f64,
+    /// The host's busy share in the interval, 0 to 1.
     pub host_busy: f64,
 }
 
 /// Latency of one statement class (named by the workload family).
 pub struct KindStats {
+    /// The class's name as the family gives it.
     pub name: String,
+    /// Completed events (or statements) of the class.
     pub count: u64,
+    /// Their latency.
     pub hist: Hist,
 }
 
+/// Everything a run measured, as exec hands it to the lab: status, totals,
+/// intervals, latency by class and the load generator's own figures.
 pub struct RunResult {
+    /// How it ended.
     pub status: RunStatus,
     /// Everything after warm-up.
     pub total: Interval,
     /// Measured seconds (after warm-up).
     pub elapsed: f64,
+    /// Latency and count of each statement kind the workload ran.
     pub kinds: Vec<KindStats>,
     /// Latency and count of each event class the family declares (TPC-C's
     /// transaction types), in its order, zero counts included.
     pub classes: Vec<KindStats>,
+    /// Events each connection completed, by connection.
     pub thread_events: Vec<u64>,
+    /// Seconds each connection spent in events, by connection.
     pub thread_time: Vec<f64>,
+    /// qpslab's CPU seconds over the measured time.
     pub client_cpu_s: f64,
+    /// CPU seconds the host had over the measured time (all CPUs).
     pub host_cpu_s: f64,
+    /// The host's busy share over the measured time, 0 to 1.
     pub host_busy: f64,
+    /// Every interval, warm-up included, in order.
     pub samples: Vec<Sample>,
+    /// The server's version string, from the handshake.
     pub server_version: String,
+    /// Statements run as text because the server refused to prepare them.
     pub text_fallbacks: u64,
     /// The client threading actually used: shards and SCHED_BATCH.
     pub client_shards: usize,
@@ -104,6 +128,7 @@ pub struct RunResult {
     pub metadata_off_connections: usize,
     /// CPUs the load threads were pinned to (`--client-cpus`); empty: none.
     pub client_cpus: Vec<usize>,
+    /// Whether the load threads ran under SCHED_BATCH.
     pub client_sched_batch: bool,
     /// Seconds during which no connection could reach the server.
     pub unreachable_s: f64,
@@ -122,6 +147,7 @@ pub struct RunResult {
 /// A headline figure and the rules it was checked against.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Headline {
+    /// The figure's name ("tpmC").
     pub name: String,
     /// None when a rule failed.
     pub value: Option<f64>,
@@ -132,7 +158,9 @@ pub struct Headline {
 /// A class's count as the server keeps it, beside the client's.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Tally {
+    /// The event class counted.
     pub class: String,
+    /// What the server's tables say happened.
     pub server: i64,
     /// Completed events of the class the client counted, warm-up included.
     pub client: u64,
@@ -186,10 +214,12 @@ impl RunResult {
 }
 
 impl Sample {
+    /// Events (transactions) per second of the interval.
     pub fn tps(&self) -> f64 {
         self.iv.tps(self.dur)
     }
 
+    /// Queries per second of the interval.
     pub fn qps(&self) -> f64 {
         self.iv.qps(self.dur)
     }

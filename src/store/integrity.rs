@@ -25,7 +25,7 @@ fn advice(path: &Path) -> String {
 }
 
 /// Whether a SQLite error says the file is damaged or not a database.
-pub fn is_corruption(e: &rusqlite::Error) -> bool {
+pub(crate) fn is_corruption(e: &rusqlite::Error) -> bool {
     use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if matches!(f.code, DatabaseCorrupt | NotADatabase))
 }
@@ -42,7 +42,7 @@ pub fn damaged(path: &Path, what: &str) -> anyhow::Error {
 
 /// Runs `PRAGMA quick_check` (bounded as `FULL_CHECK_BYTES` says) and
 /// fails with one line naming the file when it finds anything wrong.
-pub fn quick_check(conn: &Connection, path: &Path) -> Result<()> {
+pub(crate) fn quick_check(conn: &Connection, path: &Path) -> Result<()> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let checks: Vec<String> = if size <= FULL_CHECK_BYTES {
         vec!["PRAGMA quick_check(1)".into()]

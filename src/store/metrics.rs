@@ -13,11 +13,17 @@ use std::collections::HashMap;
 /// filters), beside the whole document.
 #[derive(Debug, Default, Clone)]
 pub struct MonitorColumns {
+    /// Server CPU µs per query.
     pub server_us_per_q: Option<f64>,
+    /// Host context switches per query.
     pub csw_per_q: Option<f64>,
+    /// Bytes the server read from storage per query.
     pub read_bytes_per_q: Option<f64>,
+    /// Bytes it wrote per query.
     pub write_bytes_per_q: Option<f64>,
+    /// InnoDB redo bytes per transaction.
     pub redo_bytes_per_trx: Option<f64>,
+    /// The bottleneck verdict.
     pub hint: Option<String>,
 }
 
@@ -89,6 +95,7 @@ fn get_value(b: &[u8], pos: &mut usize, prev: f64) -> Option<f64> {
 /// A source's snapshots of one run, decoded.
 #[derive(Debug, Default)]
 pub struct MetricTable {
+    /// The source's value names, in column order.
     pub names: Vec<String>,
     /// (t, took_us, value per name; None where the snapshot lacks the key)
     pub rows: Vec<(f64, u64, Vec<Option<f64>>)>,
@@ -139,6 +146,8 @@ impl Store {
         Ok(())
     }
 
+    /// Stores a monitor note of run `run` at `t` seconds since measuring
+    /// began (`kind` in words, as `NoteKind::name`).
     pub fn add_note(
         &self,
         run: i64,

@@ -7,12 +7,19 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
+/// Which runs `Store::list_runs` returns: every condition set must hold.
 #[derive(Debug, Default, Clone)]
 pub struct RunFilter {
+    /// Only runs of this workload (its name, as `run` took it).
     pub workload: Option<String>,
+    /// Only runs with exactly this label.
     pub label: Option<String>,
+    /// Only runs in this status ("ok", "failed", "aborted", "degraded",
+    /// "running").
     pub status: Option<String>,
+    /// Only the runs of this campaign or sweep (its id).
     pub campaign: Option<i64>,
+    /// At most this many runs: the newest ones (still listed oldest first).
     pub limit: Option<usize>,
     /// Server version containing this text.
     pub server: Option<String>,
@@ -23,25 +30,40 @@ pub struct RunFilter {
 /// A campaign (or sweep) and how many runs it has.
 #[derive(Debug, Clone)]
 pub struct CampaignRow {
+    /// The campaign's id in the store.
     pub id: i64,
+    /// Its name, from the campaign file or the sweep.
     pub name: String,
+    /// "campaign" or "sweep".
     pub kind: String,
+    /// When it was first recorded (RFC 3339, UTC).
     pub created_at: String,
+    /// How many runs the store holds for it.
     pub runs: i64,
 }
 
 /// One line of `qpslab runs`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunRow {
+    /// The run's id in the store.
     pub id: i64,
+    /// The campaign or sweep it belongs to, if any.
     pub campaign_id: Option<i64>,
+    /// When it started (RFC 3339, UTC).
     pub started_at: String,
+    /// The workload's name (built-in, tpcc or a script path).
     pub workload: String,
+    /// Connections (sysbench's --threads).
     pub threads: i64,
+    /// The user's label for the run.
     pub label: Option<String>,
+    /// The campaign variant it measured.
     pub variant: Option<String>,
+    /// "ok", "failed", "aborted", "degraded" or "running" (`RunStatus::word`).
     pub status: String,
+    /// Why it did not end "ok", in words.
     pub reason: Option<String>,
+    /// The server's version string.
     pub server_version: Option<String>,
     /// MariaDB, MySQL or Percona Server, as the run's environment said.
     pub server_flavor: Option<String>,
@@ -49,20 +71,29 @@ pub struct RunRow {
     /// count, as JSON text: runs with different ones are not pooled.
     #[serde(skip)]
     pub options_key: Option<String>,
+    /// Measured length in seconds (warm-up excluded).
     pub seconds: Option<f64>,
+    /// Events (transactions) per second over the measured part.
     pub tps: Option<f64>,
+    /// Queries per second over the measured part.
     pub qps: Option<f64>,
+    /// 95th percentile event latency, ms.
     pub lat_p95_ms: Option<f64>,
+    /// 99th percentile event latency, ms.
     pub lat_p99_ms: Option<f64>,
     /// The whole qpslab process's CPU seconds (load and tool together).
     pub client_cpu_s: Option<f64>,
     /// The load threads' CPU seconds (runs before this field: None).
     pub load_cpu_s: Option<f64>,
+    /// Queries in the measured part.
     pub queries: Option<i64>,
     /// From the monitor: server CPU µs and host context switches per query,
     /// and the bottleneck verdict.
+    /// Server CPU µs per query (from the monitor).
     pub server_us_per_q: Option<f64>,
+    /// Host context switches per query (from the monitor).
     pub csw_per_q: Option<f64>,
+    /// The bottleneck verdict, in words.
     pub hint: Option<String>,
     /// TPC-C's New-Orders per minute, from the run's summary.
     pub nopm: Option<f64>,
@@ -70,23 +101,41 @@ pub struct RunRow {
     pub locks: Option<String>,
 }
 
+/// One stored interval of a run (counts are of that interval only).
 #[derive(Debug, Clone, Serialize)]
 pub struct SampleRow {
+    /// The interval's number in the run, from 0.
     pub seq: i64,
+    /// Seconds from the start of measurement to the interval's end
+    /// (negative in the warm-up).
     pub t: f64,
+    /// The interval's length in seconds (the last may be shorter).
     pub dur: f64,
+    /// Whether it fell in the warm-up (left out of totals).
     pub warmup: bool,
+    /// Events (transactions) completed.
     pub events: i64,
+    /// Read queries.
     pub reads: i64,
+    /// Write queries.
     pub writes: i64,
+    /// Other queries (BEGIN, COMMIT, …).
     pub others: i64,
+    /// Errors by server code, as a JSON object {code: count}.
     pub errors: serde_json::Value,
+    /// Connections re-opened.
     pub reconnects: i64,
+    /// Rate mode: events due but not yet started at the interval's end.
     pub backlog: i64,
+    /// 95th percentile event latency, ms.
     pub lat_p95_ms: Option<f64>,
+    /// 99th percentile event latency, ms.
     pub lat_p99_ms: Option<f64>,
+    /// qpslab's CPU seconds in the interval.
     pub client_cpu_s: Option<f64>,
+    /// Median event latency, ms.
     pub lat_p50_ms: Option<f64>,
+    /// Slowest event, ms.
     pub lat_max_ms: Option<f64>,
 }
 
@@ -102,42 +151,64 @@ impl SampleRow {
         (self.dur > 0.0).then(|| count as f64 / self.dur)
     }
 
+    /// Queries per second; None for an empty interval.
     pub fn qps(&self) -> Option<f64> {
         self.per_s(self.queries())
     }
 
+    /// Events (transactions) per second; None for an empty interval.
     pub fn tps(&self) -> Option<f64> {
         self.per_s(self.events)
     }
 }
 
+/// One statement's figures over a run's measured part.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatementRow {
+    /// The statement's name as its workload gives it.
     pub statement: String,
+    /// Executions.
     pub count: i64,
+    /// Mean latency, ms.
     pub lat_avg_ms: Option<f64>,
+    /// 95th percentile latency, ms.
     pub lat_p95_ms: Option<f64>,
+    /// 99th percentile latency, ms.
     pub lat_p99_ms: Option<f64>,
+    /// Slowest execution, ms.
     pub lat_max_ms: Option<f64>,
 }
 
 /// Everything `qpslab show` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunDetail {
+    /// The run's line, as `qpslab runs` lists it.
     pub run: RunRow,
+    /// The run's options document (JSON, as stored).
     pub options: serde_json::Value,
+    /// The command line that started it, secrets redacted.
     pub command_line: String,
+    /// The qpslab version that ran it.
     pub qpslab_version: String,
+    /// The commit qpslab was built from.
     pub git_hash: String,
+    /// When it ended (RFC 3339, UTC); None while running.
     pub ended_at: Option<String>,
+    /// MariaDB, MySQL or Percona Server.
     pub server_flavor: Option<String>,
+    /// The sandbox's my.cnf text, when it ran on a sandbox.
     pub server_cnf: Option<String>,
+    /// SHOW GLOBAL VARIABLES at the start, {name: value}.
     pub server_variables: serde_json::Value,
     /// {name: {value, default, origin}}; null where not captured.
     pub server_nondefault: serde_json::Value,
+    /// The sandbox's description (JSON); null otherwise.
     pub sandbox: serde_json::Value,
+    /// The client host's description (JSON).
     pub host: serde_json::Value,
+    /// Every interval, warm-up included, in order.
     pub samples: Vec<SampleRow>,
+    /// Per-statement figures.
     pub statements: Vec<StatementRow>,
     /// A TPC-C run's figures (NOPM, TPM, each transaction type), from
     /// its stored summary; null for other workloads.
@@ -239,6 +310,7 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The runs `f` selects, oldest first.
     pub fn list_runs(&self, f: &RunFilter) -> Result<Vec<RunRow>> {
         let mut sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE 1=1");
         let mut args: Vec<Box<dyn rusqlite::ToSql>> = Vec::new();
@@ -279,6 +351,7 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Everything stored about run `id`; None when there is no such run.
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,

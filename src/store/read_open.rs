@@ -22,10 +22,10 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 
 /// The environment variable that forces the read-only-media path.
-pub const READ_ONLY_MEDIA_ENV: &str = "QPSLAB_STORE_READ_ONLY_MEDIA";
+pub(crate) const READ_ONLY_MEDIA_ENV: &str = "QPSLAB_STORE_READ_ONLY_MEDIA";
 
 /// A connection opened for reading, and what the reader should be told.
-pub struct ReadOpen {
+pub(crate) struct ReadOpen {
     pub conn: Connection,
     /// Set when the WAL could not be read: runs in it are not seen.
     pub note: Option<String>,
@@ -40,11 +40,7 @@ fn sidecar(path: &Path, suffix: &str) -> PathBuf {
 /// Whether this process may write `p` (a file or directory).
 fn writable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| !m.permissions().readonly())
-        && std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).is_ok_and(|c| {
-            // SAFETY: `c` is a valid NUL-terminated path that outlives the
-            // call; access(2) only reads it.
-            unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
-        })
+        && rustix::fs::access(p, rustix::fs::Access::WRITE_OK).is_ok()
 }
 
 /// Whether the store and its directory may be written here.

@@ -184,7 +184,7 @@ fn refuse_newer(current: i64) -> Result<()> {
 /// inside one IMMEDIATE transaction (which takes the write lock first), so
 /// two processes opening a new store at once never both migrate it.
 /// A store newer than this qpslab is refused (checked by `check_newer`).
-pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+pub(crate) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     let latest = MIGRATIONS.len() as i64;
     if version(conn)? >= latest {
         return Ok(());
@@ -199,12 +199,12 @@ pub fn migrate(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// Refuses a store written by a newer qpslab (never misread it).
-pub fn check_newer(conn: &Connection) -> Result<()> {
+pub(crate) fn check_newer(conn: &Connection) -> Result<()> {
     refuse_newer(version(conn)?)
 }
 
 /// For read-only opens: the schema must be exactly the one this qpslab reads.
-pub fn check_readable(conn: &Connection) -> Result<()> {
+pub(crate) fn check_readable(conn: &Connection) -> Result<()> {
     let current = version(conn)?;
     refuse_newer(current)?;
     let latest = MIGRATIONS.len() as i64;

@@ -11,53 +11,46 @@ use serde_json::Value;
 /// What is known of a run before it starts.
 #[derive(Default)]
 pub struct NewRun {
+    /// The campaign or sweep it belongs to, if any.
     pub campaign_id: Option<i64>,
+    /// Its campaign point's hash (`campaign::Point::hash`).
     pub point_hash: Option<String>,
+    /// The user's label.
     pub label: Option<String>,
+    /// The campaign variant it measures.
     pub variant: Option<String>,
+    /// The workload's name.
     pub workload: String,
+    /// Connections.
     pub threads: u32,
+    /// The run's options document (JSON).
     pub options: Value,
+    /// MariaDB, MySQL or Percona Server.
     pub server_flavor: Option<String>,
+    /// The server's version string.
     pub server_version: Option<String>,
+    /// SHOW GLOBAL VARIABLES, {name: value}.
     pub server_variables: Option<Value>,
+    /// The sandbox's my.cnf text.
     pub server_cnf: Option<String>,
     /// Variables not at their compiled default: {name: {value, default,
     /// origin}}; None where the server cannot tell (MySQL before 8.0).
     pub server_nondefault: Option<Value>,
+    /// The sandbox's description (JSON).
     pub sandbox: Option<Value>,
+    /// The client host's description (JSON).
     pub host: Value,
+    /// The command line, secrets redacted.
     pub command_line: String,
 }
 
 pub(super) fn now() -> String {
-    // RFC 3339 in UTC, from the system clock (no time-zone database needed).
-    let d = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = d.as_secs() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // civil-from-days (Howard Hinnant's algorithm)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
+    // RFC 3339 in UTC, milliseconds.
+    crate::stats::clock::now_text(crate::stats::clock::Zone::Utc, "%Y-%m-%dT%H:%M:%S%.3fZ")
 }
 
 /// This boot's id: a pid from another boot is not this run's process.
-pub fn boot_id() -> String {
+pub(crate) fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
@@ -97,7 +90,6 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// The campaign of this name and kind, created when new; returns its id.
     /// The newest campaign of this name and kind, if any (reads only).
     pub fn find_campaign(&self, name: &str, kind: &str) -> Result<Option<i64>> {
         Ok(rusqlite::OptionalExtension::optional(self.conn.query_row(
@@ -107,6 +99,8 @@ impl Store {
         ))?)
     }
 
+    /// The id of the newest campaign (or sweep: `kind`) named `name`, its
+    /// `definition` (the file's text) replaced; created when there is none.
     pub fn find_or_create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
         match self.find_campaign(name, kind)? {
             Some(id) => {

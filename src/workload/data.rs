@@ -2,13 +2,13 @@
 //! '-', `pad` is 5 such groups. Values are written in place into a buffer.
 
 /// Length of a `c` value (10 × 11 digits + 9 dashes).
-pub const C_LEN: usize = 119;
+pub(crate) const C_LEN: usize = 119;
 /// Length of a `pad` value (5 × 11 digits + 4 dashes).
-pub const PAD_LEN: usize = 59;
+pub(crate) const PAD_LEN: usize = 59;
 
 /// Fills `out` with groups of 11 random digits separated by '-'.
 #[inline]
-pub fn fill_groups(out: &mut [u8], rng: &mut super::rand::Rng) {
+pub(crate) fn fill_groups(out: &mut [u8], rng: &mut super::rand::Rng) {
     // 18 decimal digits per 64-bit draw (all uniform: 10^18 < 2^64 / 10).
     let (mut x, mut left) = (0u64, 0);
     for (i, b) in out.iter_mut().enumerate() {

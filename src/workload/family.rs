@@ -23,13 +23,16 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// A future a family returns for its cold-path work (cleanup).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// What a prepare did.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct PrepareReport {
+    /// Tables created and loaded.
     pub tables: u32,
+    /// Rows loaded, all tables together.
     pub rows: u64,
+    /// Wall-clock seconds it took.
     pub seconds: f64,
 }
 
@@ -37,7 +40,9 @@ pub struct PrepareReport {
 /// [`Family::statements`].
 #[derive(Debug, Clone)]
 pub struct StatementSpec {
+    /// The statement's text, with `?` placeholders.
     pub sql: String,
+    /// The placeholders' types, in order.
     pub params: Vec<Param>,
     /// Parameter types come with each execution (`Stmt::binder`); `params`
     /// is then empty.
@@ -89,7 +94,9 @@ pub enum Op {
 /// One step of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
+    /// The statement and its arguments.
     pub op: Op,
+    /// What is done with its result.
     pub consume: Consume,
     /// Index in [`Family::stat_names`] the step's latency is counted under.
     pub stat: usize,
@@ -233,14 +240,24 @@ pub struct ClassRules {
 /// (sysbench's stat table).
 #[derive(Debug, Clone, Default)]
 pub struct ReportStat {
+    /// The interval's length in seconds.
     pub time_interval: f64,
+    /// Seconds since the run began.
     pub time_total: f64,
+    /// Connections running events.
     pub threads_running: u32,
+    /// Events completed.
     pub events: u64,
+    /// Read queries.
     pub reads: u64,
+    /// Write queries.
     pub writes: u64,
+    /// Other queries (BEGIN, COMMIT, …).
     pub other: u64,
+    /// Errors of every code (ignored ones, which retried the event, and
+    /// lost connections).
     pub errors: u64,
+    /// Connections re-opened.
     pub reconnects: u64,
     /// The `--percentile` latency, in seconds.
     pub latency_pct_s: f64,
@@ -249,7 +266,9 @@ pub struct ReportStat {
 /// A family's own reports (a script's `sysbench.hooks.report_*`); each
 /// returns whether it reported (false: the default report is printed).
 pub trait ReportHook {
+    /// An interval's report (`report_intermediate`).
     fn intermediate(&mut self, s: &ReportStat) -> Result<bool, String>;
+    /// The whole run's report (`report_cumulative`).
     fn cumulative(&mut self, s: &ReportStat) -> Result<bool, String>;
 }
 

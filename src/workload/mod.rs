@@ -13,15 +13,15 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
-pub mod data;
+mod data;
 pub mod family;
 pub mod oltp;
-pub mod options;
+mod options;
 pub mod prepare;
 pub mod progress;
-pub mod rand;
+mod rand;
 pub mod script;
-pub mod statements;
+mod statements;
 pub mod tpcc;
 
 use crate::protocol::Stmt;
@@ -60,25 +60,45 @@ pub fn options_for(
 /// Options shared by the OLTP workloads, named as in sysbench.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct OltpOpts {
+    /// Tables sbtest1..N.
     pub tables: u32,
+    /// Rows per table.
     pub table_size: u32,
+    /// Rows a range query spans.
     pub range_size: u32,
+    /// Point selects per event.
     pub point_selects: u32,
+    /// Simple range selects per event.
     pub simple_ranges: u32,
+    /// SUM() range selects per event.
     pub sum_ranges: u32,
+    /// ORDER BY range selects per event.
     pub order_ranges: u32,
+    /// DISTINCT range selects per event.
     pub distinct_ranges: u32,
+    /// UPDATEs of the indexed column per event.
     pub index_updates: u32,
+    /// UPDATEs of a non-indexed column per event.
     pub non_index_updates: u32,
+    /// DELETE + INSERT pairs per event.
     pub delete_inserts: u32,
+    /// Whether the range selects run at all.
     pub range_selects: bool,
+    /// Run without BEGIN/COMMIT (autocommit statements).
     pub skip_trx: bool,
+    /// Ids from AUTO_INCREMENT (else qpslab chooses them).
     pub auto_inc: bool,
+    /// Create the secondary index on k at prepare.
     pub create_secondary: bool,
+    /// Ids in one select_random_points IN list.
     pub random_points: u32,
+    /// BETWEEN ranges in one select_random_ranges query.
     pub number_of_ranges: u32,
+    /// Width of each of those ranges.
     pub delta: u32,
+    /// The tables' engine at prepare (innodb, myrocks, …).
     pub storage_engine: String,
+    /// How ids are drawn (distribution and its parameters).
     pub rand: RandParams,
     /// Number of load threads (select_random_* split the key space by thread).
     pub threads: u32,
@@ -112,20 +132,33 @@ impl Default for OltpOpts {
     }
 }
 
+/// The built-in OLTP workloads, each sysbench's script of the same name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Workload {
+    /// oltp_point_select: one primary-key select per event.
     PointSelect,
+    /// oltp_read_only: the read part of oltp_read_write.
     ReadOnly,
+    /// oltp_read_write: point and range selects, updates, a delete and
+    /// an insert in one transaction.
     ReadWrite,
+    /// oltp_write_only: the write part of oltp_read_write.
     WriteOnly,
+    /// oltp_update_index: one update of the indexed column.
     UpdateIndex,
+    /// oltp_update_non_index: one update of a non-indexed column.
     UpdateNonIndex,
+    /// oltp_delete: one delete (and its row put back).
     Delete,
+    /// oltp_insert: one insert.
     Insert,
+    /// select_random_points: an IN list of random ids.
     SelectRandomPoints,
+    /// select_random_ranges: several BETWEEN ranges in one query.
     SelectRandomRanges,
 }
 
+/// Every built-in workload, in the order `qpslab workloads` lists them.
 pub const ALL: [Workload; 10] = [
     Workload::PointSelect,
     Workload::ReadOnly,
@@ -143,9 +176,13 @@ pub const ALL: [Workload; 10] = [
 /// with the ids chosen when the event was planned.
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
+    /// The statement.
     pub kind: Kind,
+    /// The table's number (sbtest<table>).
     pub table: u32,
+    /// The first id (the row, or a range's start).
     pub a: i32,
+    /// The second id (a range's end), when the statement takes one.
     pub b: i32,
 }
 
@@ -169,6 +206,7 @@ impl Workload {
         )
     }
 
+    /// sysbench's name ("oltp_point_select").
     pub fn name(self) -> &'static str {
         match self {
             Workload::PointSelect => "oltp_point_select",
@@ -184,6 +222,7 @@ impl Workload {
         }
     }
 
+    /// What it runs, in one line.
     pub fn description(self) -> &'static str {
         match self {
             Workload::PointSelect => "one primary-key lookup per event",

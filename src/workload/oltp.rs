@@ -63,6 +63,7 @@ impl Oltp {
         }
     }
 
+    /// Its options.
     pub fn opts(&self) -> &OltpOpts {
         &self.inner.o
     }
@@ -202,11 +203,11 @@ impl Session for OltpSession {
 
 /// More sbtest tables than any run of this family uses (each connection
 /// keeps a statement slot per table and kind).
-pub const MAX_TABLES: u32 = 100_000;
+pub(crate) const MAX_TABLES: u32 = 100_000;
 
 /// The OLTP family's options, with the names, defaults and meaning of
 /// sysbench's oltp_common.lua (descriptions in our words).
-pub fn option_specs() -> Vec<OptSpec> {
+pub(crate) fn option_specs() -> Vec<OptSpec> {
     use OptKind::*;
     let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
     vec![

@@ -16,6 +16,7 @@ pub enum OptKind {
     Float,
     /// on/off, true/false, yes/no, 1/0.
     Bool,
+    /// Any text.
     Text,
 }
 
@@ -24,15 +25,18 @@ pub enum OptKind {
 pub struct OptSpec {
     /// With underscores, as the family reads it (`table_size`).
     pub name: String,
+    /// One line of help for `qpslab workloads` and `--help`.
     pub help: String,
     /// The default as text (parsed like a given value).
     pub default: String,
+    /// The value's type, checked when set.
     pub kind: OptKind,
     /// Other names accepted for it (sysbench's older spellings).
     pub aliases: Vec<String>,
 }
 
 impl OptSpec {
+    /// An option without aliases.
     pub fn new(name: &str, kind: OptKind, default: &str, help: &str) -> OptSpec {
         OptSpec {
             name: name.into(),
@@ -43,6 +47,7 @@ impl OptSpec {
         }
     }
 
+    /// Accepts `a` as another name for it.
     pub fn alias(mut self, a: &str) -> OptSpec {
         self.aliases.push(a.into());
         self
@@ -96,6 +101,7 @@ pub struct OptValues {
 }
 
 impl OptValues {
+    /// Values for `specs`, each at its default until set.
     pub fn new(specs: Vec<OptSpec>) -> OptValues {
         OptValues {
             specs,
@@ -145,14 +151,17 @@ impl OptValues {
         self.specs.iter().map(|s| (s, self.raw(&s.name)))
     }
 
+    /// A count option's value (0 when unset and without a default).
     pub fn count(&self, name: &str) -> u32 {
         self.raw(name).parse().unwrap_or(0)
     }
 
+    /// A flag's value (false when unset and without a default).
     pub fn flag(&self, name: &str) -> bool {
         parse_bool(self.raw(name)).unwrap_or(false)
     }
 
+    /// A text option's value, given or default ("" for neither).
     pub fn text(&self, name: &str) -> &str {
         self.raw(name)
     }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 /// Rows per LOAD DATA packet (≈ 900 KB).
 const ROWS_PER_CHUNK: u32 = 5000;
 
-pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
+pub(crate) fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     let id = if o.auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
     } else {
@@ -35,7 +35,7 @@ pub fn create_table_sql(t: u32, o: &OltpOpts) -> String {
 }
 
 /// The one-line error for a server that refuses LOAD DATA LOCAL.
-pub fn local_infile_refused(e: &crate::protocol::ProtoError) -> Option<anyhow::Error> {
+pub(crate) fn local_infile_refused(e: &crate::protocol::ProtoError) -> Option<anyhow::Error> {
     matches!(e.code(), Some(1148) | Some(3948)).then(|| anyhow!("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1"))
 }
 
@@ -214,7 +214,7 @@ async fn load_table(
 }
 
 /// The read timeout while an index is built over `rows` rows.
-pub fn index_build_timeout(read_timeout: Duration, rows: u32) -> Duration {
+pub(crate) fn index_build_timeout(read_timeout: Duration, rows: u32) -> Duration {
     read_timeout + Duration::from_secs(u64::from(rows) / 10_000)
 }
 

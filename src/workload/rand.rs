@@ -7,18 +7,25 @@ use rand::rngs::SmallRng;
 use rand::{Rng as _, RngCore, SeedableRng};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// sysbench's --rand-type distributions.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub enum RandType {
+    /// Every value equally likely.
     Uniform,
+    /// A sum of `spec_iter` uniforms.
     Gaussian,
+    /// `spec_pct`% of the range drawn `spec_res`% of the time.
     Special,
+    /// Pareto with shape `pareto_h`.
     Pareto,
+    /// Zipf with exponent `zipf_exp`.
     Zipfian,
 }
 
 /// Distribution parameters (sysbench option names in comments).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RandParams {
+    /// Which distribution (--rand-type).
     pub kind: RandType,
     /// --rand-spec-iter: uniforms summed by gaussian.
     pub spec_iter: u32,
@@ -94,6 +101,7 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A stream drawing from `p`, seeded with `seed` (one per connection).
     pub fn new(p: &RandParams, seed: u64) -> Rng {
         Rng {
             rng: SmallRng::seed_from_u64(seed),
@@ -104,7 +112,7 @@ impl Rng {
     }
 
     #[inline]
-    pub fn uniform(&mut self, a: u32, b: u32) -> u32 {
+    pub(crate) fn uniform(&mut self, a: u32, b: u32) -> u32 {
         if b <= a {
             return a;
         }
@@ -118,13 +126,13 @@ impl Rng {
     }
 
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()
     }
 
     /// `sysbench.rand.default(a, b)`: a draw from the configured distribution.
     #[inline]
-    pub fn default_in(&mut self, a: u32, b: u32) -> u32 {
+    pub(crate) fn default_in(&mut self, a: u32, b: u32) -> u32 {
         self.draw(self.p.kind, a, b)
     }
 
@@ -178,6 +186,7 @@ pub struct Unique {
 }
 
 impl Unique {
+    /// A sequence starting from `seed`.
     pub fn new(seed: u32) -> Unique {
         Unique {
             next: AtomicU32::new(seed),
@@ -185,6 +194,7 @@ impl Unique {
         }
     }
 
+    /// The next value: never one handed out before (until 2^32 of them).
     pub fn next(&self) -> u32 {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         permute(permute(i).wrapping_add(self.offset) ^ 0x5bf0_3635)

@@ -7,22 +7,35 @@ use crate::protocol::Param;
 /// One kind of statement a workload executes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// SELECT c by primary key.
     PointSelect,
+    /// SELECT c over an id range.
     SimpleRange,
+    /// SELECT SUM(k) over an id range.
     SumRange,
+    /// SELECT c over an id range, ORDER BY c.
     OrderRange,
+    /// SELECT DISTINCT c over an id range, ORDER BY c.
     DistinctRange,
+    /// UPDATE of k (indexed) by id.
     IndexUpdate,
+    /// UPDATE of c (not indexed) by id.
     NonIndexUpdate,
+    /// DELETE by id.
     Delete,
+    /// INSERT of a row.
     Insert,
+    /// BEGIN.
     Begin,
+    /// COMMIT.
     Commit,
+    /// SELECT of rows whose k is in a random IN list.
     RandomPoints,
+    /// SELECT count over several random k ranges.
     RandomRanges,
 }
 
-pub const ALL_KINDS: [Kind; 13] = [
+pub(crate) const ALL_KINDS: [Kind; 13] = [
     Kind::PointSelect,
     Kind::SimpleRange,
     Kind::SumRange,
@@ -65,7 +78,7 @@ impl Kind {
     }
 
     /// True for statements bound to one `sbtestN` table.
-    pub fn per_table(self) -> bool {
+    pub(crate) fn per_table(self) -> bool {
         !matches!(
             self,
             Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges
@@ -102,6 +115,8 @@ impl Kind {
         }
     }
 
+    /// The placeholders' types, in order; `n` is the IN list's or the
+    /// ranges' count for the random statements.
     pub fn params(self, n: usize) -> Vec<Param> {
         use Param::{Char, Int};
         match self {

@@ -20,14 +20,14 @@ pub fn frame(payloads: &[Vec<u8>], mut seq: u8) -> Vec<u8> {
     out
 }
 
-pub fn lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_lenenc_int(out, b.len() as u64);
     out.extend_from_slice(b);
 }
 
 /// One way of damaging a packet; positions wrap around its length.
 #[derive(Debug, Clone)]
-pub enum Mutation {
+pub(crate) enum Mutation {
     Truncate(usize),
     Flip(usize, u8),
     Insert(usize, u8),
@@ -36,7 +36,7 @@ pub enum Mutation {
     Lenenc(usize, u8),
 }
 
-pub fn mutation() -> impl Strategy<Value = Mutation> {
+pub(crate) fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         any::<usize>().prop_map(Mutation::Truncate),
         (any::<usize>(), 0u8..8).prop_map(|(i, b)| Mutation::Flip(i, b)),
@@ -45,11 +45,11 @@ pub fn mutation() -> impl Strategy<Value = Mutation> {
     ]
 }
 
-pub fn mutations() -> impl Strategy<Value = Vec<Mutation>> {
+pub(crate) fn mutations() -> impl Strategy<Value = Vec<Mutation>> {
     proptest::collection::vec(mutation(), 0..4)
 }
 
-pub fn apply(p: &mut Vec<u8>, m: &Mutation) {
+pub(crate) fn apply(p: &mut Vec<u8>, m: &Mutation) {
     let at = |i: usize, len: usize| if len == 0 { 0 } else { i % len };
     match *m {
         Mutation::Truncate(i) => p.truncate(at(i, p.len() + 1)),
@@ -76,7 +76,7 @@ pub fn apply(p: &mut Vec<u8>, m: &Mutation) {
     }
 }
 
-pub fn mutate(mut p: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
+pub(crate) fn mutate(mut p: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
     for m in ms {
         apply(&mut p, m);
     }
@@ -84,14 +84,15 @@ pub fn mutate(mut p: Vec<u8>, ms: &[Mutation]) -> Vec<u8> {
 }
 
 /// Capability bits of a greeting (CLIENT_LONG_PASSWORD clear: MariaDB).
-pub const CAPS_BASE: u32 = 0x0000_0200 | 0x0000_8000 | 0x0008_0000 | 0x0020_0000;
+pub(crate) const CAPS_BASE: u32 = 0x0000_0200 | 0x0000_8000 | 0x0008_0000 | 0x0020_0000;
 /// Bits the cases switch on and off: LONG_PASSWORD, CONNECT_WITH_DB,
 /// MULTI_RESULTS, PS_MULTI_RESULTS, SESSION_TRACK, DEPRECATE_EOF,
 /// OPTIONAL_RESULTSET_METADATA.
-pub const CAPS_VARY: u32 = 0x1 | 0x8 | 0x2_0000 | 0x4_0000 | 0x80_0000 | 0x100_0000 | 0x200_0000;
-pub const DEPRECATE_EOF: u32 = 0x100_0000;
+pub(crate) const CAPS_VARY: u32 =
+    0x1 | 0x8 | 0x2_0000 | 0x4_0000 | 0x80_0000 | 0x100_0000 | 0x200_0000;
+pub(crate) const DEPRECATE_EOF: u32 = 0x100_0000;
 
-pub const PLUGINS: &[&str] = &[
+pub(crate) const PLUGINS: &[&str] = &[
     "mysql_native_password",
     "caching_sha2_password",
     "client_ed25519",
@@ -105,7 +106,13 @@ pub const PLUGINS: &[&str] = &[
 ];
 
 /// A protocol-10 greeting.
-pub fn greeting(version: &[u8], caps: u32, scramble: &[u8; 20], plugin: &str, ext: u32) -> Vec<u8> {
+pub(crate) fn greeting(
+    version: &[u8],
+    caps: u32,
+    scramble: &[u8; 20],
+    plugin: &str,
+    ext: u32,
+) -> Vec<u8> {
     let mut p = vec![10];
     p.extend_from_slice(version);
     p.push(0);
@@ -151,7 +158,7 @@ pub fn ok(affected: u64, status: u16, extra: &[u8]) -> Vec<u8> {
 }
 
 /// OK with info text and a session-state-change block (SESSION_TRACK).
-pub fn ok_with_state(status: u16, info: &[u8], state: &[(u8, Vec<u8>)]) -> Vec<u8> {
+pub(crate) fn ok_with_state(status: u16, info: &[u8], state: &[(u8, Vec<u8>)]) -> Vec<u8> {
     let mut extra = Vec::new();
     lenenc_bytes(&mut extra, info);
     let mut block = Vec::new();
@@ -172,7 +179,7 @@ pub fn err(code: u16, msg: &[u8]) -> Vec<u8> {
 }
 
 /// The end of a result: EOF, or an OK with the 0xFE header (DEPRECATE_EOF).
-pub fn eof(deprecate: bool, status: u16) -> Vec<u8> {
+pub(crate) fn eof(deprecate: bool, status: u16) -> Vec<u8> {
     if deprecate {
         let mut p = ok(0, status, &[]);
         p[0] = 0xFE;
@@ -184,7 +191,7 @@ pub fn eof(deprecate: bool, status: u16) -> Vec<u8> {
     }
 }
 
-pub fn column_def(name: &[u8], ty: u8, flags: u16) -> Vec<u8> {
+pub(crate) fn column_def(name: &[u8], ty: u8, flags: u16) -> Vec<u8> {
     let mut c = Vec::new();
     for s in [&b"def"[..], b"db", b"t", b"t", name, name] {
         lenenc_bytes(&mut c, s);
@@ -198,7 +205,7 @@ pub fn column_def(name: &[u8], ty: u8, flags: u16) -> Vec<u8> {
     c
 }
 
-pub fn prepare_ok(id: u32, ncols: u16, nparams: u16) -> Vec<u8> {
+pub(crate) fn prepare_ok(id: u32, ncols: u16, nparams: u16) -> Vec<u8> {
     let mut p = vec![0];
     p.extend_from_slice(&id.to_le_bytes());
     p.extend_from_slice(&ncols.to_le_bytes());
@@ -209,13 +216,13 @@ pub fn prepare_ok(id: u32, ncols: u16, nparams: u16) -> Vec<u8> {
 }
 
 /// Column types the binary protocol knows, and a few it does not.
-pub const TYPES: &[u8] = &[
+pub(crate) const TYPES: &[u8] = &[
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0F, 0x10,
     0xF5, 0xF6, 0xF7, 0xFC, 0xFD, 0xFE, 0xFF, 0x42,
 ];
 
 /// A binary-protocol value of type `ty` built from `seed` bytes.
-pub fn binary_value(ty: u8, seed: &[u8]) -> Vec<u8> {
+pub(crate) fn binary_value(ty: u8, seed: &[u8]) -> Vec<u8> {
     let take = |n: usize| {
         let mut v = seed.iter().copied().cycle().take(n).collect::<Vec<_>>();
         v.resize(n, 0);
@@ -249,7 +256,7 @@ pub fn binary_value(ty: u8, seed: &[u8]) -> Vec<u8> {
 }
 
 /// A binary row: header, NULL bitmap (offset 2), then the non-NULL values.
-pub fn binary_row(types: &[u8], nulls: &[bool], seed: &[u8]) -> Vec<u8> {
+pub(crate) fn binary_row(types: &[u8], nulls: &[bool], seed: &[u8]) -> Vec<u8> {
     let mut p = vec![0];
     let at = p.len();
     p.extend(std::iter::repeat_n(0, (types.len() + 9) / 8));
@@ -263,7 +270,7 @@ pub fn binary_row(types: &[u8], nulls: &[bool], seed: &[u8]) -> Vec<u8> {
     p
 }
 
-pub fn text_row(values: &[Option<Vec<u8>>]) -> Vec<u8> {
+pub(crate) fn text_row(values: &[Option<Vec<u8>>]) -> Vec<u8> {
     let mut p = Vec::new();
     for v in values {
         match v {
@@ -275,7 +282,7 @@ pub fn text_row(values: &[Option<Vec<u8>>]) -> Vec<u8> {
 }
 
 /// A well-formed PKCS#8 PEM RSA public key (2048 bits, exponent 65537).
-pub const PEM: &[u8] = b"-----BEGIN PUBLIC KEY-----
+pub(crate) const PEM: &[u8] = b"-----BEGIN PUBLIC KEY-----
 MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxSKOcxiet8lLMn8ImyUE
 bGGKob5EdRz/4wdiw12ED0GfKKTKhVnodFCfm1mdy7bKOX5QxL9skrvYodpW43eR
 R5bfOzIgy1qIB8RYb6qOXRBw1oA4snBDqtUjDv/lbHLJN+IbzM4oU+e3Lt9rXyLX
@@ -286,7 +293,7 @@ YQIDAQAB
 -----END PUBLIC KEY-----";
 
 /// The DER inside `PEM`.
-pub fn der() -> Vec<u8> {
+pub(crate) fn der() -> Vec<u8> {
     use base64::Engine;
     let body: Vec<u8> = PEM
         .split(|&b| b == b'\n')
@@ -300,7 +307,7 @@ pub fn der() -> Vec<u8> {
 }
 
 /// DER bytes wrapped as a PEM public key (PKCS#8 or PKCS#1 header).
-pub fn pem_of(der: &[u8], pkcs1: bool) -> Vec<u8> {
+pub(crate) fn pem_of(der: &[u8], pkcs1: bool) -> Vec<u8> {
     use base64::Engine;
     let kind = if pkcs1 {
         "RSA PUBLIC KEY"

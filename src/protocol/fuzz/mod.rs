@@ -25,7 +25,7 @@ use std::time::Duration;
 /// Largest single allocation a case may make: the read buffer grows to
 /// the next power of two above the largest packet (16 MiB), never to a
 /// length a packet only claims.
-pub const ALLOC_LIMIT: usize = 40 << 20;
+pub(crate) const ALLOC_LIMIT: usize = 40 << 20;
 
 /// A generous bound on a case that would otherwise hang forever.
 const HANG: Duration = Duration::from_secs(60);
@@ -34,7 +34,7 @@ const HANG: Duration = Duration::from_secs(60);
 /// then closes its sending side and drains what the client sends, on a
 /// thread of its own (so that a client on direct I/O, blocking its thread,
 /// still gets the bytes).
-pub struct Peer {
+pub(crate) struct Peer {
     pub port: u16,
     done: std::sync::mpsc::Receiver<()>,
 }
@@ -109,7 +109,7 @@ where
 }
 
 /// Checks that a pure parser's allocations stay bounded while it runs.
-pub fn bounded<T>(f: impl FnOnce() -> T) -> T {
+pub(crate) fn bounded<T>(f: impl FnOnce() -> T) -> T {
     alloc::reset();
     let out = f();
     let largest = alloc::largest();

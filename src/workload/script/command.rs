@@ -59,7 +59,7 @@ pub fn run_command(
 
 /// Runs command `name` on `conn` as connection 0 (cleanup, on the
 /// connection lab opened).
-pub async fn on_conn(
+pub(crate) async fn on_conn(
     def: &ScriptDef,
     name: &str,
     conn: &mut Conn,

@@ -17,8 +17,11 @@ use std::sync::Arc;
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(untagged)]
 pub enum OptValue {
+    /// A number.
     Num(f64),
+    /// A flag.
     Bool(bool),
+    /// Text.
     Text(String),
 }
 
@@ -26,20 +29,24 @@ pub enum OptValue {
 /// password is never among them).
 #[derive(Debug, Clone, Default)]
 pub struct BuiltIns {
+    /// (name, value) pairs in the order given.
     pub values: Vec<(String, OptValue)>,
 }
 
 impl BuiltIns {
+    /// Adds a number option.
     pub fn num(&mut self, name: &str, v: f64) -> &mut Self {
         self.values.push((name.into(), OptValue::Num(v)));
         self
     }
 
+    /// Adds a text option.
     pub fn text(&mut self, name: &str, v: &str) -> &mut Self {
         self.values.push((name.into(), OptValue::Text(v.into())));
         self
     }
 
+    /// Adds a flag option.
     pub fn flag(&mut self, name: &str, v: bool) -> &mut Self {
         self.values.push((name.into(), OptValue::Bool(v)));
         self
@@ -54,13 +61,17 @@ impl BuiltIns {
 pub struct ScriptDef {
     /// Unique in the process: the key of each thread's Lua state for it.
     pub id: u64,
+    /// The script's path as given.
     pub path: PathBuf,
     /// The script's directory, searched first by `require`.
     pub dir: String,
+    /// The script's source.
     pub text: String,
+    /// SHA-256 of the source, hex (recorded with the run).
     pub sha256: String,
     /// `sysbench.opt`: the script's options, then sysbench's.
     pub opt_values: Vec<(String, OptValue)>,
+    /// How `sysbench.rand` draws (the run's --rand-* options).
     pub rand: RandParams,
     /// `sysbench.rand.unique()`, shared by every connection.
     pub unique: Arc<Unique>,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// Directories searched for a script given by name, in order.
-pub const SEARCH_PATH: &[&str] = &[".", "/usr/share/sysbench", "/usr/local/share/sysbench"];
+pub(crate) const SEARCH_PATH: &[&str] = &[".", "/usr/share/sysbench", "/usr/local/share/sysbench"];
 
 /// The script `name` names; Err is one line saying where it looked.
 pub fn find_script(name: &str) -> Result<PathBuf, String> {

@@ -25,15 +25,15 @@ use std::time::{Duration, Instant};
 /// Instructions between two checks: about a tenth of a millisecond of
 /// interpreted Lua, far more than an event runs between two queries, so a
 /// normal event meets the hook rarely (and the check is a clock read).
-pub const HOOK_EVERY: u32 = 100_000;
+pub(crate) const HOOK_EVERY: u32 = 100_000;
 
 /// How long past its deadline a step may go on before it is stopped (the
 /// executor's own grace for the event in flight at the end).
-pub const GRACE: Duration = Duration::from_secs(2);
+pub(crate) const GRACE: Duration = Duration::from_secs(2);
 
 /// What a step is running, for its deadline and its name in the reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepKind {
+pub(crate) enum StepKind {
     /// Lua called outside a step (a report hook, help()).
     Idle,
     /// The script's chunk, run for a new connection.
@@ -56,7 +56,7 @@ pub struct Stop {
 }
 
 /// One Lua state's watch over its steps (touched from its thread only).
-pub struct Guard {
+pub(crate) struct Guard {
     /// The script's file name, for the reasons.
     script: String,
     /// The run's length (warm-up and --time); None: no time limit.
@@ -88,7 +88,7 @@ pub fn exit_requested() -> Option<i32> {
 }
 
 /// Records that the command should end with `code`.
-pub fn request_exit(code: i32) {
+pub(crate) fn request_exit(code: i32) {
     EXIT_REQUESTED.store(code.clamp(0, 255), Ordering::SeqCst);
 }
 
@@ -114,13 +114,13 @@ impl Guard {
     }
 
     /// An event begins: the first one marks the run's start.
-    pub fn event_started(&self) {
+    pub(crate) fn event_started(&self) {
         if self.run_start.get().is_none() {
             self.run_start.set(Some(Instant::now()));
         }
     }
 
-    pub fn set_command(&self, name: &str) {
+    pub(crate) fn set_command(&self, name: &str) {
         let mut c = self.command.borrow_mut();
         c.clear();
         c.push_str(name);
@@ -248,7 +248,7 @@ fn hook(lua: &Lua, _: &mlua::debug::Debug) -> mlua::Result<VmState> {
 
 /// `os.exit` for scripts: stops the step (and so the run, as failed, or
 /// the command with that code) instead of the process.
-pub fn exit_function(lua: &Lua) -> mlua::Result<mlua::Function> {
+pub(crate) fn exit_function(lua: &Lua) -> mlua::Result<mlua::Function> {
     lua.create_function(|lua, code: mlua::Value| {
         let code = match code {
             mlua::Value::Nil | mlua::Value::Boolean(true) => 0,

@@ -22,7 +22,8 @@ mod state;
 pub use family::{BuiltIns, Script, ScriptDef};
 pub use find::find_script;
 pub use guard::exit_requested;
-pub use options::{script_help, script_options};
+pub use options::script_help;
+pub(crate) use options::script_options;
 
 /// Whether a workload word names a script rather than a built-in workload
 /// (a `.lua` file, as sysbench's names are: option values such as a
@@ -33,12 +34,12 @@ pub fn is_script(word: &str) -> bool {
 
 /// Statement classes a script's latencies are reported by, from the
 /// statement's first word.
-pub const STAT_NAMES: [&str; 9] = [
+pub(crate) const STAT_NAMES: [&str; 9] = [
     "other", "select", "insert", "update", "delete", "replace", "begin", "commit", "rollback",
 ];
 
 /// The class of `sql` in [`STAT_NAMES`].
-pub fn stat_class(sql: &str) -> usize {
+pub(crate) fn stat_class(sql: &str) -> usize {
     let word = sql
         .trim_start_matches(|c: char| c.is_whitespace() || c == '(')
         .split(|c: char| !c.is_ascii_alphabetic())

@@ -13,7 +13,7 @@ use std::path::Path;
 /// Loads the script at `path` for `command` and returns the options it
 /// declares, in name order. Err is one line (the Lua error's first line,
 /// which names the file and line).
-pub fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String> {
+pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String> {
     let st =
         bare_state(path, command).map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
     let first_line = |e: mlua::Error| state::first_line(&e);

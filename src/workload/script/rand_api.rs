@@ -37,7 +37,7 @@ const ALNUM: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
 
 /// The `sysbench.rand` table of one state: rand.lua's distributions on
 /// LuaJIT's generator, with what stays in Rust.
-pub fn rand_table(
+pub(crate) fn rand_table(
     lua: &Lua,
     rng: Rc<RefCell<Rng>>,
     unique: Arc<Unique>,

@@ -7,7 +7,7 @@ use super::state::{message, ScriptState};
 use crate::workload::family::{ReportHook, ReportStat};
 use mlua::{Function, Table};
 
-pub struct ScriptReporter {
+pub(crate) struct ScriptReporter {
     pub st: ScriptState,
 }
 

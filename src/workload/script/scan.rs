@@ -115,7 +115,7 @@ fn check(sb: &Table, name: &str) -> Result<(), String> {
 
 /// Checks the script's uses of the API against `sb` (the loaded
 /// `sysbench` table); Err is "file:line: sysbench API … is not supported".
-pub fn unsupported_api(
+pub(crate) fn unsupported_api(
     sb: &Table,
     script: &Path,
     text: &str,

@@ -25,7 +25,7 @@ enum Pending {
     Failed(ServerError, bool),
 }
 
-pub struct ScriptSession {
+pub(crate) struct ScriptSession {
     st: ScriptState,
     tid: u32,
     /// The coroutine of the phase in progress.
@@ -154,7 +154,7 @@ impl ScriptSession {
 
     /// Runs `command`'s coroutine from outside exec (prepare, cleanup,
     /// custom commands): the caller drives it like `next`.
-    pub fn begin_command(&mut self, name: &str, f: mlua::Function) -> Result<(), String> {
+    pub(crate) fn begin_command(&mut self, name: &str, f: mlua::Function) -> Result<(), String> {
         self.kind = StepKind::Command;
         self.st.host.guard.set_command(name);
         let co = self
@@ -356,7 +356,7 @@ impl Session for ScriptSession {
 
 /// A connection whose Lua state could not be built: its set-up fails with
 /// the reason, so the run ends before it starts.
-pub struct FailedSession(pub String);
+pub(crate) struct FailedSession(pub String);
 
 impl Session for FailedSession {
     fn start(&mut self) {}

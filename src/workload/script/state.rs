@@ -37,7 +37,7 @@ thread_local! {
 }
 
 /// A connection's view of the script: its environment in the host.
-pub struct ScriptState {
+pub(crate) struct ScriptState {
     pub host: Rc<Host>,
     pub env: Table,
     /// The connection's place in `Host::rows`.
@@ -45,7 +45,7 @@ pub struct ScriptState {
 }
 
 /// The first line of a Lua error (it names the file and line).
-pub fn first_line(e: &mlua::Error) -> String {
+pub(crate) fn first_line(e: &mlua::Error) -> String {
     let m = e.to_string();
     m.lines().next().unwrap_or("error").to_string()
 }
@@ -234,7 +234,7 @@ impl ScriptState {
     }
 
     /// The step in progress is over: why the guard stopped it, if it did.
-    pub fn end_step(&self) -> Option<Stop> {
+    pub(crate) fn end_step(&self) -> Option<Stop> {
         self.host.guard.end(&self.host.lua)
     }
 
@@ -244,7 +244,7 @@ impl ScriptState {
     }
 
     /// A global function of the script, if it defines one.
-    pub fn global_fn(&self, name: &str) -> Option<Function> {
+    pub(crate) fn global_fn(&self, name: &str) -> Option<Function> {
         self.env.get::<Function>(name).ok()
     }
 
@@ -268,13 +268,13 @@ impl ScriptState {
 
     /// A coroutine running `f(tid)` guarded (errors become messages with
     /// their traceback).
-    pub fn guarded_thread(&self, f: Function, tid: u32) -> mlua::Result<mlua::Thread> {
+    pub(crate) fn guarded_thread(&self, f: Function, tid: u32) -> mlua::Result<mlua::Thread> {
         let guarded: Function = self.host.phases.get("guarded")?;
         self.thread_of(guarded, (f, tid))
     }
 
     /// A coroutine running the script's events, one per resume cycle.
-    pub fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
+    pub(crate) fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
         let events: Function = self.host.phases.get("events")?;
         self.thread_of(events, (self.env.clone(), tid))
     }
@@ -289,7 +289,7 @@ impl ScriptState {
 
     /// Keeps `rows` as the connection's latest query result (swapped, not
     /// copied).
-    pub fn keep_rows(&self, rows: &mut Rows) {
+    pub(crate) fn keep_rows(&self, rows: &mut Rows) {
         if let Some(r) = self.host.rows.borrow_mut().get_mut(self.slot) {
             std::mem::swap(r, rows);
         }

@@ -9,8 +9,11 @@ use anyhow::{Context, Result};
 /// One condition's outcome.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Condition {
+    /// The table set checked.
     pub set: u32,
+    /// The condition's number in the spec (3.3.2.x).
     pub number: u32,
+    /// What it requires, in words.
     pub what: &'static str,
     /// Rows that break it (at most `SHOWN`), as text.
     pub violations: Vec<String>,

@@ -8,19 +8,19 @@ use crate::workload::rand::Rng;
 /// The C constants of NURand (2.1.6): one per field, the same for every
 /// terminal. C_LAST differs between load and run by 66, inside the
 /// spec's allowed delta (65..=119, not 96 or 112).
-pub const C_LAST_LOAD: u32 = 157;
-pub const C_LAST_RUN: u32 = 223;
-pub const C_ID: u32 = 259;
-pub const C_OL_I_ID: u32 = 7911;
+pub(crate) const C_LAST_LOAD: u32 = 157;
+pub(crate) const C_LAST_RUN: u32 = 223;
+pub(crate) const C_ID: u32 = 259;
+pub(crate) const C_OL_I_ID: u32 = 7911;
 
 /// Items, customers per district, districts per warehouse, orders per
 /// district at load (clause 1.2 and 4.3.3.1).
-pub const ITEMS: u32 = 100_000;
-pub const CUSTOMERS: u32 = 3_000;
-pub const DISTRICTS: u32 = 10;
-pub const ORDERS: u32 = 3_000;
+pub(crate) const ITEMS: u32 = 100_000;
+pub(crate) const CUSTOMERS: u32 = 3_000;
+pub(crate) const DISTRICTS: u32 = 10;
+pub(crate) const ORDERS: u32 = 3_000;
 /// Orders from this id on are undelivered at load (in new_orders).
-pub const FIRST_NEW_ORDER: u32 = 2_101;
+pub(crate) const FIRST_NEW_ORDER: u32 = 2_101;
 
 const SYLLABLES: [&str; 10] = [
     "BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING",
@@ -30,12 +30,12 @@ const ALNUM: &[u8; 62] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 /// NURand(A, x, y) with constant `c`.
 #[inline]
-pub fn nurand(rng: &mut Rng, a: u32, c: u32, x: u32, y: u32) -> u32 {
+pub(crate) fn nurand(rng: &mut Rng, a: u32, c: u32, x: u32, y: u32) -> u32 {
     (((rng.uniform(0, a) | rng.uniform(x, y)) + c) % (y - x + 1)) + x
 }
 
 /// The last name of number `n` (0..=999): three syllables by its digits.
-pub fn last_name(n: u32, out: &mut Vec<u8>) {
+pub(crate) fn last_name(n: u32, out: &mut Vec<u8>) {
     out.clear();
     for d in [n / 100 % 10, n / 10 % 10, n % 10] {
         out.extend_from_slice(SYLLABLES[d as usize].as_bytes());
@@ -44,7 +44,7 @@ pub fn last_name(n: u32, out: &mut Vec<u8>) {
 
 /// A customer's last name at load: numbers 0..999 for the first thousand
 /// customers of a district, NURand(255, 0, 999) for the rest.
-pub fn load_last_name(rng: &mut Rng, c_id: u32, out: &mut Vec<u8>) {
+pub(crate) fn load_last_name(rng: &mut Rng, c_id: u32, out: &mut Vec<u8>) {
     let n = if c_id <= 1000 {
         c_id - 1
     } else {
@@ -54,7 +54,7 @@ pub fn load_last_name(rng: &mut Rng, c_id: u32, out: &mut Vec<u8>) {
 }
 
 /// A random alphanumeric string of `lo..=hi` characters, appended.
-pub fn astring(rng: &mut Rng, lo: u32, hi: u32, out: &mut Vec<u8>) {
+pub(crate) fn astring(rng: &mut Rng, lo: u32, hi: u32, out: &mut Vec<u8>) {
     let n = rng.uniform(lo, hi);
     for _ in 0..n {
         out.push(ALNUM[rng.uniform(0, 61) as usize]);
@@ -62,7 +62,7 @@ pub fn astring(rng: &mut Rng, lo: u32, hi: u32, out: &mut Vec<u8>) {
 }
 
 /// A random numeric string of `n` digits, appended.
-pub fn nstring(rng: &mut Rng, n: u32, out: &mut Vec<u8>) {
+pub(crate) fn nstring(rng: &mut Rng, n: u32, out: &mut Vec<u8>) {
     for _ in 0..n {
         out.push(b'0' + rng.uniform(0, 9) as u8);
     }
@@ -76,7 +76,7 @@ pub fn zip(rng: &mut Rng, out: &mut Vec<u8>) {
 
 /// I_DATA / S_DATA: 26..50 characters, 10% of them with "ORIGINAL" at a
 /// random position.
-pub fn data_original(rng: &mut Rng, out: &mut Vec<u8>) {
+pub(crate) fn data_original(rng: &mut Rng, out: &mut Vec<u8>) {
     let start = out.len();
     astring(rng, 26, 50, out);
     if rng.uniform(1, 10) == 1 {
@@ -87,19 +87,19 @@ pub fn data_original(rng: &mut Rng, out: &mut Vec<u8>) {
 }
 
 /// A money amount in cents from `lo` to `hi` cents, written as d.cc.
-pub fn money(cents: u32, out: &mut Vec<u8>) {
+pub(crate) fn money(cents: u32, out: &mut Vec<u8>) {
     use std::io::Write;
     let _ = write!(out, "{}.{:02}", cents / 100, cents % 100);
 }
 
 /// A tax rate 0.0000..0.2000, written with four decimals.
-pub fn tax(rng: &mut Rng, out: &mut Vec<u8>) {
+pub(crate) fn tax(rng: &mut Rng, out: &mut Vec<u8>) {
     use std::io::Write;
     let _ = write!(out, "0.{:04}", rng.uniform(0, 2000));
 }
 
 /// A random permutation of 1..=n (the o_c_id of a district's orders).
-pub fn permutation(rng: &mut Rng, n: u32) -> Vec<u32> {
+pub(crate) fn permutation(rng: &mut Rng, n: u32) -> Vec<u32> {
     let mut v: Vec<u32> = (1..=n).collect();
     for i in (1..v.len()).rev() {
         let j = rng.uniform(0, i as u32) as usize;

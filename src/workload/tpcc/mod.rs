@@ -22,6 +22,7 @@ pub use check::Condition;
 /// The event class NOPM counts, and that of the New-Orders rolled back
 /// on purpose (in `Family::event_classes`).
 pub const NEW_ORDER: &str = txn::CLASSES[txn::Tx::NewOrder as usize];
+/// The event class of the New-Orders the spec rolls back on purpose (1%).
 pub const ROLLED_BACK: &str = txn::CLASSES[txn::ROLLED_BACK];
 
 use super::family::{BoxFuture, ClassRules, Family, PrepareReport, Session, StatementSpec};
@@ -48,9 +49,11 @@ const MAX_WAREHOUSES: u32 = 1_000_000;
 /// TPC-C's options.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TpccOpts {
+    /// Warehouses (the scale: about 70 MB each).
     pub warehouses: u32,
     /// Independent sets of the nine tables (sysbench-tpcc's --tables).
     pub tables: u32,
+    /// The tables' engine at prepare.
     pub storage_engine: String,
     /// Appended to each CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED).
     pub table_options: String,
@@ -63,7 +66,7 @@ pub struct TpccOpts {
     pub procedures: bool,
 }
 
-pub fn option_specs() -> Vec<OptSpec> {
+pub(crate) fn option_specs() -> Vec<OptSpec> {
     use OptKind::*;
     let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
     vec![
@@ -109,6 +112,8 @@ fn plain_word(name: &str, v: &str) -> Result<(), String> {
 }
 
 impl TpccOpts {
+    /// The options from their parsed values, checked (ranges, isolation
+    /// level names).
     pub fn from_values(v: &OptValues) -> Result<TpccOpts, String> {
         let o = TpccOpts {
             warehouses: v.count("warehouses"),
@@ -144,6 +149,8 @@ pub struct Tpcc {
 }
 
 impl Tpcc {
+    /// The family for options `o`; `seed` seeds every terminal's random
+    /// stream.
     pub fn new(o: TpccOpts, seed: u64) -> Tpcc {
         let mut name = format!("{NAME}-{}w", o.warehouses);
         if o.tables > 1 {
@@ -155,6 +162,7 @@ impl Tpcc {
         Tpcc { o, seed, name }
     }
 
+    /// Its options.
     pub fn opts(&self) -> &TpccOpts {
         &self.o
     }
@@ -166,7 +174,7 @@ impl Tpcc {
 
     /// New orders the server has taken so far, over every set: the sum
     /// of (d_next_o_id - 1) less the 3,000 orders per district loaded.
-    pub fn new_orders_sql(&self) -> String {
+    pub(crate) fn new_orders_sql(&self) -> String {
         let parts: Vec<String> = (1..=self.o.tables)
             .map(|n| {
                 format!(

@@ -12,7 +12,7 @@
 
 /// The statements installing the five procedures of set `n`: for each, a
 /// DROP PROCEDURE IF EXISTS and its CREATE PROCEDURE.
-pub fn create_sql(n: u32) -> Vec<String> {
+pub(crate) fn create_sql(n: u32) -> Vec<String> {
     [NEW_ORDER, PAYMENT, ORDER_STATUS, DELIVERY, STOCK_LEVEL]
         .iter()
         .flat_map(|body| {
@@ -45,7 +45,7 @@ fn by_name(w: &str, d: &str) -> String {
 }
 
 /// The CALL statements of set `n`, in `txn::Tx` order.
-pub fn call_sql(n: u32) -> [String; 5] {
+pub(crate) fn call_sql(n: u32) -> [String; 5] {
     [
         format!("CALL tpcc_new_order{n}(?, ?, ?, ?, ?, ?, ?, ?)"),
         format!("CALL tpcc_payment{n}(?, ?, ?, ?, ?, ?, ?, ?)"),

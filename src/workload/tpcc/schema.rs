@@ -17,12 +17,12 @@ pub const TABLES: [&str; 9] = [
 ];
 
 /// The progress table of set `n`.
-pub fn progress_table(n: u32) -> String {
+pub(crate) fn progress_table(n: u32) -> String {
     format!("qpslab_tpcc{n}")
 }
 
 /// Every table of set `n`, the progress table last.
-pub fn set_tables(n: u32) -> Vec<String> {
+pub(crate) fn set_tables(n: u32) -> Vec<String> {
     let mut v: Vec<String> = TABLES.iter().map(|t| format!("{t}{n}")).collect();
     v.push(progress_table(n));
     v
@@ -81,7 +81,7 @@ fn columns(table: &str) -> &'static str {
 
 /// CREATE TABLE for `table` of set `n` with the engine and any further
 /// table options (e.g. `ROW_FORMAT=COMPRESSED`).
-pub fn create_sql(table: &str, n: u32, engine: &str, options: &str) -> String {
+pub(crate) fn create_sql(table: &str, n: u32, engine: &str, options: &str) -> String {
     format!(
         "CREATE TABLE {table}{n} (\n  {}\n) ENGINE={engine} {options}",
         columns(table)
@@ -89,7 +89,7 @@ pub fn create_sql(table: &str, n: u32, engine: &str, options: &str) -> String {
 }
 
 /// The progress table of set `n`.
-pub fn create_progress_sql(n: u32) -> String {
+pub(crate) fn create_progress_sql(n: u32) -> String {
     format!(
         "CREATE TABLE {} (part VARCHAR(40) NOT NULL PRIMARY KEY, value VARCHAR(100))",
         progress_table(n)
@@ -99,7 +99,7 @@ pub fn create_progress_sql(n: u32) -> String {
 /// The secondary indexes, built once the rows are in: customers by last
 /// name (Payment and Order-Status by name) and a customer's latest order
 /// (Order-Status).
-pub fn index_sql(n: u32) -> [String; 2] {
+pub(crate) fn index_sql(n: u32) -> [String; 2] {
     [
         format!("CREATE INDEX idx_customer{n} ON customer{n} (c_w_id, c_d_id, c_last, c_first)"),
         format!("CREATE INDEX idx_orders{n} ON orders{n} (o_w_id, o_d_id, o_c_id, o_id)"),

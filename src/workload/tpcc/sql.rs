@@ -5,39 +5,39 @@
 
 /// Positions of the statements in a set's block.
 pub mod s {
-    pub const NO_CUST: usize = 0;
-    pub const NO_WH: usize = 1;
-    pub const NO_DIST: usize = 2;
-    pub const NO_DIST_UPD: usize = 3;
-    pub const NO_ORDER_INS: usize = 4;
-    pub const NO_NEWORD_INS: usize = 5;
-    pub const NO_ITEM: usize = 6;
-    pub const NO_STOCK_UPD: usize = 7;
-    pub const NO_OL_INS: usize = 8;
-    pub const P_WH_UPD: usize = 9;
-    pub const P_WH: usize = 10;
-    pub const P_DIST_UPD: usize = 11;
-    pub const P_DIST: usize = 12;
-    pub const CUST_BY_NAME: usize = 13;
-    pub const P_CUST: usize = 14;
-    pub const P_CUST_DATA: usize = 15;
-    pub const P_CUST_UPD_BC: usize = 16;
-    pub const P_CUST_UPD: usize = 17;
-    pub const P_HIST_INS: usize = 18;
-    pub const OS_CUST: usize = 19;
-    pub const OS_ORDER: usize = 20;
-    pub const OS_LINES: usize = 21;
-    pub const D_NEWORD: usize = 22;
-    pub const D_NEWORD_DEL: usize = 23;
-    pub const D_ORDER: usize = 24;
-    pub const D_ORDER_UPD: usize = 25;
-    pub const D_OL_UPD: usize = 26;
-    pub const D_OL_SUM: usize = 27;
-    pub const D_CUST_UPD: usize = 28;
-    pub const SL_DIST: usize = 29;
-    pub const SL_COUNT: usize = 30;
+    pub(crate) const NO_CUST: usize = 0;
+    pub(crate) const NO_WH: usize = 1;
+    pub(crate) const NO_DIST: usize = 2;
+    pub(crate) const NO_DIST_UPD: usize = 3;
+    pub(crate) const NO_ORDER_INS: usize = 4;
+    pub(crate) const NO_NEWORD_INS: usize = 5;
+    pub(crate) const NO_ITEM: usize = 6;
+    pub(crate) const NO_STOCK_UPD: usize = 7;
+    pub(crate) const NO_OL_INS: usize = 8;
+    pub(crate) const P_WH_UPD: usize = 9;
+    pub(crate) const P_WH: usize = 10;
+    pub(crate) const P_DIST_UPD: usize = 11;
+    pub(crate) const P_DIST: usize = 12;
+    pub(crate) const CUST_BY_NAME: usize = 13;
+    pub(crate) const P_CUST: usize = 14;
+    pub(crate) const P_CUST_DATA: usize = 15;
+    pub(crate) const P_CUST_UPD_BC: usize = 16;
+    pub(crate) const P_CUST_UPD: usize = 17;
+    pub(crate) const P_HIST_INS: usize = 18;
+    pub(crate) const OS_CUST: usize = 19;
+    pub(crate) const OS_ORDER: usize = 20;
+    pub(crate) const OS_LINES: usize = 21;
+    pub(crate) const D_NEWORD: usize = 22;
+    pub(crate) const D_NEWORD_DEL: usize = 23;
+    pub(crate) const D_ORDER: usize = 24;
+    pub(crate) const D_ORDER_UPD: usize = 25;
+    pub(crate) const D_OL_UPD: usize = 26;
+    pub(crate) const D_OL_SUM: usize = 27;
+    pub(crate) const D_CUST_UPD: usize = 28;
+    pub(crate) const SL_DIST: usize = 29;
+    pub(crate) const SL_COUNT: usize = 30;
     /// The stock row of an item for district d (1..=10): NO_STOCK + d - 1.
-    pub const NO_STOCK: usize = 31;
+    pub(crate) const NO_STOCK: usize = 31;
     /// Statements per set.
     pub const COUNT: usize = 41;
 }
@@ -86,12 +86,12 @@ pub fn stat_names() -> Vec<String> {
 }
 
 /// The latency class of statement `i` of a set.
-pub fn stat_of(i: usize) -> usize {
+pub(crate) fn stat_of(i: usize) -> usize {
     i.min(s::NO_STOCK)
 }
 
 /// The SQL of every statement of set `n`, in `s` order.
-pub fn set_sql(n: u32) -> Vec<String> {
+pub(crate) fn set_sql(n: u32) -> Vec<String> {
     let set = n.to_string();
     let mut v: Vec<String> = FIXED.iter().map(|(_, q)| q.replace("{n}", &set)).collect();
     for d in 1..=10 {

@@ -20,7 +20,7 @@ use std::io::Write;
 /// The transaction types, in the order of the family's event classes;
 /// `ROLLED_BACK` is the class of a New-Order rolled back on purpose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tx {
+pub(crate) enum Tx {
     NewOrder = 0,
     Payment = 1,
     OrderStatus = 2,
@@ -30,10 +30,10 @@ pub enum Tx {
 
 pub const ROLLED_BACK: usize = 5;
 /// Statements per set with `--procedures`: one CALL per type.
-pub const PROC_COUNT: usize = 5;
+pub(crate) const PROC_COUNT: usize = 5;
 /// A program counter past every step: the transaction is over.
 const DONE: u32 = 1000;
-pub const CLASSES: [&str; 6] = [
+pub(crate) const CLASSES: [&str; 6] = [
     "new_order",
     "payment",
     "order_status",
@@ -44,7 +44,7 @@ pub const CLASSES: [&str; 6] = [
 
 /// Where a terminal works.
 #[derive(Debug, Clone, Copy)]
-pub struct Home {
+pub(crate) struct Home {
     /// The table set (1-based).
     pub set: u32,
     pub w: u32,
@@ -77,7 +77,7 @@ struct Line {
 }
 
 /// One terminal's state.
-pub struct Terminal {
+pub(crate) struct Terminal {
     home: Home,
     /// First statement of the home set's block.
     base: usize,
@@ -728,7 +728,7 @@ impl Terminal {
 
 /// (keying time, mean think time) in seconds of a transaction type
 /// (5.2.5.7).
-pub fn timing(t: Tx) -> (f64, f64) {
+pub(crate) fn timing(t: Tx) -> (f64, f64) {
     match t {
         Tx::NewOrder => (18.0, 12.0),
         Tx::Payment => (3.0, 12.0),
