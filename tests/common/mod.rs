@@ -4,6 +4,8 @@
 //! normally, and the exit hook runs).
 #![allow(dead_code)]
 
+pub mod probe;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
