@@ -213,14 +213,16 @@ fn server_cpu_per_query_agrees_with_proc() {
     let inside = doc["monitor"]["efficiency"]["server_cpu_us_per_query"]
         .as_f64()
         .unwrap();
-    // The outside window also holds connecting and preparing (and other
-    // tests' load on the shared sandbox); the bench checks the 5% goal.
+    // The outside window also holds connecting; no other test's load runs
+    // on the sandbox meanwhile (measuring()). The band was 0.7..1.15 while
+    // tests shared it; alone it measured 0.984, 0.986 and 0.988 (2 CPUs, host
+    // busy with builds). The bench checks the 5% goal.
     let ratio = inside / outside;
     eprintln!(
         "server CPU a query: monitor {inside:.2} us, /proc {outside:.2} us, ratio {ratio:.3}"
     );
     assert!(
-        (0.7..1.15).contains(&ratio),
+        (0.85..1.1).contains(&ratio),
         "monitor {inside:.2} us vs /proc {outside:.2} us per query"
     );
 }
