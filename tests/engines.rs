@@ -247,14 +247,18 @@ fn mirror(dir: &std::path::Path) -> Mirror {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("python3 for the loopback mirror");
-    // Ready when it accepts (bounded: 100 tries).
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
+    let mirror = Mirror(child, port);
+    // Ready when it accepts (bounded: a slow python3 start fails the test
+    // with the reason instead of a confusing download error later).
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < end,
+            "the loopback mirror (python3 -m http.server on port {port}) did not accept within 30 s"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    Mirror(child, port)
+    mirror
 }
 
 fn sha256(path: &std::path::Path) -> String {

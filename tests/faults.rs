@@ -11,7 +11,7 @@ use common::{lab, text};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -83,9 +83,18 @@ enum Fake {
 
 /// A fake server on 127.0.0.1; returns its port.
 fn fake_server(kind: Fake) -> u16 {
+    counted_fake_server(kind).0
+}
+
+/// A fake server on 127.0.0.1; returns its port and the number of
+/// connections it has accepted so far (a readiness signal: the client got
+/// as far as connecting).
+fn counted_fake_server(kind: Fake) -> (u16, Arc<AtomicUsize>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     l.set_nonblocking(true).unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counter = accepted.clone();
     std::thread::spawn(move || {
         let end = Instant::now() + FAKE_LIFETIME;
         let mut held = Vec::new();
@@ -93,6 +102,7 @@ fn fake_server(kind: Fake) -> u16 {
         while Instant::now() < end {
             match l.accept() {
                 Ok((mut s, _)) => {
+                    counter.fetch_add(1, Ordering::SeqCst);
                     match kind {
                         Fake::Silent => {}
                         Fake::Garbage => {
@@ -126,7 +136,7 @@ fn fake_server(kind: Fake) -> u16 {
             }
         }
     });
-    port
+    (port, accepted)
 }
 
 const PASS: u8 = 0;
@@ -268,7 +278,8 @@ fn fake_servers_fail_within_the_connect_timeout_with_a_clear_error() {
 
 #[test]
 fn first_ctrl_c_while_connecting_exits_at_once() {
-    let port = fake_server(Fake::Silent).to_string();
+    let (port, accepted) = counted_fake_server(Fake::Silent);
+    let port = port.to_string();
     let child = spawn(&[
         "run",
         "oltp_point_select",
@@ -279,7 +290,12 @@ fn first_ctrl_c_while_connecting_exits_at_once() {
         "--connect-timeout",
         "60",
     ]);
-    std::thread::sleep(Duration::from_millis(800));
+    // Ctrl-C once the run is connecting (the fake server accepted it).
+    common::await_cond(
+        Duration::from_secs(30),
+        "the run's connection to the silent fake server",
+        || accepted.load(Ordering::SeqCst) > 0,
+    );
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = wait_bounded(child, Duration::from_secs(10), "Ctrl-C while connecting");
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
@@ -480,6 +496,8 @@ fn stalled_restarted_and_killed_servers() {
     let (child, reader) = start_run(name, &["--time", "10"]);
     let stop = lab().qpslab(&["server", "stop", "--name", name]);
     assert!(stop.status.success(), "{}", text(&stop));
+    // the outage itself (the unreachable seconds asserted below), not a
+    // wait for readiness
     std::thread::sleep(Duration::from_secs(2));
     start_sandbox(name, &[]);
     let out = wait_bounded(child, Duration::from_secs(40), "run through a restart");
@@ -643,22 +661,34 @@ fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Unmount {
     Unmount(dir.to_path_buf())
 }
 
-/// A store on a tiny tmpfs fills up during the run: the result is still
-/// printed, the message names the store, the exit code is non-zero.
+/// A store whose disk fills up during the run (a tmpfs filled to the last
+/// byte once the run has printed its first interval): the result is still
+/// printed, the message names the store and says why, the exit code is 4
+/// (measured, not stored).
 #[test]
 fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
     let db = lab().prepared_db("diskfull", 500);
     let dir = lab().home.join("tiny");
     std::fs::create_dir_all(&dir).unwrap();
-    let _unmount = mount_tmpfs(&dir, "160k");
+    let _unmount = mount_tmpfs(&dir, "8m");
     let store = dir.join("results.db").display().to_string();
-    let child = socket_run(&db, &["--time", "15", "--store", &store]);
-    let out = wait_bounded(child, Duration::from_secs(60), "run on a full disk");
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
+    let mut child = socket_run(&db, &["--time", "6", "--store", &store]);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let head = common::read_until(&mut stdout, |l| l.starts_with("[ "));
+    assert!(
+        head.is_some(),
+        "the run never printed an interval line (the store on an empty 8 MB tmpfs should open)"
     );
-    assert!(!out.status.success(), "{stdout}{stderr}");
+    fill(&dir.join("filler"));
+    let reader = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stdout.read_to_string(&mut rest);
+        rest
+    });
+    let out = wait_bounded(child, Duration::from_secs(60), "run on a full disk");
+    let stdout = reader.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stdout}{stderr}");
     assert!(
         stderr.contains(&store),
         "the message names the store: {stderr}"
@@ -667,14 +697,31 @@ fn a_full_disk_is_reported_and_nothing_measured_is_hidden() {
         stderr.contains("full") || stderr.contains("space"),
         "the message says why: {stderr}"
     );
-    if stdout.contains("Threads started!") {
-        assert_eq!(out.status.code(), Some(4), "{stdout}{stderr}");
-        assert!(
-            stdout.contains("SQL statistics:"),
-            "the result is printed: {stdout}"
-        );
-        assert!(!stdout.contains("Stored as run"), "{stdout}");
+    assert!(
+        stdout.contains("SQL statistics:"),
+        "the result is printed: {stdout}"
+    );
+    assert!(!stdout.contains("Stored as run"), "{stdout}");
+}
+
+/// Writes `path` until its file system has no byte left (ENOSPC).
+fn fill(path: &std::path::Path) {
+    let mut f = std::fs::File::create(path).expect("create the filler file");
+    let chunk = vec![0x5Au8; 64 << 10];
+    let mut small = [0x5Au8; 512];
+    loop {
+        match f.write(&chunk) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
+            Err(e) => panic!("filling {}: {e}", path.display()),
+        }
     }
+    // the last partial page
+    while matches!(f.write(&small[..]), Ok(n) if n > 0) {
+        small[0] ^= 1;
+    }
+    let _ = f.sync_all();
 }
 
 /// After a reboot a sandbox's pid file may hold the pid of anything:
@@ -692,6 +739,9 @@ fn a_stale_pid_file_never_gets_another_process_killed() {
     assert!(text(&stop).contains("was not running"), "{}", text(&stop));
     let destroy = lab().qpslab(&["server", "destroy", "--name", name]);
     assert!(destroy.status.success(), "{}", text(&destroy));
+    // Nothing to wait for here: stop and destroy have returned, so any
+    // signal was sent; the grace only lets a signalled process finish
+    // dying before it is looked at (an absence has no readiness signal).
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         bystander.try_wait().unwrap().is_none(),

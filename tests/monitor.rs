@@ -92,6 +92,7 @@ fn proc_cpu_s(pid: i32) -> f64 {
 
 #[test]
 fn every_collector_yields_numbers_with_performance_schema_off() {
+    let _use = common::sharing();
     let db = prepared_db("mon_off", "oltp_read_write");
     let store = store_path("mon_off");
     let o = lab().on_sandbox(&[
@@ -184,6 +185,8 @@ fn every_collector_yields_numbers_with_performance_schema_off() {
 
 #[test]
 fn server_cpu_per_query_agrees_with_proc() {
+    // measures: alone on the shared sandbox
+    let _use = common::measuring();
     let db = prepared_db("mon_eff", "oltp_point_select");
     let pid = server_pid(common::SANDBOX);
     let before = proc_cpu_s(pid);
@@ -210,17 +213,23 @@ fn server_cpu_per_query_agrees_with_proc() {
     let inside = doc["monitor"]["efficiency"]["server_cpu_us_per_query"]
         .as_f64()
         .unwrap();
-    // The outside window also holds connecting and preparing (and other
-    // tests' load on the shared sandbox); the bench checks the 5% goal.
+    // The outside window also holds connecting; no other test's load runs
+    // on the sandbox meanwhile (measuring()). The band was 0.7..1.15 while
+    // tests shared it; alone it measured 0.984, 0.986 and 0.988 (2 CPUs, host
+    // busy with builds). The bench checks the 5% goal.
     let ratio = inside / outside;
+    eprintln!(
+        "server CPU a query: monitor {inside:.2} us, /proc {outside:.2} us, ratio {ratio:.3}"
+    );
     assert!(
-        (0.7..1.15).contains(&ratio),
+        (0.85..1.1).contains(&ratio),
         "monitor {inside:.2} us vs /proc {outside:.2} us per query"
     );
 }
 
 #[test]
 fn iostat_columns_move_and_add_up_under_writes() {
+    let _use = common::sharing();
     let db = prepared_db("mon_io", "oltp_write_only");
     let store = store_path("mon_io");
     // Flush eagerly so that page writes happen within the run.
@@ -315,6 +324,7 @@ fn iostat_columns_move_and_add_up_under_writes() {
 
 #[test]
 fn a_source_over_its_budget_is_slowed_down_with_a_note() {
+    let _use = common::sharing();
     // A budget no poll can meet: every source is slowed after three polls.
     let o = lab().on_sandbox(&[
         "monitor",
@@ -338,6 +348,7 @@ fn a_source_over_its_budget_is_slowed_down_with_a_note() {
 
 #[test]
 fn performance_schema_sources_when_it_is_on() {
+    let _use = common::sharing();
     let l = lab();
     let o = l.qpslab(&[
         "server",
@@ -413,6 +424,7 @@ fn performance_schema_sources_when_it_is_on() {
 
 #[test]
 fn monitor_survives_the_server_going_away() {
+    let _use = common::sharing();
     let l = lab();
     let o = l.qpslab(&["server", "start", "--name", "away"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -475,6 +487,8 @@ fn monitor_survives_the_server_going_away() {
 /// every table shows.
 #[test]
 fn a_cpu_hog_beside_the_run_marks_the_host_shared() {
+    // its hogs take every CPU: alone, not beside other tests' runs
+    let _use = common::measuring();
     let l = lab();
     let db = prepared_db("hog", "oltp_point_select");
     struct Hogs(Vec<std::process::Child>);

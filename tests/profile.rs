@@ -12,7 +12,9 @@ use common::{lab, text};
 use std::process::{Child, Stdio};
 
 /// Prepares `workload` (1 table of 2,000 rows, plus `extra`) in a fresh
-/// database and starts its load, bounded to 8 s, in the background.
+/// database and starts its load, bounded to 8 s, in the background;
+/// returns once the load runs (its first interval line is out), with a
+/// thread draining the rest of its output.
 fn background_load(db: &str, workload: &str, threads: &str, extra: &[&str]) -> Child {
     let l = lab();
     let db = l.fresh_db(db);
@@ -25,21 +27,28 @@ fn background_load(db: &str, workload: &str, threads: &str, extra: &[&str]) -> C
     let mut run = vec!["run", workload, "--threads", threads, "--time", "8"];
     run.extend(size);
     run.extend(extra);
-    run.extend(["--no-store", "--no-monitor", "--report-interval", "0"]);
+    run.extend(["--no-store", "--no-monitor", "--report-interval", "0.2"]);
     run.extend(["--db", &db, "--server", common::SANDBOX]);
-    let load = l
+    let mut load = l
         .command()
         .args(&run)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("start the load");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut out = std::io::BufReader::new(load.stdout.take().expect("the load's stdout"));
+    let first = common::read_until(&mut out, |l| l.starts_with("[ "));
+    assert!(
+        first.is_some(),
+        "the background load ended before its first interval line"
+    );
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     load
 }
 
 #[test]
 fn cpu_stacks_of_a_point_select_load_show_query_dispatch() {
+    let _use = common::sharing();
     let l = lab();
     let mut load = background_load("prof", "oltp_point_select", "4", &[]);
     let folded = l.home.join("prof.folded");
@@ -126,6 +135,8 @@ fn profiled_sweep(engine: &str) -> String {
 
 #[test]
 fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
+    // measures: alone on the shared sandbox
+    let _use = common::measuring();
     let myisam = profiled_sweep("myisam");
     let limiter = myisam
         .lines()
@@ -232,6 +243,8 @@ fn calls_per_query(side: &serde_json::Value, name: &str) -> f64 {
 
 #[test]
 fn syscalls_per_query_agree_with_strace_over_the_same_load() {
+    // measures: alone on the shared sandbox
+    let _use = common::measuring();
     let l = lab();
     assert!(
         std::process::Command::new("strace")
@@ -257,10 +270,21 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
         .arg(&out)
         .args(["-p", &pid.to_string()])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start strace");
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    // Ready once strace says it attached (to every thread of the server).
+    let mut said = std::io::BufReader::new(strace.stderr.take().expect("strace's stderr"));
+    let attached = common::read_until(&mut said, |l| l.contains("attached"));
+    assert!(
+        attached.is_some(),
+        "strace ended without attaching to the server (pid {pid})"
+    );
+    let drain = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut said, &mut rest);
+        rest
+    });
     // a client thread per connection: each on direct I/O
     let load = ["--threads", "2", "--client-shards", "2", "--events", "6000"];
     let o = syscalls_profiled(l, &db, &size, &load);
@@ -268,6 +292,7 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
         libc::kill(strace.id() as i32, libc::SIGINT);
     }
     let _ = strace.wait();
+    let _ = drain.join();
     assert!(o.status.success(), "{}", text(&o));
     let j = common::json(&o);
     let k = &j["profile"]["kinds"][0];
@@ -312,6 +337,8 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
 /// 1.5 calls a query, 0.6 of them epoll_wait.
 #[test]
 fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
+    // measures: alone on the shared sandbox
+    let _use = common::measuring();
     let l = lab();
     let db = l.prepared_db("prof_ring", 2000);
     let size = ["--tables", "1", "--table-size", "2000"];
@@ -345,6 +372,8 @@ fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
 
 #[test]
 fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
+    // measures: alone on the shared sandbox
+    let _use = common::measuring();
     let l = lab();
     let o = l.qpslab(&[
         "server",
@@ -416,6 +445,7 @@ fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
 
 #[test]
 fn waits_with_performance_schema_off_are_a_one_line_note() {
+    let _use = common::sharing();
     let l = lab();
     let db = l.prepared_db("prof_psoff", 2000);
     let o = l.on_db(
@@ -444,6 +474,7 @@ fn waits_with_performance_schema_off_are_a_one_line_note() {
 
 #[test]
 fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
+    let _use = common::sharing();
     let l = lab();
     let db = l.fresh_db("prof_run");
     let o = l.on_db(
@@ -568,6 +599,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
 
 #[test]
 fn without_permission_the_note_names_perf_event_paranoid() {
+    let _use = common::sharing();
     let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -600,6 +632,7 @@ fn without_permission_the_note_names_perf_event_paranoid() {
 
 #[test]
 fn an_interrupted_run_keeps_what_its_profile_gathered() {
+    let _use = common::sharing();
     let l = lab();
     let db = l.prepared_db("prof_int", 2000);
     let store = l.home.join("prof-int.db");

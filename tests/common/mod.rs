@@ -4,9 +4,11 @@
 //! normally, and the exit hook runs).
 #![allow(dead_code)]
 
+pub mod probe;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub const SANDBOX: &str = "t";
 
@@ -338,4 +340,40 @@ pub fn require_sysbench() {
         ok,
         "sysbench is required for this test: install it (apt-get install sysbench, or bash scripts/deps.sh)"
     );
+}
+
+/// Who uses the shared sandbox of this test binary right now: tests that
+/// only need it share it ([`sharing`]); a test that measures (a band on a
+/// figure: CPU or syscalls per query, shares of time) has it alone
+/// ([`measuring`]), so that no other test's load runs beside its
+/// measurement. Cargo runs test binaries one after another, so this is
+/// the only parallel load there is. Writers are preferred (std's RwLock on
+/// Linux): a measuring test waits for the sharing ones in flight, not for
+/// every one queued.
+static SANDBOX_USE: RwLock<()> = RwLock::new(());
+
+/// Taken by a test that loads the shared sandbox without measuring: it
+/// runs beside other such tests, never beside a measuring one.
+pub fn sharing() -> RwLockReadGuard<'static, ()> {
+    SANDBOX_USE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Taken by a test that measures: it runs alone among this binary's tests
+/// that take [`sharing`] or [`measuring`].
+pub fn measuring() -> RwLockWriteGuard<'static, ()> {
+    SANDBOX_USE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Polls `cond` every 20 ms until it holds; fails the test naming `what`
+/// after `limit` (generous: a readiness wait, never a measure).
+pub fn await_cond(limit: std::time::Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let end = std::time::Instant::now() + limit;
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < end,
+            "{what}: not seen within {} s",
+            limit.as_secs()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }

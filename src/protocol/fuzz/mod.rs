@@ -4,7 +4,8 @@
 //! the wire becomes a huge allocation, and failures come back as
 //! `ProtoError`s.
 //!
-//! `parsers` calls the pure parsers directly; `wire` runs a real `Conn`
+//! `parsers` calls the pure parsers directly; `roundtrip` checks that what
+//! the generators build parses back to what they were given; `wire` runs a real `Conn`
 //! (handshake, auth exchange, responses, framing) against a scripted peer on
 //! a loopback socket (`Peer`). Case counts are bounded so that the whole set
 //! runs in a few seconds in release builds.
@@ -14,6 +15,7 @@ mod auth;
 pub(crate) mod gen;
 mod parsers;
 mod regress;
+mod roundtrip;
 mod wire;
 
 use crate::protocol::{ConnOpts, Endpoint, ProtoError};
