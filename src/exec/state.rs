@@ -78,6 +78,14 @@ impl Shared {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// Whether an event in progress must be given up: the run is stopping
+    /// for a reason other than its `--events` count being used up (an
+    /// event whose slot is claimed is finished then, as sysbench's are,
+    /// within the stop's grace).
+    pub fn abandon_events(&self) -> bool {
+        self.stopping() && !(self.limited && self.events_left.load(Ordering::Relaxed) <= 0)
+    }
+
     fn now_ms(&self) -> u64 {
         self.epoch.elapsed().as_millis() as u64 + 1
     }

@@ -79,7 +79,7 @@ pub async fn worker(
         let pause = session.pause_us();
         if pause > 0 {
             nap(shared, pause).await;
-            if shared.stopping() {
+            if shared.abandon_events() {
                 break;
             }
         }
@@ -286,7 +286,7 @@ async fn attempt(
                 return Ok(false);
             }
         }
-        if shared.stopping() {
+        if shared.abandon_events() {
             return Ok(false);
         }
     }
