@@ -9,7 +9,7 @@
 //!
 //! Handshake and auth state machines come from `mysql_common`; the per-query
 //! path is written by hand because a general-purpose codec costs a dozen
-//! allocations per query (see shared/DESIGN.md).
+//! allocations per query (figures in docs/BENCHMARKS.md).
 
 mod auth;
 mod bind;
