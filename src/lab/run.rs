@@ -22,10 +22,13 @@ use serde_json::Value;
 
 /// What one run needs besides its configuration.
 pub struct RunPlan<'a> {
+    /// The server the run measures, stored with it.
     pub env: &'a Environment,
+    /// Monitor the server during the run; None: no monitor.
     pub mon: Option<MonitorConfig>,
     /// Record here; None: measure only.
     pub store: Option<&'a Store>,
+    /// Label, variant, campaign and command line the run is recorded with.
     pub tags: RunTags,
     /// Percentiles stored in the run's summary.
     pub pcts: &'a [f64],

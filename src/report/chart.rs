@@ -12,8 +12,11 @@
 use maud::{html, Markup};
 use std::fmt::Write;
 
+/// One named line of a chart: its points in data units, drawn in order of x.
 pub struct Series {
+    /// Shown in the legend and under the pointer.
     pub name: String,
+    /// (x, y) in data units; only finite values (see `Chart::add`).
     pub points: Vec<(f64, f64)>,
     /// Error bars: (x, low, high), drawn as vertical lines (a point's
     /// spread over repeats).
@@ -24,6 +27,7 @@ pub struct Series {
 }
 
 #[derive(Debug, Clone, Copy)]
+/// How a guide series is tied to its data series and drawn.
 pub struct Guide {
     /// Index in `Chart::series` of the data series it belongs to.
     pub of: usize,
@@ -31,10 +35,15 @@ pub struct Guide {
     pub dash: &'static str,
 }
 
+/// A line chart before drawing: the series and how the axes are laid out.
 pub struct Chart {
+    /// Drawn above the plot.
     pub title: String,
+    /// The x axis's label, with its unit.
     pub x_label: String,
+    /// The y axis's label, with its unit.
     pub y_label: String,
+    /// Data series and guides, in legend order; a series' index picks its colour and line style.
     pub series: Vec<Series>,
     /// Users on a log2 axis (scalability charts).
     pub log2_x: bool,
@@ -115,6 +124,7 @@ pub fn fmt_num(v: f64) -> String {
 }
 
 impl Chart {
+    /// An empty chart with its title and axis labels (units belong in the label).
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
         Chart {
             title: title.into(),
@@ -174,6 +184,7 @@ impl Chart {
         }
     }
 
+    /// Adds a data series; points with a non-finite coordinate are dropped, and a series left empty is not added.
     pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
         let points: Vec<(f64, f64)> = points
             .into_iter()
@@ -258,6 +269,7 @@ impl Chart {
             .collect()
     }
 
+    /// True when no series was added (nothing to draw).
     pub fn is_empty(&self) -> bool {
         self.series.is_empty()
     }

@@ -15,9 +15,13 @@ fn pct(v: f64) -> String {
 /// column, how it is read from the IO rates, and its decimals. The one
 /// definition used by `run`, `show`, `iostat` and the UI.
 pub struct IoColumn {
+    /// The column's title.
     pub header: &'static str,
+    /// A device (physical) column rather than a logical one.
     pub physical: bool,
+    /// Reads the column's value; None prints as blank.
     pub get: fn(&IoRates) -> Option<f64>,
+    /// Decimals printed.
     pub decimals: usize,
 }
 

@@ -7,6 +7,7 @@ use super::versions::fit_settings;
 use std::path::PathBuf;
 
 impl Sandbox {
+    /// Where the sandbox's generated my.cnf is written.
     pub fn cnf_path(&self) -> PathBuf {
         self.dir.join("my.cnf")
     }

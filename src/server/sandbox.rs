@@ -32,8 +32,11 @@ pub struct SandboxSpec {
     pub port: u16,
 }
 
+/// A sandbox: its recorded settings and its directory under the sandboxes directory (the directory may not exist yet).
 pub struct Sandbox {
+    /// Its settings, as recorded in `meta.json`.
     pub spec: SandboxSpec,
+    /// Its directory: my.cnf, data, socket, logs.
     pub dir: PathBuf,
 }
 
@@ -73,6 +76,7 @@ impl Sandbox {
         })
     }
 
+    /// Every sandbox with a readable `meta.json`, by name.
     pub fn list() -> Result<Vec<Sandbox>> {
         let mut out = Vec::new();
         if let Ok(rd) = fs::read_dir(sandboxes_dir()) {
@@ -86,12 +90,15 @@ impl Sandbox {
         Ok(out)
     }
 
+    /// The server's data directory.
     pub fn datadir(&self) -> PathBuf {
         self.dir.join("data")
     }
+    /// The server's Unix socket.
     pub fn socket(&self) -> PathBuf {
         socket_path(&self.dir)
     }
+    /// The server's error log.
     pub fn error_log(&self) -> PathBuf {
         self.dir.join("error.log")
     }

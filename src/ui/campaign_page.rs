@@ -13,7 +13,9 @@ use maud::{html, Markup, PreEscaped};
 /// Which figure a scalability chart plots against users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
+    /// Queries per second.
     Qps,
+    /// 95th percentile of the query latency, in ms.
     P95,
     /// TPC-C's New-Orders per minute (series without it are left out).
     Nopm,
@@ -122,6 +124,7 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
     }
 }
 
+/// The page of campaign `id`: its scalability charts, variants and runs; None when there is no such campaign.
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, b, mode, live)))
 }
