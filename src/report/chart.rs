@@ -63,7 +63,7 @@ const T: f64 = 30.0;
 const B: f64 = 40.0;
 
 /// Twelve colours told apart on screen and in print.
-pub const PALETTE: [&str; 12] = [
+pub(crate) const PALETTE: [&str; 12] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
     "#7f7f7f", "#bcbd22", "#0b3d91", "#a05d00",
 ];
@@ -73,7 +73,7 @@ pub const PALETTE: [&str; 12] = [
 const DASHES: [&str; 3] = ["", "7 3", "2 2"];
 
 /// The x label of charts over a run's time.
-pub const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
+pub(crate) const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
 
 /// About `n` round tick values covering [lo, hi].
 pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -97,7 +97,7 @@ pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 }
 
 /// A tick label: short, with k/M/G for large values.
-pub fn fmt_num(v: f64) -> String {
+pub(crate) fn fmt_num(v: f64) -> String {
     let a = v.abs();
     let (d, s) = if a >= 1e9 {
         (v / 1e9, "G")
@@ -147,7 +147,7 @@ impl Chart {
 
     /// Whether every point of every data series is zero (a chart of
     /// nothing: the page says so in a line instead).
-    pub fn all_zero(&self) -> bool {
+    pub(crate) fn all_zero(&self) -> bool {
         self.series
             .iter()
             .all(|s| s.points.iter().all(|p| p.1 == 0.0))

@@ -14,7 +14,7 @@ fn pct(v: f64) -> String {
 /// One inniostat column: its header, whether it is a physical (device)
 /// column, how it is read from the IO rates, and its decimals. The one
 /// definition used by `run`, `show`, `iostat` and the UI.
-pub struct IoColumn {
+pub(crate) struct IoColumn {
     /// The column's title.
     pub header: &'static str,
     /// A device (physical) column rather than a logical one.
@@ -26,7 +26,7 @@ pub struct IoColumn {
 }
 
 /// The inniostat columns, in order.
-pub const IO_COLUMNS: &[IoColumn] = &[
+pub(crate) const IO_COLUMNS: &[IoColumn] = &[
     IoColumn {
         header: "phys r/s",
         physical: true,

@@ -36,7 +36,7 @@ fn numeric(s: &str) -> bool {
 /// Records as CSV: a field is quoted (its quotes doubled) only where it
 /// holds a comma, a quote or a line break; each record ends in `\n`;
 /// records may differ in length.
-pub fn csv_text<R, F>(records: impl IntoIterator<Item = R>) -> String
+pub(crate) fn csv_text<R, F>(records: impl IntoIterator<Item = R>) -> String
 where
     R: IntoIterator<Item = F>,
     F: AsRef<[u8]>,
@@ -168,7 +168,7 @@ impl Table {
 }
 
 /// A sweep's table: each concurrency's medians over its repeats.
-pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
+pub(crate) fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
     let tpcc = rows.iter().any(|r| r.nopm.is_some());
     let mut headers = vec![
         "threads",

@@ -99,7 +99,7 @@ impl Sandbox {
         socket_path(&self.dir)
     }
     /// The server's error log.
-    pub fn error_log(&self) -> PathBuf {
+    pub(crate) fn error_log(&self) -> PathBuf {
         self.dir.join("error.log")
     }
     pub(super) fn pid_file(&self) -> PathBuf {

@@ -12,7 +12,7 @@ use maud::{html, Markup, PreEscaped};
 
 /// Which figure a scalability chart plots against users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
     /// Queries per second.
     Qps,
     /// 95th percentile of the query latency, in ms.
@@ -22,7 +22,7 @@ pub enum Metric {
 }
 
 /// QPS, p95 or NOPM against users for each series of `runs`.
-pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
+pub(crate) fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
     let (title, y) = match metric {
         Metric::P95 => ("p95 latency against users", "ms"),
         Metric::Qps => ("QPS against users", "queries per second"),
