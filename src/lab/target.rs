@@ -50,7 +50,7 @@ pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
 }
 
 /// Connection options for a sandbox: root over its socket.
-pub fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
+pub(crate) fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
     ConnOpts::new(crate::protocol::Endpoint::Unix(sb.socket()), "root", db)
 }
 

@@ -399,7 +399,7 @@ fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<Markup> {
 /// Whether a runs table has a tick box before each run (the start page's
 /// overlay form).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Ticks {
+pub(crate) enum Ticks {
     Yes,
     No,
 }

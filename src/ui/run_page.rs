@@ -513,7 +513,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
 
 /// A run's main per-second charts (throughput, latency, CPU split), for
 /// the runs section of a campaign report.
-pub fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
+pub(crate) fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
     let Some(d) = store.run_detail(id)? else {
         return Ok(html! {});
     };
