@@ -33,8 +33,8 @@ impl IgnoreErrors {
         }
     }
 
-    #[inline]
     /// Whether server error `code` is retried rather than ending the run.
+    #[inline]
     pub fn ignores(&self, code: u16) -> bool {
         match self {
             IgnoreErrors::All => true,
@@ -43,8 +43,8 @@ impl IgnoreErrors {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 /// Whether workers send their statements prepared or as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum PsMode {
     /// Prepared statements; a statement the server refuses to prepare
     /// (max_prepared_stmt_count reached) falls back to the text protocol.
@@ -53,14 +53,15 @@ pub enum PsMode {
     Disable,
 }
 
+/// Everything one run is asked to do: target, workload, load shape and limits.
+/// Built by cli from its flags (for campaigns, from each point's).
 #[derive(Clone)]
-/// Everything one run is asked to do: target, workload, load shape and limits. Built by cli from its flags, read by exec only.
 pub struct RunConfig {
     /// How each client thread connects.
     pub conn: ConnOpts,
     /// What runs: exec drives it through the `Family` interface only.
     pub workload: Arc<dyn Family>,
-    /// Client threads, each with its own connection; at least 1.
+    /// Client threads, each with its own connection.
     pub threads: u32,
     /// Measured seconds after warm-up; 0 = no time limit.
     pub time: f64,
@@ -78,7 +79,8 @@ pub struct RunConfig {
     pub reconnect_every: u64,
     /// Prepared statements or text protocol.
     pub ps_mode: PsMode,
-    /// Seeds the random generators (arrivals and each worker's values); one seed gives the same value sequences.
+    /// Seeds the random generators (arrivals and each worker's values); one
+    /// seed gives the same value sequences.
     pub seed: u64,
     /// Client shards (runtimes); 0 = automatic (see `exec::auto_threading`).
     pub shards: usize,

@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 
 /// The server and host a run measured, captured once before it and stored with it.
 pub struct Environment {
-    /// The server's flavour (`mariadb`, `mysql` or `percona`), from its version and version comment.
+    /// The server's flavour (`mariadb`, `mysql` or `percona`), from its version
+    /// and version comment.
     pub flavor: String,
     /// The server's version string as it reports it.
     pub version: String,

@@ -17,7 +17,8 @@ pub struct SandboxChange {
     pub profile: Option<String>,
     /// Server variables; each replaces the sandbox's value of that name.
     pub sets: Vec<(String, String)>,
-    /// CPU list the server is pinned to (taskset syntax: `0-3,6`); checked before it is kept.
+    /// CPU list the server is pinned to (taskset syntax: `0-3,6`); checked
+    /// before it is kept.
     pub cpus: Option<String>,
 }
 

@@ -12,7 +12,7 @@
 use maud::{html, Markup};
 use std::fmt::Write;
 
-/// One named line of a chart: its points in data units, drawn in order of x.
+/// One named line of a chart: its points in data units, with optional error bars.
 pub struct Series {
     /// Shown in the legend and under the pointer.
     pub name: String,
@@ -26,8 +26,8 @@ pub struct Series {
     pub guide: Option<Guide>,
 }
 
-#[derive(Debug, Clone, Copy)]
 /// How a guide series is tied to its data series and drawn.
+#[derive(Debug, Clone, Copy)]
 pub struct Guide {
     /// Index in `Chart::series` of the data series it belongs to.
     pub of: usize,
@@ -43,7 +43,7 @@ pub struct Chart {
     pub x_label: String,
     /// The y axis's label, with its unit.
     pub y_label: String,
-    /// Data series and guides, in legend order; a series' index picks its colour and line style.
+    /// Data series and guides, in legend order.
     pub series: Vec<Series>,
     /// Users on a log2 axis (scalability charts).
     pub log2_x: bool,
@@ -184,7 +184,8 @@ impl Chart {
         }
     }
 
-    /// Adds a data series; points with a non-finite coordinate are dropped, and a series left empty is not added.
+    /// Adds a data series; points with a non-finite coordinate are dropped, and
+    /// a series left empty is not added.
     pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
         let points: Vec<(f64, f64)> = points
             .into_iter()

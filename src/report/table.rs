@@ -1,12 +1,12 @@
 //! Tables for people (aligned text), documents (markdown), scripts (CSV)
 //! and pages (HTML, written with maud).
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 /// How a table (or a document) is written out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Aligned columns for a terminal.
     Text,
-    /// A GitHub-flavoured markdown table.
+    /// A markdown pipe table.
     Markdown,
     /// CSV with a header line (see `csv_text`).
     Csv,
@@ -20,7 +20,7 @@ pub enum Format {
 
 /// A table of already formatted cells; numeric-looking columns align right.
 pub struct Table {
-    /// Column titles; every row has (at most) this many cells.
+    /// Column titles, one per column.
     pub headers: Vec<String>,
     /// Rows of formatted cells, in display order.
     pub rows: Vec<Vec<String>>,

@@ -32,7 +32,8 @@ pub struct SandboxSpec {
     pub port: u16,
 }
 
-/// A sandbox: its recorded settings and its directory under the sandboxes directory (the directory may not exist yet).
+/// A sandbox: its recorded settings and its directory under the sandboxes
+/// directory (the directory may not exist yet).
 pub struct Sandbox {
     /// Its settings, as recorded in `meta.json`.
     pub spec: SandboxSpec,
@@ -76,7 +77,8 @@ impl Sandbox {
         })
     }
 
-    /// Every sandbox with a readable `meta.json`, by name.
+    /// Every sandbox under the sandboxes directory, by name; a corrupt
+    /// `meta.json` is an error.
     pub fn list() -> Result<Vec<Sandbox>> {
         let mut out = Vec::new();
         if let Ok(rd) = fs::read_dir(sandboxes_dir()) {

@@ -124,7 +124,8 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
     }
 }
 
-/// The page of campaign `id`: its scalability charts, variants and runs; None when there is no such campaign.
+/// The page of campaign `id`: its scalability charts, variants and runs; None
+/// when there is no such campaign.
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, b, mode, live)))
 }

@@ -727,7 +727,8 @@ fn notes(mon: &MonitorFigures) -> Markup {
     }
 }
 
-/// The page of run `id`: its figures, charts, environment and profile; None when there is no such run.
+/// The page of run `id`: its figures, charts, environment and profile; None
+/// when there is no such run.
 pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let Some(d) = store.run_detail(id)? else {
         return Ok(None);
