@@ -34,6 +34,8 @@ extern "C" fn on_signal(_: libc::c_int) {
     say(b"\nqpslab: stopping (Ctrl-C again to exit at once)...\n");
 }
 
+/// Installs the SIGINT/SIGTERM handler described in the module doc; call once,
+/// early in `main`.
 pub fn install_ctrl_c() {
     // SAFETY: `on_signal` is an `extern "C" fn(c_int)`, the handler type
     // signal(2) expects, and does only async-signal-safe work (atomics,
@@ -45,6 +47,7 @@ pub fn install_ctrl_c() {
     }
 }
 
+/// True once SIGINT or SIGTERM has arrived (never reset).
 pub fn interrupted() -> bool {
     SIGNALS.load(Ordering::SeqCst) > 0
 }
@@ -54,6 +57,8 @@ pub fn interrupted() -> bool {
 pub struct Cooperative(());
 
 impl Cooperative {
+    /// Marks the start of a phase that polls `interrupted()`; the phase ends
+    /// when the guard is dropped.
     pub fn enter() -> Cooperative {
         COOPERATIVE.fetch_add(1, Ordering::SeqCst);
         Cooperative(())

@@ -9,7 +9,9 @@ use anyhow::Result;
 
 /// One variant's differences from the reference variant on one server.
 pub struct VariantDiff {
+    /// The server label the runs compared were made on.
     pub server: String,
+    /// The variant's name (never the reference's).
     pub variant: String,
     /// (variable, reference's value, the variant's value), by name.
     pub diff: Vec<(String, String, String)>,

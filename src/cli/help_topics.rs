@@ -7,7 +7,7 @@ use super::args::{print_command_help, HelpArgs};
 use anyhow::{bail, Result};
 
 /// The topics, with what each page covers.
-pub const TOPICS: &[(&str, &str)] = &[
+pub(crate) const TOPICS: &[(&str, &str)] = &[
     (
         "workloads",
         "the built-in workloads, their statements and options; TPC-C; sysbench Lua scripts",

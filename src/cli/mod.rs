@@ -27,8 +27,8 @@ mod sweep;
 mod target;
 mod tpcc;
 
-pub use args::parse_command_line;
-pub use commands::dispatch;
+use args::parse_command_line;
+use commands::dispatch;
 
 use crate::{exec, out, secret, workload};
 

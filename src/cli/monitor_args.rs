@@ -8,7 +8,7 @@ use crate::protocol::ConnOpts;
 use anyhow::{anyhow, Result};
 
 /// Builds the monitor's configuration from the command line.
-pub fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig> {
+pub(crate) fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig> {
     let mut cfg = MonitorConfig::new(conn.clone());
     cfg.base = a.monitor_interval;
     cfg.budget_share = a.monitor_budget / 100.0;
@@ -28,7 +28,7 @@ pub fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<MonitorConfig>
 }
 
 /// The monitor for a load command: None under --no-monitor.
-pub fn monitor_for(load: &LoadArgs, t: &Target) -> Result<Option<MonitorConfig>> {
+pub(crate) fn monitor_for(load: &LoadArgs, t: &Target) -> Result<Option<MonitorConfig>> {
     if load.monitor.no_monitor {
         return Ok(None);
     }

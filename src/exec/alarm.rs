@@ -18,7 +18,7 @@ use std::time::Instant;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
-pub struct Alarm {
+pub(crate) struct Alarm {
     fd: AsyncFd<OwnedFd>,
     /// An Instant and the CLOCK_MONOTONIC reading it corresponds to (std's
     /// Instant is that clock on Linux): deadlines convert without a read.

@@ -8,7 +8,9 @@ use std::sync::Arc;
 /// Which server error codes roll back and retry the event instead of ending the run.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub enum IgnoreErrors {
+    /// Every error is retried.
     All,
+    /// Only these server error codes are retried; empty: none.
     Codes(Vec<u16>),
 }
 
@@ -31,6 +33,7 @@ impl IgnoreErrors {
         }
     }
 
+    /// Whether server error `code` is retried rather than ending the run.
     #[inline]
     pub fn ignores(&self, code: u16) -> bool {
         match self {
@@ -40,6 +43,7 @@ impl IgnoreErrors {
     }
 }
 
+/// Whether workers send their statements prepared or as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum PsMode {
     /// Prepared statements; a statement the server refuses to prepare
@@ -49,25 +53,34 @@ pub enum PsMode {
     Disable,
 }
 
+/// Everything one run is asked to do: target, workload, load shape and limits.
+/// Built by cli from its flags (for campaigns, from each point's).
 #[derive(Clone)]
 pub struct RunConfig {
+    /// How each client thread connects.
     pub conn: ConnOpts,
     /// What runs: exec drives it through the `Family` interface only.
     pub workload: Arc<dyn Family>,
+    /// Client threads, each with its own connection.
     pub threads: u32,
     /// Measured seconds after warm-up; 0 = no time limit.
     pub time: f64,
     /// Event limit; 0 = none.
     pub events: u64,
+    /// Seconds run before measuring begins; its events are not counted.
     pub warmup: f64,
     /// Target events/s (Poisson arrivals); 0 = closed loop.
     pub rate: f64,
     /// Seconds between samples (and printed lines when `print_lines`).
     pub interval: f64,
+    /// Server errors that roll back and retry the event instead of ending the run.
     pub ignore: IgnoreErrors,
     /// Reconnect after every N events; 0 = never.
     pub reconnect_every: u64,
+    /// Prepared statements or text protocol.
     pub ps_mode: PsMode,
+    /// Seeds the random generators (arrivals and each worker's values); one
+    /// seed gives the same value sequences.
     pub seed: u64,
     /// Client shards (runtimes); 0 = automatic (see `exec::auto_threading`).
     pub shards: usize,

@@ -45,7 +45,7 @@ const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 /// 4 threads: 2–4 shards 32–39k/9.5–14 vs 1 shard 24.9k/9.9;
 /// 16 threads: 1 shard 51.0k/6.5 vs 2 shards 43.9k/11.5;
 /// 16 threads: SCHED_BATCH 10.3 vs normal 17.1 µs/query.
-pub fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
+pub(crate) fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
     let cores = cores.max(1);
     if threads <= cores {
         (threads.max(1), false)

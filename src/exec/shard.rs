@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
-pub enum Msg {
+pub(crate) enum Msg {
     Tick {
         shard: usize,
         k: u64,
@@ -34,7 +34,7 @@ pub enum Msg {
 }
 
 /// Runs one shard to completion. `workers` are global connection numbers.
-pub fn run_shard(
+pub(crate) fn run_shard(
     shard: usize,
     workers: Vec<u32>,
     cfg: Arc<RunConfig>,

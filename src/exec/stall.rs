@@ -18,10 +18,10 @@ const NAP: Duration = Duration::from_millis(100);
 
 /// A wake-up this much later than asked is a stall of the client: well
 /// above any scheduling delay of a busy host.
-pub const CLIENT_STALL: Duration = Duration::from_secs(2);
+pub(crate) const CLIENT_STALL: Duration = Duration::from_secs(2);
 
 /// The watcher thread; `stop` gives the stalled seconds it saw.
-pub struct StallWatch {
+pub(crate) struct StallWatch {
     stop: Arc<AtomicBool>,
     join: Option<JoinHandle<Stalls>>,
 }

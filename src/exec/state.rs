@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 /// After the run is told to stop, connections get this long to finish the
 /// event in flight; then their tasks are dropped (their sockets closed)
 /// and the events still in flight count as failed.
-pub const STOP_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Connections being opened at once across all shards: below the servers'
 /// default accept backlog (MariaDB's back_log is 80 with the default
 /// max_connections), so that 1,024 threads start on an untouched server.
-pub const CONNECTS_IN_FLIGHT: usize = 32;
+pub(crate) const CONNECTS_IN_FLIGHT: usize = 32;
 
 /// State shared by all shards and the coordinator (atomics only).
 pub struct Shared {
@@ -92,7 +92,7 @@ impl Shared {
 
     /// When the next connection may be opened under `rate` connections/s
     /// (0 = no pacing).
-    pub fn connect_slot(&self, rate: f64) -> Option<Instant> {
+    pub(crate) fn connect_slot(&self, rate: f64) -> Option<Instant> {
         if rate <= 0.0 {
             return None;
         }
@@ -101,7 +101,7 @@ impl Shared {
     }
 
     /// A connection attempt failed because the server could not be reached.
-    pub fn mark_unreachable(&self, why: &str) {
+    pub(crate) fn mark_unreachable(&self, why: &str) {
         let _ = self.unreachable_since.compare_exchange(
             0,
             self.now_ms(),
@@ -115,7 +115,7 @@ impl Shared {
     }
 
     /// A connection reached the server: the current spell (if any) ends.
-    pub fn mark_reachable(&self) {
+    pub(crate) fn mark_reachable(&self) {
         let since = self.unreachable_since.swap(0, Ordering::SeqCst);
         if since > 0 {
             self.unreachable_ms
@@ -152,13 +152,13 @@ pub struct Watch {
 
 /// Latency and count of one statement kind.
 #[derive(Clone, Default)]
-pub struct KindAcc {
+pub(crate) struct KindAcc {
     pub hist: Hist,
     pub count: u64,
 }
 
 /// A shard's own accumulators.
-pub struct ShardState {
+pub(crate) struct ShardState {
     pub cur: Interval,
     /// The statement classes' accumulators, then the event classes' (from
     /// `class_base`).

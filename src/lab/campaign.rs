@@ -23,8 +23,11 @@ use std::time::Duration;
 
 /// A campaign being run: its file, and its row in the store.
 pub struct CampaignRun<'a> {
+    /// The parsed campaign file.
     pub file: &'a CampaignFile,
+    /// Where its runs are recorded.
     pub store: &'a Store,
+    /// The campaign's row in the store.
     pub id: i64,
     /// The command line as it may be recorded (secrets removed).
     pub command_line: String,

@@ -7,14 +7,22 @@ use crate::server::Sandbox;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
+/// The server and host a run measured, captured once before it and stored with it.
 pub struct Environment {
+    /// The server's flavour (`mariadb`, `mysql` or `percona`), from its version
+    /// and version comment.
     pub flavor: String,
+    /// The server's version string as it reports it.
     pub version: String,
+    /// `SHOW GLOBAL VARIABLES` as a JSON object, name to value (strings).
     pub variables: Value,
+    /// The sandbox's my.cnf text; None when the target is not a sandbox.
     pub cnf: Option<String>,
     /// Variables not at their compiled default (see `nondefault`).
     pub nondefault: Option<Value>,
+    /// The sandbox's settings (its spec as JSON); None when the target is not a sandbox.
     pub sandbox: Option<Value>,
+    /// The host: hostname, CPU model and count, memory, kernel (see `host`).
     pub host: Value,
 }
 

@@ -41,7 +41,9 @@ pub fn probe(t: &Target) -> Result<Environment> {
 
 /// Where a monitor session is recorded.
 pub struct SessionRecord<'a> {
+    /// The store the session is recorded in.
     pub store: &'a Store,
+    /// Label, variant and command line of the recorded run.
     pub tags: RunTags,
     /// The session's options, stored with the run.
     pub options: serde_json::Value,

@@ -14,7 +14,7 @@ const SLICES: usize = 10;
 const SLICE: Duration = Duration::from_millis(100);
 
 /// Measures the host's noise (about a second); see the module doc.
-pub fn host_noise() -> Value {
+pub(crate) fn host_noise() -> Value {
     let before = crate::stats::CpuSnapshot::now();
     let mut rates = Vec::with_capacity(SLICES);
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -19,6 +19,7 @@ use std::time::Duration;
 pub struct ProfilePlan {
     /// The server's process.
     pub pid: i32,
+    /// What to gather: on-CPU and off-CPU stacks, syscalls, waits.
     pub kinds: Vec<Kind>,
     /// On-CPU samples per second.
     pub hz: u32,

@@ -18,12 +18,17 @@ use anyhow::Result;
 
 /// What the quickstart runs.
 pub struct QuickPlan<'a> {
+    /// The server to run against.
     pub target: &'a Target,
+    /// Where the campaign and its runs are recorded.
     pub store: &'a Store,
+    /// Workloads run in order, each over every thread count.
     pub workloads: &'a [Workload],
+    /// Client thread counts of the steps, in order.
     pub threads: &'a [u32],
     /// Recorded as the campaign's definition.
     pub definition: serde_json::Value,
+    /// The command line as it may be recorded (secrets removed).
     pub command_line: String,
 }
 

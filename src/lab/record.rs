@@ -11,7 +11,7 @@ use crate::store::Store;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-pub struct Recorder<'a> {
+pub(crate) struct Recorder<'a> {
     store: &'a Store,
     pub run_id: i64,
     seq: usize,

@@ -22,10 +22,13 @@ use serde_json::Value;
 
 /// What one run needs besides its configuration.
 pub struct RunPlan<'a> {
+    /// The server the run measures, stored with it.
     pub env: &'a Environment,
+    /// Monitor the server during the run; None: no monitor.
     pub mon: Option<MonitorConfig>,
     /// Record here; None: measure only.
     pub store: Option<&'a Store>,
+    /// Label, variant, campaign and command line the run is recorded with.
     pub tags: RunTags,
     /// Percentiles stored in the run's summary.
     pub pcts: &'a [f64],
@@ -33,6 +36,8 @@ pub struct RunPlan<'a> {
     pub profile: Option<&'a ProfilePlan>,
 }
 
+/// What one run gave: its result, what the monitor and profiler drew
+/// from it, and whether it is in the store.
 pub struct SingleRun {
     pub result: RunResult,
     /// `--profile`: what each kind gathered (kept in the store with the
@@ -139,7 +144,7 @@ fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
 
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
 /// quickstart.
-pub fn record_run(
+pub(crate) fn record_run(
     store: &Store,
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
@@ -194,7 +199,7 @@ pub struct Recorded {
 impl Recorded {
     /// The run's figures as a step of a sweep or the quickstart (server
     /// µs/query NaN and no bottleneck verdict without the monitor).
-    pub fn step_figures(&self) -> StepFigures {
+    pub(crate) fn step_figures(&self) -> StepFigures {
         let (server_us, hint) = match &self.figures {
             Some(f) => (
                 f.efficiency.server_cpu_us_per_query.unwrap_or(f64::NAN),

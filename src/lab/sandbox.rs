@@ -13,9 +13,12 @@ use std::time::Duration;
 pub struct SandboxChange {
     /// An installed server's directory (already checked to exist).
     pub basedir: Option<PathBuf>,
+    /// The my.cnf preset's name (see `server::Profile`).
     pub profile: Option<String>,
     /// Server variables; each replaces the sandbox's value of that name.
     pub sets: Vec<(String, String)>,
+    /// CPU list the server is pinned to (taskset syntax: `0-3,6`); checked
+    /// before it is kept.
     pub cpus: Option<String>,
 }
 

@@ -17,12 +17,17 @@ use std::time::Duration;
 
 /// What a sweep runs.
 pub struct SweepPlan<'a> {
+    /// The server the sweep measures.
     pub env: &'a Environment,
+    /// Where the sweep's runs are recorded.
     pub store: &'a Store,
     /// The sweep's campaign (see `Store::create_campaign`).
     pub campaign: i64,
+    /// The workload's name.
     pub workload: &'a str,
+    /// Client thread counts, one step each, in order.
     pub threads: &'a [u32],
+    /// Runs per step (at least 1); the step's figures are their medians.
     pub repeat: u32,
     /// Seconds of idle between two runs.
     pub cooldown: f64,

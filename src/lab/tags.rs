@@ -4,9 +4,13 @@
 /// Series naming and campaign membership of a run.
 #[derive(Default, Clone)]
 pub struct RunTags {
+    /// The series' label (e.g. a server build); None: unlabelled.
     pub label: Option<String>,
+    /// The variant (a configuration change) within the label.
     pub variant: Option<String>,
+    /// The campaign the run belongs to.
     pub campaign_id: Option<i64>,
+    /// The campaign point the run measures (its hash; see `campaign`).
     pub point_hash: Option<String>,
     /// The command line as it may be recorded (secrets already removed).
     pub command_line: String,

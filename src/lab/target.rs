@@ -9,12 +9,14 @@ use anyhow::{bail, Context, Result};
 
 /// The resolved target and how to describe it in messages.
 pub struct Target {
+    /// How to connect to it.
     pub opts: ConnOpts,
     /// The sandbox name when the target is one.
     pub sandbox: Option<String>,
 }
 
 impl Target {
+    /// The target as messages name it: the sandbox and its endpoint, or the endpoint.
     pub fn describe(&self) -> String {
         match &self.sandbox {
             Some(n) => format!("sandbox '{n}' ({})", self.opts.endpoint),
@@ -48,7 +50,7 @@ pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
 }
 
 /// Connection options for a sandbox: root over its socket.
-pub fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
+pub(crate) fn sandbox_opts(sb: &Sandbox, db: Option<&str>) -> ConnOpts {
     ConnOpts::new(crate::protocol::Endpoint::Unix(sb.socket()), "root", db)
 }
 

@@ -176,7 +176,7 @@ impl Watch {
 }
 
 /// What a finished monitor leaves.
-pub struct Finished {
+pub(crate) struct Finished {
     pub counters: Counters,
     pub caps: Option<Caps>,
     pub notes: Vec<(f64, Note)>,
@@ -201,7 +201,7 @@ impl Finished {
             .collect()
     }
 
-    pub fn note_rows(&self) -> Vec<NoteRow> {
+    pub(crate) fn note_rows(&self) -> Vec<NoteRow> {
         self.notes
             .iter()
             .map(|(t, n)| NoteRow {
@@ -214,7 +214,7 @@ impl Finished {
     }
 
     /// The figures of a monitor session (no load of its own).
-    pub fn session_figures(&self) -> MonitorFigures {
+    pub(crate) fn session_figures(&self) -> MonitorFigures {
         MonitorFigures {
             version: FIGURES_VERSION,
             server: self.caps.as_ref().map(server_seen),
@@ -228,7 +228,7 @@ impl Finished {
 /// Runs `cfg` with the monitor beside it (none when `mon` is None); stores
 /// its snapshots with run `store.1`. Returns the result and the monitor's
 /// figures for the run (see `analyze::run_figures`).
-pub fn run_watched(
+pub(crate) fn run_watched(
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
     store: Option<(&Store, i64)>,
@@ -311,7 +311,7 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
 }
 
 /// What the probe learned of the server, as the figures keep it.
-pub fn server_seen(c: &Caps) -> ServerSeen {
+pub(crate) fn server_seen(c: &Caps) -> ServerSeen {
     ServerSeen {
         version: c.version.clone(),
         flavor: if c.mariadb { "MariaDB" } else { "MySQL" }.to_string(),

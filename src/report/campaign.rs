@@ -10,7 +10,7 @@ use crate::store::RunRow;
 use std::collections::HashMap;
 
 /// "server / variant / workload / N threads / repeat R".
-pub fn describe_point(c: &CampaignFile, p: &Point) -> String {
+pub(crate) fn describe_point(c: &CampaignFile, p: &Point) -> String {
     format!(
         "{} / {} / {} / {} threads / repeat {}",
         c.servers[p.server].label,
@@ -116,7 +116,7 @@ pub fn variant_settings(c: &CampaignFile) -> Vec<(String, String)> {
 }
 
 /// Variables shown per variant before "and N more".
-pub const VARIABLES_SHOWN: usize = 12;
+pub(crate) const VARIABLES_SHOWN: usize = 12;
 
 /// The lines on each variant's server variables that differ from the
 /// reference variant's ("" when there are none to show).
@@ -194,7 +194,7 @@ pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: 
 
 /// The scaling limiter of each profiled series, a line each ("" when no
 /// run was profiled or no lock limits).
-pub fn limiters_text(runs: &[RunRow]) -> String {
+pub(crate) fn limiters_text(runs: &[RunRow]) -> String {
     let lines = crate::analyze::limiter::of_series(runs);
     if lines.is_empty() {
         return String::new();
@@ -207,7 +207,7 @@ pub fn limiters_text(runs: &[RunRow]) -> String {
 }
 
 /// "ok", or the status word and its reason, for step lines and tables.
-pub fn status_text(s: &RunStatus) -> String {
+pub(crate) fn status_text(s: &RunStatus) -> String {
     match s.reason() {
         Some(m) => format!("{}: {m}", s.word()),
         None => s.word().to_string(),

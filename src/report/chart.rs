@@ -12,8 +12,11 @@
 use maud::{html, Markup};
 use std::fmt::Write;
 
+/// One named line of a chart: its points in data units, with optional error bars.
 pub struct Series {
+    /// Shown in the legend and under the pointer.
     pub name: String,
+    /// (x, y) in data units; only finite values (see `Chart::add`).
     pub points: Vec<(f64, f64)>,
     /// Error bars: (x, low, high), drawn as vertical lines (a point's
     /// spread over repeats).
@@ -23,6 +26,7 @@ pub struct Series {
     pub guide: Option<Guide>,
 }
 
+/// How a guide series is tied to its data series and drawn.
 #[derive(Debug, Clone, Copy)]
 pub struct Guide {
     /// Index in `Chart::series` of the data series it belongs to.
@@ -31,10 +35,15 @@ pub struct Guide {
     pub dash: &'static str,
 }
 
+/// A line chart before drawing: the series and how the axes are laid out.
 pub struct Chart {
+    /// Drawn above the plot.
     pub title: String,
+    /// The x axis's label, with its unit.
     pub x_label: String,
+    /// The y axis's label, with its unit.
     pub y_label: String,
+    /// Data series and guides, in legend order.
     pub series: Vec<Series>,
     /// Users on a log2 axis (scalability charts).
     pub log2_x: bool,
@@ -54,7 +63,7 @@ const T: f64 = 30.0;
 const B: f64 = 40.0;
 
 /// Twelve colours told apart on screen and in print.
-pub const PALETTE: [&str; 12] = [
+pub(crate) const PALETTE: [&str; 12] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
     "#7f7f7f", "#bcbd22", "#0b3d91", "#a05d00",
 ];
@@ -64,7 +73,7 @@ pub const PALETTE: [&str; 12] = [
 const DASHES: [&str; 3] = ["", "7 3", "2 2"];
 
 /// The x label of charts over a run's time.
-pub const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
+pub(crate) const TIME_AXIS: &str = "seconds since measuring began (negative: warm-up)";
 
 /// About `n` round tick values covering [lo, hi].
 pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
@@ -88,7 +97,7 @@ pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 }
 
 /// A tick label: short, with k/M/G for large values.
-pub fn fmt_num(v: f64) -> String {
+pub(crate) fn fmt_num(v: f64) -> String {
     let a = v.abs();
     let (d, s) = if a >= 1e9 {
         (v / 1e9, "G")
@@ -115,6 +124,7 @@ pub fn fmt_num(v: f64) -> String {
 }
 
 impl Chart {
+    /// An empty chart with its title and axis labels (units belong in the label).
     pub fn new(title: &str, x_label: &str, y_label: &str) -> Chart {
         Chart {
             title: title.into(),
@@ -137,7 +147,7 @@ impl Chart {
 
     /// Whether every point of every data series is zero (a chart of
     /// nothing: the page says so in a line instead).
-    pub fn all_zero(&self) -> bool {
+    pub(crate) fn all_zero(&self) -> bool {
         self.series
             .iter()
             .all(|s| s.points.iter().all(|p| p.1 == 0.0))
@@ -174,6 +184,8 @@ impl Chart {
         }
     }
 
+    /// Adds a data series; points with a non-finite coordinate are dropped, and
+    /// a series left empty is not added.
     pub fn add(&mut self, name: &str, points: Vec<(f64, f64)>) {
         let points: Vec<(f64, f64)> = points
             .into_iter()
@@ -258,6 +270,7 @@ impl Chart {
             .collect()
     }
 
+    /// True when no series was added (nothing to draw).
     pub fn is_empty(&self) -> bool {
         self.series.is_empty()
     }

@@ -112,12 +112,12 @@ pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> Stri
 }
 
 /// The local wall-clock time of day as HH:MM:SS.
-pub fn clock_time() -> String {
+pub(crate) fn clock_time() -> String {
     clock::now_text(clock::Zone::Local, "%H:%M:%S")
 }
 
 /// "local time (UTC+01:00)": how `clock_time` is to be read.
-pub fn zone_name() -> String {
+pub(crate) fn zone_name() -> String {
     format!(
         "local time (UTC{})",
         clock::now_text(clock::Zone::Local, "%:z")

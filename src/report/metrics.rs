@@ -3,11 +3,15 @@
 use crate::analyze::counters::MetricView;
 use serde_json::{json, Value};
 
+/// The snapshots of run `run` as one JSON document; `rate` records that the
+/// values are per-second rates between snapshots rather than the counters'
+/// values.
 pub fn json(run: i64, source: &str, rate: bool, v: &MetricView) -> Value {
     json!({"run": run, "source": source, "rate": rate, "names": v.names,
         "rows": v.rows.iter().map(|(t, took, vals)| json!({"t": t, "took_us": took, "values": vals})).collect::<Vec<_>>()})
 }
 
+/// The snapshots as CSV: `t` (s), `took_us` (µs), then one column per counter.
 pub fn csv(v: &MetricView) -> String {
     let header = ["t".to_string(), "took_us".to_string()]
         .into_iter()

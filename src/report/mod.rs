@@ -23,7 +23,7 @@ pub mod table;
 pub mod tpcc;
 
 /// Error codes a performance engineer meets under load, by name.
-pub fn error_name(code: u16) -> &'static str {
+pub(crate) fn error_name(code: u16) -> &'static str {
     match code {
         1205 => "ER_LOCK_WAIT_TIMEOUT",
         1213 => "ER_LOCK_DEADLOCK",
@@ -41,7 +41,7 @@ pub fn error_name(code: u16) -> &'static str {
 }
 
 /// The share of the host's CPU above which the client may limit the result.
-pub const CLIENT_SHARE_WARNING: f64 = 0.25;
+pub(crate) const CLIENT_SHARE_WARNING: f64 = 0.25;
 
 /// A figure with `digits` decimals, or "-" when absent (or NaN).
 pub fn num(v: Option<f64>, digits: usize) -> String {

@@ -14,15 +14,19 @@ fn pct(v: f64) -> String {
 /// One inniostat column: its header, whether it is a physical (device)
 /// column, how it is read from the IO rates, and its decimals. The one
 /// definition used by `run`, `show`, `iostat` and the UI.
-pub struct IoColumn {
+pub(crate) struct IoColumn {
+    /// The column's title.
     pub header: &'static str,
+    /// A device (physical) column rather than a logical one.
     pub physical: bool,
+    /// Reads the column's value; None prints as blank.
     pub get: fn(&IoRates) -> Option<f64>,
+    /// Decimals printed.
     pub decimals: usize,
 }
 
 /// The inniostat columns, in order.
-pub const IO_COLUMNS: &[IoColumn] = &[
+pub(crate) const IO_COLUMNS: &[IoColumn] = &[
     IoColumn {
         header: "phys r/s",
         physical: true,

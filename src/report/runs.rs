@@ -4,6 +4,7 @@ use super::num;
 use super::table::{Format, Table};
 use crate::store::{RunDetail, RunRow};
 
+/// The run list of `qpslab runs`, one line per run.
 pub fn runs_table(rows: &[RunRow], f: Format) -> String {
     if f == Format::Json {
         return serde_json::to_string_pretty(rows).unwrap_or_default() + "\n";
@@ -50,6 +51,8 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
     t.render(f)
 }
 
+/// One run in full for `qpslab show`: options, figures, environment; JSON is
+/// the stored detail as is.
 pub fn show(d: &RunDetail, f: Format) -> String {
     if f == Format::Json {
         return serde_json::to_string_pretty(d).unwrap_or_default() + "\n";

@@ -33,6 +33,9 @@ pub fn report_stat(iv: &Interval, dur: f64, t: f64, threads: u32, pct: f64) -> R
     }
 }
 
+/// One interval line in sysbench's wording (`[ 10s ] thds: ...`): rates per
+/// second over the sample, latency at percentile `pct` in ms; `rate_mode` (a
+/// fixed-rate run) adds the backlog and the arrival lag.
 pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> String {
     let d = s.dur.max(1e-9);
     let iv = &s.iv;

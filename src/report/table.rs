@@ -1,11 +1,16 @@
 //! Tables for people (aligned text), documents (markdown), scripts (CSV)
 //! and pages (HTML, written with maud).
 
+/// How a table (or a document) is written out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// Aligned columns for a terminal.
     Text,
+    /// A markdown pipe table.
     Markdown,
+    /// CSV with a header line (see `csv_text`).
     Csv,
+    /// JSON, for the commands that write a document; a plain table prints as text.
     Json,
     /// An HTML table for the UI and reports; in ratio columns (headers
     /// with " / ") a cell marked significant (" *": its interval over
@@ -15,7 +20,9 @@ pub enum Format {
 
 /// A table of already formatted cells; numeric-looking columns align right.
 pub struct Table {
+    /// Column titles, one per column.
     pub headers: Vec<String>,
+    /// Rows of formatted cells, in display order.
     pub rows: Vec<Vec<String>>,
     /// Ratio columns in the slowdown form (reference / variant): above 1
     /// is worse, so a significant cell above 1 is coloured red.
@@ -29,7 +36,7 @@ fn numeric(s: &str) -> bool {
 /// Records as CSV: a field is quoted (its quotes doubled) only where it
 /// holds a comma, a quote or a line break; each record ends in `\n`;
 /// records may differ in length.
-pub fn csv_text<R, F>(records: impl IntoIterator<Item = R>) -> String
+pub(crate) fn csv_text<R, F>(records: impl IntoIterator<Item = R>) -> String
 where
     R: IntoIterator<Item = F>,
     F: AsRef<[u8]>,
@@ -48,6 +55,7 @@ where
 }
 
 impl Table {
+    /// An empty table with these column titles.
     pub fn new(headers: &[&str]) -> Table {
         Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
@@ -56,6 +64,7 @@ impl Table {
         }
     }
 
+    /// Appends a row of formatted cells.
     pub fn push(&mut self, row: Vec<String>) {
         self.rows.push(row);
     }
@@ -159,7 +168,7 @@ impl Table {
 }
 
 /// A sweep's table: each concurrency's medians over its repeats.
-pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
+pub(crate) fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
     let tpcc = rows.iter().any(|r| r.nopm.is_some());
     let mut headers = vec![
         "threads",
@@ -198,14 +207,18 @@ pub fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
 
 /// One step of a quickstart.
 pub struct StepRow {
+    /// The workload's name.
     pub workload: String,
+    /// Client threads (users) of the step.
     pub threads: u32,
     /// server µs/query and the bottleneck come from the monitor (NaN /
     /// empty without it).
     pub figures: crate::analyze::StepFigures,
+    /// How the run ended: the status word, with its reason when there is one.
     pub status: String,
 }
 
+/// The quickstart's summary table, one line per step, as aligned text.
 pub fn render(rows: &[StepRow]) -> String {
     let mut t = Table::new(&[
         "workload",

@@ -9,7 +9,7 @@ use crate::stats::{pct_label, Interval, RunResult};
 use std::fmt::Write;
 
 /// What an interval line adds for a family with classes.
-pub fn interval_suffix(iv: &Interval, secs: f64) -> String {
+pub(crate) fn interval_suffix(iv: &Interval, secs: f64) -> String {
     if iv.classes.iter().all(|&n| n == 0) {
         return String::new();
     }

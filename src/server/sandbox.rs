@@ -32,8 +32,12 @@ pub struct SandboxSpec {
     pub port: u16,
 }
 
+/// A sandbox: its recorded settings and its directory under the sandboxes
+/// directory (the directory may not exist yet).
 pub struct Sandbox {
+    /// Its settings, as recorded in `meta.json`.
     pub spec: SandboxSpec,
+    /// Its directory: my.cnf, data, socket, logs.
     pub dir: PathBuf,
 }
 
@@ -73,6 +77,8 @@ impl Sandbox {
         })
     }
 
+    /// Every sandbox under the sandboxes directory, by name; a corrupt
+    /// `meta.json` is an error.
     pub fn list() -> Result<Vec<Sandbox>> {
         let mut out = Vec::new();
         if let Ok(rd) = fs::read_dir(sandboxes_dir()) {
@@ -86,13 +92,16 @@ impl Sandbox {
         Ok(out)
     }
 
+    /// The server's data directory.
     pub fn datadir(&self) -> PathBuf {
         self.dir.join("data")
     }
+    /// The server's Unix socket.
     pub fn socket(&self) -> PathBuf {
         socket_path(&self.dir)
     }
-    pub fn error_log(&self) -> PathBuf {
+    /// The server's error log.
+    pub(crate) fn error_log(&self) -> PathBuf {
         self.dir.join("error.log")
     }
     pub(super) fn pid_file(&self) -> PathBuf {

@@ -12,15 +12,17 @@ use maud::{html, Markup, PreEscaped};
 
 /// Which figure a scalability chart plots against users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
+pub(crate) enum Metric {
+    /// Queries per second.
     Qps,
+    /// 95th percentile of the query latency, in ms.
     P95,
     /// TPC-C's New-Orders per minute (series without it are left out).
     Nopm,
 }
 
 /// QPS, p95 or NOPM against users for each series of `runs`.
-pub fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
+pub(crate) fn scalability_chart(runs: &[RunRow], metric: Metric) -> Chart {
     let (title, y) = match metric {
         Metric::P95 => ("p95 latency against users", "ms"),
         Metric::Qps => ("QPS against users", "queries per second"),
@@ -122,6 +124,8 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
     }
 }
 
+/// The page of campaign `id`: its scalability charts, variants and runs; None
+/// when there is no such campaign.
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, b, mode, live)))
 }
@@ -396,7 +400,7 @@ fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<Markup> {
 /// Whether a runs table has a tick box before each run (the start page's
 /// overlay form).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Ticks {
+pub(crate) enum Ticks {
     Yes,
     No,
 }

@@ -10,7 +10,7 @@ use maud::{html, Markup};
 use serde_json::Value;
 
 /// One line: server, host, qpslab.
-pub fn summary_line(d: &RunDetail) -> String {
+pub(crate) fn summary_line(d: &RunDetail) -> String {
     let h = &d.host;
     let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     format!(

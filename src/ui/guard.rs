@@ -12,12 +12,12 @@ use std::sync::Arc;
 /// The policy of the UI's HTML pages: their scripts and styles are the
 /// served `/assets/` files, charts are inline SVG, the flame graphs are
 /// same-origin frames, and a live page fetches itself.
-pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+pub(crate) const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
      connect-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
 
 /// Which Host headers the UI answers: loopback names and the address it
 /// was bound to, each with its port.
-pub struct Hosts {
+pub(crate) struct Hosts {
     names: Vec<String>,
     port: u16,
     /// Bound to every address (0.0.0.0 or ::): any IP address is this
@@ -112,7 +112,7 @@ fn secure(h: &mut HeaderMap) {
 
 /// The CSP of a standalone SVG (a flame graph): its own inline `<style>`
 /// and `<script>` blocks, allowed by hash, and nothing else.
-pub fn svg_csp(svg: &str) -> String {
+pub(crate) fn svg_csp(svg: &str) -> String {
     let hashes = |tag: &str| -> String {
         blocks(svg, tag)
             .iter()

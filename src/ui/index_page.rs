@@ -17,6 +17,8 @@ const FILTERS: [(&str, &str); 5] = [
     ("campaign", "campaign"),
 ];
 
+/// The start page: campaigns, then the runs matching the filters in query `q`
+/// (at most 500).
 pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> {
     let get = |k: &str| {
         q.get(k)

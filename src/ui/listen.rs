@@ -14,10 +14,10 @@ use tokio::sync::Semaphore;
 
 /// How long a client may take to send a request's headers (the first
 /// request's, and each later one's on a kept-alive connection).
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections served at once.
-pub const MAX_CONNECTIONS: usize = 64;
+pub(crate) const MAX_CONNECTIONS: usize = 64;
 
 /// Serves `router` on `listener` until `stop` resolves.
 pub async fn serve(

@@ -24,7 +24,8 @@ mod run_chart;
 mod run_page;
 mod series;
 
-pub use campaign_page::{campaign_page, campaigns_page, scalability_chart, Metric};
+pub use campaign_page::{campaign_page, campaigns_page};
+use campaign_page::{scalability_chart, Metric};
 pub use index_page::index_page;
 pub use overlay_page::overlay_page;
 pub use page::Mode;

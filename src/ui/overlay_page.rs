@@ -8,6 +8,8 @@ use crate::store::Store;
 use anyhow::Result;
 use maud::html;
 
+/// The page that overlays `runs` on one time axis: QPS, p95 and `metric`'s rate
+/// when given.
 pub fn overlay_page(
     store: &Store,
     runs: &[i64],

@@ -27,8 +27,8 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 pub use crate::report::num;
 
-pub const CSS: &str = include_str!("../report/assets/ui.css");
-pub const JS: &str = include_str!("../report/assets/ui.js");
+pub(crate) const CSS: &str = include_str!("../report/assets/ui.css");
+pub(crate) const JS: &str = include_str!("../report/assets/ui.js");
 
 /// Where a page is shown.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use maud::{html, Markup};
 
 /// The live block of a running run: elapsed/total with a bar, the last
 /// interval's qps, tps and p95, and where its campaign stands.
-pub fn run_live(store: &Store, d: &RunDetail) -> Result<Markup> {
+pub(crate) fn run_live(store: &Store, d: &RunDetail) -> Result<Markup> {
     let time = d.options["time"].as_f64().unwrap_or(0.0);
     let warmup = d.options["warmup_time"].as_f64().unwrap_or(0.0);
     let last = d.samples.last();
@@ -41,7 +41,7 @@ pub fn run_live(store: &Store, d: &RunDetail) -> Result<Markup> {
 }
 
 /// Where a campaign stands.
-pub struct CampaignProgress {
+pub(crate) struct CampaignProgress {
     /// The point now running (1-based), counting those finished.
     pub step: usize,
     pub total: usize,
@@ -71,7 +71,7 @@ fn eta_text(eta: Option<f64>) -> String {
 }
 
 /// A running campaign's step and ETA; None when nothing in it runs.
-pub fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgress>> {
+pub(crate) fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgress>> {
     let runs = store.list_runs(&RunFilter {
         campaign: Some(id),
         ..Default::default()
@@ -80,7 +80,11 @@ pub fn campaign_progress(store: &Store, id: i64) -> Result<Option<CampaignProgre
 }
 
 /// Campaign `id`'s step and ETA from its `runs` (all of them, as listed).
-pub fn progress_of(store: &Store, id: i64, runs: &[RunRow]) -> Result<Option<CampaignProgress>> {
+pub(crate) fn progress_of(
+    store: &Store,
+    id: i64,
+    runs: &[RunRow],
+) -> Result<Option<CampaignProgress>> {
     if !runs.iter().any(|r| r.status == "running") {
         return Ok(None);
     }
@@ -115,7 +119,7 @@ pub fn progress_of(store: &Store, id: i64, runs: &[RunRow]) -> Result<Option<Cam
 }
 
 /// The mark the start page puts beside a running campaign.
-pub fn campaign_mark(store: &Store, id: i64) -> Result<Markup> {
+pub(crate) fn campaign_mark(store: &Store, id: i64) -> Result<Markup> {
     Ok(match campaign_progress(store, id)? {
         Some(p) => html! { " " span.status-running { "running: " (p.text()) } },
         None => html! {},

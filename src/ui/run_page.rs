@@ -513,7 +513,7 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
 
 /// A run's main per-second charts (throughput, latency, CPU split), for
 /// the runs section of a campaign report.
-pub fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
+pub(crate) fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
     let Some(d) = store.run_detail(id)? else {
         return Ok(html! {});
     };
@@ -727,6 +727,8 @@ fn notes(mon: &MonitorFigures) -> Markup {
     }
 }
 
+/// The page of run `id`: its figures, charts, environment and profile; None
+/// when there is no such run.
 pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let Some(d) = store.run_detail(id)? else {
         return Ok(None);

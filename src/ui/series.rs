@@ -28,7 +28,7 @@ pub fn thin(p: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
 }
 
 /// A run's snapshots, decoded once per source.
-pub struct RunMetrics {
+pub(crate) struct RunMetrics {
     tables: HashMap<String, MetricTable>,
 }
 
@@ -144,7 +144,7 @@ impl RunMetrics {
 
     /// Names of `source` whose counter grew the most over the run
     /// (for top-N charts), with their growth.
-    pub fn top_growth(
+    pub(crate) fn top_growth(
         &self,
         source: &str,
         suffix: &str,

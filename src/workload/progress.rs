@@ -11,15 +11,28 @@ pub enum Progress {
     /// oltp: table `sbtestN` is being created.
     CreatingTable(u32),
     /// oltp: `rows` rows are being loaded into `sbtestN`.
-    Inserting { table: u32, rows: u32 },
+    Inserting {
+        /// N of `sbtestN`.
+        table: u32,
+        /// Rows to load into it.
+        rows: u32,
+    },
     /// oltp: the secondary index of `sbtestN` is being built.
     CreatingIndex(u32),
     /// TPC-C: the tables of a set are being created.
-    CreatingSet { set: u32, warehouses: u32 },
+    CreatingSet {
+        /// The set's number.
+        set: u32,
+        /// Warehouses in the set.
+        warehouses: u32,
+    },
     /// TPC-C: an interrupted prepare of a set goes on.
     ResumingSet {
+        /// The set's number.
         set: u32,
+        /// Parts (load units) already loaded.
         loaded: usize,
+        /// Parts still to load.
         to_go: usize,
     },
     /// TPC-C: the secondary indexes of a set are being built.

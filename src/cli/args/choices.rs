@@ -6,14 +6,14 @@ use super::*;
 
 /// Output of a run: sysbench's text, or one JSON document.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunFormat {
+pub(crate) enum RunFormat {
     Text,
     Json,
 }
 
 /// Output of a table.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TableFormat {
+pub(crate) enum TableFormat {
     Text,
     #[value(alias = "md")]
     Markdown,
@@ -35,14 +35,14 @@ impl From<TableFormat> for crate::report::table::Format {
 
 /// Output of raw series.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DumpFormat {
+pub(crate) enum DumpFormat {
     Csv,
     Json,
 }
 
 /// sysbench's --db-ps-mode.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PsModeArg {
+pub(crate) enum PsModeArg {
     /// Prepared statements (text protocol where the server refuses one).
     Auto,
     /// The text protocol for everything.
@@ -60,7 +60,7 @@ impl From<PsModeArg> for crate::exec::PsMode {
 
 /// sysbench's --rand-type.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RandTypeArg {
+pub(crate) enum RandTypeArg {
     Uniform,
     Gaussian,
     Special,
@@ -83,7 +83,7 @@ impl From<RandTypeArg> for crate::workload::RandType {
 
 /// TLS mode (MySQL's names; sysbench's --mysql-ssl on|off too).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SslModeArg {
+pub(crate) enum SslModeArg {
     #[value(name = "DISABLED", alias = "off", alias = "0")]
     Disabled,
     #[value(name = "PREFERRED")]
@@ -111,7 +111,7 @@ impl From<SslModeArg> for crate::protocol::SslMode {
 
 /// How a load connection's socket is driven.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IoBackend {
+pub(crate) enum IoBackend {
     /// Blocking send and receive for a connection alone on its client
     /// thread (closed model, no TLS); the reactor (epoll) otherwise.
     Auto,
@@ -126,7 +126,7 @@ pub enum IoBackend {
 
 /// How the client threads are scheduled.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClientSched {
+pub(crate) enum ClientSched {
     /// SCHED_BATCH above one connection per CPU.
     Auto,
     Batch,
@@ -135,7 +135,7 @@ pub enum ClientSched {
 
 /// How `--profile waits` treats the Performance Schema's setup.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProfileWaits {
+pub(crate) enum ProfileWaits {
     /// As it is set up.
     Use,
     /// Every wait instrument enabled and timed for the run, put back after.

@@ -4,7 +4,7 @@
 use super::*;
 
 #[derive(Subcommand, Debug)]
-pub enum ServerCmd {
+pub(crate) enum ServerCmd {
     /// Initialise (first time) and start a sandbox.
     Start(SandboxArgs),
     /// Stop a sandbox.
@@ -25,7 +25,7 @@ pub enum ServerCmd {
 }
 
 #[derive(Args, Debug)]
-pub struct GetArgs {
+pub(crate) struct GetArgs {
     /// FLAVOR-VERSION: mysql-5.5.9, mariadb-11.4.5, mariadb-10.11.5, mysql-8.0.40, percona-8.0.39-30.
     pub name: String,
     /// A tarball or jar already downloaded (.tar.gz, .tar.xz, .jar, .zip)
@@ -46,14 +46,14 @@ pub struct GetArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct NameArg {
+pub(crate) struct NameArg {
     /// Sandbox name.
     #[arg(long, default_value = "default")]
     pub name: String,
 }
 
 #[derive(Args, Debug)]
-pub struct SandboxArgs {
+pub(crate) struct SandboxArgs {
     /// Sandbox name (its datadir, socket and port are its own).
     #[arg(long, default_value = "default")]
     pub name: String,
@@ -86,7 +86,7 @@ pub struct SandboxArgs {
 /// named by --server (default "default") is used and started if needed.
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = super::help::CONNECTION)]
-pub struct ConnArgs {
+pub(crate) struct ConnArgs {
     /// Server host name or IP address, over TCP [default: 127.0.0.1 when
     /// --port is given; else the sandbox, see --server].
     #[arg(long, visible_alias = "mysql-host")]

@@ -8,15 +8,15 @@ use super::Cli;
 use clap::{Arg, Command, CommandFactory};
 
 /// Help headings, in the order sysbench's `--help` reads.
-pub const CONNECTION: &str = "Connection";
+pub(crate) const CONNECTION: &str = "Connection";
 pub const LOAD: &str = "Load shape";
-pub const RANDOM: &str = "Random numbers";
+pub(crate) const RANDOM: &str = "Random numbers";
 pub const STATEMENTS: &str = "Statements and errors";
-pub const OUTPUT: &str = "Output";
+pub(crate) const OUTPUT: &str = "Output";
 pub const STORE: &str = "Results store";
-pub const CLIENT: &str = "Client threads";
-pub const MONITOR: &str = "Monitor";
-pub const PROFILER: &str = "Profiler";
+pub(crate) const CLIENT: &str = "Client threads";
+pub(crate) const MONITOR: &str = "Monitor";
+pub(crate) const PROFILER: &str = "Profiler";
 
 /// The options `prepare` uses beyond the connection; run's other options
 /// are accepted (a sysbench line works with `prepare` in place of `run`)

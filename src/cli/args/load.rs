@@ -4,7 +4,7 @@
 use super::*;
 
 #[derive(Args, Debug, Clone)]
-pub struct LoadArgs {
+pub(crate) struct LoadArgs {
     /// Workload name, e.g. oltp_read_write or read_write, tpcc, or a
     /// sysbench Lua script's path (`qpslab help workloads`).
     pub workload: String,
@@ -126,7 +126,7 @@ pub struct LoadArgs {
 /// How the server and host are watched during a run.
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = super::help::MONITOR)]
-pub struct MonitorArgs {
+pub(crate) struct MonitorArgs {
     /// Do not watch the server and host during the run.
     #[arg(long)]
     pub no_monitor: bool,
@@ -163,7 +163,7 @@ impl Default for MonitorArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct SweepArgs {
+pub(crate) struct SweepArgs {
     #[command(flatten)]
     pub load: LoadArgs,
     /// Runs per concurrency; the table shows medians.
@@ -175,7 +175,7 @@ pub struct SweepArgs {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum CampaignCmd {
+pub(crate) enum CampaignCmd {
     /// Run the points not done yet (rerun to resume after a stop).
     Run(CampaignRunArgs),
     /// Show which points are done and which are pending.
@@ -185,7 +185,7 @@ pub enum CampaignCmd {
 }
 
 #[derive(Args, Debug)]
-pub struct PresetsArgs {
+pub(crate) struct PresetsArgs {
     /// Print this preset's campaign file (servers, variants and what each
     /// sets, workloads, concurrencies), to read or copy and edit [default:
     /// none: list the presets].
@@ -194,7 +194,7 @@ pub struct PresetsArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CampaignRunArgs {
+pub(crate) struct CampaignRunArgs {
     #[command(flatten)]
     pub campaign: CampaignArgs,
     /// Leave the campaign's sandboxes running when it ends (default: the
@@ -204,7 +204,7 @@ pub struct CampaignRunArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CampaignArgs {
+pub(crate) struct CampaignArgs {
     /// Campaign file (TOML): `qpslab help campaign` lists its keys; see
     /// examples/campaigns/.
     pub file: Option<PathBuf>,
@@ -238,7 +238,7 @@ pub struct CampaignArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct QuickArgs {
+pub(crate) struct QuickArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
     /// Tables sbtest1..N to create and load.
@@ -269,7 +269,7 @@ impl LoadArgs {
 
     /// Parses run options given as command-line words (workload first), as
     /// campaign files and the quickstart describe their runs.
-    pub fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
+    pub(crate) fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
         #[derive(Parser)]
         #[command(name = "qpslab run")]
         struct P {

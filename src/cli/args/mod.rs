@@ -13,12 +13,12 @@ mod shared;
 mod sysbench_general;
 mod views;
 
-pub use choices::*;
-pub use conn::*;
+pub(crate) use choices::*;
+pub(crate) use conn::*;
 pub use help::command as help_command;
-pub use load::*;
-pub use shared::*;
-pub use views::*;
+pub(crate) use load::*;
+pub(crate) use shared::*;
+pub(crate) use views::*;
 
 use crate::workload::OptValues;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -30,13 +30,13 @@ use std::path::{Path, PathBuf};
     version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QPSLAB_GIT_HASH"), ")"),
     about = "MySQL/MariaDB performance lab: sysbench-compatible load, sandbox servers, results"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Cmd {
+pub(crate) enum Cmd {
     /// Manage private sandbox servers.
     Server {
         #[command(subcommand)]
@@ -114,14 +114,14 @@ pub enum Cmd {
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct HelpArgs {
+pub(crate) struct HelpArgs {
     /// A command (run, campaign run …) or a topic: workloads, campaign,
     /// store, metrics [default: none: the commands and the topics].
     pub topic: Vec<String>,
 }
 
 #[derive(Args, Debug, Clone)]
-pub struct ScriptCommandArgs {
+pub(crate) struct ScriptCommandArgs {
     /// The command's name, as the script declares it.
     pub name: String,
     #[command(flatten)]
@@ -136,7 +136,7 @@ const LOAD_COMMANDS: [&str; 6] = ["run", "prepare", "cleanup", "sweep", "command
 /// script's own command (`qpslab prewarm x.lua`, or `qpslab x.lua
 /// prewarm`) becomes `qpslab command prewarm x.lua`. Anything else is
 /// returned as it is.
-pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
+pub(crate) fn sysbench_shape(argv: &[String]) -> Vec<String> {
     use clap::CommandFactory;
     let known: Vec<String> = Cli::command()
         .get_subcommands()
@@ -239,7 +239,7 @@ pub fn sysbench_shape(argv: &[String]) -> Vec<String> {
 /// sysbench script named among the words (its `sysbench.cmdline.options`,
 /// read by loading it for `command`). Returns their values and the other
 /// words, in order.
-pub fn split_workload_options(
+pub(crate) fn split_workload_options(
     words: &[String],
     command: &str,
 ) -> Result<(OptValues, Vec<String>), String> {
@@ -271,7 +271,7 @@ pub fn split_workload_options(
 
 /// Parses a whole command line (program name first).
 #[cfg(test)]
-pub fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
+pub(crate) fn parse_from(argv: &[String]) -> Result<Cli, clap::Error> {
     parse_shaped(&sysbench_shape(argv))
 }
 
@@ -285,7 +285,7 @@ fn parse_with_help(argv: &[String]) -> Result<Cli, clap::Error> {
 /// Prints the options of the workload that a load command's words name
 /// (the OLTP family's when they name none), after its help: sysbench's
 /// `help`, the script's own help() included.
-pub fn print_workload_options(words: &[String]) {
+pub(crate) fn print_workload_options(words: &[String]) {
     match crate::workload::options_for(words, "help") {
         Ok((Some(path), specs)) => {
             outln!("\n{} options:", path.display());
@@ -309,7 +309,7 @@ pub fn print_workload_options(words: &[String]) {
 /// Prints the long help of the command at `path` (`["campaign", "run"]`),
 /// with a load command's workload options; false when no command has
 /// that path.
-pub fn print_command_help(path: &[String]) -> bool {
+pub(crate) fn print_command_help(path: &[String]) -> bool {
     let mut cmd = help::command();
     for p in path {
         match cmd.find_subcommand(p) {
@@ -349,7 +349,7 @@ fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
 /// Parses the command line; a mistake is one line on stderr and exit 2
 /// (help and version print as clap prints them; a load command's help
 /// adds the workload's own options, as sysbench's `help` does).
-pub fn parse_command_line() -> Cli {
+pub(crate) fn parse_command_line() -> Cli {
     use clap::error::ErrorKind;
     let (words, notes) = match sysbench_general::translate(&std::env::args().collect::<Vec<_>>()) {
         Ok(x) => x,

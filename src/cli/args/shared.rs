@@ -6,7 +6,7 @@ use super::*;
 /// The results store: one flag shared by every command that reads or
 /// records runs.
 #[derive(Args, Debug, Clone, Default)]
-pub struct StoreArg {
+pub(crate) struct StoreArg {
     /// Results store (SQLite) [default: $QPSLAB_HOME/results.db, else
     /// ~/.local/share/qpslab/results.db].
     #[arg(long = "store", id = "store", value_name = "FILE", help_heading = super::help::STORE)]
@@ -21,7 +21,7 @@ impl StoreArg {
 
 /// Whether and where a run (or monitor session) is recorded, and its label.
 #[derive(Args, Debug, Clone, Default)]
-pub struct RecordArgs {
+pub(crate) struct RecordArgs {
     #[command(flatten)]
     pub store: StoreArg,
     /// Do not record in the results store (print only).
@@ -35,7 +35,7 @@ pub struct RecordArgs {
 
 /// Which stored runs: shared by `runs` and the analyses.
 #[derive(Args, Debug, Clone, Default)]
-pub struct RunFilterArgs {
+pub(crate) struct RunFilterArgs {
     /// Only the runs of this campaign (or sweep) id [default: all].
     #[arg(long)]
     pub campaign: Option<i64>,
@@ -63,7 +63,7 @@ impl RunFilterArgs {
 
 /// Output format of the table commands.
 #[derive(Args, Debug, Clone)]
-pub struct TableFormatArg {
+pub(crate) struct TableFormatArg {
     /// Output: text, markdown, csv or json.
     #[arg(long = "format", value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
@@ -77,7 +77,7 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
+pub(crate) fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
     s.split(',')
         .map(|p| {
             let v: f64 = p
@@ -98,7 +98,7 @@ pub fn parse_pct_list(s: &str) -> Result<Vec<f64>, String> {
 pub const MAX_SECONDS: f64 = 10.0 * 365.0 * 86_400.0;
 
 /// Seconds: finite, not negative, at most `MAX_SECONDS`.
-pub fn positive_f64(s: &str) -> Result<f64, String> {
+pub(crate) fn positive_f64(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => Ok(v),
         _ => Err(format!(
@@ -110,10 +110,10 @@ pub fn positive_f64(s: &str) -> Result<f64, String> {
 /// The monitor's shortest poll interval: below it the polls themselves
 /// (SHOW GLOBAL STATUS costs about a millisecond of server time) become
 /// load.
-pub const MIN_MONITOR_INTERVAL: f64 = 0.1;
+pub(crate) const MIN_MONITOR_INTERVAL: f64 = 0.1;
 
 /// `--monitor-interval`: seconds from `MIN_MONITOR_INTERVAL` to an hour.
-pub fn monitor_interval(s: &str) -> Result<f64, String> {
+pub(crate) fn monitor_interval(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (MIN_MONITOR_INTERVAL..=3600.0).contains(&v) => Ok(v),
         _ => Err(format!(
@@ -123,7 +123,7 @@ pub fn monitor_interval(s: &str) -> Result<f64, String> {
 }
 
 /// A timeout: more than zero seconds, at most a day.
-pub fn timeout_secs(s: &str) -> Result<f64, String> {
+pub(crate) fn timeout_secs(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v <= 86_400.0 => Ok(v),
         _ => Err(format!(
@@ -133,7 +133,7 @@ pub fn timeout_secs(s: &str) -> Result<f64, String> {
 }
 
 /// A rate per second: finite, not negative, at most a billion.
-pub fn rate_per_s(s: &str) -> Result<f64, String> {
+pub(crate) fn rate_per_s(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (0.0..=1e9).contains(&v) => Ok(v),
         _ => Err(format!("'{s}' is not a rate per second from 0 to 1e9")),

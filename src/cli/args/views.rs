@@ -5,7 +5,7 @@ use super::*;
 
 /// Which stored runs an analysis reads.
 #[derive(Args, Debug)]
-pub struct AnalysisArgs {
+pub(crate) struct AnalysisArgs {
     #[command(flatten)]
     pub store: StoreArg,
     #[command(flatten)]
@@ -15,7 +15,7 @@ pub struct AnalysisArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// The baseline run id.
     pub run_a: i64,
     /// The run compared with it.
@@ -27,7 +27,7 @@ pub struct CompareArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct RatioArgs {
+pub(crate) struct RatioArgs {
     /// The series compared (a variant or a label).
     pub a: Option<String>,
     /// The series it is divided by.
@@ -44,7 +44,7 @@ pub struct RatioArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct RunsArgs {
+pub(crate) struct RunsArgs {
     #[command(flatten)]
     pub store: StoreArg,
     #[command(flatten)]
@@ -61,7 +61,7 @@ pub struct RunsArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Run id (see `qpslab runs`).
     pub run: i64,
     #[command(flatten)]
@@ -71,7 +71,7 @@ pub struct ShowArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct FlamegraphArgs {
+pub(crate) struct FlamegraphArgs {
     /// Run id (see `qpslab runs`), recorded with --profile cpu or offcpu.
     pub run: i64,
     /// Which stacks: cpu or offcpu.
@@ -90,7 +90,7 @@ pub struct FlamegraphArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct MonitorCmdArgs {
+pub(crate) struct MonitorCmdArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
     /// Seconds to watch; 0 = until Ctrl-C.
@@ -106,7 +106,7 @@ pub struct MonitorCmdArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct IostatArgs {
+pub(crate) struct IostatArgs {
     #[command(flatten)]
     pub conn: ConnArgs,
     /// Seconds between lines.
@@ -118,7 +118,7 @@ pub struct IostatArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// The server (a sandbox by --server, or --socket/--host…) whose
     /// process is profiled; it must run on this host.
     #[command(flatten)]
@@ -158,7 +158,7 @@ pub struct ProfileArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct MetricsArgs {
+pub(crate) struct MetricsArgs {
     /// Run id (see `qpslab runs`).
     pub run: i64,
     /// Source (status, innodb_metrics, cpu, disk, …: `qpslab help
@@ -180,7 +180,7 @@ pub struct MetricsArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct UiArgs {
+pub(crate) struct UiArgs {
     /// Address to listen on; the default keeps the UI on this host.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
@@ -192,7 +192,7 @@ pub struct UiArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Run id; or give --campaign.
     #[arg(required_unless_present = "campaign")]
     pub run: Option<i64>,
@@ -208,7 +208,7 @@ pub struct ReportArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ChartArgs {
+pub(crate) struct ChartArgs {
     /// Run id; or give --campaign for its scalability chart.
     #[arg(required_unless_present = "campaign")]
     pub run: Option<i64>,
