@@ -25,7 +25,11 @@ fn shared_dir() -> PathBuf {
 /// Creates `path` only if it does not exist, writing `text` into it.
 fn create_new(path: &Path, text: &str) -> bool {
     use std::io::Write;
-    match fs::OpenOptions::new().write(true).create_new(true).open(path) {
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
         Ok(mut f) => {
             let _ = f.write_all(text.as_bytes());
             true

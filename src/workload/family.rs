@@ -23,7 +23,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// A future a family returns for its cold-path work (cleanup).
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// What a prepare did.
 #[derive(Debug, Clone, serde::Serialize)]

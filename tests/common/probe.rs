@@ -57,7 +57,7 @@ impl Family for Probe {
         &self,
         _: &ConnOpts,
         _: usize,
-        _: bool,
+        _: &mut dyn FnMut(qpslab::workload::Progress),
         _: fn() -> bool,
     ) -> anyhow::Result<PrepareReport> {
         anyhow::bail!("the probe has no data")
