@@ -4,7 +4,7 @@
 //! districts, its stock, customers, history, and per district its orders
 //! with their new-orders and order lines), which `loaders` connections
 //! take in turn. Rows are generated in the client by the spec's rules
-//! (gen.rs) and streamed with `LOAD DATA LOCAL INFILE`, at most
+//! (random_rules.rs) and streamed with `LOAD DATA LOCAL INFILE`, at most
 //! `BATCH_ROWS` rows per statement, so no transaction is ever large. The
 //! secondary indexes are built after the rows are in.
 //!
@@ -13,7 +13,7 @@
 //! A prepare that was interrupted is resumed by running it again: the
 //! parts not recorded are cleared and loaded again.
 
-use super::gen::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
+use super::random_rules::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
 use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, TABLES};
 use super::TpccOpts;
 use crate::protocol::{Conn, ConnOpts};
@@ -412,11 +412,11 @@ impl Loader<'_> {
             ITEMS,
             |i, b, r| {
                 let _ = write!(b, "{},{},", i + 1, r.uniform(1, 10_000));
-                gen::astring(r, 14, 24, b);
+                random_rules::astring(r, 14, 24, b);
                 b.push(b',');
-                gen::money(r.uniform(100, 10_000), b);
+                random_rules::money(r.uniform(100, 10_000), b);
                 b.push(b',');
-                gen::data_original(r, b);
+                random_rules::data_original(r, b);
             },
             rng,
         )
@@ -433,7 +433,7 @@ impl Loader<'_> {
                 let _ = write!(b, "{w},");
                 address(r, b);
                 b.push(b',');
-                gen::tax(r, b);
+                random_rules::tax(r, b);
                 b.extend_from_slice(b",300000.00");
             },
             rng,
@@ -447,7 +447,7 @@ impl Loader<'_> {
                 let _ = write!(b, "{},{w},", i + 1);
                 address(r, b);
                 b.push(b',');
-                gen::tax(r, b);
+                random_rules::tax(r, b);
                 let _ = write!(b, ",30000.00,{}", ORDERS + 1);
             },
             rng,
@@ -464,11 +464,11 @@ impl Loader<'_> {
             |i, b, r| {
                 let _ = write!(b, "{},{w},{},", i + 1, r.uniform(10, 100));
                 for _ in 0..10 {
-                    gen::astring(r, 24, 24, b);
+                    random_rules::astring(r, 24, 24, b);
                     b.push(b',');
                 }
                 b.extend_from_slice(b"0,0,0,");
-                gen::data_original(r, b);
+                random_rules::data_original(r, b);
             },
             rng,
         )
@@ -486,21 +486,21 @@ impl Loader<'_> {
             |i, b, r| {
                 let (d, c) = (i / CUSTOMERS + 1, i % CUSTOMERS + 1);
                 let _ = write!(b, "{c},{d},{w},");
-                gen::astring(r, 8, 16, b);
+                random_rules::astring(r, 8, 16, b);
                 b.extend_from_slice(b",OE,");
-                gen::load_last_name(r, c, &mut last);
+                random_rules::load_last_name(r, c, &mut last);
                 b.extend_from_slice(&last);
                 b.push(b',');
                 street(r, b);
                 b.push(b',');
-                gen::nstring(r, 16, b);
+                random_rules::nstring(r, 16, b);
                 b.push(b',');
                 b.extend_from_slice(now);
                 b.extend_from_slice(if r.uniform(1, 10) == 1 { b",BC" } else { b",GC" });
                 b.extend_from_slice(b",50000.00,");
                 let _ = write!(b, "0.{:04}", r.uniform(0, 5000));
                 b.extend_from_slice(b",-10.00,10.00,1,0,");
-                gen::astring(r, 300, 500, b);
+                random_rules::astring(r, 300, 500, b);
             },
             rng,
         )
@@ -519,7 +519,7 @@ impl Loader<'_> {
                 let _ = write!(b, "{c},{d},{w},{d},{w},");
                 b.extend_from_slice(now);
                 b.extend_from_slice(b",10.00,");
-                gen::astring(r, 12, 24, b);
+                random_rules::astring(r, 12, 24, b);
             },
             rng,
         )
@@ -529,7 +529,7 @@ impl Loader<'_> {
     /// A district's orders, new orders and order lines.
     async fn orders(&mut self, w: u32, d: u32, rng: &mut Rng) -> Result<()> {
         let now = self.now.as_bytes();
-        let customers = gen::permutation(rng, ORDERS);
+        let customers = random_rules::permutation(rng, ORDERS);
         let counts: Vec<u8> = (0..ORDERS).map(|_| rng.uniform(5, 15) as u8).collect();
         self.table(
             "orders",
@@ -576,10 +576,10 @@ impl Loader<'_> {
                     b.extend_from_slice(b",5,0.00,");
                 } else {
                     b.extend_from_slice(b"\\N,5,");
-                    gen::money(r.uniform(1, 999_999), b);
+                    random_rules::money(r.uniform(1, 999_999), b);
                     b.push(b',');
                 }
-                gen::astring(r, 24, 24, b);
+                random_rules::astring(r, 24, 24, b);
             },
             rng,
         )
@@ -643,7 +643,7 @@ impl Loader<'_> {
 
 /// Name, two streets, city, state and zip of a warehouse or district.
 fn address(r: &mut Rng, b: &mut Vec<u8>) {
-    gen::astring(r, 6, 10, b);
+    random_rules::astring(r, 6, 10, b);
     b.push(b',');
     street(r, b);
 }
@@ -651,12 +651,12 @@ fn address(r: &mut Rng, b: &mut Vec<u8>) {
 /// Two streets, city, state, zip.
 fn street(r: &mut Rng, b: &mut Vec<u8>) {
     for _ in 0..3 {
-        gen::astring(r, 10, 20, b);
+        random_rules::astring(r, 10, 20, b);
         b.push(b',');
     }
     for _ in 0..2 {
         b.push(b'A' + r.uniform(0, 25) as u8);
     }
     b.push(b',');
-    gen::zip(r, b);
+    random_rules::zip(r, b);
 }

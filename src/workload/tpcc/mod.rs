@@ -1,6 +1,6 @@
 //! TPC-C as a workload family: the nine tables in one or more table sets
 //! (schema.rs), the loader (load.rs, with the spec's data rules in
-//! gen.rs), the five transactions as terminals bound to a home warehouse
+//! random_rules.rs), the five transactions as terminals bound to a home warehouse
 //! (txn.rs over the statements of sql.rs), and the consistency conditions
 //! (check.rs). What deviates from the specification, and why, is written
 //! in docs/TPCC.md.
@@ -10,9 +10,9 @@
 //! classes) and retries deadlocks; the lab layer prints and stores.
 
 mod check;
-mod gen;
 mod load;
 mod procedures;
+mod random_rules;
 mod schema;
 mod sql;
 mod txn;
@@ -179,7 +179,7 @@ impl Tpcc {
             .map(|n| {
                 format!(
                     "SELECT SUM(d_next_o_id - 1 - {}) s FROM district{n}",
-                    gen::ORDERS
+                    random_rules::ORDERS
                 )
             })
             .collect();

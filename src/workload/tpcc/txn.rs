@@ -10,7 +10,7 @@
 //! rolled back for a deadlock or lock-wait timeout is started again as
 //! the same type with fresh input (exec counts the error by code).
 
-use super::gen::{self, CUSTOMERS, DISTRICTS, ITEMS};
+use super::random_rules::{self, CUSTOMERS, DISTRICTS, ITEMS};
 use super::sql::{s, stat_of};
 use crate::protocol::{IntWidth, Outcome, Rows, Stmt};
 use crate::workload::family::{Consume, Op, Session, Step};
@@ -228,10 +228,10 @@ impl Terminal {
     fn draw_customer(&mut self) {
         self.by_name = self.rng.uniform(1, 100) <= 60;
         if self.by_name {
-            let n = gen::nurand(&mut self.rng, 255, gen::C_LAST_RUN, 0, 999);
-            gen::last_name(n, &mut self.last);
+            let n = random_rules::nurand(&mut self.rng, 255, random_rules::C_LAST_RUN, 0, 999);
+            random_rules::last_name(n, &mut self.last);
         } else {
-            self.c_id = gen::nurand(&mut self.rng, 1023, gen::C_ID, 1, CUSTOMERS);
+            self.c_id = random_rules::nurand(&mut self.rng, 1023, random_rules::C_ID, 1, CUSTOMERS);
         }
     }
 
@@ -243,12 +243,19 @@ impl Terminal {
         self.rolled_back = false;
         match self.tx {
             Tx::NewOrder => {
-                self.c_id = gen::nurand(&mut self.rng, 1023, gen::C_ID, 1, CUSTOMERS);
+                self.c_id =
+                    random_rules::nurand(&mut self.rng, 1023, random_rules::C_ID, 1, CUSTOMERS);
                 self.ol_cnt = self.rng.uniform(5, 15) as usize;
                 let rollback = self.rng.uniform(1, 100) == 1;
                 self.all_local = true;
                 for i in 0..self.ol_cnt {
-                    let item = gen::nurand(&mut self.rng, 8191, gen::C_OL_I_ID, 1, ITEMS);
+                    let item = random_rules::nurand(
+                        &mut self.rng,
+                        8191,
+                        random_rules::C_OL_I_ID,
+                        1,
+                        ITEMS,
+                    );
                     let supply_w = if self.home.warehouses > 1 && self.rng.uniform(1, 100) == 1 {
                         self.all_local = false;
                         self.other_warehouse()
@@ -286,7 +293,7 @@ impl Terminal {
                 };
                 self.draw_customer();
                 self.amount.clear();
-                gen::money(self.rng.uniform(100, 500_000), &mut self.amount);
+                random_rules::money(self.rng.uniform(100, 500_000), &mut self.amount);
             }
             Tx::OrderStatus => {
                 (self.c_w, self.c_d) = (w, self.d);
@@ -398,7 +405,7 @@ impl Terminal {
                 let l = self.lines[self.line];
                 let cents = self.price_cents * i64::from(l.qty);
                 self.amount.clear();
-                gen::money(cents as u32, &mut self.amount);
+                random_rules::money(cents as u32, &mut self.amount);
                 let mut b = stmts[self.base + s::NO_OL_INS].binder();
                 for x in [
                     self.o_id,
