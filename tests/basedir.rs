@@ -7,7 +7,7 @@
 //! users. Each test has its own state directory, removed at its end.
 
 mod common;
-use common::text;
+use common::{outcome, text};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -120,7 +120,7 @@ fn sandbox_from_a_mariadb_11_4_tarball() {
         "--set",
         "innodb_buffer_pool_size=128M",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = q(&[
         "prepare",
         "oltp_point_select",
@@ -129,7 +129,7 @@ fn sandbox_from_a_mariadb_11_4_tarball() {
         "--table-size",
         "1000",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = q(&[
         "run",
         "oltp_read_write",
@@ -142,7 +142,7 @@ fn sandbox_from_a_mariadb_11_4_tarball() {
         "--format",
         "json",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(
         j["server_version"].as_str().unwrap().starts_with("11.4."),
@@ -179,7 +179,7 @@ fn a_stale_pid_file_does_not_hide_a_running_sandbox() {
         "--set",
         "innodb_buffer_pool_size=128M",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let dir = home.join("sandboxes/sp");
     let pid_file = dir.join("mysqld.pid");
     let real: u32 = std::fs::read_to_string(&pid_file)
@@ -241,7 +241,7 @@ fn a_stale_pid_file_does_not_hide_a_running_sandbox() {
         "the process named by the stale pid file was signalled"
     );
     let o = q(&["server", "destroy", "--name", "sp"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     assert!(!dir.exists());
 }
 
@@ -253,7 +253,7 @@ fn a_default_sandbox_accepts_a_sweep_of_connections() {
     let _c = Cleanup(home.clone(), "sw");
     let q = |args: &[&str]| qpslab(&home, args);
     let o = q(&["server", "start", "--name", "sw"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let cnf = std::fs::read_to_string(home.join("sandboxes/sw/my.cnf")).unwrap();
     assert!(
         cnf.contains("max_connections = 2000") && cnf.contains("max_prepared_stmt_count = 148000"),
@@ -268,7 +268,7 @@ fn a_default_sandbox_accepts_a_sweep_of_connections() {
         .arg("SELECT @@max_connections, @@max_prepared_stmt_count, @@open_files_limit")
         .output()
         .expect("mariadb client (apt-get install mariadb-client)");
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let v: Vec<u64> = String::from_utf8_lossy(&o.stdout)
         .split_whitespace()
         .map(|n| n.parse().unwrap())
@@ -285,7 +285,7 @@ fn a_default_sandbox_accepts_a_sweep_of_connections() {
         "--table-size",
         "100",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = q(&[
         "run",
         "oltp_point_select",
@@ -301,7 +301,7 @@ fn a_default_sandbox_accepts_a_sweep_of_connections() {
         "--format",
         "json",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         !err.contains("1040") && !err.contains("Too many connections"),

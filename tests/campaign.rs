@@ -4,7 +4,7 @@
 //! same campaign, and ends with the ratio matrix.
 
 mod common;
-use common::{json, lab, text};
+use common::{json, lab, outcome, text};
 use std::io::BufReader;
 use std::process::Stdio;
 
@@ -74,7 +74,7 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     assert_eq!(ok_runs(&store).len(), 2);
     // the sandbox it started is stopped at the end
     assert!(text(&o).contains("Stopped sandbox 'camp1'"), "{}", text(&o));
@@ -175,7 +175,7 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     let html = l.home.join("c-resume.html").display().to_string();
     let id = runs[0]["campaign_id"].to_string();
     let o = l.qpslab(&["report", "--campaign", &id, "--store", &store, "-o", &html]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     let variants = page
         .split("<h2>Variants</h2>")
@@ -227,7 +227,7 @@ fn a_killed_campaign_finishes_on_the_rerun_with_no_duplicate_or_missing_point() 
     let before = ok_runs(&store).len();
     assert!((1..4).contains(&before), "{before}");
     let o = l.qpslab(&["campaign", "run", &file, "--store", &store]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let runs = ok_runs(&store);
     assert_eq!(runs.len(), 4, "duplicates or missing points");
     destroy("camp2");

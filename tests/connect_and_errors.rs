@@ -3,7 +3,7 @@
 //! killed connections, fatal errors keep the summary, Ctrl-C stops cleanly.
 
 mod common;
-use common::{json, lab, text};
+use common::{json, lab, outcome, text};
 use std::io::BufReader;
 use std::process::Stdio;
 
@@ -91,7 +91,7 @@ fn native_password_over_tcp_and_socket() {
         ])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let dsn = format!("--dsn=mysql://nat:s3cret-pw@127.0.0.1:{}/{db}", l.port());
     let o = l.qpslab(&[
         "run",
@@ -104,7 +104,7 @@ fn native_password_over_tcp_and_socket() {
         "json",
         &dsn,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     assert!(!String::from_utf8_lossy(&o.stdout).contains("s3cret-pw"));
 }
 
@@ -121,7 +121,7 @@ fn ed25519_auth() {
     }
     l.sql("mysql", "CREATE OR REPLACE USER 'ed'@'%' IDENTIFIED VIA ed25519 USING PASSWORD('ed-pass-1'); GRANT ALL ON *.* TO 'ed'@'%';");
     let o = run_as(&db, "ed", Some("ed-pass-1"), true);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = run_as(&db, "ed", Some("wrong"), true);
     let e = one_line_error(&o);
     assert!(e.contains("access denied"), "{e}");
@@ -148,7 +148,7 @@ fn unix_socket_auth() {
         l.sql("mysql", &format!("CREATE OR REPLACE USER '{os_user}'@'localhost' IDENTIFIED VIA unix_socket; GRANT ALL ON *.* TO '{os_user}'@'localhost';"));
     }
     let o = run_as(&db, &os_user, None, false);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
 }
 
 #[test]
@@ -404,7 +404,7 @@ fn ignored_errors_are_retried_and_counted_by_code() {
         "--format",
         "json",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = json(&o);
     assert_eq!(j["status"]["status"], "ok");
     assert_eq!(j["totals"]["transactions"], 100);

@@ -8,7 +8,7 @@
 //! installs; without it these tests fail with the reason.
 
 mod common;
-use common::{json, text, Lab};
+use common::{json, outcome, text, Lab};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -45,7 +45,7 @@ fn mysql_5_5_runs_every_builtin_workload() {
     const DATA: [&str; 6] = ["--db", "wl", "--tables", "2", "--table-size", "2000"];
     let with_data = |head: &[&str], tail: &[&str]| on_mysql(&[head, &DATA[..], tail].concat());
     let o = with_data(&["prepare", "oltp_read_write"], &[]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let st = store("wl");
     for w in &names {
         let tail = [
@@ -76,18 +76,18 @@ fn mysql_5_5_runs_every_builtin_workload() {
         &["run", "oltp_read_write"],
         &["--events", "100", "--db-ps-mode", "disable", "--store", &st],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     // Results name the flavour and version.
     let o = lab().qpslab(&["runs", "--store", &st]);
     assert!(text(&o).contains("MySQL 5.5.9"), "{}", text(&o));
     let o = with_data(&["cleanup", "oltp_read_write"], &[]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
 }
 
 #[test]
 fn mysql_5_5_runs_tpcc_and_sysbench_scripts() {
     let o = on_mysql(&["prepare", "tpcc", "--warehouses", "1", "--db", "tp"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     for extra in [&[][..], &["--procedures"][..]] {
         let mut a = vec![
             "run",
@@ -151,7 +151,7 @@ fn mysql_5_5_collectors_yield_numbers() {
         "--table-size",
         "2000",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let st = store("mon");
     let o = on_mysql(&[
         "run",
@@ -169,7 +169,7 @@ fn mysql_5_5_collectors_yield_numbers() {
         "--store",
         &st,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = json(&o);
     let m = &j["monitor"];
     for src in [
@@ -315,7 +315,7 @@ fn server_get_from_files_mirrors_and_checksums() {
         "--checksum",
         &format!("sha256:{sum}"),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let printed = String::from_utf8_lossy(&o.stdout).trim().to_string();
     assert!(printed.ends_with("servers/mysql-5.5.9"), "{printed}");
     assert!(PathBuf::from(&printed).join("bin/mysqld").is_file());
@@ -370,7 +370,7 @@ fn server_get_from_files_mirrors_and_checksums() {
         "--checksum",
         &format!("sha256:{sum}"),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let meta =
         std::fs::read_to_string(other.home.join("servers/mysql-5.5.9/qpslab-build.json")).unwrap();
     assert!(meta.contains(&url), "{meta}");
@@ -388,7 +388,7 @@ fn server_get_from_files_mirrors_and_checksums() {
 fn a_campaign_compares_mysql_and_mariadb_versions_best_to_best() {
     let l = lab();
     let o = l.qpslab(&["server", "get", "mariadb-11.4.5"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let file = l.home.join("engines.toml");
     std::fs::write(
         &file,
@@ -421,7 +421,7 @@ name = "oltp_point_select"
     let st = store("engines");
     let f = file.display().to_string();
     let o = l.qpslab(&["campaign", "run", &f, "--store", &st]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = l.qpslab(&["best", "--store", &st]);
     let b = text(&o);
     assert!(
@@ -513,7 +513,7 @@ fn mysql_5_5_logs_in_with_native_and_old_passwords_over_tcp() {
         "--table-size",
         "100",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let over_tcp = |user: &str, pw: &str| {
         l.qpslab(&[
             "run",

@@ -10,7 +10,7 @@
 //! strings are there as text.
 
 mod common;
-use common::{lab, text, Lab};
+use common::{lab, outcome, Lab};
 use qpslab::store::{NewRun, RunFilter, Store};
 use qpslab::ui::{self, Mode};
 use scraper::{ElementRef, Html};
@@ -205,7 +205,7 @@ fn record_runs(l: &Lab, store_path: &std::path::Path) {
             &store,
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = l.on_db(
         &db,
         &[
@@ -221,7 +221,7 @@ fn record_runs(l: &Lab, store_path: &std::path::Path) {
             &store,
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     // A campaign by DSN whose names and variant settings carry the strings.
     l.sql("mysql", "CREATE OR REPLACE USER 'htmlinj'@'%' IDENTIFIED BY 'htmlinj-pw'; GRANT ALL ON *.* TO 'htmlinj'@'%';");
     let toml_str = |s: &str| serde_json::to_string(s).unwrap();
@@ -246,7 +246,7 @@ fn record_runs(l: &Lab, store_path: &std::path::Path) {
     .unwrap();
     let o = l.qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", &store]);
     l.sql("mysql", "SET GLOBAL init_slave = ''");
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
 }
 
 /// The runs the pages are rendered for.

@@ -9,7 +9,7 @@
 //! mvn); without it these tests fail with the reason.
 
 mod common;
-use common::{json, text, Lab};
+use common::{json, outcome, text, Lab};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -124,7 +124,7 @@ fn mariadb_10_1_sandbox_runs_every_builtin_workload() {
     const DATA: [&str; 6] = ["--db", "wl", "--tables", "2", "--table-size", "2000"];
     let with_data = |head: &[&str], tail: &[&str]| on_101(&[head, &DATA[..], tail].concat());
     let o = with_data(&["prepare", "oltp_read_write"], &[]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let st = store("wl");
     for w in &names {
         let tail = [
@@ -162,7 +162,7 @@ fn mariadb_10_1_sandbox_runs_every_builtin_workload() {
 #[test]
 fn mariadb_10_1_sandbox_runs_tpcc() {
     let o = on_101(&["prepare", "tpcc", "--warehouses", "1", "--db", "tp"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     for extra in [&[][..], &["--procedures"][..]] {
         let mut a = vec![
             "run",
@@ -203,7 +203,7 @@ fn mariadb_10_1_collectors_are_probed() {
         "--table-size",
         "2000",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let st = store("mon");
     let o = on_101(&[
         "run",
@@ -221,7 +221,7 @@ fn mariadb_10_1_collectors_are_probed() {
         "--store",
         &st,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = json(&o);
     assert_eq!(j["status"]["status"], "ok", "{j}");
     let m = &j["monitor"];
@@ -262,5 +262,5 @@ fn mariadb_10_1_collectors_are_probed() {
     assert!(has("ps_waits", "wait/%.count"), "ps_waits keys");
     // `monitor` on its own.
     let o = lab().qpslab(&["monitor", "--server", NAME, "--time", "3"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
 }

@@ -7,7 +7,7 @@
 //! gives up within its time plus the connect timeout.
 
 mod common;
-use common::{json, lab, read_until, text};
+use common::{json, lab, outcome, read_until, text};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
@@ -25,7 +25,7 @@ fn store_path(name: &str) -> String {
 /// `metrics RUN` as (source, snapshots).
 fn sources(store: &str, run: i64) -> Vec<(String, i64)> {
     let o = lab().qpslab(&["metrics", &run.to_string(), "--store", store]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     String::from_utf8_lossy(&o.stdout)
         .lines()
         .skip(1)
@@ -50,7 +50,7 @@ fn series(store: &str, run: i64, source: &str, name: &str) -> Vec<(f64, f64)> {
         "--format",
         "json",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let v = json(&o);
     let col = v["names"]
         .as_array()
@@ -111,7 +111,7 @@ fn every_collector_yields_numbers_with_performance_schema_off() {
         "--format",
         "json",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let doc = json(&o);
     let run = doc["run_id"].as_i64().unwrap();
     let m = &doc["monitor"];
@@ -206,7 +206,7 @@ fn server_cpu_per_query_agrees_with_proc() {
         "json",
     ]);
     let after = proc_cpu_s(pid);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let doc = json(&o);
     let queries = doc["totals"]["queries"].as_f64().unwrap();
     let outside = (after - before) * 1e6 / queries;
@@ -362,7 +362,7 @@ fn performance_schema_sources_when_it_is_on() {
         "--set",
         "performance_schema=ON",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let store = store_path("mon_ps");
     let o = l.qpslab(&[
         "monitor", "--server", "pson", "--time", "3", "--quiet", "--store", &store,
@@ -399,7 +399,7 @@ fn performance_schema_sources_when_it_is_on() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     let split = page
         .split("aria-label=\"CPU split\"")
@@ -431,7 +431,7 @@ fn monitor_survives_the_server_going_away() {
     let _use = common::sharing();
     let l = lab();
     let o = l.qpslab(&["server", "start", "--name", "away"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let store = store_path("mon_away");
     let mut child = Command::new("sh")
         .arg("-c")

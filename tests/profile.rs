@@ -8,7 +8,7 @@
 //! a missing perf and a performance_schema that is off are one-line notes.
 
 mod common;
-use common::{lab, text};
+use common::{lab, outcome, text};
 use std::process::{Child, Stdio};
 
 /// Prepares `workload` (1 table of 2,000 rows, plus `extra`) in a fresh
@@ -23,7 +23,7 @@ fn background_load(db: &str, workload: &str, threads: &str, extra: &[&str]) -> C
     prep.extend(size);
     prep.extend(extra);
     let o = l.on_db(&db, &prep);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let mut run = vec!["run", workload, "--threads", threads, "--time", "8"];
     run.extend(size);
     run.extend(extra);
@@ -115,7 +115,7 @@ fn profiled_sweep(engine: &str) -> String {
     let mut prep = vec!["prepare", "oltp_update_non_index"];
     prep.extend(common);
     let o = l.on_db(&db, &prep);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let store = l.home.join(format!("prof-sweep-{engine}.db"));
     let mut sweep = vec![
         "sweep",
@@ -168,7 +168,7 @@ fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
         "--store",
         store.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     let limiters = page
         .split("<h2>Scaling limiters</h2>")
@@ -293,7 +293,7 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
     }
     let _ = strace.wait();
     let _ = drain.join();
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = common::json(&o);
     let k = &j["profile"]["kinds"][0];
     assert_eq!(k["kind"], "syscalls", "{j}");
@@ -353,7 +353,7 @@ fn a_shared_io_uring_ring_waits_in_the_call_that_submits() {
         "20000",
     ];
     let o = syscalls_profiled(l, &db, &size, &load);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = common::json(&o);
     assert_eq!(j["client"]["io_uring_connections"], 8, "{}", j["client"]);
     let k = &j["profile"]["kinds"][0];
@@ -383,7 +383,7 @@ fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
         "--set",
         "performance_schema=ON",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let on = |args: &[&str]| {
         let mut a = args.to_vec();
         a.extend(["--server", "pswait"]);
@@ -488,7 +488,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
             "2000",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let store = l.home.join("prof-run.db");
     let o = l.on_db(
         &db,
@@ -515,7 +515,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
             "json",
         ],
     );
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let j = common::json(&o);
     let p = &j["profile"]["kinds"][0];
     assert_eq!(p["kind"], "cpu", "{j}");
@@ -556,7 +556,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
         "--store",
         store.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&svg).unwrap();
     assert!(
         page.contains("<svg") && page.contains("dispatch_command"),
@@ -573,7 +573,7 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
         "--store",
         store.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<h2>Profile</h2>") && page.contains("data:image/svg+xml;base64,"));
     // an unknown kind is refused in one line, before anything runs

@@ -3,7 +3,7 @@
 //! samples and reads back as failed.
 
 mod common;
-use common::{json, lab, text};
+use common::{json, lab, outcome, text};
 use std::io::BufReader;
 use std::process::Stdio;
 
@@ -36,7 +36,7 @@ fn a_run_round_trips_through_the_store() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let run = json(&o);
     let id = run["run_id"].as_i64().expect("run_id");
 
@@ -178,7 +178,7 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
         "--label",
         "sw",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     // a sweep warms each point up by default, and says so
     assert!(out.contains("1 s each after a 1 s warm-up"), "{out}");
@@ -283,7 +283,7 @@ fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
     // a second campaign, and one report of both: a series in both is
     // named with its campaign, never pooled
     let o = sweep("oltp_point_select");
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let other = text(&o)
         .split("; campaign ")
         .nth(1)
@@ -301,7 +301,7 @@ fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
         "-o",
         &html,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains(&format!("Campaigns {campaign}, {other}"))
@@ -343,7 +343,7 @@ fn three_runs_copy(dir_name: &str) -> std::path::PathBuf {
             "--store",
             store.to_str().unwrap(),
         ]);
-        assert!(o.status.success(), "{}", text(&o));
+        assert!(o.status.success(), "{}", outcome(&o));
         store
     });
     let dir = lab().home.join(dir_name);
@@ -424,7 +424,7 @@ fn a_damaged_store_is_refused_by_writers_in_one_line() {
         s,
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success(), "{}", text(&o));
+    assert!(!o.status.success(), "{}", outcome(&o));
     let line = err
         .lines()
         .find(|l| l.contains("is damaged"))
@@ -463,7 +463,7 @@ fn a_wal_that_cannot_be_read_is_noted_not_dropped_silently() {
             c.env("QPSLAB_STORE_READ_ONLY_MEDIA", "1");
         }
         let o = c.output().unwrap();
-        assert!(o.status.success(), "{}", text(&o));
+        assert!(o.status.success(), "{}", outcome(&o));
         (
             json(&o).as_array().unwrap().len(),
             String::from_utf8_lossy(&o.stderr).into_owned(),

@@ -6,7 +6,7 @@
 //! line; sweeps and campaigns store TPC-C runs with their figures.
 
 mod common;
-use common::{json, lab, text};
+use common::{json, lab, outcome, text};
 
 fn ok(args: &[&str], db: &str) -> std::process::Output {
     let o = lab().on_db(db, args);
@@ -371,7 +371,7 @@ fn sweeps_and_campaigns_store_tpcc_runs() {
         "-o",
         svg.to_str().unwrap(),
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("NOPM against users"), "{svg}");
     let o = l.qpslab(&["runs", "--store", &store, "--format", "json"]);
@@ -414,7 +414,7 @@ options = { warehouses = 1 }
         &cstore,
     ]);
     let _ = l.qpslab(&["server", "destroy", "--name", "camptpcc"]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = l.qpslab(&[
         "runs", "--store", &cstore, "--status", "ok", "--format", "json",
     ]);

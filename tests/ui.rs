@@ -8,7 +8,7 @@
 //! target/ui-artifacts/.
 
 mod common;
-use common::{lab, text};
+use common::{lab, outcome};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -39,7 +39,7 @@ fn ui_and_report_in_headless_chromium() {
         "--table-size",
         "2000",
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let store = l.home.join("ui.db").display().to_string();
     let o = l.on_sandbox(&[
         "sweep",
@@ -55,7 +55,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     // A campaign of 5 variants x 2 workloads on the sandbox by DSN (the
     // variants are SET GLOBALs: no restarts), for the legends.
     l.fresh_db("uicamp");
@@ -76,7 +76,7 @@ fn ui_and_report_in_headless_chromium() {
     )
     .unwrap();
     let o = l.qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", &store]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let campaign = String::from_utf8_lossy(&o.stdout)
         .split("(id ")
         .nth(1)
@@ -93,7 +93,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let report = l.home.join("report.html");
     let o = l.qpslab(&[
         "report",
@@ -103,7 +103,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let o = l.qpslab(&[
         "report",
         "--campaign",
@@ -113,7 +113,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let svg = l.home.join("scal.svg");
     let o = l.qpslab(&[
         "chart",
@@ -124,7 +124,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<polyline"));
     let png = l.home.join("qps.png");
     let o = l.qpslab(&[
@@ -137,7 +137,7 @@ fn ui_and_report_in_headless_chromium() {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let bytes = std::fs::read(&png).unwrap();
     assert!(
         bytes.starts_with(b"\x89PNG") && bytes.len() > 5000,
@@ -208,7 +208,7 @@ fn ui_and_report_in_headless_chromium() {
     let _ = live.wait();
     unsafe { libc::kill(ui.id() as i32, libc::SIGINT) };
     let _ = ui.wait();
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
 }
 
 /// `qpslab ui` over a store of one short run, on a free port; the child
@@ -229,7 +229,7 @@ fn ui_over_one_run(name: &str) -> (std::process::Child, u16) {
         "--store",
         &store,
     ]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.status.success(), "{}", outcome(&o));
     let port = free_port();
     let mut ui = l
         .command()

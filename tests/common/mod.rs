@@ -182,6 +182,12 @@ pub fn tls_dir() -> PathBuf {
     lab().home.join("tls")
 }
 
+/// A finished command as a failed assertion shows it: how it ended (an
+/// exit code, or the signal that killed it), then what it printed.
+pub fn outcome(o: &Output) -> String {
+    format!("{} and printed:\n{}", o.status, text(o))
+}
+
 pub fn text(o: &Output) -> String {
     format!(
         "{}{}",
