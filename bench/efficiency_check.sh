@@ -16,7 +16,7 @@ printf "%5s %14s %14s %8s\n" round monitor_us_q proc_us_q ratio
 OUT=$(mktemp)
 for r in $(seq 1 "$ROUNDS"); do
   c0=$(proc_cpu "$PID")
-  "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
+  "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
     --no-store --format json >"$OUT"
   c1=$(proc_cpu "$PID")
   python3 - "$OUT" "$c0" "$c1" "$r" <<'PY'

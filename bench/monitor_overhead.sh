@@ -11,7 +11,7 @@ THREADS=${THREADS:-32}; TIME=${TIME:-10}; ROUNDS=${ROUNDS:-6}
 WORKLOAD=${WORKLOAD:-oltp_point_select}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}
 . bench/lib.sh
 LAST=$(mktemp)
-run() { "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
+run() { "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
           --no-store --format json "$@"; }
 qps() { python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["qps"])'; }
 on() { run | tee "$LAST" | qps; }
@@ -40,7 +40,7 @@ PY
 PID=$(cat "$QPSLAB_HOME/sandboxes/bench/mysqld.pid")
 IDLE=${IDLE:-20}
 c0=$(proc_cpu "$PID"); sleep "$IDLE"; c1=$(proc_cpu "$PID")
-"$Q" monitor --server bench --time "$IDLE" --quiet --no-store 2>/dev/null & MON=$!
+"$Q" monitor --server bench --create --time "$IDLE" --quiet --no-store 2>/dev/null & MON=$!
 sleep 1; m0=$(proc_cpu "$MON"); c2=$(proc_cpu "$PID"); sleep $((IDLE - 2)); c3=$(proc_cpu "$PID"); m1=$(proc_cpu "$MON"); wait $MON
 python3 - "$c0" "$c1" "$c2" "$c3" "$m0" "$m1" "$IDLE" "$(nproc)" <<'PY'
 import sys

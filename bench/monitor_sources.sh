@@ -36,7 +36,7 @@ sleep 1
 # one monitor run: prints "server_cpu_s monitor_cpu_s"
 mon() { local t; t=$(mktemp)
   local c0; c0=$(proc_cpu "$PID")
-  /usr/bin/time -f "%U %S" -o "$t" "$Q" monitor --server bench --time "$SECS" --quiet --no-store --monitor-budget 100 "$@" >/dev/null 2>&1 || true
+  /usr/bin/time -f "%U %S" -o "$t" "$Q" monitor --server bench --create --time "$SECS" --quiet --no-store --monitor-budget 100 "$@" >/dev/null 2>&1 || true
   local c1; c1=$(proc_cpu "$PID")
   awk -v a="$c0" -v b="$c1" '{printf "%.4f %.4f\n", b - a, $1 + $2}' "$t"; rm -f "$t"; }
 read -r base_srv base_mon < <(mon --monitor-off "${ALL// /,}")

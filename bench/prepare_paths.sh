@@ -69,10 +69,10 @@ rm -rf "$T"
 fi
 echo; echo "== 3. the tools: $TABLES x $ROWS rows (secondary index included)"
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
-clean() { "$Q" cleanup "$WORKLOAD" --server bench --tables "$TABLES" >/dev/null; }
+clean() { "$Q" cleanup "$WORKLOAD" --server bench --create --tables "$TABLES" >/dev/null; }
 for th in 2 "$TABLES"; do clean; rate "sysbench prepare --threads=$th" "$(secs "${SB[@]}" --threads="$th" oltp_read_write prepare)" "$((TABLES * ROWS))"; done
 for l in 2 default; do
   clean
   if [ "$l" = default ]; then a=(); else a=(--threads "$l"); fi
-  rate "qpslab prepare --threads $l" "$(secs "$Q" prepare "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" "${a[@]}")" "$((TABLES * ROWS))"
+  rate "qpslab prepare --threads $l" "$(secs "$Q" prepare "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" "${a[@]}")" "$((TABLES * ROWS))"
 done

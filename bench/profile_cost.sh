@@ -22,7 +22,7 @@ OUT=bench/results/profile-cost-$(date +%Y%m%d-%H%M%S).txt
 exec > >(tee "$OUT") 2>&1
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
 echo "# $($Q --version); $WORKLOAD, $THREADS threads, $TIME s, profile $KIND at $HZ Hz, $ROUNDS rounds"
-qps() { "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" \
+qps() { "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" \
           --time "$TIME" --report-interval 0 --no-store "$@" | awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}'; }
 off=(); on=()
 for r in $(seq 1 "$ROUNDS"); do

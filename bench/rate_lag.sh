@@ -15,7 +15,7 @@ echo "# $(uptime)"
 echo "# $($Q --version), --rate $RATE --threads $THREADS --time $TIME, $WORKLOAD $TABLES x $ROWS"
 printf "%5s %12s %12s %8s %12s %6s\n" round event_p95 stmt_p95 ratio lag_p99 late
 for r in $(seq 1 "$ROUNDS"); do
-  "$Q" run "$WORKLOAD" --server bench --tables $TABLES --table-size $ROWS --threads "$THREADS" \
+  "$Q" run "$WORKLOAD" --server bench --create --tables $TABLES --table-size $ROWS --threads "$THREADS" \
     --rate "$RATE" --time "$TIME" --no-store --format json 2>/dev/null | python3 -c '
 import json, sys
 j = json.load(sys.stdin); t = j["totals"]

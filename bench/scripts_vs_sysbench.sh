@@ -38,7 +38,7 @@ printf "%-18s %6s %5s | %9s %8s | %9s %8s %7s | %9s %8s\n" workload threads roun
 for w in $WORKLOADS; do
   for th in $THREADS; do
     for r in $(seq 1 "$ROUNDS"); do
-      common=(--server bench --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 --no-store)
+      common=(--server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 --no-store)
       declare -A res=()
       order=(sb lua nat)
       for k in $(seq 1 $(( (r - 1) % 3 ))); do order=("${order[@]:1}" "${order[0]}"); done

@@ -39,11 +39,11 @@ cleanup() {
 trap cleanup EXIT
 
 "$Q" server start --name soak >/dev/null
-"$Q" cleanup oltp_point_select --server soak --tables "$TABLES" >/dev/null 2>&1 || true
-"$Q" prepare oltp_point_select --server soak --tables "$TABLES" --table-size "$ROWS" >/dev/null
+"$Q" cleanup oltp_point_select --server soak --create --tables "$TABLES" >/dev/null 2>&1 || true
+"$Q" prepare oltp_point_select --server soak --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
 echo "# soak: $THREADS users, $MINUTES min, monitor 1 s, profile every ${PROFILE_EVERY}s, $RESTARTS restarts; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-"$Q" run oltp_point_select --server soak --tables "$TABLES" --table-size "$ROWS" \
+"$Q" run oltp_point_select --server soak --create --tables "$TABLES" --table-size "$ROWS" \
   --threads "$THREADS" --time "$SECS" --store "$STORE" --report-interval 10 \
   --max-unreachable 60 >"$OUT/run.log" 2>&1 &
 RUN=$!; pids+=("$RUN")
@@ -68,7 +68,7 @@ while kill -0 "$RUN" 2>/dev/null; do
   st=$(du -k -c "$STORE"* 2>/dev/null | tail -1 | cut -f1)
   [ -n "$rss" ] && echo "$t,$rss,$fds,$thr,$st" >>"$OUT/samples.csv"
   if [ "$t" -ge "$next_profile" ] && [ "$t" -lt $((SECS - 60)) ]; then
-    "$Q" profile --server soak --kind syscalls --time 10 >"$OUT/profile-$t.log" 2>&1 || echo "profile at ${t}s failed (see $OUT/profile-$t.log)"
+    "$Q" profile --server soak --create --kind syscalls --time 10 >"$OUT/profile-$t.log" 2>&1 || echo "profile at ${t}s failed (see $OUT/profile-$t.log)"
     next_profile=$((next_profile + PROFILE_EVERY))
   fi
   if [ "$restarts_done" -lt "$RESTARTS" ] && [ "$t" -ge $(( (restarts_done + 1) * SECS / (RESTARTS + 1) )) ]; then

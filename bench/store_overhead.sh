@@ -10,7 +10,7 @@ THREADS=${THREADS:-64}; TIME=${TIME:-10}; ROUNDS=${ROUNDS:-5}; INTERVAL=${INTERV
 WORKLOAD=${WORKLOAD:-oltp_point_select}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}
 . bench/lib.sh
 STORE=$(mktemp -d)/results.db
-qps() { "$Q" run "$WORKLOAD" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
+qps() { "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$TIME" \
           --report-interval "$INTERVAL" --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["qps"])'; }
 echo "# $WORKLOAD, $THREADS threads, $TIME s, samples every $INTERVAL s, $ROUNDS rounds; store $STORE"
 printf "%5s %12s %12s %8s\n" round with_store no_store ratio

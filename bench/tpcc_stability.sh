@@ -16,8 +16,8 @@ export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
 [ -x "$Q" ] || cargo build --release
 "$Q" server start --name bench --profile bench >/dev/null
-if ! "$Q" run tpcc --server bench --db tpcc_stab --warehouses "$WAREHOUSES" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
-  "$Q" prepare tpcc --server bench --db tpcc_stab --warehouses "$WAREHOUSES" >/dev/null
+if ! "$Q" run tpcc --server bench --create --db tpcc_stab --warehouses "$WAREHOUSES" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
+  "$Q" prepare tpcc --server bench --create --db tpcc_stab --warehouses "$WAREHOUSES" >/dev/null
 fi
 mkdir -p bench/results
 OUT=bench/results/tpcc-stability-$(date +%Y%m%d-%H%M%S).txt
@@ -26,7 +26,7 @@ echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) befor
 echo "# $($Q --version); $WAREHOUSES warehouses, $THREADS threads, $REPEATS x ${TIME} s after ${WARMUP} s warm-up"
 v=()
 for r in $(seq 1 "$REPEATS"); do
-  n=$("$Q" run tpcc --server bench --db tpcc_stab --warehouses "$WAREHOUSES" --threads "$THREADS" \
+  n=$("$Q" run tpcc --server bench --create --db tpcc_stab --warehouses "$WAREHOUSES" --threads "$THREADS" \
         --time "$TIME" --warmup-time "$WARMUP" --report-interval 0 --no-store --format json |
       python3 -c 'import json,sys; d=json.load(sys.stdin); print(round(d["tpcc"]["nopm"],1))')
   echo "run $r: NOPM $n   (load average $(cut -d' ' -f1 /proc/loadavg))"

@@ -110,8 +110,8 @@ for r in $(seq 1 "$ROUNDS"); do
   for tool in "${order[@]}"; do
     case $tool in
       sb) fresh sbt; s[sb]=$(cd "$DRV" && timed sysbench tpcc_load.lua --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbt --scale="$WAREHOUSES" --threads="$THREADS" prepare); n[sb]=$(rows sbt) ;;
-      q) fresh qt; s[q]=$(timed "$Q" prepare tpcc --server bench --db qt --warehouses "$WAREHOUSES" --threads "$THREADS"); n[q]=$(rows qt) ;;
-      qd) fresh qd; s[qd]=$(timed "$Q" prepare tpcc --server bench --db qd --warehouses "$WAREHOUSES"); n[qd]=$(rows qd) ;;
+      q) fresh qt; s[q]=$(timed "$Q" prepare tpcc --server bench --create --db qt --warehouses "$WAREHOUSES" --threads "$THREADS"); n[q]=$(rows qt) ;;
+      qd) fresh qd; s[qd]=$(timed "$Q" prepare tpcc --server bench --create --db qd --warehouses "$WAREHOUSES"); n[qd]=$(rows qd) ;;
     esac
   done
   s[fl]=$(floor); n[fl]=${n[q]}
@@ -150,7 +150,7 @@ for r in $(seq 1 "$ROUNDS"); do
   for tool in "${order[@]}"; do
     case $tool in
       sb) x[sb]=$(cd "$SYSBENCH_TPCC_DIR" && cpu_per_tx sysbench tpcc.lua --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbt --scale="$WAREHOUSES" --threads="$th" --time="$TIME" --report-interval=0 run) ;;
-      q) x[q]=$(cpu_per_tx "$Q" run tpcc --server bench --db qt --warehouses "$WAREHOUSES" --threads "$th" --time "$TIME" --report-interval 0 --no-store) ;;
+      q) x[q]=$(cpu_per_tx "$Q" run tpcc --server bench --create --db qt --warehouses "$WAREHOUSES" --threads "$th" --time "$TIME" --report-interval 0 --no-store) ;;
     esac
   done
   printf "%5s | %9s %9s %8s | %9s %9s %8s\n" "$r" ${x[sb]} ${x[q]}

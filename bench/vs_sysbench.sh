@@ -42,14 +42,14 @@ QP=("$Q")
 
 if [ "$SKIP_PREPARE" != 1 ]; then
 echo; echo "== prepare $TABLES x $ROWS"
-"$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
+"$Q" cleanup oltp_read_write --server bench --create --tables "$TABLES" >/dev/null
 t0=$(date +%s.%N); "${SB[@]}" oltp_read_write prepare >/dev/null; t1=$(date +%s.%N)
 SB1_PREP=$(echo "$t1 - $t0" | bc)
-"$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
+"$Q" cleanup oltp_read_write --server bench --create --tables "$TABLES" >/dev/null
 t0=$(date +%s.%N); "${SB[@]}" --threads="$TABLES" oltp_read_write prepare >/dev/null; t1=$(date +%s.%N)
 SB_PREP=$(echo "$t1 - $t0" | bc)
-"$Q" cleanup oltp_read_write --server bench --tables "$TABLES" >/dev/null
-t0=$(date +%s.%N); "$Q" prepare oltp_read_write --server bench --tables "$TABLES" --table-size "$ROWS" >/dev/null; t1=$(date +%s.%N)
+"$Q" cleanup oltp_read_write --server bench --create --tables "$TABLES" >/dev/null
+t0=$(date +%s.%N); "$Q" prepare oltp_read_write --server bench --create --tables "$TABLES" --table-size "$ROWS" >/dev/null; t1=$(date +%s.%N)
 QP_PREP=$(echo "$t1 - $t0" | bc)
 printf "prepare  sysbench (default --threads=1) %.1f s   sysbench --threads=%s %.1f s   qpslab %.1f s\n" "$SB1_PREP" "$TABLES" "$SB_PREP" "$QP_PREP"
 printf "prepare  speed-up vs sysbench default %.2fx, vs sysbench --threads=%s %.2fx\n" "$(echo "$SB1_PREP / $QP_PREP" | bc -l)" "$TABLES" "$(echo "$SB_PREP / $QP_PREP" | bc -l)"
@@ -85,7 +85,7 @@ for w in $WORKLOADS; do
         if [ "$tool" = sysbench ]; then
           read -r cpu rss sc < <(measure "$T" "${SB[@]}" --threads="$th" --time="$TIME" --report-interval=0 "$w" run)
         else
-          read -r cpu rss sc < <(measure "$T" "${QP[@]}" run "$w" --server bench --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 --io-backend "${tool#qpslab-}")
+          read -r cpu rss sc < <(measure "$T" "${QP[@]}" run "$w" --server bench --create --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 --io-backend "${tool#qpslab-}")
         fi
         q=$(awk '/queries:/ && /per sec/{print $2}' "$T")
         qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T")

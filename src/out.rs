@@ -92,6 +92,17 @@ pub fn settle(code: i32) -> i32 {
     }
 }
 
+/// `n` and `noun`, the noun plural unless `n` is 1 ("1 user", "16 users",
+/// "1 warehouse"); for nouns whose plural adds an s.
+pub fn counted(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// One line of text from elsewhere (a server's message, a script's
 /// error) made fit to print: control characters other than a tab escaped,
 /// and at most `max` characters, the rest counted.

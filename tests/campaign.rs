@@ -202,16 +202,29 @@ fn a_killed_campaign_finishes_on_the_rerun_with_no_duplicate_or_missing_point() 
     let l = lab();
     let file = campaign_file("c-kill", "camp2");
     let store = l.home.join("c-kill.db").display().to_string();
+    // Its stderr in a file, shown if it ends early.
+    let err_path = l.home.join("c-kill.stderr");
     let mut child = l
         .command()
         .args(["campaign", "run", &file, "--store", &store])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    common::read_until(&mut out, |l| l.starts_with("[1/4]"))
-        .expect("the campaign ended before its first point");
+    let mut seen = String::new();
+    let first = common::read_until(&mut out, |line| {
+        seen.push_str(line);
+        seen.push('\n');
+        line.starts_with("[1/4]")
+    });
+    if first.is_none() {
+        let status = child.wait().unwrap();
+        panic!(
+            "the campaign ended before its first point ({status}); it printed:\n{seen}\nstderr:\n{}",
+            std::fs::read_to_string(&err_path).unwrap_or_default()
+        );
+    }
     // the same campaign started again while it runs is refused, naming
     // the runner's pid, and changes nothing
     let second = l.qpslab(&["campaign", "run", &file, "--store", &store]);
@@ -364,5 +377,95 @@ options = {{ range_size = 10, skip_trx = "on" }}
             f.display()
         );
     }
+    // status after a run with overrides: the points that run made, said
+    // so; and by the campaign's id
+    let id = runs[0]["campaign_id"]
+        .as_i64()
+        .expect("the run's campaign")
+        .to_string();
+    for what in [path.to_str().unwrap(), id.as_str()] {
+        let o = l.qpslab(&["campaign", "status", what, "--store", &store]);
+        let s = text(&o);
+        assert!(o.status.success(), "{what}: {s}");
+        assert!(
+            s.contains("2 points, 2 done, 0 pending")
+                && s.contains("its last run's overrides: table_size=400"),
+            "{what}: {s}"
+        );
+    }
+    let o = l.qpslab(&["campaign", "status", "999", "--store", &store]);
+    assert!(
+        !o.status.success() && text(&o).contains("no campaign 999"),
+        "{}",
+        text(&o)
+    );
     l.sql("mysql", "SET GLOBAL innodb_spin_wait_delay = 4");
+}
+
+#[test]
+fn until_interval_adds_rounds_until_the_ratios_are_narrow_or_the_cap() {
+    let l = lab();
+    l.fresh_db("campuntil");
+    l.sql(
+        "mysql",
+        "CREATE OR REPLACE USER 'cu'@'%' IDENTIFIED BY 'cu-pw'; GRANT ALL ON *.* TO 'cu'@'%';",
+    );
+    let path = l.home.join("c-until.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"c-until\"\nthreads = [1]\ntime = 1\nwarmup = 0\ncooldown = 0\nrepeat = 2\n\
+             [data]\ntables = 1\ntable_size = 200\n[[server]]\nlabel = \"external\"\n\
+             dsn = \"mysql://cu:cu-pw@127.0.0.1:{}/campuntil\"\n\
+             [[variant]]\nname = \"a\"\nset = {{ max_error_count = 64 }}\n\
+             [[variant]]\nname = \"b\"\nset = {{ max_error_count = 65 }}\n\
+             [[workload]]\nname = \"oltp_point_select\"\n",
+            l.port()
+        ),
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    // A goal any two rounds meet: it stops after the file's 2 rounds.
+    let store = l.home.join("c-until.db").display().to_string();
+    let o = l.qpslab(&[
+        "campaign",
+        "run",
+        file,
+        "--until-interval",
+        "1000",
+        "--max-rounds",
+        "4",
+        "--require-quiet",
+        "--store",
+        &store,
+    ]);
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    assert!(
+        s.contains("every ratio's interval is within it after round 2")
+            && s.contains("Pre-flight, round 2"),
+        "{s}"
+    );
+    assert_eq!(ok_runs(&store).len(), 4, "{s}");
+    // A goal no run meets: the cap, said as not reached.
+    let store = l.home.join("c-until-cap.db").display().to_string();
+    let o = l.qpslab(&[
+        "campaign",
+        "run",
+        file,
+        "--until-interval",
+        "0.0001",
+        "--max-rounds",
+        "3",
+        "--store",
+        &store,
+    ]);
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    assert!(
+        s.contains("--until-interval 0.0001%: not reached after 3 rounds"),
+        "{s}"
+    );
+    assert_eq!(ok_runs(&store).len(), 6, "{s}");
+    l.sql("mysql", "SET GLOBAL max_error_count = 64");
 }

@@ -225,6 +225,59 @@ fn usual_mistakes_get_one_line_errors() {
         e.contains("unknown workload") && e.contains("qpslab workloads"),
         "{e}"
     );
+    // data smaller than --table-size (here the default, 10,000: 500 rows
+    // were prepared) is refused with the prepare command; a smaller size
+    // given on purpose runs
+    let e =
+        one_line_error(&l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--events", "1"]));
+    assert!(
+        e.contains("sbtest1 has no row with id 10000")
+            && e.contains("--table-size 10000 (the default)")
+            && e.contains("qpslab prepare oltp_point_select"),
+        "{e}"
+    );
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        &db,
+        "--table-size",
+        "400",
+        "--events",
+        "1",
+        "--no-store",
+    ]);
+    assert!(o.status.success(), "{}", outcome(&o));
+    // data bigger than the default, with no --table-size: refused too
+    let big = l.prepared_db("errs_big", 10_001);
+    let e =
+        one_line_error(&l.on_sandbox(&["run", "oltp_point_select", "--db", &big, "--events", "1"]));
+    assert!(
+        e.contains("sbtest1 holds more rows than --table-size 10000 (the default)"),
+        "{e}"
+    );
+    // a mistyped --server is refused with the sandboxes there are, and
+    // no new sandbox is made
+    let e = one_line_error(&l.qpslab(&[
+        "run",
+        "oltp_point_select",
+        "--server",
+        "uxx",
+        "--events",
+        "1",
+    ]));
+    let known = e
+        .split("there are: ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or("");
+    assert!(
+        e.contains("no sandbox 'uxx'")
+            && known.split(", ").any(|n| n == common::SANDBOX)
+            && e.contains("--create"),
+        "{e}"
+    );
+    assert!(!l.home.join("sandboxes").join("uxx").exists());
     // a state directory that is a file is named, with its path
     let file = l.home.join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
@@ -665,4 +718,42 @@ fn real_sysbench_command_lines_run_unchanged() {
             "{cmd}: {t}"
         );
     }
+}
+
+#[test]
+fn a_sandbox_port_set_with_set_is_its_port_on_one_line() {
+    let l = lab();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    // The sandbox's own paths are refused with what to do instead.
+    let e = one_line_error(&l.qpslab(&[
+        "server",
+        "start",
+        "--name",
+        "portset",
+        "--set",
+        "datadir=/tmp/x",
+    ]));
+    assert!(
+        e.contains("--set datadir") && e.contains("sets its own"),
+        "{e}"
+    );
+    let set = format!("port={port}");
+    let o = l.qpslab(&["server", "start", "--name", "portset", "--set", &set]);
+    let started = o.status.success();
+    let cnf = std::fs::read_to_string(l.home.join("sandboxes/portset/my.cnf")).unwrap_or_default();
+    let status = l.qpslab(&["server", "status", "--name", "portset"]);
+    let _ = l.qpslab(&["server", "destroy", "--name", "portset"]);
+    assert!(started, "{}", outcome(&o));
+    let ports: Vec<&str> = cnf.lines().filter(|x| x.starts_with("port ")).collect();
+    assert_eq!(ports, [format!("port = {port}")], "{cnf}");
+    assert!(
+        text(&status).contains(&format!("port {port}")),
+        "{}",
+        text(&status)
+    );
 }

@@ -460,6 +460,29 @@ fn the_first_ctrl_c_or_sigterm_stops_a_script_stuck_in_a_loop() {
 }
 
 #[test]
+fn a_report_hook_that_never_returns_is_stopped_and_the_run_goes_on() {
+    let db = lab().fresh_db("sc_hang_report");
+    let out = bounded_run(
+        &db,
+        &own("hang_report.lua"),
+        &[
+            "--threads=1",
+            "--time=3",
+            "--report-interval=1",
+            "--no-store",
+        ],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("hang_report.lua: a report hook did not return within 2 s; interrupted")
+            && all.contains("the script's report hooks are off from here")
+            && all.contains("SQL statistics:"),
+        "{all}"
+    );
+}
+
+#[test]
 fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
     let db = lab().fresh_db("sc_exit");
     let script = own("exit_init.lua");

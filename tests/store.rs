@@ -310,6 +310,33 @@ fn a_sweep_of_several_workloads_keeps_them_in_one_campaign() {
             && page.contains(&format!("(c{other})")),
         "{page}"
     );
+    // without -o: a named file in the current directory, and the line says it
+    let here = l.home.join("no-o");
+    std::fs::create_dir_all(&here).unwrap();
+    for (args, file) in [
+        (
+            vec!["report", "--campaign", &campaign],
+            format!("qpslab-campaign-{campaign}.html"),
+        ),
+        (
+            vec!["chart", "--campaign", &campaign],
+            format!("qpslab-campaign-{campaign}-qps.svg"),
+        ),
+    ] {
+        let mut c = l.command();
+        let o = c
+            .current_dir(&here)
+            .args(&args)
+            .args(["--store", &store])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", outcome(&o));
+        assert!(
+            here.join(&file).is_file() && text(&o).contains(&file),
+            "{}",
+            text(&o)
+        );
+    }
     let o = sweep("oltp_point_select,oltp_point_select");
     assert!(
         !o.status.success() && text(&o).contains("listed twice"),

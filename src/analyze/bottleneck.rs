@@ -3,7 +3,8 @@
 //! An open-model run that kept up with its `--rate` is "rate-limited": the
 //! arrival rate, not the server, set its throughput. Otherwise, in order:
 //! the client taking more than a quarter of the CPU the host
-//! spent ("client-bound"); iowait over 20% of CPU time or the datadir's disk
+//! spent: "client-bound" when it took more than the server, else
+//! "host-bound" (client and server filled a host too small for both); iowait over 20% of CPU time or the datadir's disk
 //! busy over 80% of the time ("IO-bound"); more than a quarter of the CPU
 //! idle while more client threads than CPUs wait ("contention", with the top
 //! wait events by share of wait time when Performance Schema is on); idle
@@ -222,7 +223,7 @@ pub(crate) fn host_shared(cpu: &CpuSplit) -> Option<String> {
 /// rate-limited (one that fell behind gets the verdict below, with the
 /// shortfall as evidence); IO waits → IO-bound; an idle CPU → latency-bound
 /// (users ≤ CPUs) or contention (more users than CPUs); the client's share
-/// → client-bound; other processes' CPU → "CPU-bound: other processes";
+/// over a quarter → client-bound (more than the server's) or host-bound; other processes' CPU → "CPU-bound: other processes";
 /// else CPU-bound in the server. A host that was not the run's alone is
 /// said first in the evidence and appended to the verdict.
 pub fn hint(i: &Inputs) -> Hint {
@@ -323,10 +324,26 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
         return idle_verdict(i, ev, cpu, waits);
     }
     if let Some(cs) = client.filter(|s| *s > CLIENT_SHARE) {
+        return shared_cpu_verdict(i, ev, cpu, cs);
+    }
+    cpu_verdict(i, ev, cpu, waits)
+}
+
+/// A busy host where the load generator took more than `CLIENT_SHARE` of
+/// the CPU spent (`client` of it). The client limits the step only when
+/// it took more than the server did ("client-bound"); otherwise client
+/// and server together used up a host too small for both
+/// ("host-bound: server 75%, qpslab 25% of 2 CPUs"), which says nothing
+/// against the server's figures per query, only that a bigger host (or
+/// the client elsewhere) would carry more.
+fn shared_cpu_verdict(i: &Inputs, mut ev: Vec<String>, cpu: CpuSplit, client: f64) -> Hint {
+    let busy = (1.0 - cpu.idle - cpu.iowait - cpu.steal).max(f64::EPSILON);
+    let server = cpu.server / busy;
+    if cpu.client > cpu.server {
         ev.push(format!(
-            "the load generator used {} of the CPU the host spent (over {}): the client, not the server, limits this step",
-            pct(cs),
-            pct(CLIENT_SHARE)
+            "the load generator used {} of the CPU the host spent, more than the server's {}: the client, not the server, limits this step",
+            pct(client),
+            pct(server)
         ));
         return Hint {
             verdict: "client-bound".into(),
@@ -335,8 +352,28 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
             locks: None,
         };
     }
-    cpu_verdict(i, ev, cpu, waits)
+    ev.push(format!(
+        "the host's {} were busy: the server took {} and the load generator {} of the CPU spent; client and server share a host too small for both (pin them apart with --client-cpus and `server start --cpus`, or load from another host, to see the server's own limit)",
+        crate::out::counted(i.cpus, "CPU"),
+        pct(server),
+        pct(client)
+    ));
+    Hint {
+        verdict: format!(
+            "{HOST_BOUND}: server {}, qpslab {} of {}",
+            pct(server),
+            pct(client),
+            crate::out::counted(i.cpus, "CPU")
+        ),
+        evidence: ev,
+        top_waits: vec![],
+        locks: None,
+    }
 }
+
+/// The verdict's first word when client and server used up a host that
+/// both run on (see `shared_cpu_verdict`).
+pub const HOST_BOUND: &str = "host-bound";
 
 /// A run whose CPUs were mostly idle: contention when more threads than
 /// CPUs waited on each other, else every query waiting for its round trip.
@@ -473,8 +510,15 @@ mod tests {
             other: (1.0 - server - client - idle - iowait).max(0.0),
             ..Default::default()
         };
+        // Client and server filled a 2-CPU host, the server most: the
+        // host, not the client, is what ran out.
         assert_eq!(
             hint(&inputs(&c, &io, split(0.5, 0.4, 0.05, 0.0), 16)).verdict,
+            "host-bound: server 53%, qpslab 42% of 2 CPUs"
+        );
+        // The client took more than the server: client-bound.
+        assert_eq!(
+            hint(&inputs(&c, &io, split(0.4, 0.5, 0.05, 0.0), 16)).verdict,
             "client-bound"
         );
         assert_eq!(

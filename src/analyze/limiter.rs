@@ -159,7 +159,13 @@ pub fn of_sweep(steps: &[(u32, f64, LockShares)]) -> Option<String> {
     }
     let per_step: Vec<String> = steps
         .iter()
-        .map(|(t, _, s)| format!("{:.0}% at {t} users", 100.0 * s.share(family)))
+        .map(|(t, _, s)| {
+            format!(
+                "{:.0}% at {}",
+                100.0 * s.share(family),
+                crate::out::counted(*t, "user")
+            )
+        })
         .collect();
     let best = steps.iter().map(|s| s.1).fold(f64::NAN, f64::max);
     let flat = if steps.len() < 2 {
@@ -307,7 +313,7 @@ mod tests {
         ];
         let v = of_sweep(&steps).unwrap();
         assert!(
-            v.starts_with("MDL: share of connection-thread time 1% at 1 users, 20% at 8 users, 60% at 32 users"),
+            v.starts_with("MDL: share of connection-thread time 1% at 1 user, 20% at 8 users, 60% at 32 users"),
             "{v}"
         );
         assert!(v.contains("flattening"), "{v}");

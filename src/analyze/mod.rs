@@ -79,11 +79,25 @@ pub struct Cell {
     pub csw: f64,
     /// The most frequent bottleneck verdict among the runs.
     pub hint: String,
+    /// Whether any of its runs was measured on a shared host (its verdict
+    /// says "host shared": other processes took CPU).
+    pub host_shared: bool,
     /// TPC-C's New-Orders per minute (NaN for other workloads).
     pub nopm: f64,
     /// The repeats' NOPM (median, min, max, count).
     pub nopm_spread: spread::Spread,
 }
+
+/// The verdict a point's repeats show in every table (sweep, scalability,
+/// campaign page): the most frequent of their verdicts, the earliest
+/// repeat's among equally frequent ones. `verdicts` in repeat order.
+pub fn verdict_of_repeats(verdicts: Vec<&str>) -> String {
+    mode(verdicts)
+}
+
+/// The legend line of the rule above, for the tables that show it.
+pub const VERDICT_RULE: &str =
+    "bottleneck: the most frequent verdict among the repeats (the earliest repeat's when they all differ)";
 
 /// The most frequent value (the first among equals).
 fn mode(v: Vec<&str>) -> String {
@@ -98,6 +112,8 @@ fn mode(v: Vec<&str>) -> String {
 }
 
 pub(crate) type SeriesKey = (String, String, String);
+/// (workload, threads, label): one point of a label's series.
+pub type PointKey = (String, i64, String);
 /// A series' cells by concurrency.
 pub(crate) type Cells = BTreeMap<i64, Cell>;
 /// workload → threads → label → (best QPS, variant that won).
@@ -149,6 +165,9 @@ pub fn series(runs: &[RunRow]) -> BTreeMap<SeriesKey, BTreeMap<i64, Cell>> {
                         }),
                         csw: m(|r| r.csw_per_q),
                         hint: mode(rs.iter().filter_map(|r| r.hint.as_deref()).collect()),
+                        host_shared: rs
+                            .iter()
+                            .any(|r| r.hint.as_deref().is_some_and(|h| h.contains("host shared"))),
                         nopm: m(|r| r.nopm),
                         nopm_spread: spread::Spread::of(&nopms),
                     };
@@ -252,6 +271,36 @@ pub struct BestToBest {
     pub best: Best,
     /// The winners' repeats: (workload, threads, label) → QPS of each.
     pub samples: BTreeMap<(String, i64, String), Vec<f64>>,
+    /// Each label's every variant's repeats at each point, for the
+    /// winner's margin: (workload, threads, label) → (variant, QPS of each).
+    pub contenders: BTreeMap<PointKey, Vec<(String, Vec<f64>)>>,
+    /// Points any of whose runs were measured on a shared host (other
+    /// processes took CPU): (workload, threads, label).
+    pub shared: std::collections::BTreeSet<(String, i64, String)>,
+}
+
+/// A winner's margin over the runner-up variant of its label.
+#[derive(Debug, Clone)]
+pub struct Margin {
+    /// The runner-up variant.
+    pub runner_up: String,
+    /// The winner's median QPS over the runner-up's, with its interval.
+    pub ratio: spread::RatioCell,
+}
+
+impl Margin {
+    /// "vs off: 2.154 [1.902–2.401] *", "vs off: 2.154 (1 run)", or the
+    /// interval with "within noise: no winner".
+    pub fn text(&self) -> String {
+        // "(1 run)" already says the spread is unknown; a measured one
+        // that does not exclude 1 ± 5% names no winner.
+        let verdict = if self.ratio.lo.is_some() && !self.ratio.significant() {
+            " — within noise: no winner"
+        } else {
+            ""
+        };
+        format!("vs {}: {}{verdict}", self.runner_up, self.ratio.text())
+    }
 }
 
 impl BestToBest {
@@ -261,6 +310,26 @@ impl BestToBest {
         let base = self.labels.first()?;
         let get = |label: &str| self.samples.get(&(w.to_string(), th, label.to_string()));
         spread::ratio(get(l)?, get(base)?)
+    }
+
+    /// Label `l`'s winner at one point against its runner-up variant
+    /// (None when the label has one variant there).
+    pub fn margin(&self, w: &str, th: i64, l: &str) -> Option<Margin> {
+        let key = (w.to_string(), th, l.to_string());
+        let mut all: Vec<&(String, Vec<f64>)> = self.contenders.get(&key)?.iter().collect();
+        if all.len() < 2 {
+            return None;
+        }
+        all.sort_by(|a, b| spread::median(&b.1).total_cmp(&spread::median(&a.1)));
+        Some(Margin {
+            runner_up: all[1].0.clone(),
+            ratio: spread::ratio(&all[0].1, &all[1].1)?,
+        })
+    }
+
+    /// Whether any run of label `l`'s point was measured on a shared host.
+    pub fn host_shared(&self, w: &str, th: i64, l: &str) -> bool {
+        self.shared.contains(&(w.to_string(), th, l.to_string()))
     }
 }
 
@@ -284,6 +353,14 @@ pub fn best_to_best(runs: &[RunRow]) -> BestToBest {
                 out.samples
                     .insert((w.clone(), *th, l.clone()), c.qps_runs.clone());
             }
+            let key = (w.clone(), *th, l.clone());
+            if c.host_shared {
+                out.shared.insert(key.clone());
+            }
+            out.contenders
+                .entry(key)
+                .or_default()
+                .push((v.clone(), c.qps_runs.clone()));
         }
     }
     out
@@ -332,6 +409,42 @@ pub struct RatioRow {
     /// Per variant (as `RatioMatrix::variants`), with its interval over
     /// repeats; None where it did not run.
     pub ratios: Vec<Option<spread::RatioCell>>,
+}
+
+/// The widest ratio interval of a campaign's ratios to `reference`, as a
+/// share of its ratio ((hi − lo) / ratio; infinite for a ratio with one
+/// run on a side), with where it is; None when there is no ratio. What
+/// `campaign run --until-interval` compares with its goal.
+pub fn widest_ratio_interval(runs: &[RunRow], reference: &str) -> Option<(f64, String)> {
+    let mut widest: Option<(f64, String)> = None;
+    for m in ratio_matrices(runs, reference) {
+        for row in &m.rows {
+            for (v, cell) in m.variants.iter().zip(&row.ratios) {
+                let Some(c) = cell else { continue };
+                let width = match (c.lo, c.hi) {
+                    (Some(lo), Some(hi)) if c.ratio > 0.0 => (hi - lo) / c.ratio,
+                    _ => f64::INFINITY,
+                };
+                if widest.as_ref().is_none_or(|(w, _)| width > *w) {
+                    let label = if m.label.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" on {}", m.label)
+                    };
+                    widest = Some((
+                        width,
+                        format!(
+                            "{v} / {reference}, {}{label} at {}: {}",
+                            m.workload,
+                            crate::out::counted(row.threads, "user"),
+                            c.text()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    widest
 }
 
 /// The ratio matrices of every workload and label that has `reference`.
@@ -422,10 +535,12 @@ pub struct StepMedians {
     pub load_us_per_query: f64,
     /// Server CPU µs per query (None without the monitor).
     pub server_us_per_query: Option<f64>,
-    /// The last repeat's verdict.
+    /// The repeats' verdict (see `verdict_of_repeats`).
     pub bottleneck: String,
     /// How many repeats it pools.
     pub runs: usize,
+    /// The repeats' QPS (median, min, max, count).
+    pub qps_spread: spread::Spread,
     /// TPC-C's New-Orders per minute (None for other workloads).
     pub nopm: Option<f64>,
 }

@@ -60,7 +60,16 @@ pub(crate) fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
         sxx += dx * dx;
     }
     let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    let trend = slope * (n - 1) as f64 / mean;
+    // The fitted line's change from its first interval to its last, as a
+    // share of where it started (a fall is at most −100%); of the mean
+    // when the line starts at or below zero.
+    let start = mean - slope * xm;
+    let change = slope * (n - 1) as f64;
+    let trend = if start > 0.0 {
+        (change / start).max(-1.0)
+    } else {
+        change / mean
+    };
     let med = super::median(qps);
     let mad = super::median(&qps.iter().map(|q| (q - med).abs()).collect::<Vec<_>>());
     let outliers = if mad > 0.0 {
@@ -84,9 +93,10 @@ pub(crate) fn of_intervals(qps: &[f64], seconds: f64) -> Option<Stability> {
     }
     let flag = (!why.is_empty()).then(|| format!("unstable: {}", why.join(", ")));
     let advice = (first_part_gap.abs() > WARMUP_GAP).then(|| {
-        let warm = (seconds / 5.0).ceil().max(10.0);
+        // At least that first fifth, which the run spent warming up.
+        let warm = (seconds / 5.0).ceil().max(1.0);
         format!(
-            "the first fifth of the run differs from the rest by {:+.0}%: warm up longer (--warmup-time {warm:.0})",
+            "the first fifth of the run differs from the rest by {:+.0}%: warm up longer (--warmup-time {warm:.0} or more)",
             first_part_gap * 100.0
         )
     });
@@ -133,7 +143,7 @@ mod tests {
         let q: Vec<f64> = (0..20).map(|i| 1000.0 - 10.0 * i as f64).collect();
         let s = of_intervals(&q, 20.0).unwrap();
         assert!(
-            s.flag.as_deref().unwrap().contains("trending -21%"),
+            s.flag.as_deref().unwrap().contains("trending -19%"),
             "{s:?}"
         );
         // One stall second among steady ones: an outlier, and noisy.
@@ -142,6 +152,12 @@ mod tests {
         let s = of_intervals(&q, 20.0).unwrap();
         assert_eq!(s.outliers, 1);
         assert!(s.flag.as_deref().unwrap().contains("CoV"), "{s:?}");
+        // A collapse to nothing is a fall of 100% at most.
+        let q: Vec<f64> = (0..20)
+            .map(|i| (1000.0 - 100.0 * i as f64).max(0.0))
+            .collect();
+        let s = of_intervals(&q, 20.0).unwrap();
+        assert!(s.trend >= -1.0, "{s:?}");
     }
 
     #[test]
@@ -152,7 +168,10 @@ mod tests {
         }
         let s = of_intervals(&q, 25.0).unwrap();
         assert!(
-            s.advice.as_deref().unwrap().contains("--warmup-time 10"),
+            s.advice
+                .as_deref()
+                .unwrap()
+                .contains("--warmup-time 5 or more"),
             "{s:?}"
         );
     }

@@ -4,12 +4,19 @@
 //! X(N) = λN / (1 + σ(N−1) + κN(N−1)) — σ the contention (serialised
 //! share), κ the coherency cost (crosstalk) — by least squares on the
 //! linearised form N/C(N) − 1 = σ(N−1) + κN(N−1), C(N) = X(N)/X(1), with
-//! R² of the fitted throughput against the measured one.
+//! R² of the fitted throughput against the measured one. A fit of two
+//! parameters is made only from at least [`MIN_USL_LEVELS`] user levels
+//! (fewer fit any curve: three points gave "R² 0.994" with σ at 0), and
+//! its parameters carry their standard errors.
 
 use serde::Serialize;
 
 /// Efficiency (speed-up / users) below which scaling has bent.
 pub(crate) const KNEE_EFFICIENCY: f64 = 0.8;
+
+/// User levels (1 included) a USL fit needs: two parameters from the
+/// levels above 1 leave at least two degrees of freedom for the error.
+pub const MIN_USL_LEVELS: usize = 5;
 
 /// How a series' throughput grew with users (concurrency).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,6 +31,8 @@ pub struct Scaling {
     pub steps: Vec<(i64, f64, f64)>,
     /// The Universal Scalability Law fitted to the steps, when it fits.
     pub usl: Option<Usl>,
+    /// Why there is no fit, when there is none ("3 user levels: …").
+    pub usl_skipped: Option<String>,
 }
 
 /// Gunther's Universal Scalability Law, X(n) = λn / (1 + σ(n−1) + κn(n−1)).
@@ -35,6 +44,10 @@ pub struct Usl {
     pub kappa: f64,
     /// Throughput at 1 user (the measured one).
     pub lambda: f64,
+    /// Standard error of σ (from the linearised fit's residuals).
+    pub sigma_se: f64,
+    /// Standard error of κ.
+    pub kappa_se: f64,
     /// Of the fitted throughput against the measured one.
     pub r2: f64,
     /// Users where the fitted curve peaks, √((1−σ)/κ) (None when κ ≤ 0).
@@ -64,12 +77,36 @@ pub fn of_points(points: &[(i64, f64)]) -> Option<Scaling> {
         .iter()
         .find(|(_, _, e)| *e < KNEE_EFFICIENCY)
         .map(|(n, _, _)| *n);
+    let levels = {
+        let mut n: Vec<i64> = points.iter().map(|p| p.0).collect();
+        n.sort_unstable();
+        n.dedup();
+        n.len()
+    };
+    let (usl, usl_skipped) = if levels < MIN_USL_LEVELS {
+        (
+            None,
+            Some(format!(
+                "no USL fit: {} (a fit of 2 parameters needs at least {MIN_USL_LEVELS}; sweep more --threads levels)",
+                crate::out::counted(levels, "user level")
+            )),
+        )
+    } else {
+        match fit(points, x1) {
+            Some(u) => (Some(u), None),
+            None => (
+                None,
+                Some("no USL fit: the points do not determine one".to_string()),
+            ),
+        }
+    };
     Some(Scaling {
         peak_users,
         peak_qps,
         knee_users,
         steps,
-        usl: fit(points, x1),
+        usl,
+        usl_skipped,
     })
 }
 
@@ -95,11 +132,31 @@ fn fit(points: &[(i64, f64)], x1: f64) -> Option<Usl> {
     if det.abs() < 1e-12 {
         return None;
     }
-    let sigma = ((say * sbb - sby * sab) / det).clamp(0.0, 1.0);
-    let kappa = ((sby * saa - say * sab) / det).max(0.0);
+    let sigma_ls = (say * sbb - sby * sab) / det;
+    let kappa_ls = (sby * saa - say * sab) / det;
+    // Residual variance of the linearised fit, with used − 2 degrees of
+    // freedom; the parameters' covariance is s²·(XᵀX)⁻¹.
+    let rss: f64 = points
+        .iter()
+        .filter(|(n, x)| *n > 1 && *x > 0.0)
+        .map(|&(n, x)| {
+            let n = n as f64;
+            let y = n / (x / x1) - 1.0;
+            (y - sigma_ls * (n - 1.0) - kappa_ls * n * (n - 1.0)).powi(2)
+        })
+        .sum();
+    let s2 = if used > 2 {
+        rss / (used - 2) as f64
+    } else {
+        f64::NAN
+    };
+    let sigma = sigma_ls.clamp(0.0, 1.0);
+    let kappa = kappa_ls.max(0.0);
     let mut u = Usl {
         sigma,
         kappa,
+        sigma_se: (s2 * sbb / det).sqrt(),
+        kappa_se: (s2 * saa / det).sqrt(),
         lambda: x1,
         r2: 0.0,
         peak_users: (kappa > 0.0).then(|| ((1.0 - sigma) / kappa).sqrt()),
@@ -120,7 +177,11 @@ fn fit(points: &[(i64, f64)], x1: f64) -> Option<Usl> {
 
 /// Two lines saying where the series stops scaling.
 pub fn describe(s: &Scaling) -> String {
-    let mut o = format!("peak {:.0} QPS at {} users", s.peak_qps, s.peak_users);
+    let mut o = format!(
+        "peak {:.0} QPS at {}",
+        s.peak_qps,
+        crate::out::counted(s.peak_users, "user")
+    );
     if let Some((n, c, e)) = s.steps.iter().find(|st| st.0 == s.peak_users) {
         o.push_str(&format!(
             " (speed-up x{c:.2} over 1 user, efficiency {:.0}% at {n})",
@@ -129,16 +190,22 @@ pub fn describe(s: &Scaling) -> String {
     }
     match s.knee_users {
         Some(k) => o.push_str(&format!(
-            "; knee at {k} users (efficiency below {:.0}%)",
+            "; knee at {} (efficiency below {:.0}%)",
+            crate::out::counted(k, "user"),
             KNEE_EFFICIENCY * 100.0
         )),
         None => o.push_str("; no knee: scaling stayed above 80% efficiency"),
     }
+    if let Some(why) = &s.usl_skipped {
+        o.push_str(&format!("\n    {why}"));
+    }
     if let Some(u) = &s.usl {
         o.push_str(&format!(
-            "\n    USL fit: sigma (contention) {:.4}, kappa (coherency) {:.5}, R^2 {:.3}{}",
+            "\n    USL fit: sigma (contention) {:.4} ± {:.4}, kappa (coherency) {:.5} ± {:.5}, R^2 {:.3}{}",
             u.sigma,
+            u.sigma_se,
             u.kappa,
+            u.kappa_se,
             u.r2,
             u.peak_users
                 .map(|p| format!(", fitted peak at {p:.0} users"))
@@ -157,6 +224,8 @@ mod tests {
         let truth = Usl {
             sigma: 0.05,
             kappa: 0.002,
+            sigma_se: 0.0,
+            kappa_se: 0.0,
             lambda: 1000.0,
             r2: 1.0,
             peak_users: None,
@@ -187,5 +256,28 @@ mod tests {
         assert!(of_points(&[(2, 10.0), (4, 20.0)]).is_none());
         let linear = of_points(&[(1, 10.0), (2, 20.0), (4, 40.0)]).unwrap();
         assert_eq!(linear.knee_users, None);
+    }
+
+    #[test]
+    fn three_levels_get_no_fit_and_say_why() {
+        let s = of_points(&[(1, 21804.0), (4, 46967.0), (16, 42961.0)]).unwrap();
+        assert!(s.usl.is_none());
+        let text = describe(&s);
+        assert!(
+            text.contains("no USL fit: 3 user levels") && text.contains("at least 5"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_noisy_curve_has_wide_errors() {
+        let truth = |n: f64| 1000.0 * n / (1.0 + 0.05 * (n - 1.0) + 0.002 * n * (n - 1.0));
+        let noisy: Vec<(i64, f64)> = [1, 2, 4, 8, 16, 32]
+            .iter()
+            .zip([1.0, 1.2, 0.8, 1.15, 0.85, 1.1])
+            .map(|(n, k)| (*n, truth(*n as f64) * if *n == 1 { 1.0 } else { k }))
+            .collect();
+        let u = of_points(&noisy).unwrap().usl.unwrap();
+        assert!(u.sigma_se > 0.01, "{u:?}");
     }
 }

@@ -341,8 +341,14 @@ impl CampaignFile {
         threads: u32,
         repeat: u32,
     ) -> serde_json::Value {
+        let mut server = serde_json::json!(self.servers[server]);
+        // A DSN's password does not define a point (and the stored
+        // definition has it redacted: `campaign status ID` hashes that).
+        if let Some(dsn) = server["dsn"].as_str() {
+            server["dsn"] = crate::secret::redact_dsns(dsn).into();
+        }
         let mut def = serde_json::json!({
-            "server": self.servers[server],
+            "server": server,
             "variant": self.variants[variant],
             "workload": self.workloads[workload],
             "data": self.data,

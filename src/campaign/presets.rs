@@ -1,6 +1,8 @@
 //! Built-in campaigns (`qpslab campaign presets`, `campaign run --preset NAME`).
 //! Each is an ordinary campaign file; `--threads`, `--time` and
-//! `--workloads` shorten them for quick runs.
+//! `--workloads` shorten them for quick runs. The comparisons
+//! (pfs-overhead, spin-delay) repeat every point 3 times, in rounds, so
+//! that every ratio has an interval (`--repeat 1` for a first look).
 
 /// (name, what it answers, campaign file)
 pub const PRESETS: &[(&str, &str, &str)] = &[
@@ -14,6 +16,8 @@ threads = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 time = 20
 warmup = 5
 cooldown = 5
+# A comparison: three repeats, run in rounds, give each ratio its spread.
+repeat = 3
 reference = "off"
 [data]
 tables = 8
@@ -81,6 +85,8 @@ threads = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 time = 20
 warmup = 5
 cooldown = 3
+# A comparison: three repeats, run in rounds, give each ratio its spread.
+repeat = 3
 reference = "spin-6"
 [data]
 tables = 8
@@ -116,6 +122,16 @@ mod tests {
             let c = super::super::CampaignFile::parse(text, name).unwrap();
             assert_eq!(&c.name, name);
             assert!(!c.points().is_empty());
+        }
+    }
+
+    #[test]
+    fn comparisons_repeat_three_times() {
+        for (name, _, text) in super::PRESETS {
+            let c = crate::campaign::CampaignFile::parse(text, name).unwrap();
+            if c.variants.len() > 1 {
+                assert!(c.repeat >= 3, "{name}: repeat {}", c.repeat);
+            }
         }
     }
 }

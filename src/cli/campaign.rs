@@ -36,8 +36,41 @@ pub fn campaign(cmd: CampaignCmd) -> Result<i32> {
     }
 }
 
-fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
-    let (text, origin) = match (&a.file, &a.preset) {
+/// The first line of a stored definition run with command-line overrides:
+/// `# qpslab overrides: threads=8,32 repeat=3` (a TOML comment), so
+/// `campaign status` shows the points that run made.
+const OVERRIDES: &str = "# qpslab overrides:";
+
+/// The command line's overrides of a campaign file, as `key=value` words.
+fn overrides(a: &CampaignArgs) -> Vec<String> {
+    let mut o = Vec::new();
+    let mut put = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            o.push(format!("{k}={v}"));
+        }
+    };
+    put("threads", a.threads.clone());
+    put("time", a.time.map(|t| t.to_string()));
+    put("workloads", a.workloads.clone());
+    put("repeat", a.repeat.map(|r| r.to_string()));
+    put("tables", a.tables.map(|t| t.to_string()));
+    put("table_size", a.table_size.map(|n| n.to_string()));
+    o
+}
+
+/// The overrides a stored definition's first line names (see [`OVERRIDES`]).
+fn stored_overrides(definition: &str) -> Vec<String> {
+    definition
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix(OVERRIDES))
+        .map(|r| r.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The campaign file's text (or the preset's) and where it came from.
+fn source(a: &CampaignArgs) -> Result<(String, String)> {
+    Ok(match (&a.file, &a.preset) {
         (Some(f), None) => (
             std::fs::read_to_string(f)
                 .with_context(|| format!("cannot read campaign file {}", f.display()))?,
@@ -49,63 +82,133 @@ fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
                 .to_string(),
             format!("preset {p}"),
         ),
-        _ => bail!("give a campaign file or --preset NAME (not both)"),
-    };
-    let mut c = CampaignFile::parse(&text, &origin)?;
-    if let Some(t) = &a.threads {
-        c.threads = thread_list(t)?;
-    }
-    if let Some(t) = a.time {
-        c.time = t;
-    }
-    if let Some(r) = a.repeat {
-        c.repeat = r;
-    }
-    if let Some(t) = a.tables {
-        c.data.tables = t;
-    }
-    if let Some(n) = a.table_size {
-        c.data.table_size = n;
-    }
-    if let Some(ws) = &a.workloads {
-        let names: Vec<&str> = ws.split(',').map(str::trim).collect();
-        let same = |n: &str, w: &str| match (Workload::parse(n), Workload::parse(w)) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => n == w,
-        };
-        c.workloads
-            .retain(|w| names.iter().any(|n| same(n, &w.name)));
-        if c.workloads.is_empty() {
-            bail!("--workloads {ws}: none of these is in the campaign");
+        _ => bail!("give a campaign file, a campaign's id (status), or --preset NAME (not both)"),
+    })
+}
+
+fn load(a: &CampaignArgs) -> Result<(CampaignFile, String)> {
+    let (text, origin) = source(a)?;
+    let c = parse_with(&text, &origin, &overrides(a))?;
+    Ok((c, text))
+}
+
+/// `text` parsed, with `overrides` (`key=value` words) applied and checked.
+fn parse_with(text: &str, origin: &str, overrides: &[String]) -> Result<CampaignFile> {
+    let mut c = CampaignFile::parse(text, origin)?;
+    for o in overrides {
+        let (k, v) = o.split_once('=').unwrap_or((o, ""));
+        let bad = || format!("{origin}: override {o}");
+        match k {
+            "threads" => c.threads = thread_list(v)?,
+            "time" => c.time = v.parse().with_context(bad)?,
+            "repeat" => c.repeat = v.parse().with_context(bad)?,
+            "tables" => c.data.tables = v.parse().with_context(bad)?,
+            "table_size" => c.data.table_size = v.parse().with_context(bad)?,
+            "workloads" => {
+                let names: Vec<&str> = v.split(',').map(str::trim).collect();
+                let same = |n: &str, w: &str| match (Workload::parse(n), Workload::parse(w)) {
+                    (Ok(a), Ok(b)) => a == b,
+                    _ => n == w,
+                };
+                c.workloads
+                    .retain(|w| names.iter().any(|n| same(n, &w.name)));
+                if c.workloads.is_empty() {
+                    bail!("--workloads {v}: none of these is in the campaign");
+                }
+            }
+            _ => bail!("{}: unknown override {o}", origin),
         }
     }
     c.validate()
         .with_context(|| format!("{origin} with the command-line overrides"))?;
-    Ok((c, text))
+    Ok(c)
 }
 
 fn open(a: &CampaignArgs, c: &CampaignFile, text: &str) -> Result<(Store, i64)> {
     let store = open_store(a.store.path())?;
-    let id = crate::lab::open_campaign(&store, c, text)?;
+    let o = overrides(a);
+    let definition = if o.is_empty() {
+        text.to_string()
+    } else {
+        format!("{OVERRIDES} {}\n{text}", o.join(" "))
+    };
+    let id = crate::lab::open_campaign(&store, c, &definition)?;
     Ok((store, id))
 }
 
+/// A campaign's id given where its file goes (`campaign status 2`): a
+/// number that names no file.
+fn id_argument(a: &CampaignArgs) -> Option<i64> {
+    let f = a.file.as_ref()?;
+    if f.exists() || a.preset.is_some() {
+        return None;
+    }
+    f.to_str()?.parse().ok()
+}
+
 fn status(a: &CampaignArgs) -> Result<()> {
-    let (c, _) = load(a)?;
     // Read only: a campaign not run yet is all pending, and stays unrecorded.
     let path = crate::lab::store_path(a.store.path());
-    let found = if path.exists() {
-        let store = crate::lab::read_store(Some(&path))?;
-        match store.find_campaign(&c.name, "campaign")? {
-            Some(id) => Some((id, store.done_points(id)?)),
-            None => None,
-        }
+    let store = if path.exists() {
+        Some(crate::lab::read_store(Some(&path))?)
     } else {
         None
     };
-    let id = found.as_ref().map(|(id, _)| *id);
-    let done = found.map(|(_, d)| d).unwrap_or_default();
-    out!("{}", crate::report::campaign::status(&c, id, &done));
+    let mut note = String::new();
+    let (c, id) = match id_argument(a) {
+        Some(id) => {
+            let definition = store
+                .as_ref()
+                .map(|s| s.campaign_definition(id))
+                .transpose()?
+                .flatten()
+                .with_context(|| {
+                    format!("no campaign {id} in {} (see `qpslab runs`)", path.display())
+                })?;
+            let mut o = stored_overrides(&definition);
+            o.extend(overrides(a));
+            if !stored_overrides(&definition).is_empty() {
+                note = format!(
+                    "(its last run's overrides: {})\n",
+                    stored_overrides(&definition).join(" ")
+                );
+            }
+            let c = parse_with(&definition, &format!("campaign {id}"), &o)
+                .with_context(|| format!("campaign {id} is a sweep or an older record: `qpslab runs --campaign {id}` lists its runs"))?;
+            (c, Some(id))
+        }
+        None => {
+            let (text, origin) = source(a)?;
+            let given = overrides(a);
+            let c = parse_with(&text, &origin, &given)?;
+            let id = match &store {
+                Some(s) => s.find_campaign(&c.name, "campaign")?,
+                None => None,
+            };
+            // Without overrides, the points its last run made (with the
+            // overrides that run was given).
+            let last = match (&store, id) {
+                (Some(s), Some(id)) if given.is_empty() => {
+                    stored_overrides(&s.campaign_definition(id)?.unwrap_or_default())
+                }
+                _ => Vec::new(),
+            };
+            if last.is_empty() {
+                (c, id)
+            } else {
+                note = format!(
+                    "(its last run's overrides: {}; give others to see those points)\n",
+                    last.join(" ")
+                );
+                (parse_with(&text, &origin, &last)?, id)
+            }
+        }
+    };
+    let done = match (&store, id) {
+        (Some(s), Some(id)) => s.done_points(id)?,
+        _ => Default::default(),
+    };
+    out!("{}{note}", crate::report::campaign::status(&c, id, &done));
     Ok(())
 }
 
@@ -155,7 +258,13 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
 
 fn run(r: &CampaignRunArgs) -> Result<i32> {
     let a = &r.campaign;
-    let (c, text) = load(a)?;
+    let (mut c, text) = load(a)?;
+    // --until-interval: the file's repeats first (two at least, for an
+    // interval), then rounds up to --max-rounds while a ratio is too wide.
+    let min_rounds = c.repeat.max(2);
+    if r.until_interval.is_some() {
+        c.repeat = r.max_rounds.max(min_rounds);
+    }
     // Validate every point's options before starting anything.
     for p in c.points() {
         LoadArgs::from_words(&point_words(&c, &p))
@@ -171,6 +280,13 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         .filter(|p| !done.contains_key(&p.hash))
         .collect();
     outln!("{}", campaign_start(&c, id, points.len(), pending.len()));
+    if let Some(pct) = r.until_interval {
+        outln!(
+            "--until-interval {pct}%: {min_rounds} to {} rounds, until every ratio to '{}' has a 95% interval within {pct}% of it",
+            c.repeat,
+            c.reference_variant()
+        );
+    }
     let external = |dsn: &str| {
         let args = ConnArgs {
             dsn: Some(dsn.to_string()),
@@ -186,12 +302,40 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             super::profile::plan_for(&load, t)?,
         ))
     };
+    let reference = c.reference_variant().to_string();
+    let widest = || -> Result<Option<(f64, String)>> {
+        let runs = store.list_runs(&RunFilter {
+            campaign: Some(id),
+            status: Some("ok".into()),
+            ..Default::default()
+        })?;
+        Ok(crate::analyze::widest_ratio_interval(&runs, &reference))
+    };
+    let until = |round: u32| -> Option<String> {
+        let pct = r.until_interval?;
+        if round < min_rounds {
+            return None;
+        }
+        match widest() {
+            Ok(Some((w, at))) if w * 100.0 <= pct => Some(format!(
+                "--until-interval {pct}%: every ratio's interval is within it after round {round} (the widest, {:.1}%: {at}); stopping",
+                w * 100.0
+            )),
+            Ok(None) => Some(format!(
+                "--until-interval {pct}%: no ratio to narrow (one variant); stopping after round {round}"
+            )),
+            Ok(Some(_)) => None,
+            Err(e) => Some(format!("--until-interval: cannot read the runs ({e:#}); stopping")),
+        }
+    };
     let run = CampaignRun {
         file: &c,
         store: &store,
         id,
         command_line: crate::secret::redacted_command_line(),
         keep_servers: r.keep_servers,
+        require_quiet: r.require_quiet,
+        until: Some(&until),
     };
     let out = run_campaign(
         &run,
@@ -210,6 +354,15 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             "\nStopped. Rerun the same command to resume: finished points are kept and skipped."
         );
         return Ok(130);
+    }
+    if let (Some(pct), Some((w, at))) = (r.until_interval, widest()?) {
+        if w * 100.0 > pct {
+            outln!(
+                "--until-interval {pct}%: not reached after {} (the widest interval is {:.1}% of its ratio: {at})",
+                crate::out::counted(c.repeat, "round"),
+                w * 100.0
+            );
+        }
     }
     let runs = store.list_runs(&RunFilter {
         campaign: Some(id),

@@ -290,3 +290,117 @@ fn an_empty_store_path_is_named_as_empty() {
         "{line}"
     );
 }
+
+#[test]
+fn a_missing_argument_is_named_with_the_usage() {
+    use clap::CommandFactory;
+    let mut checked = 0;
+    for sub in Cli::command().get_subcommands() {
+        let name = sub.get_name().to_string();
+        let Err(e) = Cli::try_parse_from(["qpslab", name.as_str()]) else {
+            continue;
+        };
+        if e.kind() != clap::error::ErrorKind::MissingRequiredArgument {
+            continue;
+        }
+        let line = super::args::one_line(&e);
+        assert!(
+            line.starts_with("missing <") || line.starts_with("missing --"),
+            "{name}: {line}"
+        );
+        assert!(
+            line.contains(&format!("usage: qpslab {name} "))
+                && line.contains(&format!("see qpslab {name} --help")),
+            "{name}: {line}"
+        );
+        assert!(!line.contains('\n'), "{name}: {line}");
+        checked += 1;
+    }
+    // report, show, compare, chart, flamegraph, run… take a required argument.
+    assert!(
+        checked >= 5,
+        "only {checked} commands with a required argument"
+    );
+}
+
+/// Every `qpslab …` command line quoted (in backticks) in src/ — the
+/// hints in messages, the module docs — goes through the real parser with
+/// its placeholders (`{…}`, NAME, FILE, ID…) filled in: a hint may not
+/// name an option that does not exist.
+#[test]
+fn every_suggested_command_line_parses() {
+    const PLACEHOLDERS: [&str; 20] = [
+        "NAME", "FILE", "ID", "N", "RUN", "PCT", "DIR", "PATH", "A", "B", "SCRIPT", "WORKLOAD",
+        "HOST", "PORT", "USER", "DB", "KIND", "METRIC", "COMMAND", "ID2",
+    ];
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs" || x == "txt") {
+                out.push(p);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut all,
+    );
+    let (mut checked, mut bad) = (0, Vec::new());
+    for f in &all {
+        let text = std::fs::read_to_string(f).unwrap();
+        for quoted in text.split('`').skip(1).step_by(2) {
+            let Some(rest) = quoted.strip_prefix("qpslab ") else {
+                continue;
+            };
+            // Sketches, pipes and alternatives are prose, not command lines.
+            if ["…", "...", "|", "[", "<", "\n", "\\", ".lua"]
+                .iter()
+                .any(|m| rest.contains(m))
+            {
+                continue;
+            }
+            let mut filled = String::new();
+            let mut depth = 0;
+            for c in rest.chars() {
+                match c {
+                    '{' => {
+                        if depth == 0 {
+                            filled.push('1');
+                        }
+                        depth += 1;
+                    }
+                    '}' => depth -= 1,
+                    _ if depth == 0 => filled.push(c),
+                    _ => {}
+                }
+            }
+            let argv: Vec<String> = std::iter::once("qpslab".to_string())
+                .chain(filled.split_whitespace().map(|w| {
+                    if PLACEHOLDERS.contains(&w) {
+                        "1".to_string()
+                    } else {
+                        w.to_string()
+                    }
+                }))
+                .collect();
+            checked += 1;
+            if let Err(e) = super::args::parse_from(&argv) {
+                use clap::error::ErrorKind::*;
+                // A command named in prose (`qpslab show`) is not a line.
+                let named = e.kind() == MissingRequiredArgument && !rest.contains('-');
+                if !matches!(e.kind(), DisplayHelp | DisplayVersion) && !named {
+                    bad.push(format!(
+                        "{}: `qpslab {rest}`: {}",
+                        f.display(),
+                        super::args::one_line(&e)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} command lines found");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

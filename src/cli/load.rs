@@ -71,6 +71,7 @@ pub(super) fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
 pub(super) fn cmd_run(a: &LoadArgs) -> Result<i32> {
     // Validate everything that does not need the server first.
     check_load_args(a)?;
+    super::profile::check_kinds(a)?;
     single_threads(a)?;
     if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
         errln!("note: no --time and no --events: running until Ctrl-C");

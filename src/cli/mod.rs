@@ -53,7 +53,7 @@ pub fn main() -> ! {
             // An error that a Ctrl-C caused (an interrupted prepare) is an
             // interruption, not bad input; a script's os.exit(N) in a
             // command ends it with N.
-            let code = workload::script::exit_requested().unwrap_or(2);
+            let code = workload::script::exit_code_for(&msg).unwrap_or(2);
             std::process::exit(out::settle(if exec::interrupted() { 130 } else { code }));
         }
     }

@@ -32,23 +32,53 @@ pub fn report(a: &ReportArgs) -> Result<()> {
         (None, []) => bail!("give a run id or --campaign ID"),
         (None, ids) => ui::campaigns_page(&store, ids, Mode::Report)?,
     };
-    write(&a.output, &html)?;
+    let output = a.output.clone().unwrap_or_else(|| {
+        let ids: Vec<String> = a.campaign.iter().map(i64::to_string).collect();
+        match (a.run, ids.len()) {
+            (Some(id), _) => format!("qpslab-run-{id}.html"),
+            (None, 1) => format!("qpslab-campaign-{}.html", ids[0]),
+            (None, _) => format!("qpslab-campaigns-{}.html", ids.join("-")),
+        }
+        .into()
+    });
+    write(&output, &html)?;
     outln!(
         "Report written to {} ({} KB); open it in a browser, no network needed.",
-        a.output.display(),
+        output.display(),
         html.len() / 1024
     );
     Ok(())
 }
 
+/// A file name made of a chart's metric (`status:Com_select` →
+/// `status-Com_select`): letters, digits, `-` and `_` only.
+fn file_word(metric: &str) -> String {
+    metric
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
 pub fn chart(a: &ChartArgs) -> Result<()> {
-    let png = match a.output.extension().and_then(|e| e.to_str()) {
+    let output = a.output.clone().unwrap_or_else(|| {
+        let metric = file_word(&a.metric);
+        match (a.run, a.campaign) {
+            (Some(id), _) => format!("qpslab-run-{id}-{metric}.svg"),
+            (None, Some(id)) => format!("qpslab-campaign-{id}-{metric}.svg"),
+            (None, None) => format!("qpslab-{metric}.svg"),
+        }
+        .into()
+    });
+    let png = match output.extension().and_then(|e| e.to_str()) {
         Some("svg") => false,
         Some("png") => true,
-        _ => bail!(
-            "--output {}: name the file .svg or .png",
-            a.output.display()
-        ),
+        _ => bail!("--output {}: name the file .svg or .png", output.display()),
     };
     let store = read_store(a.store.path())?;
     let c = match (a.run, a.campaign) {
@@ -61,11 +91,11 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
     }
     if png {
         let bytes = crate::report::chart::to_png(&c.svg_file())?;
-        std::fs::write(&a.output, bytes)
-            .with_context(|| format!("cannot write {}", a.output.display()))?;
+        std::fs::write(&output, bytes)
+            .with_context(|| format!("cannot write {}", output.display()))?;
     } else {
-        write(&a.output, &c.svg_file())?;
+        write(&output, &c.svg_file())?;
     }
-    outln!("Chart written to {}", a.output.display());
+    outln!("Chart written to {}", output.display());
     Ok(())
 }

@@ -29,9 +29,10 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         None => None,
     };
     if !explicit {
-        let name = a.server.as_deref().unwrap_or("default");
+        let name = a.server.as_deref().unwrap_or(crate::lab::DEFAULT_SANDBOX);
         let sb = running_sandbox(
             name,
+            a.create,
             || errln!("Starting sandbox '{name}' (first start initialises its datadir)..."),
             &mut super::progress::server_printer(),
         )?;

@@ -40,9 +40,9 @@ pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
         );
     } else {
         outln!(
-            "prepared {} table set(s) x {} warehouses: {} rows in {:.2} s ({:.0} rows/s, {:.2} s per warehouse, {loaders} loaders)",
-            o.tables,
-            o.warehouses,
+            "prepared {} x {}: {} rows in {:.2} s ({:.0} rows/s, {:.2} s per warehouse, {loaders} loaders)",
+            crate::out::counted(o.tables, "table set"),
+            crate::out::counted(o.warehouses, "warehouse"),
             rep.rows,
             rep.seconds,
             rate,

@@ -33,7 +33,19 @@ pub struct CampaignRun<'a> {
     pub command_line: String,
     /// Leave the sandboxes the campaign started running at its end.
     pub keep_servers: bool,
+    /// Wait (bounded) for a quiet host before each round: see
+    /// [`QUIET_TRIES`].
+    pub require_quiet: bool,
+    /// Asked when a round ends (its number): a reason to stop here, or
+    /// None to go on (`--until-interval`: every ratio narrow enough).
+    pub until: Option<&'a dyn Fn(u32) -> Option<String>>,
 }
+
+/// Pre-flight checks a round waits through for a quiet host with
+/// `require_quiet`, [`QUIET_WAIT`] apart, before it runs anyway (noted).
+pub const QUIET_TRIES: u32 = 6;
+/// The pause between two of those checks.
+pub const QUIET_WAIT: Duration = Duration::from_secs(10);
 
 /// The campaign's row in the store, created on its first run; `text` is
 /// the file as read (its DSN passwords never reach the store).
@@ -181,9 +193,37 @@ fn run_points(
             break;
         }
         if p.repeat != round {
+            if let Some(why) = (round > 0)
+                .then_some(r.until)
+                .flatten()
+                .and_then(|f| f(round))
+            {
+                say(&why);
+                break;
+            }
             round = p.repeat;
-            let v = super::preflight::host_noise();
+            let mut v = super::preflight::host_noise();
             say(&super::preflight::describe(round, &v));
+            let mut tries = 1;
+            while r.require_quiet && super::preflight::noisy(&v) && tries < QUIET_TRIES {
+                say(&format!(
+                    "--require-quiet: waiting {} s for the host to quiet down (check {} of {QUIET_TRIES})",
+                    QUIET_WAIT.as_secs(),
+                    tries + 1
+                ));
+                if !crate::exec::sleep_unless_interrupted(QUIET_WAIT) {
+                    out.code = 130;
+                    return Ok(out);
+                }
+                v = super::preflight::host_noise();
+                say(&super::preflight::describe(round, &v));
+                tries += 1;
+            }
+            if r.require_quiet && super::preflight::noisy(&v) {
+                say(&format!(
+                    "--require-quiet: the host did not quiet down in {QUIET_TRIES} checks; round {round} runs anyway, its pre-flight kept with each run"
+                ));
+            }
             preflight = Some(v);
         }
         let switch = current != Some((p.server, p.variant));

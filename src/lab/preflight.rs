@@ -51,6 +51,13 @@ pub(crate) fn host_noise() -> Value {
     })
 }
 
+/// Whether a pre-flight document says the host was not quiet (busy over
+/// 10% outside qpslab, or the loop's speed varying over 5%).
+pub fn noisy(v: &Value) -> bool {
+    let pct = |k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
+    pct("host_busy_outside_qpslab") > 10.0 || pct("loop_cov") > 5.0
+}
+
 /// One line for the campaign's output.
 pub fn describe(round: u32, v: &Value) -> String {
     let pct = |k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
@@ -60,7 +67,7 @@ pub fn describe(round: u32, v: &Value) -> String {
         pct("loop_cov"),
         busy,
         v["load_average"].as_str().unwrap_or("-"),
-        if busy > 10.0 || pct("loop_cov") > 5.0 {
+        if noisy(v) {
             " -- the host is not quiet: this round's figures carry its noise"
         } else {
             ""

@@ -3,7 +3,7 @@
 //! default one runs before a command uses it.
 
 use crate::server::{Profile, Progress, Sandbox};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -39,7 +39,25 @@ pub fn start_sandbox(
         spec.profile = Profile::parse(p)?;
     }
     for (k, v) in &change.sets {
-        spec.sets.retain(|(x, _)| x != k);
+        let key = k.replace('-', "_");
+        match key.as_str() {
+            // The sandbox's own port: kept in its metadata (status, the
+            // connection) rather than as a second `port` line.
+            "port" => {
+                spec.port = v
+                    .trim()
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .with_context(|| format!("--set port={v}: give a TCP port from 1 to 65535"))?;
+                continue;
+            }
+            "datadir" | "socket" | "pid_file" | "log_error" | "basedir" => bail!(
+                "--set {k}: the sandbox sets its own {k} (see `qpslab server status --name {name}`); use --basedir for another server, or connect to a server of your own with --socket/--host"
+            ),
+            _ => {}
+        }
+        spec.sets.retain(|(x, _)| x.replace('-', "_") != key);
         spec.sets.push((k.clone(), v.clone()));
     }
     if let Some(c) = &change.cpus {
@@ -57,14 +75,33 @@ pub fn start_sandbox(
     Ok(sb)
 }
 
+/// The sandbox that commands use when none is named; it is made on first
+/// use.
+pub const DEFAULT_SANDBOX: &str = "default";
+
 /// Sandbox `name`, started with its own settings if it is not running;
 /// `starting` is told before a start (the first one initialises a datadir),
-/// `progress` what the start does.
+/// `progress` what the start does. A sandbox that does not exist is made
+/// only when it is the default one or `create` is set: otherwise the
+/// error names the sandboxes there are (a mistyped name must not start a
+/// new server).
 pub fn running_sandbox(
     name: &str,
+    create: bool,
     starting: impl FnOnce(),
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Sandbox> {
+    if !create && name != DEFAULT_SANDBOX && Sandbox::open(name)?.is_none() {
+        let known: Vec<String> = Sandbox::list()?.into_iter().map(|s| s.spec.name).collect();
+        let known = if known.is_empty() {
+            "there are none yet".to_string()
+        } else {
+            format!("there are: {}", known.join(", "))
+        };
+        bail!(
+            "no sandbox '{name}' ({known}); create it with `qpslab server start --name {name}` or add --create"
+        );
+    }
     let mut sb = Sandbox::open_or_new(name)?;
     if sb.running_pid().is_none() {
         starting();

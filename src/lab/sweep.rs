@@ -1,6 +1,7 @@
 //! A sweep: one recorded run per concurrency and repeat, all in one
-//! campaign, with a cooldown between them; then each concurrency's medians
-//! over its repeats. Ctrl-C (during a run or a cooldown) ends it with what
+//! campaign, repeats in rounds (every concurrency once, then again), with
+//! a cooldown between runs; then each concurrency's medians over its
+//! repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
 use super::environment::Environment;
@@ -75,11 +76,18 @@ pub fn sweep(
     // each concurrency's last profiled repeat: (threads, QPS, lock shares)
     let mut locks: Vec<(u32, f64, crate::analyze::limiter::LockShares)> = Vec::new();
     let _ctrl_c = crate::exec::Cooperative::enter();
-    'steps: for (i, &th) in plan.threads.iter().enumerate() {
+    for &th in plan.threads {
         steps.push((th, Vec::new()));
-        for rep in 1..=plan.repeat {
-            let cooled = !((i > 0 || rep > 1) && plan.cooldown > 0.0)
+    }
+    // Repeats are rounds, as a campaign's: every concurrency once, then
+    // again, so slow drift of the host lands on every step alike.
+    let mut first = true;
+    'steps: for rep in 1..=plan.repeat {
+        for (i, &th) in plan.threads.iter().enumerate() {
+            let cooled = first
+                || plan.cooldown <= 0.0
                 || crate::exec::sleep_unless_interrupted(Duration::from_secs_f64(plan.cooldown));
+            first = false;
             if !cooled || crate::exec::interrupted() {
                 code = 130;
                 break 'steps;
@@ -104,9 +112,7 @@ pub fn sweep(
                 figures: &fig,
                 status: &r.status,
             });
-            if let Some(last) = steps.last_mut() {
-                last.1.push(fig);
-            }
+            steps[i].1.push(fig);
             match r.status {
                 RunStatus::Ok => {}
                 // The server came back: the next steps can still measure.
@@ -120,6 +126,7 @@ pub fn sweep(
     }
     let medians = steps
         .iter()
+        .filter(|(_, figs)| !figs.is_empty())
         .map(|(th, figs)| {
             let m = |f: fn(&StepFigures) -> f64| median(&figs.iter().map(f).collect::<Vec<_>>());
             let srv = m(|f| f.server_us);
@@ -131,8 +138,13 @@ pub fn sweep(
                 p99_ms: m(|f| f.p99),
                 load_us_per_query: m(|f| f.load_us),
                 server_us_per_query: (!srv.is_nan()).then_some(srv),
-                bottleneck: figs.last().map(|f| f.hint.clone()).unwrap_or_default(),
+                bottleneck: crate::analyze::verdict_of_repeats(
+                    figs.iter().map(|f| f.hint.as_str()).collect(),
+                ),
                 runs: figs.len(),
+                qps_spread: crate::analyze::spread::Spread::of(
+                    &figs.iter().map(|f| f.qps).collect::<Vec<_>>(),
+                ),
                 nopm: Some(m(|f| f.nopm)).filter(|n| !n.is_nan()),
             }
         })

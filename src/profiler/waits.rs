@@ -218,7 +218,7 @@ async fn poll(
     let probe = async {
         let on = one(&mut c, "SELECT @@performance_schema").await?;
         if on.first().map(|r| num(r, 0)) != Some(1.0) {
-            return Err("performance_schema is off: start the server with performance_schema=ON (a my.cnf line, or --config on a sandbox) to profile waits".to_string());
+            return Err("performance_schema is off: start the server with performance_schema=ON (a my.cnf line; on a sandbox: qpslab server stop --name NAME, then qpslab server start --name NAME --set performance_schema=ON) to profile waits".to_string());
         }
         let changed = if plan.enable {
             Some(enable(&mut c).await?)

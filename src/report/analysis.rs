@@ -69,6 +69,9 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
     }
     let mut out = t.render(f);
     if matches!(f, Format::Text | Format::Markdown) {
+        if s.values().any(|cells| cells.values().any(|c| c.runs > 1)) {
+            out.push_str(&format!("({})\n", crate::analyze::VERDICT_RULE));
+        }
         let stops: Vec<String> = s
             .iter()
             .filter_map(|((w, l, v), cells)| {
@@ -118,7 +121,17 @@ pub fn best_table(runs: &[RunRow], f: Format) -> String {
                 match by_label.get(l) {
                     Some((q, v)) => {
                         row.push(format!("{q:.2}"));
-                        row.push(v.clone());
+                        // CSV keeps the bare name (JSON has the figures).
+                        let mut name = v.clone();
+                        if f != Format::Csv {
+                            if let Some(m) = b.margin(w, *th, l) {
+                                name.push_str(&format!(" ({})", m.text()));
+                            }
+                            if b.host_shared(w, *th, l) {
+                                name.push_str(" [host shared]");
+                            }
+                        }
+                        row.push(name);
                     }
                     None => row.extend(["-".to_string(), "-".to_string()]),
                 }
@@ -375,6 +388,7 @@ pub fn run_comparison(
             ),
         ),
         ("status", da.run.status.clone(), db.run.status.clone()),
+        ("host", host_of(da), host_of(db)),
         ("qps mean ± SE", ms(&cq.a), ms(&cq.b)),
         ("tps mean ± SE", ms(&ct.a), ms(&ct.b)),
         ("p95 ms", opt(da.run.lat_p95_ms), opt(db.run.lat_p95_ms)),
@@ -432,6 +446,17 @@ pub fn run_comparison(
         ]);
     }
     head + &t.render(f)
+}
+
+/// Whether a run's host was its alone, from its verdict's "(host shared:
+/// …)" note: "shared: other processes 33% of busy CPU", or "quiet".
+fn host_of(d: &RunDetail) -> String {
+    let hint = d.run.hint.as_deref().unwrap_or("");
+    match hint.split_once("(host shared") {
+        Some((_, rest)) => format!("SHARED{}", rest.split(')').next().unwrap_or("").trim_end()),
+        None if hint.is_empty() => "not judged (no monitor)".into(),
+        None => "quiet (no other process took CPU)".into(),
+    }
 }
 
 #[cfg(test)]

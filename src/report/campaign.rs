@@ -299,8 +299,13 @@ pub fn sweep_end(
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
     let mut o = format!(
-        "\nScalability of {workload} (medians over repeats), campaign {campaign}:\n{}\n",
-        super::table::sweep_table(medians).render(Format::Text)
+        "\nScalability of {workload} (medians over repeats), campaign {campaign}:\n{}{}\n",
+        super::table::sweep_table(medians).render(Format::Text),
+        if medians.iter().any(|m| m.runs > 1) {
+            format!("({})\n", crate::analyze::VERDICT_RULE)
+        } else {
+            String::new()
+        }
     );
     if let Some(s) = &scaling {
         o.push_str(&format!(

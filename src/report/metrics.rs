@@ -20,11 +20,30 @@ pub fn csv(v: &MetricView) -> String {
     let rows = v.rows.iter().map(|(t, took, vals)| {
         [format!("{t:.3}"), took.to_string()]
             .into_iter()
-            .chain(
-                vals.iter()
-                    .map(|x| x.map(|x| x.to_string()).unwrap_or_default()),
-            )
+            .chain(vals.iter().map(|x| x.map(figure).unwrap_or_default()))
             .collect::<Vec<_>>()
     });
     super::table::csv_text(std::iter::once(header).chain(rows))
+}
+
+/// A value as CSV shows it: a whole number as one, else at most six
+/// decimals without trailing zeros (a rate, not 15 digits of noise).
+fn figure(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0');
+    s.trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn figures_are_short() {
+        assert_eq!(super::figure(1234.5666666666666), "1234.566667");
+        assert_eq!(super::figure(42.0), "42");
+        assert_eq!(super::figure(0.5), "0.5");
+        assert_eq!(super::figure(0.0000001), "0");
+    }
 }

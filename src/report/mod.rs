@@ -50,3 +50,98 @@ pub fn num(v: Option<f64>, digits: usize) -> String {
         _ => "-".into(),
     }
 }
+
+/// A size in bytes in binary units with one decimal ("23.5 GiB",
+/// "512.0 KiB", "17 B").
+pub fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes;
+    let mut u = 0;
+    while v.abs() >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// /proc/meminfo's "24683656 kB" in binary units ("23.5 GiB"); any other
+/// text as it is.
+pub fn meminfo_size(text: &str) -> String {
+    match text
+        .trim()
+        .strip_suffix(" kB")
+        .map(|n| n.trim().parse::<f64>())
+    {
+        Some(Ok(kb)) => human_bytes(kb * 1024.0),
+        _ => text.to_string(),
+    }
+}
+
+/// A run's recorded host in words: "vm: AMD EPYC, 2 CPUs, 23.5 GiB
+/// memory, kernel 6.1.0".
+pub fn host_text(h: &serde_json::Value) -> String {
+    let s = |k: &str| h[k].as_str().unwrap_or("").to_string();
+    let cpus = h["cpus"].as_u64().map(|n| crate::out::counted(n, "CPU"));
+    format!(
+        "{}: {}, {}, {} memory, kernel {}",
+        s("hostname"),
+        s("cpu_model"),
+        cpus.unwrap_or_else(|| "? CPUs".into()),
+        meminfo_size(&s("memory")),
+        s("kernel")
+    )
+}
+
+/// A run's recorded sandbox in words: "t (my.cnf preset default; set
+/// innodb_buffer_pool_size=1G; CPUs 0-3; basedir /opt/mariadb-11.4)".
+pub fn sandbox_text(sb: &serde_json::Value) -> String {
+    let mut parts = vec![format!(
+        "my.cnf preset {}",
+        sb["profile"].as_str().unwrap_or("default")
+    )];
+    let sets: Vec<String> = sb["sets"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|kv| Some(format!("{}={}", kv[0].as_str()?, kv[1].as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !sets.is_empty() {
+        parts.push(format!("set {}", sets.join(", ")));
+    }
+    if let Some(c) = sb["cpus"].as_str() {
+        parts.push(format!("CPUs {c}"));
+    }
+    if let Some(b) = sb["basedir"].as_str() {
+        parts.push(format!("basedir {b}"));
+    }
+    format!(
+        "{} ({})",
+        sb["name"].as_str().unwrap_or("?"),
+        parts.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod words_tests {
+    #[test]
+    fn sizes_hosts_and_sandboxes_read_as_words() {
+        assert_eq!(super::meminfo_size("24683656 kB"), "23.5 GiB");
+        assert_eq!(super::human_bytes(512.0), "512 B");
+        let h = serde_json::json!({"cpu_model":"AMD EPYC","cpus":2,"hostname":"vm","kernel":"6.1","memory":"24683656 kB"});
+        assert_eq!(
+            super::host_text(&h),
+            "vm: AMD EPYC, 2 CPUs, 23.5 GiB memory, kernel 6.1"
+        );
+        let sb = serde_json::json!({"basedir":null,"cpus":"0-1","name":"t","profile":"bench","sets":[["port","1"]]});
+        assert_eq!(
+            super::sandbox_text(&sb),
+            "t (my.cnf preset bench; set port=1; CPUs 0-1)"
+        );
+    }
+}

@@ -84,9 +84,12 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         r.server_version.clone().unwrap_or_default()
     ));
     if !d.sandbox.is_null() {
-        o.push_str(&format!("  sandbox:  {}\n", d.sandbox));
+        o.push_str(&format!(
+            "  sandbox:  {}\n",
+            super::sandbox_text(&d.sandbox)
+        ));
     }
-    o.push_str(&format!("  host:     {}\n", d.host));
+    o.push_str(&format!("  host:     {}\n", super::host_text(&d.host)));
     o.push_str(&format!(
         "  qpslab:   {} ({})\n  command:  {}\n",
         d.qpslab_version, d.git_hash, d.command_line

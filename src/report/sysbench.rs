@@ -40,7 +40,9 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     let d = s.dur.max(1e-9);
     let iv = &s.iv;
     let t = s.t;
-    let when = if (t - t.round()).abs() < 1e-6 {
+    // Whole seconds when the sample ends within 50 ms of one (the last
+    // interval ends a few ms late: "[ 10s ]", not "[ 10.0s ]").
+    let when = if (t - t.round()).abs() < 0.05 {
         format!("{}s", t.round() as i64)
     } else {
         format!("{t:.1}s")

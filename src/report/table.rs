@@ -173,6 +173,7 @@ pub(crate) fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
     let mut headers = vec![
         "threads",
         "qps",
+        "qps min-max",
         "tps",
         "p95 ms",
         "p99 ms",
@@ -189,6 +190,7 @@ pub(crate) fn sweep_table(rows: &[crate::analyze::StepMedians]) -> Table {
         let mut row = vec![
             r.threads.to_string(),
             format!("{:.2}", r.qps),
+            r.qps_spread.range_text(0),
             format!("{:.2}", r.tps),
             format!("{:.2}", r.p95_ms),
             format!("{:.2}", r.p99_ms),

@@ -34,8 +34,16 @@ impl Sandbox {
         }
         put("datadir", &self.datadir().display().to_string());
         put("socket", &self.socket().display().to_string());
+        put("tmpdir", &self.tmpdir().display().to_string());
         put("port", &self.spec.port.to_string());
-        put("bind-address", "127.0.0.1");
+        // Localhost unless a --set says otherwise (one line either way).
+        let bind = self
+            .spec
+            .sets
+            .iter()
+            .find(|(k, _)| norm(k) == "bind_address")
+            .map_or("127.0.0.1", |(_, v)| v.as_str());
+        put("bind-address", bind);
         put("pid-file", &self.pid_file().display().to_string());
         put("log-error", &self.error_log().display().to_string());
         put("skip-name-resolve", "");
@@ -53,7 +61,9 @@ impl Sandbox {
             }
         }
         for (k, v) in &self.spec.sets {
-            put(k, v);
+            if norm(k) != "bind_address" {
+                put(k, v);
+            }
         }
         s
     }

@@ -48,6 +48,7 @@ impl Sandbox {
 
     /// Opens an existing sandbox by name.
     pub fn open(name: &str) -> Result<Option<Sandbox>> {
+        validate_name(name)?;
         let dir = Self::dir_of(name);
         let meta = dir.join("meta.json");
         if !meta.exists() {
@@ -83,7 +84,13 @@ impl Sandbox {
         let mut out = Vec::new();
         if let Ok(rd) = fs::read_dir(sandboxes_dir()) {
             for e in rd.flatten() {
-                if let Some(s) = Self::open(&e.file_name().to_string_lossy())? {
+                // Only sandbox directories: the folder also holds other
+                // files (the port reservations, `.ports`).
+                let name = e.file_name().to_string_lossy().into_owned();
+                if validate_name(&name).is_err() {
+                    continue;
+                }
+                if let Some(s) = Self::open(&name)? {
                     out.push(s);
                 }
             }
@@ -95,6 +102,11 @@ impl Sandbox {
     /// The server's data directory.
     pub fn datadir(&self) -> PathBuf {
         self.dir.join("data")
+    }
+    /// The server's own temporary directory (not the host's /tmp, which
+    /// other servers' temporary tables share).
+    pub fn tmpdir(&self) -> PathBuf {
+        self.dir.join("tmp")
     }
     /// The server's Unix socket.
     pub fn socket(&self) -> PathBuf {
@@ -183,6 +195,8 @@ impl Sandbox {
         });
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
+        fs::create_dir_all(self.tmpdir())
+            .with_context(|| format!("cannot create {}", self.tmpdir().display()))?;
         if let Some(parent) = self.socket().parent() {
             fs::create_dir_all(parent)?;
         }

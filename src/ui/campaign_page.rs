@@ -264,6 +264,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         @if let Some(p) = progress {
             p.live #live { "running: " (p.text()) }
         }
+        (conditions_section(store, &runs)?)
         (scalability_section("Scalability", &ok))
         (comparisons(&ok))
         (variants_section(store, id, &ok)?)
@@ -272,12 +273,81 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         (runs_table(&runs, mode, Ticks::No))
         // A report has no run pages to link to: each run's main graphs.
         @for (r, charts) in run_charts {
-            h2 { "Run " (r.id) ": " (r.workload) " × " (r.threads) " users " (r.hint.as_deref().unwrap_or("")) }
+            h2 id={"run-" (r.id)} {
+                "Run " (r.id) ": " (r.workload) " × " (crate::out::counted(r.threads, "user"))
+                @if let Some(v) = &r.variant { ", variant " (v) }
+                @if let Some(l) = &r.label { " on " (l) }
+                " — " (r.hint.as_deref().unwrap_or(""))
+            }
             div.charts { (charts) }
         }
     };
     let live = runs.iter().any(|r| r.status == "running");
     Ok(Some((title, body, live)))
+}
+
+/// How trustworthy the campaign's figures are, shown before them as
+/// prominently as the terminal says it: each round's pre-flight check
+/// (the idle host's noise, flagged when not quiet), how many runs a busy
+/// host shared, and whether points were measured once only.
+fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
+    let mut rounds: Vec<String> = Vec::new();
+    let mut noisy = 0;
+    for r in runs {
+        let Some(d) = store.run_detail(r.id)? else {
+            continue;
+        };
+        let v = &d.host["preflight"];
+        if v.is_null() {
+            continue;
+        }
+        let line = crate::lab::preflight_line(rounds.len() as u32 + 1, v);
+        // Runs of one round share their pre-flight document.
+        let body = line
+            .split_once(": ")
+            .map_or(line.as_str(), |x| x.1)
+            .to_string();
+        if !rounds.iter().any(|l| l.ends_with(&body)) {
+            if crate::lab::preflight_noisy(v) {
+                noisy += 1;
+            }
+            rounds.push(line);
+        }
+    }
+    let finished: Vec<&RunRow> = runs.iter().filter(|r| r.status == "ok").collect();
+    let shared = finished
+        .iter()
+        .filter(|r| r.hint.as_deref().is_some_and(|h| h.contains("host shared")))
+        .count();
+    let mut per_point: std::collections::BTreeMap<(String, i64, String, String), usize> =
+        Default::default();
+    for r in &finished {
+        *per_point
+            .entry((
+                r.workload.clone(),
+                r.threads,
+                r.label.clone().unwrap_or_default(),
+                r.variant.clone().unwrap_or_default(),
+            ))
+            .or_default() += 1;
+    }
+    let single = per_point.values().filter(|n| **n == 1).count();
+    let warn = noisy > 0 || shared > 0 || (single > 0 && single == per_point.len());
+    Ok(html! {
+        @if !rounds.is_empty() || shared > 0 || single > 0 {
+            h2 { "Measurement conditions" }
+            @if warn {
+                p.note #conditions {
+                    @if noisy > 0 { b { (crate::out::counted(noisy, "round")) " of " (rounds.len()) " started on a host that was not quiet" } ": their figures carry its noise. " }
+                    @if shared > 0 { b { (shared) " of " (crate::out::counted(finished.len(), "finished run")) " measured on a shared host" } " (other processes took CPU; marked [host shared] below). " }
+                    @if single > 0 && single == per_point.len() { b { "Every point was measured once" } ": ratios carry no interval (marked (1 run)); repeat the campaign (--repeat 3) before drawing a conclusion." }
+                }
+            }
+            @if !rounds.is_empty() {
+                ul.notes { @for l in &rounds { li { (l) } } }
+            }
+        }
+    })
 }
 
 /// Scaling limiters, best to best and the ratios to the first variant, of
@@ -407,12 +477,16 @@ pub(crate) enum Ticks {
 
 /// Runs as a table with links to their pages.
 pub fn runs_table(runs: &[RunRow], mode: Mode, ticks: Ticks) -> Markup {
+    // On a narrow window the key columns (run, workload, users, status,
+    // qps, p95, bottleneck) stay; the others (class "opt") come back with
+    // the "all columns" box (CSS only: see ui.css).
     html! {
+        label.allcols { input type="checkbox" .allcols; " all columns" }
         table.runs {
             tr {
-                th { "run" } th.l { "started" } th.l { "workload" } th { "users" } th.l { "label" }
-                th.l { "variant" } th.l { "server" } th.l { "status" } th { "qps" } th { "p95 ms" }
-                th { "srv µs/q" } th.l { "bottleneck" }
+                th { "run" } th.l.opt { "started" } th.l { "workload" } th { "users" } th.l.opt { "label" }
+                th.l.opt { "variant" } th.l.opt { "server" } th.l { "status" } th { "qps" } th { "p95 ms" }
+                th.opt { "srv µs/q" } th.l { "bottleneck" }
             }
             @for r in runs {
                 tr {
@@ -423,17 +497,17 @@ pub fn runs_table(runs: &[RunRow], mode: Mode, ticks: Ticks) -> Markup {
                         }
                         (link(mode, &format!("/run/{}", r.id), &r.id.to_string()))
                     }
-                    td.l { (r.started_at) }
+                    td.l.opt { (r.started_at) }
                     td.l { (r.workload) }
                     td { (r.threads) }
-                    td.l { (r.label.as_deref().unwrap_or("")) }
-                    td.l { (r.variant.as_deref().unwrap_or("")) }
-                    td.l { (crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())) }
+                    td.l.opt { (r.label.as_deref().unwrap_or("")) }
+                    td.l.opt { (r.variant.as_deref().unwrap_or("")) }
+                    td.l.opt { (crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())) }
                     td class={ "l status-" (r.status) } { (r.status) }
                     td { (num(r.qps, 1)) }
                     td { (num(r.lat_p95_ms, 3)) }
-                    td { (num(r.server_us_per_q, 1)) }
-                    td.l { (r.hint.as_deref().unwrap_or("")) }
+                    td.opt { (num(r.server_us_per_q, 1)) }
+                    td.l.verdict-cell { (r.hint.as_deref().unwrap_or("")) }
                 }
             }
         }

@@ -18,7 +18,7 @@ pub(crate) fn summary_line(d: &RunDetail) -> String {
         crate::server::server_label(d.server_flavor.as_deref(), d.run.server_version.as_deref()),
         s(&h["cpu_model"]),
         h["cpus"],
-        s(&h["memory"]),
+        crate::report::meminfo_size(&s(&h["memory"])),
         s(&h["kernel"]),
         d.qpslab_version,
         d.git_hash

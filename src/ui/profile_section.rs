@@ -160,21 +160,34 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
     } else {
         ("Off-CPU stacks (µs blocked)", "µs")
     };
+    let svg = flame_svg(store, id, name)?.unwrap_or_default();
+    // The frame as tall as the graph: the root frames are at its bottom,
+    // and a shorter frame would hide them behind a scroll bar.
+    let height = svg_height(&svg).map_or(560, |h| h + 8);
     let src = match mode {
         Mode::Ui => format!("/run/{id}/flame/{name}.svg"),
-        Mode::Report => {
-            let svg = flame_svg(store, id, name)?.unwrap_or_default();
-            format!(
-                "data:image/svg+xml;base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(svg)
-            )
-        }
+        Mode::Report => format!(
+            "data:image/svg+xml;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&svg)
+        ),
     };
+    let unresolved = kind_of(name)
+        .map(|kind| stacks(store, id, kind).map(|f: Folded| unresolved_share(&f)))
+        .transpose()?
+        .flatten();
     let top = k["top_self"].as_array().cloned().unwrap_or_default();
     Ok(html! {
         h3 { (title) }
         p.meta { (num(k["seconds"].as_f64())) " s" (cost) }
-        iframe.flame src=(src) {}
+        iframe.flame src=(src) height=(height) title=(title) {}
+        @if let Some((share, dso)) = unresolved {
+            p.note {
+                (format!("{:.0}%", share * 100.0)) " of the " (unit) " end in a frame perf could not name ([" (dso) "]): "
+                "functions the binary does not export need the server's debug symbols — on Debian, the "
+                code { "mariadb-server-core-dbgsym" } " (or " code { "mysql-server-core-dbgsym" } ") package from the debug archive; "
+                "a build of your own, " code { "-DCMAKE_BUILD_TYPE=RelWithDebInfo" } "."
+            }
+        }
         (shares_table("innermost function", &top, unit))
         @if mode == Mode::Ui {
             form action="/flame/diff" method="get" {
@@ -187,6 +200,38 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
             }
         }
     })
+}
+
+/// The `height` attribute of an SVG's root element, in pixels.
+fn svg_height(svg: &str) -> Option<u32> {
+    let root = &svg[svg.find("<svg")?..];
+    let root = &root[..root.find('>')?];
+    let at = root.find(" height=\"")? + 9;
+    root[at..]
+        .split('"')
+        .next()?
+        .parse::<f64>()
+        .ok()
+        .map(|h| h as u32)
+}
+
+/// The share of the weight whose innermost frame is a bare `[binary]`
+/// (an address perf could not name), with the binary's name, when it is
+/// 5% or more.
+fn unresolved_share(f: &Folded) -> Option<(f64, String)> {
+    let total: u64 = f.stacks.values().sum();
+    let mut by_dso: std::collections::BTreeMap<&str, u64> = Default::default();
+    for (stack, w) in &f.stacks {
+        let leaf = stack.rsplit(';').next().unwrap_or("");
+        if let Some(dso) = leaf.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+            if !dso.ends_with("_[k]") && dso != "unknown" {
+                *by_dso.entry(dso).or_default() += w;
+            }
+        }
+    }
+    let (dso, w) = by_dso.into_iter().max_by_key(|x| x.1)?;
+    let share = w as f64 / total.max(1) as f64;
+    (share >= 0.05).then(|| (share, dso.to_string()))
 }
 
 fn num(v: Option<f64>) -> String {

@@ -11,8 +11,9 @@ use anyhow::Context;
 pub fn run_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> {
     let d = crate::lab::stored_run(store, id)?;
     let title = format!(
-        "run {id}: {} × {} users, {metric}",
-        d.run.workload, d.run.threads
+        "run {id}: {} × {}, {metric}",
+        d.run.workload,
+        crate::out::counted(d.run.threads, "user")
     );
     let mut c = Chart::new(&title, "seconds", metric);
     let s = &d.samples;

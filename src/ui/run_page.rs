@@ -740,7 +740,11 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let title = if monitor_only {
         format!("Run {id}: monitor session")
     } else {
-        format!("Run {id}: {} × {} users", r.workload, r.threads)
+        format!(
+            "Run {id}: {} × {}",
+            r.workload,
+            crate::out::counted(r.threads, "user")
+        )
     };
     // While it runs, the live line stands in for the totals (not known yet).
     let figures = if monitor_only {

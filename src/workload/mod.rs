@@ -64,6 +64,10 @@ pub struct OltpOpts {
     pub tables: u32,
     /// Rows per table.
     pub table_size: u32,
+    /// Whether --table-size was given (a run checks the data against the
+    /// default only when it was not).
+    #[serde(skip)]
+    pub table_size_given: bool,
     /// Rows a range query spans.
     pub range_size: u32,
     /// Point selects per event.
@@ -109,6 +113,7 @@ impl Default for OltpOpts {
         OltpOpts {
             tables: 1,
             table_size: 10_000,
+            table_size_given: false,
             range_size: 100,
             point_selects: 10,
             simple_ranges: 1,

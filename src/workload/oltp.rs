@@ -151,6 +151,47 @@ impl Family for Oltp {
         Box::pin(super::prepare::cleanup(conn, self.inner.o.tables, each))
     }
 
+    /// The data must cover --table-size (a point select of a missing id
+    /// finds nothing, silently), and when the option was not given the
+    /// data must not be bigger than its default (the run would read only
+    /// the first 10,000 rows of a bigger table without saying so).
+    /// oltp_insert reads no ids: no check.
+    fn ready_checks(&self) -> Vec<(String, String)> {
+        if self.inner.w == Workload::Insert {
+            return Vec::new();
+        }
+        let o = &self.inner.o;
+        let n = o.table_size;
+        let size = if o.table_size_given {
+            format!("--table-size {n}")
+        } else {
+            format!("--table-size {n} (the default)")
+        };
+        let mut checks = Vec::new();
+        for t in self.required_tables() {
+            checks.push((
+                format!("SELECT 1 FROM `{t}` WHERE id = {n}"),
+                format!(
+                    "{t} has no row with id {n}: it holds fewer rows than {size}; give the --table-size it was prepared with, or prepare again (`qpslab cleanup {}` then `{}`)",
+                    self.inner.w.name(),
+                    self.prepare_command()
+                ),
+            ));
+            if !o.table_size_given {
+                checks.push((
+                    format!(
+                        "SELECT 1 FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM `{t}` WHERE id = {})",
+                        u64::from(n) + 1
+                    ),
+                    format!(
+                        "{t} holds more rows than {size}, and the run would use only ids 1 to {n}: give --table-size with the size it was prepared with (or this one, to use that part on purpose)"
+                    ),
+                ));
+            }
+        }
+        checks
+    }
+
     fn advice(&self, code: u16) -> Option<String> {
         (code == 1146).then(|| {
             format!(
@@ -356,6 +397,7 @@ impl OltpOpts {
         Ok(OltpOpts {
             tables: v.count("tables"),
             table_size: v.count("table_size"),
+            table_size_given: v.is_given("table_size"),
             range_size: v.count("range_size"),
             point_selects: v.count("point_selects"),
             simple_ranges: v.count("simple_ranges"),

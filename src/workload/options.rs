@@ -151,6 +151,12 @@ impl OptValues {
         self.specs.iter().map(|s| (s, self.raw(&s.name)))
     }
 
+    /// Whether `name` was given (set), not left at its default.
+    pub fn is_given(&self, name: &str) -> bool {
+        self.spec(name)
+            .is_some_and(|s| self.given.contains_key(&s.name))
+    }
+
     /// A count option's value (0 when unset and without a default).
     pub fn count(&self, name: &str) -> u32 {
         self.raw(name).parse().unwrap_or(0)

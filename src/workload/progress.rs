@@ -57,7 +57,8 @@ impl fmt::Display for Progress {
             }
             Progress::CreatingSet { set, warehouses } => write!(
                 f,
-                "Creating the TPC-C tables of set {set} ({warehouses} warehouses)..."
+                "Creating the TPC-C tables of set {set} ({})...",
+                crate::out::counted(warehouses, "warehouse")
             ),
             Progress::ResumingSet { set, loaded, to_go } => write!(
                 f,

@@ -319,7 +319,10 @@ impl Lab {
 
 /// Reads lines until one satisfies `pred` and returns it; None when the
 /// stream ends first (the process exited).
-pub fn read_until(out: &mut impl std::io::BufRead, pred: impl Fn(&str) -> bool) -> Option<String> {
+pub fn read_until(
+    out: &mut impl std::io::BufRead,
+    mut pred: impl FnMut(&str) -> bool,
+) -> Option<String> {
     let mut line = String::new();
     loop {
         line.clear();

@@ -111,7 +111,20 @@ try {
   await legendsReadable(page, "run page");
   await page.close();
   await shots(base + href, "run");
-  await shots(base + "/", "index");
+  // The start page: at both widths the runs table's key columns fit
+  // without horizontal scrolling; at 800 px the others hide until "all
+  // columns" is ticked.
+  await shots(base + "/", "index", async (page, w) => {
+    const fit = await page.$eval("table.runs", (t) => ({ sw: t.scrollWidth, cw: t.clientWidth, page: document.documentElement.scrollWidth <= window.innerWidth + 1 }));
+    check(fit.sw <= fit.cw + 1 && fit.page, `start page at ${w} px: the runs table fits (${fit.sw} of ${fit.cw} px)`);
+    const heads = await page.$$eval("table.runs th", (ths) => ths.filter((h) => getComputedStyle(h).display !== "none").map((h) => h.textContent));
+    check(["workload", "users", "status", "qps", "p95 ms", "bottleneck"].every((k) => heads.includes(k)), `start page at ${w} px shows workload, users, status, qps, p95, bottleneck (${heads.join(", ")})`);
+    if (w === 800) {
+      await page.locator("label.allcols input").check();
+      const all = await page.$$eval("table.runs th", (ths) => ths.filter((h) => getComputedStyle(h).display !== "none").length);
+      check(all > heads.length, `"all columns" brings back the others at 800 px (${heads.length} -> ${all})`);
+    }
+  });
 
   // The 5-variant x 2-workload campaign: one chart pair per workload,
   // every legend readable at both widths.

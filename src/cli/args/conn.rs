@@ -116,6 +116,11 @@ pub(crate) struct ConnArgs {
     /// --socket or --dsn is given (`qpslab server list`) [default: default].
     #[arg(long)]
     pub server: Option<String>,
+    /// Create the --server sandbox when it does not exist yet (without it,
+    /// an unknown name is refused, so a typo does not start a new server;
+    /// the default sandbox is created on first use either way).
+    #[arg(long)]
+    pub create: bool,
     /// TLS: DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY
     /// (sysbench's --mysql-ssl on|off is accepted too) [default: DISABLED,
     /// as sysbench].

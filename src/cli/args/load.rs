@@ -201,12 +201,42 @@ pub(crate) struct CampaignRunArgs {
     /// sandboxes it started are stopped, their datadirs and templates kept).
     #[arg(long)]
     pub keep_servers: bool,
+    /// Adaptive repeats: after the file's repeats (at least 2), run more
+    /// rounds until every ratio to the reference variant has a 95%
+    /// interval narrower than PCT percent of the ratio, or --max-rounds
+    /// is reached (then said as not reached) [default: off].
+    #[arg(long, value_name = "PCT", value_parser = until_pct)]
+    pub until_interval: Option<f64>,
+    /// The most rounds --until-interval runs.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=100))]
+    pub max_rounds: u32,
+    /// Before each round, wait for a quiet host (the pre-flight check, up
+    /// to 6 times 10 s apart); a round that still finds it busy runs
+    /// anyway and is noted.
+    #[arg(long)]
+    pub require_quiet: bool,
+}
+
+/// A percentage above 0 and at most 1000 (an interval may be wider than
+/// its ratio).
+fn until_pct(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a percentage"))?;
+    if v > 0.0 && v <= 1000.0 {
+        Ok(v)
+    } else {
+        Err(format!("'{s}': give a percentage above 0 and at most 1000"))
+    }
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct CampaignArgs {
     /// Campaign file (TOML): `qpslab help campaign` lists its keys; see
-    /// examples/campaigns/.
+    /// examples/campaigns/. `campaign status` also takes a stored
+    /// campaign's id here.
     pub file: Option<PathBuf>,
     /// A built-in campaign instead of a file (see `qpslab campaign
     /// presets`) [default: none].

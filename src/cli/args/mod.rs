@@ -355,7 +355,7 @@ pub(crate) fn parse_command_line() -> Cli {
         Ok(x) => x,
         Err(m) => {
             errln!("qpslab: {m}");
-            std::process::exit(2)
+            exit(2)
         }
     };
     for n in &notes {
@@ -372,17 +372,33 @@ pub(crate) fn parse_command_line() -> Cli {
             {
                 out!("{}", e.render());
                 print_workload_options(&argv[2..]);
-                std::process::exit(0)
+                exit(0)
             }
             ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                // clap's own text (no colours), on the stream clap would
+                // use, through out's writers: a closed or full stdout is
+                // handled as every other command's.
+                if e.use_stderr() {
+                    errout!("{}", e.render());
+                } else {
+                    out!("{}", e.render());
+                }
+                exit(e.exit_code())
+            }
             _ => {
                 errln!("qpslab: {}", one_line(&e));
-                std::process::exit(2)
+                exit(2)
             }
         },
     }
+}
+
+/// Exits with `code` after `out::settle` (which says on stderr when the
+/// output could not be written, and turns a 0 into its exit code).
+fn exit(code: i32) -> ! {
+    std::process::exit(crate::out::settle(code))
 }
 
 /// A clap error as one line: `--rand-type 'weird' is not one of uniform,
@@ -406,12 +422,35 @@ pub fn one_line(e: &clap::Error) -> String {
             };
         }
     }
+    let usage = match e.get(ContextKind::Usage) {
+        Some(ContextValue::StyledStr(u)) => u.to_string(),
+        _ => String::new(),
+    };
+    let usage = usage.trim().trim_start_matches("Usage:").trim();
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        if let Some(ContextValue::Strings(missing)) = e.get(ContextKind::InvalidArg) {
+            let command: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '[', '<']))
+                .collect();
+            let command = command.join(" ");
+            return format!(
+                "missing {}: usage: {usage} (see {command} --help)",
+                missing.join(", ")
+            );
+        }
+    }
     let text = e.render().to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines
         .next()
         .unwrap_or("bad arguments")
         .trim_start_matches("error: ");
+    // clap puts what a message is about on the next line ("…: \n <RUN>").
+    let first = match first.strip_suffix(':') {
+        Some(head) => format!("{head}: {}", lines.next().unwrap_or("")),
+        None => first.to_string(),
+    };
     match lines.find(|l| l.starts_with("tip:") || l.contains("possible values")) {
         Some(more) => format!("{first} ({more}; see --help)"),
         None => format!("{first} (see --help)"),

@@ -200,9 +200,10 @@ pub(crate) struct ReportArgs {
     /// [default: none: give RUN].
     #[arg(long, conflicts_with = "run", value_delimiter = ',', num_args = 1..)]
     pub campaign: Vec<i64>,
-    /// Output file (.html).
+    /// Output file (.html) [default: qpslab-run-ID.html or
+    /// qpslab-campaign-ID.html in the current directory].
     #[arg(short, long)]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
 }
@@ -220,9 +221,11 @@ pub(crate) struct ChartArgs {
     /// or nopm (TPC-C's New-Orders per minute).
     #[arg(long, default_value = "qps")]
     pub metric: String,
-    /// Output file: .svg, or .png (rendered with the system's fonts).
+    /// Output file: .svg, or .png (rendered with the system's fonts)
+    /// [default: qpslab-run-ID-METRIC.svg or qpslab-campaign-ID-METRIC.svg
+    /// in the current directory].
     #[arg(short, long)]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
 }

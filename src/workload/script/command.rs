@@ -135,7 +135,7 @@ async fn drive_command(
                 return match s.exit_code() {
                     Some(0) => Ok(()),
                     Some(code) => {
-                        super::guard::request_exit(code);
+                        super::guard::request_exit(code, s.text());
                         Err(s.text().to_string())
                     }
                     None => Err(s.text().to_string()),

@@ -19,7 +19,7 @@
 use mlua::{HookTriggers, Lua, VmState};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Instructions between two checks: about a tenth of a millisecond of
@@ -43,7 +43,16 @@ pub(crate) enum StepKind {
     Done,
     /// prepare, cleanup, or one of the script's own commands.
     Command,
+    /// A report hook (`sysbench.hooks.report_intermediate`,
+    /// `report_cumulative`): it holds the thread that reports, so it has
+    /// [`REPORT_LIMIT`] to return, with or without a run length.
+    Report,
 }
+
+/// How long a report hook may run: it holds the reporting thread (the
+/// next interval's line, the run's end), so a hook stuck in a loop is
+/// stopped after this, as an event is after the run's end.
+pub(crate) const REPORT_LIMIT: Duration = GRACE;
 
 /// Why a step was stopped: the one-line reason, and the code the script
 /// passed to os.exit when that was it.
@@ -76,20 +85,28 @@ pub(crate) struct Guard {
     sticky: Cell<bool>,
 }
 
-/// The code a script's os.exit asked the process to end with, outside a
-/// run (a command, loading the script); -1: none.
-static EXIT_REQUESTED: AtomicI32 = AtomicI32::new(-1);
+/// What a script's os.exit asked the process to end with, outside a run
+/// (a command, loading the script): the code, and the error message that
+/// carries it up. The code is used only for that error: a later,
+/// unrelated failure (a campaign goes on after a failed point) exits as
+/// any error does.
+static EXIT_REQUEST: Mutex<Option<(i32, String)>> = Mutex::new(None);
 
 /// The exit code a script asked for with os.exit while loading or in a
-/// command (prepare, cleanup, its own), if it did.
-pub fn exit_requested() -> Option<i32> {
-    let c = EXIT_REQUESTED.load(Ordering::SeqCst);
-    (c >= 0).then_some(c)
+/// command (prepare, cleanup, its own), if `error` (the message a command
+/// failed with) is the one that carried it up.
+pub fn exit_code_for(error: &str) -> Option<i32> {
+    let request = EXIT_REQUEST.lock().unwrap_or_else(|e| e.into_inner());
+    match &*request {
+        Some((code, why)) if !why.is_empty() && error.contains(why.as_str()) => Some(*code),
+        _ => None,
+    }
 }
 
-/// Records that the command should end with `code`.
-pub(crate) fn request_exit(code: i32) {
-    EXIT_REQUESTED.store(code.clamp(0, 255), Ordering::SeqCst);
+/// Records that the command failing with `why` should end with `code`.
+pub(crate) fn request_exit(code: i32, why: &str) {
+    *EXIT_REQUEST.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some((code.clamp(0, 255), why.to_string()));
 }
 
 impl Guard {
@@ -154,6 +171,7 @@ impl Guard {
             StepKind::Event => "event()".into(),
             StepKind::Done => "thread_done()".into(),
             StepKind::Command => format!("the `{}` command", self.command.borrow()),
+            StepKind::Report => "a report hook".into(),
         }
     }
 
@@ -202,7 +220,6 @@ impl Guard {
 
     /// The reason when the running step is past its deadline.
     fn overdue(&self) -> Option<String> {
-        let len = self.run_length?;
         let now = Instant::now();
         let (step, since) = self.seen.get();
         let began = if step == self.steps.get() {
@@ -212,6 +229,16 @@ impl Guard {
             now
         };
         let grace = GRACE.as_secs();
+        if self.kind.get() == StepKind::Report {
+            return (now >= began + REPORT_LIMIT).then(|| {
+                format!(
+                    "{}: a report hook did not return within {} s; interrupted",
+                    self.script,
+                    REPORT_LIMIT.as_secs()
+                )
+            });
+        }
+        let len = self.run_length?;
         let (deadline, what) = match self.kind.get() {
             StepKind::Init => (
                 began + len + GRACE,

@@ -21,7 +21,7 @@ mod state;
 
 pub use family::{BuiltIns, Script, ScriptDef};
 pub use find::find_script;
-pub use guard::exit_requested;
+pub use guard::exit_code_for;
 pub use options::script_help;
 pub(crate) use options::script_options;
 

@@ -70,7 +70,7 @@ pub fn script_help(path: &Path) -> Result<bool, String> {
     match st.call(StepKind::Command, f, (), lua_error) {
         Ok(()) => Ok(true),
         // help() that ends with os.exit(0), as some scripts' do, is done.
-        Err(_) if super::guard::exit_requested() == Some(0) => Ok(true),
+        Err(m) if super::guard::exit_code_for(&m) == Some(0) => Ok(true),
         Err(m) => Err(m),
     }
 }

@@ -42,7 +42,7 @@ impl ScriptReporter {
             t.set(k, v).map_err(|e| message(&e))?;
         }
         let lua_error = |m| format!("sysbench.hooks.{name}: {m}");
-        self.st.call(StepKind::Idle, f, t, lua_error)?;
+        self.st.call(StepKind::Report, f, t, lua_error)?;
         Ok(true)
     }
 }

@@ -226,7 +226,7 @@ impl ScriptState {
         let r = f.call::<()>(args);
         if let Some(stop) = self.end_step() {
             if let Some(code) = stop.exit {
-                super::guard::request_exit(code);
+                super::guard::request_exit(code, &stop.why);
             }
             return Err(stop.why);
         }
