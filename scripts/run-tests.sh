@@ -18,8 +18,8 @@ STREAMS=${STREAMS:-2}
 ALONE=${ALONE:-"profile monitor"}
 # The longest first, so the streams end together (seconds seen on a
 # 2-core host; a binary not named here counts as 10).
-WEIGHTS="ui:90 faults:75 tpcc:70 engines:55 mariadb101:36 campaign:23 store:23
-  mysql8:18 script_runs:17 basedir:15 connect_and_errors:13 script_compat:13"
+WEIGHTS="ui:100 tpcc:85 faults:80 campaign:70 engines:60 mariadb101:38 store:24
+  mysql8:26 script_runs:23 basedir:12 connect_and_errors:14 script_compat:11"
 
 logs=target/test-logs
 rm -rf "$logs"

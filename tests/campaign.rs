@@ -435,7 +435,6 @@ fn until_interval_adds_rounds_until_the_ratios_are_narrow_or_the_cap() {
         "1000",
         "--max-rounds",
         "4",
-        "--require-quiet",
         "--store",
         &store,
     ]);

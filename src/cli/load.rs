@@ -68,6 +68,34 @@ pub(super) fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
     })
 }
 
+/// A built-in OLTP workload run without --table-size on tables prepared
+/// with another size: the arguments with the data's size (sbtest1's
+/// largest id), said in a note, so that a run after `prepare --table-size
+/// 100000` reads all of it as sysbench users expect it to. None: nothing
+/// to change.
+pub(super) fn sized_to_data(a: &LoadArgs, t: &crate::lab::Target) -> Result<Option<LoadArgs>> {
+    use crate::workload::Workload;
+    let builtin = Workload::parse(&a.workload).is_ok_and(|w| w != Workload::Insert);
+    if !builtin || a.options.is_given("table_size") {
+        return Ok(None);
+    }
+    let default = a.options.count("table_size");
+    match crate::lab::largest_id(t, "sbtest1")? {
+        Some(rows) if rows != u64::from(default) && rows <= u64::from(u32::MAX) => {
+            let mut sized = a.clone();
+            sized
+                .options
+                .set("table_size", &rows.to_string())
+                .map_err(anyhow::Error::msg)?;
+            errln!(
+                "note: --table-size not given: using {rows}, the rows sbtest1 was prepared with (its largest id), not the default {default}"
+            );
+            Ok(Some(sized))
+        }
+        _ => Ok(None),
+    }
+}
+
 pub(super) fn cmd_run(a: &LoadArgs) -> Result<i32> {
     // Validate everything that does not need the server first.
     check_load_args(a)?;
@@ -77,6 +105,8 @@ pub(super) fn cmd_run(a: &LoadArgs) -> Result<i32> {
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = resolve(&a.conn, "sbtest")?;
+    let sized = sized_to_data(a, &t)?;
+    let a = sized.as_ref().unwrap_or(a);
     let cfg = run_config(a, &t.opts)?;
     let store = recording_store(&a.record)?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;

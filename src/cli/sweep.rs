@@ -77,6 +77,8 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
     check_load_args(l)?;
     super::profile::check_kinds(l)?;
     let t = resolve(&l.conn, "sbtest")?;
+    let sized = super::load::sized_to_data(l, &t)?;
+    let l = sized.as_ref().unwrap_or(l);
     let mut first = l.clone();
     first.threads = threads[0].to_string();
     let cfg0 = run_config(&first, &t.opts)?;

@@ -55,6 +55,26 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
     Ok(env)
 }
 
+/// The largest id of `table` on the target (the rows a sysbench-style
+/// prepare made); None when the table is missing or empty.
+pub fn largest_id(t: &Target, table: &str) -> Result<Option<u64>> {
+    let quoted = table.replace('`', "``");
+    super::runtime::block_on(async {
+        let mut c = check(t).await?;
+        let r = c.query(&format!("SELECT MAX(id) FROM `{quoted}`")).await;
+        c.quit().await;
+        Ok::<_, anyhow::Error>(match r {
+            Ok(r) => r
+                .rows
+                .into_iter()
+                .next()
+                .and_then(|row| row.into_iter().next().flatten())
+                .and_then(|v| v.parse().ok()),
+            Err(_) => None,
+        })
+    })?
+}
+
 /// Creates the workload's data with `loaders` connections, telling
 /// `progress` each step; Ctrl-C stops it with a message saying what is
 /// incomplete.

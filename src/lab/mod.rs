@@ -28,7 +28,7 @@ mod watch;
 pub use crate::analyze::limiter::Profiled;
 pub use crate::analyze::variants::{campaign_file, variant_diffs, VariantDiff};
 pub use campaign::{lock_campaign, open_campaign, run_campaign, CampaignRun};
-pub use data::{check_tpcc, cleanup, prepare, ready, script_command};
+pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
 pub use profile::{profile, server_pid, summary_json as profile_json, ProfilePlan};
