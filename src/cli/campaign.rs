@@ -165,14 +165,12 @@ fn status(a: &CampaignArgs) -> Result<()> {
                 .with_context(|| {
                     format!("no campaign {id} in {} (see `qpslab runs`)", path.display())
                 })?;
-            let mut o = stored_overrides(&definition);
-            o.extend(overrides(a));
-            if !stored_overrides(&definition).is_empty() {
-                note = format!(
-                    "(its last run's overrides: {})\n",
-                    stored_overrides(&definition).join(" ")
-                );
+            let last = stored_overrides(&definition);
+            if !last.is_empty() {
+                note = format!("(its last run's overrides: {})\n", last.join(" "));
             }
+            let mut o = last;
+            o.extend(overrides(a));
             let c = parse_with(&definition, &format!("campaign {id}"), &o)
                 .with_context(|| format!("campaign {id} is a sweep or an older record: `qpslab runs --campaign {id}` lists its runs"))?;
             (c, Some(id))

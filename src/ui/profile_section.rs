@@ -33,8 +33,12 @@ pub fn flame_svg(store: &Store, run: i64, kind: &str) -> Result<Option<String>> 
         return Ok(None);
     };
     let f = stacks(store, run, k)?;
-    let title = format!("run {run}: {} stacks", k.name());
-    crate::report::flame::svg(&f, k, &title).map(Some)
+    flame_of(&f, k, run).map(Some)
+}
+
+/// Run `run`'s flame graph of its `kind` stacks `f`.
+fn flame_of(f: &Folded, kind: Kind, run: i64) -> Result<String> {
+    crate::report::flame::svg(f, kind, &format!("run {run}: {} stacks", kind.name()))
 }
 
 /// The differential flame graph from run `a` to run `b` (`kind` stacks).
@@ -160,7 +164,14 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
     } else {
         ("Off-CPU stacks (µs blocked)", "µs")
     };
-    let svg = flame_svg(store, id, name)?.unwrap_or_default();
+    // One read of the stacks: the graph and its unresolved share.
+    let folded = kind_of(name)
+        .map(|kind| stacks(store, id, kind).map(|f| (kind, f)))
+        .transpose()?;
+    let svg = match &folded {
+        Some((kind, f)) => flame_of(f, *kind, id)?,
+        None => String::new(),
+    };
     // The frame as tall as the graph: the root frames are at its bottom,
     // and a shorter frame would hide them behind a scroll bar.
     let height = svg_height(&svg).map_or(560, |h| h + 8);
@@ -171,10 +182,7 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
             base64::engine::general_purpose::STANDARD.encode(&svg)
         ),
     };
-    let unresolved = kind_of(name)
-        .map(|kind| stacks(store, id, kind).map(|f: Folded| unresolved_share(&f)))
-        .transpose()?
-        .flatten();
+    let unresolved = folded.as_ref().and_then(|(_, f)| unresolved_share(f));
     let top = k["top_self"].as_array().cloned().unwrap_or_default();
     Ok(html! {
         h3 { (title) }
