@@ -20,14 +20,23 @@ pub enum Keep {
 /// points a key). Past it, the older half is thinned (see `thin`).
 const MAX_POINTS: usize = 256;
 
+/// More drops than a counter makes in the older half of its points (a
+/// counter goes down only when its server restarts): past it, the key is a
+/// gauge (Threads_running, a checkpoint age), whose drops need no keeping.
+const MAX_RESETS: usize = 8;
+
 /// Drops every other point of the older half of `pts`, keeping what
 /// differences over a window need: the points around the start of
 /// measurement (t = 0), every reset (a value below the one before) and the
-/// point before it, and the newer half whole.
+/// point before it, and the newer half whole. A gauge's drops are not
+/// resets: kept, they would keep nearly every point, and the key would grow
+/// for the run's length.
 fn thin(pts: &mut Vec<(f64, f64)>) {
     let half = pts.len() / 2;
     let start = pts.partition_point(|(t, _)| *t <= 0.0);
-    let reset = |i: usize| i > 0 && i < pts.len() && pts[i].1 < pts[i - 1].1;
+    let drop_at = |i: usize| i > 0 && i < pts.len() && pts[i].1 < pts[i - 1].1;
+    let counter = (1..half).filter(|&i| drop_at(i)).count() <= MAX_RESETS;
+    let reset = |i: usize| counter && drop_at(i);
     let keep: Vec<bool> = (0..pts.len())
         .map(|i| {
             i >= half || i % 2 == 0 || i == start || i + 1 == start || reset(i) || reset(i + 1)
@@ -184,6 +193,19 @@ mod tests {
         assert_eq!(c.delta("k", 0.0, 50.0), Some(500.0));
         assert_eq!(c.delta("k", 0.0, 1999.0), None, "spans the reset");
         assert_eq!(c.delta("k", 1990.0, 1999.0), Some(90.0));
+    }
+
+    #[test]
+    fn a_gauge_stays_bounded_too() {
+        let mut c = Counters::default();
+        // Threads_running: up and down every second for 2 hours
+        for i in 0..7200 {
+            c.push("g".into(), Keep::All, i as f64, f64::from(i % 7));
+        }
+        let (_, pts) = &c.map["g"];
+        assert!(pts.len() <= MAX_POINTS, "{}", pts.len());
+        assert_eq!(c.at("g", 7199.0), Some(f64::from(7199 % 7)));
+        assert_eq!(c.at("g", 0.0), Some(0.0), "the start is kept");
     }
 
     #[test]
