@@ -9,15 +9,18 @@
 #     running run's page every 5 s (what an open browser tab does);
 #   - the sandbox is restarted RESTARTS times, evenly spaced (the run
 #     reconnects and ends degraded, never failed).
-# Every SAMPLE seconds the run's RSS (kB), open descriptors, threads and the
-# store's size (with its WAL) go to target/soak/samples.csv, charted in
-# target/soak/rss.svg. At the end, the RSS slope after WARMUP seconds
-# (least squares, MB per 10 minutes) is printed; with CHECK=1 the script
-# fails when it is MAX_SLOPE MB per 10 minutes or more, or when the run
-# failed (CI runs MINUTES=10 CHECK=1).
+# Every SAMPLE seconds the run's RSS and its anonymous part (kB: the heap
+# and stacks, without the binary's pages read in as new code runs), open
+# descriptors, threads and the store's size (with its WAL) go to
+# target/soak/samples.csv, charted in target/soak/rss.svg. At the end, the
+# RSS slope after WARMUP seconds (least squares, MB per 10 minutes) and
+# RSS's range after WARMUP are printed; with CHECK=1 the script fails when
+# the slope is MAX_SLOPE MB per 10 minutes or more, or when the run failed
+# (CI runs MINUTES=10 CHECK=1).
 #
 # Usage: bench/soak.sh   env: MINUTES=120 THREADS=32 RESTARTS=2
 #        PROFILE_EVERY=600 SAMPLE=60 WARMUP=300 MAX_SLOPE=1 CHECK=0
+#        Q=path/to/qpslab (default: target/release/qpslab, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${MINUTES:-120}; THREADS=${THREADS:-32}; RESTARTS=${RESTARTS:-2}
@@ -26,7 +29,7 @@ MAX_SLOPE=${MAX_SLOPE:-1}; CHECK=${CHECK:-0}; UI_PORT=${UI_PORT:-18787}
 TABLES=${TABLES:-4}; ROWS=${ROWS:-10000}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/soak-home}
 OUT=$PWD/target/soak; mkdir -p "$OUT"
-Q=$PWD/target/release/qpslab
+Q=${Q:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 STORE=$OUT/soak.db; rm -f "$STORE" "$STORE"-wal "$STORE"-shm
 SECS=$((MINUTES * 60))
@@ -58,7 +61,7 @@ pids+=("$!")
   done ) &
 pids+=("$!")
 
-echo "t_s,rss_kb,fds,threads,store_kb" >"$OUT/samples.csv"
+echo "t_s,rss_kb,fds,threads,store_kb,anon_kb" >"$OUT/samples.csv"
 start=$SECONDS; next_profile=$PROFILE_EVERY; restarts_done=0
 while kill -0 "$RUN" 2>/dev/null; do
   t=$((SECONDS - start))
@@ -66,7 +69,8 @@ while kill -0 "$RUN" 2>/dev/null; do
   fds=$(ls "/proc/$RUN/fd" 2>/dev/null | wc -l)
   thr=$(awk '/^Threads/{print $2}' "/proc/$RUN/status" 2>/dev/null || echo 0)
   st=$(du -k -c "$STORE"* 2>/dev/null | tail -1 | cut -f1)
-  [ -n "$rss" ] && echo "$t,$rss,$fds,$thr,$st" >>"$OUT/samples.csv"
+  anon=$(awk '/^Anonymous/{print $2}' "/proc/$RUN/smaps_rollup" 2>/dev/null || echo 0)
+  [ -n "$rss" ] && echo "$t,$rss,$fds,$thr,$st,${anon:-0}" >>"$OUT/samples.csv"
   if [ "$t" -ge "$next_profile" ] && [ "$t" -lt $((SECS - 60)) ]; then
     "$Q" profile --server soak --create --kind syscalls --time 10 >"$OUT/profile-$t.log" 2>&1 || echo "profile at ${t}s failed (see $OUT/profile-$t.log)"
     next_profile=$((next_profile + PROFILE_EVERY))
@@ -84,10 +88,13 @@ tail -25 "$OUT/run.log" | grep -E "queries:|DEGRADED|FAILED|reconnects" || true
 # The slope of RSS after the warm-up, in MB per 10 minutes; the chart.
 awk -F, -v w="$WARMUP" -v max="$MAX_SLOPE" -v out="$OUT/rss.svg" '
   NR > 1 { t[NR] = $1; r[NR] = $2 / 1024; n = NR
-           if ($1 >= w) { k++; sx += $1; sy += $2 / 1024; sxx += $1 * $1; sxy += $1 * $2 / 1024 } }
+           if ($1 >= w) { k++; sx += $1; sy += $2 / 1024; sxx += $1 * $1; sxy += $1 * $2 / 1024
+                          if (k == 1 || $2 < wlo) wlo = $2; if ($2 > whi) whi = $2
+                          if (k == 1 || $6 < alo) alo = $6; if ($6 > ahi) ahi = $6 } }
   END {
     slope = (k > 1) ? (k * sxy - sx * sy) / (k * sxx - sx * sx) * 600 : 0
     printf "RSS slope after %d s: %.3f MB per 10 minutes over %d samples (limit %s)\n", w, slope, k, max
+    printf "RSS after %d s: %.1f to %.1f MB (range %.1f MB); anonymous %.1f to %.1f MB (range %.1f MB)\n", w, wlo / 1024, whi / 1024, (whi - wlo) / 1024, alo / 1024, ahi / 1024, (ahi - alo) / 1024
     lo = 1e18; hi = 0; T = 1
     for (i = 2; i <= n; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i]; if (t[i] > T) T = t[i] }
     if (hi <= lo) hi = lo + 1

@@ -904,8 +904,15 @@ fn a_server_stalled_across_the_runs_end_fails_its_events_without_a_panic() {
     assert_eq!(figure(&rest, "failed events:"), Some(4.0), "{rest}");
     // a lost connection is not an ignored error
     assert_eq!(figure(&rest, "ignored errors:"), Some(0.0), "{rest}");
+    // The measured length is the planned one: the connections' 2-s grace
+    // over the frozen server is no measured time (rates were divided by
+    // 5 s for a 3-s run).
+    let total = figure(&rest, "total time:").unwrap_or(0.0);
+    assert!((2.95..=3.05).contains(&total), "total time {total}: {rest}");
     let run = last_run(&store);
     assert_eq!(run["status"], "degraded", "{run}");
+    let secs = run["seconds"].as_f64().unwrap_or(0.0);
+    assert!((2.95..=3.05).contains(&secs), "{run}");
     let _ = lab().qpslab(&["server", "stop", "--name", name]);
     let _ = lab().qpslab(&["server", "destroy", "--name", name]);
 }
@@ -977,6 +984,70 @@ fn a_stalled_load_generator_is_named_not_charged_to_the_server() {
         "{rest}"
     );
     assert!(rest.contains("Bottleneck: client-stalled"), "{rest}");
+    let _ = lab().qpslab(&["server", "stop", "--name", name]);
+    let _ = lab().qpslab(&["server", "destroy", "--name", name]);
+}
+
+/// `monitor --time 4` over a server that freezes after the first figures:
+/// the session ends on time (its last poll waited for at most a second,
+/// not the 10-s poll bound), is stored degraded with the planned length,
+/// and a note says the last poll went unanswered (it once took 10 s and
+/// was stored ok).
+#[test]
+fn a_monitor_session_over_a_server_that_freezes_ends_on_time_degraded() {
+    let name = "monfrozen";
+    start_sandbox(name, &[]);
+    let store = own_store(name);
+    let mut child = spawn(&[
+        "monitor", "--server", name, "--time", "4", "--store", &store,
+    ]);
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut head = String::new();
+    // Ready: the first line of figures (the second status snapshot).
+    loop {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+            let out = wait_bounded(child, Duration::from_secs(10), "monitor");
+            panic!(
+                "the monitor ended before its first figures: {head}{}",
+                text(&out)
+            );
+        }
+        head.push_str(&line);
+        if line.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+            break;
+        }
+    }
+    let pid = sandbox_pid(name);
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let resume = Resume(pid);
+    let reader = std::thread::spawn(move || {
+        let mut rest = head;
+        let _ = stdout.read_to_string(&mut rest);
+        rest
+    });
+    let out = wait_bounded(
+        child,
+        Duration::from_secs(60),
+        "monitor over a frozen server",
+    );
+    drop(resume);
+    let rest = reader.join().unwrap();
+    assert!(out.status.success(), "{rest}{}", text(&out));
+    let run = last_run(&store);
+    assert_eq!(run["status"], "degraded", "{run}");
+    let secs = run["seconds"].as_f64().unwrap_or(0.0);
+    assert!(secs <= 4.05, "{run}");
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    let stalls: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM monitor_notes WHERE run_id = ?1 AND kind = 'stall' \
+             AND text LIKE '%did not answer the monitor''s last poll%'",
+            [run["id"].as_i64().unwrap()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stalls, 1, "{run}");
     let _ = lab().qpslab(&["server", "stop", "--name", name]);
     let _ = lab().qpslab(&["server", "destroy", "--name", name]);
 }

@@ -389,6 +389,59 @@ fn a_script_step_that_never_yields_is_stopped_after_the_runs_end() {
         // What was measured before the loop is kept.
         assert_eq!(j["totals"]["transactions"].as_u64(), Some(20), "{j}");
     }
+    // A loop of queries yields at every one: still one event, stopped the
+    // same way (it once restarted the event's deadline at every query),
+    // on a connection alone on its thread (direct I/O) and on the reactor.
+    for io in ["auto", "epoll"] {
+        let out = bounded_run(
+            &db,
+            &own("hang_event.lua"),
+            &[
+                "--queries",
+                "--threads=1",
+                "--time=3",
+                "--io-backend",
+                io,
+                "--format",
+                "json",
+                "--no-store",
+            ],
+        );
+        // Whichever comes first after the run's end: the guard stops the
+        // script (failed), or the executor's 2-s grace drops the
+        // connection with its event in flight (degraded, one failed event).
+        let j = json(&out);
+        let reason = j["status"]["reason"].as_str().unwrap_or("");
+        let guarded = out.status.code() == Some(1)
+            && reason
+                .contains("hang_event.lua: event() did not return within 2 s after the run's end");
+        let dropped =
+            out.status.code() == Some(3) && j["totals"]["failed_events"].as_u64() == Some(1);
+        assert!(guarded || dropped, "{io}: {}", text(&out));
+        assert_eq!(j["totals"]["transactions"].as_u64(), Some(20), "{io}: {j}");
+    }
+    // thread_done, after the run: its loop fails the run too (it once went
+    // unnoticed, the run stored ok).
+    for extra in [None, Some("--queries")] {
+        let mut args = vec![
+            "--loop_in=thread_done",
+            "--threads=2",
+            "--time=2",
+            "--format",
+            "json",
+            "--no-store",
+        ];
+        args.extend(extra);
+        let out = bounded_run(&db, &own("hang_event.lua"), &args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}: {}", text(&out));
+        let j = json(&out);
+        assert_eq!(j["status"]["status"], "failed", "{j}");
+        let reason = j["status"]["reason"].as_str().unwrap_or("");
+        assert!(
+            reason.contains("hang_event.lua: thread_done() did not return within 2 s"),
+            "{extra:?}: {j}"
+        );
+    }
     // thread_init, before the clock starts: the run's length plus the grace.
     let out = bounded_run(
         &db,
@@ -402,6 +455,39 @@ fn a_script_step_that_never_yields_is_stopped_after_the_runs_end() {
         reason.contains("hang_init.lua: thread_init() did not return within 5 s"),
         "{j}"
     );
+}
+
+/// An event that fails with an ignored error every time is started over
+/// inside the script until the run's end, and then given up: the run ends
+/// on time, not failed (it once went on until the guard stopped it, or
+/// forever on a connection alone on its thread).
+#[test]
+fn an_event_restarted_after_ignored_errors_ends_with_the_run() {
+    let db = lab().fresh_db("sc_ignored");
+    for io in ["auto", "epoll"] {
+        let out = bounded_run(
+            &db,
+            &own("ignored_always.lua"),
+            &[
+                "--threads=1",
+                "--time=2",
+                "--mysql-ignore-errors=1146",
+                "--io-backend",
+                io,
+                "--format",
+                "json",
+                "--no-store",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{io}: {}", text(&out));
+        let j = json(&out);
+        assert_ne!(j["status"]["status"], "failed", "{io}: {j}");
+        assert_eq!(j["totals"]["transactions"].as_u64(), Some(0), "{io}: {j}");
+        assert!(
+            j["totals"]["ignored_errors"].as_u64().unwrap_or(0) > 0,
+            "{io}: {j}"
+        );
+    }
 }
 
 /// Starts `script` with `args`, waits until it says (on stderr) that it
@@ -486,7 +572,7 @@ fn a_report_hook_that_never_returns_is_stopped_and_the_run_goes_on() {
 fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
     let db = lab().fresh_db("sc_exit");
     let script = own("exit_init.lua");
-    for (where_, code) in [("thread_init", "0"), ("event", "5")] {
+    for (where_, code) in [("thread_init", "0"), ("event", "5"), ("thread_done", "0")] {
         let out = bounded_run(
             &db,
             &script,

@@ -27,3 +27,4 @@ pub use crate::interrupt::{install_ctrl_c, interrupted, sleep_unless_interrupted
 pub use crate::protocol::TEXT_FALLBACK_CODES;
 pub use config::{IgnoreErrors, IoMode, PsMode, RunConfig};
 pub use run::run_clocked;
+pub use state::STOP_GRACE;

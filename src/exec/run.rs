@@ -130,7 +130,13 @@ pub fn run_clocked(
             }
         }
     }
-    let elapsed_all = t0.elapsed().as_secs_f64();
+    // A timed run measures its planned length: the connections' grace
+    // after it (at most `STOP_GRACE`, a stalled server's) finishes only
+    // the events in flight at the end, and is no measured time.
+    let elapsed_all = match end_at {
+        Some(e) => t0.elapsed().min(e - t0).as_secs_f64(),
+        None => t0.elapsed().as_secs_f64(),
+    };
     merge.flush();
     let lost = join_shards(joins);
     if finals.count < nshards && matches!(status, RunStatus::Ok | RunStatus::Degraded(_)) {

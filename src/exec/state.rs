@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// After the run is told to stop, connections get this long to finish the
 /// event in flight; then their tasks are dropped (their sockets closed)
 /// and the events still in flight count as failed.
-pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// Connections being opened at once across all shards: below the servers'
 /// default accept backlog (MariaDB's back_log is 80 with the default

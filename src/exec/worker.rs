@@ -128,15 +128,22 @@ pub async fn worker(
             }
         }
     }
-    // The connection's tear-down (thread_done): its errors no longer
-    // matter to the run, which is over.
-    if session.done() {
-        let _ = setup
+    // The connection's tear-down (thread_done): a lost connection no
+    // longer matters to the run, which is over; the script's own failure
+    // (an error, a loop stopped by the guard, os.exit) fails it, as
+    // sysbench's does.
+    let teardown = if session.done() {
+        setup
             .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
-            .await;
-    }
+            .await
+    } else {
+        Ok(())
+    };
     conn.quit().await;
-    Ok(())
+    match teardown {
+        Err(Failure::Fatal(m)) => Err(format!("connection {id} tearing down: {m}")),
+        _ => Ok(()),
+    }
 }
 
 /// Opens the connection, runs the session's set-up, counts the connection
@@ -268,6 +275,11 @@ async fn attempt(
                 state.borrow_mut().cur.errors.add(code, 1);
                 if conn.exec("ROLLBACK").await.is_err() && !reconnect(ev.link, conn, stmts).await? {
                     return Ok(false);
+                }
+                if conn.is_direct() {
+                    // Direct I/O never waits in the reactor: an event that
+                    // keeps failing must not starve the shard's ticker.
+                    tokio::task::yield_now().await;
                 }
                 session.start();
                 clock.first = None;
@@ -478,6 +490,12 @@ impl Event<'_> {
     ) -> Result<(), Failure> {
         let cfg = self.link.cfg;
         let ignored = cfg.ignore.ignores(se.code);
+        if ignored && self.counted && self.link.shared.abandon_events() {
+            // The run is over: an event that a script would start over
+            // itself (sysbench's restart, inside Lua) is given up here, as
+            // the executor gives up its own restarts.
+            return Err(Failure::Ignored(se.code));
+        }
         match session.error(se, ignored) {
             OnError::Restart if ignored => Err(Failure::Ignored(se.code)),
             OnError::Resume => {

@@ -10,7 +10,7 @@ use super::target::{check, Target};
 use super::watch::Watch;
 use crate::analyze::live::Live;
 use crate::exec::interrupted;
-use crate::monitor::{Event, MonitorConfig, Note, SourceId, ALL_SOURCES};
+use crate::monitor::{Event, MonitorConfig, Note, NoteKind, SourceId, ALL_SOURCES};
 use crate::store::Store;
 use anyhow::Result;
 use std::sync::{Arc, OnceLock};
@@ -87,10 +87,31 @@ pub fn monitor_session(
             }
         }
     }
-    let f = watch.finish(sink);
+    let planned = (time > 0.0).then(|| t0 + Duration::from_secs_f64(time));
+    let f = watch.finish(sink, planned);
     if let Some((store, id)) = sink {
         f.session_figures().store(store, id)?;
-        store.end_run(id, "ok", None, t0.elapsed().as_secs_f64())?;
+        // A server that stalled or went away is what the session saw:
+        // recorded as degraded, with the notes that say when.
+        let silent = f
+            .notes
+            .iter()
+            .any(|(_, n)| matches!(n.kind, NoteKind::Stall | NoteKind::Gap));
+        let (status, reason) = if silent {
+            (
+                "degraded",
+                Some("the server stalled or went away (see its notes)"),
+            )
+        } else {
+            ("ok", None)
+        };
+        let secs = t0.elapsed().as_secs_f64();
+        store.end_run(
+            id,
+            status,
+            reason,
+            if time > 0.0 { secs.min(time) } else { secs },
+        )?;
     }
     Ok(run)
 }
@@ -155,6 +176,6 @@ pub fn live_view(
         live.take_fresh();
         n += 1;
     }
-    watch.finish(None);
+    watch.finish(None, None);
     Ok(())
 }

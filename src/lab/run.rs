@@ -68,7 +68,7 @@ pub fn run_once(
         .map(|p| super::profile::begin(p, Some(&cfg.conn), cfg.threads));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
-    let (mut result, figures) = run_watched(cfg, plan.mon, sink, |s| {
+    let (mut result, figures, monitor_store_error) = run_watched(cfg, plan.mon, sink, |s| {
         if let Some(rec) = rec.as_mut() {
             rec.sample(s);
         }
@@ -123,7 +123,8 @@ pub fn run_once(
     let store_error = rec
         .as_ref()
         .and_then(|rec| rec.finish(cfg, &result, plan.pcts, figures.as_ref()).err())
-        .or(profile_store_error);
+        .or(profile_store_error)
+        .or(monitor_store_error);
     let run_id = rec
         .as_ref()
         .map(|r| r.run_id)

@@ -8,7 +8,7 @@ use crate::analyze::efficiency::absorb;
 use crate::analyze::run_figures::{
     derive, Interval, MonitorFigures, NoteRow, RunShape, ServerSeen, SourceCost, FIGURES_VERSION,
 };
-use crate::exec::RunConfig;
+use crate::exec::{RunConfig, STOP_GRACE};
 use crate::monitor::{Caps, Event, Monitor, MonitorConfig, Note, SourceId};
 use crate::stats::{RunResult, RunStatus, Sample};
 use crate::store::{MetricWriter, Store};
@@ -38,7 +38,9 @@ pub struct Watch {
     pub notes: Vec<(f64, Note)>,
     writer: MetricWriter,
     costs: BTreeMap<SourceId, Cost>,
-    store_warned: bool,
+    /// The first store write that failed (the run goes on; its record is
+    /// incomplete, which the run's exit code says).
+    store_error: Option<String>,
 }
 
 impl Watch {
@@ -62,7 +64,7 @@ impl Watch {
             notes: Vec::new(),
             writer: MetricWriter::default(),
             costs: BTreeMap::new(),
-            store_warned: false,
+            store_error: None,
         })
     }
 
@@ -102,15 +104,21 @@ impl Watch {
         self.absorb(evs, store)
     }
 
-    /// Stops the monitor after its last poll and takes the rest.
-    pub fn finish(mut self, store: Option<(&Store, i64)>) -> Finished {
-        let rest = self.monitor.take().map(Monitor::finish).unwrap_or_default();
+    /// Stops the monitor after its last poll (waited for until `by`, see
+    /// `Monitor::finish`) and takes the rest.
+    pub fn finish(mut self, store: Option<(&Store, i64)>, by: Option<Instant>) -> Finished {
+        let rest = self
+            .monitor
+            .take()
+            .map(|m| m.finish(by))
+            .unwrap_or_default();
         self.absorb(rest, store);
         Finished {
             counters: self.counters,
             caps: self.caps,
             notes: self.notes,
             costs: self.costs,
+            store_error: self.store_error,
         }
     }
 
@@ -162,12 +170,13 @@ impl Watch {
                 }
             };
             if let (Some(Err(e)), Some((st, _))) = (r, store) {
-                if !self.store_warned {
-                    log::warn!(
-                        "cannot store monitor snapshots in {}: {e:#} (the run goes on)",
+                if self.store_error.is_none() {
+                    let why = format!(
+                        "cannot store monitor snapshots in {}: {e:#}",
                         st.path().display()
                     );
-                    self.store_warned = true;
+                    log::warn!("{why} (the run goes on)");
+                    self.store_error = Some(why);
                 }
             }
         }
@@ -181,6 +190,8 @@ pub(crate) struct Finished {
     pub caps: Option<Caps>,
     pub notes: Vec<(f64, Note)>,
     costs: BTreeMap<SourceId, Cost>,
+    /// The first monitor snapshot or note the store refused.
+    pub store_error: Option<String>,
 }
 
 impl Finished {
@@ -227,13 +238,14 @@ impl Finished {
 
 /// Runs `cfg` with the monitor beside it (none when `mon` is None); stores
 /// its snapshots with run `store.1`. Returns the result and the monitor's
-/// figures for the run (see `analyze::run_figures`).
+/// figures for the run (see `analyze::run_figures`), and the first store
+/// write of the monitor's that failed.
 pub(crate) fn run_watched(
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
     store: Option<(&Store, i64)>,
     mut on_sample: impl FnMut(&Sample),
-) -> (RunResult, Option<MonitorFigures>) {
+) -> (RunResult, Option<MonitorFigures>, Option<String>) {
     let clock = Arc::new(OnceLock::new());
     let mut watch = mon.and_then(|m| match Watch::start(m, clock.clone(), cfg.warmup) {
         Ok(w) => Some(w),
@@ -251,8 +263,18 @@ pub(crate) fn run_watched(
             w.pump(store, std::time::Duration::ZERO);
         }
     });
-    let figures = watch.map(|w| run_figures(cfg, &r, &w.finish(store)));
-    (r, figures)
+    // The last poll may take as long as the load's own grace after the
+    // planned end: the two waits overlap.
+    let by = clock
+        .get()
+        .filter(|_| cfg.time > 0.0)
+        .map(|t0| *t0 + std::time::Duration::from_secs_f64(cfg.warmup + cfg.time) + STOP_GRACE);
+    let Some(w) = watch else {
+        return (r, None, None);
+    };
+    let finished = w.finish(store, by);
+    let figures = run_figures(cfg, &r, &finished);
+    (r, Some(figures), finished.store_error)
 }
 
 /// The monitor's figures for a finished run, with its notes and costs.

@@ -107,21 +107,40 @@ impl Monitor {
 
     /// Stops after one last poll of every source (to bracket the end of a
     /// run) and returns the events not yet taken. Waits for that last
-    /// poll at most `FINISH_WAIT`: a server that stopped answering must
-    /// not hold the end of a run for a whole read timeout (the thread is
-    /// then left to end on its own timeout; its late events are dropped).
-    pub fn finish(mut self) -> Vec<Event> {
+    /// poll until `by` (the run's planned end plus the load's own grace,
+    /// so the two waits overlap), at least `LAST_POLL_MIN`, or
+    /// `FINISH_WAIT` without a planned end: a server that stopped
+    /// answering must not hold the end of a run for a whole read timeout.
+    /// The thread is then left to end on its own timeout (its late events
+    /// are dropped) and a `Stall` note says so.
+    pub fn finish(mut self, by: Option<Instant>) -> Vec<Event> {
         self.stop.store(true, Ordering::SeqCst);
+        let mut missed = None;
         if let Some(j) = self.join.take() {
-            let end = Instant::now() + FINISH_WAIT;
+            let now = Instant::now();
+            let end = by.map_or(now + FINISH_WAIT, |b| b.max(now + LAST_POLL_MIN));
             while !j.is_finished() && Instant::now() < end {
                 std::thread::sleep(Duration::from_millis(10));
             }
             if j.is_finished() {
                 let _ = j.join();
+            } else {
+                missed = Some(now.elapsed());
             }
         }
-        self.rx.try_iter().collect()
+        let mut evs: Vec<Event> = self.rx.try_iter().collect();
+        if let Some(waited) = missed {
+            evs.push(Event::Note(Note {
+                at: Instant::now(),
+                source: None,
+                kind: NoteKind::Stall,
+                text: format!(
+                    "the server did not answer the monitor's last poll within {:.1} s: its figures end at the poll before",
+                    waited.as_secs_f64()
+                ),
+            }));
+        }
+        evs
     }
 }
 
@@ -131,8 +150,13 @@ impl Drop for Monitor {
     }
 }
 
-/// How long the end of a run waits for the monitor's last round of polls.
+/// How long the end of a run without a planned end waits for the
+/// monitor's last round of polls.
 const FINISH_WAIT: Duration = Duration::from_secs(5);
+
+/// The least time the last round of polls is given (a healthy server
+/// answers a whole round in milliseconds).
+const LAST_POLL_MIN: Duration = Duration::from_secs(1);
 
 struct Slot {
     id: SourceId,

@@ -1,8 +1,8 @@
 -- Calls os.exit on purpose (tests/script_runs.rs): with --code, in the
--- step --where names (thread_init, event or prepare).
+-- step --where names (thread_init, event, thread_done or prepare).
 sysbench.cmdline.options = {
   code = {"the code passed to os.exit", 0},
-  where = {"thread_init, event or prepare", "thread_init"},
+  where = {"thread_init, event, thread_done or prepare", "thread_init"},
 }
 
 local function maybe_exit(where)
@@ -13,9 +13,15 @@ function thread_init()
   maybe_exit("thread_init")
 end
 
+function thread_done()
+  maybe_exit("thread_done")
+end
+
+local con
 function event()
   maybe_exit("event")
-  sysbench.sql.driver():connect():query("SELECT 1")
+  con = con or sysbench.sql.driver():connect()
+  con:query("SELECT 1")
 end
 
 function prepare()

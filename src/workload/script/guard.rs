@@ -74,6 +74,12 @@ pub(crate) struct Guard {
     /// within the coordinator's start signal).
     run_start: Cell<Option<Instant>>,
     kind: Cell<StepKind>,
+    /// The phase the steps belong to (thread_init's, the events',
+    /// thread_done's…) and when its first step began: a step ends at every
+    /// query's yield, so the deadlines of `Init` and `Done` count from
+    /// their phase's start, never from the latest resume (a loop of
+    /// queries would otherwise never be overdue).
+    phase: Cell<(StepKind, Instant)>,
     /// Steps begun so far, and (step, when the hook first saw it): the
     /// hook times a step without a clock read on every resume.
     steps: Cell<u64>,
@@ -116,6 +122,7 @@ impl Guard {
             run_length,
             run_start: Cell::new(None),
             kind: Cell::new(StepKind::Idle),
+            phase: Cell::new((StepKind::Idle, Instant::now())),
             steps: Cell::new(0),
             seen: Cell::new((0, Instant::now())),
             command: RefCell::new(String::new()),
@@ -146,6 +153,11 @@ impl Guard {
     /// A step of `kind` is about to run (a resume, a call).
     pub fn begin(&self, kind: StepKind) {
         self.kind.set(kind);
+        if self.phase.get().0 != kind {
+            // A phase changes a few times in a connection's life: the
+            // clock read is not on the per-query path.
+            self.phase.set((kind, Instant::now()));
+        }
         self.steps.set(self.steps.get().wrapping_add(1));
     }
 
@@ -239,16 +251,24 @@ impl Guard {
             });
         }
         let len = self.run_length?;
+        let (_, phase_began) = self.phase.get();
         let (deadline, what) = match self.kind.get() {
             StepKind::Init => (
-                began + len + GRACE,
+                phase_began + len + GRACE,
                 format!(
                     "did not return within {:.0} s (the run's length plus {grace} s)",
                     (len + GRACE).as_secs_f64()
                 ),
             ),
             StepKind::Event | StepKind::Done => {
-                let end = self.run_start.get().map_or(began, |s| s + len).max(began);
+                let run_end = self.run_start.get().map_or(phase_began, |s| s + len);
+                // thread_done may begin after the run's end (the last
+                // event's grace): it gets the grace from its own start.
+                let end = if self.kind.get() == StepKind::Done {
+                    run_end.max(phase_began)
+                } else {
+                    run_end
+                };
                 (
                     end + GRACE,
                     format!("did not return within {grace} s after the run's end"),
