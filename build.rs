@@ -18,7 +18,13 @@ fn main() {
     };
     let common = git(&["rev-parse", "--git-common-dir"]).unwrap_or_else(|| dir.clone());
     println!("cargo:rerun-if-changed={dir}/HEAD");
-    println!("cargo:rerun-if-changed={common}/packed-refs");
+    // Only when it exists: cargo reruns a build script whose watched file
+    // is missing on every build (and so rebuilt the crate every time).
+    // Packing refs later moves the branch's own file, which is watched.
+    let packed = format!("{common}/packed-refs");
+    if std::path::Path::new(&packed).exists() {
+        println!("cargo:rerun-if-changed={packed}");
+    }
     if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
         println!("cargo:rerun-if-changed={common}/{branch}");
     }

@@ -413,46 +413,12 @@ fn imports_follow_the_layers() {
     );
 }
 
-/// Cycles that were there when this test was written (issue 30), each to
-/// be broken; a cycle found must lie inside one of these (files given by
-/// their path under src/), so none grows and no new one appears. Remove
-/// a row once its cycle is gone. Typical cure: a type the children use
-/// moves out of mod.rs into a file of its own.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    &[
-        "workload/mod.rs",
-        "workload/oltp.rs",
-        "workload/options.rs",
-        "workload/prepare.rs",
-        "workload/script/command.rs",
-        "workload/script/family.rs",
-        "workload/script/mod.rs",
-        "workload/script/options.rs",
-        "workload/script/report.rs",
-        "workload/script/session.rs",
-        "workload/script/state.rs",
-        "workload/tpcc/load.rs",
-        "workload/tpcc/mod.rs",
-    ],
-    &[
-        "cli/args/choices.rs",
-        "cli/args/conn.rs",
-        "cli/args/help.rs",
-        "cli/args/load.rs",
-        "cli/args/mod.rs",
-        "cli/args/shared.rs",
-        "cli/args/views.rs",
-    ],
-    &[
-        "cli/campaign.rs",
-        "cli/commands.rs",
-        "cli/live.rs",
-        "cli/load_config.rs",
-        "cli/mod.rs",
-        "cli/profile.rs",
-        "cli/tpcc.rs",
-    ],
-];
+/// Cycles tolerated for now, each to be broken; a cycle found must lie
+/// inside one of these (files given by their path under src/), so none
+/// grows and no new one appears. Empty since issue 30 broke the last
+/// three (workload, cli/args, cli): keep it empty. Typical cure: a type
+/// the children use moves out of mod.rs into a file of its own.
+const KNOWN_CYCLES: &[&[&str]] = &[];
 
 #[test]
 fn no_cycles_between_files() {

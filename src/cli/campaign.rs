@@ -3,8 +3,7 @@
 //! points with a finished run in the store are skipped.
 
 use super::args::{CampaignArgs, CampaignCmd, CampaignRunArgs, ConnArgs, LoadArgs};
-use super::load_config::{check_load_args, run_config, thread_list};
-use super::monitor_args::monitor_for;
+use super::plan::{thread_list, LoadPlan};
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point};
 use crate::lab::{lock_campaign, open_store, run_campaign, CampaignRun, Target};
@@ -254,6 +253,11 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     words
 }
 
+/// A point's plan, from the words its run is described by.
+pub(super) fn point_plan(c: &CampaignFile, p: &Point) -> Result<LoadPlan> {
+    LoadPlan::from_args(&LoadArgs::from_words(&point_words(c, p))?)
+}
+
 fn run(r: &CampaignRunArgs) -> Result<i32> {
     let a = &r.campaign;
     let (mut c, text) = load(a)?;
@@ -265,8 +269,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
     }
     // Validate every point's options before starting anything.
     for p in c.points() {
-        LoadArgs::from_words(&point_words(&c, &p))
-            .and_then(|l| check_load_args(&l).and_then(|_| super::profile::check_kinds(&l)))
+        point_plan(&c, &p)
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     let (store, id) = open(a, &c, &text)?;
@@ -293,11 +296,11 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         resolve(&args, "sbtest")
     };
     let config_for = |p: &Point, t: &Target| {
-        let load = LoadArgs::from_words(&point_words(&c, p))?;
+        let plan = point_plan(&c, p)?;
         Ok((
-            run_config(&load, &t.opts)?,
-            monitor_for(&load, t)?,
-            super::profile::plan_for(&load, t)?,
+            plan.run_config(plan.single_threads()?, &t.opts)?,
+            plan.monitor_for(t),
+            plan.profile_for(t)?,
         ))
     };
     let reference = c.reference_variant().to_string();

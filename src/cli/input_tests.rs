@@ -6,7 +6,7 @@
 //! (an overflowing `Duration`, a slice out of range) are not.
 
 use super::args::{Cli, Cmd};
-use super::load_config::check_load_args;
+use super::plan::LoadPlan;
 use crate::campaign::CampaignFile;
 use clap::Parser;
 use proptest::prelude::*;
@@ -227,13 +227,14 @@ proptest! {
         if let Ok(cli) = super::args::parse_from(&args) {
             match cli.cmd {
                 Cmd::Run(a) | Cmd::Prepare(a) | Cmd::Cleanup(a) => {
-                    if let Ok(cfg) = check_load_args(&a) {
+                    if let Ok(plan) = LoadPlan::from_args(&a) {
+                        let cfg = &plan.config;
                         // The durations a run derives from its options.
                         let _ = std::time::Duration::from_secs_f64(cfg.warmup + cfg.time);
                         let _ = std::time::Duration::from_secs_f64(cfg.interval);
                     }
                 }
-                Cmd::Sweep(s) if check_load_args(&s.load).is_ok() => {
+                Cmd::Sweep(s) if LoadPlan::from_args(&s.load).is_ok() => {
                     let _ = std::time::Duration::from_secs_f64(s.cooldown);
                 }
                 _ => {}
@@ -246,9 +247,7 @@ proptest! {
         if let Ok(c) = CampaignFile::parse(&text, "generated") {
             prop_assert!(c.time > 0.0 && c.time.is_finite() && c.cooldown >= 0.0 && c.warmup >= 0.0);
             for p in c.points() {
-                if let Ok(l) = super::args::LoadArgs::from_words(&super::campaign::point_words(&c, &p)) {
-                    let _ = check_load_args(&l);
-                }
+                let _ = super::campaign::point_plan(&c, &p);
             }
         }
     }
@@ -403,4 +402,46 @@ fn every_suggested_command_line_parses() {
     }
     assert!(checked >= 20, "only {checked} command lines found");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn bad_load_input_fails_in_the_plan_before_any_server() {
+    // Each refused by LoadPlan::from_args, which opens nothing: a default
+    // sandbox or server is never reached (there is none in unit tests).
+    for (args, want) in [
+        ("oltp_read_write --rand-pareto-h 1", "--rand-pareto-h"),
+        ("oltp_read_write --rand-spec-pct 101", "--rand-spec-pct"),
+        ("oltp_read_write --rand-zipfian-exp 1", "--rand-zipfian-exp"),
+        ("oltp_read_write --percentile abc", "--percentile"),
+        ("oltp_read_write --threads 0", "--threads"),
+        ("oltp_read_write --threads 1,x", "--threads"),
+        ("nope", "unknown workload"),
+        ("tpcc --warehouses 0", "--warehouses must be from 1"),
+        ("tpcc --isolation sloppy", "--isolation"),
+        ("oltp_read_write --tables 4000000000", "--tables"),
+        ("oltp_read_write --client-cpus zz", "--client-cpus"),
+        ("oltp_read_write --monitor-off nosuch", "--monitor-off"),
+        (
+            "oltp_read_write --monitor-rates nosuch=1",
+            "--monitor-rates",
+        ),
+        ("oltp_read_write --profile nosuch", "--profile"),
+        ("no/such/script.lua", "script"),
+    ] {
+        let words: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        let e = super::args::LoadArgs::from_words(&words)
+            .and_then(|l| LoadPlan::from_args(&l).map(|_| ()))
+            .expect_err(args)
+            .to_string();
+        assert!(e.contains(want) && !e.contains('\n'), "{args}: {e}");
+    }
+    // A list of threads is a sweep's: the plan takes it, a run refuses it.
+    let words: Vec<String> = "oltp_read_write --threads 1,4"
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let plan = LoadPlan::from_args(&super::args::LoadArgs::from_words(&words).unwrap()).unwrap();
+    assert_eq!(plan.threads, [1, 4]);
+    let e = plan.single_threads().unwrap_err().to_string();
+    assert!(e.contains("qpslab sweep"), "{e}");
 }

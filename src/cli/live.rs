@@ -32,7 +32,7 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     let t = target_without_db(&a.conn)?;
     let cfg = monitor_config(&t.opts, &a.monitor)?;
     let env = probe(&t)?;
-    let store = super::load_config::recording_store(&a.record)?;
+    let store = super::plan::Recording::from_args(&a.record, None).open()?;
     let record = store.as_ref().map(|store| SessionRecord {
         store,
         tags: RunTags {

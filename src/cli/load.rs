@@ -1,31 +1,24 @@
 //! The load commands: `prepare`, `run`, `cleanup` and a script's own
 //! commands, with the exit code a run's status gives.
 
-use super::args::{parse_pct_list, LoadArgs, RunFormat};
-use super::monitor_args::monitor_for;
-use super::target::resolve;
-use crate::lab::{block_on, ready, RunTags};
+use super::plan::LoadPlan;
+use crate::lab::{block_on, ready};
 use crate::report;
-use crate::secret::redacted_command_line;
 use crate::stats::{RunResult, RunStatus};
-use anyhow::{bail, Result};
+use anyhow::Result;
 
-use super::load_config::{
-    check_load_args, family, recording_store, run_config, script, seed, single_threads,
-};
-
-pub(super) fn cmd_prepare(a: &LoadArgs) -> Result<()> {
-    if let Some(script) = script(a, seed(a.rand_seed))? {
-        return script_command(a, &script, "prepare");
+pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
+    if let Some(script) = p.script()? {
+        return script_command(p, &script, "prepare");
     }
-    if crate::workload::tpcc::is_tpcc(&a.workload) {
-        return super::tpcc::prepare(a);
+    if p.tpcc().is_some() {
+        return super::tpcc::prepare(p);
     }
-    let family = family(a)?;
+    let family = p.oltp()?;
     let o = family.opts();
-    let t = resolve(&a.conn, "sbtest")?;
-    let loaders = super::load_config::loaders(a)?;
-    let json = a.format == RunFormat::Json;
+    let t = p.target()?;
+    let loaders = p.loaders()?;
+    let json = p.output.json();
     let rep = crate::lab::prepare(
         &t,
         &family,
@@ -38,108 +31,77 @@ pub(super) fn cmd_prepare(a: &LoadArgs) -> Result<()> {
 
 /// A script's command (prepare, cleanup, or its own) on the target.
 fn script_command(
-    a: &LoadArgs,
+    p: &LoadPlan,
     script: &crate::workload::script::Script,
     name: &str,
 ) -> Result<()> {
-    let t = resolve(&a.conn, "sbtest")?;
+    let t = p.target()?;
     crate::lab::script_command(&t, script, name)
 }
 
 pub(super) fn cmd_script_command(c: &super::args::ScriptCommandArgs) -> Result<()> {
-    let Some(script) = script(&c.load, seed(c.load.rand_seed))? else {
-        bail!(
+    let not_script = || {
+        anyhow::anyhow!(
             "'{}' is not a qpslab command, and {} is not a sysbench script that could define it (see qpslab --help)",
             c.name,
             c.load.workload
-        );
+        )
     };
-    script_command(&c.load, &script, &c.name)
+    if !crate::workload::script::is_script(&c.load.workload) {
+        return Err(not_script());
+    }
+    let p = LoadPlan::from_args(&c.load)?;
+    let script = p.script()?.ok_or_else(not_script)?;
+    script_command(&p, &script, &c.name)
 }
 
-pub(super) fn cmd_cleanup(a: &LoadArgs) -> Result<()> {
-    if let Some(script) = script(a, seed(a.rand_seed))? {
-        return script_command(a, &script, "cleanup");
+pub(super) fn cmd_cleanup(p: &LoadPlan) -> Result<()> {
+    if let Some(script) = p.script()? {
+        return script_command(p, &script, "cleanup");
     }
-    let family = super::load_config::workload_family(a, seed(a.rand_seed))?;
-    let t = resolve(&a.conn, "sbtest")?;
-    crate::lab::cleanup(&t, family.as_ref(), |table| {
+    let t = p.target()?;
+    crate::lab::cleanup(&t, p.family().as_ref(), |table| {
         outln!("Dropping table '{table}'...")
     })
 }
 
-/// A built-in OLTP workload run without --table-size on tables prepared
-/// with another size: the arguments with the data's size (sbtest1's
-/// largest id), said in a note, so that a run after `prepare --table-size
-/// 100000` reads all of it as sysbench users expect it to. None: nothing
-/// to change.
-pub(super) fn sized_to_data(a: &LoadArgs, t: &crate::lab::Target) -> Result<Option<LoadArgs>> {
-    use crate::workload::Workload;
-    let builtin = Workload::parse(&a.workload).is_ok_and(|w| w != Workload::Insert);
-    if !builtin || a.options.is_given("table_size") {
-        return Ok(None);
-    }
-    let default = a.options.count("table_size");
-    match crate::lab::largest_id(t, "sbtest1")? {
-        Some(rows) if rows != u64::from(default) && rows <= u64::from(u32::MAX) => {
-            let mut sized = a.clone();
-            sized
-                .options
-                .set("table_size", &rows.to_string())
-                .map_err(anyhow::Error::msg)?;
-            errln!(
-                "note: --table-size not given: using {rows}, the rows sbtest1 was prepared with (its largest id), not the default {default}"
-            );
-            Ok(Some(sized))
-        }
-        _ => Ok(None),
-    }
-}
-
-pub(super) fn cmd_run(a: &LoadArgs) -> Result<i32> {
-    // Validate everything that does not need the server first.
-    check_load_args(a)?;
-    super::profile::check_kinds(a)?;
-    single_threads(a)?;
-    if a.time == 0.0 && a.events == 0 && a.rate == 0.0 {
+pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
+    // Everything that does not need the server was checked in the plan.
+    p.single_threads()?;
+    let c = &p.config;
+    if c.time == 0.0 && c.events == 0 && c.rate == 0.0 {
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
-    let t = resolve(&a.conn, "sbtest")?;
-    let sized = sized_to_data(a, &t)?;
-    let a = sized.as_ref().unwrap_or(a);
-    let cfg = run_config(a, &t.opts)?;
-    let store = recording_store(&a.record)?;
+    let t = p.target()?;
+    let sized = p.sized_to_data(&t)?;
+    let p = sized.as_ref().unwrap_or(p);
+    let cfg = p.run_config(p.threads[0], &t.opts)?;
+    let store = p.recording.open()?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;
     // Refused before anything is printed or run.
-    let profile = super::profile::plan_for(a, &t)?;
-    let json = a.format == RunFormat::Json;
-    let pcts = parse_pct_list(&a.percentile).map_err(|e| anyhow::anyhow!("--percentile: {e}"))?;
-    let tags = RunTags {
-        label: a.record.label.clone(),
-        variant: a.variant.clone(),
-        command_line: redacted_command_line(),
-        ..Default::default()
-    };
-    let pct = report::sysbench::line_percentile(&pcts);
+    let profile = p.profile_for(&t)?;
+    let json = p.output.json();
+    let pcts = &p.output.pcts;
+    let pct = report::sysbench::line_percentile(pcts);
     if !json {
         out!(
             "{}",
             report::sysbench::run_header(&report::sysbench::RunHeader {
                 threads: cfg.threads,
                 rate: cfg.rate,
-                report_interval: a.report_interval,
+                report_interval: p.output.report_interval,
                 warmup: cfg.warmup,
                 seed: cfg.seed,
             })
         );
     }
-    let print_lines = a.report_interval > 0.0 && !json;
+    let print_lines = p.output.report_interval > 0.0 && !json;
     let plan = crate::lab::RunPlan {
         env: &env,
-        mon: monitor_for(a, &t)?,
+        mon: p.monitor_for(&t),
         store: store.as_ref(),
-        tags,
-        pcts: &pcts,
+        tags: p.recording.tags(),
+        pcts,
         profile: profile.as_ref(),
     };
     // A script's report hooks replace the interval lines (and come before
@@ -185,13 +147,13 @@ pub(super) fn cmd_run(a: &LoadArgs) -> Result<i32> {
         hooked(&stat, true);
     }
     if json {
-        let mut doc = crate::lab::run_document(&cfg, &run, &pcts, &redacted_command_line());
+        let mut doc = crate::lab::run_document(&cfg, &run, pcts, &p.recording.command_line);
         if let Some(p) = &run.profile {
             doc["profile"] = crate::lab::profile_json(p);
         }
         outln!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
-        let text = (&pcts[..], a.histogram);
+        let text = (&pcts[..], p.output.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
         out!("{end}");
         if let Some(p) = &run.profile {

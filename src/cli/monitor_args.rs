@@ -1,8 +1,7 @@
 //! The monitor's options on the command line, turned into its
 //! configuration.
 
-use super::args::{LoadArgs, MonitorArgs};
-use crate::lab::Target;
+use super::args::MonitorArgs;
 use crate::monitor::{MonitorConfig, SourceId};
 use crate::protocol::ConnOpts;
 use anyhow::{anyhow, Result};
@@ -25,12 +24,4 @@ pub(crate) fn monitor_config(conn: &ConnOpts, a: &MonitorArgs) -> Result<Monitor
         })?);
     }
     Ok(cfg)
-}
-
-/// The monitor for a load command: None under --no-monitor.
-pub(crate) fn monitor_for(load: &LoadArgs, t: &Target) -> Result<Option<MonitorConfig>> {
-    if load.monitor.no_monitor {
-        return Ok(None);
-    }
-    monitor_config(&t.opts, &load.monitor).map(Some)
 }

@@ -1,7 +1,7 @@
 //! `qpslab profile` and `--profile`: what to record (parsed and probed
 //! here, before anything runs), and printing what was recorded.
 
-use super::args::{FlamegraphArgs, LoadArgs, ProfileArgs, ProfileWaits};
+use super::args::{FlamegraphArgs, ProfileArgs, ProfileWaits};
 use super::target::resolve;
 use crate::lab::{ProfilePlan, Profiled};
 use crate::profiler::{parse_kinds, Kind};
@@ -14,7 +14,7 @@ fn work_dir() -> std::path::PathBuf {
 /// A plan for `kinds` on target `t`'s server. The server's process is
 /// needed by every kind but waits; without perf, the perf kinds are
 /// skipped with a note (said once, here) and the others go on.
-fn plan(
+pub(super) fn plan(
     kinds: Vec<Kind>,
     hz: u32,
     waits: ProfileWaits,
@@ -129,23 +129,6 @@ fn write_flamegraphs(dir: &std::path::Path, p: &Profiled) -> Result<()> {
         outln!("flame graph ({}): {}", o.kind.name(), file.display());
     }
     Ok(())
-}
-
-/// `--profile` of a run, sweep step or campaign point: what to record, or
-/// None. An unknown kind is refused before anything runs.
-pub(super) fn plan_for(a: &LoadArgs, t: &crate::lab::Target) -> Result<Option<ProfilePlan>> {
-    let kinds = parse_kinds(&a.profile).map_err(|e| anyhow::anyhow!("--profile: {e}"))?;
-    if kinds.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(plan(kinds, a.profile_hz, a.profile_waits, t, None)?))
-}
-
-/// Checks a `--profile` list without a server (campaign validation).
-pub(super) fn check_kinds(a: &LoadArgs) -> Result<()> {
-    parse_kinds(&a.profile)
-        .map(|_| ())
-        .map_err(|e| anyhow::anyhow!("--profile: {e}"))
 }
 
 /// The profile recorded beside a run, summed up after its summary.

@@ -1,7 +1,7 @@
 //! `quickstart`: a sandbox, its data and a short sweep in one command.
 
 use super::args::{LoadArgs, QuickArgs};
-use super::monitor_args::monitor_for;
+use super::plan::{thread_list, LoadPlan};
 use super::target::resolve;
 use crate::lab::open_store;
 use crate::report;
@@ -9,7 +9,21 @@ use crate::secret::redacted_command_line;
 use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
 
-use super::load_config::{family, run_config, thread_list};
+/// The plan of one quickstart workload: its data's size, no interval lines.
+fn plan_for(a: &QuickArgs, w: Workload) -> Result<LoadPlan> {
+    let mut load = LoadArgs::from_words(&[
+        w.name().into(),
+        "--report-interval".into(),
+        "0".into(),
+        "--tables".into(),
+        a.tables.to_string(),
+        "--table-size".into(),
+        a.table_size.to_string(),
+    ])?;
+    load.conn = a.conn.clone();
+    load.time = a.time;
+    LoadPlan::from_args(&load)
+}
 
 pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
     let threads = thread_list(&a.threads)?;
@@ -21,21 +35,14 @@ pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
         .split(',')
         .map(|w| Workload::parse(w.trim()))
         .collect::<Result<_>>()?;
+    let plans: Vec<(Workload, LoadPlan)> = workloads
+        .iter()
+        .map(|&w| Ok((w, plan_for(a, w)?)))
+        .collect::<Result<_>>()?;
     let t = resolve(&a.conn, "sbtest")?;
     let store = open_store(a.store.path())?;
     outln!("Target: {}", t.describe());
-    let mut load = LoadArgs::from_words(&[
-        "oltp_point_select".into(),
-        "--report-interval".into(),
-        "0".into(),
-        "--tables".into(),
-        a.tables.to_string(),
-        "--table-size".into(),
-        a.table_size.to_string(),
-    ])?;
-    load.conn = a.conn.clone();
-    load.time = a.time;
-    let data = family(&load)?;
+    let data = plan_for(a, Workload::PointSelect)?.oltp()?;
     let o = data.opts();
     outln!("Preparing {} tables x {} rows...", o.tables, o.table_size);
     let rep = crate::lab::fresh_data(&t, &data)?;
@@ -54,10 +61,10 @@ pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
         command_line: redacted_command_line(),
     };
     let config_for = |w: Workload, th: u32| {
-        let mut step = load.clone();
-        step.workload = w.name().to_string();
-        step.threads = th.to_string();
-        Ok((run_config(&step, &t.opts)?, monitor_for(&step, &t)?))
+        let Some((_, plan)) = plans.iter().find(|(pw, _)| *pw == w) else {
+            bail!("{} is not among the quickstart's workloads", w.name());
+        };
+        Ok((plan.run_config(th, &t.opts)?, plan.monitor_for(&t)))
     };
     let mut rows = Vec::new();
     let out = crate::lab::quickstart(

@@ -1,15 +1,19 @@
 //! `sweep`: one workload (or several, in one campaign) stepped through
 //! concurrencies and repeats, then its scalability table.
 
-use super::args::{LoadArgs, RunFormat, SweepArgs};
-use super::monitor_args::monitor_for;
-use super::target::resolve;
-use crate::lab::{block_on, open_store, ready, RunTags};
+use super::args::SweepArgs;
+use super::plan::LoadPlan;
+use crate::lab::{block_on, open_store, ready};
 use crate::report;
-use crate::secret::redacted_command_line;
 use anyhow::{bail, Result};
 
-use super::load_config::{check_load_args, run_config, thread_list};
+/// What a sweep adds to its workloads' plans.
+struct Steps {
+    /// Each concurrency this many times.
+    repeat: u32,
+    /// Seconds of rest between steps.
+    cooldown: f64,
+}
 
 /// One step per concurrency (and repeat), each stored as a run of one
 /// campaign (lab::sweep), then the scalability table (medians over repeats).
@@ -32,8 +36,12 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
         .map(str::trim)
         .filter(|w| !w.is_empty())
         .collect();
+    let steps = Steps {
+        repeat: a.repeat,
+        cooldown: a.cooldown,
+    };
     if names.len() < 2 {
-        let (code, end) = sweep_workload(a, &load, None)?;
+        let (code, end) = sweep_workload(&steps, &LoadPlan::from_args(&load)?, None)?;
         out!("{end}");
         return Ok(code);
     }
@@ -41,20 +49,28 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
     if let Some(dup) = names.iter().find(|w| !seen.insert(**w)) {
         bail!("workload {dup} is listed twice in the sweep: name each workload once");
     }
-    let store = open_store(load.record.store.path())?;
+    // Every workload's plan before the first step runs.
+    let plans: Vec<LoadPlan> = names
+        .iter()
+        .map(|w| {
+            let mut l = load.clone();
+            l.workload = w.to_string();
+            LoadPlan::from_args(&l)
+        })
+        .collect::<Result<_>>()?;
+    let first = &plans[0];
+    let store = open_store(first.recording.store.as_deref())?;
     let definition = serde_json::json!({
-        "workloads": names, "threads": thread_list(&load.threads)?, "repeat": a.repeat,
-        "time": load.time, "warmup_time": load.warmup(), "cooldown": a.cooldown,
-        "command_line": redacted_command_line(),
+        "workloads": names, "threads": first.threads, "repeat": a.repeat,
+        "time": first.config.time, "warmup_time": first.config.warmup, "cooldown": a.cooldown,
+        "command_line": first.recording.command_line,
     });
     let campaign = crate::lab::new_sweep(&store, &names.join("+"), &definition)?;
     drop(store);
-    let json = load.format == RunFormat::Json;
+    let json = first.output.json();
     let (mut code, mut docs) = (0, Vec::new());
-    for w in &names {
-        let mut l = load.clone();
-        l.workload = w.to_string();
-        let (c, end) = sweep_workload(a, &l, Some(campaign))?;
+    for p in &plans {
+        let (c, end) = sweep_workload(&steps, p, Some(campaign))?;
         code = code.max(c);
         if json {
             docs.push(end);
@@ -72,22 +88,19 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
 
 /// One workload's sweep, in `campaign` (a new sweep campaign when None);
 /// returns its exit code and its closing table (or JSON document).
-fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<(i32, String)> {
-    let threads = thread_list(&l.threads)?;
-    check_load_args(l)?;
-    super::profile::check_kinds(l)?;
-    let t = resolve(&l.conn, "sbtest")?;
-    let sized = super::load::sized_to_data(l, &t)?;
-    let l = sized.as_ref().unwrap_or(l);
-    let mut first = l.clone();
-    first.threads = threads[0].to_string();
-    let cfg0 = run_config(&first, &t.opts)?;
+fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<(i32, String)> {
+    let t = p.target()?;
+    let sized = p.sized_to_data(&t)?;
+    let p = sized.as_ref().unwrap_or(p);
+    let threads = &p.threads;
+    let cfg0 = p.run_config(threads[0], &t.opts)?;
     let name = cfg0.workload.name().to_string();
     let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
-    let store = open_store(l.record.store.path())?;
+    let store = open_store(p.recording.store.as_deref())?;
+    let (time, warmup) = (p.config.time, p.config.warmup);
     let definition = serde_json::json!({
-        "workload": name.as_str(), "threads": threads, "repeat": a.repeat, "time": l.time,
-        "warmup_time": l.warmup(), "cooldown": a.cooldown, "command_line": redacted_command_line(),
+        "workload": name.as_str(), "threads": threads, "repeat": steps.repeat, "time": time,
+        "warmup_time": warmup, "cooldown": steps.cooldown, "command_line": p.recording.command_line,
     });
     let campaign = match campaign {
         Some(c) => c,
@@ -96,40 +109,33 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
     let what = (name.as_str(), t.describe(), campaign);
     outln!(
         "{}",
-        report::campaign::sweep_start(what, &threads, (l.time, l.warmup()), a.repeat)
+        report::campaign::sweep_start(what, threads, (time, warmup), steps.repeat)
     );
     let plan = crate::lab::SweepPlan {
         env: &env,
         store: &store,
         campaign,
         workload: name.as_str(),
-        threads: &threads,
-        repeat: a.repeat,
-        cooldown: a.cooldown,
-        tags: RunTags {
-            label: l.record.label.clone(),
-            variant: l.variant.clone(),
-            command_line: redacted_command_line(),
-            ..Default::default()
-        },
+        threads,
+        repeat: steps.repeat,
+        cooldown: steps.cooldown,
+        tags: p.recording.tags(),
     };
-    let profile = super::profile::plan_for(l, &t)?;
+    let profile = p.profile_for(&t)?;
     let config_for = |th: u32| {
-        let mut step = l.clone();
-        step.threads = th.to_string();
         Ok((
-            run_config(&step, &t.opts)?,
-            monitor_for(&step, &t)?,
+            p.run_config(th, &t.opts)?,
+            p.monitor_for(&t),
             profile.clone(),
         ))
     };
     let out = crate::lab::sweep(&plan, config_for, |s| {
-        let line = (s.repeat, a.repeat);
+        let line = (s.repeat, steps.repeat);
         let text =
             report::campaign::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
         outln!("{text}");
     })?;
-    let json = l.format == RunFormat::Json;
+    let json = p.output.json();
     let mut end = report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json);
     if let (Some(l), false) = (&out.limiter, json) {
         end.push_str(&format!("Scaling limiter: {l}\n"));

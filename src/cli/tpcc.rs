@@ -2,27 +2,17 @@
 //! tpcc` (its own report: warehouses, rows, seconds per warehouse) and
 //! `check tpcc` (the consistency conditions; exit 1 when one is broken).
 
-use super::args::{LoadArgs, RunFormat};
-use super::load_config::seed;
-use super::target::resolve;
-use crate::workload::tpcc;
+use super::plan::LoadPlan;
 use anyhow::{bail, Result};
 
-fn family(a: &LoadArgs) -> Result<std::sync::Arc<tpcc::Tpcc>> {
-    match tpcc::family(&a.workload, &a.options, seed(a.rand_seed)) {
-        Some(f) => f.map_err(anyhow::Error::msg),
-        None => bail!(
-            "`check` knows the consistency conditions of tpcc only (`qpslab check tpcc --warehouses N`), not of {}",
-            a.workload
-        ),
-    }
-}
-
-pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
-    let family = family(a)?;
-    let t = resolve(&a.conn, "sbtest")?;
-    let loaders = super::load_config::loaders(a)?;
-    let json = a.format == RunFormat::Json;
+/// `prepare tpcc`: its loaders, its own report.
+pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
+    let Some(family) = p.tpcc() else {
+        bail!("{} is not tpcc", p.workload_name);
+    };
+    let t = p.target()?;
+    let loaders = p.loaders()?;
+    let json = p.output.json();
     let rep = crate::lab::prepare(
         &t,
         family.as_ref(),
@@ -52,16 +42,22 @@ pub(super) fn prepare(a: &LoadArgs) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn check(a: &LoadArgs) -> Result<i32> {
-    let family = family(a)?;
-    let t = resolve(&a.conn, "sbtest")?;
+/// `check tpcc`: the consistency conditions (exit 1 when one is broken).
+pub(super) fn check(p: &LoadPlan) -> Result<i32> {
+    let Some(family) = p.tpcc() else {
+        bail!(
+            "`check` knows the consistency conditions of tpcc only (`qpslab check tpcc --warehouses N`), not of {}",
+            p.workload_name
+        );
+    };
+    let t = p.target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_tpcc(&t, &family)?;
     let broken = conditions
         .iter()
         .filter(|c| !c.violations.is_empty())
         .count();
-    if a.format == RunFormat::Json {
+    if p.output.json() {
         outln!(
             "{}",
             serde_json::json!({"conditions": conditions, "violated": broken})

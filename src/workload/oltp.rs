@@ -6,9 +6,10 @@
 use super::family::{
     BoxFuture, Consume, Family, Op as StepOp, PrepareReport, Session, StatementSpec, Step,
 };
+use super::oltp_plan::{OltpOpts, Op, Workload};
 use super::options::{OptKind, OptSpec, OptValues};
+use super::rand::{RandParams, Rng, Unique};
 use super::statements::{Kind, ALL_KINDS};
-use super::{OltpOpts, Op, RandParams, Rng, Unique, Workload};
 use crate::protocol::{Conn, ConnOpts, Stmt};
 use std::sync::Arc;
 
@@ -426,6 +427,20 @@ impl OltpOpts {
 mod tests {
     use super::*;
     use crate::protocol::Param;
+
+    #[test]
+    fn sizes_that_would_exhaust_memory_are_refused() {
+        for (opt, bad) in [
+            ("--tables", "4000000000"),
+            ("--random-points", "70000"),
+            ("--number-of-ranges", "40000"),
+        ] {
+            let mut v = OptValues::new(option_specs());
+            v.take_from(&[opt.to_string(), bad.to_string()]).unwrap();
+            let e = OltpOpts::from_values(&v, Default::default()).unwrap_err();
+            assert!(e.contains(opt) && e.contains("at most"), "{e}");
+        }
+    }
 
     #[test]
     fn every_planned_statement_is_prepared() {

@@ -9,9 +9,9 @@
 
 use super::data::{fill_groups, C_LEN, PAD_LEN};
 use super::family::PrepareReport;
+use super::oltp_plan::OltpOpts;
 use super::progress::Progress;
 use super::rand::Rng;
-use super::OltpOpts;
 use crate::protocol::{Conn, ConnOpts};
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;

@@ -2,7 +2,7 @@
 //! rand-type, ssl-mode, client scheduling; a wrong value is an error that
 //! lists the choices.
 
-use super::*;
+use clap::ValueEnum;
 
 /// Output of a run: sysbench's text, or one JSON document.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,10 @@
 //! Which server: connection options (sysbench's names and DSNs) and the
 //! sandbox commands.
 
-use super::*;
+use super::choices::SslModeArg;
+use super::shared::timeout_secs;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum ServerCmd {

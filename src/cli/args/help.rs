@@ -4,7 +4,7 @@
 //! something else, and the topic pages (`qpslab help workloads|campaign|
 //! store|metrics`). Parsing is clap's; this only shapes what it prints.
 
-use super::Cli;
+use super::tree::Cli;
 use clap::{Arg, Command, CommandFactory};
 
 /// Help headings, in the order sysbench's `--help` reads.

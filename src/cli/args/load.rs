@@ -1,7 +1,12 @@
 //! The load commands: run/prepare/cleanup options (sysbench's names), the
 //! monitor beside a run, sweeps, campaigns and the quickstart.
 
-use super::*;
+use super::choices::{ClientSched, IoBackend, ProfileWaits, PsModeArg, RandTypeArg, RunFormat};
+use super::conn::ConnArgs;
+use super::shared::{parse_bool, positive_f64, rate_per_s, timeout_secs, RecordArgs, StoreArg};
+use crate::workload::OptValues;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
 pub(crate) struct LoadArgs {
@@ -295,23 +300,5 @@ impl LoadArgs {
     /// default before this is read).
     pub fn warmup(&self) -> f64 {
         self.warmup_time.unwrap_or(0.0)
-    }
-
-    /// Parses run options given as command-line words (workload first), as
-    /// campaign files and the quickstart describe their runs.
-    pub(crate) fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
-        #[derive(Parser)]
-        #[command(name = "qpslab run")]
-        struct P {
-            #[command(flatten)]
-            l: LoadArgs,
-        }
-        let (values, rest) = split_workload_options(words, "run").map_err(anyhow::Error::msg)?;
-        let argv = std::iter::once("qpslab".to_string()).chain(rest);
-        let mut l = P::try_parse_from(argv)
-            .map(|p| p.l)
-            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))?;
-        l.options = values;
-        Ok(l)
     }
 }

@@ -3,7 +3,10 @@
 //!
 //! Grouped by concern: `choices` (value enums), `shared` (blocks every
 //! command reuses, value parsers), `conn` (which server), `load` (the load
-//! commands), `views` (stored runs and live views).
+//! commands), `views` (stored runs and live views), `tree` (the command
+//! tree that holds them). Here: the parsing steps (sysbench's shape, a
+//! family's own options, help and errors). The children import from each
+//! other, never from this file.
 
 mod choices;
 mod conn;
@@ -11,6 +14,7 @@ mod help;
 mod load;
 mod shared;
 mod sysbench_general;
+mod tree;
 mod views;
 
 pub(crate) use choices::*;
@@ -18,114 +22,30 @@ pub(crate) use conn::*;
 pub use help::command as help_command;
 pub(crate) use load::*;
 pub(crate) use shared::*;
+pub(crate) use tree::{Cli, Cmd, HelpArgs, ScriptCommandArgs};
 pub(crate) use views::*;
 
 use crate::workload::OptValues;
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::{Path, PathBuf};
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "qpslab",
-    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QPSLAB_GIT_HASH"), ")"),
-    about = "MySQL/MariaDB performance lab: sysbench-compatible load, sandbox servers, results"
-)]
-pub(crate) struct Cli {
-    #[command(subcommand)]
-    pub cmd: Cmd,
-}
-
-#[derive(Subcommand, Debug)]
-pub(crate) enum Cmd {
-    /// Manage private sandbox servers.
-    Server {
-        #[command(subcommand)]
-        cmd: ServerCmd,
-    },
-    /// Create and load the sbtest tables.
-    Prepare(LoadArgs),
-    /// Run a workload and print sysbench-style results.
-    Run(LoadArgs),
-    /// Drop the sbtest tables.
-    Cleanup(LoadArgs),
-    /// A workload's consistency conditions on its data (`check tpcc`:
-    /// TPC-C's clause 3.3.2), on a quiet database.
-    Check(LoadArgs),
-    /// List the workloads and their statements.
-    Workloads,
-    /// Run a workload at each of several concurrencies (one campaign), then
-    /// print the scalability table; several workloads (a,b) are swept in
-    /// turn into the same campaign.
-    Sweep(SweepArgs),
-    /// Run a campaign file (a matrix of servers, variants, workloads and
-    /// concurrencies), resumable; or show its status, or the presets.
-    Campaign {
-        #[command(subcommand)]
-        cmd: CampaignCmd,
-    },
-    /// QPS, TPS, p95 and p99 against users for each series of stored runs.
-    Scalability(AnalysisArgs),
-    /// Ratio of series per concurrency: `ratio A B` (A / B), or the matrix
-    /// of every variant against --reference.
-    Ratio(RatioArgs),
-    /// Best-to-best: each label's best variant per concurrency, and ratios.
-    Best(AnalysisArgs),
-    /// Two runs side by side: per-second throughput mean ± standard error
-    /// (corrected for autocorrelation) and whether the difference is real.
-    Compare(CompareArgs),
-    /// List stored runs.
-    Runs(RunsArgs),
-    /// Show one stored run: environment, per-interval samples, statements.
-    Show(ShowArgs),
-    /// Watch a server (any, by host/socket/DSN, or a sandbox) every second
-    /// until Ctrl-C or --time; stored as a run of workload "monitor".
-    Monitor(MonitorCmdArgs),
-    /// A live inniostat-style table: physical and InnoDB IO by class.
-    Iostat(IostatArgs),
-    /// A live one-screen view of the server: QPS by command, threads,
-    /// InnoDB rows and pages, top waits, CPU split.
-    Top(IostatArgs),
-    /// Dump the monitor's stored snapshots of a run (raw counters, or
-    /// per-second rates), as CSV or JSON.
-    Metrics(MetricsArgs),
-    /// The local web UI over the results store (read-only).
-    Ui(UiArgs),
-    /// Profile a server for a while (on-/off-CPU stacks, syscalls,
-    /// Performance Schema waits) and print the top functions, lock
-    /// families, syscalls per query and the limiting lock.
-    Profile(ProfileArgs),
-    /// A stored run's flame graph as an SVG file (searchable, click to
-    /// zoom), or with --diff the differential one against another run.
-    Flamegraph(FlamegraphArgs),
-    /// One self-contained, offline HTML file of a run or a campaign.
-    Report(ReportArgs),
-    /// One chart of a run or a campaign as an SVG file.
-    Chart(ChartArgs),
-    /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
-    /// read_write at 1, 4, 16, 64 users, a table of results.
-    Quickstart(QuickArgs),
-    /// Help on a command (`qpslab help run`, `qpslab help campaign run`)
-    /// or a topic: workloads, campaign, store, metrics.
-    Help(HelpArgs),
-    /// A sysbench script's own command: `qpslab NAME script.lua [options]`
-    /// (e.g. oltp_common's `prewarm`).
-    #[command(hide = true)]
-    Command(ScriptCommandArgs),
-}
-
-#[derive(Args, Debug, Clone)]
-pub(crate) struct HelpArgs {
-    /// A command (run, campaign run …) or a topic: workloads, campaign,
-    /// store, metrics [default: none: the commands and the topics].
-    pub topic: Vec<String>,
-}
-
-#[derive(Args, Debug, Clone)]
-pub(crate) struct ScriptCommandArgs {
-    /// The command's name, as the script declares it.
-    pub name: String,
-    #[command(flatten)]
-    pub load: LoadArgs,
+/// A load command's arguments from words (the parsing steps are here).
+impl LoadArgs {
+    /// Parses run options given as command-line words (workload first), as
+    /// campaign files and the quickstart describe their runs.
+    pub(crate) fn from_words(words: &[String]) -> anyhow::Result<LoadArgs> {
+        #[derive(clap::Parser)]
+        #[command(name = "qpslab run")]
+        struct P {
+            #[command(flatten)]
+            l: LoadArgs,
+        }
+        let (values, rest) = split_workload_options(words, "run").map_err(anyhow::Error::msg)?;
+        let argv = std::iter::once("qpslab".to_string()).chain(rest);
+        let mut l = <P as clap::Parser>::try_parse_from(argv)
+            .map(|p| p.l)
+            .map_err(|e| anyhow::anyhow!("{}", one_line(&e)))?;
+        l.options = values;
+        Ok(l)
+    }
 }
 
 /// The commands whose words carry a workload family's options.

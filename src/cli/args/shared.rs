@@ -1,7 +1,9 @@
 //! Argument blocks shared by many commands (store, output format, which
 //! runs) and the value parsers with their bounds.
 
-use super::*;
+use super::choices::TableFormat;
+use clap::Args;
+use std::path::{Path, PathBuf};
 
 /// The results store: one flag shared by every command that reads or
 /// records runs.

@@ -1,7 +1,14 @@
 //! The commands over stored runs and the live views: runs, show, compare,
 //! ratio, scalability, metrics, monitor, iostat/top, ui, report, chart.
 
-use super::*;
+use super::choices::{DumpFormat, ProfileWaits};
+use super::conn::ConnArgs;
+use super::load::MonitorArgs;
+use super::shared::{
+    positive_f64, timeout_secs, RecordArgs, RunFilterArgs, StoreArg, TableFormatArg,
+};
+use clap::Args;
+use std::path::PathBuf;
 
 /// Which stored runs an analysis reads.
 #[derive(Args, Debug)]

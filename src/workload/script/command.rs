@@ -4,7 +4,7 @@
 //! its `sysbench.tid`), any other in one. The loop here is exec's in
 //! miniature, without timing or counting: these are set-up, not load.
 
-use super::family::ScriptDef;
+use super::def::ScriptDef;
 use super::session::ScriptSession;
 use super::state;
 use crate::protocol::{Conn, ConnOpts, ProtoError, Rows, Stmt};

@@ -2,7 +2,7 @@
 //! when loaded (`name = {"description", default}`), typed by the default
 //! as sysbench does (a boolean, a number, else text).
 
-use super::family::{BuiltIns, ScriptDef};
+use super::def::{BuiltIns, ScriptDef};
 use super::guard::StepKind;
 use super::state;
 use crate::workload::options::{OptKind, OptSpec, OptValues};

@@ -5,7 +5,7 @@
 //! drives as many script connections as exec gives it.
 
 use super::guard::StepKind;
-use super::stat_class;
+use super::stat_class::stat_class;
 use super::state::{message, ScriptState};
 use crate::protocol::{IntWidth, Outcome, Rows, ServerError, Stmt};
 use crate::workload::family::{Consume, OnError, Op, Session, Step};

@@ -7,7 +7,7 @@
 //! while the bytecode, JIT traces and libraries are shared: a thousand
 //! connections cost a thousand small environments, not a thousand states.
 
-use super::family::{OptValue, ScriptDef};
+use super::def::{OptValue, ScriptDef};
 use super::guard::{Guard, StepKind, Stop};
 use super::rand_api::rand_table;
 use crate::protocol::Rows;

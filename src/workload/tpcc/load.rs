@@ -13,9 +13,9 @@
 //! A prepare that was interrupted is resumed by running it again: the
 //! parts not recorded are cleared and loaded again.
 
+use super::opts::TpccOpts;
 use super::random_rules::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
 use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, TABLES};
-use super::TpccOpts;
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::family::PrepareReport;
 use crate::workload::progress::Progress;

@@ -2,7 +2,7 @@
 //! (schema.rs), the loader (load.rs, with the spec's data rules in
 //! random_rules.rs), the five transactions as terminals bound to a home warehouse
 //! (txn.rs over the statements of sql.rs), and the consistency conditions
-//! (check.rs). What deviates from the specification, and why, is written
+//! (check.rs); its options are opts.rs. What deviates from the specification, and why, is written
 //! in docs/TPCC.md.
 //!
 //! Like every family it says what to execute and nothing else: exec runs
@@ -11,6 +11,7 @@
 
 mod check;
 mod load;
+mod opts;
 mod procedures;
 mod random_rules;
 mod schema;
@@ -18,6 +19,8 @@ mod sql;
 mod txn;
 
 pub use check::Condition;
+pub(crate) use opts::option_specs;
+pub use opts::TpccOpts;
 
 /// The event class NOPM counts, and that of the New-Orders rolled back
 /// on purpose (in `Family::event_classes`).
@@ -26,7 +29,7 @@ pub const NEW_ORDER: &str = txn::CLASSES[txn::Tx::NewOrder as usize];
 pub const ROLLED_BACK: &str = txn::CLASSES[txn::ROLLED_BACK];
 
 use super::family::{BoxFuture, ClassRules, Family, PrepareReport, Session, StatementSpec};
-use super::options::{OptKind, OptSpec, OptValues};
+use super::options::OptValues;
 use super::rand::Rng;
 use super::RandParams;
 use crate::protocol::{Conn, ConnOpts};
@@ -38,104 +41,6 @@ pub const NAME: &str = "tpcc";
 /// Whether a workload word names TPC-C.
 pub fn is_tpcc(word: &str) -> bool {
     word.eq_ignore_ascii_case(NAME)
-}
-
-/// More table sets than any run uses (each connection prepares 41
-/// statements per set).
-const MAX_SETS: u32 = 1_000;
-/// More warehouses than one server holds (each is about 70 MB).
-const MAX_WAREHOUSES: u32 = 1_000_000;
-
-/// TPC-C's options.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TpccOpts {
-    /// Warehouses (the scale: about 70 MB each).
-    pub warehouses: u32,
-    /// Independent sets of the nine tables (sysbench-tpcc's --tables).
-    pub tables: u32,
-    /// The tables' engine at prepare.
-    pub storage_engine: String,
-    /// Appended to each CREATE TABLE (e.g. ROW_FORMAT=COMPRESSED).
-    pub table_options: String,
-    /// SET SESSION TRANSACTION ISOLATION LEVEL for every terminal; empty:
-    /// the server's default.
-    pub isolation: String,
-    /// The spec's keying and think times between transactions.
-    pub keying: bool,
-    /// Each transaction is one CALL of a stored procedure.
-    pub procedures: bool,
-}
-
-pub(crate) fn option_specs() -> Vec<OptSpec> {
-    use OptKind::*;
-    let o = |n: &str, k: OptKind, d: &str, h: &str| OptSpec::new(n, k, d, h);
-    vec![
-        o("warehouses", Count, "1", "warehouses in each table set (about 500,000 rows each)").alias("scale"),
-        o("tables", Count, "1", "independent sets of the nine tables (warehouse1, warehouse2, …); terminals spread over them"),
-        o("storage_engine", Text, "InnoDB", "engine of the tables").alias("mysql_storage_engine"),
-        o("table_options", Text, "", "appended to every CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
-        o("isolation", Text, "", "transaction isolation of the terminals: RC, RR, SER, RU or a full name; empty: the server's default").alias("trx_level"),
-        o("procedures", Bool, "off", "run each transaction as one CALL of a stored procedure (installed before the run), as HammerDB does"),
-        o("keying", Bool, "off", "the spec's keying and think times between transactions (needed for tpmC; 10 terminals per warehouse)"),
-    ]
-}
-
-/// The isolation level's SQL name for a short or long spelling.
-fn isolation_name(v: &str) -> Result<&'static str, String> {
-    Ok(
-        match v
-            .trim()
-            .to_ascii_uppercase()
-            .replace(['-', '_'], " ")
-            .as_str()
-        {
-            "" => "",
-            "RC" | "READ COMMITTED" => "READ COMMITTED",
-            "RR" | "REPEATABLE READ" => "REPEATABLE READ",
-            "SER" | "SERIALIZABLE" => "SERIALIZABLE",
-            "RU" | "READ UNCOMMITTED" => "READ UNCOMMITTED",
-            _ => return Err(format!("--isolation: '{v}' is not RC, RR, SER or RU")),
-        },
-    )
-}
-
-fn plain_word(name: &str, v: &str) -> Result<(), String> {
-    if v.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_= ,'".contains(c))
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "--{name}: '{v}' has characters a table option never needs"
-        ))
-    }
-}
-
-impl TpccOpts {
-    /// The options from their parsed values, checked (ranges, isolation
-    /// level names).
-    pub fn from_values(v: &OptValues) -> Result<TpccOpts, String> {
-        let o = TpccOpts {
-            warehouses: v.count("warehouses"),
-            tables: v.count("tables"),
-            storage_engine: v.text("storage_engine").to_string(),
-            table_options: v.text("table_options").to_string(),
-            isolation: isolation_name(v.text("isolation"))?.to_string(),
-            keying: v.flag("keying"),
-            procedures: v.flag("procedures"),
-        };
-        for (name, n, max) in [
-            ("warehouses", o.warehouses, MAX_WAREHOUSES),
-            ("tables", o.tables, MAX_SETS),
-        ] {
-            if n == 0 || n > max {
-                return Err(format!("--{name} must be from 1 to {max}, got {n}"));
-            }
-        }
-        plain_word("storage-engine", &o.storage_engine)?;
-        plain_word("table-options", &o.table_options)?;
-        Ok(o)
-    }
 }
 
 /// TPC-C with its options.

@@ -1,0 +1,115 @@
+//! The command tree: `Cli` and its subcommands, each holding the
+//! argument blocks its siblings define. Owns no parsing steps (those are
+//! in mod.rs) and no validation beyond clap's.
+
+use super::conn::ServerCmd;
+use super::load::{CampaignCmd, LoadArgs, QuickArgs, SweepArgs};
+use super::views::{
+    AnalysisArgs, ChartArgs, CompareArgs, FlamegraphArgs, IostatArgs, MetricsArgs, MonitorCmdArgs,
+    ProfileArgs, RatioArgs, ReportArgs, RunsArgs, ShowArgs, UiArgs,
+};
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "qpslab",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("QPSLAB_GIT_HASH"), ")"),
+    about = "MySQL/MariaDB performance lab: sysbench-compatible load, sandbox servers, results"
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Cmd {
+    /// Manage private sandbox servers.
+    Server {
+        #[command(subcommand)]
+        cmd: ServerCmd,
+    },
+    /// Create and load the sbtest tables.
+    Prepare(LoadArgs),
+    /// Run a workload and print sysbench-style results.
+    Run(LoadArgs),
+    /// Drop the sbtest tables.
+    Cleanup(LoadArgs),
+    /// A workload's consistency conditions on its data (`check tpcc`:
+    /// TPC-C's clause 3.3.2), on a quiet database.
+    Check(LoadArgs),
+    /// List the workloads and their statements.
+    Workloads,
+    /// Run a workload at each of several concurrencies (one campaign), then
+    /// print the scalability table; several workloads (a,b) are swept in
+    /// turn into the same campaign.
+    Sweep(SweepArgs),
+    /// Run a campaign file (a matrix of servers, variants, workloads and
+    /// concurrencies), resumable; or show its status, or the presets.
+    Campaign {
+        #[command(subcommand)]
+        cmd: CampaignCmd,
+    },
+    /// QPS, TPS, p95 and p99 against users for each series of stored runs.
+    Scalability(AnalysisArgs),
+    /// Ratio of series per concurrency: `ratio A B` (A / B), or the matrix
+    /// of every variant against --reference.
+    Ratio(RatioArgs),
+    /// Best-to-best: each label's best variant per concurrency, and ratios.
+    Best(AnalysisArgs),
+    /// Two runs side by side: per-second throughput mean ± standard error
+    /// (corrected for autocorrelation) and whether the difference is real.
+    Compare(CompareArgs),
+    /// List stored runs.
+    Runs(RunsArgs),
+    /// Show one stored run: environment, per-interval samples, statements.
+    Show(ShowArgs),
+    /// Watch a server (any, by host/socket/DSN, or a sandbox) every second
+    /// until Ctrl-C or --time; stored as a run of workload "monitor".
+    Monitor(MonitorCmdArgs),
+    /// A live inniostat-style table: physical and InnoDB IO by class.
+    Iostat(IostatArgs),
+    /// A live one-screen view of the server: QPS by command, threads,
+    /// InnoDB rows and pages, top waits, CPU split.
+    Top(IostatArgs),
+    /// Dump the monitor's stored snapshots of a run (raw counters, or
+    /// per-second rates), as CSV or JSON.
+    Metrics(MetricsArgs),
+    /// The local web UI over the results store (read-only).
+    Ui(UiArgs),
+    /// Profile a server for a while (on-/off-CPU stacks, syscalls,
+    /// Performance Schema waits) and print the top functions, lock
+    /// families, syscalls per query and the limiting lock.
+    Profile(ProfileArgs),
+    /// A stored run's flame graph as an SVG file (searchable, click to
+    /// zoom), or with --diff the differential one against another run.
+    Flamegraph(FlamegraphArgs),
+    /// One self-contained, offline HTML file of a run or a campaign.
+    Report(ReportArgs),
+    /// One chart of a run or a campaign as an SVG file.
+    Chart(ChartArgs),
+    /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
+    /// read_write at 1, 4, 16, 64 users, a table of results.
+    Quickstart(QuickArgs),
+    /// Help on a command (`qpslab help run`, `qpslab help campaign run`)
+    /// or a topic: workloads, campaign, store, metrics.
+    Help(HelpArgs),
+    /// A sysbench script's own command: `qpslab NAME script.lua [options]`
+    /// (e.g. oltp_common's `prewarm`).
+    #[command(hide = true)]
+    Command(ScriptCommandArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct HelpArgs {
+    /// A command (run, campaign run …) or a topic: workloads, campaign,
+    /// store, metrics [default: none: the commands and the topics].
+    pub topic: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub(crate) struct ScriptCommandArgs {
+    /// The command's name, as the script declares it.
+    pub name: String,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
