@@ -203,8 +203,17 @@ pub fn value_text(v: &toml::Value) -> String {
 impl CampaignFile {
     /// Parses and checks a campaign file's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<CampaignFile> {
-        let mut c: CampaignFile = toml::from_str(text)
-            .with_context(|| format!("{origin} is not a valid campaign file"))?;
+        let mut c: CampaignFile = toml::from_str(text).map_err(|e| {
+            // One line: the parser's own text adds a snippet with a caret.
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            anyhow::anyhow!(
+                "{origin} is not a valid campaign file{at}: {}",
+                e.message().trim().replace('\n', "; ")
+            )
+        })?;
         if c.variants.is_empty() {
             c.variants.push(VariantDef {
                 name: "default".into(),

@@ -445,3 +445,36 @@ fn bad_load_input_fails_in_the_plan_before_any_server() {
     let e = plan.single_threads().unwrap_err().to_string();
     assert!(e.contains("qpslab sweep"), "{e}");
 }
+
+/// Command lines the probe of issue 29 found accepted although they make
+/// no sense: each is refused by the parser.
+#[test]
+fn contradictions_and_unknown_values_are_refused() {
+    for args in [
+        &[
+            "qpslab",
+            "run",
+            "oltp_point_select",
+            "--no-store",
+            "--store",
+            "x.db",
+        ][..],
+        &["qpslab", "runs", "--status", "bogus"][..],
+    ] {
+        assert!(Cli::try_parse_from(args).is_err(), "{args:?} was accepted");
+    }
+    assert!(Cli::try_parse_from(["qpslab", "runs", "--status", "degraded"]).is_ok());
+}
+
+/// A campaign file the TOML parser refuses gives one line with where.
+#[test]
+fn a_bad_campaign_file_gives_one_line_with_its_line_number() {
+    let text = "threads = [1, 2]\n\n[[server]]\nlabel = \"a\"\nnosuch = 1\n";
+    let e = format!("{:#}", CampaignFile::parse(text, "c.toml").unwrap_err());
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.starts_with("c.toml is not a valid campaign file (line "),
+        "{e}"
+    );
+    assert!(e.contains("nosuch"), "{e}");
+}

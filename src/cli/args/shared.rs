@@ -27,7 +27,7 @@ pub(crate) struct RecordArgs {
     #[command(flatten)]
     pub store: StoreArg,
     /// Do not record in the results store (print only).
-    #[arg(long, help_heading = super::help::STORE)]
+    #[arg(long, conflicts_with = "store", help_heading = super::help::STORE)]
     pub no_store: bool,
     /// Series label recorded with the run (e.g. engine and version), for
     /// `scalability`, `best` and the charts [default: none].

@@ -58,7 +58,7 @@ pub(crate) struct RunsArgs {
     pub select: RunFilterArgs,
     /// Only runs that ended so: ok, failed, degraded, aborted or running
     /// [default: all].
-    #[arg(long)]
+    #[arg(long, value_parser = ["ok", "failed", "degraded", "aborted", "running"])]
     pub status: Option<String>,
     /// Only the last N runs [default: all].
     #[arg(long)]
