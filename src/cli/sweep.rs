@@ -4,6 +4,7 @@
 use super::args::{LoadArgs, RunFormat, SweepArgs};
 use super::monitor_args::monitor_for;
 use super::target::resolve;
+use crate::campaign::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 use crate::lab::{block_on, open_store, ready, RunTags};
 use crate::report;
 use crate::secret::redacted_command_line;
@@ -42,11 +43,17 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
         bail!("workload {dup} is listed twice in the sweep: name each workload once");
     }
     let store = open_store(load.record.store.path())?;
-    let definition = serde_json::json!({
-        "workloads": names, "threads": thread_list(&load.threads)?, "repeat": a.repeat,
-        "time": load.time, "warmup_time": load.warmup(), "cooldown": a.cooldown,
-        "command_line": redacted_command_line(),
-    });
+    let definition = SweepDefinition {
+        version: SWEEP_DEFINITION_VERSION,
+        workloads: Some(names.iter().map(|w| w.to_string()).collect()),
+        threads: thread_list(&load.threads)?,
+        repeat: a.repeat,
+        time: load.time,
+        warmup_time: load.warmup(),
+        cooldown: a.cooldown,
+        command_line: redacted_command_line(),
+        ..Default::default()
+    };
     let campaign = crate::lab::new_sweep(&store, &names.join("+"), &definition)?;
     drop(store);
     let json = load.format == RunFormat::Json;
@@ -85,10 +92,17 @@ fn sweep_workload(a: &SweepArgs, l: &LoadArgs, campaign: Option<i64>) -> Result<
     let name = cfg0.workload.name().to_string();
     let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
     let store = open_store(l.record.store.path())?;
-    let definition = serde_json::json!({
-        "workload": name.as_str(), "threads": threads, "repeat": a.repeat, "time": l.time,
-        "warmup_time": l.warmup(), "cooldown": a.cooldown, "command_line": redacted_command_line(),
-    });
+    let definition = SweepDefinition {
+        version: SWEEP_DEFINITION_VERSION,
+        workload: Some(name.clone()),
+        threads: threads.clone(),
+        repeat: a.repeat,
+        time: l.time,
+        warmup_time: l.warmup(),
+        cooldown: a.cooldown,
+        command_line: redacted_command_line(),
+        ..Default::default()
+    };
     let campaign = match campaign {
         Some(c) => c,
         None => crate::lab::new_sweep(&store, name.as_str(), &definition)?,
