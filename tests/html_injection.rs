@@ -11,6 +11,7 @@
 
 mod common;
 use common::{lab, outcome, Lab};
+use qpslab::stats::document::{HostDocument, OptionsDocument, RunOptions, SandboxDocument};
 use qpslab::store::{NewRun, RunFilter, Store};
 use qpslab::ui::{self, Mode};
 use scraper::{ElementRef, Html};
@@ -170,7 +171,9 @@ fn hostile_profile(store: &Store, id: i64, share: f64) {
              "top_events": [[hostile("event"), 0.5]]},
         ]
     });
-    store.set_run_profile(id, &summary.to_string()).unwrap();
+    store
+        .set_run_profile(id, &serde_json::from_value(summary).unwrap())
+        .unwrap();
 }
 
 /// Runs on the sandbox with the strings in their names, script path,
@@ -293,14 +296,28 @@ fn hostile_store(store_path: &std::path::Path) -> (Store, Ids) {
             variant: Some(variant.clone()),
             workload: hostile("workload"),
             threads: 1,
-            options: json!({"time": 10.0, "warmup_time": 1.0, "note": note}),
+            options: OptionsDocument::Load(RunOptions {
+                time: 10.0,
+                warmup_time: 1.0,
+                oltp: json!({ "note": note }),
+                ..Default::default()
+            }),
             server_flavor: Some(hostile("flavor")),
             server_version: Some(hostile("version")),
             server_variables: Some(json!({"init_slave": hostile("var"), "datadir": hostile("dir")})),
             server_cnf: Some(hostile("cnf")),
             server_nondefault: Some(json!({hostile("nd"): {"value": hostile("v"), "default": hostile("d"), "origin": hostile("o")}})),
-            sandbox: Some(json!({"name": hostile("sandbox")})),
-            host: json!({"cpu_model": hostile("cpu"), "cpus": 2, "memory": hostile("mem"), "kernel": hostile("kernel")}),
+            sandbox: Some(SandboxDocument {
+                name: hostile("sandbox"),
+                ..Default::default()
+            }),
+            host: HostDocument {
+                cpu_model: hostile("cpu"),
+                cpus: 2,
+                memory: hostile("mem"),
+                kernel: hostile("kernel"),
+                ..Default::default()
+            },
             command_line: hostile("command"),
             ..Default::default()
         })

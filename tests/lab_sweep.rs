@@ -7,6 +7,7 @@
 
 mod common;
 use common::probe::{self, Mode, GIVE_UP};
+use qpslab::campaign::SweepDefinition;
 use qpslab::lab::{new_sweep, sweep, Environment, RunTags, SweepPlan};
 use qpslab::store::Store;
 use std::time::Duration;
@@ -19,7 +20,7 @@ fn environment() -> Environment {
         cnf: None,
         nondefault: None,
         sandbox: None,
-        host: serde_json::json!({}),
+        host: Default::default(),
     }
 }
 
@@ -33,8 +34,15 @@ fn store(name: &str) -> Store {
 fn a_sweep_runs_each_concurrency_and_repeat_in_order_in_its_campaign() {
     let store = store("lab_sweep_ok");
     let env = environment();
-    let campaign = new_sweep(&store, "probe", &serde_json::json!({ "threads": [1, 2] }))
-        .expect("a sweep's campaign");
+    let campaign = new_sweep(
+        &store,
+        "probe",
+        &SweepDefinition {
+            threads: vec![1, 2],
+            ..Default::default()
+        },
+    )
+    .expect("a sweep's campaign");
     let plan = SweepPlan {
         env: &env,
         store: &store,
@@ -82,7 +90,7 @@ fn a_sweep_runs_each_concurrency_and_repeat_in_order_in_its_campaign() {
 fn a_failed_run_is_recorded_failed_with_its_samples_and_ends_the_sweep() {
     let store = store("lab_sweep_failed");
     let env = environment();
-    let campaign = new_sweep(&store, "probe", &serde_json::json!({})).expect("a campaign");
+    let campaign = new_sweep(&store, "probe", &SweepDefinition::default()).expect("a campaign");
     let plan = SweepPlan {
         env: &env,
         store: &store,

@@ -194,8 +194,10 @@ pub fn differences(a: &crate::store::RunDetail, b: &crate::store::RunDetail) -> 
     }
     let mut flat_a = Vec::new();
     let mut flat_b = Vec::new();
-    flatten("", &a.options, &mut flat_a);
-    flatten("", &b.options, &mut flat_b);
+    // Every option, compared as a whole (a generic diff of the two documents).
+    let value = |o| serde_json::to_value(o).unwrap_or_default();
+    flatten("", &value(&a.options), &mut flat_a);
+    flatten("", &value(&b.options), &mut flat_b);
     const IGNORED: [&str; 6] = [
         "rand_seed",
         "time",

@@ -16,18 +16,7 @@ use std::collections::BTreeMap;
 /// From this share of the connection threads' time, a lock family limits.
 pub const LIMITER_SHARE: f64 = 0.10;
 
-/// Lock families' shares of thread time in one run.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct LockShares {
-    /// "stacks" or "waits".
-    pub source: String,
-    /// (family, share of the connection threads' time), largest first;
-    /// lock families only.
-    pub shares: Vec<(String, f64)>,
-    /// The heaviest stack of the top family (root first), if from stacks.
-    pub top_stack: Option<String>,
-}
+pub use crate::stats::document::LockShares;
 
 /// A profile and what the analysis drew from it.
 #[derive(Debug, Clone)]

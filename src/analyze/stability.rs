@@ -6,7 +6,7 @@
 //! is unstable is flagged, so tables say so instead of averaging it
 //! silently.
 
-use serde::Serialize;
+pub use crate::stats::document::Stability;
 
 /// Above this coefficient of variation of per-second QPS, a run is unstable.
 pub(crate) const COV_LIMIT: f64 = 0.10;
@@ -17,26 +17,6 @@ pub(crate) const TREND_LIMIT: f64 = 0.10;
 pub(crate) const WARMUP_GAP: f64 = 0.10;
 /// Fewer whole intervals than this say nothing about stability.
 pub(crate) const MIN_INTERVALS: usize = 5;
-
-/// How steady a run's throughput was over its measured intervals.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Stability {
-    /// Whole measured intervals it is computed from.
-    pub intervals: usize,
-    /// Standard deviation / mean of per-interval QPS.
-    pub cov: f64,
-    /// Relative change of QPS from the run's start to its end, by the
-    /// least-squares line (−0.12: throughput fell 12% across the run).
-    pub trend: f64,
-    /// Intervals more than 3.5 robust deviations (MAD) from the median.
-    pub outliers: usize,
-    /// First fifth's mean over the rest's, minus one.
-    pub first_part_gap: f64,
-    /// "unstable: CoV 18%, trending −12%", when it is.
-    pub flag: Option<String>,
-    /// A longer --warmup-time to try, when the first part differs.
-    pub advice: Option<String>,
-}
 
 /// The stability of `qps` per interval (measured, whole intervals, in
 /// order) over a run of `seconds`; None with too few intervals.

@@ -3,9 +3,9 @@
 //! apart from errors, deadlocks and lock-wait timeouts, and the run's
 //! TPC-C block of the stored document. Rendered as text by report::tpcc.
 
-use crate::stats::{pct_label, Interval, RunResult};
+use crate::stats::document::{LatencyMs, TpccBlock, TpccTransaction};
+use crate::stats::{Interval, RunResult};
 use crate::workload::tpcc::{NEW_ORDER, ROLLED_BACK};
-use serde_json::{json, Value};
 
 /// New orders per minute over `secs` seconds of `iv` (class 0 is TPC-C's
 /// New-Order).
@@ -50,29 +50,30 @@ pub fn figures(r: &RunResult) -> Figures {
     }
 }
 
-/// The block as JSON (null for families without classes).
-pub fn document(r: &RunResult, pcts: &[f64]) -> Value {
+/// The run's TPC-C block of its document (None for families without classes).
+pub fn document(r: &RunResult, pcts: &[f64]) -> Option<TpccBlock> {
     if r.classes.is_empty() {
-        return Value::Null;
+        return None;
     }
     let f = figures(r);
     let minutes = r.elapsed.max(1e-9) / 60.0;
-    json!({
-        "nopm": f.nopm,
-        "tpm": f.tpm,
-        "new_order_rollback_pct": f.rollback_pct,
-        "deadlocks": f.deadlocks,
-        "lock_wait_timeouts": f.lock_waits,
-        "server_tally": r.server_tally,
-        "headline": r.headline,
-        "transactions": r.classes.iter().map(|k| {
-            let mut lat = serde_json::Map::new();
-            for p in pcts {
-                lat.insert(format!("p{}", pct_label(*p)), json!(k.hist.quantile_ms(p / 100.0)));
-            }
-            lat.insert("avg".into(), json!(k.hist.mean_ms()));
-            lat.insert("max".into(), json!(k.hist.max_ms()));
-            json!({"type": k.name, "count": k.count, "per_minute": k.count as f64 / minutes, "latency_ms": lat})
-        }).collect::<Vec<_>>(),
+    Some(TpccBlock {
+        nopm: f.nopm,
+        tpm: f.tpm,
+        new_order_rollback_pct: f.rollback_pct,
+        deadlocks: f.deadlocks,
+        lock_wait_timeouts: f.lock_waits,
+        server_tally: r.server_tally.clone(),
+        headline: r.headline.clone(),
+        transactions: r
+            .classes
+            .iter()
+            .map(|k| TpccTransaction {
+                kind: k.name.clone(),
+                count: k.count,
+                per_minute: k.count as f64 / minutes,
+                latency_ms: LatencyMs::of(&k.hist, pcts, false),
+            })
+            .collect(),
     })
 }

@@ -7,6 +7,9 @@
 //! points through server, exec and store.
 
 pub mod presets;
+mod sweep_definition;
+
+pub use sweep_definition::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};

@@ -12,8 +12,8 @@ use crate::report::live::{
     iostat_header, iostat_line, iostat_preface, monitor_line, top_screen, watching, MONITOR_HEADER,
 };
 use crate::secret::redacted_command_line;
+use crate::stats::document::MonitorOptions;
 use anyhow::{bail, Result};
-use serde_json::json;
 use std::time::Instant;
 
 fn target_without_db(conn: &super::args::ConnArgs) -> Result<Target> {
@@ -62,8 +62,13 @@ pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
     Ok(0)
 }
 
-fn monitor_options(m: &MonitorArgs, time: f64) -> serde_json::Value {
-    json!({"time": time, "monitor_interval": m.monitor_interval, "monitor_rates": m.monitor_rates, "monitor_off": m.monitor_off})
+fn monitor_options(m: &MonitorArgs, time: f64) -> MonitorOptions {
+    MonitorOptions {
+        time,
+        monitor_interval: m.monitor_interval,
+        monitor_rates: m.monitor_rates.clone(),
+        monitor_off: m.monitor_off.clone(),
+    }
 }
 
 /// Whether a note concerns one of `sources`: notes name their sources

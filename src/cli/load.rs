@@ -147,11 +147,8 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
         hooked(&stat, true);
     }
     if json {
-        let mut doc = crate::lab::run_document(&cfg, &run, pcts, &p.recording.command_line);
-        if let Some(p) = &run.profile {
-            doc["profile"] = crate::lab::profile_json(p);
-        }
-        outln!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = crate::lab::run_document(&cfg, &run, pcts, &p.recording.command_line);
+        outln!("{}", serde_json::to_string_pretty(&doc.to_json())?);
     } else {
         let text = (&pcts[..], p.output.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);

@@ -3,6 +3,7 @@
 use super::args::{LoadArgs, QuickArgs};
 use super::plan::{thread_list, LoadPlan};
 use super::target::resolve;
+use crate::campaign::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 use crate::lab::open_store;
 use crate::report;
 use crate::secret::redacted_command_line;
@@ -56,8 +57,16 @@ pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
         store: &store,
         workloads: &workloads,
         threads: &threads,
-        definition: serde_json::json!({"workloads": a.workloads, "threads": threads, "time": a.time,
-            "tables": o.tables, "table_size": o.table_size, "command_line": redacted_command_line()}),
+        definition: SweepDefinition {
+            version: SWEEP_DEFINITION_VERSION,
+            workloads: Some(workloads.iter().map(|w| w.name().to_string()).collect()),
+            threads: threads.clone(),
+            time: a.time,
+            tables: Some(o.tables),
+            table_size: Some(o.table_size),
+            command_line: redacted_command_line(),
+            ..Default::default()
+        },
         command_line: redacted_command_line(),
     };
     let config_for = |w: Workload, th: u32| {

@@ -3,6 +3,7 @@
 
 use super::args::SweepArgs;
 use super::plan::LoadPlan;
+use crate::campaign::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 use crate::lab::{block_on, open_store, ready};
 use crate::report;
 use anyhow::{bail, Result};
@@ -60,11 +61,17 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
         .collect::<Result<_>>()?;
     let first = &plans[0];
     let store = open_store(first.recording.store.as_deref())?;
-    let definition = serde_json::json!({
-        "workloads": names, "threads": first.threads, "repeat": a.repeat,
-        "time": first.config.time, "warmup_time": first.config.warmup, "cooldown": a.cooldown,
-        "command_line": first.recording.command_line,
-    });
+    let definition = SweepDefinition {
+        version: SWEEP_DEFINITION_VERSION,
+        workloads: Some(names.iter().map(|w| w.to_string()).collect()),
+        threads: first.threads.clone(),
+        repeat: a.repeat,
+        time: first.config.time,
+        warmup_time: first.config.warmup,
+        cooldown: a.cooldown,
+        command_line: first.recording.command_line.clone(),
+        ..Default::default()
+    };
     let campaign = crate::lab::new_sweep(&store, &names.join("+"), &definition)?;
     drop(store);
     let json = first.output.json();
@@ -98,10 +105,17 @@ fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<
     let env = block_on(ready(&t, cfg0.workload.as_ref()))??;
     let store = open_store(p.recording.store.as_deref())?;
     let (time, warmup) = (p.config.time, p.config.warmup);
-    let definition = serde_json::json!({
-        "workload": name.as_str(), "threads": threads, "repeat": steps.repeat, "time": time,
-        "warmup_time": warmup, "cooldown": steps.cooldown, "command_line": p.recording.command_line,
-    });
+    let definition = SweepDefinition {
+        version: SWEEP_DEFINITION_VERSION,
+        workload: Some(name.clone()),
+        threads: threads.clone(),
+        repeat: steps.repeat,
+        time,
+        warmup_time: warmup,
+        cooldown: steps.cooldown,
+        command_line: p.recording.command_line.clone(),
+        ..Default::default()
+    };
     let campaign = match campaign {
         Some(c) => c,
         None => crate::lab::new_sweep(&store, name.as_str(), &definition)?,

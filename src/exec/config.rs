@@ -5,14 +5,7 @@ use crate::workload::Family;
 use anyhow::{bail, Result};
 use std::sync::Arc;
 
-/// Which server error codes roll back and retry the event instead of ending the run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub enum IgnoreErrors {
-    /// Every error is retried.
-    All,
-    /// Only these server error codes are retried; empty: none.
-    Codes(Vec<u16>),
-}
+pub use crate::stats::document::{IgnoreErrors, PsMode};
 
 impl IgnoreErrors {
     /// Parses sysbench's `--mysql-ignore-errors` value: `all`, `none`, or a comma list.
@@ -41,16 +34,6 @@ impl IgnoreErrors {
             IgnoreErrors::Codes(c) => c.contains(&code),
         }
     }
-}
-
-/// Whether workers send their statements prepared or as text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum PsMode {
-    /// Prepared statements; a statement the server refuses to prepare
-    /// (max_prepared_stmt_count reached) falls back to the text protocol.
-    Auto,
-    /// Text protocol for everything.
-    Disable,
 }
 
 /// Everything one run is asked to do: target, workload, load shape and limits.
@@ -106,21 +89,21 @@ pub struct RunConfig {
 impl RunConfig {
     /// Every option of the run, as recorded in the store and the JSON
     /// document (the family's own options under "oltp", its historical key).
-    pub fn options_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "threads": self.threads,
-            "time": self.time,
-            "events": self.events,
-            "warmup_time": self.warmup,
-            "rate": self.rate,
-            "report_interval": self.interval,
-            "ignore_errors": self.ignore,
-            "reconnect": self.reconnect_every,
-            "db_ps_mode": self.ps_mode,
-            "rand_seed": self.seed,
-            "client_cpus": crate::stats::cpu_list_text(&self.client_cpus),
-            "oltp": self.workload.options(),
-        })
+    pub fn options_document(&self) -> crate::stats::document::RunOptions {
+        crate::stats::document::RunOptions {
+            threads: self.threads,
+            time: self.time,
+            events: self.events,
+            warmup_time: self.warmup,
+            rate: self.rate,
+            report_interval: self.interval,
+            ignore_errors: self.ignore.clone(),
+            reconnect: self.reconnect_every,
+            db_ps_mode: self.ps_mode,
+            rand_seed: self.seed,
+            client_cpus: crate::stats::cpu_list_text(&self.client_cpus),
+            oltp: self.workload.options(),
+        }
     }
 }
 

@@ -180,7 +180,7 @@ fn run_points(
     let mut current: Option<(usize, usize)> = None;
     // Before each round of repeats: how quiet the host is.
     let mut round = 0;
-    let mut preflight: Option<serde_json::Value> = None;
+    let mut preflight: Option<crate::stats::document::Preflight> = None;
     let mut target: Option<Target> = None;
     let mut out = CampaignOutcome {
         code: 0,

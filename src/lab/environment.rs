@@ -4,6 +4,7 @@
 use super::target::Target;
 use crate::protocol::Conn;
 use crate::server::Sandbox;
+use crate::stats::document::{HostDocument, OptionsDocument, SandboxDocument};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
@@ -20,10 +21,10 @@ pub struct Environment {
     pub cnf: Option<String>,
     /// Variables not at their compiled default (see `nondefault`).
     pub nondefault: Option<Value>,
-    /// The sandbox's settings (its spec as JSON); None when the target is not a sandbox.
-    pub sandbox: Option<Value>,
+    /// The sandbox's settings; None when the target is not a sandbox.
+    pub sandbox: Option<SandboxDocument>,
     /// The host: hostname, CPU model and count, memory, kernel (see `host`).
-    pub host: Value,
+    pub host: HostDocument,
 }
 
 impl Environment {
@@ -33,7 +34,7 @@ impl Environment {
         tags: &super::tags::RunTags,
         workload: &str,
         threads: u32,
-        options: Value,
+        options: OptionsDocument,
     ) -> crate::store::NewRun {
         crate::store::NewRun {
             campaign_id: tags.campaign_id,
@@ -49,13 +50,9 @@ impl Environment {
             server_cnf: self.cnf.clone(),
             server_nondefault: self.nondefault.clone(),
             sandbox: self.sandbox.clone(),
-            host: match &tags.preflight {
-                Some(p) => {
-                    let mut h = self.host.clone();
-                    h["preflight"] = p.clone();
-                    h
-                }
-                None => self.host.clone(),
+            host: HostDocument {
+                preflight: tags.preflight.clone(),
+                ..self.host.clone()
             },
             command_line: tags.command_line.clone(),
         }
@@ -71,19 +68,21 @@ fn proc_line(path: &str, key: &str) -> Option<String> {
         .map(|(_, v)| v.trim().to_string())
 }
 
-pub fn host() -> Value {
+/// This host, as a run's document records it.
+pub fn host() -> HostDocument {
     let read = |p: &str| {
         std::fs::read_to_string(p)
             .map(|s| s.trim().to_string())
             .unwrap_or_default()
     };
-    json!({
-        "hostname": read("/proc/sys/kernel/hostname"),
-        "cpu_model": proc_line("/proc/cpuinfo", "model name").unwrap_or_default(),
-        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        "memory": proc_line("/proc/meminfo", "MemTotal").unwrap_or_default(),
-        "kernel": read("/proc/sys/kernel/osrelease"),
-    })
+    HostDocument {
+        hostname: read("/proc/sys/kernel/hostname"),
+        cpu_model: proc_line("/proc/cpuinfo", "model name").unwrap_or_default(),
+        cpus: std::thread::available_parallelism().map_or(0, |n| n.get() as u64),
+        memory: proc_line("/proc/meminfo", "MemTotal").unwrap_or_default(),
+        kernel: read("/proc/sys/kernel/osrelease"),
+        preflight: None,
+    }
 }
 
 /// Reads the server's identity over one short connection.
@@ -110,13 +109,13 @@ pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
     {
         Some(sb) => (
             std::fs::read_to_string(sb.cnf_path()).ok(),
-            Some(json!({
-                "name": sb.spec.name,
-                "profile": sb.spec.profile.name(),
-                "basedir": sb.spec.basedir,
-                "cpus": sb.spec.cpus,
-                "sets": sb.spec.sets,
-            })),
+            Some(SandboxDocument {
+                name: sb.spec.name.clone(),
+                profile: sb.spec.profile.name().to_string(),
+                basedir: sb.spec.basedir.as_ref().map(|b| b.display().to_string()),
+                cpus: sb.spec.cpus.clone(),
+                sets: sb.spec.sets.clone(),
+            }),
         ),
         None => (None, None),
     };

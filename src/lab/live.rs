@@ -46,7 +46,7 @@ pub struct SessionRecord<'a> {
     /// Label, variant and command line of the recorded run.
     pub tags: RunTags,
     /// The session's options, stored with the run.
-    pub options: serde_json::Value,
+    pub options: crate::stats::document::MonitorOptions,
 }
 
 /// Watches the target with `cfg` for `time` seconds (0: until Ctrl-C).
@@ -62,12 +62,12 @@ pub fn monitor_session(
     mut on_status: impl FnMut(&Live, f64),
 ) -> Result<Option<i64>> {
     let run = match &record {
-        Some(r) => {
-            Some(
-                r.store
-                    .begin_run(&env.new_run(&r.tags, "monitor", 0, r.options.clone()))?,
-            )
-        }
+        Some(r) => Some(r.store.begin_run(&env.new_run(
+            &r.tags,
+            "monitor",
+            0,
+            crate::stats::document::OptionsDocument::Monitor(r.options.clone()),
+        ))?),
         None => None,
     };
     let sink = record.as_ref().map(|r| r.store).zip(run);

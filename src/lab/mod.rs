@@ -31,7 +31,7 @@ pub use campaign::{lock_campaign, open_campaign, run_campaign, CampaignRun};
 pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command};
 pub use environment::Environment;
 pub use live::{live_view, monitor_session, probe, SessionRecord};
-pub use profile::{profile, server_pid, summary_json as profile_json, ProfilePlan};
+pub use profile::{profile, server_pid, summary as profile_summary, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, EXIT_NOT_STORED};
 pub use run::{run_document, run_once, RunPlan};

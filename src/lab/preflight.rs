@@ -6,7 +6,7 @@
 //! run's host document) and printed, so a round measured on a busy host
 //! can be told from the others.
 
-use serde_json::{json, Value};
+use crate::stats::document::Preflight;
 use std::time::{Duration, Instant};
 
 /// Slices of the loop, and how long each runs.
@@ -14,7 +14,7 @@ const SLICES: usize = 10;
 const SLICE: Duration = Duration::from_millis(100);
 
 /// Measures the host's noise (about a second); see the module doc.
-pub(crate) fn host_noise() -> Value {
+pub(crate) fn host_noise() -> Preflight {
     let before = crate::stats::CpuSnapshot::now();
     let mut rates = Vec::with_capacity(SLICES);
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -42,31 +42,30 @@ pub(crate) fn host_noise() -> Value {
     } else {
         0.0
     };
-    json!({
-        "loop_cov": if mean > 0.0 { sd / mean } else { 0.0 },
-        "host_busy_outside_qpslab": outside,
-        "seconds": SLICES as f64 * SLICE.as_secs_f64(),
-        "load_average": std::fs::read_to_string("/proc/loadavg").ok()
+    Preflight {
+        loop_cov: if mean > 0.0 { sd / mean } else { 0.0 },
+        host_busy_outside_qpslab: outside,
+        seconds: SLICES as f64 * SLICE.as_secs_f64(),
+        load_average: std::fs::read_to_string("/proc/loadavg")
+            .ok()
             .and_then(|l| l.split_whitespace().next().map(str::to_string)),
-    })
+    }
 }
 
 /// Whether a pre-flight document says the host was not quiet (busy over
 /// 10% outside qpslab, or the loop's speed varying over 5%).
-pub fn noisy(v: &Value) -> bool {
-    let pct = |k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
-    pct("host_busy_outside_qpslab") > 10.0 || pct("loop_cov") > 5.0
+pub fn noisy(v: &Preflight) -> bool {
+    v.host_busy_outside_qpslab * 100.0 > 10.0 || v.loop_cov * 100.0 > 5.0
 }
 
 /// One line for the campaign's output.
-pub fn describe(round: u32, v: &Value) -> String {
-    let pct = |k: &str| v[k].as_f64().unwrap_or(0.0) * 100.0;
-    let busy = pct("host_busy_outside_qpslab");
+pub fn describe(round: u32, v: &Preflight) -> String {
+    let busy = v.host_busy_outside_qpslab * 100.0;
     format!(
         "Pre-flight, round {round}: CPU loop CoV {:.1}%, host busy {:.0}% outside qpslab, load average {}{}",
-        pct("loop_cov"),
+        v.loop_cov * 100.0,
         busy,
-        v["load_average"].as_str().unwrap_or("-"),
+        v.load_average.as_deref().unwrap_or("-"),
         if noisy(v) {
             " -- the host is not quiet: this round's figures carry its noise"
         } else {
@@ -80,9 +79,9 @@ mod tests {
     #[test]
     fn measures_and_describes() {
         let v = super::host_noise();
-        assert!(v["loop_cov"].as_f64().unwrap() >= 0.0);
-        let busy = v["host_busy_outside_qpslab"].as_f64().unwrap();
-        assert!((0.0..=1.0).contains(&busy), "{v}");
+        assert!(v.loop_cov >= 0.0);
+        let busy = v.host_busy_outside_qpslab;
+        assert!((0.0..=1.0).contains(&busy), "{v:?}");
         assert!(super::describe(2, &v).starts_with("Pre-flight, round 2: CPU loop CoV"));
     }
 }

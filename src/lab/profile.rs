@@ -7,10 +7,11 @@
 use super::runtime::block_on;
 use super::target::{check, Target};
 use crate::analyze::limiter::{self, Profiled};
+use crate::profiler::syscalls::Syscalls;
 use crate::profiler::{Data, Kind, Plan, Session, WaitsPlan};
+use crate::stats::document::{KindFigures, KindSummary, ProfileSummary, SyscallCount, SyscallSide};
 use crate::store::Store;
 use anyhow::{anyhow, bail, Result};
-use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -117,49 +118,66 @@ pub fn profile(
 
 /// The profile's summary: each kind's figures (or why it is missing), its
 /// collector's cost, and the lock shares.
-pub fn summary_json(p: &Profiled) -> Value {
-    let kinds: Vec<Value> = p
+pub fn summary(p: &Profiled) -> ProfileSummary {
+    let kinds = p
         .outcomes
         .iter()
-        .map(|o| {
-            let mut v = json!({"kind": o.kind.name(), "started_at": o.started_unix, "seconds": o.secs, "collector_cpu_s": o.cost_cpu_s});
-            match &o.result {
-                Err(e) => v["error"] = json!(e),
-                Ok(Data::Stacks(f)) => {
-                    v["weight"] = json!(f.total());
-                    v["stacks"] = json!(f.stacks.len());
-                    v["top_self"] = json!(f.top_self(10, o.kind == Kind::OffCpu));
-                    v["families"] = json!(f.families());
-                }
-                Ok(Data::Syscalls(s)) => {
-                    let sides: serde_json::Map<String, Value> = crate::profiler::syscalls::SIDES
+        .map(|o| KindSummary {
+            kind: o.kind.name().to_string(),
+            started_at: o.started_unix,
+            seconds: o.secs,
+            collector_cpu_s: o.cost_cpu_s,
+            figures: match &o.result {
+                Err(e) => KindFigures::Failed { error: e.clone() },
+                Ok(Data::Stacks(f)) => KindFigures::Stacks {
+                    weight: f.total(),
+                    stacks: f.stacks.len() as u64,
+                    top_self: f.top_self(10, o.kind == Kind::OffCpu),
+                    families: f.families(),
+                },
+                Ok(Data::Syscalls(s)) => KindFigures::Syscalls {
+                    period: s.period,
+                    sides: crate::profiler::syscalls::SIDES
                         .iter()
-                        .map(|side| {
-                            let total = s.total(side);
-                            let top: Vec<Value> = s
-                                .by_name(side)
-                                .into_iter()
-                                .take(10)
-                                .map(|(n, c)| json!({"name": n, "count": c, "per_query": per(c, p.queries)}))
-                                .collect();
-                            (side.to_string(), json!({"total": total, "per_second": total as f64 / o.secs.max(1e-9), "per_query": per(total, p.queries), "top": top}))
-                        })
-                        .collect();
-                    v["period"] = json!(s.period);
-                    v["sides"] = Value::Object(sides);
-                }
-                Ok(Data::Waits(w)) => {
-                    v["threads"] = json!(w.threads);
-                    v["timed_instruments"] = json!(w.timed.0);
-                    v["instruments"] = json!(w.timed.1);
-                    v["top_events"] = json!(w.shares().into_iter().take(10).collect::<Vec<_>>());
-                    v["families"] = json!(w.family_shares());
-                }
-            }
-            v
+                        .map(|side| (side.to_string(), syscall_side(s, side, o.secs, p.queries)))
+                        .collect(),
+                },
+                Ok(Data::Waits(w)) => KindFigures::Waits {
+                    threads: w.threads,
+                    timed_instruments: w.timed.0,
+                    instruments: w.timed.1,
+                    top_events: w.shares().into_iter().take(10).collect(),
+                    families: w.family_shares(),
+                },
+            },
         })
         .collect();
-    json!({"hz": p.hz, "queries": p.queries, "kinds": kinds, "locks": p.locks})
+    ProfileSummary {
+        hz: p.hz,
+        queries: p.queries,
+        kinds,
+        locks: p.locks.clone(),
+    }
+}
+
+/// One side's syscalls: its total, per second and per query, its ten most frequent.
+fn syscall_side(s: &Syscalls, side: &str, secs: f64, queries: Option<u64>) -> SyscallSide {
+    let total = s.total(side);
+    SyscallSide {
+        total,
+        per_second: total as f64 / secs.max(1e-9),
+        per_query: per(total, queries),
+        top: s
+            .by_name(side)
+            .into_iter()
+            .take(10)
+            .map(|(n, c)| SyscallCount {
+                name: n,
+                count: c,
+                per_query: per(c, queries),
+            })
+            .collect(),
+    }
 }
 
 fn per(count: u64, queries: Option<u64>) -> Option<f64> {
@@ -195,5 +213,5 @@ pub fn keep(store: &Store, run: i64, p: &Profiled) -> Result<()> {
             Err(_) => {}
         }
     }
-    store.set_run_profile(run, &summary_json(p).to_string())
+    store.set_run_profile(run, &summary(p))
 }

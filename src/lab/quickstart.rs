@@ -27,7 +27,7 @@ pub struct QuickPlan<'a> {
     /// Client thread counts of the steps, in order.
     pub threads: &'a [u32],
     /// Recorded as the campaign's definition.
-    pub definition: serde_json::Value,
+    pub definition: crate::campaign::SweepDefinition,
     /// The command line as it may be recorded (secrets removed).
     pub command_line: String,
 }
@@ -62,9 +62,11 @@ pub fn quickstart(
     mut on_step: impl FnMut(&QuickStep),
 ) -> Result<QuickOutcome> {
     let _ctrl_c = crate::exec::Cooperative::enter();
-    let campaign =
-        plan.store
-            .create_campaign("quickstart", "sweep", &plan.definition.to_string())?;
+    let campaign = plan.store.create_campaign(
+        "quickstart",
+        "sweep",
+        &serde_json::to_string(&plan.definition)?,
+    )?;
     let mut code = 0;
     for &w in plan.workloads {
         for &th in plan.threads {

@@ -63,7 +63,12 @@ impl<'a> Recorder<'a> {
         tags: &RunTags,
     ) -> Result<Recorder<'a>> {
         let run_id = store
-            .begin_run(&env.new_run(tags, cfg.workload.name(), cfg.threads, cfg.options_json()))
+            .begin_run(&env.new_run(
+                tags,
+                cfg.workload.name(),
+                cfg.threads,
+                crate::stats::document::OptionsDocument::Load(cfg.options_document()),
+            ))
             .with_context(|| format!("cannot record the run in {}", store.path().display()))?;
         Ok(Recorder {
             store,

@@ -15,6 +15,7 @@ use crate::analyze::run_figures::MonitorFigures;
 use crate::analyze::StepFigures;
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
+use crate::stats::document::{ProfileSummary, RunDocument};
 use crate::stats::{RunResult, Sample};
 use crate::store::Store;
 use anyhow::Result;
@@ -225,16 +226,45 @@ impl Recorded {
 }
 
 /// The document `run --format json` prints: the summary, the run's id in
-/// the store (null when not stored), the store's error if any, and the
-/// monitor's figures.
-pub fn run_document(cfg: &RunConfig, run: &SingleRun, pcts: &[f64], command_line: &str) -> Value {
-    let mut doc = super::summary::document(cfg, &run.result, pcts, command_line);
-    doc["run_id"] = run.run_id.into();
-    if let Some(e) = &run.store_error {
-        doc["store_error"] = e.as_str().into();
+/// the store (null when not stored), the store's error if any, the
+/// monitor's figures and the profile's summary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunOutput {
+    /// The run's summary (its keys at the top level).
+    #[serde(flatten)]
+    pub summary: RunDocument,
+    /// The run's id in the store; None when not stored.
+    pub run_id: Option<i64>,
+    /// What could not be stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_error: Option<String>,
+    /// The monitor's figures, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<MonitorFigures>,
+    /// The profile's summary, when the run was profiled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileSummary>,
+}
+
+impl RunOutput {
+    /// As JSON with its keys sorted (as the summary is stored).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
     }
-    if let Some(f) = &run.figures {
-        doc["monitor"] = serde_json::to_value(f).unwrap_or_default();
+}
+
+/// `run --format json`'s document of `run`.
+pub fn run_document(
+    cfg: &RunConfig,
+    run: &SingleRun,
+    pcts: &[f64],
+    command_line: &str,
+) -> RunOutput {
+    RunOutput {
+        summary: super::summary::document(cfg, &run.result, pcts, command_line),
+        run_id: run.run_id,
+        store_error: run.store_error.clone(),
+        monitor: run.figures.clone(),
+        profile: run.profile.as_ref().map(super::profile::summary),
     }
-    doc
 }

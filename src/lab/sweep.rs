@@ -38,11 +38,15 @@ pub struct SweepPlan<'a> {
 
 /// Records a new sweep of `workload` (a campaign of kind "sweep") with its
 /// definition; returns its id.
-pub fn new_sweep(store: &Store, workload: &str, definition: &serde_json::Value) -> Result<i64> {
+pub fn new_sweep(
+    store: &Store,
+    workload: &str,
+    definition: &crate::campaign::SweepDefinition,
+) -> Result<i64> {
     store.create_campaign(
         &format!("sweep {workload}"),
         "sweep",
-        &definition.to_string(),
+        &serde_json::to_string(definition)?,
     )
 }
 

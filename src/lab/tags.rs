@@ -16,5 +16,5 @@ pub struct RunTags {
     pub command_line: String,
     /// The campaign round's pre-flight host check, kept in the run's host
     /// document.
-    pub preflight: Option<serde_json::Value>,
+    pub preflight: Option<crate::stats::document::Preflight>,
 }

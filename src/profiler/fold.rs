@@ -13,16 +13,7 @@ pub struct Folded {
     pub stacks: BTreeMap<String, u64>,
 }
 
-/// One row of a top table.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Share {
-    /// The frame (function) or group's name.
-    pub name: String,
-    /// Its samples (or µs for off-CPU time).
-    pub samples: u64,
-    /// Of all samples, in percent.
-    pub pct: f64,
-}
+pub use crate::stats::document::Share;
 
 impl Folded {
     /// Adds `weight` to the stack `frames_root_first` (nothing for an empty

@@ -83,62 +83,58 @@ pub fn meminfo_size(text: &str) -> String {
 
 /// A run's recorded host in words: "vm: AMD EPYC, 2 CPUs, 23.5 GiB
 /// memory, kernel 6.1.0".
-pub fn host_text(h: &serde_json::Value) -> String {
-    let s = |k: &str| h[k].as_str().unwrap_or("").to_string();
-    let cpus = h["cpus"].as_u64().map(|n| crate::out::counted(n, "CPU"));
+pub fn host_text(h: &crate::stats::document::HostDocument) -> String {
+    let cpus = match h.cpus {
+        0 => "? CPUs".to_string(),
+        n => crate::out::counted(n, "CPU"),
+    };
     format!(
         "{}: {}, {}, {} memory, kernel {}",
-        s("hostname"),
-        s("cpu_model"),
-        cpus.unwrap_or_else(|| "? CPUs".into()),
-        meminfo_size(&s("memory")),
-        s("kernel")
+        h.hostname,
+        h.cpu_model,
+        cpus,
+        meminfo_size(&h.memory),
+        h.kernel
     )
 }
 
 /// A run's recorded sandbox in words: "t (my.cnf preset default; set
 /// innodb_buffer_pool_size=1G; CPUs 0-3; basedir /opt/mariadb-11.4)".
-pub fn sandbox_text(sb: &serde_json::Value) -> String {
-    let mut parts = vec![format!(
-        "my.cnf preset {}",
-        sb["profile"].as_str().unwrap_or("default")
-    )];
-    let sets: Vec<String> = sb["sets"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|kv| Some(format!("{}={}", kv[0].as_str()?, kv[1].as_str()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+pub fn sandbox_text(sb: &crate::stats::document::SandboxDocument) -> String {
+    let profile = if sb.profile.is_empty() {
+        "default"
+    } else {
+        &sb.profile
+    };
+    let mut parts = vec![format!("my.cnf preset {profile}")];
+    let sets: Vec<String> = sb.sets.iter().map(|(k, v)| format!("{k}={v}")).collect();
     if !sets.is_empty() {
         parts.push(format!("set {}", sets.join(", ")));
     }
-    if let Some(c) = sb["cpus"].as_str() {
+    if let Some(c) = &sb.cpus {
         parts.push(format!("CPUs {c}"));
     }
-    if let Some(b) = sb["basedir"].as_str() {
+    if let Some(b) = &sb.basedir {
         parts.push(format!("basedir {b}"));
     }
-    format!(
-        "{} ({})",
-        sb["name"].as_str().unwrap_or("?"),
-        parts.join("; ")
-    )
+    let name = if sb.name.is_empty() { "?" } else { &sb.name };
+    format!("{name} ({})", parts.join("; "))
 }
 
 #[cfg(test)]
 mod words_tests {
+    use crate::stats::document::{HostDocument, SandboxDocument};
+
     #[test]
     fn sizes_hosts_and_sandboxes_read_as_words() {
         assert_eq!(super::meminfo_size("24683656 kB"), "23.5 GiB");
         assert_eq!(super::human_bytes(512.0), "512 B");
-        let h = serde_json::json!({"cpu_model":"AMD EPYC","cpus":2,"hostname":"vm","kernel":"6.1","memory":"24683656 kB"});
+        let h: HostDocument = serde_json::from_value(serde_json::json!({"cpu_model":"AMD EPYC","cpus":2,"hostname":"vm","kernel":"6.1","memory":"24683656 kB"})).unwrap();
         assert_eq!(
             super::host_text(&h),
             "vm: AMD EPYC, 2 CPUs, 23.5 GiB memory, kernel 6.1"
         );
-        let sb = serde_json::json!({"basedir":null,"cpus":"0-1","name":"t","profile":"bench","sets":[["port","1"]]});
+        let sb: SandboxDocument = serde_json::from_value(serde_json::json!({"basedir":null,"cpus":"0-1","name":"t","profile":"bench","sets":[["port","1"]]})).unwrap();
         assert_eq!(
             super::sandbox_text(&sb),
             "t (my.cnf preset bench; set port=1; CPUs 0-1)"

@@ -83,11 +83,8 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
         r.server_version.clone().unwrap_or_default()
     ));
-    if !d.sandbox.is_null() {
-        o.push_str(&format!(
-            "  sandbox:  {}\n",
-            super::sandbox_text(&d.sandbox)
-        ));
+    if let Some(sb) = &d.sandbox {
+        o.push_str(&format!("  sandbox:  {}\n", super::sandbox_text(sb)));
     }
     o.push_str(&format!("  host:     {}\n", super::host_text(&d.host)));
     o.push_str(&format!(
@@ -102,7 +99,9 @@ pub fn show(d: &RunDetail, f: Format) -> String {
         num(r.lat_p95_ms, 2),
         num(r.lat_p99_ms, 2)
     ));
-    o.push_str(&tpcc_text(&d.tpcc));
+    if let Some(t) = &d.tpcc {
+        o.push_str(&tpcc_text(t));
+    }
     if let Some(h) = d
         .histogram
         .as_deref()
@@ -161,28 +160,20 @@ pub fn show(d: &RunDetail, f: Format) -> String {
     o
 }
 
-/// A stored TPC-C run's figures (empty for other workloads).
-fn tpcc_text(t: &serde_json::Value) -> String {
-    let Some(types) = t["transactions"].as_array() else {
-        return String::new();
-    };
-    let f = |k: &str| t[k].as_f64().unwrap_or(f64::NAN);
+/// A stored TPC-C run's figures.
+fn tpcc_text(t: &crate::stats::document::TpccBlock) -> String {
     let mut o = format!(
         "  TPC-C:    NOPM {:.1}, TPM {:.1}, New-Orders rolled back on purpose {:.2}%, deadlocks {}, lock-wait timeouts {}\n",
-        f("nopm"),
-        f("tpm"),
-        f("new_order_rollback_pct"),
-        t["deadlocks"],
-        t["lock_wait_timeouts"]
+        t.nopm, t.tpm, t.new_order_rollback_pct, t.deadlocks, t.lock_wait_timeouts
     );
-    for x in types {
+    for x in &t.transactions {
         o.push_str(&format!(
             "            {:<19} {:>9} ({:.1}/min)  p95 {:.3} ms  p99 {:.3} ms\n",
-            x["type"].as_str().unwrap_or(""),
-            x["count"],
-            x["per_minute"].as_f64().unwrap_or(0.0),
-            x["latency_ms"]["p95"].as_f64().unwrap_or(f64::NAN),
-            x["latency_ms"]["p99"].as_f64().unwrap_or(f64::NAN)
+            x.kind,
+            x.count,
+            x.per_minute,
+            x.latency_ms.percentile("p95"),
+            x.latency_ms.percentile("p99")
         ));
     }
     o.push('\n');

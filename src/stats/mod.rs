@@ -4,12 +4,14 @@
 //! per-interval counters (events, reads/writes/other, errors by code,
 //! reconnects), their merging across shards, CPU accounting of the load
 //! generator and the host, and the result types of a run (`RunResult`, `Sample`, statuses, latency
-//! per statement class named by the family). It does not time queries
+//! per statement class named by the family), and the run's stored documents
+//! as serde types with a version (`document`). It does not time queries
 //! itself (exec records into it) and does not print (report formats it).
 
 pub mod clock;
 mod counters;
 mod cpu;
+pub mod document;
 mod hist;
 mod result;
 

@@ -5,10 +5,12 @@
 use super::{Hist, Interval};
 
 /// How a run ended; every status but `Ok` carries its reason in words.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "lowercase")]
 pub enum RunStatus {
-    /// Ran its course with nothing to report.
+    /// Ran its course with nothing to report (also what a document
+    /// without a status reads as).
+    #[default]
     Ok,
     /// Ended by an error; what was measured is kept.
     Failed(String),
@@ -145,7 +147,7 @@ pub struct RunResult {
 }
 
 /// A headline figure and the rules it was checked against.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Headline {
     /// The figure's name ("tpmC").
     pub name: String,
@@ -156,7 +158,7 @@ pub struct Headline {
 }
 
 /// A class's count as the server keeps it, beside the client's.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tally {
     /// The event class counted.
     pub class: String,

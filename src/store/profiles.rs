@@ -2,6 +2,7 @@
 //! per-second series, its summary.
 
 use super::Store;
+use crate::stats::document::ProfileSummary;
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use std::collections::BTreeMap;
@@ -46,8 +47,9 @@ impl Store {
         Ok(out)
     }
 
-    /// Run `run`'s profile summary (JSON), if it was profiled.
-    pub fn run_profile(&self, run: i64) -> Result<Option<serde_json::Value>> {
+    /// Run `run`'s profile summary, if it was profiled (and its summary
+    /// reads as one: an unreadable summary is left out, as a missing one is).
+    pub fn run_profile(&self, run: i64) -> Result<Option<ProfileSummary>> {
         let text: Option<String> = self
             .conn
             .query_row(

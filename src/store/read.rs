@@ -3,6 +3,7 @@
 //! (which the opener runs before any read).
 
 use super::Store;
+use crate::stats::document::{sorted, HostDocument, OptionsDocument, SandboxDocument, TpccBlock};
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -184,8 +185,9 @@ pub struct StatementRow {
 pub struct RunDetail {
     /// The run's line, as `qpslab runs` lists it.
     pub run: RunRow,
-    /// The run's options document (JSON, as stored).
-    pub options: serde_json::Value,
+    /// The run's options.
+    #[serde(serialize_with = "sorted")]
+    pub options: OptionsDocument,
     /// The command line that started it, secrets redacted.
     pub command_line: String,
     /// The qpslab version that ran it.
@@ -202,17 +204,20 @@ pub struct RunDetail {
     pub server_variables: serde_json::Value,
     /// {name: {value, default, origin}}; null where not captured.
     pub server_nondefault: serde_json::Value,
-    /// The sandbox's description (JSON); null otherwise.
-    pub sandbox: serde_json::Value,
-    /// The client host's description (JSON).
-    pub host: serde_json::Value,
+    /// The sandbox's settings; None for other targets.
+    #[serde(serialize_with = "sorted")]
+    pub sandbox: Option<SandboxDocument>,
+    /// The client host.
+    #[serde(serialize_with = "sorted")]
+    pub host: HostDocument,
     /// Every interval, warm-up included, in order.
     pub samples: Vec<SampleRow>,
     /// Per-statement figures.
     pub statements: Vec<StatementRow>,
     /// A TPC-C run's figures (NOPM, TPM, each transaction type), from
-    /// its stored summary; null for other workloads.
-    pub tpcc: serde_json::Value,
+    /// its stored summary; None for other workloads.
+    #[serde(serialize_with = "sorted")]
+    pub tpcc: Option<TpccBlock>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -256,6 +261,21 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         server_flavor: r.get(22)?,
         options_key: r.get(23)?,
         load_cpu_s: r.get(24)?,
+    })
+}
+
+/// A stored document read into its type; its default when absent or
+/// unreadable (said in the log: a document that does not read is a bug).
+fn document<T: serde::de::DeserializeOwned + Default>(s: Option<String>) -> T {
+    let Some(text) = s else {
+        return T::default();
+    };
+    serde_json::from_str(&text).unwrap_or_else(|e| {
+        log::warn!(
+            "a stored document does not read as {}: {e}",
+            std::any::type_name::<T>()
+        );
+        T::default()
     })
 }
 
@@ -364,7 +384,7 @@ impl Store {
                 let n = RUN_COLUMN_COUNT;
                 Ok(RunDetail {
                     run: run_row(r)?,
-                    options: json(r.get(n)?),
+                    options: document(r.get(n)?),
                     command_line: r.get(n + 1)?,
                     qpslab_version: r.get(n + 2)?,
                     git_hash: r.get(n + 3)?,
@@ -372,11 +392,11 @@ impl Store {
                     server_flavor: r.get(22)?,
                     server_cnf: r.get(n + 5)?,
                     server_variables: json(r.get(n + 6)?),
-                    sandbox: json(r.get(n + 7)?),
-                    host: json(r.get(n + 8)?),
+                    sandbox: document(r.get(n + 7)?),
+                    host: document(r.get(n + 8)?),
                     samples: Vec::new(),
                     statements: Vec::new(),
-                    tpcc: json(r.get(n + 9)?),
+                    tpcc: document(r.get(n + 9)?),
                     server_nondefault: json(r.get(n + 10)?),
                     histogram: None,
                 })

@@ -3,6 +3,9 @@
 //! it ends.
 
 use super::Store;
+use crate::stats::document::{
+    HostDocument, OptionsDocument, ProfileSummary, RunDocument, SandboxDocument,
+};
 use crate::stats::{RunResult, Sample};
 use anyhow::Result;
 use rusqlite::params;
@@ -23,8 +26,8 @@ pub struct NewRun {
     pub workload: String,
     /// Connections.
     pub threads: u32,
-    /// The run's options document (JSON).
-    pub options: Value,
+    /// The run's options.
+    pub options: OptionsDocument,
     /// MariaDB, MySQL or Percona Server.
     pub server_flavor: Option<String>,
     /// The server's version string.
@@ -36,12 +39,17 @@ pub struct NewRun {
     /// Variables not at their compiled default: {name: {value, default,
     /// origin}}; None where the server cannot tell (MySQL before 8.0).
     pub server_nondefault: Option<Value>,
-    /// The sandbox's description (JSON).
-    pub sandbox: Option<Value>,
-    /// The client host's description (JSON).
-    pub host: Value,
+    /// The sandbox's settings; None for other targets.
+    pub sandbox: Option<SandboxDocument>,
+    /// The client host.
+    pub host: HostDocument,
     /// The command line, secrets redacted.
     pub command_line: String,
+}
+
+/// A document as the store keeps it: JSON with its keys sorted.
+fn document_text(doc: &impl serde::Serialize) -> Result<String> {
+    Ok(serde_json::to_value(doc)?.to_string())
 }
 
 pub(super) fn now() -> String {
@@ -71,13 +79,13 @@ impl Store {
                 r.variant,
                 r.workload,
                 r.threads,
-                r.options.to_string(),
+                document_text(&r.options)?,
                 r.server_flavor,
                 r.server_version,
                 r.server_variables.as_ref().map(Value::to_string),
                 r.server_cnf,
-                r.sandbox.as_ref().map(Value::to_string),
-                r.host.to_string(),
+                r.sandbox.as_ref().map(document_text).transpose()?,
+                document_text(&r.host)?,
                 env!("CARGO_PKG_VERSION"),
                 env!("QPSLAB_GIT_HASH"),
                 r.command_line,
@@ -173,11 +181,12 @@ impl Store {
         Ok(())
     }
 
-    /// Keeps a run's profile summary (JSON).
-    pub fn set_run_profile(&self, run: i64, summary: &str) -> Result<()> {
+    /// Keeps a run's profile summary (as JSON).
+    pub fn set_run_profile(&self, run: i64, summary: &ProfileSummary) -> Result<()> {
+        let text = document_text(summary)?;
         self.conn.execute(
             "UPDATE runs SET profile = ?2 WHERE id = ?1",
-            params![run, summary],
+            params![run, text],
         )?;
         Ok(())
     }
@@ -224,7 +233,7 @@ impl Store {
     }
 
     /// Records how the run ended, its totals, statements and histogram.
-    pub fn finish_run(&self, run: i64, r: &RunResult, summary: &Value) -> Result<()> {
+    pub fn finish_run(&self, run: i64, r: &RunResult, summary: &RunDocument) -> Result<()> {
         let (status, reason) = (r.status.word(), r.status.reason());
         let t = &r.total;
         let secs = r.elapsed.max(1e-9);
@@ -258,7 +267,7 @@ impl Store {
                 t.hist.max_ms(),
                 r.client_cpu_s,
                 r.host_cpu_s,
-                summary.to_string(),
+                document_text(summary)?,
                 r.server_version,
                 t.failed as i64,
                 t.failed_connects as i64,

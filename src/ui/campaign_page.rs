@@ -297,10 +297,9 @@ fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
         let Some(d) = store.run_detail(r.id)? else {
             continue;
         };
-        let v = &d.host["preflight"];
-        if v.is_null() {
+        let Some(v) = &d.host.preflight else {
             continue;
-        }
+        };
         let line = crate::lab::preflight_line(rounds.len() as u32 + 1, v);
         // Runs of one round share their pre-flight document.
         let body = line

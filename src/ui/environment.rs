@@ -12,14 +12,13 @@ use serde_json::Value;
 /// One line: server, host, qpslab.
 pub(crate) fn summary_line(d: &RunDetail) -> String {
     let h = &d.host;
-    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
     format!(
         "{} · {}, {} CPUs, {} memory, kernel {} · qpslab {} ({})",
         crate::server::server_label(d.server_flavor.as_deref(), d.run.server_version.as_deref()),
-        s(&h["cpu_model"]),
-        h["cpus"],
-        crate::report::meminfo_size(&s(&h["memory"])),
-        s(&h["kernel"]),
+        h.cpu_model,
+        h.cpus,
+        crate::report::meminfo_size(&h.memory),
+        h.kernel,
         d.qpslab_version,
         d.git_hash
     )
@@ -47,7 +46,11 @@ pub fn section(d: &RunDetail, title: &str) -> Markup {
     } else {
         &d.command_line
     };
-    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    // Keys sorted, as stored.
+    let pretty = |v: serde_json::Result<Value>| {
+        v.and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_default()
+    };
     html! {
         details.env {
             summary { b { (title) } ": " (summary_line(d)) }
@@ -60,9 +63,9 @@ pub fn section(d: &RunDetail, title: &str) -> Markup {
                 (d.server_cnf.as_deref().unwrap_or("(not a sandbox: the server's own configuration)"))
             }
             h4 { "Host" }
-            pre { (pretty(&d.host)) }
+            pre { (pretty(serde_json::to_value(&d.host))) }
             h4 { "Run options" }
-            pre { (pretty(&d.options)) }
+            pre { (pretty(serde_json::to_value(&d.options))) }
             @if let Some(vars) = d.server_variables.as_object() {
                 details {
                     summary { "all " (vars.len()) " server variables" }
@@ -85,8 +88,8 @@ fn server_table(d: &RunDetail) -> Markup {
             @for k in SERVER_KEYS {
                 @if let Some(v) = d.server_variables[k].as_str() { (row(k, v)) }
             }
-            @if let Some(sb) = d.sandbox.as_object() {
-                (row("sandbox", &serde_json::to_string(sb).unwrap_or_default()))
+            @if let Some(sb) = &d.sandbox {
+                (row("sandbox", &serde_json::to_value(sb).map(|v| v.to_string()).unwrap_or_default()))
             }
         }
     }

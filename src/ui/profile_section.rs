@@ -8,11 +8,11 @@ use super::page::Mode;
 use crate::analyze::limiter::LockShares;
 use crate::profiler::{Folded, Kind};
 use crate::report::chart::Chart;
+use crate::stats::document::{KindFigures, KindSummary, Share, SyscallSide};
 use crate::store::{RunDetail, Store};
 use anyhow::Result;
 use base64::Engine;
 use maud::{html, Markup};
-use serde_json::Value;
 
 /// A run's folded stacks of `kind` from the store.
 pub fn stacks(store: &Store, run: i64, kind: Kind) -> Result<Folded> {
@@ -55,7 +55,7 @@ pub fn diff_svg(store: &Store, a: i64, b: i64, kind: &str) -> Result<Option<Stri
 }
 
 /// A share table: a name column titled `title`, the share and `unit`.
-fn shares_table(title: &str, rows: &[Value], unit: &str) -> Markup {
+fn shares_table(title: &str, rows: &[Share], unit: &str) -> Markup {
     if rows.is_empty() {
         return html! {};
     }
@@ -64,9 +64,9 @@ fn shares_table(title: &str, rows: &[Value], unit: &str) -> Markup {
             tr { th.l { (title) } th { "share" } th { (unit) } }
             @for r in rows {
                 tr {
-                    td.l { (r["name"].as_str().unwrap_or("")) }
-                    td { (format!("{:.2}%", r["pct"].as_f64().unwrap_or(0.0))) }
-                    td { (r["samples"].to_string()) }
+                    td.l { (r.name) }
+                    td { (format!("{:.2}%", r.pct)) }
+                    td { (r.samples) }
                 }
             }
         }
@@ -78,19 +78,13 @@ pub fn section(store: &Store, d: &RunDetail, mode: Mode) -> Result<Markup> {
     let Some(p) = store.run_profile(d.run.id)? else {
         return Ok(html! {});
     };
-    // The lock shares through their type (an unreadable section is left
-    // out, as a missing one is).
-    let locks = p
-        .get("locks")
-        .filter(|l| l.is_object())
-        .and_then(|l| serde_json::from_value::<LockShares>(l.clone()).ok());
     let mut kinds = Vec::new();
-    for k in p["kinds"].as_array().cloned().unwrap_or_default() {
-        kinds.push(kind_section(store, d, mode, &k)?);
+    for k in &p.kinds {
+        kinds.push(kind_section(store, d, mode, k)?);
     }
     Ok(html! {
         h2 { "Profile" }
-        @if let Some(locks) = &locks { (locks_part(locks)) }
+        @if let Some(locks) = &p.locks { (locks_part(locks)) }
         @for k in kinds { (k) }
     })
 }
@@ -120,43 +114,55 @@ fn locks_part(locks: &LockShares) -> Markup {
 
 /// One profiler kind's part: flame graph and top functions (cpu,
 /// offcpu), syscalls, or Performance Schema waits.
-fn kind_section(store: &Store, d: &RunDetail, mode: Mode, k: &Value) -> Result<Markup> {
-    let name = k["kind"].as_str().unwrap_or("");
-    if let Some(e) = k["error"].as_str() {
-        return Ok(html! { p.meta { (name) ": not recorded: " (e) } });
-    }
-    Ok(match name {
-        "cpu" | "offcpu" => stacks_part(store, d.run.id, mode, name, k)?,
-        "syscalls" => html! { h3 { "Syscalls" } (syscalls(store, d, k)?) },
-        "waits" => {
-            let top = k["top_events"].as_array().cloned().unwrap_or_default();
-            html! {
-                h3 { "Performance Schema waits" }
-                p.meta {
-                    (k["timed_instruments"].to_string()) " of " (k["instruments"].to_string())
-                    " wait instruments timed; shares of " (k["threads"].to_string()) " threads' time"
-                }
-                table {
-                    tr { th.l { "event" } th { "share" } }
-                    @for e in &top {
-                        tr {
-                            td.l { (e[0].as_str().unwrap_or("")) }
-                            td { (format!("{:.2}%", 100.0 * e[1].as_f64().unwrap_or(0.0))) }
-                        }
+fn kind_section(store: &Store, d: &RunDetail, mode: Mode, k: &KindSummary) -> Result<Markup> {
+    let name = k.kind.as_str();
+    Ok(match &k.figures {
+        KindFigures::Failed { error } => html! { p.meta { (name) ": not recorded: " (error) } },
+        KindFigures::Stacks { top_self, .. } if name == "cpu" || name == "offcpu" => {
+            stacks_part(store, d.run.id, mode, k, top_self)?
+        }
+        KindFigures::Syscalls { sides, .. } => {
+            html! { h3 { "Syscalls" } (syscalls(store, d, sides)?) }
+        }
+        KindFigures::Waits {
+            threads,
+            timed_instruments,
+            instruments,
+            top_events,
+            ..
+        } => html! {
+            h3 { "Performance Schema waits" }
+            p.meta {
+                (timed_instruments) " of " (instruments)
+                " wait instruments timed; shares of " (threads) " threads' time"
+            }
+            table {
+                tr { th.l { "event" } th { "share" } }
+                @for (event, share) in top_events {
+                    tr {
+                        td.l { (event) }
+                        td { (format!("{:.2}%", 100.0 * share)) }
                     }
                 }
             }
-        }
-        _ => html! {},
+        },
+        KindFigures::Stacks { .. } => html! {},
     })
 }
 
 /// On- or off-CPU stacks: the flame graph in a frame (served beside the
 /// page, or embedded as a data URL in a report), the innermost functions,
 /// and in the UI the form for a differential graph.
-fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Result<Markup> {
-    let cost = k["collector_cpu_s"]
-        .as_f64()
+fn stacks_part(
+    store: &Store,
+    id: i64,
+    mode: Mode,
+    k: &KindSummary,
+    top: &[Share],
+) -> Result<Markup> {
+    let name = k.kind.as_str();
+    let cost = k
+        .collector_cpu_s
         .map(|c| format!(" · collector CPU {c:.2} s"))
         .unwrap_or_default();
     let (title, unit) = if name == "cpu" {
@@ -183,10 +189,9 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
         ),
     };
     let unresolved = folded.as_ref().and_then(|(_, f)| unresolved_share(f));
-    let top = k["top_self"].as_array().cloned().unwrap_or_default();
     Ok(html! {
         h3 { (title) }
-        p.meta { (num(k["seconds"].as_f64())) " s" (cost) }
+        p.meta { (num(Some(k.seconds))) " s" (cost) }
         iframe.flame src=(src) height=(height) title=(title) {}
         @if let Some((share, dso)) = unresolved {
             p.note {
@@ -196,7 +201,7 @@ fn stacks_part(store: &Store, id: i64, mode: Mode, name: &str, k: &Value) -> Res
                 "a build of your own, " code { "-DCMAKE_BUILD_TYPE=RelWithDebInfo" } "."
             }
         }
-        (shares_table("innermost function", &top, unit))
+        (shares_table("innermost function", top, unit))
         @if mode == Mode::Ui {
             form action="/flame/diff" method="get" {
                 input type="hidden" name="a" value=(id);
@@ -247,27 +252,23 @@ fn num(v: Option<f64>) -> String {
 }
 
 /// A side's five most frequent syscalls with their count per query.
-fn most_frequent(side: &Value) -> String {
-    let top = side["top"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    top.iter()
+fn most_frequent(side: &SyscallSide) -> String {
+    side.top
+        .iter()
         .take(5)
-        .map(|t| {
-            format!(
-                "{} {:.2}",
-                t["name"].as_str().unwrap_or(""),
-                t["per_query"].as_f64().unwrap_or(0.0)
-            )
-        })
+        .map(|t| format!("{} {:.2}", t.name, t.per_query.unwrap_or(0.0)))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 /// Per-side totals per second and per query, top names, and the chart of
 /// syscalls per query over time.
-fn syscalls(store: &Store, d: &RunDetail, k: &Value) -> Result<Markup> {
+fn syscalls(
+    store: &Store,
+    d: &RunDetail,
+    sides: &std::collections::BTreeMap<String, SyscallSide>,
+) -> Result<Markup> {
+    let none = SyscallSide::default();
     let rows = html! {
         table {
             tr {
@@ -275,11 +276,11 @@ fn syscalls(store: &Store, d: &RunDetail, k: &Value) -> Result<Markup> {
                 th.l { "most frequent (per query)" }
             }
             @for side in crate::profiler::syscalls::SIDES {
-                @let s = &k["sides"][side];
+                @let s = sides.get(side).unwrap_or(&none);
                 tr {
                     td.l { (side) }
-                    td { (format!("{:.0}", s["per_second"].as_f64().unwrap_or(0.0))) }
-                    td { (s["per_query"].as_f64().map(|x| format!("{x:.2}")).unwrap_or_default()) }
+                    td { (format!("{:.0}", s.per_second)) }
+                    td { (s.per_query.map(|x| format!("{x:.2}")).unwrap_or_default()) }
                     td.l { (most_frequent(s)) }
                 }
             }

@@ -12,8 +12,8 @@ use maud::{html, Markup};
 /// The live block of a running run: elapsed/total with a bar, the last
 /// interval's qps, tps and p95, and where its campaign stands.
 pub(crate) fn run_live(store: &Store, d: &RunDetail) -> Result<Markup> {
-    let time = d.options["time"].as_f64().unwrap_or(0.0);
-    let warmup = d.options["warmup_time"].as_f64().unwrap_or(0.0);
+    let time = d.options.time();
+    let warmup = d.options.warmup_time();
     let last = d.samples.last();
     // Sample times count from the end of the warm-up (negative before).
     let elapsed = last.map(|s| s.t + warmup).unwrap_or(0.0).max(0.0);
@@ -95,16 +95,9 @@ pub(crate) fn progress_of(
     // (points in all, seconds per point)
     let plan: Option<(usize, f64)> = match crate::campaign::CampaignFile::parse(&def, "store") {
         Ok(c) => Some((c.points().len(), c.time + c.warmup + c.cooldown)),
-        Err(_) => serde_json::from_str::<serde_json::Value>(&def)
+        Err(_) => serde_json::from_str::<crate::campaign::SweepDefinition>(&def)
             .ok()
-            .map(|v| {
-                let n = |k: &str| v[k].as_array().map(|a| a.len()).unwrap_or(1).max(1);
-                let repeat = v["repeat"].as_u64().unwrap_or(1) as usize;
-                let per = v["time"].as_f64().unwrap_or(0.0)
-                    + v["warmup_time"].as_f64().unwrap_or(0.0)
-                    + v["cooldown"].as_f64().unwrap_or(0.0);
-                (n("threads") * n("workloads") * repeat, per)
-            }),
+            .map(|d| (d.points(), d.seconds_per_point())),
     };
     let Some((total, per)) = plan else {
         return Ok(None);
@@ -135,7 +128,13 @@ mod tests {
             campaign_id: Some(campaign),
             workload: "oltp_point_select".into(),
             threads: 1,
-            options: serde_json::json!({"time": 10.0, "warmup_time": 2.0}),
+            options: crate::stats::document::OptionsDocument::Load(
+                crate::stats::document::RunOptions {
+                    time: 10.0,
+                    warmup_time: 2.0,
+                    ..Default::default()
+                },
+            ),
             ..Default::default()
         }
     }

@@ -9,6 +9,7 @@ use super::series::{thin, RunMetrics};
 use crate::analyze::efficiency::{CpuSplit, READ_AHEAD};
 use crate::analyze::run_figures::{MonitorFigures, PerInterval};
 use crate::report::chart::Chart;
+use crate::stats::document::TpccBlock;
 use crate::store::{RunDetail, RunRow, SampleRow, Store};
 use anyhow::Result;
 use maud::{html, Markup};
@@ -660,30 +661,30 @@ fn chart_groups(d: &RunDetail, metrics: &RunMetrics, mon: &MonitorFigures) -> Ma
 }
 
 /// A TPC-C run's figures and its transaction types; empty for other
-/// workloads. Reads the stored summary's `tpcc` section by key.
-fn tpcc_section(tpcc: &Value) -> Markup {
-    let Some(types) = tpcc["transactions"].as_array() else {
+/// workloads.
+fn tpcc_section(tpcc: Option<&TpccBlock>) -> Markup {
+    let Some(t) = tpcc else {
         return html! {};
     };
-    let f = |k: &str| tpcc[k].as_f64();
     html! {
         h2 { "TPC-C" }
         p {
-            "NOPM " (num(f("nopm"), 1)) " · TPM " (num(f("tpm"), 1))
-            " · New-Orders rolled back on purpose " (num(f("new_order_rollback_pct"), 2)) "%"
+            "NOPM " (num(Some(t.nopm), 1)) " · TPM " (num(Some(t.tpm), 1))
+            " · New-Orders rolled back on purpose " (num(Some(t.new_order_rollback_pct), 2)) "%"
         }
         table {
             tr {
                 th.l { "transaction" } th { "count" } th { "per min" } th { "avg ms" }
                 th { "p95 ms" } th { "p99 ms" } th { "max ms" }
             }
-            @for t in types {
-                @let lat = |k: &str| num(t["latency_ms"][k].as_f64(), 3);
+            @for x in &t.transactions {
+                @let lat = |v: f64| num(Some(v), 3);
                 tr {
-                    td.l { (t["type"].as_str().unwrap_or("")) }
-                    td { (t["count"].to_string()) }
-                    td { (num(t["per_minute"].as_f64(), 1)) }
-                    td { (lat("avg")) } td { (lat("p95")) } td { (lat("p99")) } td { (lat("max")) }
+                    td.l { (x.kind) }
+                    td { (x.count) }
+                    td { (num(Some(x.per_minute), 1)) }
+                    td { (lat(x.latency_ms.avg)) } td { (lat(x.latency_ms.percentile("p95"))) }
+                    td { (lat(x.latency_ms.percentile("p99"))) } td { (lat(x.latency_ms.max)) }
                 }
             }
         }
@@ -760,7 +761,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (figures)
         (bottleneck(&mon))
         (chart_groups(&d, &metrics, &mon))
-        (tpcc_section(&d.tpcc))
+        (tpcc_section(d.tpcc.as_ref()))
         (super::profile_section::section(store, &d, mode)?)
         (statements(&d))
         (notes(&mon))

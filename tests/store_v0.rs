@@ -1,0 +1,121 @@
+//! A store written before the documents had versions (tests/fixtures/
+//! store-v0.db, made by qpslab 0e187ca: an oltp_read_only run, a
+//! syscall-profiled oltp_read_write run, a TPC-C run, a two-point sweep
+//! and a monitor session, on a sandbox) still reads: `runs`, `show`
+//! (text and JSON), the HTML report and the UI's run, campaign and start
+//! pages show its runs with their figures. Needs no server.
+
+use qpslab::store::Store;
+use qpslab::ui::{self, Mode};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A private copy of the fixture (an open may write its WAL beside it).
+fn fixture_copy(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("qpslab-store-v0-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("v0.db");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-v0.db"),
+        &path,
+    )
+    .unwrap();
+    path
+}
+
+fn qpslab(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_qpslab"))
+        .args(args)
+        .env(
+            "QPSLAB_HOME",
+            std::env::temp_dir().join("qpslab-store-v0-home"),
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "qpslab {args:?}: {}\n{text}{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    text
+}
+
+#[test]
+fn runs_and_show_read_an_old_store() {
+    let path = fixture_copy("cli");
+    let store = path.to_str().unwrap();
+    let runs = qpslab(&["runs", "--store", store]);
+    for label in ["old-ro", "old-rw", "old-tpcc", "old-sweep", "old-monitor"] {
+        assert!(runs.contains(label), "{label} missing in:\n{runs}");
+    }
+    let shown = qpslab(&["show", "3", "--store", store]);
+    for part in [
+        "TPC-C:    NOPM",
+        "new_order",
+        "host:     vm: ",
+        "sandbox:  fx (my.cnf preset default)",
+    ] {
+        assert!(shown.contains(part), "{part} missing in:\n{shown}");
+    }
+    let j: serde_json::Value = serde_json::from_str(&qpslab(&[
+        "show", "3", "--store", store, "--format", "json",
+    ]))
+    .unwrap();
+    assert_eq!(j["options"]["threads"], 2);
+    assert_eq!(j["options"]["ignore_errors"]["Codes"][0], 1213);
+    assert!(j["tpcc"]["nopm"].as_f64().unwrap() > 0.0, "{j}");
+    assert_eq!(j["tpcc"]["transactions"][0]["type"], "new_order");
+    assert_eq!(j["host"]["cpus"], 2);
+    assert!(j["host"].get("preflight").is_none(), "{j}");
+    assert_eq!(j["sandbox"]["name"], "fx");
+    let m: serde_json::Value = serde_json::from_str(&qpslab(&[
+        "show", "6", "--store", store, "--format", "json",
+    ]))
+    .unwrap();
+    assert_eq!(m["options"]["monitor_interval"], 1.0, "{m}");
+    let report = path.with_file_name("run-3.html");
+    qpslab(&[
+        "report",
+        "3",
+        "--store",
+        store,
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&report).unwrap();
+    for part in ["TPC-C", "NOPM", "new_order", "old-tpcc"] {
+        assert!(html.contains(part), "{part} missing in the report");
+    }
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn the_ui_renders_an_old_store() {
+    let path = fixture_copy("ui");
+    let s = Store::open(&path).unwrap();
+    let page = |id: i64| ui::run_page(&s, id, Mode::Ui).unwrap().expect("a page");
+    let tpcc = page(3);
+    for part in ["<h2>TPC-C</h2>", "new_order", "Run options", "Intel"] {
+        assert!(tpcc.contains(part), "{part} missing in run 3's page");
+    }
+    // The profile section from the old summary: syscalls per side with
+    // their most frequent by name.
+    let profiled = page(2);
+    for part in ["<h3>Syscalls</h3>", "recvfrom", "old-rw"] {
+        assert!(profiled.contains(part), "{part} missing in run 2's page");
+    }
+    for id in [1, 4, 5, 6] {
+        assert!(page(id).contains("Run options"), "run {id}'s page");
+    }
+    let sweep = ui::campaign_page(&s, 1, Mode::Ui)
+        .unwrap()
+        .expect("the sweep's page");
+    assert!(sweep.contains("oltp_point_select"));
+    let index = ui::index_page(&s, &Default::default()).unwrap();
+    assert!(index.contains("old-monitor"));
+    drop(s);
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
