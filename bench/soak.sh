@@ -7,7 +7,8 @@
 #   - `qpslab profile --kind syscalls` profiles the server every PROFILE_EVERY s;
 #   - `qpslab ui` serves the store and a poller reads the index and the
 #     running run's page every 5 s (what an open browser tab does);
-#   - the sandbox is restarted RESTARTS times, evenly spaced (the run
+#   - the sandbox is restarted RESTARTS times, evenly spaced, or at the
+#     seconds RESTART_AT lists (the run
 #     reconnects and ends degraded, never failed).
 # Every SAMPLE seconds the run's RSS and its anonymous part (kB: the heap
 # and stacks, without the binary's pages read in as new code runs), open
@@ -20,6 +21,7 @@
 #
 # Usage: bench/soak.sh   env: MINUTES=120 THREADS=32 RESTARTS=2
 #        PROFILE_EVERY=600 SAMPLE=60 WARMUP=300 MAX_SLOPE=1 CHECK=0
+#        RESTART_AT="s1 s2…" (default: evenly spaced)
 #        Q=path/to/qpslab (default: target/release/qpslab, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +35,12 @@ Q=${Q:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 STORE=$OUT/soak.db; rm -f "$STORE" "$STORE"-wal "$STORE"-shm
 SECS=$((MINUTES * 60))
+# When each restart is due, in seconds.
+if [ -n "${RESTART_AT:-}" ]; then
+  read -r -a due <<<"$RESTART_AT"; RESTARTS=${#due[@]}
+else
+  due=(); for ((i = 1; i <= RESTARTS; i++)); do due+=($((i * SECS / (RESTARTS + 1)))); done
+fi
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -75,7 +83,7 @@ while kill -0 "$RUN" 2>/dev/null; do
     "$Q" profile --server soak --create --kind syscalls --time 10 >"$OUT/profile-$t.log" 2>&1 || echo "profile at ${t}s failed (see $OUT/profile-$t.log)"
     next_profile=$((next_profile + PROFILE_EVERY))
   fi
-  if [ "$restarts_done" -lt "$RESTARTS" ] && [ "$t" -ge $(( (restarts_done + 1) * SECS / (RESTARTS + 1) )) ]; then
+  if [ "$restarts_done" -lt "$RESTARTS" ] && [ "$t" -ge "${due[$restarts_done]}" ]; then
     "$Q" server stop --name soak >/dev/null && "$Q" server start --name soak >/dev/null
     restarts_done=$((restarts_done + 1)); echo "restart $restarts_done at ${t}s"
   fi
