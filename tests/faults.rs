@@ -411,20 +411,32 @@ fn start_run(name: &str, extra: &[&str]) -> (Child, std::thread::JoinHandle<Stri
         "4",
     ];
     args.extend_from_slice(extra);
-    let mut child = spawn(&args);
+    spawn_until(&args, "its first interval", |l| l.starts_with("[ "))
+}
+
+/// Spawns qpslab with `args`; returns the child once a line of its stdout
+/// passes `ready` (`what` names that line in the failure), and a reader for
+/// the rest (the lines read so far included).
+fn spawn_until(
+    args: &[&str],
+    what: &str,
+    ready: impl Fn(&str) -> bool,
+) -> (Child, std::thread::JoinHandle<String>) {
+    let mut child = spawn(args);
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut head = String::new();
     loop {
         let mut line = String::new();
         if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-            let out = wait_bounded(child, Duration::from_secs(10), "run");
+            let out = wait_bounded(child, Duration::from_secs(10), args[0]);
             panic!(
-                "the run ended before its first interval: {head}{}",
+                "qpslab {} ended before {what}: {head}{}",
+                args[0],
                 text(&out)
             );
         }
         head.push_str(&line);
-        if line.starts_with("[ ") {
+        if ready(&line) {
             break;
         }
     }
@@ -998,34 +1010,17 @@ fn a_monitor_session_over_a_server_that_freezes_ends_on_time_degraded() {
     let name = "monfrozen";
     start_sandbox(name, &[]);
     let store = own_store(name);
-    let mut child = spawn(&[
-        "monitor", "--server", name, "--time", "4", "--store", &store,
-    ]);
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut head = String::new();
     // Ready: the first line of figures (the second status snapshot).
-    loop {
-        let mut line = String::new();
-        if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-            let out = wait_bounded(child, Duration::from_secs(10), "monitor");
-            panic!(
-                "the monitor ended before its first figures: {head}{}",
-                text(&out)
-            );
-        }
-        head.push_str(&line);
-        if line.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
-            break;
-        }
-    }
+    let (child, reader) = spawn_until(
+        &[
+            "monitor", "--server", name, "--time", "4", "--store", &store,
+        ],
+        "its first figures",
+        |l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()),
+    );
     let pid = sandbox_pid(name);
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     let resume = Resume(pid);
-    let reader = std::thread::spawn(move || {
-        let mut rest = head;
-        let _ = stdout.read_to_string(&mut rest);
-        rest
-    });
     let out = wait_bounded(
         child,
         Duration::from_secs(60),

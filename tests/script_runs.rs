@@ -596,6 +596,26 @@ fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
             "{j}"
         );
     }
+    // An error of thread_done's own is said, and the run stands, as
+    // sysbench's does (exit 0, a FATAL line): only the guard's stops fail it.
+    let out = bounded_run(
+        &db,
+        &script,
+        &[
+            "--where=thread_done_error",
+            "--time=2",
+            "--format",
+            "json",
+            "--no-store",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(json(&out)["status"]["status"], "ok", "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("thread_done fails on purpose"),
+        "{}",
+        text(&out)
+    );
     // In prepare: the command ends there, with the script's code.
     for code in ["3", "0"] {
         lab().sql(&db, "DROP TABLE IF EXISTS exit_t");

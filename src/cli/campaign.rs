@@ -258,6 +258,23 @@ pub(super) fn point_plan(c: &CampaignFile, p: &Point) -> Result<LoadPlan> {
     LoadPlan::from_args(&LoadArgs::from_words(&point_words(c, p))?)
 }
 
+/// `--until-interval PCT` after `round`: why the rounds stop (every
+/// ratio's interval narrow enough, none to narrow, the runs unreadable),
+/// or None to go on; `widest` is the widest interval and where it is.
+fn enough_rounds(pct: f64, round: u32, widest: Result<Option<(f64, String)>>) -> Option<String> {
+    match widest {
+        Ok(Some((w, at))) if w * 100.0 <= pct => Some(format!(
+            "--until-interval {pct}%: every ratio's interval is within it after round {round} (the widest, {:.1}%: {at}); stopping",
+            w * 100.0
+        )),
+        Ok(None) => Some(format!(
+            "--until-interval {pct}%: no ratio to narrow (one variant); stopping after round {round}"
+        )),
+        Ok(Some(_)) => None,
+        Err(e) => Some(format!("--until-interval: cannot read the runs ({e:#}); stopping")),
+    }
+}
+
 fn run(r: &CampaignRunArgs) -> Result<i32> {
     let a = &r.campaign;
     let (mut c, text) = load(a)?;
@@ -314,20 +331,9 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
     };
     let until = |round: u32| -> Option<String> {
         let pct = r.until_interval?;
-        if round < min_rounds {
-            return None;
-        }
-        match widest() {
-            Ok(Some((w, at))) if w * 100.0 <= pct => Some(format!(
-                "--until-interval {pct}%: every ratio's interval is within it after round {round} (the widest, {:.1}%: {at}); stopping",
-                w * 100.0
-            )),
-            Ok(None) => Some(format!(
-                "--until-interval {pct}%: no ratio to narrow (one variant); stopping after round {round}"
-            )),
-            Ok(Some(_)) => None,
-            Err(e) => Some(format!("--until-interval: cannot read the runs ({e:#}); stopping")),
-        }
+        (round >= min_rounds)
+            .then(|| enough_rounds(pct, round, widest()))
+            .flatten()
     };
     let run = CampaignRun {
         file: &c,

@@ -130,13 +130,7 @@ pub fn run_clocked(
             }
         }
     }
-    // A timed run measures its planned length: the connections' grace
-    // after it (at most `STOP_GRACE`, a stalled server's) finishes only
-    // the events in flight at the end, and is no measured time.
-    let elapsed_all = match end_at {
-        Some(e) => t0.elapsed().min(e - t0).as_secs_f64(),
-        None => t0.elapsed().as_secs_f64(),
-    };
+    let elapsed_all = measured(t0, end_at);
     merge.flush();
     let lost = join_shards(joins);
     if finals.count < nshards && matches!(status, RunStatus::Ok | RunStatus::Degraded(_)) {
@@ -306,6 +300,17 @@ fn stop_reason(
         ))))
     } else {
         None
+    }
+}
+
+/// Seconds measured since `t0`: a timed run measures its planned length
+/// (`end_at`), as the connections' grace after it (at most `STOP_GRACE`, a
+/// stalled server's) finishes only the events in flight at the end and is
+/// no measured time.
+fn measured(t0: Instant, end_at: Option<Instant>) -> f64 {
+    match end_at {
+        Some(e) => t0.elapsed().min(e - t0).as_secs_f64(),
+        None => t0.elapsed().as_secs_f64(),
     }
 }
 

@@ -331,4 +331,12 @@ pub trait Session {
     fn done(&mut self) -> bool {
         false
     }
+
+    /// Whether a step was stopped from outside the workload's own logic (a
+    /// script past its deadline, or calling os.exit): the run fails for
+    /// that even in the tear-down, whose own errors it otherwise survives
+    /// (as sysbench's runs survive a failing `thread_done`).
+    fn stopped(&self) -> bool {
+        false
+    }
 }

@@ -1,5 +1,6 @@
 -- Calls os.exit on purpose (tests/script_runs.rs): with --code, in the
--- step --where names (thread_init, event, thread_done or prepare).
+-- step --where names (thread_init, event, thread_done or prepare); with
+-- --where=thread_done_error, thread_done raises an error instead.
 sysbench.cmdline.options = {
   code = {"the code passed to os.exit", 0},
   where = {"thread_init, event, thread_done or prepare", "thread_init"},
@@ -15,6 +16,9 @@ end
 
 function thread_done()
   maybe_exit("thread_done")
+  if sysbench.opt.where == "thread_done_error" then
+    error("thread_done fails on purpose")
+  end
 end
 
 local con

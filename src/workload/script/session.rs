@@ -46,6 +46,8 @@ pub(crate) struct ScriptSession {
     exit: Option<i32>,
     /// A step Ctrl-C stopped, reported at the next call (see `next`).
     parked: Option<String>,
+    /// The guard stopped a step (past its deadline, os.exit, Ctrl-C).
+    stopped: bool,
 }
 
 /// How long a step stopped by Ctrl-C waits for the run to stop before it
@@ -66,6 +68,7 @@ impl ScriptSession {
             kind: StepKind::Idle,
             exit: None,
             parked: None,
+            stopped: false,
         }
     }
 
@@ -116,6 +119,7 @@ impl ScriptSession {
         let r = self.resume_with(co, prepared);
         if let Some(stop) = self.st.end_step() {
             self.exit = stop.exit;
+            self.stopped = true;
             if stop.interrupted
                 && matches!(self.kind, StepKind::Init | StepKind::Event | StepKind::Done)
             {
@@ -224,6 +228,10 @@ fn bind_all(stmt: &mut Stmt, binds: &Value) -> mlua::Result<()> {
 }
 
 impl Session for ScriptSession {
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+
     fn start(&mut self) {
         if self.co.is_none() || self.in_event {
             match self.st.events_thread(self.tid) {
