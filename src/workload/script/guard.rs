@@ -3,11 +3,14 @@
 //! [`HOOK_EVERY`] instructions) that stops the step in progress (the Lua
 //! code between two yields: part of `thread_init`, an event, `thread_done`,
 //! a command, the script's chunk) once it runs past its deadline, or after
-//! Ctrl-C/SIGTERM. An event's or `thread_done`'s deadline is the run's end
-//! plus [`GRACE`]; `thread_init` runs before the clock starts, so its
-//! deadline is the run's length plus the grace from when it began; a run
-//! without `--time` and a command have none (Ctrl-C stops them). The
-//! script's `os.exit` stops the step the same way instead of exiting.
+//! Ctrl-C/SIGTERM. An event's deadline is the run's end plus [`GRACE`],
+//! `thread_done`'s the same or the grace from its own start if later;
+//! `thread_init` runs before the clock starts, so its deadline is the
+//! run's length plus the grace from when it began. These count from the
+//! phase's first step, never from the latest resume: a loop of queries
+//! yields at every one. A run without `--time` and a command have none
+//! (Ctrl-C stops them). The script's `os.exit` stops the step the same way
+//! instead of exiting.
 //!
 //! A stopped step stays stopped: the hook then fires on every instruction,
 //! so a `pcall` in the script cannot swallow the stop; the step's failure
