@@ -22,6 +22,7 @@ WORKLOAD=${WORKLOAD:-oltp_point_select}
 read -r -a EXTRA <<< "${EXTRA:-}"
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
+# `--profile` (the older name of --preset): A is often a build from before the rename
 "$A" server start --name ab --profile bench >/dev/null
 if ! "$A" run "$WORKLOAD" --server ab --create --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
   "$A" prepare "$WORKLOAD" --server ab --create --tables "$TABLES" --table-size "$ROWS" >/dev/null

@@ -34,7 +34,7 @@ declare -A SOCK
 for b in $BUILDS; do
   name=bench-${b//./-}
   if [ "$b" = system ]; then ver=(); else ver=(--version "$b"); fi
-  "$Q" server start --name "$name" --profile bench --set innodb_log_file_size=256M "${ver[@]}" >/dev/null
+  "$Q" server start --name "$name" --preset bench --set innodb_log_file_size=256M "${ver[@]}" >/dev/null
   SOCK[$b]=$("$Q" server status --name "$name" | awk '{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
   "$Q" prepare oltp_read_write --server "$name" --tables "$TABLES" --table-size "$ROWS" >/dev/null 2>&1 ||
     { "$Q" cleanup oltp_read_write --server "$name" --tables "$TABLES" >/dev/null; "$Q" prepare oltp_read_write --server "$name" --tables "$TABLES" --table-size "$ROWS" >/dev/null; }

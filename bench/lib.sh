@@ -4,7 +4,7 @@
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
 [ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
+"$Q" server start --name bench --preset bench >/dev/null
 if ! "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
   "$Q" prepare "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
 fi

@@ -18,7 +18,7 @@ WORKLOAD=oltp_point_select
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
 [ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
+"$Q" server start --name bench --preset bench >/dev/null
 SOCK=$("$Q" server status --name bench | awk '/socket/{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
 M=(mariadb -uroot --socket="$SOCK" --local-infile=1)
 "${M[@]}" -e "CREATE DATABASE IF NOT EXISTS floor; SET GLOBAL local_infile=1"

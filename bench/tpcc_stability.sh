@@ -15,7 +15,7 @@ REPEATS=${REPEATS:-3}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
 [ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
+"$Q" server start --name bench --preset bench >/dev/null
 if ! "$Q" run tpcc --server bench --create --db tpcc_stab --warehouses "$WAREHOUSES" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
   "$Q" prepare tpcc --server bench --create --db tpcc_stab --warehouses "$WAREHOUSES" >/dev/null
 fi

@@ -42,7 +42,7 @@ RUN_THREADS=${RUN_THREADS:-"2 16 64"}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 Q=$PWD/target/release/qpslab
 [ -x "$Q" ] || cargo build --release
-"$Q" server start --name bench --profile bench >/dev/null
+"$Q" server start --name bench --preset bench >/dev/null
 SOCK=$("$Q" server status --name bench | awk '/socket/{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
 SQL() { mariadb -uroot --socket="$SOCK" -N -e "$1"; }
 mkdir -p bench/results

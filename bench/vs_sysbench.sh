@@ -34,7 +34,7 @@ exec > >(tee "$OUT") 2>&1
 
 echo "# host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), kernel $(uname -r)"
 echo "# $($Q --version), $(sysbench --version)"
-"$Q" server start --name bench --profile bench >/dev/null
+"$Q" server start --name bench --preset bench >/dev/null
 SOCK=$("$Q" server status --name bench | awk '/socket/{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
 echo "# server: $(mariadb -uroot --socket="$SOCK" -N -e 'SELECT VERSION()'), sandbox profile bench, socket $SOCK"
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")

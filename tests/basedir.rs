@@ -113,7 +113,7 @@ fn sandbox_from_a_mariadb_11_4_tarball() {
         "m114",
         "--basedir",
         &base_s,
-        "--profile",
+        "--preset",
         "bench",
         "--set",
         "innodb_log_file_size=64M",

@@ -498,6 +498,68 @@ fn the_binary_is_a_shell_over_the_library() {
     );
 }
 
+/// File names say what a file holds. The front end's files name its
+/// commands (`cli/sweep.rs`) and the stored document's its sections
+/// (`stats/document/tpcc.rs`); elsewhere a file is named by its role
+/// (`analyze/live_rates.rs`, `report/live_text.rs`, `lab/live_session.rs`
+/// rather than four `live.rs`). So a name other than mod.rs may be shared
+/// by two folders at most (a command and its use case: `cli/sweep.rs`,
+/// `lab/sweep.rs`), and never by a folder and a folder inside it
+/// (`workload/options.rs` beside `workload/script/options.rs` reads as
+/// one module's two halves).
+#[test]
+fn file_names_say_what_they_hold() {
+    let mut by_name: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, Vec<PathBuf>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, root, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                if name != "mod.rs" && p.parent() != Some(root) {
+                    let folder = p
+                        .parent()
+                        .unwrap()
+                        .strip_prefix(root)
+                        .unwrap()
+                        .to_path_buf();
+                    out.entry(name).or_default().push(folder);
+                }
+            }
+        }
+    }
+    let root = src_dir();
+    walk(&root, &root, &mut by_name);
+    assert!(
+        by_name.len() > 100,
+        "read only {} file names under src/",
+        by_name.len()
+    );
+    let mut bad = Vec::new();
+    for (name, folders) in &by_name {
+        if folders.len() > 2 {
+            bad.push(format!("{name} in {} folders: {folders:?}", folders.len()));
+        }
+        for a in folders {
+            for b in folders {
+                if a != b && b.starts_with(a) {
+                    bad.push(format!(
+                        "{name} in {} and inside it in {}",
+                        a.display(),
+                        b.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "file names that repeat (name each by what it holds):\n{}",
+        bad.join("\n")
+    );
+}
+
 /// Tarjan's strongly connected components with more than one file.
 fn strongly_connected(deps: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
     struct T<'a> {

@@ -71,6 +71,8 @@ fn runs_and_show_read_an_old_store() {
     assert_eq!(j["host"]["cpus"], 2);
     assert!(j["host"].get("preflight").is_none(), "{j}");
     assert_eq!(j["sandbox"]["name"], "fx");
+    // Stored as "profile" before the my.cnf presets were named presets.
+    assert_eq!(j["sandbox"]["preset"], "default", "{j}");
     let m: serde_json::Value = serde_json::from_str(&qpslab(&[
         "show", "6", "--store", store, "--format", "json",
     ]))

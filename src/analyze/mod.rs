@@ -18,12 +18,12 @@ pub mod counters;
 pub mod efficiency;
 pub mod headline;
 pub mod limiter;
-pub mod live;
+pub mod live_rates;
 pub mod run_figures;
 pub mod spread;
 pub use spread::median;
 pub mod stability;
-pub mod tpcc;
+pub mod tpcc_figures;
 pub mod usl;
 pub mod variants;
 

@@ -79,8 +79,11 @@ pub struct ServerDef {
     pub sandbox: Option<String>,
     /// An external server instead of a sandbox: mysql://user[:pw]@host:port/db
     pub dsn: Option<String>,
-    /// The my.cnf preset of a sandbox (`qpslab server profiles`).
-    pub profile: Option<String>,
+    /// The my.cnf preset of a sandbox (`qpslab server presets`); `profile`
+    /// is its older name. Written as `profile` into the point definition,
+    /// so that the points' hashes stay what stored campaigns hold.
+    #[serde(rename(serialize = "profile"), alias = "profile")]
+    pub preset: Option<String>,
     /// An installed server's base directory to run the sandbox from.
     pub basedir: Option<PathBuf>,
     /// A server build by name (`mysql-5.5.9`, `mariadb-11.4.5`): fetched
@@ -288,12 +291,12 @@ impl CampaignFile {
                 && (s.sandbox.is_some()
                     || s.version.is_some()
                     || s.basedir.is_some()
-                    || s.profile.is_some()
+                    || s.preset.is_some()
                     || s.cpus.is_some()
                     || !s.set.is_empty())
             {
                 bail!(
-                    "server '{}': a dsn server cannot have sandbox, basedir, version, profile, cpus or set",
+                    "server '{}': a dsn server cannot have sandbox, basedir, version, preset, cpus or set",
                     s.label
                 );
             }
@@ -433,6 +436,30 @@ mod tests {
 
     /// Stored campaigns resume by their points' hashes: these values were
     /// computed by the code that wrote them and must never change.
+    /// A server's my.cnf preset was called `profile`: both names give the
+    /// same points (stored campaigns written with `profile` still resume).
+    #[test]
+    fn a_preset_under_either_name_gives_the_same_hashes() {
+        let with = |key: &str| {
+            let f = FILE.replace(
+                "label = \"a\"",
+                &format!("label = \"a\"\n{key} = \"bench\""),
+            );
+            let p = CampaignFile::parse(&f, "test").unwrap().points();
+            p.into_iter().map(|x| x.hash).collect::<Vec<_>>()
+        };
+        assert_eq!(with("preset"), with("profile"));
+        assert_ne!(
+            with("preset"),
+            CampaignFile::parse(FILE, "test")
+                .unwrap()
+                .points()
+                .into_iter()
+                .map(|x| x.hash)
+                .collect::<Vec<_>>()
+        );
+    }
+
     #[test]
     fn point_hashes_are_pinned() {
         let p = CampaignFile::parse(FILE, "test").unwrap().points();

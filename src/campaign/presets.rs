@@ -25,7 +25,7 @@ table_size = 100000
 [[server]]
 label = "sandbox"
 sandbox = "pfs-overhead"
-profile = "bench"
+preset = "bench"
 [[variant]]
 name = "off"
 set = { performance_schema = "OFF" }
@@ -66,7 +66,7 @@ table_size = 100000
 [[server]]
 label = "sandbox"
 sandbox = "scalability"
-profile = "bench"
+preset = "bench"
 [[workload]]
 name = "oltp_point_select"
 [[workload]]
@@ -94,7 +94,7 @@ table_size = 100000
 [[server]]
 label = "sandbox"
 sandbox = "spin-delay"
-profile = "bench"
+preset = "bench"
 [[variant]]
 name = "spin-6"
 set = { innodb_spin_wait_delay = 6 }

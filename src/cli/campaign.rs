@@ -7,7 +7,7 @@ use super::plan::{thread_list, LoadPlan};
 use super::target::resolve;
 use crate::campaign::{presets, value_text, CampaignFile, Point};
 use crate::lab::{lock_campaign, open_store, run_campaign, CampaignRun, Target};
-use crate::report::campaign::{campaign_end, campaign_start, point_line};
+use crate::report::campaign_text::{campaign_end, campaign_start, point_line};
 use crate::store::{RunFilter, Store};
 use crate::workload::Workload;
 use anyhow::{bail, Context, Result};
@@ -205,7 +205,10 @@ fn status(a: &CampaignArgs) -> Result<()> {
         (Some(s), Some(id)) => s.done_points(id)?,
         _ => Default::default(),
     };
-    out!("{}{note}", crate::report::campaign::status(&c, id, &done));
+    out!(
+        "{}{note}",
+        crate::report::campaign_text::status(&c, id, &done)
+    );
     Ok(())
 }
 
@@ -350,7 +353,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         &external,
         config_for,
         |line| outln!("{line}"),
-        &mut super::progress::server_printer(),
+        &mut super::progress_lines::server_printer(),
         |i, p, rec| {
             let line = point_line(i, pending.len(), &c, p, &rec.result, rec.run_id);
             outln!("{line}");
@@ -380,7 +383,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
     let diffs = crate::lab::variant_diffs(&store, &c, &runs)?;
     out!(
         "{}",
-        crate::report::campaign::variant_variables(c.reference_variant(), &diffs)
+        crate::report::campaign_text::variant_variables(c.reference_variant(), &diffs)
     );
     Ok(match (out.failed, out.degraded) {
         (0, 0) => 0,

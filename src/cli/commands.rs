@@ -1,5 +1,5 @@
 //! The dispatcher: each command to the file that does it end to end
-//! (sandboxes.rs, load.rs, sweep.rs, results.rs, quickstart.rs, and the
+//! (sandboxes.rs, load_commands.rs, sweep.rs, results.rs, quickstart.rs, and the
 //! other command groups' files), after checking the state directory. A
 //! load command's arguments become its plan here (`LoadPlan::from_args`).
 
@@ -13,11 +13,11 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     check_state_dir()?;
     match cli.cmd {
         Cmd::Server { cmd } => super::sandboxes::server(cmd).map(|_| 0),
-        Cmd::Prepare(a) => super::load::cmd_prepare(&LoadPlan::from_args(&a)?).map(|_| 0),
-        Cmd::Run(a) => super::load::cmd_run(&LoadPlan::from_args(&a)?),
-        Cmd::Cleanup(a) => super::load::cmd_cleanup(&LoadPlan::from_args(&a)?).map(|_| 0),
+        Cmd::Prepare(a) => super::load_commands::cmd_prepare(&LoadPlan::from_args(&a)?).map(|_| 0),
+        Cmd::Run(a) => super::load_commands::cmd_run(&LoadPlan::from_args(&a)?),
+        Cmd::Cleanup(a) => super::load_commands::cmd_cleanup(&LoadPlan::from_args(&a)?).map(|_| 0),
         Cmd::Check(a) => super::tpcc::check(&LoadPlan::from_args(&a)?),
-        Cmd::Command(c) => super::load::cmd_script_command(&c).map(|_| 0),
+        Cmd::Command(c) => super::load_commands::cmd_script_command(&c).map(|_| 0),
         Cmd::Help(h) => super::help_topics::help(&h).map(|_| 0),
         Cmd::Workloads => {
             out!("{}", report::sysbench::workloads_text());

@@ -478,3 +478,31 @@ fn a_bad_campaign_file_gives_one_line_with_its_line_number() {
     );
     assert!(e.contains("nosuch"), "{e}");
 }
+
+#[test]
+fn the_my_cnf_preset_answers_to_its_older_name() {
+    use super::args::ServerCmd;
+    let argv = |s: &str| -> Vec<String> { s.split_whitespace().map(str::to_string).collect() };
+    for flag in ["--preset", "--profile"] {
+        let cli =
+            super::args::parse_from(&argv(&format!("qpslab server start {flag} bench"))).unwrap();
+        match cli.cmd {
+            Cmd::Server {
+                cmd: ServerCmd::Start(a),
+            } => assert_eq!(a.preset.as_deref(), Some("bench")),
+            other => panic!("{flag}: parsed as {other:?}"),
+        }
+    }
+    for word in ["presets", "profiles"] {
+        let cli = super::args::parse_from(&argv(&format!("qpslab server {word}"))).unwrap();
+        assert!(
+            matches!(
+                cli.cmd,
+                Cmd::Server {
+                    cmd: ServerCmd::Presets
+                }
+            ),
+            "{word}"
+        );
+    }
+}

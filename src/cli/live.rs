@@ -8,7 +8,7 @@ use super::monitor_args::monitor_config;
 use super::target::resolve;
 use crate::lab::{live_view, monitor_session, probe, RunTags, SessionRecord, Target};
 use crate::monitor::{Note, NoteKind, SourceId};
-use crate::report::live::{
+use crate::report::live_text::{
     iostat_header, iostat_line, iostat_preface, monitor_line, top_screen, watching, MONITOR_HEADER,
 };
 use crate::secret::redacted_command_line;

@@ -13,13 +13,13 @@ mod help_topics;
 #[cfg(test)]
 mod input_tests;
 mod live;
-mod load;
+mod load_commands;
 mod monitor_args;
 mod notes;
 mod pages;
 mod plan;
 mod profile;
-mod progress;
+mod progress_lines;
 mod quickstart;
 mod results;
 mod sandboxes;

@@ -6,7 +6,7 @@
 //! output. Every check that needs no server is made there, so bad input
 //! fails before a sandbox starts or a connection opens; the steps that
 //! need the server (the data's size, the server's process for a profile)
-//! are the plan's methods. The commands (load.rs, sweep.rs, tpcc.rs,
+//! are the plan's methods. The commands (load_commands.rs, sweep.rs, tpcc.rs,
 //! campaign.rs, quickstart.rs) take the plan; nothing after `from_args`
 //! reads `LoadArgs`. Runs nothing and prints only notes.
 

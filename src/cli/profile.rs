@@ -91,7 +91,7 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
     if let Some(dir) = &a.flamegraph {
         write_flamegraphs(dir, &profiled)?;
     }
-    out!("{}", crate::report::profile::summary(&profiled, a.top));
+    out!("{}", crate::report::profile_text::summary(&profiled, a.top));
     Ok(0)
 }
 
@@ -133,7 +133,7 @@ fn write_flamegraphs(dir: &std::path::Path, p: &Profiled) -> Result<()> {
 
 /// The profile recorded beside a run, summed up after its summary.
 pub(super) fn print_profile(p: &Profiled) {
-    out!("\n{}", crate::report::profile::summary(p, 10));
+    out!("\n{}", crate::report::profile_text::summary(p, 10));
 }
 
 /// `qpslab flamegraph RUN [--diff OTHER]`.

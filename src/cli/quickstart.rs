@@ -83,7 +83,7 @@ pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
         |s| {
             errln!("{:.0} qps", s.figures.qps);
             let name = s.workload.name();
-            rows.push(report::campaign::quick_row(
+            rows.push(report::campaign_text::quick_row(
                 name, s.threads, &s.figures, s.status,
             ));
         },
@@ -103,7 +103,7 @@ pub(super) fn quickstart(a: &QuickArgs) -> Result<i32> {
         std::fs::write(&file, html).with_context(|| format!("cannot write {}", file.display()))?;
     }
     let written = html.is_some().then_some(file.as_path());
-    let end = report::campaign::quickstart_end(campaign, written, t.sandbox.as_deref());
+    let end = report::campaign_text::quickstart_end(campaign, written, t.sandbox.as_deref());
     out!("{end}");
     Ok(code)
 }

@@ -2,7 +2,7 @@
 //! builds fetched and listed.
 
 use super::args::{SandboxArgs, ServerCmd};
-use crate::server::{render_profiles_help, Sandbox};
+use crate::server::{render_presets_help, Sandbox};
 use anyhow::{bail, Context, Result};
 use std::time::Duration;
 
@@ -48,8 +48,8 @@ pub(super) fn server(cmd: ServerCmd) -> Result<()> {
             outln!("sandbox '{}' destroyed", n.name);
             Ok(())
         }
-        ServerCmd::Profiles => {
-            out!("{}", render_profiles_help());
+        ServerCmd::Presets => {
+            out!("{}", render_presets_help());
             Ok(())
         }
         ServerCmd::Get(g) => {
@@ -62,7 +62,7 @@ pub(super) fn server(cmd: ServerCmd) -> Result<()> {
                     checksum: g.checksum.clone(),
                     force: g.force,
                 },
-                &mut super::progress::server_printer(),
+                &mut super::progress_lines::server_printer(),
             )?;
             errln!(
                 "{} is ready: qpslab server start --name NAME --version {}",
@@ -96,7 +96,7 @@ pub(super) fn server(cmd: ServerCmd) -> Result<()> {
 
 fn server_start(a: &SandboxArgs) -> Result<()> {
     let mut change = crate::lab::SandboxChange {
-        profile: a.profile.clone(),
+        preset: a.preset.clone(),
         cpus: a.cpus.clone(),
         ..Default::default()
     };
@@ -109,7 +109,7 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     if let Some(v) = &a.version {
         change.basedir = Some(crate::server::build_tree(
             v,
-            &mut super::progress::server_printer(),
+            &mut super::progress_lines::server_printer(),
         )?);
     }
     for s in &a.sets {
@@ -124,7 +124,7 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
         &a.name,
         &change,
         Duration::from_secs(a.timeout),
-        &mut super::progress::server_printer(),
+        &mut super::progress_lines::server_printer(),
     )?;
     outln!("{}", sb.describe());
     Ok(())

@@ -123,7 +123,7 @@ fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<
     let what = (name.as_str(), t.describe(), campaign);
     outln!(
         "{}",
-        report::campaign::sweep_start(what, threads, (time, warmup), steps.repeat)
+        report::campaign_text::sweep_start(what, threads, (time, warmup), steps.repeat)
     );
     let plan = crate::lab::SweepPlan {
         env: &env,
@@ -146,11 +146,11 @@ fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<
     let out = crate::lab::sweep(&plan, config_for, |s| {
         let line = (s.repeat, steps.repeat);
         let text =
-            report::campaign::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
+            report::campaign_text::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
         outln!("{text}");
     })?;
     let json = p.output.json();
-    let mut end = report::campaign::sweep_end(name.as_str(), campaign, &out.medians, json);
+    let mut end = report::campaign_text::sweep_end(name.as_str(), campaign, &out.medians, json);
     if let (Some(l), false) = (&out.limiter, json) {
         end.push_str(&format!("Scaling limiter: {l}\n"));
     }

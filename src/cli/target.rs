@@ -34,7 +34,7 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             name,
             a.create,
             || errln!("Starting sandbox '{name}' (first start initialises its datadir)..."),
-            &mut super::progress::server_printer(),
+            &mut super::progress_lines::server_printer(),
         )?;
         let mut t = sandbox_target(&sb, a.db.as_deref().unwrap_or(default_db))?;
         if let Some(u) = &a.user {

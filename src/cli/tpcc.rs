@@ -17,7 +17,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
         &t,
         family.as_ref(),
         loaders,
-        &mut super::progress::prepare_printer(json),
+        &mut super::progress_lines::prepare_printer(json),
     )?;
     let o = family.opts();
     let warehouses = f64::from(o.warehouses * o.tables);

@@ -2,7 +2,7 @@
 //! reading the server's environment on the same connection), creating it,
 //! dropping it. What the data is belongs to the workload family.
 
-use super::environment::{capture, Environment};
+use super::environment_capture::{capture, Environment};
 use super::target::{check, Target};
 use crate::workload::{Family, PrepareReport};
 use anyhow::{bail, Result};

@@ -7,13 +7,13 @@
 //! (cli does), never renders (report does). Its SQL is limited to checking
 //! a target and applying a campaign variant's settings.
 
-mod campaign;
+mod campaign_points;
 mod data;
-mod environment;
-mod live;
+mod environment_capture;
+mod live_session;
 mod preflight;
 pub use preflight::{describe as preflight_line, noisy as preflight_noisy};
-mod profile;
+mod profiling;
 mod quickstart;
 mod record;
 mod run;
@@ -27,11 +27,11 @@ mod watch;
 
 pub use crate::analyze::limiter::Profiled;
 pub use crate::analyze::variants::{campaign_file, variant_diffs, VariantDiff};
-pub use campaign::{lock_campaign, open_campaign, run_campaign, CampaignRun};
+pub use campaign_points::{lock_campaign, open_campaign, run_campaign, CampaignRun};
 pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command};
-pub use environment::Environment;
-pub use live::{live_view, monitor_session, probe, SessionRecord};
-pub use profile::{profile, server_pid, summary as profile_summary, ProfilePlan};
+pub use environment_capture::Environment;
+pub use live_session::{live_view, monitor_session, probe, SessionRecord};
+pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, EXIT_NOT_STORED};
 pub use run::{run_document, run_once, RunPlan};

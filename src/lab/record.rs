@@ -2,7 +2,7 @@
 //! environment, each sample as it arrives, totals at the end. A store
 //! failure during the run is reported once and never stops the measurement.
 
-use super::environment::Environment;
+use super::environment_capture::Environment;
 use super::tags::RunTags;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::exec::RunConfig;

@@ -4,8 +4,8 @@
 //! result), or recorded as a step of a sweep, campaign or the quickstart
 //! (`record_run`: a store failure stops them, saying what was measured).
 
-use super::environment::Environment;
-use super::profile::ProfilePlan;
+use super::environment_capture::Environment;
+use super::profiling::ProfilePlan;
 use super::record::Recorder;
 use super::runtime::query_number;
 use super::tags::RunTags;
@@ -66,7 +66,7 @@ pub fn run_once(
     // after its end.
     let session = plan
         .profile
-        .map(|p| super::profile::begin(p, Some(&cfg.conn), cfg.threads));
+        .map(|p| super::profiling::begin(p, Some(&cfg.conn), cfg.threads));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     let (mut result, figures, monitor_store_error) = run_watched(cfg, plan.mon, sink, |s| {
@@ -97,7 +97,7 @@ pub fn run_once(
     let profile = session.zip(plan.profile).map(|(s, p)| {
         // every interval's queries, warm-up too: the profile spans them all
         let queries = result.samples.iter().map(|s| s.iv.queries()).sum();
-        super::profile::end(s, p.hz, cfg.threads, Some(queries))
+        super::profiling::end(s, p.hz, cfg.threads, Some(queries))
     });
     let mut figures = figures;
     if let (Some(f), Some(locks)) = (
@@ -110,7 +110,7 @@ pub fn run_once(
     }
     let mut profile_store_error = None;
     if let (Some(store), Some(rec), Some(p)) = (plan.store, rec.as_ref(), profile.as_ref()) {
-        if let Err(e) = super::profile::keep(store, rec.run_id, p) {
+        if let Err(e) = super::profiling::keep(store, rec.run_id, p) {
             profile_store_error = Some(format!("storing the profile: {e:#}"));
         }
     }
@@ -265,6 +265,6 @@ pub fn run_document(
         run_id: run.run_id,
         store_error: run.store_error.clone(),
         monitor: run.figures.clone(),
-        profile: run.profile.as_ref().map(super::profile::summary),
+        profile: run.profile.as_ref().map(super::profiling::summary),
     }
 }

@@ -2,7 +2,7 @@
 //! would silently change a running or initialised one), or make sure the
 //! default one runs before a command uses it.
 
-use crate::server::{Profile, Progress, Sandbox};
+use crate::server::{CnfPreset, Progress, Sandbox};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,8 +13,8 @@ use std::time::Duration;
 pub struct SandboxChange {
     /// An installed server's directory (already checked to exist).
     pub basedir: Option<PathBuf>,
-    /// The my.cnf preset's name (see `server::Profile`).
-    pub profile: Option<String>,
+    /// The my.cnf preset's name (see `server::CnfPreset`).
+    pub preset: Option<String>,
     /// Server variables; each replaces the sandbox's value of that name.
     pub sets: Vec<(String, String)>,
     /// CPU list the server is pinned to (taskset syntax: `0-3,6`); checked
@@ -35,8 +35,8 @@ pub fn start_sandbox(
     if let Some(b) = &change.basedir {
         spec.basedir = Some(b.clone());
     }
-    if let Some(p) = &change.profile {
-        spec.profile = Profile::parse(p)?;
+    if let Some(p) = &change.preset {
+        spec.preset = CnfPreset::parse(p)?;
     }
     for (k, v) in &change.sets {
         let key = k.replace('-', "_");

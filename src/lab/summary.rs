@@ -21,7 +21,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         workload: cfg.workload.name().to_string(),
         options: cfg.options_document(),
         totals: totals(r, pcts),
-        tpcc: crate::analyze::tpcc::document(r, pcts),
+        tpcc: crate::analyze::tpcc_figures::document(r, pcts),
         stability: crate::analyze::stability::of_run(r),
         latency_by_statement: r
             .kinds

@@ -4,8 +4,8 @@
 //! repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
-use super::environment::Environment;
-use super::profile::ProfilePlan;
+use super::environment_capture::Environment;
+use super::profiling::ProfilePlan;
 use super::run::record_run;
 use super::tags::RunTags;
 use crate::analyze::{median, StepFigures, StepMedians};

@@ -10,17 +10,17 @@
 //! the store, and never calls lab (lab calls it through cli).
 
 pub mod analysis;
-pub mod campaign;
+pub mod campaign_text;
 pub mod chart;
 pub mod flame;
-pub mod live;
+pub mod live_text;
 pub mod metrics;
 pub mod monitor;
-pub mod profile;
+pub mod profile_text;
 pub mod runs;
 pub mod sysbench;
 pub mod table;
-pub mod tpcc;
+pub mod tpcc_text;
 
 /// Error codes a performance engineer meets under load, by name.
 pub(crate) fn error_name(code: u16) -> &'static str {
@@ -101,10 +101,10 @@ pub fn host_text(h: &crate::stats::document::HostDocument) -> String {
 /// A run's recorded sandbox in words: "t (my.cnf preset default; set
 /// innodb_buffer_pool_size=1G; CPUs 0-3; basedir /opt/mariadb-11.4)".
 pub fn sandbox_text(sb: &crate::stats::document::SandboxDocument) -> String {
-    let profile = if sb.profile.is_empty() {
+    let profile = if sb.preset.is_empty() {
         "default"
     } else {
-        &sb.profile
+        &sb.preset
     };
     let mut parts = vec![format!("my.cnf preset {profile}")];
     let sets: Vec<String> = sb.sets.iter().map(|(k, v)| format!("{k}={v}")).collect();

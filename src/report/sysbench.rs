@@ -59,7 +59,7 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
         iv.errors.total() as f64 / d,
         iv.reconnects as f64 / d,
     );
-    line.push_str(&super::tpcc::interval_suffix(iv, d));
+    line.push_str(&super::tpcc_text::interval_suffix(iv, d));
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
         if let Some(l) = iv.lag_p99_ms() {
@@ -259,7 +259,7 @@ fn additions(o: &mut String, r: &RunResult, pcts: &[f64]) {
             );
         }
     }
-    o.push_str(&super::tpcc::block(r, pcts));
+    o.push_str(&super::tpcc_text::block(r, pcts));
     if t.errors.total() > 0 {
         o.push_str(
             "\nErrors by code (ignored ones retry the event; a lost connection fails it):\n",

@@ -53,8 +53,8 @@ impl Sandbox {
         if rustix::process::geteuid().is_root() {
             put("user", "root");
         }
-        put("# profile", self.spec.profile.name());
-        let settings = fit_settings(self.spec.profile.settings(), install.release);
+        put("# preset", self.spec.preset.name());
+        let settings = fit_settings(self.spec.preset.settings(), install.release);
         for (k, v) in settings {
             if !self.spec.sets.iter().any(|(sk, _)| norm(sk) == norm(k)) {
                 put(k, &v);

@@ -2,7 +2,7 @@
 //! HTTPS with the published SHA-256 list read beside it.
 
 use super::builds;
-use super::progress::Progress;
+use super::progress_events::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;
 use std::io::{Read, Write};

@@ -18,7 +18,7 @@ use super::builds::{self, BuildName, BUILD_META};
 use super::checksum::{Algo, Checksum};
 use super::download::{download, maven_fetch, published_sha256};
 use super::flavor::Install;
-use super::progress::Progress;
+use super::progress_events::Progress;
 use super::unpack::{arrange, unpack};
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs;

@@ -12,6 +12,7 @@
 mod builds;
 mod checksum;
 mod cnf;
+mod cnf_presets;
 mod cpus;
 mod download;
 mod fetch;
@@ -19,8 +20,7 @@ mod flavor;
 mod paths;
 mod ports;
 mod process;
-mod profiles;
-mod progress;
+mod progress_events;
 mod sandbox;
 mod unpack;
 mod versions;
@@ -40,9 +40,9 @@ pub fn build_tree(
     let b = BuildName::parse(name)?;
     get(&b, &GetOptions::default(), progress)
 }
+pub use cnf_presets::{render_presets_help, CnfPreset};
 pub use cpus::parse_cpu_list;
 pub use paths::state_dir;
 pub use process::process_alive;
-pub use profiles::{render_profiles_help, Profile};
-pub use progress::Progress;
+pub use progress_events::Progress;
 pub use sandbox::Sandbox;

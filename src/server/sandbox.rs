@@ -3,13 +3,13 @@
 //! initialised, started, stopped, saved as a template and destroyed. Its
 //! my.cnf is cnf.rs's, its port ports.rs's, its CPU list cpus.rs's.
 
+use super::cnf_presets::CnfPreset;
 use super::cpus::parse_cpu_list;
 use super::flavor::{Init, Install};
 use super::paths::{sandboxes_dir, socket_path};
 use super::ports::{free_port, release_port};
 use super::process::{copy_tree, greets, output_within, process_alive};
-use super::profiles::Profile;
-use super::progress::Progress;
+use super::progress_events::Progress;
 use super::versions::init_args;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -24,8 +24,9 @@ use std::time::{Duration, Instant};
 pub struct SandboxSpec {
     pub name: String,
     pub basedir: Option<PathBuf>,
-    pub profile: Profile,
-    /// `--set` overrides, applied after the profile.
+    #[serde(alias = "profile")]
+    pub preset: CnfPreset,
+    /// `--set` overrides, applied after the preset.
     pub sets: Vec<(String, String)>,
     /// CPU list the server is pinned to (taskset syntax: `0-3,6`).
     pub cpus: Option<String>,
@@ -69,7 +70,7 @@ impl Sandbox {
             spec: SandboxSpec {
                 name: name.to_string(),
                 basedir: None,
-                profile: Profile::Default,
+                preset: CnfPreset::Default,
                 sets: Vec::new(),
                 cpus: None,
                 port: free_port(&taken_ports()?)?,
@@ -450,12 +451,12 @@ impl Sandbox {
             None => "stopped".into(),
         };
         let mut s = format!(
-            "{:<12} {:<18} port {:<5} socket {}  profile {}",
+            "{:<12} {:<18} port {:<5} socket {}  preset {}",
             self.spec.name,
             state,
             self.spec.port,
             self.socket().display(),
-            self.spec.profile.name()
+            self.spec.preset.name()
         );
         if let Some(b) = &self.spec.basedir {
             match super::builds::name_of_tree(b) {

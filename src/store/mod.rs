@@ -13,7 +13,7 @@
 mod db;
 mod integrity;
 mod metrics;
-mod profiles;
+mod profile_read;
 mod read;
 mod read_open;
 mod recover;

@@ -250,7 +250,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         ..Default::default()
     })?;
     let title = format!("Campaign {id}: {}", c.name);
-    let progress = super::progress::progress_of(store, id, &runs)?;
+    let progress = super::run_progress::progress_of(store, id, &runs)?;
     let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
     let mut run_charts = Vec::new();
     if mode == Mode::Report {
@@ -408,7 +408,7 @@ fn environment_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
             } else {
                 format!("{title} (run {})", r.id)
             };
-            sections.push(super::environment::section(&d, &title));
+            sections.push(super::environment_section::section(&d, &title));
         }
     }
     if sections.is_empty() {
@@ -437,7 +437,7 @@ fn variants_section(store: &Store, id: i64, ok: &[RunRow]) -> Result<Markup> {
     {
         return Ok(html! {});
     }
-    let settings = crate::report::campaign::variant_settings(&c);
+    let settings = crate::report::campaign_text::variant_settings(&c);
     let diffs = crate::lab::variant_diffs(store, &c, ok)?;
     let reference = c.reference_variant();
     Ok(html! {

@@ -80,7 +80,7 @@ fn campaigns_table(store: &Store) -> Result<Markup> {
     let mut rows = Vec::new();
     for c in store.list_campaigns()? {
         let mark = if running.contains(&c.id) {
-            super::progress::campaign_mark(store, c.id)?
+            super::run_progress::campaign_mark(store, c.id)?
         } else {
             html! {}
         };

@@ -12,16 +12,16 @@
 //! to a database server.
 
 mod campaign_page;
-mod environment;
+mod environment_section;
 mod guard;
 mod index_page;
 mod listen;
 mod overlay_page;
 mod page;
 pub mod profile_section;
-mod progress;
 mod run_chart;
 mod run_page;
+mod run_progress;
 mod series;
 
 pub use campaign_page::{campaign_page, campaigns_page};

@@ -751,7 +751,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let figures = if monitor_only {
         html! {}
     } else if r.status == "running" {
-        super::progress::run_live(store, &d)?
+        super::run_progress::run_live(store, &d)?
     } else {
         totals_table(r)
     };
@@ -766,7 +766,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (statements(&d))
         (notes(&mon))
         h2 { "Environment" }
-        (super::environment::section(&d, &format!("Run {id}")))
+        (super::environment_section::section(&d, &format!("Run {id}")))
     };
     Ok(Some(page(&title, body, mode, r.status == "running")))
 }

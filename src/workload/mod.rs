@@ -13,14 +13,14 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
-mod data;
 pub mod family;
 pub mod oltp;
 mod oltp_plan;
 mod options;
 pub mod prepare;
-pub mod progress;
+pub mod prepare_events;
 mod rand;
+mod sbtest_data;
 pub mod script;
 mod statements;
 pub mod tpcc;
@@ -29,7 +29,7 @@ pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec
 pub use oltp::Oltp;
 pub use oltp_plan::{OltpOpts, Op, Workload, ALL};
 pub use options::OptValues;
-pub use progress::Progress;
+pub use prepare_events::Progress;
 pub use rand::{RandParams, RandType, Rng, Unique};
 pub use statements::Kind;
 

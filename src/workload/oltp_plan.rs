@@ -3,8 +3,8 @@
 //! the random draws of its parameters. The family over them is oltp.rs;
 //! this file opens no connection and knows no other family.
 
-use super::data::fill_groups;
 use super::rand::{RandParams, Rng, Unique};
+use super::sbtest_data::fill_groups;
 use super::script::is_script;
 use super::statements::Kind;
 use crate::protocol::Stmt;

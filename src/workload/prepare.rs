@@ -7,11 +7,11 @@
 //! it (200k rows: 1.0 s vs 1.8 s). The secondary index k_N is built after
 //! the load, as sysbench does. Data and schema are sysbench's.
 
-use super::data::{fill_groups, C_LEN, PAD_LEN};
 use super::family::PrepareReport;
 use super::oltp_plan::OltpOpts;
-use super::progress::Progress;
+use super::prepare_events::Progress;
 use super::rand::Rng;
+use super::sbtest_data::{fill_groups, C_LEN, PAD_LEN};
 use crate::protocol::{Conn, ConnOpts};
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;

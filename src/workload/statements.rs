@@ -1,7 +1,7 @@
 //! The statements of the sysbench OLTP family, with sysbench's exact SQL and
 //! parameter types. `%u` stands for the table number.
 
-use super::data::{C_LEN, PAD_LEN};
+use super::sbtest_data::{C_LEN, PAD_LEN};
 use crate::protocol::Param;
 
 /// One kind of statement a workload executes.

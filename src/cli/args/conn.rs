@@ -18,8 +18,9 @@ pub(crate) enum ServerCmd {
     List,
     /// Stop a sandbox and delete its datadir.
     Destroy(NameArg),
-    /// Show the my.cnf profiles.
-    Profiles,
+    /// Show the my.cnf presets (`profiles` is its older name).
+    #[command(alias = "profiles")]
+    Presets,
     /// Fetch a server build by name (mysql-5.5.9, mariadb-11.4.5,
     /// percona-8.0.39-30) into the cache and print its basedir.
     Get(GetArgs),
@@ -69,12 +70,13 @@ pub(crate) struct SandboxArgs {
     /// basedir [default: none].
     #[arg(long)]
     pub version: Option<String>,
-    /// my.cnf profile: default or bench (`qpslab server profiles`)
-    /// [default: default, or the profile the sandbox was created with].
-    #[arg(long)]
-    pub profile: Option<String>,
+    /// my.cnf preset: default or bench (`qpslab server presets`); `--profile`
+    /// is its older name [default: default, or the preset the sandbox was
+    /// created with].
+    #[arg(long, alias = "profile", value_name = "PRESET")]
+    pub preset: Option<String>,
     /// Server variable override, e.g. --set innodb_buffer_pool_size=2G
-    /// (repeatable) [default: none: the profile's].
+    /// (repeatable) [default: none: the preset's].
     #[arg(long = "set", value_name = "VAR=VALUE")]
     pub sets: Vec<String>,
     /// Pin the server to these CPUs, e.g. 0-7 or 0,2,4 [default: all CPUs].

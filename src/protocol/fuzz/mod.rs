@@ -11,7 +11,7 @@
 //! runs in a few seconds in release builds.
 
 mod alloc;
-mod auth;
+mod auth_exchange;
 pub(crate) mod gen;
 mod parsers;
 mod regress;

@@ -43,8 +43,9 @@ pub struct Preflight {
 pub struct SandboxDocument {
     /// The sandbox's name.
     pub name: String,
-    /// The my.cnf preset.
-    pub profile: String,
+    /// The my.cnf preset (stored as `profile` before it was renamed).
+    #[serde(alias = "profile")]
+    pub preset: String,
     /// The server build's base directory; None for the system's server.
     pub basedir: Option<String>,
     /// The CPUs it is pinned to.

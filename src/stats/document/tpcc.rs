@@ -1,6 +1,6 @@
 //! The TPC-C block of a run's document: NOPM, TPM, rollbacks, deadlocks,
 //! the server's tally and the headline, and each transaction type's count
-//! and latency. Owns the types; analyze::tpcc computes them.
+//! and latency. Owns the types; analyze::tpcc_figures computes them.
 
 use super::latency::LatencyMs;
 use crate::stats::{Headline, Tally};

@@ -1,7 +1,7 @@
 //! What every connection's Lua state for a script is built from: the
 //! script's text and path, its options' values with sysbench's own
 //! (`sysbench.opt`), the random parameters. Loads nothing into Lua and
-//! runs nothing (state.rs and family.rs do).
+//! runs nothing (state.rs and script_family.rs do).
 
 use crate::workload::options::{OptKind, OptValues};
 use crate::workload::{RandParams, Unique};

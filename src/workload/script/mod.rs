@@ -1,6 +1,6 @@
 //! sysbench Lua scripts as a workload family: a script is found by path or
 //! by name in sysbench's search path (find.rs), its options are read by
-//! loading it (options.rs), what its Lua states are built from is def.rs,
+//! loading it (cmdline_options.rs), what its Lua states are built from is def.rs,
 //! and each load connection runs it in its own Lua state (state.rs, with
 //! qpslab's side of the API in prelude.lua and `sysbench.rand` in
 //! rand_api.rs) as a [`Session`](crate::workload::Session)
@@ -11,25 +11,25 @@
 //! classed by statement (stat_class.rs). The children import from each
 //! other, never from this file.
 
+mod cmdline_options;
 mod command;
 mod def;
-mod family;
 mod find;
 mod guard;
-mod options;
 mod rand_api;
 mod report;
 mod scan;
+mod script_family;
 mod session;
 mod stat_class;
 mod state;
 
+pub use cmdline_options::script_help;
+pub(crate) use cmdline_options::script_options;
 pub use def::{BuiltIns, ScriptDef};
-pub use family::Script;
 pub use find::find_script;
 pub use guard::exit_code_for;
-pub use options::script_help;
-pub(crate) use options::script_options;
+pub use script_family::Script;
 
 /// Whether a workload word names a script rather than a built-in workload
 /// (a `.lua` file, as sysbench's names are: option values such as a

@@ -18,7 +18,7 @@ use super::random_rules::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, OR
 use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, TABLES};
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::family::PrepareReport;
-use crate::workload::progress::Progress;
+use crate::workload::prepare_events::Progress;
 use crate::workload::rand::Rng;
 use crate::workload::RandParams;
 use anyhow::{anyhow, bail, Context, Result};

@@ -12,7 +12,7 @@ use crate::campaign::{value_text, CampaignFile, Point, Restart};
 use crate::exec::RunConfig;
 use crate::monitor::MonitorConfig;
 use crate::protocol::Conn;
-use crate::server::{Profile, Sandbox};
+use crate::server::{CnfPreset, Sandbox};
 use crate::stats::RunStatus;
 use crate::store::Store;
 use crate::workload::prepare::default_loaders;
@@ -335,7 +335,7 @@ fn setup_server(
         ),
         (None, None) => None,
     };
-    spec.profile = Profile::parse(server.profile.as_deref().unwrap_or("default"))?;
+    spec.preset = CnfPreset::parse(server.preset.as_deref().unwrap_or("default"))?;
     spec.cpus = server.cpus.clone();
     spec.sets = base_sets.clone();
     let marker = sb.dir.join("template.json");

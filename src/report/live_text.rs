@@ -1,11 +1,11 @@
 //! The live views as text: the `monitor` line, the `iostat` line and the
-//! `top` screen, from the rates `analyze::live::Live` computes.
+//! `top` screen, from the rates `analyze::live_rates::Live` computes.
 
 use super::monitor::IO_COLUMNS;
 use super::num;
 use crate::analyze::bottleneck::top_waits;
 use crate::analyze::efficiency::IoRates;
-use crate::analyze::live::Live;
+use crate::analyze::live_rates::Live;
 use crate::monitor::SourceId;
 use crate::stats::clock;
 

@@ -1,7 +1,7 @@
 //! The figures of a run whose family sorts its events into classes
 //! (TPC-C's transaction types): NOPM and TPM, the on-purpose rollbacks
 //! apart from errors, deadlocks and lock-wait timeouts, and the run's
-//! TPC-C block of the stored document. Rendered as text by report::tpcc.
+//! TPC-C block of the stored document. Rendered as text by report::tpcc_text.
 
 use crate::stats::document::{LatencyMs, TpccBlock, TpccTransaction};
 use crate::stats::{Interval, RunResult};

@@ -111,7 +111,7 @@ pub async fn capture(t: &Target, conn: &mut Conn) -> Result<Environment> {
             std::fs::read_to_string(sb.cnf_path()).ok(),
             Some(SandboxDocument {
                 name: sb.spec.name.clone(),
-                profile: sb.spec.profile.name().to_string(),
+                preset: sb.spec.preset.name().to_string(),
                 basedir: sb.spec.basedir.as_ref().map(|b| b.display().to_string()),
                 cpus: sb.spec.cpus.clone(),
                 sets: sb.spec.sets.clone(),

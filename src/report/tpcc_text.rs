@@ -2,9 +2,9 @@
 //! (TPC-C's transaction types): NOPM and TPM, the server's cross-check,
 //! the on-purpose rollbacks apart from errors, and each type's count and
 //! latency, as text (the figures and the stored document are
-//! analyze::tpcc's).
+//! analyze::tpcc_figures's).
 
-use crate::analyze::tpcc::{figures, nopm};
+use crate::analyze::tpcc_figures::{figures, nopm};
 use crate::stats::{pct_label, Interval, RunResult};
 use std::fmt::Write;
 

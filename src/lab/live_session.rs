@@ -3,12 +3,12 @@
 //! until its time or count is up or Ctrl-C, hands notes and the latest rates
 //! to the caller, and leaves printing to it.
 
-use super::environment::{capture, Environment};
+use super::environment_capture::{capture, Environment};
 use super::runtime::block_on;
 use super::tags::RunTags;
 use super::target::{check, Target};
 use super::watch::Watch;
-use crate::analyze::live::Live;
+use crate::analyze::live_rates::Live;
 use crate::exec::interrupted;
 use crate::monitor::{Event, MonitorConfig, Note, NoteKind, SourceId, ALL_SOURCES};
 use crate::store::Store;

@@ -1,12 +1,12 @@
-//! Named my.cnf profiles. A profile is a list of server variables; `--set`
+//! Named my.cnf presets. A preset is a list of server variables; `--set`
 //! overrides are applied after it. The host-dependent buffer pool size is
-//! computed here so that both profiles fit the machine.
+//! computed here so that both presets fit the machine.
 
 use anyhow::{bail, Result};
 
 /// A sandbox's my.cnf preset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Profile {
+pub enum CnfPreset {
     /// Server defaults, with the buffer pool sized for the test data and
     /// the connection limits a sweep to 1,024 users needs.
     Default,
@@ -14,34 +14,34 @@ pub enum Profile {
     Bench,
 }
 
-impl Profile {
+impl CnfPreset {
     /// The preset of that name ("default", "bench").
-    pub fn parse(s: &str) -> Result<Profile> {
+    pub fn parse(s: &str) -> Result<CnfPreset> {
         match s {
-            "default" => Ok(Profile::Default),
-            "bench" => Ok(Profile::Bench),
-            _ => bail!("unknown profile '{s}'; known profiles: default, bench (see `qpslab server profiles`)"),
+            "default" => Ok(CnfPreset::Default),
+            "bench" => Ok(CnfPreset::Bench),
+            _ => bail!("unknown my.cnf preset '{s}'; known presets: default, bench (see `qpslab server presets`)"),
         }
     }
 
     /// Its name in my.cnf and on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            Profile::Default => "default",
-            Profile::Bench => "bench",
+            CnfPreset::Default => "default",
+            CnfPreset::Bench => "bench",
         }
     }
 
-    /// The profile's settings, in my.cnf order.
+    /// The preset's settings, in my.cnf order.
     pub fn settings(self) -> Vec<(&'static str, String)> {
         let bp = buffer_pool_size();
         let mut s = vec![("innodb_buffer_pool_size", bp)];
-        if self == Profile::Default {
+        if self == CnfPreset::Default {
             for (k, v) in SWEEP_LIMITS {
                 s.push((k, v.to_string()));
             }
         }
-        if self == Profile::Bench {
+        if self == CnfPreset::Bench {
             for (k, v) in [
                 ("innodb_flush_log_at_trx_commit", "2"),
                 ("innodb_doublewrite", "0"),
@@ -98,10 +98,10 @@ fn buffer_pool_size() -> String {
     format!("{mib}M")
 }
 
-/// Every preset's settings as my.cnf sections (`qpslab server profiles`).
-pub fn render_profiles_help() -> String {
+/// Every preset's settings as my.cnf sections (`qpslab server presets`).
+pub fn render_presets_help() -> String {
     let mut out = String::new();
-    for p in [Profile::Default, Profile::Bench] {
+    for p in [CnfPreset::Default, CnfPreset::Bench] {
         out.push_str(&format!("[{}]\n", p.name()));
         for (k, v) in p.settings() {
             if v.is_empty() {
@@ -121,8 +121,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_profile_takes_a_sweep_to_1024_users() {
-        for p in [Profile::Default, Profile::Bench] {
+    fn every_preset_takes_a_sweep_to_1024_users() {
+        for p in [CnfPreset::Default, CnfPreset::Bench] {
             let s = p.settings();
             let get = |k: &str| -> u64 {
                 s.iter()

@@ -23,7 +23,7 @@ pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
         &t,
         &family,
         loaders,
-        &mut super::progress::prepare_printer(json),
+        &mut super::progress_lines::prepare_printer(json),
     )?;
     outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
     Ok(())
