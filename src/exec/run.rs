@@ -22,29 +22,15 @@ const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 ///   scheduling. The client is on the critical path of every query, and a
 ///   client/server pair that wakes each other stays on one CPU.
 /// - up to two connections per CPU: still a thread per connection (each on
-///   direct I/O), under SCHED_BATCH. Measured on the 2-CPU host (medians
-///   of 3 interleaved rounds, µs a query, QPS): 3 users 12.8 / 34.4k
-///   against 15.0 / 31.9k for a shard per CPU (sysbench 17.2 / 31.2k);
-///   4 users 15.0 / 31.0k against 18.6 / 29.4k (sysbench 15.9 / 34.6k);
-///   past that sharing wins (6 users: 12.6 shared, 15.9 one a thread).
+///   direct I/O), under SCHED_BATCH; past that sharing wins.
 /// - beyond: one shard per 4 CPUs under SCHED_BATCH. The client needs
-///   about 0.6 of a core per 100k queries/s (6 µs a query, a quarter of
-///   the server's ~25 µs), so a quarter of the CPUs keeps up with a server
-///   on the rest; more runtimes only sleep and wake more often and take
-///   CPU from the server.
+///   about a quarter of the server's CPU a query, so a quarter of the CPUs
+///   keeps up with a server on the rest; more runtimes only sleep and wake
+///   more often and take CPU from the server.
 ///
-/// Measured on a 16-CPU host (docs/BENCHMARKS.md, "The client floor on 16
-/// CPUs"), point selects, medians of 3 rounds (QPS, µs/query; sysbench
-/// 559k/6.4 at 64 threads, 464k/9.3 at 256): 64 threads: 2 shards (one per
-/// 8 CPUs, the rule before) 354k/5.7, 4 shards 483k/6.0, 8 shards
-/// 463k/6.9, 16 shards 479k/7.5; 256 threads: 2 shards 297k/6.1, 4 shards
-/// 425k/6.0, 8 shards 446k/6.7, 16 shards 448k/7.6.
-///
-/// Measured on a 2-core host, MariaDB 10.11, point selects (QPS, client
-/// µs/query): 2 threads: 2 shards 38.6k/10.0 vs 1 shard 16.0k/14.3;
-/// 4 threads: 2–4 shards 32–39k/9.5–14 vs 1 shard 24.9k/9.9;
-/// 16 threads: 1 shard 51.0k/6.5 vs 2 shards 43.9k/11.5;
-/// 16 threads: SCHED_BATCH 10.3 vs normal 17.1 µs/query.
+/// The measurements behind each step are in docs/BENCHMARKS.md: "Client
+/// shards on 16 CPUs, and the rule changed", "A thread per connection up
+/// to two connections per CPU" and "The client floor on this 2-CPU host".
 pub(crate) fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
     let cores = cores.max(1);
     if threads <= cores {

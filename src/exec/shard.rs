@@ -335,8 +335,8 @@ async fn watchdog(limit: Duration, state: &Rc<RefCell<ShardState>>) {
 /// Puts the calling thread under SCHED_BATCH: the scheduler then does not
 /// let it preempt, or be preferred over, the server threads it wakes. On a
 /// shared host this keeps the client from stealing the server's time slices
-/// and batches its work: measured on a 2-core host (kernel 6.18), point
-/// selects at 16 threads went from ~1.1 to ~0.75 context switches per query.
+/// and batches its work: fewer context switches a query (docs/BENCHMARKS.md,
+/// "What helped, each measured").
 fn set_sched_batch() {
     let param = libc::sched_param { sched_priority: 0 };
     // Best effort: without it the run is still correct, only less lean.

@@ -17,12 +17,9 @@
 //! Neither sleeps in a blocking recv(): on a unix socket the sleeping
 //! reader is woken, for nothing, when the server takes the request off the
 //! socket (the writer's "space available" wake-up goes to everyone waiting
-//! on the socket), so a blocking receive sleeps twice a query. Measured on
-//! a 2-CPU host, point selects, medians of 3 interleaved rounds: 2.00 and
-//! 1.93 voluntary context switches a query at 1 and 2 users with a
-//! blocking recv(), 1.00 with poll() first; client CPU a query 18.1 → 14.7
-//! and 18.6 → 15.4 µs (sysbench 17.1 and 15.6 in the same rounds;
-//! docs/BENCHMARKS.md).
+//! on the socket), so a blocking receive sleeps twice a query (figures in
+//! docs/BENCHMARKS.md, "Direct I/O waits in poll(), not in a blocking
+//! recv()").
 //!
 //! Waits are cut into `DIRECT_SLICE` slices, so that a read timeout and a
 //! stopping run are still noticed.
