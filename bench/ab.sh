@@ -24,13 +24,13 @@ export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
 # `--profile` (the older name of --preset): A is often a build from before the rename
 "$A" server start --name ab --profile bench >/dev/null
-if ! "$A" run "$WORKLOAD" --server ab --create --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
-  "$A" prepare "$WORKLOAD" --server ab --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
+if ! "$A" run "$WORKLOAD" --server ab --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
+  "$A" prepare "$WORKLOAD" --server ab --tables "$TABLES" --table-size "$ROWS" >/dev/null
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 one() { # bin threads -> "qps us_per_query"
-  /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" run "$WORKLOAD" --server ab --create --tables "$TABLES" \
+  /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" run "$WORKLOAD" --server ab --tables "$TABLES" \
     --table-size "$ROWS" --threads "$2" --time "$TIME" --format json --no-store ${EXTRA[@]+"${EXTRA[@]}"} > "$tmp/j" 2>/dev/null || true
   python3 - "$tmp/j" "$tmp/t" <<'PY'
 import json, sys

@@ -58,6 +58,19 @@ fn series(store: &str, run: i64, source: &str, name: &str) -> Vec<(f64, f64)> {
         .iter()
         .position(|n| n == name)
         .expect(name);
+    // Every row carries its wall clock: t0 + t, as epoch and as UTC text.
+    let t0 = v["t0_unix"].as_f64().expect("t0_unix");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(t0 > now - 3600.0 && t0 < now, "t0_unix {t0}, now {now}");
+    for r in v["rows"].as_array().unwrap() {
+        let (t, epoch) = (r["t"].as_f64().unwrap(), r["epoch"].as_f64().unwrap());
+        assert!((epoch - t - t0).abs() < 0.002, "{r}");
+        let time = r["time"].as_str().unwrap();
+        assert!(time.len() == 24 && time.ends_with('Z'), "{r}");
+    }
     v["rows"]
         .as_array()
         .unwrap()
@@ -416,12 +429,17 @@ fn performance_schema_sources_when_it_is_on() {
         pts.split_whitespace().count() >= 2,
         "CPU split points: {pts}"
     );
-    let o = l.qpslab(&["top", "--server", "pson", "--count", "1"]);
+    let o = l.qpslab(&["top", "--server", "pson", "--count", "2"]);
     let screen = text(&o);
     assert!(
         screen.contains("Top waits (performance_schema") && screen.contains("Queries/s"),
         "{screen}"
     );
+    // The second screen has a client figure: the CPU of the processes
+    // connected to this sandbox (none but top itself, which is left out),
+    // whatever other tests load on theirs.
+    let last = screen.rsplit("CPU (").next().unwrap();
+    assert!(last.contains(" client 0% "), "{screen}");
     let _ = l.qpslab(&["server", "stop", "--name", "pson"]);
     let _ = l.qpslab(&["server", "destroy", "--name", "pson"]);
 }

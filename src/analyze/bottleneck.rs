@@ -2,10 +2,12 @@
 //!
 //! An open-model run that kept up with its `--rate` is "rate-limited": the
 //! arrival rate, not the server, set its throughput. Otherwise, in order:
-//! the client taking more than a quarter of the CPU the host
-//! spent: "client-bound" when it took more than the server, else
-//! "host-bound" (client and server filled a host too small for both); iowait over 20% of CPU time or the datadir's disk
-//! busy over 80% of the time ("IO-bound"); more than a quarter of the CPU
+//! iowait over 20% of CPU time or the datadir's disk busy over 80% of the
+//! time ("IO-bound"); the client's load threads saturated, each using a
+//! CPU's worth (at most the CPUs they could run on): "client-bound", the
+//! server waited for queries; the client taking more than a quarter of the
+//! CPU the host spent without being saturated: "host-bound" (client and
+//! server filled a host too small for both); more than a quarter of the CPU
 //! idle while more client threads than CPUs wait ("contention", with the top
 //! wait events by share of wait time when Performance Schema is on); idle
 //! CPU with no more threads than CPUs ("under-loaded"); otherwise
@@ -124,7 +126,26 @@ pub struct Inputs<'a> {
     pub ps_on: bool,
     /// Whether mutex/rwlock waits are instrumented.
     pub ps_synch: bool,
+    /// The client's load threads (shards) and the CPUs they may run on,
+    /// when known: what "the client's threads were saturated" is judged
+    /// against. None (older runs): judged from CPU shares alone.
+    pub client_threads: Option<ClientThreads>,
 }
+
+/// The client's load threads and the CPUs they could use.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientThreads {
+    /// Load threads (shards).
+    pub threads: usize,
+    /// CPUs the client could run on (its --client-cpus set, else the host's).
+    pub cpus: usize,
+}
+
+/// The share of what its threads could use (one CPU each, at most its
+/// CPUs) above which the client counts as saturated: the monitor's and
+/// the collectors' own threads are in the client's CPU too, so the mark
+/// sits a little below full.
+pub(crate) const CLIENT_SATURATED: f64 = 0.85;
 
 fn pct(x: f64) -> String {
     format!("{:.0}%", x * 100.0)
@@ -222,8 +243,10 @@ pub(crate) fn host_shared(cpu: &CpuSplit) -> Option<String> {
 /// no queries → unknown; an open-model run that kept up with its rate →
 /// rate-limited (one that fell behind gets the verdict below, with the
 /// shortfall as evidence); IO waits → IO-bound; an idle CPU → latency-bound
-/// (users ≤ CPUs) or contention (more users than CPUs); the client's share
-/// over a quarter → client-bound (more than the server's) or host-bound; other processes' CPU → "CPU-bound: other processes";
+/// (users ≤ CPUs) or contention (more users than CPUs), unless the
+/// client's threads were saturated (→ client-bound, checked first); the
+/// client's share over a quarter → host-bound; other processes' CPU →
+/// "CPU-bound: other processes";
 /// else CPU-bound in the server. A host that was not the run's alone is
 /// said first in the evidence and appended to the verdict.
 pub fn hint(i: &Inputs) -> Hint {
@@ -320,6 +343,9 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
     } else {
         vec![]
     };
+    if let Some(sat) = client_saturated(i, &cpu) {
+        return client_bound(ev, sat);
+    }
     if cpu.idle > IDLE_SHARE {
         return idle_verdict(i, ev, cpu, waits);
     }
@@ -329,17 +355,57 @@ fn closed_verdict(i: &Inputs, mut ev: Vec<String>) -> Hint {
     cpu_verdict(i, ev, cpu, waits)
 }
 
+/// The client's load threads, when they ran flat out: the CPU they used
+/// (in CPUs) and what they could use (one CPU a thread, at most the CPUs
+/// they could run on). Then the server waited for queries the client
+/// could not send faster, whatever else the host did.
+#[derive(Debug, Clone, Copy)]
+struct Saturated {
+    used: f64,
+    limit: usize,
+    threads: usize,
+}
+
+fn client_saturated(i: &Inputs, cpu: &CpuSplit) -> Option<Saturated> {
+    let t = i.client_threads?;
+    let limit = t.threads.min(t.cpus).max(1);
+    let used = cpu.client * i.cpus as f64;
+    (used >= CLIENT_SATURATED * limit as f64).then_some(Saturated {
+        used,
+        limit,
+        threads: t.threads,
+    })
+}
+
+/// "client-bound": the client's threads were saturated (see
+/// `client_saturated`).
+fn client_bound(mut ev: Vec<String>, s: Saturated) -> Hint {
+    ev.push(format!(
+        "qpslab's {} used {:.2} of the {} {} could use: the client's threads were saturated and the server waited for queries; give the client more threads (--client-shards) or CPUs (--client-cpus), or load from another host",
+        crate::out::counted(s.threads, "load thread"),
+        s.used,
+        crate::out::counted(s.limit, "CPU"),
+        if s.threads == 1 { "it" } else { "they" },
+    ));
+    Hint {
+        verdict: "client-bound".into(),
+        evidence: ev,
+        top_waits: vec![],
+        locks: None,
+    }
+}
+
 /// A busy host where the load generator took more than `CLIENT_SHARE` of
-/// the CPU spent (`client` of it). The client limits the step only when
-/// it took more than the server did ("client-bound"); otherwise client
-/// and server together used up a host too small for both
-/// ("host-bound: server 75%, qpslab 25% of 2 CPUs"), which says nothing
-/// against the server's figures per query, only that a bigger host (or
-/// the client elsewhere) would carry more.
+/// the CPU spent (`client` of it), its threads not saturated: client and
+/// server together used up a host too small for both ("host-bound: server
+/// 75%, qpslab 25% of 2 CPUs"), which says nothing against the server's
+/// figures per query, only that a bigger host (or the client elsewhere)
+/// would carry more. Without the client's thread count (older runs) the
+/// client is said to limit the step when it took more than the server.
 fn shared_cpu_verdict(i: &Inputs, mut ev: Vec<String>, cpu: CpuSplit, client: f64) -> Hint {
     let busy = (1.0 - cpu.idle - cpu.iowait - cpu.steal).max(f64::EPSILON);
     let server = cpu.server / busy;
-    if cpu.client > cpu.server {
+    if i.client_threads.is_none() && cpu.client > cpu.server {
         ev.push(format!(
             "the load generator used {} of the CPU the host spent, more than the server's {}: the client, not the server, limits this step",
             pct(client),
@@ -476,6 +542,7 @@ mod tests {
             io,
             ps_on: false,
             ps_synch: false,
+            client_threads: None,
         }
     }
 
@@ -498,6 +565,45 @@ mod tests {
         assert!(latch_waits(&Counters::default(), 0.0, 10.0).is_none());
     }
 
+    /// "client-bound" only when the client's threads ran flat out; a client
+    /// that took more CPU than the server with threads to spare shares a
+    /// small host (host-bound), and a saturated client on a half-idle host
+    /// is client-bound, not latency-bound or contention.
+    #[test]
+    fn client_bound_only_when_its_threads_are_saturated() {
+        let c = Counters::default();
+        let io = IoRates::default();
+        let cpu = |server: f64, client: f64, idle: f64| CpuSplit {
+            server,
+            client,
+            idle,
+            ..Default::default()
+        };
+        let with = |split: CpuSplit, threads: usize, users: u32| {
+            let mut i = inputs(&c, &io, split, users);
+            i.client_threads = Some(ClientThreads { threads, cpus: 2 });
+            hint(&i)
+        };
+        // 4 load threads on 2 CPUs used 1.0 of the 2 CPUs: not saturated,
+        // though more than the server's 0.9.
+        assert!(with(cpu(0.45, 0.5, 0.05), 4, 4)
+            .verdict
+            .starts_with(HOST_BOUND));
+        // One load thread using a whole CPU while the server idles half
+        // of the other: the client held the server back.
+        let h = with(cpu(0.3, 0.46, 0.24), 1, 64);
+        assert_eq!(h.verdict, "client-bound", "{:?}", h.evidence);
+        assert!(
+            h.evidence[0].contains("1 load thread used 0.92 of the 1 CPU it could use"),
+            "{:?}",
+            h.evidence
+        );
+        // Idle CPU and a client far from saturated: contention, as before.
+        assert_eq!(with(cpu(0.4, 0.05, 0.55), 1, 64).verdict, "contention");
+        // Two threads at 1.8 of 2 CPUs: saturated.
+        assert_eq!(with(cpu(0.05, 0.9, 0.05), 2, 2).verdict, "client-bound");
+    }
+
     #[test]
     fn verdicts() {
         let c = Counters::default();
@@ -516,7 +622,8 @@ mod tests {
             hint(&inputs(&c, &io, split(0.5, 0.4, 0.05, 0.0), 16)).verdict,
             "host-bound: server 53%, qpslab 42% of 2 CPUs"
         );
-        // The client took more than the server: client-bound.
+        // The client took more than the server: client-bound, when its
+        // threads are not known (runs stored before they were).
         assert_eq!(
             hint(&inputs(&c, &io, split(0.4, 0.5, 0.05, 0.0), 16)).verdict,
             "client-bound"

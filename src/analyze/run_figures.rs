@@ -88,6 +88,9 @@ pub struct MonitorFigures {
     pub sources: BTreeMap<String, SourceCost>,
     /// What the monitor noted during the run.
     pub notes: Vec<NoteRow>,
+    /// The wall clock of t = 0 (the `t` of samples and snapshots), in
+    /// seconds since the Unix epoch; None for runs stored before it was.
+    pub t0_unix: Option<f64>,
 }
 
 /// The server as the monitor's probe saw it.
@@ -156,6 +159,7 @@ impl MonitorFigures {
             server,
             sources,
             notes,
+            t0_unix: None,
         }
     }
 
@@ -222,6 +226,9 @@ pub struct RunShape<'a> {
     pub client_share_fallback: Option<f64>,
     /// Transactions a second asked for by an open-model run (`--rate`).
     pub target_rate: Option<f64>,
+    /// The client's load threads and the CPUs they could run on (None:
+    /// not known).
+    pub client_threads: Option<super::bottleneck::ClientThreads>,
 }
 
 /// The run's figures from the monitor's counters `c` and the load's
@@ -250,6 +257,7 @@ pub fn derive(c: &Counters, s: &RunShape) -> RunFigures {
         io: &io,
         ps_on: s.ps_on,
         ps_synch: s.ps_synch,
+        client_threads: s.client_threads,
     });
     let per_interval = s
         .intervals

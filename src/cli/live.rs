@@ -117,7 +117,12 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
         SourceId::Cpu,
         SourceId::ServerProc,
     ];
-    let mut gen_prev: Option<(Instant, f64)> = None;
+    // The client figure counts the processes connected to this server
+    // (found again each screen: connections come and go), each from the
+    // first screen it was seen on.
+    let server = crate::lab::server_pid(&t).ok();
+    let mut seen: std::collections::HashMap<i32, f64> = Default::default();
+    let mut prev_at: Option<Instant> = None;
     let who = t.describe();
     let note = |n: &Note| {
         if concerns(n, &sources) {
@@ -126,10 +131,20 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
     };
     live_view(&t, a.interval, &sources, a.count, note, |l, _| {
         let now = Instant::now();
-        let gen = crate::monitor::load_generator_cpu_s();
-        let client =
-            gen_prev.map(|(t, c)| (gen - c) / now.duration_since(t).as_secs_f64().max(1e-3));
-        gen_prev = Some((now, gen));
+        let client = server.and_then(|pid| {
+            let pids = crate::monitor::clients::connected_pids(pid).ok()?;
+            let mut used = 0.0;
+            let mut next = std::collections::HashMap::new();
+            for p in pids {
+                let s = crate::monitor::clients::cpu_seconds(&[p]);
+                used += seen.get(&p).map_or(0.0, |before| (s - before).max(0.0));
+                next.insert(p, s);
+            }
+            seen = next;
+            let window = prev_at.map(|t| now.duration_since(t).as_secs_f64().max(1e-3));
+            window.map(|w| used / w)
+        });
+        prev_at = Some(now);
         out!("\x1b[H\x1b[2J{}", top_screen(l, &who, client));
         crate::out::flush();
         Ok(())
@@ -160,11 +175,13 @@ pub fn metrics(a: &MetricsArgs) -> Result<()> {
         );
     }
     let view = crate::analyze::counters::metric_view(&tab, a.name.as_deref(), a.rate);
+    let t0 =
+        crate::analyze::run_figures::MonitorFigures::load(&store, a.run)?.and_then(|m| m.t0_unix);
     if a.format == super::args::DumpFormat::Json {
-        let doc = crate::report::metrics::json(a.run, source, a.rate, &view);
+        let doc = crate::report::metrics::json(a.run, source, a.rate, t0, &view);
         outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    out!("{}", crate::report::metrics::csv(&view));
+    out!("{}", crate::report::metrics::csv(&view, t0));
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! keeps the counters the derived figures need, and accounts each source's
 //! own cost.
 
+use crate::analyze::bottleneck::ClientThreads;
 use crate::analyze::counters::Counters;
 use crate::analyze::efficiency::absorb;
 use crate::analyze::run_figures::{
@@ -113,7 +114,12 @@ impl Watch {
             .map(|m| m.finish(by))
             .unwrap_or_default();
         self.absorb(rest, store);
+        let t0_unix = self
+            .clock
+            .get()
+            .map(|t0| crate::stats::clock::unix_at(*t0) + self.offset);
         Finished {
+            t0_unix,
             counters: self.counters,
             caps: self.caps,
             notes: self.notes,
@@ -192,6 +198,9 @@ pub(crate) struct Finished {
     costs: BTreeMap<SourceId, Cost>,
     /// The first monitor snapshot or note the store refused.
     pub store_error: Option<String>,
+    /// The wall clock of t = 0 (run time's zero), seconds since the
+    /// epoch; None when the clock never started.
+    pub t0_unix: Option<f64>,
 }
 
 impl Finished {
@@ -231,6 +240,7 @@ impl Finished {
             server: self.caps.as_ref().map(server_seen),
             sources: self.costs(),
             notes: self.note_rows(),
+            t0_unix: self.t0_unix,
             ..Default::default()
         }
     }
@@ -291,18 +301,27 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
         })
         .collect();
     let busy = r.host_cpu_s * r.host_busy;
+    let cpus = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let shape = RunShape {
         intervals: &intervals,
         elapsed: r.elapsed,
         threads: cfg.threads,
-        cpus: std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        cpus,
         disk: f.caps.as_ref().and_then(|c| c.disk.as_deref()),
         ps_on: f.caps.as_ref().is_some_and(|c| c.ps_on),
         ps_synch: f.caps.as_ref().is_some_and(|c| c.ps_synch),
         client_share_fallback: (busy > 0.0).then(|| r.client_cpu_s / busy),
         target_rate: (cfg.rate > 0.0).then_some(cfg.rate),
+        client_threads: (r.client_shards > 0).then_some(ClientThreads {
+            threads: r.client_shards,
+            cpus: if cfg.client_cpus.is_empty() {
+                cpus
+            } else {
+                cfg.client_cpus.len()
+            },
+        }),
     };
     let mut m = MonitorFigures::of_run(
         derive(&f.counters, &shape),
@@ -310,6 +329,7 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
         f.costs(),
         f.note_rows(),
     );
+    m.t0_unix = f.t0_unix;
     // A run that failed, or measured no query, has nothing to explain:
     // no verdict (the failure is what it prints).
     if matches!(r.status, RunStatus::Failed(_)) || r.total.queries() == 0 {

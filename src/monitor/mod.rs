@@ -13,6 +13,7 @@
 //! expensive sources at lower rates, every poll's own duration recorded.
 
 mod caps;
+pub mod clients;
 mod driver;
 mod innodb_status;
 mod os;
@@ -21,5 +22,4 @@ mod sql;
 
 pub use caps::{filesystem_of, find_server_pid, Caps, NoteKind};
 pub use driver::{Monitor, MonitorConfig};
-pub use os::load_generator_cpu_s;
 pub use source::{Event, Note, Snapshot, SourceId, ALL_SOURCES};

@@ -232,19 +232,3 @@ fn pressure(out: &mut Values) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// CPU seconds used so far by the load generators on this host (other
-/// qpslab processes and sysbench), for `top`'s client share.
-pub fn load_generator_cpu_s() -> f64 {
-    let me = std::process::id() as i32;
-    let hz = procfs::ticks_per_second() as f64;
-    let Ok(all) = procfs::process::all_processes() else {
-        return 0.0;
-    };
-    all.flatten()
-        .filter(|p| p.pid != me)
-        .filter_map(|p| p.stat().ok())
-        .filter(|s| matches!(s.comm.as_str(), "qpslab" | "sysbench"))
-        .map(|s| (s.utime + s.stime) as f64 / hz)
-        .sum()
-}

@@ -217,7 +217,8 @@ fn top_waits_lines(o: &mut String, l: &Live) {
 }
 
 /// The `top` screen for the target described as `target`; `client_cpus`
-/// is the load generators' CPU use (CPUs), measured outside the monitor.
+/// is the CPU (in CPUs) of the processes connected to this server,
+/// measured outside the monitor (None: the server is not on this host).
 pub fn top_screen(l: &Live, target: &str, client_cpus: Option<f64>) -> String {
     use std::fmt::Write as _;
     let st = SourceId::Status;

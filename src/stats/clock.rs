@@ -28,9 +28,42 @@ pub fn now_text(zone: Zone, fmt: &str) -> String {
     r.unwrap_or_default()
 }
 
+/// Seconds since the Unix epoch, now.
+pub fn now_unix() -> f64 {
+    jiff::Timestamp::now().as_microsecond() as f64 / 1e6
+}
+
+/// The wall clock at `at`, in seconds since the epoch (`at` in the past
+/// or the future of now: `Instant`s carry no wall time of their own).
+pub fn unix_at(at: std::time::Instant) -> f64 {
+    let now = std::time::Instant::now();
+    if at <= now {
+        now_unix() - (now - at).as_secs_f64()
+    } else {
+        now_unix() + (at - now).as_secs_f64()
+    }
+}
+
+/// `epoch` (seconds since the Unix epoch) as RFC 3339 UTC with
+/// milliseconds ("2026-11-26T12:30:05.250Z"); empty out of jiff's range.
+pub fn utc_text(epoch: f64) -> String {
+    let Ok(t) = jiff::Timestamp::from_microsecond((epoch * 1e6).round() as i64) else {
+        return String::new();
+    };
+    jiff::fmt::strtime::format("%Y-%m-%dT%H:%M:%S%.3fZ", t).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epochs_are_written_in_utc_with_milliseconds() {
+        assert_eq!(utc_text(0.0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(utc_text(1_795_696_205.25), "2026-11-26T12:30:05.250Z");
+        let d = unix_at(std::time::Instant::now() - std::time::Duration::from_secs(10));
+        assert!((now_unix() - d - 10.0).abs() < 1.0, "{d}");
+    }
 
     #[test]
     fn utc_is_rfc3339_with_milliseconds() {
