@@ -194,6 +194,8 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
         c["qps"]["p"].as_f64().unwrap() >= 0.0 && c["qps"]["a"]["n"].as_u64().unwrap() >= 1,
         "{c}"
     );
+    // Two variants: a comparison, not repeats of one configuration.
+    assert_eq!(c["same_configuration"], false, "{c}");
     destroy("camp1");
 }
 

@@ -225,6 +225,20 @@ pub fn differences(a: &crate::store::RunDetail, b: &crate::store::RunDetail) -> 
     out
 }
 
+/// Whether two runs measured one configuration: nothing differs but
+/// their seeds, durations and what changes on its own (the same workload,
+/// threads, options, label, variant, server build and settings) — repeats,
+/// whose difference is run-to-run noise, not an effect.
+pub fn same_configuration(a: &crate::store::RunDetail, b: &crate::store::RunDetail) -> bool {
+    let (ra, rb) = (&a.run, &b.run);
+    differences(a, b).is_empty()
+        && ra.label == rb.label
+        && ra.variant == rb.variant
+        && ra.server_flavor == rb.server_flavor
+        && ra.server_version == rb.server_version
+        && variable_diff(&a.server_variables, &b.server_variables).is_empty()
+}
+
 /// Global variables that change on their own (GTID positions, clocks,
 /// seeds, identifiers): never a difference between configurations.
 const VOLATILE: [&str; 6] = [

@@ -52,9 +52,17 @@ pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
         Ok(store.repeats_of(id)?.iter().filter_map(|r| r.qps).collect())
     };
     let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
+    let same = crate::analyze::compare::same_configuration(&da, &db);
+    let mut repeats_qps = ra.clone();
+    if (same && da.run.campaign_id != db.run.campaign_id) || da.run.campaign_id.is_none() {
+        // Repeats by hand (or of two campaigns): the two runs themselves.
+        repeats_qps = [da.run.qps, db.run.qps].into_iter().flatten().collect();
+    }
     let ctx = report::analysis::ComparisonContext {
         across_repeats: crate::analyze::spread::ratio(&rb, &ra).filter(|c| c.lo.is_some()),
         differences: crate::analyze::compare::differences(&da, &db),
+        same_configuration: same,
+        repeats_qps,
     };
     out!(
         "{}",

@@ -324,6 +324,12 @@ pub struct ComparisonContext {
     pub across_repeats: Option<crate::analyze::spread::RatioCell>,
     /// What differs between the runs besides server and settings.
     pub differences: Vec<String>,
+    /// Both runs measured one configuration (see
+    /// `analyze::compare::same_configuration`): repeats, not a comparison.
+    pub same_configuration: bool,
+    /// QPS of every stored repeat of that configuration's campaign point
+    /// (the two runs at least), for its spread.
+    pub repeats_qps: Vec<f64>,
 }
 
 /// Two stored runs side by side: the test across their points' repeats
@@ -340,10 +346,14 @@ pub fn run_comparison(
 ) -> String {
     if f == Format::Json {
         let doc = serde_json::json!({"run_a": da.run, "run_b": db.run, "qps": cq, "tps": ct,
-            "across_repeats": ctx.across_repeats, "differences": ctx.differences});
+            "across_repeats": ctx.across_repeats, "differences": ctx.differences,
+            "same_configuration": ctx.same_configuration});
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
     let mut head = String::new();
+    if ctx.same_configuration {
+        head.push_str("Repeats of one configuration: these runs differ in nothing but when they ran (same workload, options, server build and settings), so any difference between them is run-to-run noise, not an effect; the within-run test below does not apply.\n\n");
+    }
     if !ctx.differences.is_empty() {
         head.push_str(&format!(
             "WARNING: these runs differ in more than server and settings ({}): the difference below mixes them in\n\n",
@@ -398,6 +408,7 @@ pub fn run_comparison(
         t.push(vec![label.to_string(), x, y]);
     }
     match &ctx.across_repeats {
+        _ if ctx.same_configuration => t.push(repeats_spread(&ctx.repeats_qps)),
         Some(r) => t.push(vec![
             "qps B / A over repeats".into(),
             r.text(),
@@ -438,6 +449,7 @@ pub fn run_comparison(
                 c.df,
                 c.p,
                 match (c.significant, one_run) {
+                    _ if ctx.same_configuration => "run-to-run noise (one configuration)",
                     (true, true) => "beyond within-run noise (not proof of a difference)",
                     (true, false) => "beyond within-run noise",
                     (false, _) => "within within-run noise",
@@ -446,6 +458,29 @@ pub fn run_comparison(
         ]);
     }
     head + &t.render(f)
+}
+
+/// The row that says how far the repeats of one configuration spread.
+fn repeats_spread(qps: &[f64]) -> Vec<String> {
+    let (lo, hi) = qps
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), q| {
+            (l.min(*q), h.max(*q))
+        });
+    let mut sorted = qps.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    if qps.len() < 2 || median <= 0.0 {
+        return vec!["run-to-run".into(), "unknown".into(), String::new()];
+    }
+    vec![
+        "run-to-run (repeats)".into(),
+        format!("qps {lo:.0}-{hi:.0} over {} runs", qps.len()),
+        format!(
+            "a spread of {:.1}% of the median: differences smaller than that say nothing",
+            (hi - lo) / median * 100.0
+        ),
+    ]
 }
 
 /// Whether a run's host was its alone, from its verdict's "(host shared:
@@ -493,6 +528,43 @@ pub(crate) mod tests {
             nopm: None,
             locks: None,
         }
+    }
+
+    /// Two repeats of one configuration are said to be repeats: their
+    /// difference is headlined as run-to-run noise with the repeats'
+    /// spread, never as an effect with a p value.
+    #[test]
+    fn repeats_of_one_configuration_are_not_a_comparison() {
+        let mut a = RunDetail {
+            run: row(1, "x", 8, 3_027.0),
+            ..Default::default()
+        };
+        let mut b = RunDetail {
+            run: row(2, "x", 8, 42_961.0),
+            ..Default::default()
+        };
+        a.samples = Vec::new();
+        b.samples = Vec::new();
+        assert!(crate::analyze::compare::same_configuration(&a, &b));
+        let (q1, q2) = ([3000.0, 3050.0, 3030.0], [42_900.0, 43_000.0, 42_980.0]);
+        let c = crate::analyze::compare::compare(&q1, &q2);
+        let ctx = ComparisonContext {
+            across_repeats: None,
+            differences: Vec::new(),
+            same_configuration: true,
+            repeats_qps: vec![3_027.0, 42_961.0],
+        };
+        let out = run_comparison(&a, &b, (&c, &c), &ctx, Format::Text);
+        assert!(out.starts_with("Repeats of one configuration"), "{out}");
+        assert!(
+            out.contains("run-to-run noise (one configuration)"),
+            "{out}"
+        );
+        assert!(out.contains("qps 3027-42961 over 2 runs"), "{out}");
+        assert!(!out.contains("beyond within-run noise"), "{out}");
+        // Another variant is a comparison again.
+        b.run.variant = Some("y".into());
+        assert!(!crate::analyze::compare::same_configuration(&a, &b));
     }
 
     #[test]

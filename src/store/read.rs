@@ -181,7 +181,7 @@ pub struct StatementRow {
 }
 
 /// Everything `qpslab show` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct RunDetail {
     /// The run's line, as `qpslab runs` lists it.
     pub run: RunRow,
