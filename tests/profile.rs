@@ -435,7 +435,9 @@ fn waits_are_shares_of_thread_time_and_the_setup_is_put_back() {
     );
     assert!(
         s.lines()
-            .skip_while(|l| !l.starts_with("Lock families (share of thread time)"))
+            .skip_while(
+                |l| !l.starts_with("Lock families, share of connection-thread time (from waits)")
+            )
             .any(|l| l.contains("THR_LOCK")),
         "{s}"
     );

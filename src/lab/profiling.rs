@@ -133,7 +133,6 @@ pub fn summary(p: &Profiled) -> ProfileSummary {
                     weight: f.total(),
                     stacks: f.stacks.len() as u64,
                     top_self: f.top_self(10, o.kind == Kind::OffCpu),
-                    families: f.families(),
                 },
                 Ok(Data::Syscalls(s)) => KindFigures::Syscalls {
                     period: s.period,
@@ -147,7 +146,6 @@ pub fn summary(p: &Profiled) -> ProfileSummary {
                     timed_instruments: w.timed.0,
                     instruments: w.timed.1,
                     top_events: w.shares().into_iter().take(10).collect(),
-                    families: w.family_shares(),
                 },
             },
         })

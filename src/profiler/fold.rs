@@ -88,19 +88,6 @@ impl Folded {
         }
         self.top(c, n)
     }
-
-    /// Each lock family's share of the samples (a stack counts for the
-    /// family of its innermost lock frame; stacks with none are left out).
-    pub fn families(&self) -> Vec<Share> {
-        let mut c: BTreeMap<String, u64> = BTreeMap::new();
-        for (s, w) in &self.stacks {
-            let frames: Vec<&str> = s.split(';').collect();
-            if let Some(f) = super::families::of_stack(&frames) {
-                *c.entry(f.to_string()).or_default() += w;
-            }
-        }
-        self.top(c, usize::MAX)
-    }
 }
 
 #[cfg(test)]
@@ -131,9 +118,6 @@ mod tests {
         assert_eq!(f.top_self(1, false)[0].name, "memcmp");
         assert_eq!(f.top_self(1, false)[0].samples, 4);
         assert_eq!(f.top_total(1)[0].name, "do_command");
-        let fam = f.families();
-        assert_eq!(fam.len(), 1);
-        assert_eq!((fam[0].name.as_str(), fam[0].samples), ("MDL", 2));
         assert!(f
             .text()
             .contains("start_thread;do_command;dispatch_command;memcmp 4\n"));

@@ -1,8 +1,8 @@
 //! A profile in the terminal: per kind what was recorded and its
 //! collector's cost, the top tables (functions on CPU or where threads
-//! block, functions on the stack, lock families), syscalls per second and
-//! per query by name, Performance Schema wait shares, and the lock that
-//! limits.
+//! block, functions on the stack), syscalls per second and per query by
+//! name, Performance Schema wait shares, then the lock families' shares of
+//! connection-thread time and the lock that limits.
 
 use crate::analyze::limiter::Profiled;
 use crate::profiler::fold::Share;
@@ -59,12 +59,6 @@ fn stacks(o: &mut String, out: &Outcome, f: &Folded, hz: u32, top: usize) {
                 &f.top_total(top),
                 " µs",
             );
-            table(
-                o,
-                "Lock families (share of blocked time)",
-                &f.families(),
-                " µs",
-            );
         }
         _ => {
             let _ = writeln!(
@@ -86,7 +80,6 @@ fn stacks(o: &mut String, out: &Outcome, f: &Folded, hz: u32, top: usize) {
                 &f.top_total(top),
                 "",
             );
-            table(o, "Lock families (share of samples)", &f.families(), "");
         }
     }
 }
@@ -137,10 +130,6 @@ fn waits(o: &mut String, out: &Outcome, w: &Waits, top: usize) {
     for (name, s) in shares.into_iter().take(top) {
         let _ = writeln!(o, "    {:>6.2}%  {name}", 100.0 * s);
     }
-    let _ = writeln!(o, "\nLock families (share of thread time):");
-    for (name, s) in w.family_shares() {
-        let _ = writeln!(o, "    {:>6.2}%  {name}", 100.0 * s);
-    }
 }
 
 /// The whole profile: each kind in turn, then the limiting lock.
@@ -160,6 +149,20 @@ pub fn summary(p: &Profiled, top: usize) -> String {
         }
     }
     if let Some(l) = &p.locks {
+        // One name and one definition, as on the run's page and in JSON
+        // (`locks`): the share of the connection threads' time.
+        let _ = writeln!(
+            o,
+            "\n{} (from {}):",
+            crate::stats::document::LOCK_SHARES_TITLE,
+            l.source
+        );
+        if l.shares.is_empty() {
+            o.push_str("    (none)\n");
+        }
+        for (family, share) in l.shares.iter().take(8) {
+            let _ = writeln!(o, "    {:>6.2}%  {family}", 100.0 * share);
+        }
         o.push('\n');
         match l.limiter() {
             Some((family, share)) => {

@@ -96,7 +96,7 @@ fn locks_part(locks: &LockShares) -> Markup {
         .as_deref()
         .map(|st| st.rsplit(';').take(10).collect::<Vec<&str>>().join(" ‹ "));
     html! {
-        p { "Lock families, share of connection-thread time (from " (locks.source) "):" }
+        p { (crate::stats::document::LOCK_SHARES_TITLE) " (from " (locks.source) "):" }
         table {
             tr { th.l { "family" } th { "share" } }
             @for (family, share) in locks.shares.iter().take(8) {

@@ -20,6 +20,7 @@ pub use latency::LatencyMs;
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
 pub use profile::{
     KindFigures, KindSummary, LockShares, ProfileSummary, Share, SyscallCount, SyscallSide,
+    LOCK_SHARES_TITLE,
 };
 pub use tpcc::{TpccBlock, TpccTransaction};
 

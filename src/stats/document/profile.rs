@@ -70,9 +70,6 @@ pub enum KindFigures {
         instruments: u64,
         /// (event, share of thread time), largest first.
         top_events: Vec<(String, f64)>,
-        /// (lock family, share of thread time).
-        #[serde(default)]
-        families: Vec<(String, f64)>,
     },
     /// On- or off-CPU stacks.
     Stacks {
@@ -84,9 +81,6 @@ pub enum KindFigures {
         stacks: u64,
         /// The innermost functions with the most weight.
         top_self: Vec<Share>,
-        /// Each lock family's weight.
-        #[serde(default)]
-        families: Vec<Share>,
     },
 }
 
@@ -128,7 +122,13 @@ pub struct Share {
     pub pct: f64,
 }
 
-/// Lock families' shares of thread time in one run.
+/// How lock-family shares are named wherever they are shown (terminal,
+/// pages, reports): one name for the one definition, `LockShares`'.
+pub const LOCK_SHARES_TITLE: &str = "Lock families, share of connection-thread time";
+
+/// Lock families' shares of the connection threads' time in one run (the
+/// only lock-family figure a profile's summary keeps: the per-kind weights
+/// of every thread, which older summaries carried, are not kept).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LockShares {

@@ -166,7 +166,6 @@ fn profile_kinds_round_trip() {
                         samples: 30,
                         pct: 100.0,
                     }],
-                    families: Vec::new(),
                 },
             },
             KindSummary {
@@ -188,7 +187,6 @@ fn profile_kinds_round_trip() {
                     timed_instruments: 1,
                     instruments: 2,
                     top_events: vec![("wait/io".into(), 0.5)],
-                    families: Vec::new(),
                 },
             },
         ],
