@@ -127,7 +127,74 @@ fn add_scaling_guides(c: &mut Chart, pts: &[(f64, f64)], of: usize) {
 /// The page of campaign `id`: its scalability charts, variants and runs; None
 /// when there is no such campaign.
 pub fn campaign_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
-    Ok(campaign_body(store, id, mode)?.map(|(title, b, live)| page(&title, b, mode, live)))
+    Ok(campaign_body(store, id, mode)?
+        .map(|(title, b, live)| page(&title, with_contents(b), mode, live)))
+}
+
+/// `body` with a table of contents before its first section: a link to
+/// each `h2` (given an id where it has none), the runs' own sections of a
+/// report nested under the one before them. The headings are maud's
+/// output, already escaped: their inner HTML is reused as it is.
+fn with_contents(body: Markup) -> Markup {
+    let html = body.into_string();
+    let mut out = String::with_capacity(html.len() + 4096);
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("<h2") {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let Some(open_end) = from.find('>') else {
+            break;
+        };
+        let Some(close) = from.find("</h2>") else {
+            break;
+        };
+        let attrs = &from[3..open_end];
+        let inner = &from[open_end + 1..close];
+        let id = match attrs
+            .split("id=\"")
+            .nth(1)
+            .and_then(|a| a.split('"').next())
+        {
+            Some(id) => id.to_string(),
+            None => format!("section-{}", entries.len() + 1),
+        };
+        if attrs.contains("id=\"") {
+            out.push_str(&from[..close + 5]);
+        } else {
+            out.push_str(&format!("<h2 id=\"{id}\"{attrs}>{inner}</h2>"));
+        }
+        entries.push((id, inner.to_string()));
+        rest = &from[close + 5..];
+    }
+    out.push_str(rest);
+    if entries.len() < 3 {
+        return PreEscaped(out);
+    }
+    let mut nav = String::from("<nav class=\"toc\"><b>Contents</b><ol>");
+    let mut nested = false;
+    for (id, inner) in &entries {
+        let run = id.starts_with("run-");
+        match (run, nested) {
+            (true, false) => nav.push_str("<ol>"),
+            (false, true) => nav.push_str("</ol></li>"),
+            (false, false) if nav.ends_with("</a>") => nav.push_str("</li>"),
+            _ => {}
+        }
+        nested = run;
+        nav.push_str(&format!("<li><a href=\"#{id}\">{inner}</a>"));
+        if run {
+            nav.push_str("</li>");
+        }
+    }
+    nav.push_str(if nested {
+        "</ol></li></ol></nav>"
+    } else {
+        "</li></ol></nav>"
+    });
+    let first = out.find("<h2").unwrap_or(out.len());
+    out.insert_str(first, &nav);
+    PreEscaped(out)
 }
 
 /// An analysis table in HTML as markup: `report::analysis` writes its
@@ -192,7 +259,7 @@ pub fn campaigns_page(store: &Store, ids: &[i64], mode: Mode) -> Result<String> 
             (part)
         }
     };
-    Ok(page(&title, body, mode, live))
+    Ok(page(&title, with_contents(body), mode, live))
 }
 
 /// The scalability charts (QPS, p95, and NOPM where runs have it) and the
@@ -557,5 +624,32 @@ mod tests {
             })
             .collect();
         assert_eq!(scalability_chart(&many, Metric::Qps).series.len(), 4);
+    }
+
+    /// Every section heading gets an id and a link, the runs' sections
+    /// nested under the one before them; ids already there are kept.
+    #[test]
+    fn contents_link_every_section() {
+        let body = html! {
+            h1 { "Campaign 1: a<b" }
+            h2 { "Scalability" }
+            h2 { "Runs" }
+            h2 id="run-7" { "Run 7: x & y" }
+            h2 id="run-8" { "Run 8" }
+        };
+        let out = with_contents(body).into_string();
+        assert!(
+            out.contains("<h2 id=\"section-1\">Scalability</h2>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<li><a href=\"#section-2\">Runs</a><ol><li><a href=\"#run-7\">Run 7: x &amp; y</a></li><li><a href=\"#run-8\">Run 8</a></li></ol></li></ol></nav>"),
+            "{out}"
+        );
+        let nav = out.find("<nav").unwrap();
+        assert!(
+            out.find("<h1>").unwrap() < nav && nav < out.find("<h2").unwrap(),
+            "{out}"
+        );
     }
 }

@@ -83,7 +83,7 @@ try {
   check(page.url().endsWith(href), `clicking a run opens ${href}`);
   const runPts = await points(page, "svg.chart polyline");
   check(runPts.length >= 10 && runPts.filter((n) => n >= 2).length >= 8, `run page charts carry data (${runPts.length} series, points: ${runPts.join(",")})`);
-  for (const title of ["Throughput", "Latency", "Commands", "IO classes (inniostat)", "CPU split"]) {
+  for (const title of ["Throughput", "Transactions", "Latency", "Commands", "IO classes (inniostat)", "CPU split"]) {
     const drawn = await page.locator(`svg.chart[aria-label='${title}'] polyline`).count();
     const noted = await page.locator(`p.chart-note:text-matches('^${title.replace(/[()]/g, ".")}: ')`).count();
     check(drawn > 0 || noted > 0, `run page has the ${title} chart, or its one-line note`);
@@ -194,6 +194,12 @@ try {
     const text = await env.innerText();
     check(/MariaDB/.test(text) && /qpslab \d/.test(text) && text.includes("Variables not at their default (") && text.includes("set by") && text.includes("Command line") && text.includes("kernel"),
       `${name}'s environment names the server, host, qpslab and the non-default variables`);
+    if (name === "campaign-report") {
+      // A table of contents whose every link lands on a section.
+      const hrefs = await page.$$eval("nav.toc a", (as) => as.map((a) => a.getAttribute("href")));
+      const missing = await page.evaluate((hs) => hs.filter((h) => !document.getElementById(h.slice(1))), hrefs);
+      check(hrefs.length >= 5 && missing.length === 0, `${name} has a table of contents whose ${hrefs.length} links resolve (missing: ${missing.join(" ")})`);
+    }
     await page.screenshot({ path: `${out}/${name}-1400.png`, fullPage: true });
     await page.setViewportSize({ width: 800, height: 1000 });
     await legendsReadable(page, `${name} at 800 px`);
