@@ -221,6 +221,31 @@ pub(crate) fn build_dir(b: &BuildName) -> PathBuf {
 /// What `server get` wrote beside a build: where it came from.
 pub(crate) const BUILD_META: &str = "qpslab-build.json";
 
+/// The contents of `BUILD_META`.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub(crate) struct BuildMeta {
+    /// The build's name (`mariadb-11.4.5`).
+    pub name: String,
+    /// Where the archive came from (a URL, a Maven artifact, a file).
+    pub source: String,
+    /// How it was verified ("Sha256 …", or "not verified; …").
+    pub checksum: String,
+    /// The server's own version string.
+    pub mysqld_version: String,
+    /// When it was fetched (RFC 3339 UTC; seconds since the epoch in
+    /// trees fetched before).
+    pub fetched_at: String,
+}
+
+impl BuildMeta {
+    /// The metadata of `tree`, if `server get` made it.
+    fn of_tree(tree: &std::path::Path) -> Option<BuildMeta> {
+        let text = std::fs::read_to_string(tree.join(BUILD_META)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+}
+
 /// The fetched build's tree, when it is in the cache.
 pub fn cached(b: &BuildName) -> Option<PathBuf> {
     let d = build_dir(b);
@@ -229,9 +254,7 @@ pub fn cached(b: &BuildName) -> Option<PathBuf> {
 
 /// The build name of a tree `server get` made (None for other trees).
 pub(crate) fn name_of_tree(tree: &std::path::Path) -> Option<String> {
-    let text = std::fs::read_to_string(tree.join(BUILD_META)).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["name"].as_str().map(str::to_string)
+    BuildMeta::of_tree(tree).map(|m| m.name)
 }
 
 /// The builds in the cache: (name, tree, where it came from).
@@ -239,13 +262,11 @@ pub fn list_cached() -> Vec<(String, PathBuf, String)> {
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(cache_dir()) {
         for e in rd.flatten() {
-            let meta = e.path().join(BUILD_META);
-            let Ok(text) = std::fs::read_to_string(&meta) else {
+            if !e.path().join(BUILD_META).is_file() {
                 continue;
-            };
-            let source = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .and_then(|v| v["source"].as_str().map(str::to_string))
+            }
+            let source = BuildMeta::of_tree(&e.path())
+                .map(|m| m.source)
                 .unwrap_or_default();
             out.push((
                 e.file_name().to_string_lossy().into_owned(),
@@ -266,6 +287,21 @@ pub fn maven_names() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tree fetched before the metadata was typed still names its build.
+    #[test]
+    fn build_metadata_of_an_older_tree_reads() {
+        let d = std::env::temp_dir().join(format!("qpslab-meta-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(
+            d.join(BUILD_META),
+            r#"{"name":"mariadb-11.4.5","source":"maven","checksum":"Sha256 ab","mysqld_version":"11.4.5-MariaDB","fetched_at":"1795000000"}"#,
+        )
+        .unwrap();
+        assert_eq!(name_of_tree(&d).as_deref(), Some("mariadb-11.4.5"));
+        assert_eq!(BuildMeta::of_tree(&d).unwrap().source, "maven");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn names() {

@@ -205,22 +205,16 @@ fn assemble(
             b.name()
         );
     }
-    let meta = serde_json::json!({
-        "name": b.name(),
-        "source": got.source,
-        "checksum": got.verified,
-        "mysqld_version": install.version,
-        "fetched_at": chrono_now(),
-    });
+    let meta = super::builds::BuildMeta {
+        name: b.name(),
+        source: got.source.clone(),
+        checksum: got.verified.clone(),
+        mysqld_version: install.version.clone(),
+        fetched_at: crate::stats::clock::now_text(
+            crate::stats::clock::Zone::Utc,
+            "%Y-%m-%dT%H:%M:%S%.3fZ",
+        ),
+    };
     fs::write(tree.join(BUILD_META), serde_json::to_vec_pretty(&meta)?)?;
     Ok(tree)
-}
-
-/// Seconds since the epoch, as text (the store's other times are the same).
-fn chrono_now() -> String {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    t.to_string()
 }
