@@ -178,7 +178,7 @@ fn a_campaign_runs_resumes_and_ends_with_the_ratio_matrix() {
     assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     let variants = page
-        .split("<h2>Variants</h2>")
+        .split(">Variants</h2>")
         .nth(1)
         .expect("no Variants section on the campaign page");
     assert!(

@@ -171,7 +171,7 @@ fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
     assert!(o.status.success(), "{}", outcome(&o));
     let page = std::fs::read_to_string(&html).unwrap();
     let limiters = page
-        .split("<h2>Scaling limiters</h2>")
+        .split(">Scaling limiters</h2>")
         .nth(1)
         .expect("no scaling limiters on the campaign page");
     assert!(limiters.split("</ul>").next().unwrap().contains("THR_LOCK"));
