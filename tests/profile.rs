@@ -565,6 +565,28 @@ fn a_run_with_profile_keeps_its_stacks_and_sums_them_up() {
         "{}",
         &page[..page.len().min(400)]
     );
+    // without --kind and -o: the run's on-CPU graph, in a named file in
+    // the current directory, said
+    let here = l.home.join("flame-here");
+    std::fs::create_dir_all(&here).unwrap();
+    let o = l
+        .command()
+        .current_dir(&here)
+        .args([
+            "flamegraph",
+            &run.to_string(),
+            "--store",
+            store.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let name = format!("qpslab-run-{run}-flame-cpu.svg");
+    assert!(
+        o.status.success() && text(&o).contains(&format!("Flame graph written to {name}")),
+        "{}",
+        outcome(&o)
+    );
+    assert!(here.join(&name).is_file());
     // the run's HTML report embeds them
     let html = l.home.join("prof-run.html");
     let o = l.qpslab(&[

@@ -14,7 +14,8 @@ pub fn headline(r: &RunResult, threads: u32, rules: &ClassRules) -> Headline {
     }
     if threads != rules.terminals {
         why_not.push(format!(
-            "{threads} connections; the rules ask for {} (10 per warehouse)",
+            "{}; the rules ask for {} (10 per warehouse)",
+            crate::out::counted(threads, "connection"),
             rules.terminals
         ));
     }

@@ -134,6 +134,29 @@ pub fn of_run(outcomes: &[Outcome], threads: u32, hz: u32) -> Option<LockShares>
     })
 }
 
+/// A limiting lock's stack as a person reads it: from the innermost frame
+/// that names a lock family (`thr_multi_lock`), else the innermost server
+/// frame, outwards, `n` frames, "innermost < … < outer". The waiting's
+/// plumbing inside it (kernel, C library, pthread and Performance Schema
+/// wrappers, bare addresses) is left out: it says how a thread waits, not
+/// for what.
+pub fn lock_stack_text(stack_root_first: &str, n: usize) -> String {
+    let frames: Vec<&str> = stack_root_first.split(';').collect();
+    let named = frames
+        .iter()
+        .rposition(|f| families::of_frame(f).is_some())
+        .or_else(|| frames.iter().rposition(|f| !families::is_wait_plumbing(f)))
+        .unwrap_or(frames.len().saturating_sub(1));
+    frames[..=named.min(frames.len().saturating_sub(1))]
+        .iter()
+        .rev()
+        .filter(|f| !families::is_wait_plumbing(f))
+        .take(n)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" < ")
+}
+
 /// The family limiting a sweep's scaling: among the steps (threads, QPS,
 /// lock shares) in concurrency order, the lock family with the largest
 /// share at the highest concurrency, when that share reaches
@@ -177,14 +200,7 @@ pub fn of_sweep(steps: &[(u32, f64, LockShares)]) -> Option<String> {
         .2
         .top_stack
         .as_deref()
-        .map(|s| {
-            let tail: Vec<&str> = s
-                .rsplit(';')
-                .filter(|f| !f.ends_with("_[k]"))
-                .take(4)
-                .collect();
-            format!("; top stack {}", tail.join(" < "))
-        })
+        .map(|s| format!("; top stack {}", lock_stack_text(s, 5)))
         .unwrap_or_default();
     Some(format!(
         "{family}: share of connection-thread time {}{flat}{stack}",
@@ -283,7 +299,14 @@ mod tests {
         assert_eq!(s.source, "stacks");
         assert_eq!(s.shares.len(), 1);
         assert_eq!(s.limiter(), Some(("THR_LOCK (table lock)", 0.5)));
-        assert!(s.top_stack.unwrap().contains("thr_multi_lock"));
+        assert!(s.top_stack.as_deref().unwrap().contains("thr_multi_lock"));
+        assert_eq!(
+            lock_stack_text(
+                "start_thread;do_command;mysql_execute_command;mysql_lock_tables;thr_multi_lock;[mariadbd];psi_cond_timedwait;pthread_cond_timedwait;__futex_abstimed_wait_common;futex_wait_[k];__schedule_[k]",
+                3
+            ),
+            "thr_multi_lock < mysql_lock_tables < mysql_execute_command"
+        );
         let quiet = of_run(&[offcpu(&[("do_command;thr_lock;x", 1000)], 2.0)], 4, 99).unwrap();
         assert_eq!(quiet.limiter(), None);
     }

@@ -409,6 +409,9 @@ pub struct RatioRow {
     /// Per variant (as `RatioMatrix::variants`), with its interval over
     /// repeats; None where it did not run.
     pub ratios: Vec<Option<spread::RatioCell>>,
+    /// Whether a run of the row (reference or variant) was measured on a
+    /// shared host.
+    pub host_shared: bool,
 }
 
 /// The widest ratio interval of a campaign's ratios to `reference`, as a
@@ -491,6 +494,10 @@ pub fn ratio_matrices(runs: &[RunRow], reference: &str) -> Vec<RatioMatrix> {
                             .and_then(|c| spread::ratio(&c.qps_runs, &rc.qps_runs))
                     })
                     .collect(),
+                host_shared: rc.host_shared
+                    || others
+                        .iter()
+                        .any(|(_, cells)| cells.get(th).is_some_and(|c| c.host_shared)),
             })
             .collect();
         let summary = (0..others.len())

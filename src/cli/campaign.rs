@@ -156,6 +156,19 @@ fn status(a: &CampaignArgs) -> Result<()> {
     let mut note = String::new();
     let (c, id) = match id_argument(a) {
         Some(id) => {
+            let kind = match &store {
+                Some(s) => s
+                    .list_campaigns()?
+                    .into_iter()
+                    .find(|c| c.id == id)
+                    .map(|c| c.kind),
+                None => None,
+            };
+            if kind.as_deref() == Some("sweep") {
+                anyhow::bail!(
+                    "campaign {id} is a sweep, not a campaign file's: `qpslab runs --campaign {id}` lists its runs, `qpslab scalability --campaign {id}` analyses them"
+                );
+            }
             let definition = store
                 .as_ref()
                 .map(|s| s.campaign_definition(id))
@@ -170,8 +183,9 @@ fn status(a: &CampaignArgs) -> Result<()> {
             }
             let mut o = last;
             o.extend(overrides(a));
-            let c = parse_with(&definition, &format!("campaign {id}"), &o)
-                .with_context(|| format!("campaign {id} is a sweep or an older record: `qpslab runs --campaign {id}` lists its runs"))?;
+            let c = parse_with(&definition, &format!("campaign {id}"), &o).map_err(|e| {
+                anyhow::anyhow!("campaign {id}'s stored definition does not read ({e}): an older record; `qpslab runs --campaign {id}` lists its runs")
+            })?;
             (c, Some(id))
         }
         None => {

@@ -138,26 +138,43 @@ pub(super) fn print_profile(p: &Profiled) {
 
 /// `qpslab flamegraph RUN [--diff OTHER]`.
 pub(super) fn flamegraph(a: &FlamegraphArgs) -> Result<()> {
-    if !matches!(a.kind.as_str(), "cpu" | "offcpu") {
-        anyhow::bail!("--kind: '{}' has no stacks; use cpu or offcpu", a.kind);
+    if let Some(k) = a
+        .kind
+        .as_deref()
+        .filter(|k| !matches!(*k, "cpu" | "offcpu"))
+    {
+        anyhow::bail!("--kind: '{k}' has no stacks; use cpu or offcpu");
     }
     let store = crate::lab::read_store(a.store.path())?;
+    crate::lab::stored_run(&store, a.run)?;
+    // Without --kind: the run's on-CPU stacks, else its off-CPU ones.
+    let kind = match &a.kind {
+        Some(k) => k.clone(),
+        None if store.profile_stacks(a.run, "cpu")?.is_empty()
+            && !store.profile_stacks(a.run, "offcpu")?.is_empty() =>
+        {
+            "offcpu".to_string()
+        }
+        None => "cpu".to_string(),
+    };
     for run in std::iter::once(a.run).chain(a.diff) {
         crate::lab::stored_run(&store, run)?;
-        if store.profile_stacks(run, &a.kind)?.is_empty() {
+        if store.profile_stacks(run, &kind)?.is_empty() {
             anyhow::bail!(
-                "run {run} has no {} stacks: record them with `qpslab run … --profile {}`",
-                a.kind,
-                a.kind
+                "run {run} has no {kind} stacks: record them with `qpslab run … --profile {kind}`"
             );
         }
     }
     let svg = match a.diff {
-        Some(before) => crate::ui::profile_section::diff_svg(&store, before, a.run, &a.kind)?,
-        None => crate::ui::profile_section::flame_svg(&store, a.run, &a.kind)?,
+        Some(before) => crate::ui::profile_section::diff_svg(&store, before, a.run, &kind)?,
+        None => crate::ui::profile_section::flame_svg(&store, a.run, &kind)?,
     }
     .unwrap_or_default();
-    std::fs::write(&a.output, svg).with_context(|| format!("writing {}", a.output.display()))?;
-    outln!("{}", a.output.display());
+    let output = a.output.clone().unwrap_or_else(|| {
+        let from = a.diff.map(|b| format!("-from-{b}")).unwrap_or_default();
+        format!("qpslab-run-{}-flame-{kind}{from}.svg", a.run).into()
+    });
+    std::fs::write(&output, svg).with_context(|| format!("writing {}", output.display()))?;
+    outln!("Flame graph written to {}", output.display());
     Ok(())
 }

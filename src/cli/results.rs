@@ -54,8 +54,9 @@ pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
     let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
     let same = crate::analyze::compare::same_configuration(&da, &db);
     let mut repeats_qps = ra.clone();
-    if (same && da.run.campaign_id != db.run.campaign_id) || da.run.campaign_id.is_none() {
-        // Repeats by hand (or of two campaigns): the two runs themselves.
+    if da.run.campaign_id != db.run.campaign_id || repeats_qps.len() < 2 {
+        // Repeats by hand, of two campaigns, or of a sweep's step (no
+        // point to find the others by): the two runs themselves.
         repeats_qps = [da.run.qps, db.run.qps].into_iter().flatten().collect();
     }
     let ctx = report::analysis::ComparisonContext {

@@ -142,8 +142,14 @@ pub(crate) fn of_wait_event(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The family a frame's name belongs to, if any.
+/// The family a frame's name belongs to, if any. The C library's and the
+/// kernel's own frames (`__lll_lock_wait`, `__pthread_mutex_lock`,
+/// `futex_wait_[k]`) name no server lock, whatever their names contain:
+/// the server frame that called them does.
 pub(crate) fn of_frame(frame: &str) -> Option<&'static str> {
+    if is_wait_plumbing(frame) {
+        return None;
+    }
     let matches = |p: &&str| match p.strip_prefix('=') {
         Some(whole) => frame == whole,
         None => frame.contains(*p),
@@ -152,6 +158,18 @@ pub(crate) fn of_frame(frame: &str) -> Option<&'static str> {
         .iter()
         .find(|(_, pats)| pats.iter().any(matches))
         .map(|(f, _)| *f)
+}
+
+/// Frames that only carry a wait out (the kernel's, the C library's
+/// internals, pthread and Performance Schema wrappers, bare addresses):
+/// they say how a thread waits, never for which lock.
+pub fn is_wait_plumbing(frame: &str) -> bool {
+    frame.ends_with("_[k]")
+        || frame.starts_with("__")
+        || frame.starts_with("pthread_")
+        || frame.starts_with("psi_")
+        || frame.starts_with("futex")
+        || (frame.starts_with('[') && frame.ends_with(']'))
 }
 
 /// The family of a stack (frames root first): its innermost frame that
@@ -175,6 +193,18 @@ mod tests {
         assert_eq!(of_frame("open_and_lock_tables"), None);
         assert_eq!(of_frame("lock_table"), Some("lock_sys"));
         assert_eq!(of_frame("vio_read"), Some(CLIENT_WAIT));
+        // glibc's lock wait under a table lock is not InnoDB's lock_wait
+        assert_eq!(of_frame("__GI___lll_lock_wait"), None);
+        assert_eq!(
+            of_stack(&[
+                "do_command",
+                "thr_multi_lock",
+                "pthread_cond_timedwait",
+                "__lll_lock_wait",
+                "futex_wait_[k]"
+            ]),
+            Some("THR_LOCK (table lock)")
+        );
         assert!(!is_lock(CLIENT_WAIT) && is_lock("MDL"));
         // wait events name the same families
         let ev = |n| of_wait_event(n);

@@ -88,6 +88,28 @@ impl Folded {
         }
         self.top(c, n)
     }
+
+    /// The share of the weight whose top (its innermost user-space frames,
+    /// the kernel's left out: where it ran or blocked) holds a bare
+    /// `[binary]` (an address perf could not name), with the binary that
+    /// has the most, when that is 5% or more: the binary's debug symbols
+    /// would name them.
+    pub fn unresolved(&self) -> Option<(f64, String)> {
+        let total: u64 = self.stacks.values().sum();
+        let mut by_dso: BTreeMap<&str, u64> = BTreeMap::new();
+        for (stack, w) in &self.stacks {
+            let top = stack.rsplit(';').filter(|f| !f.ends_with("_[k]")).take(6);
+            let dso = top
+                .filter_map(|f| f.strip_prefix('[').and_then(|x| x.strip_suffix(']')))
+                .find(|d| *d != "unknown");
+            if let Some(dso) = dso {
+                *by_dso.entry(dso).or_default() += w;
+            }
+        }
+        let (dso, w) = by_dso.into_iter().max_by_key(|x| x.1)?;
+        let share = w as f64 / total.max(1) as f64;
+        (share >= 0.05).then(|| (share, dso.to_string()))
+    }
 }
 
 #[cfg(test)]
@@ -123,5 +145,18 @@ mod tests {
             .contains("start_thread;do_command;dispatch_command;memcmp 4\n"));
         f.add(&["do_command", "__lll_lock_wait", "futex_wait_[k]"], 9);
         assert_eq!(f.top_self(1, true)[0].name, "__lll_lock_wait");
+        assert_eq!(f.unresolved(), None);
+        // An off-CPU stack unnamed under its kernel and libc frames.
+        f.add(
+            &[
+                "start_thread",
+                "[mariadbd]",
+                "pthread_cond_wait",
+                "schedule_[k]",
+            ],
+            30,
+        );
+        let (share, dso) = f.unresolved().unwrap();
+        assert_eq!((dso.as_str(), (share * 45.0).round()), ("mariadbd", 30.0));
     }
 }

@@ -77,8 +77,24 @@ pub fn scalability_table(runs: &[RunRow], f: Format) -> String {
             .filter_map(|((w, l, v), cells)| {
                 let points: Vec<(i64, f64)> = cells.iter().map(|(t, c)| (*t, c.qps)).collect();
                 let sc = crate::analyze::usl::of_points(&points)?;
+                // How far to trust it: points measured once, or on a
+                // shared host, said beside the description.
+                let once = cells.values().filter(|c| c.runs < 2).count();
+                let shared = cells.values().filter(|c| c.host_shared).count();
+                let mut marks = Vec::new();
+                if once > 0 {
+                    marks.push(format!("{once} of {} points measured once", cells.len()));
+                }
+                if shared > 0 {
+                    marks.push(format!("{shared} of {} on a shared host", cells.len()));
+                }
+                let marks = if marks.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}: the fit carries their noise]", marks.join(", "))
+                };
                 Some(format!(
-                    "{w} {l}/{v}: {}",
+                    "{w} {l}/{v}: {}{marks}",
                     crate::analyze::usl::describe(&sc)
                 ))
             })
@@ -247,7 +263,7 @@ pub fn ratio_matrix_as(runs: &[RunRow], reference: &str, slowdown: bool, f: Form
                             .zip(&r.ratios)
                             .filter_map(|(v, x)| Some((v.clone(), serde_json::to_value((*x)?).ok()?)))
                             .collect();
-                        serde_json::json!({"threads": r.threads, "reference_qps": r.reference_qps, "ratios": ratios, "intervals": intervals})
+                        serde_json::json!({"threads": r.threads, "reference_qps": r.reference_qps, "ratios": ratios, "intervals": intervals, "host_shared": r.host_shared})
                     })
                     .collect();
                 serde_json::json!({"workload": m.workload, "label": m.label, "reference": m.reference, "rows": rows})
@@ -271,7 +287,12 @@ pub fn ratio_matrix_as(runs: &[RunRow], reference: &str, slowdown: bool, f: Form
             slowdown,
         };
         for r in &m.rows {
-            let mut row = vec![r.threads.to_string(), format!("{:.2}", r.reference_qps)];
+            let threads = if r.host_shared {
+                format!("{} [host shared]", r.threads)
+            } else {
+                r.threads.to_string()
+            };
+            let mut row = vec![threads, format!("{:.2}", r.reference_qps)];
             row.extend(
                 r.ratios
                     .iter()
@@ -452,7 +473,7 @@ pub fn run_comparison(
                     _ if ctx.same_configuration => "run-to-run noise (one configuration)",
                     (true, true) => "beyond within-run noise (not proof of a difference)",
                     (true, false) => "beyond within-run noise",
-                    (false, _) => "within within-run noise",
+                    (false, _) => "inside the within-run noise",
                 }
             ),
         ]);

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 /// "server / variant / workload / N threads / repeat R".
 pub(crate) fn describe_point(c: &CampaignFile, p: &Point) -> String {
     format!(
-        "{} / {} / {} / {} threads / repeat {}",
+        "{} / {} / {} / {} / repeat {}",
         c.servers[p.server].label,
         c.variants[p.variant].name,
         c.workloads[p.workload].name,
-        p.threads,
+        crate::out::counted(p.threads, "thread"),
         p.repeat
     )
 }
@@ -278,7 +278,7 @@ pub fn sweep_start(
     } else {
         " with no warm-up".into()
     };
-    format!("Sweep of {workload} on {target}: threads {threads:?}, {time} s each{warm}, {repeat} repeat(s); campaign {campaign}\n")
+    format!("Sweep of {workload} on {target}: threads {threads:?}, {time} s each{warm}, {}; campaign {campaign}\n", crate::out::counted(repeat, "repeat"))
 }
 
 /// A sweep's closing table (medians over repeats), or its JSON document.

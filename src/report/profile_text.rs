@@ -36,8 +36,20 @@ fn cost(o: &Outcome) -> String {
         .unwrap_or_default()
 }
 
+/// The note under a profile whose stacks perf could not name (see
+/// `Folded::unresolved`); the page says the same.
+pub fn unresolved_note(share: f64, dso: &str) -> String {
+    format!(
+        "{:.0}% of it has a frame perf could not name near its top ([{dso}]): functions the binary does not export need its debug symbols (Debian: mariadb-server-core-dbgsym or mysql-server-core-dbgsym from the debug archive; your own build: -DCMAKE_BUILD_TYPE=RelWithDebInfo)",
+        share * 100.0
+    )
+}
+
 fn stacks(o: &mut String, out: &Outcome, f: &Folded, hz: u32, top: usize) {
     let secs = out.secs;
+    if let Some((share, dso)) = f.unresolved() {
+        let _ = writeln!(o, "Note: {}", unresolved_note(share, &dso));
+    }
     match out.kind {
         Kind::OffCpu => {
             let _ = writeln!(
@@ -173,8 +185,11 @@ pub fn summary(p: &Profiled, top: usize) -> String {
                     l.source
                 );
                 if let Some(s) = &l.top_stack {
-                    let tail: Vec<&str> = s.rsplit(';').take(8).collect();
-                    let _ = writeln!(o, "  top stack (innermost first): {}", tail.join(" < "));
+                    let _ = writeln!(
+                        o,
+                        "  top stack (innermost first): {}",
+                        crate::analyze::limiter::lock_stack_text(s, 8)
+                    );
                 }
             }
             None => {

@@ -60,8 +60,11 @@ pub fn show(d: &RunDetail, f: Format) -> String {
     let r = &d.run;
     let mut o = String::new();
     o.push_str(&format!(
-        "run {}  {}  {} threads  status {}\n",
-        r.id, r.workload, r.threads, r.status
+        "run {}  {}  {}  status {}\n",
+        r.id,
+        r.workload,
+        crate::out::counted(r.threads, "thread"),
+        r.status
     ));
     if let Some(reason) = &r.reason {
         o.push_str(&format!("  reason:   {reason}\n"));

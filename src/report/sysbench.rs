@@ -310,11 +310,18 @@ fn load_generator(o: &mut String, r: &RunResult) {
         (0, 0) => "epoll".to_string(),
         (0, n) if n == all => "io_uring".to_string(),
         (n, 0) if n == all => direct.to_string(),
-        (0, n) => format!("io_uring for {n} connections, epoll for the rest"),
-        (n, 0) => format!("{direct} for {n} connections, epoll for the rest"),
-        (d, u) => {
-            format!("{direct} for {d} connections, io_uring for {u}, epoll for the rest")
-        }
+        (0, n) => format!(
+            "io_uring for {}, epoll for the rest",
+            crate::out::counted(n, "connection")
+        ),
+        (n, 0) => format!(
+            "{direct} for {}, epoll for the rest",
+            crate::out::counted(n, "connection")
+        ),
+        (d, u) => format!(
+            "{direct} for {}, io_uring for {u}, epoll for the rest",
+            crate::out::counted(d, "connection")
+        ),
     };
     let pinned = if r.client_cpus.is_empty() {
         String::new()

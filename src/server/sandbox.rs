@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 pub struct SandboxSpec {
     pub name: String,
     pub basedir: Option<PathBuf>,
-    #[serde(alias = "profile")]
+    /// Written as `profile`, its older name, so that an older qpslab
+    /// still opens the sandbox (`bench/ab.sh` runs two builds on one).
+    #[serde(rename = "profile", alias = "preset")]
     pub preset: CnfPreset,
     /// `--set` overrides, applied after the preset.
     pub sets: Vec<(String, String)>,

@@ -65,6 +65,7 @@ impl Hist {
         self.full_mut().saturating_record(us.max(1));
     }
 
+    #[inline]
     fn full_mut(&mut self) -> &mut Histogram<u64> {
         if let Repr::Summary(_) = self.0 {
             *self = Hist::new();

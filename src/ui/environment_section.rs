@@ -62,8 +62,7 @@ pub fn section(d: &RunDetail, title: &str) -> Markup {
             pre {
                 (d.server_cnf.as_deref().unwrap_or("(not a sandbox: the server's own configuration)"))
             }
-            h4 { "Host" }
-            pre { (pretty(serde_json::to_value(&d.host))) }
+            (host_table(&d.host))
             h4 { "Run options" }
             pre { (pretty(serde_json::to_value(&d.options))) }
             @if let Some(vars) = d.server_variables.as_object() {
@@ -89,7 +88,31 @@ fn server_table(d: &RunDetail) -> Markup {
                 @if let Some(v) = d.server_variables[k].as_str() { (row(k, v)) }
             }
             @if let Some(sb) = &d.sandbox {
-                (row("sandbox", &serde_json::to_value(sb).map(|v| v.to_string()).unwrap_or_default()))
+                (row("sandbox", &crate::report::sandbox_text(sb)))
+            }
+        }
+    }
+}
+
+/// The client host in words: its name, CPUs, memory in binary units,
+/// kernel, and the pre-flight check of its campaign round when there was
+/// one.
+fn host_table(h: &crate::stats::document::HostDocument) -> Markup {
+    html! {
+        h4 { "Host" }
+        table {
+            (row("hostname", &h.hostname))
+            (row("CPU", &format!("{} × {}", h.cpus, h.cpu_model)))
+            (row("memory", &crate::report::meminfo_size(&h.memory)))
+            (row("kernel", &h.kernel))
+            @if let Some(p) = &h.preflight {
+                (row("pre-flight", &format!(
+                    "busy outside qpslab {:.0}%, timing loop CoV {:.1}% over {:.0} s{}",
+                    100.0 * p.host_busy_outside_qpslab,
+                    100.0 * p.loop_cov,
+                    p.seconds,
+                    p.load_average.as_deref().map(|l| format!(", load average {l}")).unwrap_or_default()
+                )))
             }
         }
     }

@@ -94,7 +94,7 @@ fn locks_part(locks: &LockShares) -> Markup {
     let top = locks
         .top_stack
         .as_deref()
-        .map(|st| st.rsplit(';').take(10).collect::<Vec<&str>>().join(" ‹ "));
+        .map(|st| crate::analyze::limiter::lock_stack_text(st, 10));
     html! {
         p { (crate::stats::document::LOCK_SHARES_TITLE) " (from " (locks.source) "):" }
         table {
@@ -188,18 +188,13 @@ fn stacks_part(
             base64::engine::general_purpose::STANDARD.encode(&svg)
         ),
     };
-    let unresolved = folded.as_ref().and_then(|(_, f)| unresolved_share(f));
+    let unresolved = folded.as_ref().and_then(|(_, f)| f.unresolved());
     Ok(html! {
         h3 { (title) }
         p.meta { (num(Some(k.seconds))) " s" (cost) }
         iframe.flame src=(src) height=(height) title=(title) {}
         @if let Some((share, dso)) = unresolved {
-            p.note {
-                (format!("{:.0}%", share * 100.0)) " of the " (unit) " end in a frame perf could not name ([" (dso) "]): "
-                "functions the binary does not export need the server's debug symbols — on Debian, the "
-                code { "mariadb-server-core-dbgsym" } " (or " code { "mysql-server-core-dbgsym" } ") package from the debug archive; "
-                "a build of your own, " code { "-DCMAKE_BUILD_TYPE=RelWithDebInfo" } "."
-            }
+            p.note { (crate::report::profile_text::unresolved_note(share, &dso)) "." }
         }
         (shares_table("innermost function", top, unit))
         @if mode == Mode::Ui {
@@ -226,25 +221,6 @@ fn svg_height(svg: &str) -> Option<u32> {
         .parse::<f64>()
         .ok()
         .map(|h| h as u32)
-}
-
-/// The share of the weight whose innermost frame is a bare `[binary]`
-/// (an address perf could not name), with the binary's name, when it is
-/// 5% or more.
-fn unresolved_share(f: &Folded) -> Option<(f64, String)> {
-    let total: u64 = f.stacks.values().sum();
-    let mut by_dso: std::collections::BTreeMap<&str, u64> = Default::default();
-    for (stack, w) in &f.stacks {
-        let leaf = stack.rsplit(';').next().unwrap_or("");
-        if let Some(dso) = leaf.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-            if !dso.ends_with("_[k]") && dso != "unknown" {
-                *by_dso.entry(dso).or_default() += w;
-            }
-        }
-    }
-    let (dso, w) = by_dso.into_iter().max_by_key(|x| x.1)?;
-    let share = w as f64 / total.max(1) as f64;
-    (share >= 0.05).then(|| (share, dso.to_string()))
 }
 
 fn num(v: Option<f64>) -> String {

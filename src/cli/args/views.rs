@@ -81,17 +81,19 @@ pub(crate) struct ShowArgs {
 pub(crate) struct FlamegraphArgs {
     /// Run id (see `qpslab runs`), recorded with --profile cpu or offcpu.
     pub run: i64,
-    /// Which stacks: cpu or offcpu.
-    #[arg(long, default_value = "cpu")]
-    pub kind: String,
+    /// Which stacks: cpu or offcpu [default: cpu when the run has them,
+    /// else offcpu].
+    #[arg(long)]
+    pub kind: Option<String>,
     /// Draw the difference from this run to RUN (red: more in RUN, blue:
     /// less), e.g. 8 users against 64, or version A against B [default:
     /// none: RUN's own graph].
     #[arg(long)]
     pub diff: Option<i64>,
-    /// The SVG file to write.
+    /// The SVG file to write [default: qpslab-run-RUN-flame-KIND.svg (or
+    /// …-flame-KIND-from-OTHER.svg for --diff) in the current directory].
     #[arg(long, short = 'o')]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub store: StoreArg,
 }
