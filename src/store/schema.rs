@@ -166,6 +166,18 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN server_nondefault TEXT;  -- JSON {name: {value, default, origin}}
     "#,
+    // v7: each statement kind's latency per interval (runs stored before
+    // have none: their pages say so).
+    r#"
+    CREATE TABLE sample_statements (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        statement   TEXT NOT NULL,
+        seq         INTEGER NOT NULL,       -- samples.seq
+        count       INTEGER NOT NULL,
+        lat_p50_ms REAL, lat_p95_ms REAL, lat_p99_ms REAL, lat_max_ms REAL,
+        PRIMARY KEY (run_id, statement, seq)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -764,6 +764,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (tpcc_section(d.tpcc.as_ref()))
         (super::profile_section::section(store, &d, mode)?)
         (statements(&d))
+        (super::latency_section::section(store, &d)?)
         (notes(&mon))
         h2 { "Environment" }
         (super::environment_section::section(&d, &format!("Run {id}")))

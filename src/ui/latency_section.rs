@@ -1,0 +1,134 @@
+//! A run's latency as a distribution, on its page and in its report: the
+//! percentile spectrum of all events and of each statement kind (from the
+//! stored histograms), their percentile table, and each statement kind's
+//! p95 (p99 folded) per interval. Reads the store; computes nothing
+//! (analyze's) and draws nothing itself (report's charts).
+
+use super::page::num;
+use crate::analyze::latency_spectrum::{
+    percentile_label, percentile_table, spectrum, Spectrum, TABLE_PERCENTILES,
+};
+use crate::report::latency_charts::{spectrum_chart, statement_chart, StatementFigure};
+use crate::stats::document::PercentileTable;
+use crate::store::{RunDetail, RunHistograms, Store};
+use anyhow::Result;
+use maud::{html, Markup};
+
+/// The name of the whole run's series.
+pub(crate) const ALL_EVENTS: &str = "all events";
+
+/// Spectra of the run's histograms: all events first, then each
+/// statement kind's.
+pub(crate) fn run_spectra(h: &RunHistograms) -> Vec<Spectrum> {
+    let all = h.all.as_ref().and_then(|a| spectrum(ALL_EVENTS, a));
+    all.into_iter()
+        .chain(h.statements.iter().filter_map(|(n, s)| spectrum(n, s)))
+        .collect()
+}
+
+/// The run's percentile tables, in the spectra's order.
+fn tables(h: &RunHistograms) -> Vec<PercentileTable> {
+    let all = h.all.as_ref().and_then(|a| percentile_table(ALL_EVENTS, a));
+    all.into_iter()
+        .chain(
+            h.statements
+                .iter()
+                .filter_map(|(n, s)| percentile_table(n, s)),
+        )
+        .collect()
+}
+
+fn table(rows: &[PercentileTable]) -> Markup {
+    html! {
+        table.percentiles {
+            tr {
+                th.l { "latency, ms" } th { "count" } th { "min" }
+                @for p in TABLE_PERCENTILES { th { "p" (percentile_label(p)) } }
+                th { "max" }
+            }
+            @for t in rows {
+                tr {
+                    td.l { (t.name) } td { (t.count) } td { (num(Some(t.min_ms), 3)) }
+                    @for p in TABLE_PERCENTILES {
+                        @let v = t.rows.iter().find(|r| r.percentile == p).map(|r| r.ms);
+                        td title=[v.is_none().then_some("too few values for this percentile")] {
+                            (num(v, 3))
+                        }
+                    }
+                    td { (num(Some(t.max_ms), 3)) }
+                }
+            }
+        }
+    }
+}
+
+/// The x range of the run's samples, so the over-time chart lines up
+/// with the page's other time charts.
+fn time_range(d: &RunDetail) -> Option<(f64, f64)> {
+    let (lo, hi) = d
+        .samples
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), s| (a.min(s.t), b.max(s.t)));
+    (lo < hi).then_some((lo, hi))
+}
+
+/// The per-statement latency over time, or the one line saying why it
+/// is absent.
+fn over_time(store: &Store, d: &RunDetail) -> Result<Markup> {
+    let rows = store.statement_samples(d.run.id)?;
+    if rows.is_empty() {
+        if d.statements.is_empty() {
+            return Ok(html! {});
+        }
+        return Ok(html! {
+            p.chart-note.statement-latency-absent {
+                "Latency per statement over time: not stored for this run (it was recorded before qpslab kept each statement's latency per interval)."
+            }
+        });
+    }
+    let charts = [StatementFigure::P95, StatementFigure::P99].map(|f| {
+        let mut c = statement_chart(
+            &format!("Latency per statement over time, {}", f.label()),
+            &rows,
+            f,
+        );
+        c.x_range = time_range(d);
+        c
+    });
+    Ok(html! {
+        (charts[0].html())
+        details {
+            summary { "p99 per statement over time" }
+            (charts[1].html())
+        }
+    })
+}
+
+/// The section: nothing for a run without latency (a monitor session).
+pub(crate) fn section(store: &Store, d: &RunDetail) -> Result<Markup> {
+    if d.run.workload == "monitor" {
+        return Ok(html! {});
+    }
+    let hists = store.run_histograms(d.run.id)?;
+    let spectra = run_spectra(&hists);
+    let spectrum_part = if spectra.is_empty() {
+        html! {
+            p.chart-note { "Latency spectrum: no histogram stored (the run did not end normally)." }
+        }
+    } else {
+        let title = if spectra.len() > 1 {
+            "Latency spectrum: all events and each statement"
+        } else {
+            "Latency spectrum"
+        };
+        html! {
+            (spectrum_chart(title, &spectra).html())
+            (table(&tables(&hists)))
+        }
+    };
+    Ok(html! {
+        h2 id="latency" { "Latency distribution" }
+        (spectrum_part)
+        (over_time(store, d)?)
+    })
+}
