@@ -45,6 +45,15 @@ fn latency_views(id: i64, store: &str, db: &str) {
     );
     let over_time = svg_titled(&html, "Latency per statement over time, p95");
     assert_eq!(over_time.matches("<polyline").count(), 11, "{over_time}");
+    // `show --format json`: a percentile table for all events and each statement
+    let shown = l.shown(id, store);
+    let tables = shown["latency_percentiles"]
+        .as_array()
+        .expect("percentile tables");
+    assert_eq!(tables.len(), 12);
+    assert_eq!(tables[0]["name"], "all events");
+    assert_eq!(tables[0]["rows"][0]["percentile"], 50.0);
+    assert!(tables[0]["rows"][0]["ms"].as_f64().unwrap() > 0.0);
     let o = l.on_sandbox(&[
         "run",
         "oltp_point_select",

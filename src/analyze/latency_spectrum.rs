@@ -6,6 +6,10 @@
 
 use crate::stats::document::{PercentileRow, PercentileTable};
 use crate::stats::{pct_label, Hist};
+use crate::store::RunHistograms;
+
+/// The name of a run's whole-run series.
+pub const ALL_EVENTS: &str = "all events";
 
 /// The most nines the axis shows: 99.999.
 pub const MAX_NINES: u32 = 5;
@@ -123,6 +127,19 @@ pub fn percentile_table(name: &str, h: &Hist) -> Option<PercentileTable> {
         rows,
         max_ms: h.max_ms(),
     })
+}
+
+/// A run's percentile tables: all events first, then each statement
+/// kind in the stored order.
+pub fn run_percentile_tables(h: &RunHistograms) -> Vec<PercentileTable> {
+    let all = h.all.as_ref().and_then(|a| percentile_table(ALL_EVENTS, a));
+    all.into_iter()
+        .chain(
+            h.statements
+                .iter()
+                .filter_map(|(n, s)| percentile_table(n, s)),
+        )
+        .collect()
 }
 
 /// The sum of histograms (a variant's repeats merged by adding their

@@ -114,14 +114,26 @@ pub fn spectrum_chart(title: &str, spectra: &[Spectrum]) -> Chart {
     c
 }
 
-/// Each statement kind's `figure` per interval, a line per kind (kinds
-/// in name order, so a kind keeps its colour from page to page).
-pub fn statement_chart(title: &str, rows: &[StatementSample], figure: StatementFigure) -> Chart {
+/// Each statement kind's `figure` per interval, a line per kind: the
+/// kinds of `order` first, in its order (the run's statements, as its
+/// spectrum lists them, so that a kind has the same colour in both),
+/// then any other by name.
+pub fn statement_chart(
+    title: &str,
+    rows: &[StatementSample],
+    figure: StatementFigure,
+    order: &[String],
+) -> Chart {
     let mut c = Chart::timeline(title, &format!("{} latency, ms", figure.label()));
     let mut by_kind: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
     for r in rows {
         if let Some(v) = figure.of(r) {
             by_kind.entry(&r.statement).or_default().push((r.t, v));
+        }
+    }
+    for name in order {
+        if let Some(points) = by_kind.remove(name.as_str()) {
+            c.add(name, points);
         }
     }
     for (name, points) in by_kind {
@@ -178,10 +190,15 @@ mod tests {
             lat_p99_ms: Some(v * 2.0),
             lat_max_ms: Some(v * 3.0),
         };
-        let rows = [row("z", 1.0, 1.0), row("a", 1.0, 2.0), row("a", 2.0, 3.0)];
-        let c = statement_chart("s", &rows, StatementFigure::P99);
+        let rows = [
+            row("z", 1.0, 1.0),
+            row("a", 1.0, 2.0),
+            row("a", 2.0, 3.0),
+            row("m", 1.0, 1.0),
+        ];
+        let c = statement_chart("s", &rows, StatementFigure::P99, &["m".into()]);
         let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["a", "z"]);
-        assert_eq!(c.series[0].points, vec![(1.0, 4.0), (2.0, 6.0)]);
+        assert_eq!(names, ["m", "a", "z"]);
+        assert_eq!(c.series[1].points, vec![(1.0, 4.0), (2.0, 6.0)]);
     }
 }

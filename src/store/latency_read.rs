@@ -66,8 +66,12 @@ impl Store {
     }
 
     /// Run `run`'s per-interval statement figures, by statement then
-    /// time (empty for runs stored before they were kept).
+    /// time (empty for runs stored before they were kept, and from a
+    /// store read before the migration that keeps them ran).
     pub fn statement_samples(&self, run: i64) -> Result<Vec<StatementSample>> {
+        if !super::schema::has_table(&self.conn, "sample_statements")? {
+            return Ok(Vec::new());
+        }
         let mut s = self.conn.prepare(
             "SELECT ss.statement, s.t, ss.count, ss.lat_p50_ms, ss.lat_p95_ms, ss.lat_p99_ms, ss.lat_max_ms
              FROM sample_statements ss JOIN samples s ON s.run_id = ss.run_id AND s.seq = ss.seq

@@ -6,7 +6,7 @@
 
 use super::page::num;
 use crate::analyze::latency_spectrum::{
-    percentile_label, percentile_table, spectrum, Spectrum, TABLE_PERCENTILES,
+    percentile_label, run_percentile_tables, spectrum, Spectrum, ALL_EVENTS, TABLE_PERCENTILES,
 };
 use crate::report::latency_charts::{spectrum_chart, statement_chart, StatementFigure};
 use crate::stats::document::PercentileTable;
@@ -14,27 +14,15 @@ use crate::store::{RunDetail, RunHistograms, Store};
 use anyhow::Result;
 use maud::{html, Markup};
 
-/// The name of the whole run's series.
-pub(crate) const ALL_EVENTS: &str = "all events";
-
-/// Spectra of the run's histograms: all events first, then each
-/// statement kind's.
+/// Spectra of the run's histograms: each statement kind's in the stored
+/// order (the order, hence the colours, of the chart over time), then all
+/// events.
 pub(crate) fn run_spectra(h: &RunHistograms) -> Vec<Spectrum> {
     let all = h.all.as_ref().and_then(|a| spectrum(ALL_EVENTS, a));
-    all.into_iter()
-        .chain(h.statements.iter().filter_map(|(n, s)| spectrum(n, s)))
-        .collect()
-}
-
-/// The run's percentile tables, in the spectra's order.
-fn tables(h: &RunHistograms) -> Vec<PercentileTable> {
-    let all = h.all.as_ref().and_then(|a| percentile_table(ALL_EVENTS, a));
-    all.into_iter()
-        .chain(
-            h.statements
-                .iter()
-                .filter_map(|(n, s)| percentile_table(n, s)),
-        )
+    h.statements
+        .iter()
+        .filter_map(|(n, s)| spectrum(n, s))
+        .chain(all)
         .collect()
 }
 
@@ -86,11 +74,13 @@ fn over_time(store: &Store, d: &RunDetail) -> Result<Markup> {
             }
         });
     }
+    let order: Vec<String> = d.statements.iter().map(|s| s.statement.clone()).collect();
     let charts = [StatementFigure::P95, StatementFigure::P99].map(|f| {
         let mut c = statement_chart(
             &format!("Latency per statement over time, {}", f.label()),
             &rows,
             f,
+            &order,
         );
         c.x_range = time_range(d);
         c
@@ -123,7 +113,7 @@ pub(crate) fn section(store: &Store, d: &RunDetail) -> Result<Markup> {
         };
         html! {
             (spectrum_chart(title, &spectra).html())
-            (table(&tables(&hists)))
+            (table(&run_percentile_tables(&hists)))
         }
     };
     Ok(html! {

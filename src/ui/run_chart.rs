@@ -26,7 +26,8 @@ pub fn run_chart(store: &Store, id: i64, metric: &str) -> anyhow::Result<Chart> 
             "run {id}: latency per statement over time, {}",
             figure.label()
         );
-        return Ok(statement_chart(&title, &rows, figure));
+        let order: Vec<String> = d.statements.iter().map(|s| s.statement.clone()).collect();
+        return Ok(statement_chart(&title, &rows, figure, &order));
     }
     let title = format!(
         "run {id}: {} × {}, {metric}",
