@@ -302,6 +302,9 @@ struct Merge<'a> {
     warmup_ticks: u64,
     /// Intervals not complete yet: how many shards sent each, merged.
     pending: BTreeMap<u64, (usize, Interval)>,
+    /// Emptied per-kind histograms of emitted intervals, for the next
+    /// pending ones (merging allocates none once a few have gone round).
+    spare_kinds: Vec<Vec<Hist>>,
     last_k: Option<u64>,
     samples: Vec<Sample>,
     total: Interval,
@@ -319,6 +322,7 @@ impl<'a> Merge<'a> {
             t0,
             warmup_ticks: (cfg.warmup / cfg.interval).round() as u64,
             pending: BTreeMap::new(),
+            spare_kinds: Vec::new(),
             last_k: None,
             samples: Vec::new(),
             total: Interval::default(),
@@ -331,10 +335,17 @@ impl<'a> Merge<'a> {
     /// Shard's interval `k` arrives; complete intervals are emitted, as
     /// the run's last when it is stopping.
     fn add(&mut self, k: u64, iv: &Interval, nshards: usize, shared: &Shared) {
-        let e = self
-            .pending
-            .entry(k)
-            .or_insert_with(|| (0, Interval::default()));
+        let spare = &mut self.spare_kinds;
+        let e = self.pending.entry(k).or_insert_with(|| {
+            let kinds = spare.pop().unwrap_or_default();
+            (
+                0,
+                Interval {
+                    kinds,
+                    ..Interval::default()
+                },
+            )
+        });
         e.0 += 1;
         e.1.merge(iv);
         while let Some((&k0, (n, _))) = self.pending.iter().next() {
@@ -391,8 +402,12 @@ impl<'a> Merge<'a> {
             sliver: last && end - start < cfg.interval * 0.5,
         };
         (self.on_sample)(&s);
-        // Kept for the run's length: its counters and latency summary only.
+        // Kept for the run's length: its counters and latency summary only;
+        // its per-kind histograms go back to the spares.
         let mut s = s;
+        let mut kinds = std::mem::take(&mut s.iv.kinds);
+        kinds.iter_mut().for_each(Hist::reset);
+        self.spare_kinds.push(kinds);
         s.iv.compact(&cfg.sample_quantiles);
         self.samples.push(s);
     }
