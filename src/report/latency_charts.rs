@@ -68,6 +68,16 @@ fn log_ms(ms: f64) -> f64 {
     ms.max(0.001).log10()
 }
 
+/// A tick's label: `v` is m·10^`e`; below 1 ms with the decimals it
+/// needs (0.001, not 0).
+fn ms_label(v: f64, e: i32) -> String {
+    if e < 0 {
+        format!("{v:.*}", e.unsigned_abs() as usize)
+    } else {
+        fmt_num(v)
+    }
+}
+
 /// Ticks of a log ms axis covering [lo, hi] ms: 1, 2, 5 per decade over
 /// up to three decades, decades only beyond.
 fn ms_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
@@ -81,7 +91,7 @@ fn ms_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
             if e == b && *m > 1.0 {
                 break;
             }
-            out.push((v.log10(), fmt_num(v)));
+            out.push((v.log10(), ms_label(v, e)));
         }
     }
     out
@@ -177,6 +187,9 @@ mod tests {
         assert_eq!(labels.last(), Some(&"100"));
         assert!(labels.contains(&"2"));
         assert_eq!(ms_ticks(0.01, 5000.0).len(), 7);
+        let small: Vec<String> = ms_ticks(0.008, 0.3).into_iter().map(|t| t.1).collect();
+        assert_eq!(small[..3], ["0.001", "0.002", "0.005"]);
+        assert_eq!(small.last().map(String::as_str), Some("1"));
     }
 
     #[test]
