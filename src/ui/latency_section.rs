@@ -50,9 +50,9 @@ fn table(rows: &[PercentileTable]) -> Markup {
     }
 }
 
-/// The x range of the run's samples, so the over-time chart lines up
-/// with the page's other time charts.
-fn time_range(d: &RunDetail) -> Option<(f64, f64)> {
+/// The x range of the run's samples (where the page has no other time
+/// chart to line up with).
+fn samples_range(d: &RunDetail) -> Option<(f64, f64)> {
     let (lo, hi) = d
         .samples
         .iter()
@@ -60,9 +60,9 @@ fn time_range(d: &RunDetail) -> Option<(f64, f64)> {
     (lo < hi).then_some((lo, hi))
 }
 
-/// The per-statement latency over time, or the one line saying why it
-/// is absent.
-fn over_time(store: &Store, d: &RunDetail) -> Result<Markup> {
+/// The per-statement latency over time on `x_range` (the page's other
+/// time charts'), or the one line saying why it is absent.
+fn over_time(store: &Store, d: &RunDetail, x_range: Option<(f64, f64)>) -> Result<Markup> {
     let rows = store.statement_samples(d.run.id)?;
     if rows.is_empty() {
         if d.statements.is_empty() {
@@ -82,7 +82,7 @@ fn over_time(store: &Store, d: &RunDetail) -> Result<Markup> {
             f,
             &order,
         );
-        c.x_range = time_range(d);
+        c.x_range = x_range.or_else(|| samples_range(d));
         c
     });
     Ok(html! {
@@ -95,7 +95,13 @@ fn over_time(store: &Store, d: &RunDetail) -> Result<Markup> {
 }
 
 /// The section: nothing for a run without latency (a monitor session).
-pub(crate) fn section(store: &Store, d: &RunDetail) -> Result<Markup> {
+/// `time_range` is the x range of the page's time charts, which the
+/// statements' chart over time shares.
+pub(crate) fn section(
+    store: &Store,
+    d: &RunDetail,
+    time_range: Option<(f64, f64)>,
+) -> Result<Markup> {
     if d.run.workload == "monitor" {
         return Ok(html! {});
     }
@@ -119,6 +125,6 @@ pub(crate) fn section(store: &Store, d: &RunDetail) -> Result<Markup> {
     Ok(html! {
         h2 id="latency" { "Latency distribution" }
         (spectrum_part)
-        (over_time(store, d)?)
+        (over_time(store, d, time_range)?)
     })
 }
