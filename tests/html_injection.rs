@@ -252,6 +252,29 @@ fn record_runs(l: &Lab, store_path: &std::path::Path) {
     assert!(o.status.success(), "{}", outcome(&o));
 }
 
+/// A statement kind with a hostile name for run `id`: its histogram
+/// (for the spectrum and percentile table) and its figures in every
+/// interval (for the chart over time).
+fn hostile_statement(store_path: &std::path::Path, id: i64) {
+    let mut h = qpslab::stats::Hist::new();
+    for us in [120, 250, 900, 4000] {
+        h.record(us);
+    }
+    let c = rusqlite::Connection::open(store_path).unwrap();
+    c.execute(
+        "INSERT INTO run_statements (run_id, statement, count, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, histogram)
+         VALUES (?1, ?2, 4, 1.3, 4.0, 4.0, 4.0, ?3)",
+        rusqlite::params![id, hostile("statement"), h.to_v2_bytes()],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO sample_statements (run_id, statement, seq, count, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms)
+         SELECT run_id, ?2, seq, 4, 0.2, 4.0, 4.0, 4.0 FROM samples WHERE run_id = ?1",
+        rusqlite::params![id, hostile("statement")],
+    )
+    .unwrap();
+}
+
 /// The runs the pages are rendered for.
 struct Ids {
     script_run: i64,
@@ -285,6 +308,7 @@ fn hostile_store(store_path: &std::path::Path) -> (Store, Ids) {
     // lock share grows with users (for the scaling limiters).
     hostile_profile(&s, script_run, 0.4);
     hostile_profile(&s, plain_run, 0.2);
+    hostile_statement(store_path, script_run);
     for r in runs.iter().filter(|r| r.campaign_id.is_some()) {
         hostile_profile(&s, r.id, 0.1 * r.threads as f64);
     }
@@ -434,8 +458,29 @@ fn check_drawings(s: &Store, ids: &Ids, bad: &mut Vec<String>) {
     let none = active(&Html::parse_document(
         &qpslab::report::chart::Chart::new("harmless", "x", "y").svg_file(),
     ));
-    let chart = ui::campaign_chart(s, campaign, "qps").unwrap().svg_file();
+    let chart = ui::campaign_chart(s, campaign, "qps", None)
+        .unwrap()
+        .svg_file();
     check_svg("campaign chart", &chart, &none, &all, bad);
+    // The latency charts: hostile statement names, labels and variants.
+    let spectra = [
+        (
+            "campaign spectrum",
+            ui::campaign_chart(s, campaign, "spectrum", None),
+        ),
+        ("run spectrum", ui::run_chart(s, script_run, "spectrum")),
+        (
+            "statements over time",
+            ui::run_chart(s, script_run, "statement-p95"),
+        ),
+        (
+            "runs' spectra",
+            ui::runs_spectrum_chart(s, &[script_run, plain_run]),
+        ),
+    ];
+    for (what, chart) in spectra {
+        check_svg(what, &chart.unwrap().svg_file(), &none, &all, bad);
+    }
     let mut named = ui::run_chart(s, script_run, "qps").unwrap();
     named.title = hostile("title");
     named.y_label = hostile("y");

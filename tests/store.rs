@@ -11,6 +11,80 @@ fn store_path(name: &str) -> String {
     lab().home.join(format!("{name}.db")).display().to_string()
 }
 
+/// The SVG whose aria-label is `title` in `page`.
+fn svg_titled<'a>(page: &'a str, title: &str) -> &'a str {
+    let at = page
+        .find(&format!("aria-label=\"{title}\""))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let start = page[..at].rfind("<svg").unwrap();
+    let end = at + page[at..].find("</svg>").unwrap();
+    &page[start..end]
+}
+
+/// Latency as a distribution for oltp_read_write run `id` (11 statement
+/// kinds): the report's spectrum of all events and each statement with
+/// percentile ticks, each statement's p95 over time, and `chart`
+/// overlaying the spectra of two runs.
+fn latency_views(id: i64, store: &str, db: &str) {
+    let l = lab();
+    let dir = l.home.join("latency-views");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).display().to_string();
+    let report = file("run.html");
+    let o = l.qpslab(&["report", &id.to_string(), "--store", store, "-o", &report]);
+    assert!(o.status.success(), "{}", outcome(&o));
+    let html = std::fs::read_to_string(&report).unwrap();
+    let spectrum = svg_titled(&html, "Latency spectrum: all events and each statement");
+    assert_eq!(spectrum.matches("<polyline").count(), 12, "{spectrum}");
+    for tick in [">0<", ">90<", ">99<"] {
+        assert!(spectrum.contains(tick), "{tick} missing: {spectrum}");
+    }
+    assert!(
+        html.contains("values)") && html.contains("p99.9"),
+        "counts and the table"
+    );
+    let over_time = svg_titled(&html, "Latency per statement over time, p95");
+    assert_eq!(over_time.matches("<polyline").count(), 11, "{over_time}");
+    // `show --format json`: a percentile table for all events and each statement
+    let shown = l.shown(id, store);
+    let tables = shown["latency_percentiles"]
+        .as_array()
+        .expect("percentile tables");
+    assert_eq!(tables.len(), 12);
+    assert_eq!(tables[0]["name"], "all events");
+    assert_eq!(tables[0]["rows"][0]["percentile"], 50.0);
+    assert!(tables[0]["rows"][0]["ms"].as_f64().unwrap() > 0.0);
+    let o = l.on_sandbox(&[
+        "run",
+        "oltp_point_select",
+        "--db",
+        db,
+        "--table-size",
+        "1000",
+        "--time",
+        "1",
+        "--format",
+        "json",
+        "--store",
+        store,
+    ]);
+    assert!(o.status.success(), "{}", outcome(&o));
+    let second = json(&o)["run_id"].as_i64().expect("run_id").to_string();
+    let two = file("two.svg");
+    let args = ["chart", &id.to_string(), &second, "--metric", "spectrum"];
+    let o = l.qpslab(&[&args[..], &["--store", store, "-o", &two]].concat());
+    assert!(o.status.success(), "{}", outcome(&o));
+    let svg = std::fs::read_to_string(&two).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+    assert!(svg.contains(">99<") && svg.contains(&format!("run {second}: ")));
+    let per_statement = file("statements.svg");
+    let args = ["chart", &id.to_string(), "--metric", "statement-p99"];
+    let o = l.qpslab(&[&args[..], &["--store", store, "-o", &per_statement]].concat());
+    assert!(o.status.success(), "{}", outcome(&o));
+    let svg = std::fs::read_to_string(&per_statement).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 11, "{svg}");
+}
+
 #[test]
 fn a_run_round_trips_through_the_store() {
     let db = lab().prepared_db("st_round", 1000);
@@ -103,6 +177,7 @@ fn a_run_round_trips_through_the_store() {
         "{}",
         text(&o)
     );
+    latency_views(id, &store, &db);
     let o = l.qpslab(&["show", "999999", "--store", &store]);
     assert!(
         !o.status.success() && text(&o).contains("no run 999999"),

@@ -94,6 +94,16 @@ fn runs_and_show_read_an_old_store() {
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
+/// The SVG whose aria-label is `title` in `page`.
+fn svg_titled<'a>(page: &'a str, title: &str) -> &'a str {
+    let at = page
+        .find(&format!("aria-label=\"{title}\""))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let start = page[..at].rfind("<svg").unwrap();
+    let end = at + page[at..].find("</svg>").unwrap();
+    &page[start..end]
+}
+
 #[test]
 fn the_ui_renders_an_old_store() {
     let path = fixture_copy("ui");
@@ -112,6 +122,20 @@ fn the_ui_renders_an_old_store() {
     for id in [1, 4, 5, 6] {
         assert!(page(id).contains("Run options"), "run {id}'s page");
     }
+    // Latency as a distribution from the old histograms: the spectrum of
+    // all events and each statement, with its percentile ticks; the
+    // per-statement chart over time absent, with why.
+    let rw = page(2);
+    let spectrum = svg_titled(&rw, "Latency spectrum: all events and each statement");
+    for tick in [">0<", ">90<", ">99<"] {
+        assert!(
+            spectrum.contains(tick),
+            "{tick} missing in run 2's spectrum"
+        );
+    }
+    assert!(spectrum.matches("<polyline").count() >= 2, "{spectrum}");
+    assert!(rw.contains("Latency per statement over time: not stored for this run"));
+    assert!(!rw.contains("Latency per statement over time, p95"));
     let sweep = ui::campaign_page(&s, 1, Mode::Ui)
         .unwrap()
         .expect("the sweep's page");

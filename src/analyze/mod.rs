@@ -4,7 +4,8 @@
 //! concurrency, with medians over repeats, the scalability table and the
 //! ratio matrix (each variant's QPS relative to a reference variant, per
 //! concurrency, with min / median / max), best-to-best, run-to-run
-//! comparisons (Welch), the monitor's per-run figures (efficiency per
+//! comparisons (Welch), latency spectra and percentile tables of
+//! histograms, the monitor's per-run figures (efficiency per
 //! query, IO classes, bottleneck hints) and live rates between snapshots.
 //! It takes rows and snapshots and returns typed results; its only store
 //! access is keeping and reading back the monitor's figures of a run
@@ -17,6 +18,7 @@ pub mod compare;
 pub mod counters;
 pub mod efficiency;
 pub mod headline;
+pub mod latency_spectrum;
 pub mod limiter;
 pub mod live_rates;
 pub mod run_figures;

@@ -68,10 +68,11 @@ fn file_word(metric: &str) -> String {
 pub fn chart(a: &ChartArgs) -> Result<()> {
     let output = a.output.clone().unwrap_or_else(|| {
         let metric = file_word(&a.metric);
-        match (a.run, a.campaign) {
-            (Some(id), _) => format!("qpslab-run-{id}-{metric}.svg"),
-            (None, Some(id)) => format!("qpslab-campaign-{id}-{metric}.svg"),
-            (None, None) => format!("qpslab-{metric}.svg"),
+        let ids: Vec<String> = a.run.iter().map(i64::to_string).collect();
+        match (ids.is_empty(), a.campaign) {
+            (false, _) => format!("qpslab-run-{}-{metric}.svg", ids.join("-")),
+            (true, Some(id)) => format!("qpslab-campaign-{id}-{metric}.svg"),
+            (true, None) => format!("qpslab-{metric}.svg"),
         }
         .into()
     });
@@ -81,10 +82,15 @@ pub fn chart(a: &ChartArgs) -> Result<()> {
         _ => bail!("--output {}: name the file .svg or .png", output.display()),
     };
     let store = read_store(a.store.path())?;
-    let c = match (a.run, a.campaign) {
-        (None, Some(id)) => ui::campaign_chart(&store, id, &a.metric)?,
-        (Some(id), _) => ui::run_chart(&store, id, &a.metric)?,
-        (None, None) => bail!("give a run id or --campaign ID"),
+    let c = match (a.run.as_slice(), a.campaign) {
+        ([], Some(id)) => ui::campaign_chart(&store, id, &a.metric, a.threads)?,
+        ([id], _) => ui::run_chart(&store, *id, &a.metric)?,
+        ([], None) => bail!("give a run id or --campaign ID"),
+        (ids, _) if a.metric == "spectrum" => ui::runs_spectrum_chart(&store, ids)?,
+        (_, _) => bail!(
+            "--metric {}: several runs are drawn together only as --metric spectrum; give one run for the others",
+            a.metric
+        ),
     };
     if c.is_empty() {
         bail!("no data for --metric {}", a.metric);

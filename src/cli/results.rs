@@ -84,7 +84,9 @@ pub(super) fn cmd_show(a: &ShowArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
     let d = stored_run(&store, a.run)?;
-    out!("{}", report::runs::show(&d, f));
+    let percentiles =
+        crate::analyze::latency_spectrum::run_percentile_tables(&store.run_histograms(a.run)?);
+    out!("{}", report::runs::show(&d, &percentiles, f));
     if f == report::table::Format::Text {
         if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
             out!("{}", report::monitor::run_text(&m));

@@ -4,9 +4,9 @@
 
 use super::config::RunConfig;
 use super::shard::{run_shard, Msg};
-use super::state::{KindAcc, Shared};
+use super::state::Shared;
 use crate::interrupt::interrupted;
-use crate::stats::{CpuSnapshot, Interval, KindStats, RunResult, RunStatus, Sample};
+use crate::stats::{CpuSnapshot, Hist, Interval, KindStats, RunResult, RunStatus, Sample};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -65,7 +65,7 @@ pub fn run_clocked(
     shared.go.store(true, Ordering::SeqCst);
 
     let end_at = (cfg.time > 0.0).then(|| t0 + Duration::from_secs_f64(cfg.warmup + cfg.time));
-    let mut finals = Finals::new(merge.kinds_len);
+    let mut finals = Finals::new();
     let stall_watch = super::stall::StallWatch::start();
     loop {
         let timeout = match end_at {
@@ -81,19 +81,12 @@ pub fn run_clocked(
                 let _ = recycle[shard].send(iv);
             }
             Ok(Msg::Final {
-                kinds,
                 thread_events,
                 thread_time,
                 text_fallbacks,
                 server_version,
             }) => {
-                finals.add(
-                    &kinds,
-                    thread_events,
-                    thread_time,
-                    text_fallbacks,
-                    server_version,
-                );
+                finals.add(thread_events, thread_time, text_fallbacks, server_version);
                 if finals.count == nshards {
                     break;
                 }
@@ -124,7 +117,7 @@ pub fn run_clocked(
     }
     let Merge {
         samples,
-        total,
+        mut total,
         cpu_measure,
         ..
     } = merge;
@@ -135,7 +128,7 @@ pub fn run_clocked(
     if status == RunStatus::Ok {
         status = degraded(&total, unreachable_s, client_stall_s);
     }
-    let (classes, kinds) = finals.kind_stats(&cfg);
+    let (classes, kinds) = kind_stats(&cfg, &mut total);
     RunResult {
         status,
         total,
@@ -309,14 +302,15 @@ struct Merge<'a> {
     warmup_ticks: u64,
     /// Intervals not complete yet: how many shards sent each, merged.
     pending: BTreeMap<u64, (usize, Interval)>,
+    /// Emptied per-kind histograms of emitted intervals, for the next
+    /// pending ones (merging allocates none once a few have gone round).
+    spare_kinds: Vec<Vec<Hist>>,
     last_k: Option<u64>,
     samples: Vec<Sample>,
     total: Interval,
     cpu_prev: CpuSnapshot,
     /// The CPU figures at the end of the warm-up.
     cpu_measure: CpuSnapshot,
-    /// Statement kinds and event classes the workload counts.
-    kinds_len: usize,
     on_sample: &'a mut dyn FnMut(&Sample),
 }
 
@@ -328,12 +322,12 @@ impl<'a> Merge<'a> {
             t0,
             warmup_ticks: (cfg.warmup / cfg.interval).round() as u64,
             pending: BTreeMap::new(),
+            spare_kinds: Vec::new(),
             last_k: None,
             samples: Vec::new(),
             total: Interval::default(),
             cpu_prev: cpu0,
             cpu_measure: cpu0,
-            kinds_len: cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
             on_sample,
         }
     }
@@ -341,10 +335,17 @@ impl<'a> Merge<'a> {
     /// Shard's interval `k` arrives; complete intervals are emitted, as
     /// the run's last when it is stopping.
     fn add(&mut self, k: u64, iv: &Interval, nshards: usize, shared: &Shared) {
-        let e = self
-            .pending
-            .entry(k)
-            .or_insert_with(|| (0, Interval::default()));
+        let spare = &mut self.spare_kinds;
+        let e = self.pending.entry(k).or_insert_with(|| {
+            let kinds = spare.pop().unwrap_or_default();
+            (
+                0,
+                Interval {
+                    kinds,
+                    ..Interval::default()
+                },
+            )
+        });
         e.0 += 1;
         e.1.merge(iv);
         while let Some((&k0, (n, _))) = self.pending.iter().next() {
@@ -401,8 +402,12 @@ impl<'a> Merge<'a> {
             sliver: last && end - start < cfg.interval * 0.5,
         };
         (self.on_sample)(&s);
-        // Kept for the run's length: its counters and latency summary only.
+        // Kept for the run's length: its counters and latency summary only;
+        // its per-kind histograms go back to the spares.
         let mut s = s;
+        let mut kinds = std::mem::take(&mut s.iv.kinds);
+        kinds.iter_mut().for_each(Hist::reset);
+        self.spare_kinds.push(kinds);
         s.iv.compact(&cfg.sample_quantiles);
         self.samples.push(s);
     }
@@ -411,7 +416,6 @@ impl<'a> Merge<'a> {
 /// What the shards send when they end, gathered.
 struct Finals {
     count: usize,
-    kinds: Vec<KindAcc>,
     thread_events: Vec<u64>,
     thread_time: Vec<f64>,
     text_fallbacks: u64,
@@ -419,10 +423,9 @@ struct Finals {
 }
 
 impl Finals {
-    fn new(kinds: usize) -> Self {
+    fn new() -> Self {
         Finals {
             count: 0,
-            kinds: vec![KindAcc::default(); kinds],
             thread_events: Vec::new(),
             thread_time: Vec::new(),
             text_fallbacks: 0,
@@ -432,16 +435,11 @@ impl Finals {
 
     fn add(
         &mut self,
-        kinds: &[KindAcc],
         thread_events: Vec<u64>,
         thread_time: Vec<f64>,
         text_fallbacks: u64,
         server_version: String,
     ) {
-        for (a, b) in self.kinds.iter_mut().zip(kinds.iter()) {
-            a.count += b.count;
-            a.hist.merge(&b.hist);
-        }
         self.thread_events.extend(thread_events);
         self.thread_time.extend(thread_time);
         self.text_fallbacks += text_fallbacks;
@@ -450,34 +448,34 @@ impl Finals {
         }
         self.count += 1;
     }
+}
 
-    /// The event classes' and the statement kinds' figures (kinds never
-    /// run left out).
-    fn kind_stats(&mut self, cfg: &RunConfig) -> (Vec<KindStats>, Vec<KindStats>) {
-        let stat_names = cfg.workload.stat_names();
-        let class_names = cfg.workload.event_classes();
-        let mut kinds = std::mem::take(&mut self.kinds);
-        let classes = class_names
-            .into_iter()
-            .zip(kinds.split_off(stat_names.len()))
-            .map(|(name, a)| KindStats {
-                name,
-                count: a.count,
-                hist: a.hist,
-            })
-            .collect();
-        let kinds = stat_names
-            .into_iter()
-            .zip(kinds)
-            .filter(|(_, a)| a.count > 0)
-            .map(|(name, a)| KindStats {
-                name,
-                count: a.count,
-                hist: a.hist,
-            })
-            .collect();
-        (classes, kinds)
-    }
+/// The event classes' and the statement kinds' figures over the measured
+/// time, taken out of `total`'s per-kind histograms (kinds never run left
+/// out; every class kept).
+fn kind_stats(cfg: &RunConfig, total: &mut Interval) -> (Vec<KindStats>, Vec<KindStats>) {
+    let stat_names = cfg.workload.stat_names();
+    let class_names = cfg.workload.event_classes();
+    let mut hists = std::mem::take(&mut total.kinds);
+    hists.resize_with(stat_names.len() + class_names.len(), Hist::new);
+    let class_hists = hists.split_off(stat_names.len());
+    let stats = |(name, hist): (String, Hist)| KindStats {
+        name,
+        count: hist.count(),
+        hist,
+    };
+    let classes = class_names
+        .into_iter()
+        .zip(class_hists)
+        .map(stats)
+        .collect();
+    let kinds = stat_names
+        .into_iter()
+        .zip(hists)
+        .filter(|(_, h)| h.count() > 0)
+        .map(stats)
+        .collect();
+    (classes, kinds)
 }
 
 /// Joins the shards' threads; what each that panicked or never started

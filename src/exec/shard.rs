@@ -5,7 +5,7 @@
 
 use super::config::{IoMode, RunConfig};
 use super::rate::Arrivals;
-use super::state::{KindAcc, ShardState, Shared, Watch, STOP_GRACE};
+use super::state::{ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
 use crate::stats::thread_cpu_seconds;
 use crate::stats::Interval;
@@ -17,6 +17,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
+// A few messages a second, each moved once: boxing the interval would
+// only add an allocation per tick.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Msg {
     Tick {
         shard: usize,
@@ -24,7 +27,6 @@ pub(crate) enum Msg {
         iv: Interval,
     },
     Final {
-        kinds: Vec<KindAcc>,
         thread_events: Vec<u64>,
         thread_time: Vec<f64>,
         text_fallbacks: u64,
@@ -95,11 +97,9 @@ fn set_up_thread(
 /// A shard's accumulators for `n` connections, empty.
 fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
     Rc::new(RefCell::new(ShardState {
-        cur: Interval::default(),
-        kinds: vec![
-            KindAcc::default();
-            cfg.workload.stat_names().len() + cfg.workload.event_classes().len()
-        ],
+        cur: Interval::with_kinds(
+            cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
+        ),
         class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],
@@ -165,7 +165,6 @@ impl Shard<'_> {
         }
         let mut st = state.borrow_mut();
         let _ = tx.send(Msg::Final {
-            kinds: std::mem::take(&mut st.kinds),
             thread_events: std::mem::take(&mut st.thread_events),
             thread_time: std::mem::take(&mut st.thread_time),
             text_fallbacks: st.text_fallbacks,
@@ -373,8 +372,9 @@ struct Tick {
 }
 
 /// Sends each interval as it ends, until the run stops. At the end of the
-/// warm-up it clears the per-statement and per-connection accumulators so
-/// that the summary covers the measured part only. The interval that ends
+/// warm-up it clears the per-connection accumulators so that the summary
+/// covers the measured part only (the statement kinds' latency travels
+/// with each interval; the coordinator leaves the warm-up's out). The interval that ends
 /// is swapped for an emptied one the coordinator sent back (`recycled`), so
 /// that ticking allocates no histogram once the first few have gone round.
 async fn ticker(
@@ -403,12 +403,14 @@ async fn ticker(
             .as_ref()
             .map(|a| a.backlog(Instant::now()))
             .unwrap_or(0);
-        let fresh = recycled.try_recv().unwrap_or_default();
+        let kinds = st.cur.kinds.len();
+        let fresh = recycled
+            .try_recv()
+            .unwrap_or_else(|_| Interval::with_kinds(kinds));
         let mut iv = std::mem::replace(&mut st.cur, fresh);
         iv.backlog = backlog;
         iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
         if k + 1 == warmup_ticks {
-            st.kinds.iter_mut().for_each(|a| *a = KindAcc::default());
             st.thread_events.iter_mut().for_each(|e| *e = 0);
             st.thread_time.iter_mut().for_each(|t| *t = 0.0);
         }

@@ -5,7 +5,7 @@
 
 use super::rate::Arrivals;
 use crate::protocol::Breaker;
-use crate::stats::{Hist, Interval};
+use crate::stats::Interval;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -150,19 +150,11 @@ pub struct Watch {
     pub in_event: bool,
 }
 
-/// Latency and count of one statement kind.
-#[derive(Clone, Default)]
-pub(crate) struct KindAcc {
-    pub hist: Hist,
-    pub count: u64,
-}
-
 /// A shard's own accumulators.
 pub(crate) struct ShardState {
+    /// The interval in progress; its `kinds` hold the statement kinds'
+    /// latency, then the event classes' (from `class_base`).
     pub cur: Interval,
-    /// The statement classes' accumulators, then the event classes' (from
-    /// `class_base`).
-    pub kinds: Vec<KindAcc>,
     pub class_base: usize,
     /// Per connection: events and busy seconds (sysbench's "threads fairness").
     pub thread_events: Vec<u64>,

@@ -326,9 +326,8 @@ fn record(
     let mut st = state.borrow_mut();
     if let Some(c) = class {
         let i = st.class_base + c;
-        if let Some(acc) = st.kinds.get_mut(i) {
-            acc.count += 1;
-            acc.hist.record(us);
+        if let Some(h) = st.cur.kinds.get_mut(i) {
+            h.record(us);
         }
         if let Some(n) = st.cur.classes.get_mut(c) {
             *n += 1;
@@ -461,9 +460,8 @@ impl Event<'_> {
                         Outcome::Affected(_) => st.cur.others += 1,
                     }
                 }
-                if let Some(acc) = st.kinds.get_mut(step.stat) {
-                    acc.count += 1;
-                    acc.hist.record(us);
+                if let Some(h) = st.cur.kinds.get_mut(step.stat) {
+                    h.record(us);
                 }
             }
             drop(st);

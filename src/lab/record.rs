@@ -15,6 +15,8 @@ pub(crate) struct Recorder<'a> {
     store: &'a Store,
     pub run_id: i64,
     seq: usize,
+    /// The workload's statement kinds, as each sample's `kinds` starts.
+    stat_names: Vec<String>,
     /// The first store write that failed (the run goes on regardless).
     error: Option<String>,
     command_line: String,
@@ -74,13 +76,17 @@ impl<'a> Recorder<'a> {
             store,
             run_id,
             seq: 0,
+            stat_names: cfg.workload.stat_names(),
             error: None,
             command_line: tags.command_line.clone(),
         })
     }
 
     pub fn sample(&mut self, s: &Sample) {
-        if let Err(e) = self.store.add_sample(self.run_id, self.seq, s) {
+        if let Err(e) = self
+            .store
+            .add_sample(self.run_id, self.seq, s, &self.stat_names)
+        {
             if self.error.is_none() {
                 let msg = format!(
                     "cannot store the samples of run {} in {} from second {:.0} on: {e:#}",

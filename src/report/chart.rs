@@ -52,6 +52,18 @@ pub struct Chart {
     pub x_range: Option<(f64, f64)>,
     /// Charts of one group on a page share their crosshair and zoom.
     pub group: Option<&'static str>,
+    /// Labelled x ticks in plotted units, in place of round ones (the
+    /// latency spectrum's percentile axis).
+    pub x_ticks: Option<Vec<(f64, String)>>,
+    /// Labelled y ticks in plotted units, in place of round ones; the y
+    /// range is theirs (a log axis drawn as log10 values).
+    pub y_ticks: Option<Vec<(f64, String)>>,
+    /// Every data series its own line style as well as its colour, so
+    /// that series that coincide stay visible.
+    pub dash_each: bool,
+    /// How the page script reads plotted values back: "spectrum" for
+    /// the latency spectrum (x is log10(1/(1 - p)), y is log10 of ms).
+    pub scale: Option<&'static str>,
 }
 
 const W: f64 = 1000.0;
@@ -134,6 +146,10 @@ impl Chart {
             log2_x: false,
             x_range: None,
             group: None,
+            x_ticks: None,
+            y_ticks: None,
+            dash_each: false,
+            scale: None,
         }
     }
 
@@ -291,10 +307,8 @@ impl Chart {
                 }
                 None => {
                     let k = own[i];
-                    (
-                        PALETTE[k % PALETTE.len()],
-                        DASHES[(k / PALETTE.len()) % DASHES.len()],
-                    )
+                    let dash = if self.dash_each { k } else { k / PALETTE.len() };
+                    (PALETTE[k % PALETTE.len()], DASHES[dash % DASHES.len()])
                 }
             })
             .collect()
@@ -333,7 +347,7 @@ impl Chart {
             svg.chart xmlns="http://www.w3.org/2000/svg" viewBox={ "0 0 " (W) " " (h) }
                 width=[(!interactive).then_some(W)] height=[(!interactive).then_some(h)]
                 data-group=[self.group] data-x0=(f.x0) data-x1=(f.x1) data-y0=(f.y0)
-                data-y1=(f.y1) data-log2=(self.log2_x) data-xlabel=(self.x_label)
+                data-y1=(f.y1) data-log2=(self.log2_x) data-scale=[self.scale] data-xlabel=(self.x_label)
                 role="img" aria-label=(self.title) {
                 defs { clipPath id=(clip) { rect x=(L) y=(T) width=(f.pw) height=(f.ph) {} } }
                 rect x="0" y="0" width=(W) height=(h) fill="#fff" {}
@@ -378,11 +392,11 @@ impl Chart {
     fn y_axis(&self, f: &Frame) -> Markup {
         let mid = T + f.ph / 2.0;
         html! {
-            @for t in &f.yt {
+            @for (t, label) in &f.yt {
                 @let py = T + f.ph - (t - f.y0) / (f.y1 - f.y0) * f.ph;
                 line x1=(L) x2=(L + f.pw) y1=(d1(py)) y2=(d1(py)) stroke="#e4e4e4" {}
                 text x=(L - 6.0) y=(d1(py + 4.0))
-                    font-size="11" text-anchor="end" font-family="sans-serif" { (fmt_num(*t)) }
+                    font-size="11" text-anchor="end" font-family="sans-serif" { (label) }
             }
             text x="14" y=(mid) font-size="11" font-family="sans-serif"
                 transform={ "rotate(-90 14 " (mid) ")" } text-anchor="middle" { (self.y_label) }
@@ -392,23 +406,27 @@ impl Chart {
     /// The x ticks (redrawn by the page script on zoom), the axis' name
     /// and the plot's border.
     fn x_axis(&self, f: &Frame) -> Markup {
-        let xt: Vec<f64> = if self.log2_x {
+        let xt: Vec<(f64, String)> = if let Some(given) = &self.x_ticks {
+            given.clone()
+        } else if self.log2_x {
             (f.x0.floor() as i64..=f.x1.ceil() as i64)
                 .map(|e| e as f64)
                 .filter(|e| *e >= f.x0 && *e <= f.x1)
+                .map(|e| (e, fmt_num(2f64.powf(e).round())))
                 .collect()
         } else {
             ticks(f.x0, f.x1, 8)
+                .into_iter()
+                .map(|t| (t, fmt_num(t)))
+                .collect()
         };
         html! {
             g.xticks {
-                @for t in xt {
+                @for (t, label) in xt {
                     @let px = d1(L + (t - f.x0) / (f.x1 - f.x0) * f.pw);
                     line x1=(px) x2=(px) y1=(T) y2=(T + f.ph) stroke="#f0f0f0" {}
-                    text x=(px) y=(T + f.ph + 15.0) font-size="11" text-anchor="middle"
-                        font-family="sans-serif" {
-                        @if self.log2_x { (fmt_num(2f64.powf(t).round())) } @else { (fmt_num(t)) }
-                    }
+                    text.xtick x=(px) y=(T + f.ph + 15.0) font-size="11" text-anchor="middle"
+                        font-family="sans-serif" { (label) }
                 }
             }
             text x=(L + f.pw / 2.0) y=(H - 8.0) font-size="11" text-anchor="middle"
@@ -508,7 +526,7 @@ struct Frame {
     x1: f64,
     y0: f64,
     y1: f64,
-    yt: Vec<f64>,
+    yt: Vec<(f64, String)>,
     pw: f64,
     ph: f64,
     interactive: bool,
@@ -542,21 +560,27 @@ impl Frame {
         if x1 <= x0 {
             x1 = x0 + 1.0;
         }
-        if y0 > 0.0 {
-            y0 = 0.0;
-        }
-        let mut yt = ticks(y0, if y1 > y0 { y1 } else { y0 + 1.0 }, 5);
-        if let (Some(&last), true) = (yt.last(), yt.len() >= 2) {
-            if last < y1 {
-                yt.push(last + (yt[1] - yt[0]));
+        let yt = match &c.y_ticks {
+            Some(given) if !given.is_empty() => {
+                let lo = given.iter().map(|t| t.0).fold(f64::MAX, f64::min);
+                let hi = given.iter().map(|t| t.0).fold(f64::MIN, f64::max);
+                (y0, y1) = (lo.min(y0), hi.max(y1).max(lo + 1e-12));
+                given.clone()
             }
-        }
-        y1 = yt
-            .last()
-            .copied()
-            .filter(|t| *t >= y1)
-            .unwrap_or(y1)
-            .max(y0 + 1e-12);
+            _ => {
+                if y0 > 0.0 {
+                    y0 = 0.0;
+                }
+                let yt = round_y_ticks(y0, y1);
+                y1 = yt
+                    .last()
+                    .copied()
+                    .filter(|t| *t >= y1)
+                    .unwrap_or(y1)
+                    .max(y0 + 1e-12);
+                yt.into_iter().map(|t| (t, fmt_num(t))).collect()
+            }
+        };
         // Files carry their legend under the plot, whole: rows of entries.
         let legend = if interactive {
             Vec::new()
@@ -586,6 +610,17 @@ impl Frame {
 }
 
 /// A coordinate with one decimal.
+/// Round y ticks from `y0` up to past `y1`.
+fn round_y_ticks(y0: f64, y1: f64) -> Vec<f64> {
+    let mut yt = ticks(y0, if y1 > y0 { y1 } else { y0 + 1.0 }, 5);
+    if let (Some(&last), true) = (yt.last(), yt.len() >= 2) {
+        if last < y1 {
+            yt.push(last + (yt[1] - yt[0]));
+        }
+    }
+    yt
+}
+
 fn d1(v: f64) -> String {
     format!("{v:.1}")
 }

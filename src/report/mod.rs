@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod campaign_text;
 pub mod chart;
 pub mod flame;
+pub mod latency_charts;
 pub mod live_text;
 pub mod metrics;
 pub mod monitor;

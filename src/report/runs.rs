@@ -2,7 +2,17 @@
 
 use super::num;
 use super::table::{Format, Table};
+use crate::stats::document::PercentileTable;
 use crate::store::{RunDetail, RunRow};
+
+/// `show --format json`: the run's detail and its latency percentile
+/// tables (all events, then each statement).
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    #[serde(flatten)]
+    detail: &'a RunDetail,
+    latency_percentiles: &'a [PercentileTable],
+}
 
 /// The run list of `qpslab runs`, one line per run.
 pub fn runs_table(rows: &[RunRow], f: Format) -> String {
@@ -52,10 +62,14 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
 }
 
 /// One run in full for `qpslab show`: options, figures, environment; JSON is
-/// the stored detail as is.
-pub fn show(d: &RunDetail, f: Format) -> String {
+/// the stored detail as is, with the latency percentile tables.
+pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String {
     if f == Format::Json {
-        return serde_json::to_string_pretty(d).unwrap_or_default() + "\n";
+        let shown = Shown {
+            detail: d,
+            latency_percentiles: percentiles,
+        };
+        return serde_json::to_string_pretty(&shown).unwrap_or_default() + "\n";
     }
     let r = &d.run;
     let mut o = String::new();

@@ -74,12 +74,27 @@ pub struct Interval {
     /// Completed events by the family's event class (TPC-C's transaction
     /// types); all zero for families without classes.
     pub classes: [u64; MAX_CLASSES],
+    /// Latency of each statement kind, then of each event class (the
+    /// family's stat names, then its event classes), in the interval.
+    /// Sized before the run (`with_kinds`) and never grown while
+    /// recording: a kind past its length is not recorded.
+    pub kinds: Vec<Hist>,
 }
 
 /// Event classes a family may declare (TPC-C uses six).
 pub(crate) const MAX_CLASSES: usize = 8;
 
 impl Interval {
+    /// An empty interval with room for `n` statement kinds and event
+    /// classes (a full histogram each: allocated here, never while
+    /// recording).
+    pub fn with_kinds(n: usize) -> Interval {
+        Interval {
+            kinds: (0..n).map(|_| Hist::new()).collect(),
+            ..Interval::default()
+        }
+    }
+
     /// Errors ignored (the event retried), as sysbench's "ignored errors":
     /// lost connections are not among them.
     pub fn ignored_errors(&self) -> u64 {
@@ -132,6 +147,7 @@ impl Interval {
             lag,
             load_cpu_s,
             classes,
+            kinds,
         } = self;
         for n in [
             events,
@@ -153,16 +169,21 @@ impl Interval {
         }
         *load_cpu_s = 0.0;
         *classes = [0; MAX_CLASSES];
+        kinds.iter_mut().for_each(Hist::reset);
     }
 
     /// Keeps only the summaries of its histograms (see `Hist::compact`):
     /// for a finished sample kept for the run's length. `extra` are the
-    /// quantiles (fractions) the run reports besides the usual ones.
+    /// quantiles (fractions) the run reports besides the usual ones. The
+    /// statement kinds' histograms are dropped: whoever wants their
+    /// figures reads them as the sample arrives, and a long run's memory
+    /// must not grow by a summary per kind every interval.
     pub fn compact(&mut self, extra: &[f64]) {
         self.hist.compact(extra);
         if let Some(l) = self.lag.as_mut() {
             l.compact(extra);
         }
+        self.kinds = Vec::new();
     }
 
     /// Adds `o` into this interval: counts summed, histograms merged.
@@ -185,6 +206,14 @@ impl Interval {
         for (a, b) in self.classes.iter_mut().zip(o.classes) {
             *a += b;
         }
+        if self.kinds.len() < o.kinds.len() {
+            self.kinds.resize_with(o.kinds.len(), Hist::new);
+        }
+        for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
+            if b.count() > 0 {
+                a.merge(b);
+            }
+        }
     }
 }
 
@@ -205,7 +234,11 @@ mod tests {
         let mut b = a.clone();
         b.errors.add(1205, 1);
         b.hist.record(10);
+        b.kinds = vec![Hist::new(), Hist::new()];
+        b.kinds[1].record(7);
         a.merge(&b);
+        assert_eq!(a.kinds.len(), 2);
+        assert_eq!((a.kinds[0].count(), a.kinds[1].count()), (0, 1));
         assert_eq!((a.events, a.queries(), a.errors.total()), (2, 18, 5));
         assert_eq!(a.errors.0, vec![(1205, 1), (1213, 4)]);
         assert_eq!(a.hist.count(), 1);
@@ -213,5 +246,11 @@ mod tests {
         a.reset();
         assert_eq!((a.events, a.queries(), a.errors.total()), (0, 0, 0));
         assert_eq!(a.hist.count(), 0);
+        assert_eq!((a.kinds.len(), a.kinds[1].count()), (2, 0));
+        let mut sized = Interval::with_kinds(3);
+        assert_eq!(sized.kinds.len(), 3);
+        // a finished sample keeps no per-kind histogram
+        sized.compact(&[]);
+        assert!(sized.kinds.is_empty());
     }
 }

@@ -1,8 +1,8 @@
 //! store: every run, kept in an embedded SQLite database (WAL).
 //!
 //! Owns the schema and its migrations, and reading and writing runs, their
-//! per-interval samples, latency per statement, full-resolution latency
-//! histograms and environments. Samples are written as they arrive, so a
+//! per-interval samples, latency per statement (whole run and per
+//! interval), full-resolution latency histograms and environments. Samples are written as they arrive, so a
 //! run that is killed keeps what it measured; such a run (still "running"
 //! in the store while its process is gone) is marked failed by an explicit
 //! step (`mark_dead_runs`, run by whoever opens the store to record) and
@@ -12,6 +12,7 @@
 
 mod db;
 mod integrity;
+mod latency_read;
 mod metrics;
 mod profile_read;
 mod read;
@@ -21,6 +22,7 @@ mod schema;
 mod write;
 
 pub use db::{IsAlive, Store};
+pub use latency_read::{RunHistograms, StatementSample};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
 pub use write::NewRun;

@@ -166,6 +166,18 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN server_nondefault TEXT;  -- JSON {name: {value, default, origin}}
     "#,
+    // v7: each statement kind's latency per interval (runs stored before
+    // have none: their pages say so).
+    r#"
+    CREATE TABLE sample_statements (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        statement   TEXT NOT NULL,
+        seq         INTEGER NOT NULL,       -- samples.seq
+        count       INTEGER NOT NULL,
+        lat_p50_ms REAL, lat_p95_ms REAL, lat_p99_ms REAL, lat_max_ms REAL,
+        PRIMARY KEY (run_id, statement, seq)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {
@@ -203,15 +215,31 @@ pub(crate) fn check_newer(conn: &Connection) -> Result<()> {
     refuse_newer(version(conn)?)
 }
 
-/// For read-only opens: the schema must be exactly the one this qpslab reads.
+/// The oldest schema a read-only open reads. Tables added since are
+/// optional to readers: a reader of one checks it exists (`has_table`)
+/// and reads a store without it as having none of its rows, so that a
+/// new qpslab does not lock a user out of reading an existing store.
+const OLDEST_READABLE: i64 = 6;
+
+/// For read-only opens: the schema must be one this qpslab reads (from
+/// `OLDEST_READABLE` to the latest).
 pub(crate) fn check_readable(conn: &Connection) -> Result<()> {
     let current = version(conn)?;
     refuse_newer(current)?;
-    let latest = MIGRATIONS.len() as i64;
-    if current < latest {
-        bail!("it has schema version {current}, older than this qpslab reads ({latest}); record one run with it (qpslab run ... --store FILE) to upgrade it");
+    if current < OLDEST_READABLE {
+        bail!("it has schema version {current}, older than this qpslab reads ({OLDEST_READABLE}); record one run with it (qpslab run ... --store FILE) to upgrade it");
     }
     Ok(())
+}
+
+/// Whether the store has table `name` (one added after `OLDEST_READABLE`
+/// is missing from a store read before its migration ran).
+pub(crate) fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [name],
+        |r| r.get(0),
+    )
 }
 
 #[cfg(test)]
@@ -234,5 +262,21 @@ mod tests {
         assert_eq!(v, latest());
         c.pragma_update(None, "user_version", latest() + 1).unwrap();
         assert!(check_newer(&c).is_err());
+        assert!(check_readable(&c).is_err());
+        assert!(has_table(&c, "sample_statements").unwrap());
+        assert!(!has_table(&c, "no_such_table").unwrap());
+    }
+
+    #[test]
+    fn read_only_opens_read_schemas_from_the_oldest_readable_on() {
+        let c = Connection::open_in_memory().unwrap();
+        for (v, ok) in [
+            (OLDEST_READABLE - 1, false),
+            (OLDEST_READABLE, true),
+            (latest(), true),
+        ] {
+            c.pragma_update(None, "user_version", v).unwrap();
+            assert_eq!(check_readable(&c).is_ok(), ok, "version {v}");
+        }
     }
 }

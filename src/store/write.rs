@@ -191,8 +191,10 @@ impl Store {
         Ok(())
     }
 
-    /// Stores one interval as soon as it is complete.
-    pub fn add_sample(&self, run: i64, seq: usize, s: &Sample) -> Result<()> {
+    /// Stores one interval as soon as it is complete, with the latency of
+    /// each statement kind it ran (`kinds` names the first of
+    /// `s.iv.kinds`: the workload's statement kinds).
+    pub fn add_sample(&self, run: i64, seq: usize, s: &Sample, kinds: &[String]) -> Result<()> {
         let iv = &s.iv;
         let errors: serde_json::Map<String, Value> = iv
             .errors
@@ -200,7 +202,8 @@ impl Store {
             .iter()
             .map(|(c, n)| (c.to_string(), Value::from(*n)))
             .collect();
-        self.conn.execute(
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
             "INSERT INTO samples (run_id, seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog,
                 lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, client_cpu_s, host_cpu_s, host_busy,
                 failed_events, failed_connects)
@@ -229,6 +232,24 @@ impl Store {
                 iv.failed_connects as i64,
             ],
         )?;
+        let mut add = tx.prepare_cached(
+            "INSERT INTO sample_statements (run_id, statement, seq, count, lat_p50_ms, lat_p95_ms, lat_p99_ms, lat_max_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for (name, h) in kinds.iter().zip(&iv.kinds).filter(|(_, h)| h.count() > 0) {
+            add.execute(params![
+                run,
+                name,
+                seq as i64,
+                h.count() as i64,
+                h.quantile_ms(0.50),
+                h.quantile_ms(0.95),
+                h.quantile_ms(0.99),
+                h.max_ms(),
+            ])?;
+        }
+        drop(add);
+        tx.commit()?;
         Ok(())
     }
 

@@ -334,6 +334,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         (conditions_section(store, &runs)?)
         (scalability_section("Scalability", &ok))
         (comparisons(&ok))
+        (super::latency_overlay::campaign_section(store, id, &ok)?)
         (variants_section(store, id, &ok)?)
         (environment_section(store, &runs)?)
         h2 { "Runs" }

@@ -540,8 +540,8 @@ pub(crate) fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
     Ok(html! { @for c in &charts { (c.html()) } })
 }
 
-/// Puts charts on one x range: the union of what they cover.
-fn align<'a>(charts: impl IntoIterator<Item = &'a mut Chart>) {
+/// Puts charts on one x range: the union of what they cover, returned.
+fn align<'a>(charts: impl IntoIterator<Item = &'a mut Chart>) -> Option<(f64, f64)> {
     let mut charts: Vec<&mut Chart> = charts.into_iter().collect();
     let (lo, hi) = charts
         .iter()
@@ -552,6 +552,7 @@ fn align<'a>(charts: impl IntoIterator<Item = &'a mut Chart>) {
             c.x_range = Some((lo, hi));
         }
     }
+    (lo < hi).then_some((lo, hi))
 }
 
 fn figures_table(m: &MonitorFigures) -> Markup {
@@ -645,8 +646,13 @@ fn bottleneck(mon: &MonitorFigures) -> Markup {
 }
 
 /// Every panel on one time axis (the run's whole span, warm-up included),
-/// under its group's heading.
-fn chart_groups(d: &RunDetail, metrics: &RunMetrics, mon: &MonitorFigures) -> Markup {
+/// under its group's heading; and that axis's range, for the page's
+/// other time charts.
+fn chart_groups(
+    d: &RunDetail,
+    metrics: &RunMetrics,
+    mon: &MonitorFigures,
+) -> (Markup, Option<(f64, f64)>) {
     let mut groups: Vec<(&str, Vec<Chart>)> = Vec::new();
     if d.run.workload != "monitor" {
         groups.push(("Load", load_charts(d)));
@@ -657,13 +663,14 @@ fn chart_groups(d: &RunDetail, metrics: &RunMetrics, mon: &MonitorFigures) -> Ma
     for (_, charts) in groups.iter_mut() {
         charts.retain(|c| !c.is_empty());
     }
-    align(groups.iter_mut().flat_map(|(_, c)| c.iter_mut()));
-    html! {
+    let range = align(groups.iter_mut().flat_map(|(_, c)| c.iter_mut()));
+    let markup = html! {
         @for (group, charts) in &groups {
             h2 { (group) }
             div.charts { @for c in charts { (c.html()) } }
         }
-    }
+    };
+    (markup, range)
 }
 
 /// A TPC-C run's figures and its transaction types; empty for other
@@ -761,15 +768,17 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     } else {
         totals_table(r)
     };
+    let (charts, time_range) = chart_groups(&d, &metrics, &mon);
     let body = html! {
         h1 { (title) }
         (meta_line(r, mode))
         (figures)
         (bottleneck(&mon))
-        (chart_groups(&d, &metrics, &mon))
+        (charts)
         (tpcc_section(d.tpcc.as_ref()))
         (super::profile_section::section(store, &d, mode)?)
         (statements(&d))
+        (super::latency_section::section(store, &d, time_range)?)
         (notes(&mon))
         h2 { "Environment" }
         (super::environment_section::section(&d, &format!("Run {id}")))

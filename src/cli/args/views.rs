@@ -219,17 +219,25 @@ pub(crate) struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct ChartArgs {
-    /// Run id; or give --campaign for its scalability chart.
-    #[arg(required_unless_present = "campaign")]
-    pub run: Option<i64>,
+    /// Run id; several (12 15 17) to overlay their latency spectra
+    /// (--metric spectrum); or give --campaign for its charts.
+    #[arg(required_unless_present = "campaign", num_args = 1..)]
+    pub run: Vec<i64>,
     /// A campaign's id: its scalability chart [default: none: give RUN].
     #[arg(long, conflicts_with = "run")]
     pub campaign: Option<i64>,
-    /// For a run: qps, tps, p95, p99, or a stored counter's rate as
-    /// source:name (e.g. status:Com_select). For a campaign: qps, p95,
-    /// or nopm (TPC-C's New-Orders per minute).
+    /// For a run: qps, tps, p95, p99, spectrum (latency against
+    /// percentile, from the stored histograms: all events and each
+    /// statement; several runs: one line each), statement-p95 or
+    /// statement-p99 (each statement's latency over time), or a stored
+    /// counter's rate as source:name (e.g. status:Com_select). For a
+    /// campaign: qps, p95, nopm (TPC-C's New-Orders per minute), or
+    /// spectrum (one line per series at --threads users, repeats merged).
     #[arg(long, default_value = "qps")]
     pub metric: String,
+    /// A campaign's spectrum: the user level drawn [default: the highest].
+    #[arg(long, requires = "campaign")]
+    pub threads: Option<i64>,
     /// Output file: .svg, or .png (rendered with the system's fonts)
     /// [default: qpslab-run-ID-METRIC.svg or qpslab-campaign-ID-METRIC.svg
     /// in the current directory].

@@ -38,6 +38,9 @@
   }
   function setup(svg) {
     var d = svg.dataset, x0 = +d.x0, x1 = +d.x1, y0 = +d.y0, y1 = +d.y1, log2 = d.log2 === "true";
+    // "spectrum": x is log10(1/(1-p)) (p a percentile), y is log10(ms).
+    var spectrum = d.scale === "spectrum";
+    function pctOf(v) { return +(100 * (1 - Math.pow(10, -v))).toPrecision(6); }
     var plot = svg.querySelector("g.plot"), xt = svg.querySelector("g.xticks");
     var series = Array.prototype.map.call(svg.querySelectorAll("polyline"), function (p) {
       var pts = p.getAttribute("points").trim().split(/\s+/).filter(Boolean).map(function (s) {
@@ -52,7 +55,7 @@
     var band = svgEl("rect", { y: T, height: PH, fill: "rgba(30,120,200,0.15)", visibility: "hidden" });
     svg.appendChild(rule); svg.appendChild(band);
     var tip = document.createElement("div"); tip.className = "tip"; document.body.appendChild(tip);
-    function dataX(nx) { var v = x0 + nx / 1000 * (x1 - x0); return log2 ? Math.pow(2, v) : v; }
+    function dataX(nx) { var v = x0 + nx / 1000 * (x1 - x0); return log2 ? Math.pow(2, v) : spectrum ? pctOf(v) : v; }
     function toLocal(ev) {
       var p = svg.createSVGPoint(); p.x = ev.clientX; p.y = ev.clientY;
       return p.matrixTransform(svg.getScreenCTM().inverse());
@@ -63,13 +66,13 @@
       plot.setAttribute("transform", "translate(" + L + " " + (T + PH) + ") scale(" + PW / (zb - za) + " " + (-PH / 1000) + ") translate(" + (-za) + " 0)");
       while (xt.firstChild) xt.removeChild(xt.firstChild);
       var lo = x0 + za / 1000 * (x1 - x0), hi = x0 + zb / 1000 * (x1 - x0);
-      var ts = log2 ? [] : ticks(lo, hi, 8);
-      if (log2) for (var e = Math.ceil(lo); e <= Math.floor(hi); e++) ts.push(e);
+      var ts = log2 || spectrum ? [] : ticks(lo, hi, 8);
+      if (log2 || spectrum) for (var e = Math.ceil(lo); e <= Math.floor(hi); e++) ts.push(e);
       ts.forEach(function (t) {
         var px = L + (t - lo) / (hi - lo) * PW;
         xt.appendChild(svgEl("line", { x1: px, x2: px, y1: T, y2: T + PH, stroke: "#f0f0f0" }));
         var tx = svgEl("text", { x: px, y: T + PH + 15, "font-size": 11, "text-anchor": "middle", "font-family": "sans-serif" });
-        tx.textContent = log2 ? fmt(Math.round(Math.pow(2, t))) : fmt(t);
+        tx.textContent = log2 ? fmt(Math.round(Math.pow(2, t))) : spectrum ? "" + pctOf(t) : fmt(t);
         xt.appendChild(tx);
       });
       var wu = svg.querySelector("rect.warmup");
@@ -79,13 +82,14 @@
         var lbl = wu.nextElementSibling; if (lbl) { lbl.setAttribute("x", (L + end) / 2); lbl.setAttribute("visibility", end - L > 40 ? "visible" : "hidden"); }
       }
     }
+    function yOf(v) { return spectrum ? Math.pow(10, v) : v; }
     function values(nx) {
       var rows = [];
       series.forEach(function (s) {
         if (s.el.classList.contains("off")) return;
         var best = null;
         s.pts.forEach(function (q) { if (best === null || Math.abs(q[0] - nx) < Math.abs(best[0] - nx)) best = q; });
-        if (best) rows.push({ color: s.color, name: s.name, value: fmt(y0 + best[1] / 1000 * (y1 - y0)) });
+        if (best) rows.push({ color: s.color, name: s.name, value: fmt(yOf(y0 + best[1] / 1000 * (y1 - y0))) });
       });
       return rows;
     }

@@ -74,3 +74,28 @@ impl From<BTreeMap<String, Option<f64>>> for LatencyMs {
         }
     }
 }
+
+/// One row of a percentile table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PercentileRow {
+    /// The percentile, 0 to 100 (99.9).
+    pub percentile: f64,
+    /// The latency at it, ms.
+    pub ms: f64,
+}
+
+/// A histogram's percentile table (p50 … p99.999, as far as its count
+/// supports): the whole run's or one statement class's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PercentileTable {
+    /// What it measures: "all events" or the class's name.
+    pub name: String,
+    /// Values recorded.
+    pub count: u64,
+    /// The smallest value, ms.
+    pub min_ms: f64,
+    /// The percentiles its count supports, rising.
+    pub rows: Vec<PercentileRow>,
+    /// The largest value, ms.
+    pub max_ms: f64,
+}

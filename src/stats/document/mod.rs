@@ -16,7 +16,7 @@ mod profile;
 mod tpcc;
 
 pub use environment::{HostDocument, Preflight, SandboxDocument};
-pub use latency::LatencyMs;
+pub use latency::{LatencyMs, PercentileRow, PercentileTable};
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
 pub use profile::{
     KindFigures, KindSummary, LockShares, ProfileSummary, Share, SyscallCount, SyscallSide,
