@@ -14,6 +14,7 @@
 
 pub mod bottleneck;
 pub mod compare;
+pub mod counter_diff;
 pub mod counters;
 pub mod efficiency;
 pub mod headline;

@@ -14,8 +14,13 @@ use anyhow::{bail, Result};
 /// machine-readable).
 pub(super) fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
     let mut runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
+    let left_out = crate::analyze::counter_diff::leave_out_excluded(&mut runs);
     if runs.is_empty() {
-        bail!("no finished runs match; see `qpslab runs`");
+        let excluded = left_out.map(|l| format!(" ({l})")).unwrap_or_default();
+        bail!("no finished runs match{excluded}; see `qpslab runs`");
+    }
+    if let Some(l) = left_out {
+        errln!("note: {l} (`qpslab exclude RUN --undo` takes one back)");
     }
     if let Some(pooled) = crate::analyze::keep_apart(&mut runs) {
         errln!("note: {pooled}");

@@ -492,6 +492,7 @@ pub(crate) mod tests {
             hint: None,
             nopm: None,
             locks: None,
+            ..Default::default()
         }
     }
 

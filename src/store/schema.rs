@@ -166,6 +166,26 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN server_nondefault TEXT;  -- JSON {name: {value, default, origin}}
     "#,
+    // v7: curating runs: tags (several a run), one note, the excluded mark
+    // (kept, left out of analyses) and the baseline pinned per workload
+    // (and label: '' for any).
+    r#"
+    CREATE TABLE run_tags (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        tag         TEXT NOT NULL,
+        PRIMARY KEY (run_id, tag)
+    ) WITHOUT ROWID;
+    CREATE INDEX run_tags_tag ON run_tags(tag);
+    ALTER TABLE runs ADD COLUMN note TEXT;
+    ALTER TABLE runs ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE baselines (
+        workload    TEXT NOT NULL,
+        label       TEXT NOT NULL,          -- '' = any label
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        pinned_at   TEXT NOT NULL,
+        PRIMARY KEY (workload, label)
+    );
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {
