@@ -69,8 +69,21 @@ pub fn is_counter(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p)) && !GAUGES.iter().any(|g| name.contains(g))
 }
 
-/// The derived line: InnoDB rows read per query (not per transaction).
+/// The derived line: rows read per query (not per transaction): InnoDB's
+/// count where the server keeps it (MySQL, MariaDB before 10.6), else the
+/// handler's row reads (`HANDLER_READS`, temporary tables included).
 pub const ROWS_PER_QUERY: &str = "rows read per query";
+
+/// The handler calls that each read one row.
+const HANDLER_READS: &[&str] = &[
+    "Handler_read_first",
+    "Handler_read_key",
+    "Handler_read_last",
+    "Handler_read_next",
+    "Handler_read_prev",
+    "Handler_read_rnd",
+    "Handler_read_rnd_next",
+];
 
 /// One run's counters over its measured window, per unit of work.
 #[derive(Debug, Clone, Serialize)]
@@ -83,7 +96,9 @@ pub struct RunCounters {
     pub events: f64,
     /// Queries it sent in that window.
     pub queries: f64,
-    /// Each counter's growth over the window per event.
+    /// Each counter's growth over the window per event (in the JSON
+    /// document through the diff's rows only).
+    #[serde(skip)]
     pub per_unit: BTreeMap<String, f64>,
 }
 
@@ -142,7 +157,14 @@ pub fn run_counters(tab: &MetricTable, samples: &[SampleRow]) -> Option<RunCount
         .iter()
         .filter_map(|k| per_unit.get(*k))
         .sum::<f64>();
-    if let (Some(rows), true) = (per_unit.get("Innodb_rows_read"), queries > 0.0) {
+    let rows = per_unit.get("Innodb_rows_read").copied().or_else(|| {
+        let reads: Vec<f64> = HANDLER_READS
+            .iter()
+            .filter_map(|k| per_unit.get(*k).copied())
+            .collect();
+        (!reads.is_empty()).then(|| reads.iter().sum())
+    });
+    if let (Some(rows), true) = (rows, queries > 0.0) {
         per_unit.insert(ROWS_PER_QUERY.into(), rows * units / queries);
     }
     Some(RunCounters {
@@ -359,6 +381,11 @@ mod tests {
         assert!((c.per_unit["Com_commit"] - 1.0).abs() < 1e-9);
         assert!((c.per_unit[ROWS_PER_QUERY] - 2.5).abs() < 1e-9);
         assert!(!c.per_unit.contains_key("Threads_running"), "a gauge");
+        // Without Innodb_rows_read (MariaDB 10.6 on): the handler's reads.
+        let mut no_innodb = table();
+        no_innodb.names[2] = "Innodb_rows_gone".into();
+        let c2 = run_counters(&no_innodb, &samples).unwrap();
+        assert!((c2.per_unit[ROWS_PER_QUERY] - 5.0).abs() < 1e-9);
         // Polls from 0.5 only: the events are counted over [0.5, 4] too.
         let mut late = table();
         late.rows.remove(0);
