@@ -223,15 +223,37 @@ pub(crate) fn check_newer(conn: &Connection) -> Result<()> {
     refuse_newer(version(conn)?)
 }
 
-/// For read-only opens: the schema must be exactly the one this qpslab reads.
+/// The oldest schema a read-only open still reads: the versions after it
+/// only add what `read_compat` stands in for (the tags, note and excluded
+/// mark, the baselines), so an older store reads without being migrated.
+const READ_COMPAT_FROM: i64 = 6;
+
+/// For read-only opens: the schema must be the one this qpslab reads, or
+/// one `read_compat` makes it read as.
 pub(crate) fn check_readable(conn: &Connection) -> Result<()> {
     let current = version(conn)?;
     refuse_newer(current)?;
     let latest = MIGRATIONS.len() as i64;
-    if current < latest {
+    if current < READ_COMPAT_FROM {
         bail!("it has schema version {current}, older than this qpslab reads ({latest}); record one run with it (qpslab run ... --store FILE) to upgrade it");
     }
     Ok(())
+}
+
+/// For a read-only open of a store older than the latest (see
+/// `READ_COMPAT_FROM`): the tables later versions add, made empty in the
+/// connection's TEMP schema (nothing reaches the file), and the columns
+/// they add to `runs` as (name, SQL value) for the TEMP view over it.
+pub(crate) fn read_compat(conn: &Connection) -> Result<Vec<(&'static str, &'static str)>> {
+    if version(conn)? >= 7 {
+        return Ok(Vec::new());
+    }
+    conn.execute_batch(
+        "CREATE TEMP TABLE run_tags (run_id INTEGER NOT NULL, tag TEXT NOT NULL);
+         CREATE TEMP TABLE baselines (workload TEXT NOT NULL, label TEXT NOT NULL,
+                                      run_id INTEGER NOT NULL, pinned_at TEXT NOT NULL);",
+    )?;
+    Ok(vec![("note", "NULL"), ("excluded", "0")])
 }
 
 #[cfg(test)]

@@ -113,7 +113,8 @@ pub(crate) struct BaselineArgs {
     /// List the pinned baselines.
     #[arg(long)]
     pub list: bool,
-    /// Unpin the baseline of this workload (with --label: that label's).
+    /// Unpin the baseline of this workload (with --label: that label's)
+    /// [default: none: pin RUN, or list].
     #[arg(long, value_name = "WORKLOAD")]
     pub clear: Option<String>,
     /// With --clear: the label whose baseline is unpinned [default: none:
