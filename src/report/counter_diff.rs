@@ -128,3 +128,71 @@ pub fn diff_text(d: &RunDiff, f: Format) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::counter_diff::{run_diff, RunCounters};
+
+    fn side(id: i64, workload: &str, pairs: &[(&str, f64)]) -> (RunRow, RunCounters) {
+        let row = RunRow {
+            id,
+            workload: workload.into(),
+            threads: 4,
+            qps: Some(1234.0),
+            label: Some("m".into()),
+            ..Default::default()
+        };
+        let c = RunCounters {
+            unit: "transaction",
+            window: (0.0, 10.0),
+            events: 1000.0,
+            queries: 14000.0,
+            per_unit: pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        };
+        (row, c)
+    }
+
+    #[test]
+    fn the_text_names_both_runs_warns_and_lists_the_largest_change_first() {
+        let a = side(
+            3,
+            "oltp_read_only",
+            &[
+                ("Handler_read_key", 14.0),
+                ("Sort_rows", 100.0),
+                ("Com_delete", 0.0),
+            ],
+        );
+        let b = side(
+            7,
+            "oltp_point_select",
+            &[
+                ("Handler_read_key", 1.0),
+                ("Sort_rows", 100.0),
+                ("Com_delete", 0.0),
+            ],
+        );
+        let d = run_diff(a, b, true, false);
+        let t = diff_text(&d, Format::Text);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("A run 3: oltp_read_only × 4 users, 1234 qps")
+                && lines[0].ends_with("(m) (baseline)"),
+            "{t}"
+        );
+        assert!(lines[1].starts_with("B run 7: oltp_point_select"), "{t}");
+        assert!(lines[2].starts_with("warning: different workloads"), "{t}");
+        let key = t.find("Handler_read_key").unwrap();
+        assert!(key < t.find("Sort_rows").unwrap(), "{t}");
+        assert!(t.contains("-92.9%") && t.contains("+0.0%"), "{t}");
+        assert!(t.contains("1 counter zero in both left out"), "{t}");
+        let csv = diff_text(&d, Format::Csv);
+        assert!(
+            csv.starts_with("counter,a,b,change,a_unit,b_unit\nHandler_read_key,14,1,"),
+            "{csv}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&diff_text(&d, Format::Json)).unwrap();
+        assert_eq!(json["diff"]["rows"][0]["name"], "Handler_read_key");
+    }
+}
