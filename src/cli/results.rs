@@ -53,8 +53,17 @@ pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
     let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
     let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
     let f = report::table::Format::from(a.format.format);
+    // The repeats of each point, picked implicitly: the excluded ones
+    // left out (the two runs named stay), and said.
     let qps = |id: i64| -> Result<Vec<f64>> {
-        Ok(store.repeats_of(id)?.iter().filter_map(|r| r.qps).collect())
+        let reps = store.repeats_of(id)?;
+        let kept = |r: &&crate::store::RunRow| r.id == id || !r.excluded;
+        let left_out = reps.len() - reps.iter().filter(kept).count();
+        if left_out > 0 {
+            let n = crate::out::counted(left_out, "excluded repeat");
+            errln!("note: run {id}'s point: {n} left out");
+        }
+        Ok(reps.iter().filter(kept).filter_map(|r| r.qps).collect())
     };
     let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
     let ctx = report::analysis::ComparisonContext {

@@ -333,11 +333,11 @@ impl Store {
     }
 
     /// The finished repeats of run `id`'s point (same campaign and point
-    /// hash, status ok, not excluded), itself included; just itself outside
-    /// a campaign.
+    /// hash, status ok; the excluded ones too, marked), itself included;
+    /// just itself outside a campaign.
     pub fn repeats_of(&self, id: i64) -> Result<Vec<RunRow>> {
         let sql = format!(
-            "SELECT {RUN_COLUMNS} FROM runs r WHERE r.id = ?1 OR (r.status = 'ok' AND r.excluded = 0 AND EXISTS (SELECT 1 FROM runs o \
+            "SELECT {RUN_COLUMNS} FROM runs r WHERE r.id = ?1 OR (r.status = 'ok' AND EXISTS (SELECT 1 FROM runs o \
              WHERE o.id = ?1 AND o.campaign_id IS NOT NULL AND o.point_hash IS NOT NULL \
              AND o.campaign_id = r.campaign_id AND o.point_hash = r.point_hash)) ORDER BY r.id"
         );
