@@ -346,6 +346,7 @@ fn hostile_store(store_path: &std::path::Path) -> (Store, Ids) {
             ..Default::default()
         })
         .unwrap();
+    curate(&s, &[script_run, plain_run], campaign);
 
     let ids = Ids {
         script_run,
@@ -354,6 +355,31 @@ fn hostile_store(store_path: &std::path::Path) -> (Store, Ids) {
         campaign,
     };
     (s, ids)
+}
+
+/// A tag that is the strings themselves (no spaces: `qpslab tag` takes
+/// it), a quote-breaking one, and a note with all of them.
+const TAGS: [&str; 2] = [SCRIPT, "\"'><img/src=x/onerror=alert(1)>"];
+
+/// Tags, a note and the excluded mark on `runs`, and a baseline of their
+/// workload pinned to another run (so the run page's baseline section is
+/// drawn too).
+fn curate(s: &Store, runs: &[i64], campaign: i64) {
+    for &id in runs {
+        let tags: Vec<String> = TAGS.iter().map(|t| t.to_string()).collect();
+        s.add_tags(id, &tags).unwrap();
+        s.set_note(id, Some(&hostile("user-note"))).unwrap();
+        s.set_excluded(id, true).unwrap();
+    }
+    let base = s
+        .list_runs(&RunFilter {
+            campaign: Some(campaign),
+            status: Some("ok".into()),
+            ..Default::default()
+        })
+        .unwrap()[0]
+        .id;
+    s.pin_baseline("oltp_point_select", None, base).unwrap();
 }
 
 /// Every page in both modes.
@@ -374,23 +400,30 @@ fn check_pages(s: &Store, ids: &Ids, bad: &mut Vec<String>) {
         &all,
         bad,
     );
+    // The runs list and the run pages show the tags and the note as text.
+    let note = hostile("user-note");
+    let curated = [SCRIPT, BREAK_OUT, ENTITY, TAGS[1], note.as_str()];
     check_page(
         "index, no filter",
         &ui::index_page(s, &HashMap::new()).unwrap(),
         Mode::Ui,
-        &all,
+        &curated,
         bad,
     );
     for mode in [Mode::Ui, Mode::Report] {
         for id in [script_run, plain_run, live] {
             let page = ui::run_page(s, id, mode).unwrap().expect("the run's page");
+            let shown: &[&str] = if id == live { &all } else { &curated };
             check_page(
                 &format!("run {id} ({})", name(mode)),
                 &page,
                 mode,
-                &all,
+                shown,
                 bad,
             );
+            if id == plain_run && !page.contains("Against the baseline") {
+                bad.push(format!("run {id}: no baseline section"));
+            }
         }
         let page = ui::campaign_page(s, campaign, mode)
             .unwrap()

@@ -15,6 +15,7 @@
 
 pub mod bottleneck;
 pub mod compare;
+pub mod counter_diff;
 pub mod counters;
 pub mod efficiency;
 pub mod headline;

@@ -339,11 +339,12 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
     };
     let reference = c.reference_variant().to_string();
     let widest = || -> Result<Option<(f64, String)>> {
-        let runs = store.list_runs(&RunFilter {
+        let mut runs = store.list_runs(&RunFilter {
             campaign: Some(id),
             status: Some("ok".into()),
             ..Default::default()
         })?;
+        crate::analyze::counter_diff::leave_out_excluded(&mut runs);
         Ok(crate::analyze::widest_ratio_interval(&runs, &reference))
     };
     let until = |round: u32| -> Option<String> {
@@ -393,6 +394,10 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         status: Some("ok".into()),
         ..Default::default()
     })?;
+    let mut runs = runs;
+    if let Some(l) = crate::analyze::counter_diff::leave_out_excluded(&mut runs) {
+        errln!("note: {l}");
+    }
     out!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
     let diffs = crate::lab::variant_diffs(&store, &c, &runs)?;
     out!(

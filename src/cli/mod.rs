@@ -22,6 +22,7 @@ mod profile;
 mod progress_lines;
 mod quickstart;
 mod results;
+mod run_curation;
 mod sandboxes;
 mod sweep;
 mod target;

@@ -14,8 +14,13 @@ use anyhow::{bail, Result};
 /// machine-readable).
 pub(super) fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow>> {
     let mut runs = read_store(a.store.path())?.list_runs(&a.select.filter(Some("ok"), None))?;
+    let left_out = crate::analyze::counter_diff::leave_out_excluded(&mut runs);
     if runs.is_empty() {
-        bail!("no finished runs match; see `qpslab runs`");
+        let excluded = left_out.map(|l| format!(" ({l})")).unwrap_or_default();
+        bail!("no finished runs match{excluded}; see `qpslab runs`");
+    }
+    if let Some(l) = left_out {
+        errln!("note: {l} (`qpslab exclude RUN --undo` takes one back)");
     }
     if let Some(pooled) = crate::analyze::keep_apart(&mut runs) {
         errln!("note: {pooled}");
@@ -48,8 +53,17 @@ pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
     let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
     let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
     let f = report::table::Format::from(a.format.format);
+    // The repeats of each point, picked implicitly: the excluded ones
+    // left out (the two runs named stay), and said.
     let qps = |id: i64| -> Result<Vec<f64>> {
-        Ok(store.repeats_of(id)?.iter().filter_map(|r| r.qps).collect())
+        let reps = store.repeats_of(id)?;
+        let kept = |r: &&crate::store::RunRow| r.id == id || !r.excluded;
+        let left_out = reps.len() - reps.iter().filter(kept).count();
+        if left_out > 0 {
+            let n = crate::out::counted(left_out, "excluded repeat");
+            errln!("note: run {id}'s point: {n} left out");
+        }
+        Ok(reps.iter().filter(kept).filter_map(|r| r.qps).collect())
     };
     let (ra, rb) = (qps(a.run_a)?, qps(a.run_b)?);
     let same = crate::analyze::compare::same_configuration(&da, &db);

@@ -8,6 +8,7 @@
 //! a target and applying a campaign variant's settings.
 
 mod campaign_points;
+mod curation;
 mod data;
 mod environment_capture;
 mod live_session;
@@ -28,6 +29,10 @@ mod watch;
 pub use crate::analyze::limiter::Profiled;
 pub use crate::analyze::variants::{campaign_file, variant_diffs, VariantDiff};
 pub use campaign_points::{lock_campaign, open_campaign, run_campaign, CampaignRun};
+pub use curation::{
+    baseline_diff, baseline_of, check_runs, check_tag, delete_runs, deletion_plan, run_diff,
+    run_row,
+};
 pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command};
 pub use environment_capture::Environment;
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};

@@ -548,6 +548,7 @@ pub(crate) mod tests {
             hint: None,
             nopm: None,
             locks: None,
+            ..Default::default()
         }
     }
 

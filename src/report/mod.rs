@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod campaign_text;
 pub mod chart;
+pub mod counter_diff;
 pub mod flame;
 pub mod latency_charts;
 pub mod live_text;

@@ -33,6 +33,8 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
         "p99 ms",
         "load us/q",
         "server",
+        "tags",
+        "note",
     ]);
     for r in rows {
         let cpu = match (r.load_cpu_s, r.queries) {
@@ -49,16 +51,40 @@ pub fn runs_table(rows: &[RunRow], f: Format) -> String {
             r.threads.to_string(),
             r.label.clone().unwrap_or_default(),
             r.variant.clone().unwrap_or_default(),
-            r.status.clone(),
+            status_word(r),
             num(r.tps, 2),
             num(r.qps, 2),
             num(r.lat_p95_ms, 2),
             num(r.lat_p99_ms, 2),
             num(cpu, 2),
             crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
+            r.tags.join(","),
+            note_cell(r.note.as_deref(), f),
         ]);
     }
     t.render(f)
+}
+
+/// A run's status with its excluded mark ("ok, excluded").
+pub fn status_word(r: &RunRow) -> String {
+    if r.excluded {
+        format!("{}, excluded", r.status)
+    } else {
+        r.status.clone()
+    }
+}
+
+/// The longest note a terminal table shows (whole in CSV and JSON).
+const NOTE_CELL: usize = 40;
+
+/// A note on one line; in a terminal table cut to `NOTE_CELL` characters.
+fn note_cell(note: Option<&str>, f: Format) -> String {
+    let one_line = note.unwrap_or_default().replace(['\n', '\r', '\t'], " ");
+    if f == Format::Csv || one_line.chars().count() <= NOTE_CELL {
+        return one_line;
+    }
+    let cut: String = one_line.chars().take(NOTE_CELL - 1).collect();
+    format!("{cut}…")
 }
 
 /// One run in full for `qpslab show`: options, figures, environment; JSON is
@@ -82,6 +108,17 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     ));
     if let Some(reason) = &r.reason {
         o.push_str(&format!("  reason:   {reason}\n"));
+    }
+    if !r.tags.is_empty() || r.excluded {
+        let mark = if r.excluded {
+            "   excluded from analyses"
+        } else {
+            ""
+        };
+        o.push_str(&format!("  tags:     {}{mark}\n", r.tags.join(", ")));
+    }
+    if let Some(note) = &r.note {
+        o.push_str(&format!("  note:     {note}\n"));
     }
     o.push_str(&format!(
         "  started:  {}   ended: {}\n",

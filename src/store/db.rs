@@ -88,6 +88,8 @@ impl Store {
             schema::check_readable(conn)
         })
         .with_context(|| format!("cannot read the results store {}", path.display()))?;
+        let added = schema::read_compat(&opened.conn)
+            .with_context(|| format!("cannot read the results store {}", path.display()))?;
         let store = Store {
             conn: opened.conn,
             path: path.to_path_buf(),
@@ -95,7 +97,7 @@ impl Store {
             note: opened.note,
         };
         store
-            .overlay_dead_runs(alive)
+            .overlay_dead_runs(alive, &added)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
     }

@@ -10,6 +10,7 @@
 //! never write. The store is given its path; it knows nothing about
 //! servers or workloads beyond the values it is given.
 
+mod curation;
 mod db;
 mod integrity;
 mod latency_read;
@@ -21,6 +22,7 @@ mod recover;
 mod schema;
 mod write;
 
+pub use curation::{Baseline, RunFootprint};
 pub use db::{IsAlive, Store};
 pub use latency_read::{RunHistograms, StatementSample};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};

@@ -26,6 +26,8 @@ pub struct RunFilter {
     pub server: Option<String>,
     /// Started on or after this date (YYYY-MM-DD or a full timestamp).
     pub since: Option<String>,
+    /// Only runs with this tag.
+    pub tag: Option<String>,
 }
 
 /// A campaign (or sweep) and how many runs it has.
@@ -100,6 +102,12 @@ pub struct RunRow {
     pub nopm: Option<f64>,
     /// Lock families' shares of thread time (JSON), when it was profiled.
     pub locks: Option<String>,
+    /// The user's tags, sorted.
+    pub tags: Vec<String>,
+    /// The user's note on the run.
+    pub note: Option<String>,
+    /// Kept and listed, but left out of analyses (`qpslab exclude`).
+    pub excluded: bool,
 }
 
 /// One stored interval of a run (counts are of that interval only).
@@ -228,11 +236,12 @@ const RUN_COLUMNS: &str =
     seconds, tps, qps, lat_p95_ms, lat_p99_ms, client_cpu_s, queries, campaign_id, \
     server_us_per_q, csw_per_q, hint, json_extract(summary, '$.tpcc.nopm'), json_extract(profile, '$.locks'), \
     server_flavor, json_remove(json_extract(options, '$.oltp'), '$.threads'), \
-    json_extract(summary, '$.client.load_cpu_seconds')";
+    json_extract(summary, '$.client.load_cpu_seconds'), note, excluded, \
+    (SELECT group_concat(tag, char(10)) FROM (SELECT tag FROM run_tags WHERE run_id = id ORDER BY tag))";
 
 /// How many columns RUN_COLUMNS selects (`run_row` reads them by index;
 /// queries that select more read theirs from here on).
-const RUN_COLUMN_COUNT: usize = 25;
+const RUN_COLUMN_COUNT: usize = 28;
 
 fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     Ok(RunRow {
@@ -261,6 +270,12 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
         server_flavor: r.get(22)?,
         options_key: r.get(23)?,
         load_cpu_s: r.get(24)?,
+        note: r.get(25)?,
+        excluded: r.get(26)?,
+        tags: r
+            .get::<_, Option<String>>(27)?
+            .map(|t| t.split('\n').map(str::to_string).collect())
+            .unwrap_or_default(),
     })
 }
 
@@ -318,7 +333,8 @@ impl Store {
     }
 
     /// The finished repeats of run `id`'s point (same campaign and point
-    /// hash, status ok), itself included; just itself outside a campaign.
+    /// hash, status ok; the excluded ones too, marked), itself included;
+    /// just itself outside a campaign.
     pub fn repeats_of(&self, id: i64) -> Result<Vec<RunRow>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS} FROM runs r WHERE r.id = ?1 OR (r.status = 'ok' AND EXISTS (SELECT 1 FROM runs o \
@@ -358,6 +374,10 @@ impl Store {
         if let Some(d) = &f.since {
             sql.push_str(" AND started_at >= ?");
             args.push(Box::new(d.clone()));
+        }
+        if let Some(t) = &f.tag {
+            sql.push_str(" AND EXISTS (SELECT 1 FROM run_tags WHERE run_id = id AND tag = ?)");
+            args.push(Box::new(t.clone()));
         }
         sql.push_str(" ORDER BY id");
         if let Some(n) = f.limit {

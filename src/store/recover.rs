@@ -105,10 +105,12 @@ impl Store {
 
     /// For a read-only store: a TEMP view named `runs` shadows the table
     /// for this connection only, showing dead runs as `mark_dead_runs`
-    /// would write them. Nothing reaches the file.
-    pub(super) fn overlay_dead_runs(&self, alive: IsAlive) -> Result<()> {
+    /// would write them, with the columns an older schema lacks (`added`:
+    /// name, SQL value; see `schema::read_compat`). Nothing reaches the
+    /// file.
+    pub(super) fn overlay_dead_runs(&self, alive: IsAlive, added: &[(&str, &str)]) -> Result<()> {
         let ids = self.dead_run_ids(alive)?;
-        if ids.is_empty() {
+        if ids.is_empty() && added.is_empty() {
             return Ok(());
         }
         self.compute_dead_runs(&ids)?;
@@ -127,6 +129,7 @@ impl Store {
                     format!("r.{c} AS {c}")
                 }
             })
+            .chain(added.iter().map(|(c, v)| format!("{v} AS {c}")))
             .collect();
         self.conn.execute_batch(&format!(
             "CREATE TEMP VIEW runs AS SELECT {} FROM main.runs r LEFT JOIN temp.dead_runs d ON d.id = r.id",

@@ -178,6 +178,26 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, statement, seq)
     ) WITHOUT ROWID;
     "#,
+    // v8: curating runs: tags (several a run), one note, the excluded mark
+    // (kept, left out of analyses) and the baseline pinned per workload
+    // (and label: '' for any).
+    r#"
+    CREATE TABLE run_tags (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        tag         TEXT NOT NULL,
+        PRIMARY KEY (run_id, tag)
+    ) WITHOUT ROWID;
+    CREATE INDEX run_tags_tag ON run_tags(tag);
+    ALTER TABLE runs ADD COLUMN note TEXT;
+    ALTER TABLE runs ADD COLUMN excluded INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE baselines (
+        workload    TEXT NOT NULL,
+        label       TEXT NOT NULL,          -- '' = any label
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        pinned_at   TEXT NOT NULL,
+        PRIMARY KEY (workload, label)
+    );
+    "#,
 ];
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {
@@ -215,11 +235,16 @@ pub(crate) fn check_newer(conn: &Connection) -> Result<()> {
     refuse_newer(version(conn)?)
 }
 
-/// The oldest schema a read-only open reads. Tables added since are
-/// optional to readers: a reader of one checks it exists (`has_table`)
-/// and reads a store without it as having none of its rows, so that a
-/// new qpslab does not lock a user out of reading an existing store.
+/// The oldest schema a read-only open reads. What later versions add is
+/// optional to readers, so that a new qpslab does not lock a user out of
+/// reading an existing store: a reader of a table added since checks it
+/// exists (`has_table`) and reads a store without it as having none of
+/// its rows; the curation tables and columns (v8) are stood in for by
+/// `read_compat`.
 const OLDEST_READABLE: i64 = 6;
+
+/// The version that added the curation tables and columns.
+const CURATION: i64 = 8;
 
 /// For read-only opens: the schema must be one this qpslab reads (from
 /// `OLDEST_READABLE` to the latest).
@@ -240,6 +265,22 @@ pub(crate) fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool>
         [name],
         |r| r.get(0),
     )
+}
+
+/// For a read-only open of a store older than the latest (see
+/// `OLDEST_READABLE`): the tables later versions add, made empty in the
+/// connection's TEMP schema (nothing reaches the file), and the columns
+/// they add to `runs` as (name, SQL value) for the TEMP view over it.
+pub(crate) fn read_compat(conn: &Connection) -> Result<Vec<(&'static str, &'static str)>> {
+    if version(conn)? >= CURATION {
+        return Ok(Vec::new());
+    }
+    conn.execute_batch(
+        "CREATE TEMP TABLE run_tags (run_id INTEGER NOT NULL, tag TEXT NOT NULL);
+         CREATE TEMP TABLE baselines (workload TEXT NOT NULL, label TEXT NOT NULL,
+                                      run_id INTEGER NOT NULL, pinned_at TEXT NOT NULL);",
+    )?;
+    Ok(vec![("note", "NULL"), ("excluded", "0")])
 }
 
 #[cfg(test)]

@@ -318,7 +318,8 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
     })?;
     let title = format!("Campaign {id}: {}", c.name);
     let progress = super::run_progress::progress_of(store, id, &runs)?;
-    let ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
+    let mut ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
+    let left_out = crate::analyze::counter_diff::leave_out_excluded(&mut ok);
     let mut run_charts = Vec::new();
     if mode == Mode::Report {
         for r in &runs {
@@ -328,6 +329,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
     let body = html! {
         h1 { (title) }
         p.meta { (c.kind) " · created " (c.created_at) " · " (runs.len()) " runs" }
+        @if let Some(l) = left_out { p.excluded { (l) " of the tables and charts" } }
         @if let Some(p) = progress {
             p.live #live { "running: " (p.text()) }
         }
@@ -553,7 +555,7 @@ pub fn runs_table(runs: &[RunRow], mode: Mode, ticks: Ticks) -> Markup {
             tr {
                 th { "run" } th.l.opt { "started" } th.l { "workload" } th { "users" } th.l.opt { "label" }
                 th.l.opt { "variant" } th.l.opt { "server" } th.l { "status" } th { "qps" } th { "p95 ms" }
-                th.opt { "srv µs/q" } th.l { "bottleneck" }
+                th.opt { "srv µs/q" } th.l { "bottleneck" } th.l.opt { "tags, note" }
             }
             @for r in runs {
                 tr {
@@ -570,11 +572,15 @@ pub fn runs_table(runs: &[RunRow], mode: Mode, ticks: Ticks) -> Markup {
                     td.l.opt { (r.label.as_deref().unwrap_or("")) }
                     td.l.opt { (r.variant.as_deref().unwrap_or("")) }
                     td.l.opt { (crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref())) }
-                    td class={ "l status-" (r.status) } { (r.status) }
+                    td class={ "l status-" (r.status) } {
+                        (r.status)
+                        @if r.excluded { " " span.excluded title="left out of analyses" { "(excluded)" } }
+                    }
                     td { (num(r.qps, 1)) }
                     td { (num(r.lat_p95_ms, 3)) }
                     td.opt { (num(r.server_us_per_q, 1)) }
                     td.l.verdict-cell { (r.hint.as_deref().unwrap_or("")) }
+                    td.l.opt { (super::run_curation::tags_and_note(r)) }
                 }
             }
         }

@@ -9,12 +9,13 @@ use maud::{html, Markup};
 use std::collections::HashMap;
 
 /// The run filters of the form: (query key, label).
-const FILTERS: [(&str, &str); 5] = [
+const FILTERS: [(&str, &str); 6] = [
     ("workload", "workload"),
     ("server", "server version"),
     ("label", "label"),
     ("since", "since (YYYY-MM-DD)"),
     ("campaign", "campaign"),
+    ("tag", "tag"),
 ];
 
 /// The start page: campaigns, then the runs matching the filters in query `q`
@@ -33,6 +34,7 @@ pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> 
         since: get("since"),
         campaign: get("campaign").and_then(|c| c.parse().ok()),
         limit: Some(500),
+        tag: get("tag"),
     };
     let campaigns = campaigns_table(store)?;
     let mut runs = store.list_runs(&f)?;

@@ -22,6 +22,7 @@ mod overlay_page;
 mod page;
 pub mod profile_section;
 mod run_chart;
+mod run_curation;
 mod run_page;
 mod run_progress;
 mod series;

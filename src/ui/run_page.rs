@@ -772,8 +772,10 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
     let body = html! {
         h1 { (title) }
         (meta_line(r, mode))
+        (super::run_curation::marks(r))
         (figures)
         (bottleneck(&mon))
+        (super::run_curation::baseline_section(store, id, mode)?)
         (charts)
         (tpcc_section(d.tpcc.as_ref()))
         (super::profile_section::section(store, &d, mode)?)

@@ -47,6 +47,9 @@ pub(crate) struct RunFilterArgs {
     /// Only the runs with this label [default: all].
     #[arg(long)]
     pub label: Option<String>,
+    /// Only the runs with this tag (`qpslab tag`) [default: all].
+    #[arg(long)]
+    pub tag: Option<String>,
 }
 
 impl RunFilterArgs {
@@ -58,6 +61,7 @@ impl RunFilterArgs {
             campaign: self.campaign,
             status: status.map(str::to_string),
             limit,
+            tag: self.tag.clone(),
             ..Default::default()
         }
     }

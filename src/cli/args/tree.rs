@@ -4,6 +4,7 @@
 
 use super::conn::ServerCmd;
 use super::load::{CampaignCmd, LoadArgs, QuickArgs, SweepArgs};
+use super::manage::{BaselineArgs, DeleteArgs, DiffArgs, ExcludeArgs, NoteArgs, TagArgs};
 use super::views::{
     AnalysisArgs, ChartArgs, CompareArgs, FlamegraphArgs, IostatArgs, MetricsArgs, MonitorCmdArgs,
     ProfileArgs, RatioArgs, ReportArgs, RunsArgs, ShowArgs, UiArgs,
@@ -63,6 +64,23 @@ pub(crate) enum Cmd {
     Runs(RunsArgs),
     /// Show one stored run: environment, per-interval samples, statements.
     Show(ShowArgs),
+    /// Tag runs (`tag 12-15 before-fix`), or untag them with --remove;
+    /// `runs --tag T` lists a tag's runs.
+    Tag(TagArgs),
+    /// Set a run's note (`note 12 "disk was full"`), or --clear it.
+    Note(NoteArgs),
+    /// Leave runs out of analyses (scalability, best, ratio, campaign
+    /// tables), keeping them listed and marked; --undo takes them back.
+    Exclude(ExcludeArgs),
+    /// Delete runs and everything they own (samples, counters, profiles).
+    Delete(DeleteArgs),
+    /// Pin a run as its workload's baseline (`diff RUN` compares with it
+    /// and its page shows the diff); --list, --clear WORKLOAD.
+    Baseline(BaselineArgs),
+    /// Two runs' server counters per transaction side by side (Handler_*,
+    /// Innodb_*, Com_*, tmp tables, sorts…), largest relative change first;
+    /// `diff RUN` against its workload's baseline.
+    Diff(DiffArgs),
     /// Watch a server (any, by host/socket/DSN, or a sandbox) every second
     /// until Ctrl-C or --time; stored as a run of workload "monitor".
     Monitor(MonitorCmdArgs),

@@ -1,0 +1,161 @@
+//! The commands that curate stored runs: tag, note, exclude, delete,
+//! baseline, and diff (two runs' server counters). RUN words take ids,
+//! ranges and lists: `12`, `12-15`, `3,5,9`.
+
+use super::shared::{StoreArg, TableFormatArg};
+use clap::Args;
+
+/// The most runs one RUN word may name (a range like `1-99999999` is a
+/// typo, not a wish).
+const MAX_RANGE: i64 = 100_000;
+
+/// Run ids from one RUN word: `12`, `12-15` or `3,5,12-15`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RunIds(pub Vec<i64>);
+
+/// Parses a RUN word (see `RunIds`).
+pub(crate) fn run_ids(s: &str) -> Result<RunIds, String> {
+    let bad = || {
+        format!("'{s}' is not a run: give an id (12), a range (12-15) or a list (3,5,9); see `qpslab runs`")
+    };
+    let mut ids = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<i64>(), b.trim().parse::<i64>()),
+            None => (part.parse::<i64>(), part.parse::<i64>()),
+        };
+        let (Ok(lo), Ok(hi)) = (lo, hi) else {
+            return Err(bad());
+        };
+        if lo < 1 || hi < lo || hi - lo >= MAX_RANGE {
+            return Err(bad());
+        }
+        ids.extend(lo..=hi);
+    }
+    Ok(RunIds(ids))
+}
+
+/// The ids of several RUN words, in order, each once.
+pub(crate) fn all_ids(words: &[RunIds]) -> Vec<i64> {
+    let mut out: Vec<i64> = Vec::new();
+    for id in words.iter().flat_map(|w| w.0.iter()) {
+        if !out.contains(id) {
+            out.push(*id);
+        }
+    }
+    out
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct TagArgs {
+    /// The runs: an id, a range (12-15) or a list (3,5,9).
+    #[arg(value_name = "RUN", value_parser = run_ids)]
+    pub runs: RunIds,
+    /// The tags to add (or remove): words without spaces or commas.
+    #[arg(value_name = "TAG", required = true)]
+    pub tags: Vec<String>,
+    /// Remove the tags instead of adding them.
+    #[arg(long, short = 'd')]
+    pub remove: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct NoteArgs {
+    /// The runs: an id, a range (12-15) or a list (3,5,9).
+    #[arg(value_name = "RUN", value_parser = run_ids)]
+    pub runs: RunIds,
+    /// The note (replaces the one before); quote it in the shell.
+    #[arg(
+        value_name = "TEXT",
+        required_unless_present = "clear",
+        conflicts_with = "clear"
+    )]
+    pub text: Option<String>,
+    /// Remove the note.
+    #[arg(long)]
+    pub clear: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ExcludeArgs {
+    /// The runs: ids, ranges (12-15) or lists (3,5,9).
+    #[arg(value_name = "RUN", value_parser = run_ids, required = true)]
+    pub runs: Vec<RunIds>,
+    /// Take the runs back into analyses.
+    #[arg(long)]
+    pub undo: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct DeleteArgs {
+    /// The runs: ids, ranges (12-15) or lists (3,5,9).
+    #[arg(value_name = "RUN", value_parser = run_ids, required = true)]
+    pub runs: Vec<RunIds>,
+    /// Delete without asking (needed when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BaselineArgs {
+    /// Pin this run as its workload's baseline (for its label when it has
+    /// one) [default: none: list the pinned baselines].
+    #[arg(value_name = "RUN", conflicts_with_all = ["list", "clear"])]
+    pub run: Option<i64>,
+    /// List the pinned baselines.
+    #[arg(long)]
+    pub list: bool,
+    /// Unpin the baseline of this workload (with --label: that label's)
+    /// [default: none: pin RUN, or list].
+    #[arg(long, value_name = "WORKLOAD")]
+    pub clear: Option<String>,
+    /// With --clear: the label whose baseline is unpinned [default: none:
+    /// the workload's baseline for any label].
+    #[arg(long, requires = "clear")]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct DiffArgs {
+    /// Run A (the reference); alone: diffed against its workload's pinned
+    /// baseline (`qpslab baseline`).
+    #[arg(value_name = "A")]
+    pub run_a: i64,
+    /// Run B, compared with A.
+    #[arg(value_name = "B")]
+    pub run_b: Option<i64>,
+    /// Show every counter, those zero in both runs too.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub format: TableFormatArg,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_words_take_ids_ranges_and_lists() {
+        assert_eq!(run_ids("12").unwrap().0, vec![12]);
+        assert_eq!(run_ids("12-14").unwrap().0, vec![12, 13, 14]);
+        assert_eq!(run_ids("3,5-6").unwrap().0, vec![3, 5, 6]);
+        for bad in ["", "x", "5-3", "0", "-2", "1-999999999", "3,,4"] {
+            assert!(run_ids(bad).is_err(), "{bad:?}");
+        }
+        let words = [run_ids("3-4").unwrap(), run_ids("4,1").unwrap()];
+        assert_eq!(all_ids(&words), vec![3, 4, 1]);
+    }
+}
