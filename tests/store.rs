@@ -3,22 +3,12 @@
 //! samples and reads back as failed.
 
 mod common;
-use common::{json, lab, outcome, text};
+use common::{json, lab, outcome, svg_titled, text};
 use std::io::BufReader;
 use std::process::Stdio;
 
 fn store_path(name: &str) -> String {
     lab().home.join(format!("{name}.db")).display().to_string()
-}
-
-/// The SVG whose aria-label is `title` in `page`.
-fn svg_titled<'a>(page: &'a str, title: &str) -> &'a str {
-    let at = page
-        .find(&format!("aria-label=\"{title}\""))
-        .unwrap_or_else(|| panic!("no chart {title}"));
-    let start = page[..at].rfind("<svg").unwrap();
-    let end = at + page[at..].find("</svg>").unwrap();
-    &page[start..end]
 }
 
 /// Latency as a distribution for oltp_read_write run `id` (11 statement

@@ -5,6 +5,8 @@
 //! (text and JSON), the HTML report and the UI's run, campaign and start
 //! pages show its runs with their figures. Needs no server.
 
+mod common;
+use common::svg_titled;
 use qpslab::store::Store;
 use qpslab::ui::{self, Mode};
 use std::path::{Path, PathBuf};
@@ -92,16 +94,6 @@ fn runs_and_show_read_an_old_store() {
         assert!(html.contains(part), "{part} missing in the report");
     }
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
-}
-
-/// The SVG whose aria-label is `title` in `page`.
-fn svg_titled<'a>(page: &'a str, title: &str) -> &'a str {
-    let at = page
-        .find(&format!("aria-label=\"{title}\""))
-        .unwrap_or_else(|| panic!("no chart {title}"));
-    let start = page[..at].rfind("<svg").unwrap();
-    let end = at + page[at..].find("</svg>").unwrap();
-    &page[start..end]
 }
 
 #[test]

@@ -386,3 +386,13 @@ pub fn await_cond(limit: std::time::Duration, what: &str, mut cond: impl FnMut()
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// The SVG whose aria-label is `title` in `page`.
+pub fn svg_titled<'a>(page: &'a str, title: &str) -> &'a str {
+    let at = page
+        .find(&format!("aria-label=\"{title}\""))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let start = page[..at].rfind("<svg").unwrap();
+    let end = at + page[at..].find("</svg>").unwrap();
+    &page[start..end]
+}
