@@ -278,6 +278,18 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
     assert_eq!(runs.iter().filter(|r| r["threads"] == 4).count(), 2);
     let shown = l.shown(&runs[0]["id"], &store);
     assert_eq!(shown["options"]["warmup_time"], 1.0, "{}", shown["options"]);
+    // each round's pre-flight check is said (on stderr beside the JSON)
+    // and kept with its runs, as a campaign's
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("Pre-flight, round 1: CPU loop CoV") && err.contains("Pre-flight, round 2"),
+        "{err}"
+    );
+    assert!(
+        shown["host"]["preflight"]["seconds"].as_f64().unwrap() > 0.0,
+        "{}",
+        shown["host"]
+    );
     // --threads takes one number outside sweeps
     let o = l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--threads", "1,2"]);
     assert!(

@@ -143,13 +143,21 @@ fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<
             profile.clone(),
         ))
     };
+    let json = p.output.json();
     let out = crate::lab::sweep(&plan, config_for, |s| {
+        if let Some(pre) = s.preflight {
+            // Beside a JSON document on stdout, the note goes to stderr.
+            if json {
+                errln!("{pre}");
+            } else {
+                outln!("{pre}");
+            }
+        }
         let line = (s.repeat, steps.repeat);
         let text =
             report::campaign_text::sweep_step_line(s.threads, line, s.figures, s.run_id, s.status);
         outln!("{text}");
     })?;
-    let json = p.output.json();
     let mut end = report::campaign_text::sweep_end(name.as_str(), campaign, &out.medians, json);
     if let (Some(l), false) = (&out.limiter, json) {
         end.push_str(&format!("Scaling limiter: {l}\n"));

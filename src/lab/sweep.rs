@@ -1,7 +1,9 @@
 //! A sweep: one recorded run per concurrency and repeat, all in one
 //! campaign, repeats in rounds (every concurrency once, then again), with
-//! a cooldown between runs; then each concurrency's medians over its
-//! repeats. Ctrl-C (during a run or a cooldown) ends it with what
+//! a cooldown between runs and a campaign's pre-flight check of the host
+//! before each round (kept with the round's runs, so the sweep's page
+//! shows its measurement conditions); then each concurrency's medians over
+//! its repeats. Ctrl-C (during a run or a cooldown) ends it with what
 //! was measured; a failed step ends it; a degraded one does not.
 
 use super::environment_capture::Environment;
@@ -57,6 +59,9 @@ pub struct Step<'a> {
     pub run_id: i64,
     pub figures: &'a StepFigures,
     pub status: &'a RunStatus,
+    /// On a round's first step: its pre-flight check, as a line to say
+    /// before the step's (the check is kept with every run of the round).
+    pub preflight: Option<&'a str>,
 }
 
 pub struct SweepOutcome {
@@ -87,6 +92,10 @@ pub fn sweep(
     // again, so slow drift of the host lands on every step alike.
     let mut first = true;
     'steps: for rep in 1..=plan.repeat {
+        // As a campaign's rounds: how quiet the host is, kept with each
+        // run of the round and said before its first step.
+        let noise = super::preflight::host_noise();
+        let noise_line = super::preflight::describe(rep, &noise);
         for (i, &th) in plan.threads.iter().enumerate() {
             let cooled = first
                 || plan.cooldown <= 0.0
@@ -100,6 +109,7 @@ pub fn sweep(
             let tags = RunTags {
                 campaign_id: Some(plan.campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", plan.workload)),
+                preflight: Some(noise.clone()),
                 ..plan.tags.clone()
             };
             let rec = record_run(plan.store, &cfg, mon, plan.env, &tags, profile.as_ref())?;
@@ -115,6 +125,7 @@ pub fn sweep(
                 run_id: rec.run_id,
                 figures: &fig,
                 status: &r.status,
+                preflight: (i == 0).then_some(noise_line.as_str()),
             });
             steps[i].1.push(fig);
             match r.status {
