@@ -132,7 +132,7 @@ impl Recording {
             });
         }
         r.started = Instant::now();
-        r.started_unix = unix_now();
+        r.started_unix = crate::stats::clock::now_unix();
         Ok(r)
     }
 
@@ -196,14 +196,6 @@ impl Recording {
             cpu_s,
         })
     }
-}
-
-/// Seconds since the Unix epoch, now.
-pub(crate) fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 /// Tells a starting perf to enable its events and waits (10 s at most)

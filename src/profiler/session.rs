@@ -127,7 +127,7 @@ impl Session {
         Session {
             pid: plan.pid,
             started: Instant::now(),
-            started_unix: super::perf::unix_now(),
+            started_unix: crate::stats::clock::now_unix(),
             stacks,
             syscalls,
             waits,
