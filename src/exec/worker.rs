@@ -63,7 +63,8 @@ pub async fn worker(
     let mut done_since_reconnect = 0u64;
     // Rate mode's precise wake-up (tokio's timer rounds up to whole
     // milliseconds); without a timerfd, tokio's sleep.
-    let mut alarm = if cfg.rate > 0.0 {
+    let paced = cfg.rate > 0.0;
+    let mut alarm = if paced {
         super::alarm::Alarm::new().ok()
     } else {
         None
@@ -83,8 +84,14 @@ pub async fn worker(
                 break;
             }
         }
-        let Some((intended, start)) = arrival(shared, state, &mut alarm).await else {
-            break;
+        // (closed runs start now: no arrival to await)
+        let (intended, start) = if paced {
+            match arrival(shared, state, &mut alarm).await {
+                Some(x) => x,
+                None => break,
+            }
+        } else {
+            (None, Instant::now())
         };
         session.start();
         let mut clock = Clock {
@@ -104,14 +111,7 @@ pub async fn worker(
             continue;
         }
         let end = clock.last_end.unwrap_or_else(Instant::now);
-        record(
-            state,
-            slot,
-            session.class(),
-            intended.unwrap_or(start),
-            start,
-            end,
-        );
+        record(state, slot, session.class(), intended, start, end);
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
@@ -310,7 +310,8 @@ async fn attempt(
     }
 }
 
-/// Counts a completed event: its latency from `from` to `end` (in its
+/// Counts a completed event: its latency from its intended start (rate
+/// mode, when it was already due) or else `start`, to `end` (in its
 /// class's histogram too), and the connection's events and busy time
 /// (from `start`).
 #[inline]
@@ -318,11 +319,16 @@ fn record(
     state: &Rc<RefCell<ShardState>>,
     slot: usize,
     class: Option<usize>,
-    from: Instant,
+    intended: Option<Instant>,
     start: Instant,
     end: Instant,
 ) {
-    let us = end.saturating_duration_since(from).as_micros() as u64;
+    let busy = end.saturating_duration_since(start);
+    let us = match intended {
+        Some(from) => end.saturating_duration_since(from),
+        None => busy,
+    }
+    .as_micros() as u64;
     let mut st = state.borrow_mut();
     if let Some(c) = class {
         let i = st.class_base + c;
@@ -336,7 +342,7 @@ fn record(
     st.cur.events += 1;
     st.cur.hist.record(us);
     st.thread_events[slot] += 1;
-    st.thread_time[slot] += (end - start).as_secs_f64();
+    st.thread_time[slot] += busy.as_secs_f64();
 }
 
 impl Failure {

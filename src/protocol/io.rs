@@ -245,19 +245,23 @@ impl PacketIo {
     }
 
     /// Reads one logical packet and returns its payload. The slice is valid
-    /// until the next call.
+    /// until the next call. A packet already whole in the buffer (most of a
+    /// response's, after its first receive) is taken without awaiting.
     pub(crate) async fn read_packet(&mut self) -> Result<&[u8], ProtoError> {
-        self.fill(4).await?;
-        let h = &self.buf[self.start..self.start + 4];
-        let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
-        self.seq = h[3].wrapping_add(1);
-        if len == MAX_PAYLOAD {
-            return self.read_split_packet().await;
+        if !self.whole_packet_buffered() {
+            self.fill(4).await?;
+            let len = self.header_len();
+            if len == MAX_PAYLOAD {
+                self.seq = self.buf[self.start + 3].wrapping_add(1);
+                return self.read_split_packet().await;
+            }
+            if len > self.limit {
+                return Err(self.oversized(len));
+            }
+            self.fill(4 + len).await?;
         }
-        if len > self.limit {
-            return Err(self.oversized(len));
-        }
-        self.fill(4 + len).await?;
+        let len = self.header_len();
+        self.seq = self.buf[self.start + 3].wrapping_add(1);
         let s = self.start + 4;
         self.start = s + len;
         if self.start == self.end {
@@ -265,6 +269,25 @@ impl PacketIo {
             self.end = 0;
         }
         Ok(&self.buf[s..s + len])
+    }
+
+    /// The payload length in the header at `start` (4 bytes buffered).
+    #[inline]
+    fn header_len(&self) -> usize {
+        let h = &self.buf[self.start..self.start + 4];
+        usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16
+    }
+
+    /// Whether the next packet is all in the buffer, not split over
+    /// several and within the limit: it can be taken without a read.
+    #[inline]
+    fn whole_packet_buffered(&self) -> bool {
+        let avail = self.end - self.start;
+        if avail < 4 {
+            return false;
+        }
+        let len = self.header_len();
+        len < MAX_PAYLOAD && len <= self.limit && avail >= 4 + len
     }
 
     async fn read_split_packet(&mut self) -> Result<&[u8], ProtoError> {

@@ -62,6 +62,14 @@ impl Hist {
     /// path: only finished samples are compacted).
     #[inline]
     pub fn record(&mut self, us: u64) {
+        match &mut self.0 {
+            Repr::Full(h) => h.saturating_record(us.max(1)),
+            Repr::Summary(_) => self.record_into_compacted(us),
+        }
+    }
+
+    #[cold]
+    fn record_into_compacted(&mut self, us: u64) {
         self.full_mut().saturating_record(us.max(1));
     }
 
