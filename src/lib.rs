@@ -11,6 +11,7 @@
 //! interrupt
 //! server → protocol → workload → exec → store → analyze → report → ui
 //!          monitor, profiler    beside exec: may use server, protocol, stats
+//! hostbench                     sysbench's built-in host tests (cpu, fileio …): no server
 //! campaign                      campaign files and their points (parse, hash)
 //! lab                           composes the above into use cases; never renders
 //! cli                           parses and prints; everything may be used from here
@@ -32,6 +33,7 @@ pub mod analyze;
 pub mod campaign;
 pub mod cli;
 pub mod exec;
+pub mod hostbench;
 pub mod interrupt;
 pub mod lab;
 pub mod monitor;

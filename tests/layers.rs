@@ -32,6 +32,8 @@ use syn::visit::Visit;
 ///   `protocol`, never the store or anything that renders.
 /// - `monitor` and `profiler` sit beside exec: they read the server
 ///   (`protocol`, `server`) and the host, and nothing of the run.
+/// - `hostbench` runs sysbench's built-in host tests (cpu, memory,
+///   threads, mutex, fileio): it measures the host alone, no server.
 /// - `store` keeps results; `analyze` reads them and the monitor's and
 ///   profiler's types to judge; `campaign` parses campaign files.
 /// - `report` renders results to text, SVG and HTML: it may read what it
@@ -54,6 +56,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("exec", &["workload", "protocol", "server"]),
     ("monitor", &["protocol", "server"]),
     ("profiler", &["protocol", "server"]),
+    ("hostbench", &[]),
     ("store", &["workload", "server"]),
     ("campaign", &["workload", "server"]),
     (
@@ -65,14 +68,30 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "report",
         &[
-            "analyze", "store", "workload", "server", "monitor", "profiler", "campaign", "protocol",
+            "analyze",
+            "store",
+            "workload",
+            "server",
+            "monitor",
+            "profiler",
+            "campaign",
+            "protocol",
+            "hostbench",
         ],
     ),
     (
         "lab",
         &[
-            "analyze", "store", "workload", "server", "monitor", "profiler", "campaign",
-            "protocol", "exec",
+            "analyze",
+            "store",
+            "workload",
+            "server",
+            "monitor",
+            "profiler",
+            "campaign",
+            "protocol",
+            "exec",
+            "hostbench",
         ],
     ),
     (
@@ -85,8 +104,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "ui", "lab", "report", "analyze", "store", "workload", "server", "monitor", "profiler",
-            "campaign", "protocol", "exec",
+            "ui",
+            "lab",
+            "report",
+            "analyze",
+            "store",
+            "workload",
+            "server",
+            "monitor",
+            "profiler",
+            "campaign",
+            "protocol",
+            "exec",
+            "hostbench",
         ],
     ),
 ];

@@ -25,6 +25,7 @@ mod results;
 mod run_curation;
 mod sandboxes;
 mod sweep;
+mod sysbench_mode;
 mod target;
 mod tpcc;
 
@@ -37,6 +38,11 @@ use crate::{exec, out, secret, workload};
 /// its code. An error is printed as one line (what failed, what to do),
 /// foreign text in it made inert and bounded (see [`out::inert_line`]).
 pub fn main() -> ! {
+    if let Some(argv) = sysbench_mode::wanted(&std::env::args().collect::<Vec<_>>()) {
+        secret::scrub_process_title();
+        exec::install_ctrl_c();
+        sysbench_mode::main(argv)
+    }
     let args = parse_command_line();
     notes::install();
     secret::scrub_process_title();

@@ -268,6 +268,13 @@ fn parse_shaped(argv: &[String]) -> Result<Cli, clap::Error> {
     Ok(cli)
 }
 
+/// Parses a command line that sysbench mode built (program name first):
+/// sysbench's general options translated, its word order shaped.
+pub(crate) fn parse_translated(argv: &[String]) -> Result<Cli, String> {
+    let (words, _notes) = sysbench_general::translate(argv)?;
+    parse_shaped(&sysbench_shape(&words)).map_err(|e| one_line(&e))
+}
+
 /// Parses the command line; a mistake is one line on stderr and exit 2
 /// (help and version print as clap prints them; a load command's help
 /// adds the workload's own options, as sysbench's `help` does).

@@ -1,0 +1,323 @@
+//! sysbench 1.0.20's command line, parsed as sysbench parses it: words
+//! that start with `--` are options (`--name=value`, or `--name` alone
+//! for on), anywhere on the line; the first other word names the test,
+//! the second its command, a third is refused. An option given twice
+//! takes its last value (wrappers append overrides). Names compare with
+//! `-` and `_` alike; sysbench's messages name an option with `_`.
+
+/// A parse failure: the text sysbench prints, on its stream, and the
+/// exit code (always 1 in 1.0.20).
+#[derive(Debug, PartialEq)]
+pub enum Refusal {
+    /// Printed on stderr, before the banner (bad general option values).
+    Stderr(String),
+    /// Printed on stdout, before the banner (`FATAL: …` range checks).
+    Stdout(String),
+}
+
+/// The words of a sysbench command line.
+#[derive(Debug, Default)]
+pub struct SbArgs {
+    /// The test: a built-in name, a bundled script's name or a script path.
+    pub test: Option<String>,
+    /// The command (`prepare`, `run`, `cleanup`, `help`, a script's own).
+    pub command: Option<String>,
+    /// Every option in order: (name with `-`, value as typed; None when
+    /// given without `=`), and the word as typed.
+    pub opts: Vec<(String, Option<String>, String)>,
+}
+
+/// The general options sysbench 1.0.20 knows before it loads a test.
+pub const GENERAL: [&str; 29] = [
+    "threads",
+    "events",
+    "time",
+    "forced-shutdown",
+    "thread-stack-size",
+    "rate",
+    "report-interval",
+    "report-checkpoints",
+    "debug",
+    "validate",
+    "help",
+    "version",
+    "config-file",
+    "tx-rate",
+    "max-requests",
+    "max-time",
+    "num-threads",
+    "rand-type",
+    "rand-spec-iter",
+    "rand-spec-pct",
+    "rand-spec-res",
+    "rand-seed",
+    "rand-pareto-h",
+    "verbosity",
+    "percentile",
+    "histogram",
+    "db-driver",
+    "db-ps-mode",
+    "db-debug",
+];
+
+/// Splits `argv` (program name first) into options and positional words.
+pub fn split(argv: &[String]) -> Result<SbArgs, Refusal> {
+    let mut a = SbArgs::default();
+    for w in argv.iter().skip(1) {
+        if let Some(body) = w.strip_prefix("--") {
+            let (name, value) = match body.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (body, None),
+            };
+            a.opts.push((name.replace('_', "-"), value, w.clone()));
+        } else if a.test.is_none() {
+            a.test = Some(w.clone());
+        } else if a.command.is_none() {
+            a.command = Some(w.clone());
+        } else {
+            return Err(Refusal::Stderr(format!(
+                "Unrecognized command line argument: {w}"
+            )));
+        }
+    }
+    Ok(a)
+}
+
+impl SbArgs {
+    /// The last value given for `name` (`-` or `_`): Some(None) when the
+    /// last one had no `=value`.
+    pub fn last(&self, name: &str) -> Option<Option<&str>> {
+        let name = name.replace('_', "-");
+        self.opts
+            .iter()
+            .rev()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, v, _)| v.as_deref())
+    }
+
+    /// Whether `name` was given at all.
+    pub fn given(&self, name: &str) -> bool {
+        self.last(name).is_some()
+    }
+
+    /// An integer option (sysbench's N): the last value, else `default`.
+    pub fn int(&self, name: &str, default: i64) -> Result<i64, Refusal> {
+        match self.last(name) {
+            None => Ok(default),
+            Some(v) => {
+                let v = v.unwrap_or("");
+                v.parse::<i64>().map_err(|_| invalid(name, v))
+            }
+        }
+    }
+
+    /// A floating-point option (sysbench's DOUBLE).
+    pub fn double(&self, name: &str, default: f64) -> Result<f64, Refusal> {
+        match self.last(name) {
+            None => Ok(default),
+            Some(v) => {
+                let v = v.unwrap_or("");
+                v.parse::<f64>().map_err(|_| invalid(name, v))
+            }
+        }
+    }
+
+    /// A size option (sysbench's SIZE: a number with an optional
+    /// K/M/G/T suffix, powers of 1024).
+    pub fn size(&self, name: &str, default: u64) -> Result<u64, Refusal> {
+        match self.last(name) {
+            None => Ok(default),
+            Some(v) => parse_size(v.unwrap_or("")).ok_or_else(|| invalid(name, v.unwrap_or(""))),
+        }
+    }
+
+    /// A string option.
+    pub fn text<'a>(&'a self, name: &str, default: &'a str) -> &'a str {
+        match self.last(name) {
+            None => default,
+            Some(v) => v.unwrap_or(""),
+        }
+    }
+
+    /// A boolean option: None when its value is not one sysbench takes
+    /// (sysbench then refuses the option as invalid, after its banner).
+    pub fn flag(&self, name: &str) -> Option<bool> {
+        match self.last(name) {
+            None => Some(false),
+            Some(v) => parse_bool(v),
+        }
+    }
+
+    /// A comma-separated list option (`--report-checkpoints=10,20`).
+    pub fn list(&self, name: &str) -> Vec<String> {
+        match self.last(name) {
+            Some(Some(v)) if !v.is_empty() => v.split(',').map(str::to_string).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// sysbench's boolean values (no value: on).
+pub fn parse_bool(v: Option<&str>) -> Option<bool> {
+    match v.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("on" | "true" | "yes" | "1") => Some(true),
+        Some("off" | "false" | "no" | "0") => Some(false),
+        _ => None,
+    }
+}
+
+/// A SIZE value: digits and an optional K, M, G or T (either case).
+pub fn parse_size(v: &str) -> Option<u64> {
+    let (digits, mult) = match v.chars().last()?.to_ascii_uppercase() {
+        'K' => (&v[..v.len() - 1], 1u64 << 10),
+        'M' => (&v[..v.len() - 1], 1 << 20),
+        'G' => (&v[..v.len() - 1], 1 << 30),
+        'T' => (&v[..v.len() - 1], 1 << 40),
+        _ => (v, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(mult)
+}
+
+fn invalid(name: &str, v: &str) -> Refusal {
+    Refusal::Stderr(format!(
+        "Invalid value for the '{}' option: '{v}'",
+        name.replace('-', "_")
+    ))
+}
+
+/// sysbench's general options, read from the command line.
+#[derive(Debug, Clone)]
+pub struct General {
+    /// --threads (or the deprecated --num-threads).
+    pub threads: u32,
+    /// --events (--max-requests); 0 = no limit.
+    pub events: u64,
+    /// --time (--max-time) in seconds; 0 = no limit.
+    pub time: u64,
+    /// --rate (--tx-rate), events/s; 0 = closed loop.
+    pub rate: u64,
+    /// --report-interval in seconds; 0 = none.
+    pub report_interval: u64,
+    /// --report-checkpoints, seconds from the start.
+    pub report_checkpoints: Vec<u64>,
+    /// --verbosity, 0..5 (3 by default).
+    pub verbosity: u32,
+    /// --percentile, 0 (off) or 1..100.
+    pub percentile: u32,
+    /// --histogram.
+    pub histogram: bool,
+    /// --rand-seed; 0 = from the current time.
+    pub rand_seed: u64,
+    /// --rand-type.
+    pub rand_type: String,
+    /// --help was given (on).
+    pub help: bool,
+    /// --version was given (on).
+    pub version: bool,
+    /// Warnings for deprecated names, printed before the banner.
+    pub warnings: Vec<String>,
+}
+
+impl General {
+    /// Reads the general options; a bad value is refused as sysbench
+    /// refuses it (stream, text).
+    pub fn read(a: &SbArgs) -> Result<General, Refusal> {
+        let mut warnings = Vec::new();
+        let mut pick = |new: &str, old: &str, default: i64| -> Result<i64, Refusal> {
+            // the deprecated alias counts when it comes after the new name
+            let newer = a.opts.iter().rposition(|(n, _, _)| n == new);
+            let older = a.opts.iter().rposition(|(n, _, _)| n == old);
+            if older.is_some() {
+                warnings.push(format!(
+                    "WARNING: --{old} is deprecated, use --{new} instead"
+                ));
+            }
+            match (newer, older) {
+                (_, Some(o)) if newer.is_none_or(|n| o > n) => a.int(old, default),
+                _ => a.int(new, default),
+            }
+        };
+        let threads = pick("threads", "num-threads", 1)?;
+        let events = pick("events", "max-requests", 0)?;
+        let time = pick("time", "max-time", 10)?;
+        let rate = pick("rate", "tx-rate", 0)?;
+        let report_interval = a.int("report-interval", 0)?;
+        let verbosity = a.int("verbosity", 3)?;
+        let percentile = a.int("percentile", 95)?;
+        let rand_seed = a.int("rand-seed", 0)?;
+        let mut report_checkpoints = Vec::new();
+        for c in a.list("report-checkpoints") {
+            report_checkpoints.push(c.parse::<u64>().map_err(|_| {
+                Refusal::Stderr(format!(
+                    "Invalid value for the 'report_checkpoints' option: '{}'",
+                    a.text("report-checkpoints", "")
+                ))
+            })?);
+        }
+        if !(0..=100).contains(&percentile) {
+            return Err(Refusal::Stdout(format!(
+                "FATAL: Invalid value for --percentile: {percentile}"
+            )));
+        }
+        if threads <= 0 {
+            return Err(Refusal::Stdout(format!(
+                "FATAL: Invalid value for --threads: {threads}.\n"
+            )));
+        }
+        Ok(General {
+            threads: threads as u32,
+            events: events.max(0) as u64,
+            time: time.max(0) as u64,
+            rate: rate.max(0) as u64,
+            report_interval: report_interval.max(0) as u64,
+            report_checkpoints,
+            verbosity: verbosity.clamp(0, 5) as u32,
+            percentile: percentile as u32,
+            histogram: a.flag("histogram").unwrap_or(false),
+            rand_seed: rand_seed as u64,
+            rand_type: a.text("rand-type", "special").to_string(),
+            help: a.flag("help").unwrap_or(false),
+            version: a.flag("version").unwrap_or(false),
+            warnings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_last_occurrence_wins_and_words_go_where_sysbench_puts_them() {
+        let a = split(&w(
+            "sysbench --threads=8 oltp_read_only --tables=2 --threads=1 run",
+        ))
+        .unwrap();
+        assert_eq!(a.test.as_deref(), Some("oltp_read_only"));
+        assert_eq!(a.command.as_deref(), Some("run"));
+        let g = General::read(&a).unwrap();
+        assert_eq!(g.threads, 1);
+        assert_eq!(a.int("table_size", 10000).unwrap(), 10000);
+        assert_eq!(
+            split(&w("sysbench --threads 2 cpu run")).unwrap_err(),
+            Refusal::Stderr("Unrecognized command line argument: run".into())
+        );
+        let a = split(&w("sysbench --threads=5x cpu run")).unwrap();
+        assert_eq!(
+            General::read(&a).unwrap_err(),
+            Refusal::Stderr("Invalid value for the 'threads' option: '5x'".into())
+        );
+        let a = split(&w("sysbench --num_threads=2 cpu run")).unwrap();
+        let g = General::read(&a).unwrap();
+        assert_eq!((g.threads, g.warnings.len()), (2, 1));
+        assert_eq!(parse_size("64K"), Some(65536));
+        assert_eq!(parse_size("2g"), Some(2 << 30));
+        assert_eq!(parse_size("x"), None);
+        assert_eq!(parse_bool(None), Some(true));
+        assert_eq!(parse_bool(Some("maybe")), None);
+    }
+}
