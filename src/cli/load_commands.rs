@@ -107,7 +107,13 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     let t = p.target()?;
     let sized = p.sized_to_data(&t)?;
     let p = sized.as_ref().unwrap_or(p);
-    let cfg = p.run_config(p.threads[0], &t.opts)?;
+    let mut cfg = p.run_config(p.threads[0], &t.opts)?;
+    if style.is_some_and(|s| s.verbosity >= 3) {
+        cfg.on_started = Some(std::sync::Arc::new(|| {
+            outln!("{}", report::sysbench::SYSBENCH_STARTED);
+            crate::out::flush();
+        }));
+    }
     let store = p.recording.open()?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;
     // Refused before anything is printed or run.
@@ -200,6 +206,12 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     }
     if let Some(s) = style {
         let r = &run.result;
+        if let RunStatus::Failed(m) = &r.status {
+            // sysbench stops at a script's error: its message, no summary.
+            let m = m.lines().next().unwrap_or("");
+            outln!("FATAL: `thread_run' function failed: {m}");
+            return Ok(1);
+        }
         if s.verbosity >= 4 {
             let by_events = cfg.events > 0 && r.total.events >= cfg.events;
             outln!(

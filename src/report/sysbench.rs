@@ -576,9 +576,13 @@ pub fn sysbench_header(threads: u32, rate: f64, report_interval: f64, seed: Opti
         }
         None => o.push_str("Initializing random number generator from current time\n"),
     }
-    o.push_str("\n\nInitializing worker threads...\n\nThreads started!\n\n");
+    o.push_str("\n\nInitializing worker threads...\n\n");
     o
 }
+
+/// sysbench mode: what it says once every connection is ready (after the
+/// scripts' thread_init).
+pub const SYSBENCH_STARTED: &str = "Threads started!\n";
 
 /// sysbench mode: an interval line exactly as sysbench 1.0.20 prints it.
 pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64) -> String {

@@ -39,12 +39,27 @@ local sql_error_mt = {
   end,
 }
 
+-- sysbench's verbosity (sysbench mode passes it; 3 by default): its
+-- driver logs a failed statement at the critical level, 1.
+local VERBOSITY = tonumber(os.getenv("QPSLAB_SYSBENCH_VERBOSITY") or "") or 3
+
+-- An ignored error restarts the event: an error object (errcode
+-- RESTART_EVENT). Any other is fatal, as in sysbench: the driver logs it
+-- and raises a message that names the script's line (level 3: past this
+-- function and the API method that called it).
 local function raise(con, sql, errno, state, msg, ignored)
-  error(setmetatable({
-    errcode = ignored and ERR.RESTART_EVENT or ERR.FATAL,
-    sql_errno = errno, sql_state = state, sql_errmsg = msg,
-    connection = con, query = sql,
-  }, sql_error_mt), 0)
+  if ignored then
+    error(setmetatable({
+      errcode = ERR.RESTART_EVENT,
+      sql_errno = errno, sql_state = state, sql_errmsg = msg,
+      connection = con, query = sql,
+    }, sql_error_mt), 0)
+  end
+  if VERBOSITY >= 1 then
+    print(string.format("FATAL: mysql_drv_query() returned error %d (%s) for query '%s'",
+      errno, msg, tostring(sql)))
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
 end
 
 local function unsupported(what)
@@ -66,6 +81,7 @@ end
 -- statement that returns rows: it describes the latest result.
 local rs_methods = {}
 local rs_mt = strict("rs", rs_methods)
+rs_mt.__tostring = function() return "<sql_result>" end
 
 function rs_methods.fetch_row(rs)
   local i = rs.pos
@@ -86,13 +102,19 @@ end
 -- execution (rows counted only).
 local function result(readable, con, sql, ok, a, b, c, d)
   if not ok then raise(con, sql, a, b, c, d) end
-  if not a then return nil end
+  -- (a query without rows gives an empty result, as sysbench's does; a
+  -- prepared statement's execution gives none)
+  if not a and not readable then return nil end
   local rs = rawget(con, "rs")
   if rs == nil then
     rs = setmetatable({ slot = con.slot }, rs_mt)
     con.rs = rs
   end
-  rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
+  if a then
+    rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
+  else
+    rs.nrows, rs.nfields, rs.pos, rs.readable = 0, 0, 0, readable
+  end
   return rs
 end
 
