@@ -43,6 +43,20 @@ local sql_error_mt = {
 -- driver logs a failed statement at the critical level, 1.
 local VERBOSITY = tonumber(os.getenv("QPSLAB_SYSBENCH_VERBOSITY") or "") or 3
 
+-- sysbench.cmdline.argv: the command line as sysbench mode was given it
+-- (its words joined by \31), else qpslab's name alone.
+local ARGV = { [0] = "qpslab" }
+do
+  local words = os.getenv("QPSLAB_SYSBENCH_ARGV")
+  if words then
+    local i = -1
+    for w in (words .. "\31"):gmatch("(.-)\31") do
+      ARGV[i + 1 > 0 and i + 1 or 0] = w
+      i = i + 1
+    end
+  end
+end
+
 -- An ignored error restarts the event: an error object (errcode
 -- RESTART_EVENT). Any other is fatal, as in sysbench: the driver logs it
 -- and raises a message that names the script's line (level 3: past this
@@ -253,6 +267,7 @@ local function driver_for(slot)
     if name ~= nil and name ~= "mysql" then
       error("sysbench.sql.driver('" .. tostring(name) .. "'): qpslab drives MySQL and MariaDB only", 2)
     end
+    Q.sql_used()
     return setmetatable({ env = env }, drv_mt)
   end
 end
@@ -409,6 +424,37 @@ local function nojit(loader)
   end
 end
 
+-- sysbench's FFI surface ----------------------------------------------------
+-- sysbench declares its C types to LuaJIT's ffi and exports the functions
+-- behind them; scripts (TPC-C implementations among them) cdef against
+-- those types and call ffi.C.sb_counter_inc or ffi.C.usleep. The types
+-- are declared here; `ffi.C` is a view that answers the waits from
+-- qpslab (usleep and sleep wait without blocking the shard's other
+-- connections, as sysbench.qpslab.sleep does) and everything else from C.
+-- sb_counter_inc is accepted and not counted yet (docs/BENCHMARKS.md,
+-- the differential corpus's differences).
+local C_FFI = require("ffi")
+C_FFI.cdef[[
+typedef enum {
+  SB_CNT_OTHER, SB_CNT_READ, SB_CNT_WRITE, SB_CNT_TRX, SB_CNT_ERROR,
+  SB_CNT_RECONNECT, SB_CNT_MAX
+} sb_counter_type;
+]]
+local FFI_OWN = {
+  usleep = function(us) yield(SLEEP, tonumber(us) / 1e6); return 0 end,
+  sleep = function(s) yield(SLEEP, tonumber(s)); return 0 end,
+  sb_counter_inc = function() end,
+}
+local FFI = setmetatable({
+  C = setmetatable({}, { __index = function(_, k)
+    local own = FFI_OWN[k]
+    if own ~= nil then return own end
+    return C_FFI.C[k]
+  end }),
+}, { __index = C_FFI })
+package.loaded.ffi = FFI
+ffi = FFI
+
 local GLOBALS = copy(_G)
 GLOBALS.load, GLOBALS.loadstring = nojit(load), nojit(loadstring)
 GLOBALS.loadfile = nojit(loadfile)
@@ -425,7 +471,7 @@ function Phases.new_env(tid, command, slot)
     version = Q.version, version_string = Q.version_string,
     cmdline = {
       command = command, script_path = Q.script_path, options = {}, commands = {},
-      argv = { [0] = "qpslab" }, PARALLEL_COMMAND = true,
+      argv = ARGV, PARALLEL_COMMAND = true,
     },
     opt = copy(Q.opt), hooks = {}, rand = RAND, error = ERR,
     sql = { type = TYPES, error = SQL_ERR, driver = driver_for(slot) },
