@@ -105,6 +105,11 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = p.target()?;
+    if let Some(s) = style {
+        if let Some(code) = sysbench_unreachable(p, &t, s)? {
+            return Ok(code);
+        }
+    }
     let sized = p.sized_to_data(&t)?;
     let p = sized.as_ref().unwrap_or(p);
     // sysbench reports SQL statistics when the SQL driver was used: a
@@ -266,4 +271,41 @@ fn exit_code(r: &RunResult) -> i32 {
         _ => {}
     }
     r.status.exit_code()
+}
+
+/// sysbench mode: a server that cannot be reached is said as sysbench
+/// says it — after its header, its driver's lines — and exits 1 (Some);
+/// None when a connection opens.
+fn sysbench_unreachable(
+    p: &LoadPlan,
+    t: &crate::lab::Target,
+    s: &SysbenchStyle,
+) -> Result<Option<i32>> {
+    let failed = block_on(async {
+        match crate::protocol::Conn::connect(&t.opts).await {
+            Ok(c) => {
+                c.quit().await;
+                None
+            }
+            Err(e) => Some(e),
+        }
+    })?;
+    let Some(e) = failed else {
+        return Ok(None);
+    };
+    if s.verbosity >= 3 {
+        let c = &p.config;
+        let seed = s.seeded.then_some(c.seed);
+        out!(
+            "{}",
+            report::sysbench::sysbench_header(p.threads[0], c.rate, p.output.report_interval, seed)
+        );
+    }
+    if s.verbosity >= 1 {
+        outln!(
+            "{}\nFATAL: `thread_init' function failed: connection creation failed\nFATAL: Thread initialization failed!",
+            report::sysbench::sysbench_connect_failure(&t.opts.endpoint, &e)
+        );
+    }
+    Ok(Some(1))
 }

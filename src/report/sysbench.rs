@@ -653,3 +653,32 @@ fn sysbench_histogram(o: &mut String, h: &crate::stats::Hist) {
         let _ = writeln!(o, "{value:>12.3} |{bar:<40} {n}");
     }
 }
+
+/// sysbench mode: how sysbench's MySQL driver says a connection failed
+/// (two lines, no trailing newline). An I/O error is given as the client
+/// library gives it (error 2002 with the system's errno).
+pub fn sysbench_connect_failure(
+    endpoint: &crate::protocol::Endpoint,
+    e: &crate::protocol::ProtoError,
+) -> String {
+    use crate::protocol::{Endpoint, ProtoError};
+    let (on, lost) = match endpoint {
+        Endpoint::Unix(p) => (
+            format!("socket '{}'", p.display()),
+            format!(
+                "Can't connect to local server through socket '{}'",
+                p.display()
+            ),
+        ),
+        Endpoint::Tcp { host, port } => (
+            format!("host '{host}', port {port}"),
+            format!("Can't connect to server on '{host}'"),
+        ),
+    };
+    let why = match e {
+        ProtoError::Server(se) => format!("error {}: {}", se.code, se.message),
+        ProtoError::Io(io) => format!("error 2002: {lost} ({})", io.raw_os_error().unwrap_or(0)),
+        other => format!("error 2002: {lost} ({other})"),
+    };
+    format!("FATAL: unable to connect to MySQL server on {on}, aborting...\nFATAL: {why}")
+}
