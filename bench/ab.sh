@@ -21,16 +21,17 @@ ROWS=${ROWS:-100000}
 WORKLOAD=${WORKLOAD:-oltp_point_select}
 read -r -a EXTRA <<< "${EXTRA:-}"
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
+SERVER=${SERVER:-ab}
 echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
 # `--profile` (the older name of --preset): A is often a build from before the rename
-"$A" server start --name ab --profile bench >/dev/null
-if ! "$A" run "$WORKLOAD" --server ab --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
-  "$A" prepare "$WORKLOAD" --server ab --tables "$TABLES" --table-size "$ROWS" >/dev/null
+"$A" server start --name "$SERVER" --profile bench >/dev/null
+if ! "$A" run "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
+  "$A" prepare "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "$ROWS" >/dev/null
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 one() { # bin threads -> "qps us_per_query"
-  /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" run "$WORKLOAD" --server ab --tables "$TABLES" \
+  /usr/bin/time -f "%U %S" -o "$tmp/t" "$1" run "$WORKLOAD" --server "$SERVER" --tables "$TABLES" \
     --table-size "$ROWS" --threads "$2" --time "$TIME" --format json --no-store ${EXTRA[@]+"${EXTRA[@]}"} > "$tmp/j" 2>/dev/null || true
   python3 - "$tmp/j" "$tmp/t" <<'PY'
 import json, sys
@@ -64,4 +65,4 @@ for th in sorted({k[0] for k in v}):
     au, bu = st.median(x[1] for x in a), st.median(x[1] for x in b)
     print(f'{th:>7} {aq:>9.0f} {bq:>9.0f} {bq / aq:>6.3f} {au:>8.2f} {bu:>8.2f} {bu / au:>6.3f}')
 PY
-"$A" server stop --name ab >/dev/null
+"$A" server stop --name "$SERVER" >/dev/null

@@ -7,7 +7,25 @@ use crate::report;
 use crate::stats::{RunResult, RunStatus};
 use anyhow::Result;
 
+/// How sysbench mode prints a load command: sysbench 1.0.20's text only,
+/// at its verbosity (`cli::sysbench_mode`).
+pub(super) struct SysbenchStyle {
+    /// --verbosity, 0..5: the header, lines and summary from 3, the
+    /// limit's note from 4.
+    pub verbosity: u32,
+    /// --percentile (0: none).
+    pub percentile: u32,
+    /// --rand-seed was given (else "from current time").
+    pub seeded: bool,
+}
+
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
+    prepare_styled(p, None)
+}
+
+/// A prepare, printed as qpslab does or (`style`) as sysbench does:
+/// sysbench's progress lines alone, at verbosity 3 and above.
+pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<()> {
     if let Some(script) = p.script()? {
         return script_command(p, &script, "prepare");
     }
@@ -19,13 +37,17 @@ pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
     let t = p.target()?;
     let loaders = p.loaders()?;
     let json = p.output.json();
+    // (sysbench's scripts print these lines at every verbosity)
+    let quiet = json;
     let rep = crate::lab::prepare(
         &t,
         &family,
         loaders,
-        &mut super::progress_lines::prepare_printer(json),
+        &mut super::progress_lines::prepare_printer(quiet),
     )?;
-    outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
+    if style.is_none() {
+        outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
+    }
     Ok(())
 }
 
@@ -56,6 +78,11 @@ pub(super) fn cmd_script_command(c: &super::args::ScriptCommandArgs) -> Result<(
 }
 
 pub(super) fn cmd_cleanup(p: &LoadPlan) -> Result<()> {
+    cleanup_styled(p, None)
+}
+
+/// A cleanup (sysbench's lines in either style).
+pub(super) fn cleanup_styled(p: &LoadPlan, _style: Option<&SysbenchStyle>) -> Result<()> {
     if let Some(script) = p.script()? {
         return script_command(p, &script, "cleanup");
     }
@@ -66,10 +93,15 @@ pub(super) fn cmd_cleanup(p: &LoadPlan) -> Result<()> {
 }
 
 pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
+    run_styled(p, None)
+}
+
+/// A run, printed as qpslab does or (`style`) as sysbench 1.0.20 does.
+pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<i32> {
     // Everything that does not need the server was checked in the plan.
     p.single_threads()?;
     let c = &p.config;
-    if c.time == 0.0 && c.events == 0 && c.rate == 0.0 {
+    if c.time == 0.0 && c.events == 0 && c.rate == 0.0 && style.is_none() {
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = p.target()?;
@@ -82,8 +114,24 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
     let profile = p.profile_for(&t)?;
     let json = p.output.json();
     let pcts = &p.output.pcts;
-    let pct = report::sysbench::line_percentile(pcts);
-    if !json {
+    let pct = match style {
+        Some(s) => f64::from(s.percentile),
+        None => report::sysbench::line_percentile(pcts),
+    };
+    let says = style.is_none_or(|s| s.verbosity >= 3);
+    if let Some(s) = style {
+        if says {
+            out!(
+                "{}",
+                report::sysbench::sysbench_header(
+                    cfg.threads,
+                    cfg.rate,
+                    p.output.report_interval,
+                    s.seeded.then_some(cfg.seed)
+                )
+            );
+        }
+    } else if !json {
         out!(
             "{}",
             report::sysbench::run_header(&report::sysbench::RunHeader {
@@ -95,7 +143,7 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
             })
         );
     }
-    let print_lines = p.output.report_interval > 0.0 && !json;
+    let print_lines = p.output.report_interval > 0.0 && !json && says;
     let plan = crate::lab::RunPlan {
         env: &env,
         mon: p.monitor_for(&t),
@@ -130,13 +178,17 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
         }
     };
     let run = crate::lab::run_once(&cfg, plan, |s| {
-        if print_lines && !s.sliver {
+        // (sysbench's reporter is usually stopped before the interval
+        // that ends at --time: sysbench mode leaves that one out)
+        let at_end = style.is_some() && cfg.time > 0.0 && s.t >= cfg.time - 0.05;
+        if print_lines && !s.sliver && !at_end {
             let stat = report::sysbench::report_stat(&s.iv, s.dur, s.t, cfg.threads, pct);
             if !hooked(&stat, false) {
-                outln!(
-                    "{}",
-                    report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0)
-                );
+                let line = match style {
+                    Some(_) => report::sysbench::sysbench_interval_line(s, cfg.threads, pct),
+                    None => report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0),
+                };
+                outln!("{line}");
             }
             crate::out::flush();
         }
@@ -146,7 +198,22 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
         let stat = report::sysbench::report_stat(&r.total, r.elapsed, r.elapsed, cfg.threads, pct);
         hooked(&stat, true);
     }
-    if json {
+    if let Some(s) = style {
+        let r = &run.result;
+        if s.verbosity >= 4 {
+            let by_events = cfg.events > 0 && r.total.events >= cfg.events;
+            outln!(
+                "{} limit exceeded, exiting...\nDone.\n",
+                if by_events { "Event" } else { "Time" }
+            );
+        }
+        if says {
+            out!(
+                "{}",
+                report::sysbench::sysbench_summary(r, pct, p.output.histogram)
+            );
+        }
+    } else if json {
         let doc = crate::lab::run_document(&cfg, &run, pcts, &p.recording.command_line);
         outln!("{}", serde_json::to_string_pretty(&doc.to_json())?);
     } else {

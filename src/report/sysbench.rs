@@ -105,6 +105,12 @@ fn schedule_lag(lag: &crate::stats::Hist, r: &RunResult, pcts: &[f64]) -> String
     o
 }
 
+/// One line of sysbench 1.0.20's statistics: the label padded to 41
+/// columns, then the value.
+fn label_value(o: &mut String, label: &str, v: String) {
+    let _ = writeln!(o, "{label:<41}{v}");
+}
+
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     if v.is_empty() {
         return (0.0, 0.0);
@@ -134,9 +140,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
 fn sql_statistics(o: &mut String, r: &RunResult) {
     let t = &r.total;
     let secs = r.elapsed;
-    let w = |o: &mut String, label: &str, v: String| {
-        let _ = writeln!(o, "{label:<37}{v}");
-    };
+    let w = label_value;
     o.push_str("SQL statistics:\n    queries performed:\n");
     w(o, "        read:", t.reads.to_string());
     w(o, "        write:", t.writes.to_string());
@@ -194,24 +198,30 @@ fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
     let t = &r.total;
     o.push_str("\nGeneral statistics:\n");
     let secs = r.elapsed;
-    let w = |o: &mut String, label: &str, v: String| {
-        let _ = writeln!(o, "{label:<37}{v}");
-    };
+    let w = label_value;
     w(o, "    total time:", format!("{secs:.4}s"));
     w(o, "    total number of events:", t.events.to_string());
     o.push_str("\nLatency (ms):\n");
+    // sysbench 1.0.20's layout: the values end in column 53.
     let lw = |o: &mut String, label: &str, v: f64| {
-        let _ = writeln!(o, "         {label:<25}{v:>14.2}");
+        let label = format!("         {label}");
+        let _ = writeln!(
+            o,
+            "{label}{v:>w$.2}",
+            w = 53usize.saturating_sub(label.len())
+        );
     };
     lw(o, "min:", t.hist.min_ms());
     lw(o, "avg:", t.hist.mean_ms());
     lw(o, "max:", t.hist.max_ms());
     let lp = line_percentile(pcts);
-    lw(
-        o,
-        &format!("{}th percentile:", pct_label(lp)),
-        t.hist.quantile_ms(lp / 100.0),
-    );
+    if lp > 0.0 {
+        lw(
+            o,
+            &format!("{}th percentile:", pct_label(lp)),
+            t.hist.quantile_ms(lp / 100.0),
+        );
+    }
     lw(o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
     let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
     let (em, esd) = mean_sd(&ev);
@@ -543,4 +553,82 @@ pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: boo
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9)
     )
+}
+
+/// sysbench mode: the lines before a run as sysbench 1.0.20 prints them
+/// (no banner: sysbench mode prints it first). `seed`: the seed given
+/// with --rand-seed (None: sysbench says it seeds from the clock).
+pub fn sysbench_header(threads: u32, rate: f64, report_interval: f64, seed: Option<u64>) -> String {
+    let mut o = String::from("Running the test with following options:\n");
+    let _ = writeln!(o, "Number of threads: {threads}");
+    if rate > 0.0 {
+        let _ = writeln!(o, "Target transaction rate: {rate}/sec");
+    }
+    if report_interval > 0.0 {
+        let _ = writeln!(
+            o,
+            "Report intermediate results every {report_interval} second(s)"
+        );
+    }
+    match seed {
+        Some(s) => {
+            let _ = writeln!(o, "Initializing random number generator from seed ({s}).");
+        }
+        None => o.push_str("Initializing random number generator from current time\n"),
+    }
+    o.push_str("\n\nInitializing worker threads...\n\nThreads started!\n\n");
+    o
+}
+
+/// sysbench mode: an interval line exactly as sysbench 1.0.20 prints it.
+pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64) -> String {
+    let d = s.dur.max(1e-9);
+    let iv = &s.iv;
+    format!(
+        "[ {}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+        s.t.round() as i64,
+        iv.tps(d),
+        iv.qps(d),
+        iv.reads as f64 / d,
+        iv.writes as f64 / d,
+        iv.others as f64 / d,
+        pct_label(pct),
+        if pct > 0.0 { iv.hist.quantile_ms(pct / 100.0) } else { 0.0 },
+        iv.errors.total() as f64 / d,
+        iv.reconnects as f64 / d,
+    )
+}
+
+/// sysbench mode: the summary as sysbench 1.0.20 prints it — its
+/// sections only, and its latency histogram with `histogram`.
+pub fn sysbench_summary(r: &RunResult, pct: f64, histogram: bool) -> String {
+    let mut o = String::new();
+    if histogram {
+        sysbench_histogram(&mut o, &r.total.hist);
+    }
+    sql_statistics(&mut o, r);
+    general_and_latency(&mut o, r, &[pct]);
+    o.push('\n');
+    o
+}
+
+/// sysbench's latency histogram: its 1024 log-spaced buckets from 0.001
+/// to 100000 ms, the non-empty ones with a bar of 40 columns at most.
+fn sysbench_histogram(o: &mut String, h: &crate::stats::Hist) {
+    const BUCKETS: usize = 1024;
+    let (lo, hi) = (0.001f64.ln(), 100_000f64.ln());
+    let mult = (BUCKETS - 1) as f64 / (hi - lo);
+    let mut counts = vec![0u64; BUCKETS];
+    for (us, n) in h.recorded() {
+        let ms = (us as f64 / 1000.0).max(0.001);
+        let i = (((ms.ln() - lo) * mult + 0.5) as usize).min(BUCKETS - 1);
+        counts[i] += n;
+    }
+    let max = counts.iter().copied().max().unwrap_or(0).max(1);
+    o.push_str("Latency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n");
+    for (i, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let value = (i as f64 / mult + lo).exp();
+        let bar = "*".repeat((n * 40 / max) as usize);
+        let _ = writeln!(o, "{value:>12.3} |{bar:<40} {n}");
+    }
 }

@@ -195,6 +195,17 @@ impl Hist {
         Some(Hist(Repr::Full(h)))
     }
 
+    /// Every recorded value (µs, at the histogram's precision) with its
+    /// count, in order; empty once compacted.
+    pub fn recorded(&self) -> Vec<(u64, u64)> {
+        let Repr::Full(h) = &self.0 else {
+            return Vec::new();
+        };
+        h.iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
     /// (upper bound in ms, count) for each non-empty bucket, for --histogram.
     /// (None for a compacted histogram.)
     pub fn buckets(&self) -> Vec<(f64, u64)> {

@@ -220,7 +220,36 @@ impl OptValues {
         Ok(rest)
     }
 
-    /// The options as sysbench's `--help` shows a script's: name=type,
+    /// The options as sysbench 1.0.20's `SCRIPT help` lists them: sorted
+    /// by name, sysbench's type marks, the descriptions in one column.
+    pub fn sysbench_help(&self) -> String {
+        let mut rows: Vec<(String, &OptSpec)> = self
+            .specs
+            .iter()
+            .map(|s| {
+                let kind = match s.kind {
+                    OptKind::Count | OptKind::Float => "=N",
+                    OptKind::Bool => "[=on|off]",
+                    OptKind::Text => "=STRING",
+                };
+                (format!("--{}{kind}", s.name), s)
+            })
+            .collect();
+        rows.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+        let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for (flag, s) in rows {
+            // (a text option without a default shows none)
+            if s.default.is_empty() && s.kind == OptKind::Text {
+                out.push_str(&format!("  {flag:<w$} {}\n", s.help));
+            } else {
+                out.push_str(&format!("  {flag:<w$} {} [{}]\n", s.help, s.default));
+            }
+        }
+        out
+    }
+
+    /// The options as qpslab's `--help` shows a workload's: name=type,
     /// description and default.
     pub fn help(&self) -> String {
         let mut out = String::new();

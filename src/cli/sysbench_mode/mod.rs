@@ -75,7 +75,8 @@ fn run(argv: &[String]) -> i32 {
         outln!("sysbench {SYSBENCH_VERSION}");
         return 0;
     }
-    if general.verbosity > 0 {
+    // (sysbench says its banner at the notice level: verbosity 3)
+    if general.verbosity >= 3 {
         outln!("{}\n", banner());
     }
     if general.help {

@@ -1,9 +1,15 @@
 //! sysbench mode's database tests: a bundled workload (`oltp_read_write`)
 //! or a Lua script, with its command. The options sysbench mode has read
 //! (argv.rs, last occurrence wins) become one qpslab load command, run by
-//! the same use cases as `qpslab run`.
+//! the same use cases as `qpslab run` and printed as sysbench prints
+//! (load_commands' sysbench style). Nothing is stored and the monitor is
+//! off, as nothing sysbench does watches the server — unless
+//! `--qpslab-store` (or QPSLAB_STORE=1) asks for both.
 
 use super::argv::{General, SbArgs};
+use crate::cli::args::Cmd;
+use crate::cli::load_commands::{self, SysbenchStyle};
+use crate::cli::plan::LoadPlan;
 
 /// Runs test `test` (its command from the line); returns the exit code.
 pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
@@ -11,15 +17,35 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
         return 1;
     };
+    if command == "help" {
+        return help(test, args);
+    }
     let words = qpslab_words(test, &command, general, args);
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,
         Err(m) => {
-            errln!("FATAL: {m}");
+            outln!("FATAL: {m}");
             return 1;
         }
     };
-    match crate::cli::commands::dispatch(cli) {
+    let style = SysbenchStyle {
+        verbosity: general.verbosity,
+        percentile: general.percentile,
+        seeded: general.rand_seed != 0,
+    };
+    let done = match cli.cmd {
+        Cmd::Run(a) => {
+            LoadPlan::from_args(&a).and_then(|p| load_commands::run_styled(&p, Some(&style)))
+        }
+        Cmd::Prepare(a) => LoadPlan::from_args(&a)
+            .and_then(|p| load_commands::prepare_styled(&p, Some(&style)))
+            .map(|_| 0),
+        Cmd::Cleanup(a) => LoadPlan::from_args(&a)
+            .and_then(|p| load_commands::cleanup_styled(&p, Some(&style)))
+            .map(|_| 0),
+        other => crate::cli::commands::dispatch(crate::cli::args::Cli { cmd: other }),
+    };
+    match done {
         Ok(code) => code,
         Err(e) => {
             outln!("FATAL: {e:#}");
@@ -28,20 +54,111 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     }
 }
 
+/// `sysbench TEST help`: the test's options as sysbench lists them.
+fn help(test: &str, args: &SbArgs) -> i32 {
+    // A bundled workload's options as its sysbench script declares them
+    // (when sysbench's scripts are installed), else qpslab's.
+    let specs = match crate::workload::script::find_script(test) {
+        Ok(path) => crate::workload::script::script_options(&path, "help").map(|s| (None, s)),
+        Err(_) => {
+            let mut words = vec![test.to_string()];
+            words.extend(args.opts.iter().map(|o| o.2.clone()));
+            crate::workload::options_for(&words, "help")
+        }
+    };
+    match specs {
+        Ok((_, specs)) if specs.is_empty() => {
+            errln!("'{test}' test does not implement the 'help' command.");
+            1
+        }
+        Ok((_, specs)) => {
+            let values = crate::workload::OptValues::new(specs);
+            outln!("{test} options:\n{}", values.sysbench_help());
+            0
+        }
+        Err(m) => {
+            outln!("FATAL: {m}");
+            1
+        }
+    }
+}
+
+/// Whether the run is recorded in qpslab's store (and monitored).
+fn storing(args: &SbArgs) -> bool {
+    args.flag("qpslab-store") == Some(true)
+        || std::env::var("QPSLAB_STORE").is_ok_and(|v| v == "1" || v == "on")
+}
+
 /// The qpslab command line for a sysbench one: each option once (its last
-/// value), the general options sysbench mode read itself left out.
-fn qpslab_words(test: &str, command: &str, _general: &General, args: &SbArgs) -> Vec<String> {
-    let mut words = vec!["qpslab".to_string(), test.to_string()];
+/// value), the general options sysbench mode read itself left out and
+/// given as qpslab's, sysbench's defaults where qpslab's differ (10 s,
+/// no interval lines, `sbtest` on localhost).
+fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> Vec<String> {
+    const READ_HERE: [&str; 18] = [
+        "verbosity",
+        "version",
+        "help",
+        "percentile",
+        "time",
+        "max-time",
+        "events",
+        "max-requests",
+        "threads",
+        "num-threads",
+        "rate",
+        "tx-rate",
+        "report-interval",
+        "qpslab-store",
+        "histogram",
+        "debug",
+        "validate",
+        "db-ps-mode",
+    ];
+    // A bundled workload's own commands (prewarm …) are its script's:
+    // run sysbench's script for them.
+    let test = match command {
+        "prepare" | "run" | "cleanup" => test.to_string(),
+        _ => crate::workload::script::find_script(test)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| test.to_string()),
+    };
+    let mut words = vec!["qpslab".to_string(), test];
     let mut seen = std::collections::HashSet::new();
     let mut kept = Vec::new();
     for (name, _, word) in args.opts.iter().rev() {
-        if matches!(name.as_str(), "verbosity" | "version" | "help") || !seen.insert(name.clone()) {
+        if READ_HERE.contains(&name.as_str()) || !seen.insert(name.clone()) {
             continue;
         }
         kept.push(word.clone());
     }
     kept.reverse();
     words.extend(kept);
+    let g = general;
+    words.push(format!("--threads={}", g.threads));
+    words.push(format!("--time={}", g.time));
+    words.push(format!("--events={}", g.events));
+    words.push(format!("--report-interval={}", g.report_interval));
+    if g.rate > 0 {
+        words.push(format!("--rate={}", g.rate));
+    }
+    if g.histogram {
+        words.push("--histogram".into());
+    }
+    if !["mysql-host", "mysql-socket", "mysql-port"]
+        .iter()
+        .any(|o| args.given(o))
+    {
+        words.push("--mysql-host=localhost".into());
+    }
+    for (name, default) in [("mysql-user", "sbtest"), ("mysql-db", "sbtest")] {
+        if !args.given(name) {
+            words.push(format!("--{name}={default}"));
+        }
+    }
+    if !storing(args) {
+        words.push("--no-store".into());
+        words.push("--no-monitor".into());
+    }
     words.push(command.to_string());
     words
 }
