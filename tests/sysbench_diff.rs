@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 /// Identical outputs at the time of the last commit; raise it as qpslab
 /// improves (never lower it to make the test pass).
-const FLOOR: usize = 17;
+const FLOOR: usize = 44;
 /// The goal of issue 31, in percent of the corpus.
 const GOAL_PERCENT: usize = 95;
 /// The database every corpus line works in (dropped and created afresh
@@ -218,7 +218,16 @@ impl Side {
             }
             std::thread::sleep(Duration::from_millis(5));
         };
-        let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+        // The side's own paths read as the placeholders (the two sides'
+        // sandboxes and work directories differ; what sysbench says of
+        // them must not).
+        let socket = self.conn[0].trim_start_matches("--mysql-socket=");
+        let work = self.work.display().to_string();
+        let read = |p: &Path| {
+            String::from_utf8_lossy(&std::fs::read(p).unwrap())
+                .replace(socket, "{socket}")
+                .replace(&work, "{work}")
+        };
         Seen {
             stdout: read(&out),
             stderr: read(&err),
