@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 /// Identical outputs at the time of the last commit; raise it as qpslab
 /// improves (never lower it to make the test pass).
-const FLOOR: usize = 44;
+const FLOOR: usize = 47;
 /// The goal of issue 31, in percent of the corpus.
 const GOAL_PERCENT: usize = 95;
 /// The database every corpus line works in (dropped and created afresh
@@ -347,6 +347,12 @@ fn mask_line(line: &str, ctx: &MaskContext) -> Option<String> {
     if line.starts_with('[') {
         if let Some(at) = line.find(" tps:").or_else(|| line.find(" eps:")) {
             return Some(format!("{}{}", &line[..at], mask_figures(&line[at..])));
+        }
+    }
+    // --db-debug's query and fetch timings at --verbosity=5.
+    if let Some(rest) = line.strip_prefix("DEBUG:") {
+        if matches!(stat_key(rest), Some("min" | "avg" | "max" | "total")) {
+            return Some(format!("DEBUG:{}", mask_figures(rest)));
         }
     }
     let rate = [
