@@ -247,29 +247,27 @@ struct MaskContext {
 impl MaskContext {
     fn of(text: &str) -> MaskContext {
         let mut events = 0u64;
-        let mut time = false;
         let mut histogram = false;
         let words: Vec<&str> = text.split_whitespace().collect();
         for (i, w) in words.iter().enumerate() {
-            let value = |name: &str| {
-                w.strip_prefix(name)
-                    .and_then(|r| r.strip_prefix('='))
-                    .map(str::to_string)
-                    .or_else(|| (*w == name).then(|| words.get(i + 1).unwrap_or(&"").to_string()))
+            // `--name=value` or `--name value`.
+            let value = |name: &str| match w.strip_prefix(name) {
+                Some(r) if r.starts_with('=') => Some(r[1..].to_string()),
+                Some("") => Some(words.get(i + 1).unwrap_or(&"").to_string()),
+                _ => None,
             };
             if let Some(v) = value("--events").or_else(|| value("--max-requests")) {
                 events = v.parse().unwrap_or(0);
             }
-            time |= value("--time").is_some() || value("--max-time").is_some();
-            if let Some(v) = value("--histogram") {
-                histogram = !matches!(v.as_str(), "off" | "false" | "0");
-                if !v.starts_with("--") && *w == "--histogram" {
-                    histogram = true; // `--histogram` alone, the next word another option
-                }
+            if *w == "--histogram" {
+                histogram = true; // a boolean alone is on
+            } else if let Some(v) = value("--histogram") {
+                histogram = matches!(v.as_str(), "on" | "true" | "1");
             }
         }
+        // Without an event limit a run lasts --time (10 s by default).
         MaskContext {
-            timed: time && events == 0,
+            timed: events == 0 && words.contains(&"run"),
             histogram,
         }
     }
