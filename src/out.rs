@@ -58,6 +58,21 @@ pub fn stderr(args: std::fmt::Arguments, newline: bool) {
     write_to(&STDERR, std::io::stderr().lock(), args, newline);
 }
 
+/// Makes C's stdout line-buffered, as qpslab's own is: a Lua script's
+/// `print` (LuaJIT writes through C's stdio) then lands between qpslab's
+/// lines in the order it was printed, also into a pipe or a file, where
+/// C would otherwise hold it back until exit.
+pub fn line_buffer_c_stdout() {
+    extern "C" {
+        static mut stdout: *mut libc::FILE;
+    }
+    // SAFETY: glibc's `stdout` is a valid FILE* for the whole process;
+    // setvbuf is called once, at start-up, before any output on it.
+    unsafe {
+        libc::setvbuf(stdout, std::ptr::null_mut(), libc::_IOLBF, 0);
+    }
+}
+
 /// Flushes stdout; a failure counts like a failed write.
 pub fn flush() {
     if STDOUT.load(Ordering::Relaxed) != OPEN {

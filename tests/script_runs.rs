@@ -123,7 +123,7 @@ fn the_whole_script_api_works() {
         .sum();
     assert!(restarts > 0, "{all}");
     assert!(
-        all.contains(&format!("ignored errors:                  {restarts} ")),
+        all.contains(&format!("ignored errors:                      {restarts} ")),
         "{restarts} restarts, not counted as ignored errors:\n{all}"
     );
     let out = qpslab(&db, &["cleanup", &api]);

@@ -506,3 +506,29 @@ fn the_my_cnf_preset_answers_to_its_older_name() {
         );
     }
 }
+
+/// A script that declares no options takes any `--name=value` as its own,
+/// but never a connection option under sysbench's name: `--mysql-socket=S`
+/// once went to the script and the run to the default sandbox.
+#[test]
+fn sysbench_connection_names_are_never_a_scripts_options() {
+    let dir = std::env::temp_dir().join(format!("qpslab-noopt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("noopt.lua");
+    std::fs::write(&script, "function event() end\n").unwrap();
+    let line = format!(
+        "qpslab {} --mysql-socket=/tmp/x.sock --mysql-user=root --custom=1 run",
+        script.display()
+    );
+    let words: Vec<String> = line.split_whitespace().map(String::from).collect();
+    let cli = super::args::parse_from(&words);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let Cmd::Run(a) = cli.unwrap().cmd else {
+        panic!("not a run")
+    };
+    assert_eq!(
+        a.conn.socket.as_deref(),
+        Some(std::path::Path::new("/tmp/x.sock"))
+    );
+    assert_eq!(a.conn.user.as_deref(), Some("root"));
+}

@@ -107,7 +107,17 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     let t = p.target()?;
     let sized = p.sized_to_data(&t)?;
     let p = sized.as_ref().unwrap_or(p);
-    let cfg = p.run_config(p.threads[0], &t.opts)?;
+    // sysbench reports SQL statistics when the SQL driver was used: a
+    // family of qpslab's always, a script when it asked for the driver.
+    let scripted = p.script()?.is_some();
+    let uses_sql = || !scripted || crate::workload::script::sql_used();
+    let mut cfg = p.run_config(p.threads[0], &t.opts)?;
+    if style.is_some_and(|s| s.verbosity >= 3) {
+        cfg.on_started = Some(std::sync::Arc::new(|| {
+            outln!("{}", report::sysbench::SYSBENCH_STARTED);
+            crate::out::flush();
+        }));
+    }
     let store = p.recording.open()?;
     let env = block_on(ready(&t, cfg.workload.as_ref()))??;
     // Refused before anything is printed or run.
@@ -185,7 +195,9 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             let stat = report::sysbench::report_stat(&s.iv, s.dur, s.t, cfg.threads, pct);
             if !hooked(&stat, false) {
                 let line = match style {
-                    Some(_) => report::sysbench::sysbench_interval_line(s, cfg.threads, pct),
+                    Some(_) => {
+                        report::sysbench::sysbench_interval_line(s, cfg.threads, pct, uses_sql())
+                    }
                     None => report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0),
                 };
                 outln!("{line}");
@@ -200,6 +212,12 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     }
     if let Some(s) = style {
         let r = &run.result;
+        if let RunStatus::Failed(m) = &r.status {
+            // sysbench stops at a script's error: its message, no summary.
+            let m = m.lines().next().unwrap_or("");
+            outln!("FATAL: `thread_run' function failed: {m}");
+            return Ok(1);
+        }
         if s.verbosity >= 4 {
             let by_events = cfg.events > 0 && r.total.events >= cfg.events;
             outln!(
@@ -210,7 +228,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         if says {
             out!(
                 "{}",
-                report::sysbench::sysbench_summary(r, pct, p.output.histogram)
+                report::sysbench::sysbench_summary(r, pct, p.output.histogram, uses_sql())
             );
         }
     } else if json {

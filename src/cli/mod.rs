@@ -38,6 +38,7 @@ use crate::{exec, out, secret, workload};
 /// its code. An error is printed as one line (what failed, what to do),
 /// foreign text in it made inert and bounded (see [`out::inert_line`]).
 pub fn main() -> ! {
+    out::line_buffer_c_stdout();
     if let Some(argv) = sysbench_mode::wanted(&std::env::args().collect::<Vec<_>>()) {
         secret::scrub_process_title();
         exec::install_ctrl_c();

@@ -488,6 +488,7 @@ fn shape(a: &LoadArgs, pcts: &[f64], seed: u64) -> Result<RunConfig> {
             None => Vec::new(),
         },
         sample_quantiles: pcts.iter().map(|p| p / 100.0).collect(),
+        on_started: None,
     })
 }
 

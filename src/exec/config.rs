@@ -84,6 +84,9 @@ pub struct RunConfig {
     /// (`--percentile`): each finished sample keeps its latency at these
     /// and at `stats::SAMPLE_QUANTILES`, not its whole histogram.
     pub sample_quantiles: Vec<f64>,
+    /// Called once when every connection is ready, just before the clock
+    /// starts (sysbench mode says "Threads started!" then); None: nothing.
+    pub on_started: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl RunConfig {

@@ -58,6 +58,9 @@ pub fn run_clocked(
     let shared = Arc::new(Shared::new(cfg.events));
     let (joins, recycle, rx) = spawn_shards(&cfg, &shared);
     let mut status = wait_ready(&shared, &rx, &joins, threads as usize);
+    if let (RunStatus::Ok, Some(started)) = (&status, &cfg.on_started) {
+        started();
+    }
     let t0 = Instant::now();
     let _ = shared.t0.set(t0);
     let _ = clock.set(t0);

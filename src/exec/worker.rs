@@ -509,7 +509,9 @@ impl Event<'_> {
         match session.error(se, ignored) {
             OnError::Restart if ignored => Err(Failure::Ignored(se.code)),
             OnError::Resume => {
-                if ignored && self.counted {
+                // Every error the session sees counts, ignored or not (a
+                // script may catch it), as sysbench's error counter does.
+                if self.counted {
                     self.link.state.borrow_mut().cur.errors.add(se.code, 1);
                 }
                 Ok(())

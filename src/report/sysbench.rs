@@ -576,14 +576,32 @@ pub fn sysbench_header(threads: u32, rate: f64, report_interval: f64, seed: Opti
         }
         None => o.push_str("Initializing random number generator from current time\n"),
     }
-    o.push_str("\n\nInitializing worker threads...\n\nThreads started!\n\n");
+    o.push_str("\n\nInitializing worker threads...\n\n");
     o
 }
 
+/// sysbench mode: what it says once every connection is ready (after the
+/// scripts' thread_init).
+pub const SYSBENCH_STARTED: &str = "Threads started!\n";
+
 /// sysbench mode: an interval line exactly as sysbench 1.0.20 prints it.
-pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64) -> String {
+/// `sql`: the run used the SQL driver (else sysbench says events/s only).
+pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64, sql: bool) -> String {
     let d = s.dur.max(1e-9);
     let iv = &s.iv;
+    let lat = if pct > 0.0 {
+        iv.hist.quantile_ms(pct / 100.0)
+    } else {
+        0.0
+    };
+    if !sql {
+        return format!(
+            "[ {}s ] thds: {threads} eps: {:.2} lat (ms,{}%): {lat:.2}",
+            s.t.round() as i64,
+            iv.tps(d),
+            pct_label(pct)
+        );
+    }
     format!(
         "[ {}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
         s.t.round() as i64,
@@ -593,20 +611,23 @@ pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64) -> String {
         iv.writes as f64 / d,
         iv.others as f64 / d,
         pct_label(pct),
-        if pct > 0.0 { iv.hist.quantile_ms(pct / 100.0) } else { 0.0 },
+        lat,
         iv.errors.total() as f64 / d,
         iv.reconnects as f64 / d,
     )
 }
 
 /// sysbench mode: the summary as sysbench 1.0.20 prints it — its
-/// sections only, and its latency histogram with `histogram`.
-pub fn sysbench_summary(r: &RunResult, pct: f64, histogram: bool) -> String {
+/// sections only (SQL statistics when the run used the SQL driver, `sql`),
+/// and its latency histogram with `histogram`.
+pub fn sysbench_summary(r: &RunResult, pct: f64, histogram: bool, sql: bool) -> String {
     let mut o = String::new();
     if histogram {
         sysbench_histogram(&mut o, &r.total.hist);
     }
-    sql_statistics(&mut o, r);
+    if sql {
+        sql_statistics(&mut o, r);
+    }
     general_and_latency(&mut o, r, &[pct]);
     o.push('\n');
     o

@@ -166,6 +166,7 @@ pub fn config(
         connect_rate: 0.0,
         max_unreachable: 30.0,
         sample_quantiles: Vec::new(),
+        on_started: None,
     };
     (cfg, failing)
 }

@@ -177,7 +177,11 @@ pub(crate) fn split_workload_options(
             .find_subcommand(command)
             .into_iter()
             .flat_map(|c| c.get_arguments())
-            .filter_map(|a| a.get_long().map(str::to_string))
+            .flat_map(|a| {
+                // (sysbench's names are aliases: `--mysql-socket=…` is ours)
+                let aliases = a.get_all_aliases().unwrap_or_default();
+                a.get_long().into_iter().chain(aliases).map(str::to_string)
+            })
             .collect();
         for w in words {
             if let Some((name, _)) = w.strip_prefix("--").and_then(|b| b.split_once('=')) {

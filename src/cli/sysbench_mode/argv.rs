@@ -25,6 +25,9 @@ pub struct SbArgs {
     /// Every option in order: (name with `-`, value as typed; None when
     /// given without `=`), and the word as typed.
     pub opts: Vec<(String, Option<String>, String)>,
+    /// The whole command line, program name first (a script's
+    /// `sysbench.cmdline.argv`).
+    pub argv: Vec<String>,
 }
 
 /// The general options sysbench 1.0.20 knows before it loads a test.
@@ -62,7 +65,10 @@ pub const GENERAL: [&str; 29] = [
 
 /// Splits `argv` (program name first) into options and positional words.
 pub fn split(argv: &[String]) -> Result<SbArgs, Refusal> {
-    let mut a = SbArgs::default();
+    let mut a = SbArgs {
+        argv: argv.to_vec(),
+        ..SbArgs::default()
+    };
     for w in argv.iter().skip(1) {
         if let Some(body) = w.strip_prefix("--") {
             let (name, value) = match body.split_once('=') {

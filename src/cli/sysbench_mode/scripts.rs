@@ -20,6 +20,10 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     if command == "help" {
         return help(test, args);
     }
+    // The script layer logs a failed statement as sysbench's driver does,
+    // at its verbosity (read once, when a script's state is made).
+    std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
+    std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
     let words = qpslab_words(test, &command, general, args);
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,

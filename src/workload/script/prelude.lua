@@ -39,12 +39,41 @@ local sql_error_mt = {
   end,
 }
 
+-- sysbench's verbosity (sysbench mode passes it; 3 by default): its
+-- driver logs a failed statement at the critical level, 1.
+local VERBOSITY = tonumber(os.getenv("QPSLAB_SYSBENCH_VERBOSITY") or "") or 3
+
+-- sysbench.cmdline.argv: the command line as sysbench mode was given it
+-- (its words joined by \31), else qpslab's name alone.
+local ARGV = { [0] = "qpslab" }
+do
+  local words = os.getenv("QPSLAB_SYSBENCH_ARGV")
+  if words then
+    local i = -1
+    for w in (words .. "\31"):gmatch("(.-)\31") do
+      ARGV[i + 1 > 0 and i + 1 or 0] = w
+      i = i + 1
+    end
+  end
+end
+
+-- An ignored error restarts the event: an error object (errcode
+-- RESTART_EVENT). Any other is fatal, as in sysbench: the driver logs it
+-- and raises a message that names the script's line (level 3: past this
+-- function and the API method that called it).
 local function raise(con, sql, errno, state, msg, ignored)
-  error(setmetatable({
-    errcode = ignored and ERR.RESTART_EVENT or ERR.FATAL,
-    sql_errno = errno, sql_state = state, sql_errmsg = msg,
-    connection = con, query = sql,
-  }, sql_error_mt), 0)
+  if ignored then
+    error(setmetatable({
+      errcode = ERR.RESTART_EVENT,
+      sql_errno = errno, sql_state = state, sql_errmsg = msg,
+      connection = con, query = sql,
+    }, sql_error_mt), 0)
+  end
+  if VERBOSITY >= 1 then
+    print(string.format("FATAL: mysql_drv_query() returned error %d (%s) for query '%s'",
+      errno, msg, tostring(sql)))
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
 end
 
 local function unsupported(what)
@@ -66,6 +95,7 @@ end
 -- statement that returns rows: it describes the latest result.
 local rs_methods = {}
 local rs_mt = strict("rs", rs_methods)
+rs_mt.__tostring = function() return "<sql_result>" end
 
 function rs_methods.fetch_row(rs)
   local i = rs.pos
@@ -86,13 +116,19 @@ end
 -- execution (rows counted only).
 local function result(readable, con, sql, ok, a, b, c, d)
   if not ok then raise(con, sql, a, b, c, d) end
-  if not a then return nil end
+  -- (a query without rows gives an empty result, as sysbench's does; a
+  -- prepared statement's execution gives none)
+  if not a and not readable then return nil end
   local rs = rawget(con, "rs")
   if rs == nil then
     rs = setmetatable({ slot = con.slot }, rs_mt)
     con.rs = rs
   end
-  rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
+  if a then
+    rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
+  else
+    rs.nrows, rs.nfields, rs.pos, rs.readable = 0, 0, 0, readable
+  end
   return rs
 end
 
@@ -231,6 +267,7 @@ local function driver_for(slot)
     if name ~= nil and name ~= "mysql" then
       error("sysbench.sql.driver('" .. tostring(name) .. "'): qpslab drives MySQL and MariaDB only", 2)
     end
+    Q.sql_used()
     return setmetatable({ env = env }, drv_mt)
   end
 end
@@ -387,6 +424,37 @@ local function nojit(loader)
   end
 end
 
+-- sysbench's FFI surface ----------------------------------------------------
+-- sysbench declares its C types to LuaJIT's ffi and exports the functions
+-- behind them; scripts (TPC-C implementations among them) cdef against
+-- those types and call ffi.C.sb_counter_inc or ffi.C.usleep. The types
+-- are declared here; `ffi.C` is a view that answers the waits from
+-- qpslab (usleep and sleep wait without blocking the shard's other
+-- connections, as sysbench.qpslab.sleep does) and everything else from C.
+-- sb_counter_inc is accepted and not counted yet (docs/BENCHMARKS.md,
+-- the differential corpus's differences).
+local C_FFI = require("ffi")
+C_FFI.cdef[[
+typedef enum {
+  SB_CNT_OTHER, SB_CNT_READ, SB_CNT_WRITE, SB_CNT_TRX, SB_CNT_ERROR,
+  SB_CNT_RECONNECT, SB_CNT_MAX
+} sb_counter_type;
+]]
+local FFI_OWN = {
+  usleep = function(us) yield(SLEEP, tonumber(us) / 1e6); return 0 end,
+  sleep = function(s) yield(SLEEP, tonumber(s)); return 0 end,
+  sb_counter_inc = function() end,
+}
+local FFI = setmetatable({
+  C = setmetatable({}, { __index = function(_, k)
+    local own = FFI_OWN[k]
+    if own ~= nil then return own end
+    return C_FFI.C[k]
+  end }),
+}, { __index = C_FFI })
+package.loaded.ffi = FFI
+ffi = FFI
+
 local GLOBALS = copy(_G)
 GLOBALS.load, GLOBALS.loadstring = nojit(load), nojit(loadstring)
 GLOBALS.loadfile = nojit(loadfile)
@@ -403,7 +471,7 @@ function Phases.new_env(tid, command, slot)
     version = Q.version, version_string = Q.version_string,
     cmdline = {
       command = command, script_path = Q.script_path, options = {}, commands = {},
-      argv = { [0] = "qpslab" }, PARALLEL_COMMAND = true,
+      argv = ARGV, PARALLEL_COMMAND = true,
     },
     opt = copy(Q.opt), hooks = {}, rand = RAND, error = ERR,
     sql = { type = TYPES, error = SQL_ERR, driver = driver_for(slot) },
