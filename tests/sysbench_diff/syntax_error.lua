@@ -1,0 +1,2 @@
+function event(
+  print("unfinished"
