@@ -652,6 +652,8 @@ fn sysbench_histogram(o: &mut String, h: &crate::stats::Hist) {
         let bar = "*".repeat((n * 40 / max) as usize);
         let _ = writeln!(o, "{value:>12.3} |{bar:<40} {n}");
     }
+    // (sysbench ends its histogram with a line of one blank)
+    o.push_str(" \n");
 }
 
 /// sysbench mode: how sysbench's MySQL driver says a connection failed

@@ -75,13 +75,13 @@ fn run(argv: &[String]) -> i32 {
         outln!("sysbench {SYSBENCH_VERSION}");
         return 0;
     }
-    // (sysbench says its banner at the notice level: verbosity 3)
-    if general.verbosity >= 3 {
-        outln!("{}\n", banner());
-    }
     if general.help {
         print_usage();
         return 0;
+    }
+    // (sysbench says its banner at the notice level: verbosity 3)
+    if general.verbosity >= 3 {
+        outln!("{}\n", banner());
     }
     let Some(test) = args.test.clone() else {
         errln!("qpslab's sysbench mode does not read a script from standard input: name a script or test");

@@ -17,6 +17,14 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
         return 1;
     };
+    // What the test names: one of qpslab's own workloads (sysbench's
+    // bundled names), else a script found as sysbench finds it.
+    let native = crate::workload::ALL.iter().any(|w| w.name() == test)
+        || crate::workload::tpcc::is_tpcc(test);
+    if !native && crate::workload::script::find_script(test).is_err() {
+        outln!("FATAL: Cannot find benchmark '{test}': no such built-in test, file or module");
+        return 1;
+    }
     if command == "help" {
         return help(test, args);
     }
@@ -52,7 +60,13 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     match done {
         Ok(code) => code,
         Err(e) => {
-            outln!("FATAL: {e:#}");
+            let m = format!("{e:#}");
+            // A command the script lacks: sysbench's words, on stderr.
+            if m.contains(&format!("has no `{command}` command")) {
+                errln!("Unknown command: {command}");
+            } else {
+                outln!("FATAL: {m}");
+            }
             1
         }
     }
@@ -120,8 +134,10 @@ fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> 
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
     // run sysbench's script for them.
+    let native = crate::workload::ALL.iter().any(|w| w.name() == test)
+        || crate::workload::tpcc::is_tpcc(test);
     let test = match command {
-        "prepare" | "run" | "cleanup" => test.to_string(),
+        "prepare" | "run" | "cleanup" if native => test.to_string(),
         _ => crate::workload::script::find_script(test)
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| test.to_string()),

@@ -116,19 +116,13 @@ end
 -- execution (rows counted only).
 local function result(readable, con, sql, ok, a, b, c, d)
   if not ok then raise(con, sql, a, b, c, d) end
-  -- (a query without rows gives an empty result, as sysbench's does; a
-  -- prepared statement's execution gives none)
-  if not a and not readable then return nil end
+  if not a then return nil end
   local rs = rawget(con, "rs")
   if rs == nil then
     rs = setmetatable({ slot = con.slot }, rs_mt)
     con.rs = rs
   end
-  if a then
-    rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
-  else
-    rs.nrows, rs.nfields, rs.pos, rs.readable = 0, 0, 0, readable
-  end
+  rs.nrows, rs.nfields, rs.pos, rs.readable = b, c, 0, readable
   return rs
 end
 
@@ -160,6 +154,7 @@ function stmt_methods.bind_param(stmt, ...)
   local b = {}
   for i = 1, n do b[i] = select(i, ...) end
   stmt.binds = b
+  return 0
 end
 
 function stmt_methods.execute(stmt)
