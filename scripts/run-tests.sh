@@ -19,7 +19,7 @@ ALONE=${ALONE:-"profile monitor"}
 # The longest first, so the streams end together (seconds seen on a
 # 2-core host; a binary not named here counts as 10).
 WEIGHTS="ui:100 tpcc:85 faults:80 campaign:70 engines:60 mariadb101:38 store:24
-  mysql8:26 script_runs:23 basedir:12 connect_and_errors:14 script_compat:11"
+  mysql8:26 script_runs:23 basedir:12 connect_and_errors:14 script_compat:11 sysbench_diff:30"
 
 logs=target/test-logs
 rm -rf "$logs"
