@@ -62,6 +62,15 @@ fn script_command(
 }
 
 pub(super) fn cmd_script_command(c: &super::args::ScriptCommandArgs) -> Result<()> {
+    script_command_styled(c, false)
+}
+
+/// A script's own command; `detach`: without a server when none answers
+/// (sysbench mode).
+pub(super) fn script_command_styled(
+    c: &super::args::ScriptCommandArgs,
+    detach: bool,
+) -> Result<()> {
     let not_script = || {
         anyhow::anyhow!(
             "'{}' is not a qpslab command, and {} is not a sysbench script that could define it (see qpslab --help)",
@@ -72,7 +81,8 @@ pub(super) fn cmd_script_command(c: &super::args::ScriptCommandArgs) -> Result<(
     if !crate::workload::script::is_script(&c.load.workload) {
         return Err(not_script());
     }
-    let p = LoadPlan::from_args(&c.load)?;
+    let mut p = LoadPlan::from_args(&c.load)?;
+    p.detach_unreachable = detach;
     let script = p.script()?.ok_or_else(not_script)?;
     script_command(&p, &script, &c.name)
 }
@@ -105,7 +115,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = p.target()?;
-    if let Some(s) = style {
+    if let Some(s) = style.filter(|_| !t.opts.detached) {
         if let Some(code) = sysbench_unreachable(p, &t, s)? {
             return Ok(code);
         }
@@ -124,7 +134,11 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         }));
     }
     let store = p.recording.open()?;
-    let env = block_on(ready(&t, cfg.workload.as_ref()))??;
+    let env = if t.opts.detached {
+        crate::lab::Environment::without_server()
+    } else {
+        block_on(ready(&t, cfg.workload.as_ref()))??
+    };
     // Refused before anything is printed or run.
     let profile = p.profile_for(&t)?;
     let json = p.output.json();

@@ -119,6 +119,9 @@ struct ProfileChoice {
 /// hand the lab.
 #[derive(Clone)]
 pub(crate) struct LoadPlan {
+    /// sysbench mode: a script whose server cannot be reached runs without
+    /// one (its connections fail only if it uses them), as in sysbench.
+    pub detach_unreachable: bool,
     /// The workload as named on the command line.
     pub workload_name: String,
     /// The family it names, with its options.
@@ -175,6 +178,7 @@ impl LoadPlan {
         let workload = choice(a, &rand)?;
         let placeholder = ConnOpts::placeholder();
         let mut plan = LoadPlan {
+            detach_unreachable: false,
             workload_name: a.workload.clone(),
             workload,
             options: a.options.clone(),
@@ -240,7 +244,11 @@ impl LoadPlan {
 
     /// The server: resolved (a sandbox started when that is the target).
     pub(super) fn target(&self) -> Result<Target> {
-        super::target::resolve(&self.conn, "sbtest")
+        let mut t = super::target::resolve(&self.conn, "sbtest")?;
+        if self.detach_unreachable && self.script.is_some() && !crate::lab::reachable(&t) {
+            t.opts.detached = true;
+        }
+        Ok(t)
     }
 
     /// The sysbench script the command names, for a command of one

@@ -28,6 +28,20 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// The environment of a run without a server (sysbench mode's
+    /// script that never connects): the host alone.
+    pub fn without_server() -> Environment {
+        Environment {
+            flavor: String::new(),
+            version: String::new(),
+            variables: json!({}),
+            cnf: None,
+            nondefault: None,
+            sandbox: None,
+            host: host(),
+        }
+    }
+
     /// The store row of a run starting in this environment.
     pub fn new_run(
         &self,

@@ -63,6 +63,20 @@ pub async fn check(t: &Target) -> Result<Conn> {
     }
 }
 
+/// Whether a connection to `t` opens (and is closed again).
+pub fn reachable(t: &Target) -> bool {
+    block_on(async {
+        match Conn::connect(&t.opts).await {
+            Ok(c) => {
+                c.quit().await;
+                true
+            }
+            Err(_) => false,
+        }
+    })
+    .unwrap_or(false)
+}
+
 pub fn explain(e: &crate::protocol::ProtoError, t: &Target) -> String {
     use crate::protocol::ProtoError;
     let who = &t.opts.user;

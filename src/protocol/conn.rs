@@ -129,6 +129,17 @@ impl Conn {
     /// Opens a connection and authenticates, all within
     /// `opts.connect_timeout`.
     pub async fn connect(opts: &ConnOpts) -> Result<Conn, ProtoError> {
+        if opts.detached {
+            return Ok(Conn {
+                io: PacketIo::new(super::io::Stream::Detached),
+                session: super::auth::Session {
+                    server_version: String::new(),
+                    capabilities: Default::default(),
+                },
+                read_timeout: opts.read_timeout,
+                metadata_off: false,
+            });
+        }
         let limit = opts.connect_timeout;
         let deadline = Instant::now() + limit;
         let tls_host = match &opts.endpoint {

@@ -114,7 +114,10 @@ impl ProtoError {
     /// (I/O failure or the server-side "connection killed"/"server shutdown" codes).
     pub fn is_connection_lost(&self) -> bool {
         match self {
-            ProtoError::Io(_) | ProtoError::Timeout { .. } => true,
+            // (a detached connection was never there to lose: its
+            // requests fail, the run with them)
+            ProtoError::Io(e) => e.kind() != std::io::ErrorKind::Unsupported,
+            ProtoError::Timeout { .. } => true,
             // 1053 shutdown in progress, 1927 connection killed, 2006/2013 client codes
             ProtoError::Server(e) => matches!(e.code, 1053 | 1927 | 2006 | 2013 | 4031),
             _ => false,

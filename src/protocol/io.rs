@@ -24,6 +24,13 @@ pub(crate) enum Stream {
     Tls(Box<TlsStream<TcpStream>>),
     /// Transitional state while the TCP stream is being wrapped in TLS.
     Upgrading,
+    /// No server (`ConnOpts::detached`): every read and write fails.
+    Detached,
+}
+
+/// The error every request on a detached connection gets.
+pub(crate) fn detached() -> io::Error {
+    io::Error::new(io::ErrorKind::Unsupported, "connection creation failed")
 }
 
 fn upgrading() -> io::Error {
@@ -37,6 +44,7 @@ impl Stream {
             Stream::Unix(s) => s.read(buf).await,
             Stream::Tls(s) => s.read(buf).await,
             Stream::Upgrading => Err(upgrading()),
+            Stream::Detached => Err(detached()),
         }
     }
 
@@ -49,6 +57,7 @@ impl Stream {
                 s.flush().await
             }
             Stream::Upgrading => Err(upgrading()),
+            Stream::Detached => Err(detached()),
         }
     }
 
@@ -58,7 +67,7 @@ impl Stream {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
             Stream::Tls(s) => s.get_ref().0.as_raw_fd(),
-            Stream::Upgrading => -1,
+            Stream::Upgrading | Stream::Detached => -1,
         }
     }
 
@@ -72,7 +81,7 @@ impl Stream {
         let _ = match self {
             Stream::Tcp(s) => s.try_io(Interest::READABLE, would_block),
             Stream::Unix(s) => s.try_io(Interest::READABLE, would_block),
-            Stream::Tls(_) | Stream::Upgrading => Ok(()),
+            Stream::Tls(_) | Stream::Upgrading | Stream::Detached => Ok(()),
         };
     }
 }

@@ -64,6 +64,10 @@ pub struct ConnOpts {
     /// connections riding through a server restart); otherwise a refused
     /// connection is reported at once (the server is down).
     pub retry_refused: bool,
+    /// No server: `Conn::connect` gives a connection that fails every
+    /// request with "connection creation failed" (sysbench mode runs a
+    /// script that never connects, as sysbench does, without a server).
+    pub detached: bool,
 }
 
 impl ConnOpts {
@@ -92,6 +96,7 @@ impl ConnOpts {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             read_timeout: DEFAULT_READ_TIMEOUT,
             retry_refused: false,
+            detached: false,
         }
     }
 }

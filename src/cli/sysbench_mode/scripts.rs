@@ -45,16 +45,23 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         percentile: general.percentile,
         seeded: general.rand_seed != 0,
     };
+    // (a script may run without a server, as in sysbench, until it
+    // uses a connection)
+    let plan = |a: &crate::cli::args::LoadArgs| {
+        LoadPlan::from_args(a).map(|mut p| {
+            p.detach_unreachable = true;
+            p
+        })
+    };
     let done = match cli.cmd {
-        Cmd::Run(a) => {
-            LoadPlan::from_args(&a).and_then(|p| load_commands::run_styled(&p, Some(&style)))
-        }
-        Cmd::Prepare(a) => LoadPlan::from_args(&a)
+        Cmd::Run(a) => plan(&a).and_then(|p| load_commands::run_styled(&p, Some(&style))),
+        Cmd::Prepare(a) => plan(&a)
             .and_then(|p| load_commands::prepare_styled(&p, Some(&style)))
             .map(|_| 0),
-        Cmd::Cleanup(a) => LoadPlan::from_args(&a)
+        Cmd::Cleanup(a) => plan(&a)
             .and_then(|p| load_commands::cleanup_styled(&p, Some(&style)))
             .map(|_| 0),
+        Cmd::Command(c) => load_commands::script_command_styled(&c, true).map(|_| 0),
         other => crate::cli::commands::dispatch(crate::cli::args::Cli { cmd: other }),
     };
     match done {
@@ -100,6 +107,10 @@ fn help(test: &str, args: &SbArgs) -> i32 {
         }
     }
 }
+
+/// The unix socket libmariadb (Debian's sysbench) connects to for host
+/// `localhost`.
+const DEFAULT_SOCKET: &str = "/run/mysqld/mysqld.sock";
 
 /// Whether the run is recorded in qpslab's store (and monitored).
 fn storing(args: &SbArgs) -> bool {
@@ -164,11 +175,11 @@ fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> 
     if g.histogram {
         words.push("--histogram".into());
     }
-    if !["mysql-host", "mysql-socket", "mysql-port"]
-        .iter()
-        .any(|o| args.given(o))
-    {
-        words.push("--mysql-host=localhost".into());
+    // sysbench's client library takes host `localhost` (its default) as
+    // the server's default unix socket, as the mysql client does.
+    let host = args.last("mysql-host").flatten().unwrap_or("localhost");
+    if host == "localhost" && !args.given("mysql-socket") {
+        words.push(format!("--mysql-socket={DEFAULT_SOCKET}"));
     }
     for (name, default) in [("mysql-user", "sbtest"), ("mysql-db", "sbtest")] {
         if !args.given(name) {
