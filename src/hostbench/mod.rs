@@ -3,6 +3,16 @@
 //! `fileio` — as honest implementations of the same work. It measures the
 //! host alone: it talks to no server, imports nothing of qpslab's but the
 //! shared leaves, and never prints (report renders its results).
+//!
+//! driver.rs runs any test's events on OS threads under sysbench's limits;
+//! latency.rs is sysbench's latency histogram; one file per test.
+
+pub mod cpu;
+pub mod driver;
+pub mod latency;
+pub mod memory;
+pub mod mutex;
+pub mod threads;
 
 /// sysbench's built-in tests: (name, the line `sysbench --help` gives it).
 pub const BUILTINS: [(&str, &str); 5] = [
@@ -16,4 +26,36 @@ pub const BUILTINS: [(&str, &str); 5] = [
 /// Whether `name` is one of sysbench's built-in tests.
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.iter().any(|(n, _)| *n == name)
+}
+
+/// Why a built-in test could not run. The text is sysbench's for the same
+/// failure (report prefixes `FATAL: `).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HostError {
+    /// --cpu-max-prime not positive.
+    #[error("Invalid value of cpu-max-prime: {0}.")]
+    CpuMaxPrime(i64),
+    /// An option's value out of what the test takes.
+    #[error("Invalid value for {option}: {value}")]
+    InvalidValue {
+        /// The option, as sysbench names it in the message.
+        option: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// --memory-hugetlb: the pool had no room.
+    #[error("Failed to allocate {bytes} bytes from HugeTLB memory. errno = {errno} ({why})\nFATAL: Failed to allocate buffer{whose}!")]
+    HugeTlb {
+        /// Bytes asked for.
+        bytes: u64,
+        /// The OS error number.
+        errno: i32,
+        /// Its text.
+        why: String,
+        /// " for thread #N" for a thread's own buffer, else empty.
+        whose: String,
+    },
+    /// A worker thread panicked (a bug: no test panics by design).
+    #[error("a worker thread panicked")]
+    WorkerPanicked,
 }
