@@ -197,8 +197,9 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
 
-/// The memory test's result section.
-pub fn memory_result(v: u32, stats: &RunStats, block: u64) -> String {
+/// The memory test's result section (`--memory-oper=none` moves no data:
+/// no transfer line).
+pub fn memory_result(v: u32, stats: &RunStats, block: u64, moves_data: bool) -> String {
     let mut l = Lines::new(v);
     l.notice(&format!(
         "Total operations: {} ({:8.2} per second)\n",
@@ -206,6 +207,9 @@ pub fn memory_result(v: u32, stats: &RunStats, block: u64) -> String {
         rate(stats.events as f64, stats.total_s)
     ));
     let moved = mib(stats.events * block);
+    if !moves_data {
+        return l.text();
+    }
     l.notice(&format!(
         "{moved:.2} MiB transferred ({:.2} MiB/sec)\n",
         rate(moved, stats.total_s)

@@ -222,7 +222,7 @@ fn memory_run(g: &General, args: &SbArgs) -> Result<i32, Failure> {
         g,
         plan,
         |iv, _| text::memory_interval(iv, block),
-        |v, s| text::memory_result(v, s, block),
+        |v, s| text::memory_result(v, s, block, oper != "none"),
     ))
 }
 
