@@ -230,3 +230,86 @@ fn a_sysbench_link_to_the_binary_is_sysbench() {
     let got = run(link.to_str().expect("utf-8 path"), &[], &args, &dir.0);
     compare(&args, &want, &got);
 }
+
+/// Runs `args` in two directories (sysbench's files apart from qpslab's)
+/// and asserts they agree.
+fn same_apart(args: &[&str], theirs: &Path, ours: &Path) {
+    let want = run("sysbench", &[], args, theirs);
+    let got = run(qpslab(), &["sysbench"], args, ours);
+    compare(args, &want, &got);
+}
+
+#[test]
+fn fileio_prepares_runs_and_cleans_up_as_sysbench() {
+    let theirs = Scratch::new("fileio-theirs");
+    let ours = Scratch::new("fileio-ours");
+    let files = ["fileio", "--file-total-size=4M", "--file-num=4"];
+    let with = |more: &[&'static str]| -> Vec<&'static str> {
+        files.iter().chain(more).copied().collect()
+    };
+    same_apart(
+        &with(&["--file-test-mode=rndrd", "--events=1", "run"]),
+        &theirs.0,
+        &ours.0,
+    );
+    same_apart(&with(&["run"]), &theirs.0, &ours.0);
+    same_apart(&with(&["prepare"]), &theirs.0, &ours.0);
+    same_apart(&with(&["prepare"]), &theirs.0, &ours.0);
+    for mode in ["seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw"] {
+        let m = format!("--file-test-mode={mode}");
+        let args: Vec<&str> = files
+            .iter()
+            .copied()
+            .chain([m.as_str(), "--events=300", "run"])
+            .collect();
+        same_apart(&args, &theirs.0, &ours.0);
+    }
+    same_apart(
+        &with(&[
+            "--file-test-mode=rndrw",
+            "--events=200",
+            "--file-extra-flags=direct",
+            "--file-block-size=4096",
+            "--file-fsync-freq=0",
+            "--file-fsync-end=off",
+            "--verbosity=5",
+            "--threads=2",
+            "run",
+        ]),
+        &theirs.0,
+        &ours.0,
+    );
+    same_apart(
+        &with(&[
+            "--file-test-mode=rndwr",
+            "--file-fsync-all",
+            "--file-fsync-mode=fdatasync",
+            "--events=50",
+            "--file-extra-flags=dsync",
+            "run",
+        ]),
+        &theirs.0,
+        &ours.0,
+    );
+    same_apart(
+        &with(&[
+            "--file-test-mode=rndrd",
+            "--time=3",
+            "--report-interval=1",
+            "run",
+        ]),
+        &theirs.0,
+        &ours.0,
+    );
+    for bad in [
+        &["--file-test-mode=foo", "run"][..],
+        &["--file-io-mode=x", "--file-test-mode=seqrd", "run"],
+        &["--file-block-size=0", "--file-test-mode=seqrd", "run"],
+        &["frob"],
+    ] {
+        same_apart(&with(bad), &theirs.0, &ours.0);
+    }
+    same_apart(&with(&["cleanup"]), &theirs.0, &ours.0);
+    let left: Vec<_> = std::fs::read_dir(&ours.0).expect("dir").collect();
+    assert!(left.is_empty(), "cleanup left {left:?}");
+}

@@ -9,6 +9,7 @@
 
 pub mod cpu;
 pub mod driver;
+pub mod fileio;
 pub mod latency;
 pub mod memory;
 pub mod mutex;
@@ -55,7 +56,61 @@ pub enum HostError {
         /// " for thread #N" for a thread's own buffer, else empty.
         whose: String,
     },
+    /// --file-block-size not positive.
+    #[error("Invalid value for file-block-size: {0}.")]
+    FileBlockSize(i64),
+    /// --file-io-mode not one of sysbench's.
+    #[error("unknown I/O mode: {0}")]
+    IoMode(String),
+    /// --file-io-mode that qpslab does not do (yet).
+    #[error("qpslab does not implement --file-io-mode={0} yet (sync only)")]
+    IoModeNotDone(String),
+    /// --file-test-mode not one of sysbench's.
+    #[error("Invalid IO operations mode: {0}.")]
+    FileTestMode(String),
+    /// --file-extra-flags with a word sysbench does not know.
+    #[error("Invalid value for file-extra-flags: {0}")]
+    ExtraFlag(String),
+    /// A test file missing at `run`.
+    #[error("Cannot open file '{name}' errno = {errno} ({why})\nWARNING: Did you forget to run the prepare step?")]
+    NoFile {
+        /// The file's name.
+        name: String,
+        /// The OS error number.
+        errno: i32,
+        /// Its text.
+        why: String,
+    },
+    /// A test file shorter than the options say.
+    #[error("Size of file '{name}' is {}, but at least {} is expected.\nWARNING: Did you run 'prepare' with different --file-total-size or --file-num values?", size_text(*have), size_text(*want))]
+    ShortFile {
+        /// The file's name.
+        name: String,
+        /// Its length.
+        have: u64,
+        /// The length the options give.
+        want: u64,
+    },
+    /// A read, write or fsync failed.
+    #[error("Failed to operate on file '{name}', errno = {errno} ({why})")]
+    FileIo {
+        /// The file's name.
+        name: String,
+        /// The OS error number.
+        errno: i32,
+        /// Its text.
+        why: String,
+    },
     /// A worker thread panicked (a bug: no test panics by design).
     #[error("a worker thread panicked")]
     WorkerPanicked,
+}
+
+/// A size as sysbench's fileio writes it: whole MiB from 1 MiB, else KiB.
+pub fn size_text(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{}MiB", bytes >> 20)
+    } else {
+        format!("{}KiB", bytes >> 10)
+    }
 }

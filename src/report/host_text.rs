@@ -6,7 +6,9 @@
 //! measures nothing, prints nothing (cli prints what this returns).
 
 use crate::hostbench::driver::{Interval, RunStats};
+use crate::hostbench::fileio::{ExtraFlags, FileOptions, Mode, Prepared};
 use crate::hostbench::latency::Counts;
+use crate::hostbench::size_text;
 
 /// sysbench's log levels.
 pub const NOTICE: u32 = 3;
@@ -65,6 +67,11 @@ pub struct Echo {
 /// then the test's own lines (`test_lines`, (level, text)), then
 /// "Initializing worker threads..." up to "Threads started!".
 pub fn start(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String {
+    options_echo(v, echo, test_lines) + &threads_started(v, echo)
+}
+
+/// `start`'s first part: the options and the test's own lines.
+pub fn options_echo(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String {
     let mut l = Lines::new(v);
     l.notice("Running the test with following options:");
     l.notice(&format!("Number of threads: {}", echo.threads));
@@ -86,6 +93,12 @@ pub fn start(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String {
     for (level, line) in test_lines {
         l.at(*level, line);
     }
+    l.text()
+}
+
+/// `start`'s second part: the threads starting.
+pub fn threads_started(v: u32, echo: &Echo) -> String {
+    let mut l = Lines::new(v);
     l.notice("Initializing worker threads...\n");
     if echo.report_interval > 0 {
         l.at(DEBUG, "DEBUG: Reporting thread started");
@@ -213,6 +226,154 @@ pub fn memory_result(v: u32, stats: &RunStats, block: u64, moves_data: bool) -> 
     l.notice(&format!(
         "{moved:.2} MiB transferred ({:.2} MiB/sec)\n",
         rate(moved, stats.total_s)
+    ));
+    l.text()
+}
+
+/// "Extra file open flags: …" as sysbench words them.
+pub fn extra_flags(f: &ExtraFlags) -> String {
+    if *f == ExtraFlags::default() {
+        return "(none)".to_string();
+    }
+    let mut t = String::new();
+    if f.sync {
+        t.push_str("sync ");
+    }
+    if f.dsync {
+        t.push_str("dsync ");
+    }
+    if f.direct {
+        t.push_str("directio");
+    }
+    t
+}
+
+/// `fileio prepare`'s first lines.
+pub fn fileio_prepare_head(o: &FileOptions) -> String {
+    format!(
+        "{} files, {}Kb each, {}Mb total\nCreating files for the test...\nExtra file open flags: {}",
+        o.num,
+        o.file_size() / 1024,
+        o.total >> 20,
+        extra_flags(&o.flags)
+    )
+}
+
+/// `fileio prepare`'s lines after the head.
+pub fn fileio_prepared(p: &Prepared) -> String {
+    let mut t = String::new();
+    for (name, reused) in &p.files {
+        let verb = if *reused {
+            "Reusing existing file"
+        } else {
+            "Creating file"
+        };
+        t.push_str(&format!("{verb} {name}\n"));
+    }
+    if p.bytes == 0 {
+        t.push_str("No bytes written.");
+    } else {
+        t.push_str(&format!(
+            "{} bytes written in {:.2} seconds ({:.2} MiB/sec).",
+            p.bytes,
+            p.seconds,
+            rate(mib(p.bytes), p.seconds)
+        ));
+    }
+    t
+}
+
+/// `fileio run`'s option lines.
+pub fn fileio_lines(o: &FileOptions, mode: Mode, events: u64) -> Vec<(u32, String)> {
+    let mut l = vec![
+        format!("Extra file open flags: {}", extra_flags(&o.flags)),
+        format!("{} files, {} each", o.num, size_text(o.file_size())),
+        format!("{} total file size", size_text(o.total)),
+        format!("Block size {}", size_text(o.block)),
+    ];
+    if mode.random() {
+        l.push(format!("Number of IO requests: {events}"));
+        l.push(format!(
+            "Read/Write ratio for combined random IO test: {:.2}",
+            o.rw_ratio
+        ));
+    }
+    if o.fsync_all {
+        l.push("Calling fsync() after each write operation.".to_string());
+    } else {
+        if o.fsync_freq > 0 {
+            l.push(format!(
+                "Periodic FSYNC enabled, calling fsync() each {} requests.",
+                o.fsync_freq
+            ));
+        }
+        if o.fsync_end {
+            l.push("Calling fsync() at the end of test, Enabled.".to_string());
+        }
+    }
+    l.push("Using synchronous I/O mode".to_string());
+    let doing = match mode {
+        Mode::SeqWr => "sequential write (creation)",
+        Mode::SeqRewr => "sequential rewrite",
+        Mode::SeqRd => "sequential read",
+        Mode::RndRd => "random read",
+        Mode::RndWr => "random write",
+        Mode::RndRw => "random r/w",
+    };
+    l.push(format!("Doing {doing} test"));
+    l.into_iter().map(|t| (NOTICE, t)).collect()
+}
+
+/// Reads, writes and fsyncs (counts) in an interval or a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FileOps {
+    /// Reads.
+    pub reads: u64,
+    /// Writes.
+    pub writes: u64,
+    /// fsyncs.
+    pub fsyncs: u64,
+}
+
+/// A fileio interval line.
+pub fn fileio_interval(iv: &Interval, ops: FileOps, block: u64, percentile: u32) -> String {
+    format!(
+        "[ {:.0}s ] reads: {:.2} MiB/s writes: {:.2} MiB/s fsyncs: {:.2}/s latency (ms,{percentile}%): {:.3}",
+        iv.at_s,
+        rate(mib(ops.reads * block), iv.seconds),
+        rate(mib(ops.writes * block), iv.seconds),
+        rate(ops.fsyncs as f64, iv.seconds),
+        iv.latency_pct_ms
+    )
+}
+
+/// The fileio test's result section.
+pub fn fileio_result(v: u32, stats: &RunStats, ops: FileOps, block: u64) -> String {
+    let t = stats.total_s;
+    let mut l = Lines::new(v);
+    l.notice("");
+    l.notice("File operations:");
+    l.notice(&format!(
+        "    reads/s:                      {:.2}",
+        rate(ops.reads as f64, t)
+    ));
+    l.notice(&format!(
+        "    writes/s:                     {:.2}",
+        rate(ops.writes as f64, t)
+    ));
+    l.notice(&format!(
+        "    fsyncs/s:                     {:.2}",
+        rate(ops.fsyncs as f64, t)
+    ));
+    l.notice("");
+    l.notice("Throughput:");
+    l.notice(&format!(
+        "    read, MiB/s:                  {:.2}",
+        rate(mib(ops.reads * block), t)
+    ));
+    l.notice(&format!(
+        "    written, MiB/s:               {:.2}",
+        rate(mib(ops.writes * block), t)
     ));
     l.text()
 }

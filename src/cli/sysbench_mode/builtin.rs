@@ -4,6 +4,8 @@
 //! codes. Owns the glue only: no measuring, no text of its own beyond
 //! sysbench's refusals.
 
+mod fileio;
+
 use super::argv::{General, Refusal, SbArgs, GENERAL};
 use crate::hostbench::cpu::{CpuOptions, CpuWorker};
 use crate::hostbench::driver::{drive, Interval, Limits, RunStats, Worker};
@@ -67,20 +69,13 @@ pub fn run(test: &str, command: &str, general: &General, args: &SbArgs) -> i32 {
         errln!("invalid option: {word}");
         return 1;
     }
+    if test == "fileio" {
+        return fileio::command(command, general, args);
+    }
     match command {
         "run" => match run_test(test, general, args) {
             Ok(code) => code,
-            Err(Failure::Refused(r)) => {
-                match r {
-                    Refusal::Stderr(m) => errln!("{m}"),
-                    Refusal::Stdout(m) => outln!("{m}"),
-                }
-                1
-            }
-            Err(Failure::Host(e)) => {
-                outln!("FATAL: {e}");
-                1
-            }
+            Err(f) => f.print(),
         },
         "prepare" | "cleanup" => {
             errln!("'{test}' test does not implement the '{command}' command.");
@@ -102,6 +97,18 @@ pub fn help(test: &str) {
 enum Failure {
     Refused(Refusal),
     Host(HostError),
+}
+
+impl Failure {
+    /// Prints it on sysbench's stream; returns the exit code.
+    fn print(self) -> i32 {
+        match self {
+            Failure::Refused(Refusal::Stderr(m)) => errln!("{m}"),
+            Failure::Refused(Refusal::Stdout(m)) => outln!("{m}"),
+            Failure::Host(e) => outln!("FATAL: {e}"),
+        }
+        1
+    }
 }
 
 impl From<Refusal> for Failure {
@@ -241,6 +248,15 @@ fn seed(g: &General) -> u64 {
         .unwrap_or(1)
 }
 
+/// The general options the option echo shows.
+fn echo(g: &General) -> Echo {
+    Echo {
+        threads: g.threads,
+        report_interval: g.report_interval,
+        rand_seed: g.rand_seed,
+    }
+}
+
 /// Runs a planned test and prints its text; returns the exit code.
 fn execute<W: Worker>(g: &General, plan: Plan<W>) -> i32 {
     let (interval, result) = (plan.interval, plan.result);
@@ -248,19 +264,21 @@ fn execute<W: Worker>(g: &General, plan: Plan<W>) -> i32 {
 }
 
 /// `execute` with interval and result renderers that may capture.
+/// (fileio prints its option lines itself, before opening its files: its
+/// plan has none.)
 fn execute_with<W: Worker>(
     g: &General,
     plan: Plan<W>,
-    interval: impl Fn(&Interval, u32) -> String,
+    mut interval: impl FnMut(&Interval, u32) -> String,
     result: impl Fn(u32, &RunStats) -> String,
 ) -> i32 {
     let v = g.verbosity;
-    let echo = Echo {
-        threads: g.threads,
-        report_interval: g.report_interval,
-        rand_seed: g.rand_seed,
-    };
-    out!("{}", text::start(v, &echo, &plan.lines));
+    let echo = echo(g);
+    if plan.lines.is_empty() {
+        out!("{}", text::threads_started(v, &echo));
+    } else {
+        out!("{}", text::start(v, &echo, &plan.lines));
+    }
     let limits = Limits {
         threads: g.threads,
         events: g.events,
