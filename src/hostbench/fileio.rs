@@ -331,7 +331,10 @@ impl FileWorker {
             here
         };
         s.requests += 1;
-        if self.mode.writes() && self.o.fsync_freq > 0 && s.requests % self.o.fsync_freq == 0 {
+        if self.mode.writes()
+            && self.o.fsync_freq > 0
+            && s.requests.is_multiple_of(self.o.fsync_freq)
+        {
             s.fsyncs_due = nfiles;
         }
         let write = match self.mode {

@@ -57,7 +57,7 @@ impl MemoryOptions {
             option,
             value: v.to_string(),
         };
-        if block < WORD || block % WORD != 0 {
+        if block < WORD || !block.is_multiple_of(WORD) {
             return Err(bad("memory-block-size", block_text));
         }
         let oper = match oper {

@@ -441,7 +441,7 @@ mod tests {
             total_s: 1.0002,
             events: 2570,
             min_ms: 0.34,
-            max_ms: 3.14,
+            max_ms: 3.15,
             sum_ms: 998.97,
             counts: Counts::default(),
             per_thread: vec![ThreadTotals {

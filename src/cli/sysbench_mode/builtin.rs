@@ -4,16 +4,16 @@
 //! codes. Owns the glue only: no measuring, no text of its own beyond
 //! sysbench's refusals.
 
+mod drive;
 mod fileio;
 
 use super::argv::{General, Refusal, SbArgs, GENERAL};
 use crate::hostbench::cpu::{CpuOptions, CpuWorker};
-use crate::hostbench::driver::{drive, Interval, Limits, RunStats, Worker};
 use crate::hostbench::memory::{self, MemoryOptions};
 use crate::hostbench::mutex::{self, MutexOptions, MutexWorker};
 use crate::hostbench::threads::{self, ThreadsOptions, ThreadsWorker};
-use crate::hostbench::HostError;
-use crate::report::host_text::{self as text, Echo, INFO, NOTICE};
+use crate::report::host_text::{self as text, INFO, NOTICE};
+use drive::{execute, execute_with, no_result, seed, Failure, Plan};
 
 /// The options each built-in test adds to the general ones.
 fn test_options(test: &str) -> &'static [&'static str] {
@@ -69,6 +69,13 @@ pub fn run(test: &str, command: &str, general: &General, args: &SbArgs) -> i32 {
         errln!("invalid option: {word}");
         return 1;
     }
+    if args.given("rand-type") && general.rand_type != "uniform" {
+        errln!(
+            "FATAL: qpslab's built-in tests pick blocks and mutexes uniformly: --rand-type={} is not taken yet",
+            general.rand_type
+        );
+        return 1;
+    }
     if test == "fileio" {
         return fileio::command(command, general, args);
     }
@@ -91,45 +98,6 @@ pub fn run(test: &str, command: &str, general: &General, args: &SbArgs) -> i32 {
 /// Prints test `test`'s options (`sysbench TEST help`).
 pub fn help(test: &str) {
     out!("{}", text::help(test));
-}
-
-/// Why a test did not run: a refused option value, or hostbench's error.
-enum Failure {
-    Refused(Refusal),
-    Host(HostError),
-}
-
-impl Failure {
-    /// Prints it on sysbench's stream; returns the exit code.
-    fn print(self) -> i32 {
-        match self {
-            Failure::Refused(Refusal::Stderr(m)) => errln!("{m}"),
-            Failure::Refused(Refusal::Stdout(m)) => outln!("{m}"),
-            Failure::Host(e) => outln!("FATAL: {e}"),
-        }
-        1
-    }
-}
-
-impl From<Refusal> for Failure {
-    fn from(r: Refusal) -> Self {
-        Failure::Refused(r)
-    }
-}
-
-impl From<HostError> for Failure {
-    fn from(e: HostError) -> Self {
-        Failure::Host(e)
-    }
-}
-
-/// A test ready to run: its option echo, one worker per thread, its
-/// interval line and its result section.
-struct Plan<W> {
-    lines: Vec<(u32, String)>,
-    workers: Vec<W>,
-    interval: fn(&Interval, u32) -> String,
-    result: fn(u32, &RunStats) -> String,
 }
 
 fn run_test(test: &str, g: &General, args: &SbArgs) -> Result<i32, Failure> {
@@ -231,76 +199,4 @@ fn memory_run(g: &General, args: &SbArgs) -> Result<i32, Failure> {
         |iv, _| text::memory_interval(iv, block),
         |v, s| text::memory_result(v, s, block, oper != "none"),
     ))
-}
-
-fn no_result(_: u32, _: &RunStats) -> String {
-    String::new()
-}
-
-/// The seed for a test's random picks: --rand-seed, else the clock.
-fn seed(g: &General) -> u64 {
-    if g.rand_seed != 0 {
-        return g.rand_seed;
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1)
-}
-
-/// The general options the option echo shows.
-fn echo(g: &General) -> Echo {
-    Echo {
-        threads: g.threads,
-        report_interval: g.report_interval,
-        rand_seed: g.rand_seed,
-    }
-}
-
-/// Runs a planned test and prints its text; returns the exit code.
-fn execute<W: Worker>(g: &General, plan: Plan<W>) -> i32 {
-    let (interval, result) = (plan.interval, plan.result);
-    execute_with(g, plan, interval, result)
-}
-
-/// `execute` with interval and result renderers that may capture.
-/// (fileio prints its option lines itself, before opening its files: its
-/// plan has none.)
-fn execute_with<W: Worker>(
-    g: &General,
-    plan: Plan<W>,
-    mut interval: impl FnMut(&Interval, u32) -> String,
-    result: impl Fn(u32, &RunStats) -> String,
-) -> i32 {
-    let v = g.verbosity;
-    let echo = echo(g);
-    if plan.lines.is_empty() {
-        out!("{}", text::threads_started(v, &echo));
-    } else {
-        out!("{}", text::start(v, &echo, &plan.lines));
-    }
-    let limits = Limits {
-        threads: g.threads,
-        events: g.events,
-        time_s: g.time,
-        report_interval_s: g.report_interval,
-        percentile: g.percentile,
-    };
-    let stats = drive(&limits, plan.workers, |iv| {
-        if v >= NOTICE {
-            outln!("{}", interval(iv, g.percentile));
-        }
-    });
-    match stats {
-        Ok(s) => {
-            out!("{}", text::finish(v, &s, g.histogram));
-            out!("{}", result(v, &s));
-            out!("{}", text::general(v, &s, g.percentile));
-            0
-        }
-        Err(e) => {
-            outln!("FATAL: {e}");
-            1
-        }
-    }
 }

@@ -2,7 +2,7 @@
 //! directory): reads its options as sysbench does and prints
 //! report::host_text's text. Owns the glue only.
 
-use super::{echo, execute_with, seed, Failure, Plan};
+use super::drive::{echo, execute_with, no_result, seed, Failure, Plan};
 use crate::cli::sysbench_mode::argv::{General, Refusal, SbArgs};
 use crate::hostbench::fileio::{self, ExtraFlags, FileCounters, FileOptions, Mode};
 use crate::hostbench::HostError;
@@ -111,7 +111,7 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
             seed(g),
         ),
         interval: text::interval,
-        result: super::no_result,
+        result: no_result,
     };
     let snapshot = |c: &FileCounters| FileOps {
         reads: c.reads.load(Ordering::Relaxed),
