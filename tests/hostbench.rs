@@ -263,6 +263,9 @@ fn fileio_prepares_runs_and_cleans_up_as_sysbench() {
             .chain([m.as_str(), "--events=300", "run"])
             .collect();
         same_apart(&args, &theirs.0, &ours.0);
+        let mut mmap = args.clone();
+        mmap.insert(3, "--file-io-mode=mmap");
+        same_apart(&mmap, &theirs.0, &ours.0);
     }
     same_apart(
         &with(&[

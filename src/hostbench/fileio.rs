@@ -2,7 +2,8 @@
 //! (test_file.N) of `--file-total-size` in all, `run` reads and writes
 //! `--file-block-size` blocks of them (sequentially or at random blocks,
 //! fsyncing every `--file-fsync-freq` requests), `cleanup` removes them.
-//! Synchronous I/O (pread/pwrite) only: `mmap` and `async` are refused.
+//! Synchronous I/O (pread/pwrite) or mmap'ed files (copies in and out of
+//! a shared mapping, msync for fsync); `async` is refused.
 //! Owns the files in the directory it is given and the I/O on them.
 
 use super::driver::Worker;
@@ -121,6 +122,8 @@ pub struct FileOptions {
     pub fdatasync: bool,
     /// --file-rw-ratio.
     pub rw_ratio: f64,
+    /// --file-io-mode=mmap (else sync).
+    pub mmap: bool,
 }
 
 impl FileOptions {
@@ -240,6 +243,58 @@ pub fn open(
     Ok(files)
 }
 
+/// A test file mapped shared, read and write (--file-io-mode=mmap).
+pub struct Map {
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory, unmapped only on drop; the
+// workers copy blocks in and out of it with raw copies.
+unsafe impl Send for Map {}
+// SAFETY: as above.
+unsafe impl Sync for Map {}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are the mapping made in `map`, unmapped once.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+/// Maps each file's first `file_size` bytes (seqwr's files grown first).
+pub fn map(o: &FileOptions, files: &[File]) -> Result<Vec<Map>, HostError> {
+    use std::os::fd::AsRawFd;
+    let len = o.file_size() as usize;
+    let mut maps = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let name = file_name(i as u64);
+        if f.metadata().map_err(|e| io_err(&name, &e))?.len() < len as u64 {
+            f.set_len(len as u64).map_err(|e| io_err(&name, &e))?;
+        }
+        // SAFETY: a shared mapping of an open file of at least len bytes;
+        // checked for failure below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len.max(1),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io_err(&name, &std::io::Error::last_os_error()));
+        }
+        maps.push(Map {
+            ptr: p.cast(),
+            len: len.max(1),
+        });
+    }
+    Ok(maps)
+}
+
 /// Operations done, for the interval lines and the result section.
 #[derive(Debug, Default)]
 pub struct FileCounters {
@@ -272,6 +327,7 @@ pub struct FileWorker {
     o: FileOptions,
     mode: Mode,
     files: Arc<Vec<File>>,
+    maps: Arc<Vec<Map>>,
     schedule: Arc<Mutex<Schedule>>,
     counters: Arc<FileCounters>,
     buf: Vec<u8>,
@@ -285,6 +341,7 @@ pub fn workers(
     o: &FileOptions,
     mode: Mode,
     files: Arc<Vec<File>>,
+    maps: Arc<Vec<Map>>,
     counters: Arc<FileCounters>,
     threads: u32,
     seed: u64,
@@ -299,6 +356,7 @@ pub fn workers(
                 o: o.clone(),
                 mode,
                 files: Arc::clone(&files),
+                maps: Arc::clone(&maps),
                 schedule: Arc::clone(&schedule),
                 counters: Arc::clone(&counters),
                 buf,
@@ -354,6 +412,15 @@ impl FileWorker {
 
     fn sync(&self, f: usize) -> Result<(), HostError> {
         let file = &self.files[f];
+        if let Some(m) = self.maps.get(f) {
+            // SAFETY: msync of the whole live mapping.
+            if unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return Err(io_err(&file_name(f as u64), &e));
+            }
+            self.counters.fsyncs.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
         let r = if self.o.fdatasync {
             file.sync_data()
         } else {
@@ -377,6 +444,26 @@ impl Worker for FileWorker {
         let block = self.o.block as usize;
         let buf = &mut self.buf[self.offset..self.offset + block];
         match self.op.take() {
+            Some(Op::Read(f, at)) if self.o.mmap => {
+                let m = &self.maps[f];
+                // SAFETY: at + block <= file_size = the mapping's length
+                // (blocks are picked inside the file); buf is ours.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(m.ptr.add(at as usize), buf.as_mut_ptr(), block)
+                };
+                self.counters.reads.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Op::Write(f, at)) if self.o.mmap => {
+                let m = &self.maps[f];
+                // SAFETY: as for reads; the block lies inside the mapping.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(buf.as_ptr(), m.ptr.add(at as usize), block)
+                };
+                self.counters.writes.fetch_add(1, Ordering::Relaxed);
+                if self.o.fsync_all {
+                    self.sync(f)?;
+                }
+            }
             Some(Op::Read(f, at)) => {
                 self.files[f]
                     .read_exact_at(buf, at)

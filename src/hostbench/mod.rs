@@ -63,7 +63,7 @@ pub enum HostError {
     #[error("unknown I/O mode: {0}")]
     IoMode(String),
     /// --file-io-mode that qpslab does not do (yet).
-    #[error("qpslab does not implement --file-io-mode={0} yet (sync only)")]
+    #[error("qpslab does not implement --file-io-mode={0} yet (sync and mmap only)")]
     IoModeNotDone(String),
     /// --file-test-mode not one of sysbench's.
     #[error("Invalid IO operations mode: {0}.")]

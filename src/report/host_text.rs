@@ -311,7 +311,11 @@ pub fn fileio_lines(o: &FileOptions, mode: Mode, events: u64) -> Vec<(u32, Strin
             l.push("Calling fsync() at the end of test, Enabled.".to_string());
         }
     }
-    l.push("Using synchronous I/O mode".to_string());
+    l.push(if o.mmap {
+        "Using fast mmaped I/O mode".to_string()
+    } else {
+        "Using synchronous I/O mode".to_string()
+    });
     let doing = match mode {
         Mode::SeqWr => "sequential write (creation)",
         Mode::SeqRewr => "sequential rewrite",

@@ -52,8 +52,8 @@ fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
     };
     let io = args.text("file-io-mode", "sync");
     match io {
-        "sync" => {}
-        "mmap" | "async" => return Err(HostError::IoModeNotDone(io.to_string()).into()),
+        "sync" | "mmap" => {}
+        "async" => return Err(HostError::IoModeNotDone(io.to_string()).into()),
         _ => return Err(HostError::IoMode(io.to_string()).into()),
     }
     Ok(FileOptions {
@@ -67,6 +67,7 @@ fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
         fsync_end: bool_opt("file-fsync-end", true)?,
         fdatasync: args.text("file-fsync-mode", "fsync") == "fdatasync",
         rw_ratio: args.double("file-rw-ratio", 1.5)?,
+        mmap: io == "mmap",
     })
 }
 
@@ -98,6 +99,11 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
             outln!("DEBUG: Opening file: {name}");
         }
     })?;
+    let maps = Arc::new(if o.mmap {
+        fileio::map(o, &files)?
+    } else {
+        Vec::new()
+    });
     let files = Arc::new(files);
     let counters = Arc::new(FileCounters::default());
     let plan = Plan {
@@ -106,6 +112,7 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
             o,
             mode,
             Arc::clone(&files),
+            Arc::clone(&maps),
             Arc::clone(&counters),
             g.threads,
             seed(g),
