@@ -14,6 +14,7 @@ pub mod campaign_text;
 pub mod chart;
 pub mod counter_diff;
 pub mod flame;
+pub mod host_text;
 pub mod latency_charts;
 pub mod live_text;
 pub mod metrics;

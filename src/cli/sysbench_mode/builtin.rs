@@ -1,17 +1,202 @@
-//! sysbench mode's built-in tests (`sysbench cpu run` …): hands the
-//! parsed command line to hostbench and prints its results as sysbench
-//! 1.0.20 does.
+//! sysbench mode's built-in tests (`sysbench cpu run` …): checks the
+//! test's options as sysbench does, hands them to hostbench, and prints
+//! report::host_text's rendering on sysbench's streams with its exit
+//! codes. Owns the glue only: no measuring, no text of its own beyond
+//! sysbench's refusals.
 
-use super::argv::{General, SbArgs};
+mod drive;
+mod fileio;
+
+use super::argv::{General, Refusal, SbArgs, GENERAL};
+use crate::hostbench::cpu::{CpuOptions, CpuWorker};
+use crate::hostbench::memory::{self, MemoryOptions};
+use crate::hostbench::mutex::{self, MutexOptions, MutexWorker};
+use crate::hostbench::threads::{self, ThreadsOptions, ThreadsWorker};
+use crate::report::host_text::{self as text, INFO, NOTICE};
+use drive::{execute, execute_with, no_result, seed, Failure, Plan};
+
+/// The options each built-in test adds to the general ones.
+fn test_options(test: &str) -> &'static [&'static str] {
+    match test {
+        "cpu" => &["cpu-max-prime"],
+        "memory" => &[
+            "memory-block-size",
+            "memory-total-size",
+            "memory-scope",
+            "memory-hugetlb",
+            "memory-oper",
+            "memory-access-mode",
+        ],
+        "threads" => &["thread-yields", "thread-locks"],
+        "mutex" => &["mutex-num", "mutex-locks", "mutex-loops"],
+        "fileio" => &[
+            "file-num",
+            "file-block-size",
+            "file-total-size",
+            "file-test-mode",
+            "file-io-mode",
+            "file-async-backlog",
+            "file-extra-flags",
+            "file-fsync-freq",
+            "file-fsync-all",
+            "file-fsync-end",
+            "file-fsync-mode",
+            "file-merged-requests",
+            "file-rw-ratio",
+        ],
+        _ => &[],
+    }
+}
+
+/// The first option neither sysbench nor the test knows, as typed.
+/// (The database drivers' options are registered in sysbench whatever
+/// the test, so they pass.)
+fn unknown_option<'a>(test: &str, args: &'a SbArgs) -> Option<&'a str> {
+    args.opts
+        .iter()
+        .find(|(name, _, _)| {
+            let n = name.as_str();
+            !GENERAL.contains(&n)
+                && !test_options(test).contains(&n)
+                && !["mysql-", "pgsql-", "db-"].iter().any(|p| n.starts_with(p))
+        })
+        .map(|(_, _, word)| word.as_str())
+}
 
 /// Runs built-in test `test`'s `command`; returns the exit code.
 pub fn run(test: &str, command: &str, general: &General, args: &SbArgs) -> i32 {
-    let _ = (general, args);
-    errln!("FATAL: the built-in test '{test}' ({command}) is not implemented yet");
-    1
+    if let Some(word) = unknown_option(test, args) {
+        errln!("invalid option: {word}");
+        return 1;
+    }
+    if args.given("rand-type") && general.rand_type != "uniform" {
+        errln!(
+            "FATAL: qpslab's built-in tests pick blocks and mutexes uniformly: --rand-type={} is not taken yet",
+            general.rand_type
+        );
+        return 1;
+    }
+    if test == "fileio" {
+        return fileio::command(command, general, args);
+    }
+    match command {
+        "run" => match run_test(test, general, args) {
+            Ok(code) => code,
+            Err(f) => f.print(),
+        },
+        "prepare" | "cleanup" => {
+            errln!("'{test}' test does not implement the '{command}' command.");
+            1
+        }
+        _ => {
+            errln!("Unknown command: {command}");
+            1
+        }
+    }
 }
 
 /// Prints test `test`'s options (`sysbench TEST help`).
 pub fn help(test: &str) {
-    let _ = test;
+    out!("{}", text::help(test));
+}
+
+fn run_test(test: &str, g: &General, args: &SbArgs) -> Result<i32, Failure> {
+    if g.rate > 0 || !g.report_checkpoints.is_empty() {
+        errln!("FATAL: qpslab's built-in tests do not take --rate or --report-checkpoints yet");
+        return Ok(1);
+    }
+    match test {
+        "cpu" => Ok(execute(g, cpu_plan(g, args)?)),
+        "threads" => Ok(execute(g, threads_plan(g, args)?)),
+        "mutex" => Ok(execute(g, mutex_plan(g, args)?)),
+        "memory" => memory_run(g, args),
+        _ => Ok(1),
+    }
+}
+
+fn cpu_plan(g: &General, args: &SbArgs) -> Result<Plan<CpuWorker>, Failure> {
+    let o = CpuOptions::new(args.int("cpu-max-prime", 10000)?)?;
+    Ok(Plan {
+        lines: vec![
+            (INFO, "Doing CPU performance benchmark\n".to_string()),
+            (NOTICE, format!("Prime numbers limit: {}\n", o.max_prime)),
+        ],
+        workers: (0..g.threads).map(|_| CpuWorker(o)).collect(),
+        interval: text::interval,
+        result: text::cpu_result,
+    })
+}
+
+fn threads_plan(g: &General, args: &SbArgs) -> Result<Plan<ThreadsWorker>, Failure> {
+    let o = ThreadsOptions::new(
+        args.int("thread-yields", 1000)?,
+        args.int("thread-locks", 8)?,
+    )?;
+    Ok(Plan {
+        lines: vec![
+            (INFO, "Doing thread subsystem performance test".to_string()),
+            (
+                INFO,
+                format!(
+                    "Thread yields per test: {} Locks used: {}",
+                    o.yields, o.locks
+                ),
+            ),
+        ],
+        workers: threads::workers(o, g.threads),
+        interval: text::interval,
+        result: no_result,
+    })
+}
+
+fn mutex_plan(g: &General, args: &SbArgs) -> Result<Plan<MutexWorker>, Failure> {
+    let o = MutexOptions::new(
+        args.int("mutex-num", 4096)?,
+        args.int("mutex-locks", 50000)?,
+        args.int("mutex-loops", 10000)?,
+    )?;
+    Ok(Plan {
+        lines: vec![(INFO, "Doing mutex performance test".to_string())],
+        workers: mutex::workers(o, g.threads, seed(g)),
+        interval: text::interval,
+        result: no_result,
+    })
+}
+
+/// The memory test: its interval and result lines need the block size.
+fn memory_run(g: &General, args: &SbArgs) -> Result<i32, Failure> {
+    let block = args.size("memory-block-size", 1024)?;
+    let total = args.size("memory-total-size", 100 << 30)?;
+    let Some(hugetlb) = args.flag("memory-hugetlb") else {
+        return Err(Failure::Refused(Refusal::Stderr(format!(
+            "Invalid value for the 'memory_hugetlb' option: '{}'",
+            args.text("memory-hugetlb", "")
+        ))));
+    };
+    let (scope, oper) = (
+        args.text("memory-scope", "global"),
+        args.text("memory-oper", "write"),
+    );
+    let o = MemoryOptions::new(
+        block,
+        args.text("memory-block-size", "1K"),
+        total,
+        scope,
+        hugetlb,
+        oper,
+        args.text("memory-access-mode", "seq"),
+    )?;
+    let workers = memory::workers(o, g.threads, seed(g))?;
+    let plan = Plan {
+        lines: text::memory_lines(block, total, oper, scope),
+        workers,
+        interval: text::interval,
+        result: no_result,
+    };
+    Ok(execute_with(
+        g,
+        plan,
+        |iv, _| text::memory_interval(iv, block),
+        |v, s| text::memory_result(v, s, block, oper != "none"),
+    ))
 }

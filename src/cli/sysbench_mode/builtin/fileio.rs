@@ -1,0 +1,149 @@
+//! sysbench mode's `fileio` (prepare, run, cleanup in the current
+//! directory): reads its options as sysbench does and prints
+//! report::host_text's text. Owns the glue only.
+
+use super::drive::{echo, execute_with, no_result, seed, Failure, Plan};
+use crate::cli::sysbench_mode::argv::{General, Refusal, SbArgs};
+use crate::hostbench::fileio::{self, ExtraFlags, FileCounters, FileOptions, Mode};
+use crate::hostbench::HostError;
+use crate::report::host_text::{self as text, FileOps, DEBUG};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Runs `fileio COMMAND`; returns the exit code.
+pub(super) fn command(command: &str, g: &General, args: &SbArgs) -> i32 {
+    let r = match command {
+        "prepare" => options(args).and_then(|o| prepare(&o)),
+        "cleanup" => options(args).and_then(|o| {
+            outln!("Removing test files...");
+            fileio::cleanup(&o, Path::new("."))?;
+            Ok(0)
+        }),
+        "run" => options(args).and_then(|o| run(&o, g, args)),
+        _ => {
+            errln!("Unknown command: {command}");
+            return 1;
+        }
+    };
+    r.unwrap_or_else(Failure::print)
+}
+
+fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
+    let block = args.int("file-block-size", 16384)?;
+    if block <= 0 {
+        return Err(HostError::FileBlockSize(block).into());
+    }
+    let mode = match args.last("file-test-mode") {
+        None => None,
+        Some(m) => Some(Mode::parse(m.unwrap_or(""))?),
+    };
+    let bool_opt = |name: &str, default: bool| -> Result<bool, Failure> {
+        if !args.given(name) {
+            return Ok(default);
+        }
+        args.flag(name).ok_or_else(|| {
+            Failure::Refused(Refusal::Stderr(format!(
+                "Invalid value for the '{}' option: '{}'",
+                name.replace('-', "_"),
+                args.text(name, "")
+            )))
+        })
+    };
+    let io = args.text("file-io-mode", "sync");
+    match io {
+        "sync" | "mmap" => {}
+        "async" => return Err(HostError::IoModeNotDone(io.to_string()).into()),
+        _ => return Err(HostError::IoMode(io.to_string()).into()),
+    }
+    Ok(FileOptions {
+        num: args.int("file-num", 128)?.max(1) as u64,
+        block: block as u64,
+        total: args.size("file-total-size", 2 << 30)?,
+        mode,
+        flags: ExtraFlags::parse(&args.list("file-extra-flags"))?,
+        fsync_freq: args.int("file-fsync-freq", 100)?.max(0) as u64,
+        fsync_all: bool_opt("file-fsync-all", false)?,
+        fsync_end: bool_opt("file-fsync-end", true)?,
+        fdatasync: args.text("file-fsync-mode", "fsync") == "fdatasync",
+        rw_ratio: args.double("file-rw-ratio", 1.5)?,
+        mmap: io == "mmap",
+    })
+}
+
+fn prepare(o: &FileOptions) -> Result<i32, Failure> {
+    outln!("{}", text::fileio_prepare_head(o));
+    let p = fileio::prepare(o, Path::new("."))?;
+    outln!("{}", text::fileio_prepared(&p));
+    Ok(0)
+}
+
+fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
+    let Some(mode) = o.mode else {
+        outln!("FATAL: Missing required argument: --file-test-mode\n");
+        out!("{}", text::help("fileio"));
+        return Ok(1);
+    };
+    if g.rate > 0 || !g.report_checkpoints.is_empty() {
+        errln!("FATAL: qpslab's built-in tests do not take --rate or --report-checkpoints yet");
+        return Ok(1);
+    }
+    let _ = args;
+    let v = g.verbosity;
+    out!(
+        "{}",
+        text::options_echo(v, &echo(g), &text::fileio_lines(o, mode, g.events))
+    );
+    let files = fileio::open(o, mode, Path::new("."), |name| {
+        if v >= DEBUG {
+            outln!("DEBUG: Opening file: {name}");
+        }
+    })?;
+    let maps = Arc::new(if o.mmap {
+        fileio::map(o, &files)?
+    } else {
+        Vec::new()
+    });
+    let files = Arc::new(files);
+    let counters = Arc::new(FileCounters::default());
+    let plan = Plan {
+        lines: Vec::new(),
+        workers: fileio::workers(
+            o,
+            mode,
+            Arc::clone(&files),
+            Arc::clone(&maps),
+            Arc::clone(&counters),
+            g.threads,
+            seed(g),
+        ),
+        interval: text::interval,
+        result: no_result,
+    };
+    let snapshot = |c: &FileCounters| FileOps {
+        reads: c.reads.load(Ordering::Relaxed),
+        writes: c.writes.load(Ordering::Relaxed),
+        fsyncs: c.fsyncs.load(Ordering::Relaxed),
+    };
+    let mut last = FileOps::default();
+    let block = o.block;
+    let code = execute_with(
+        g,
+        plan,
+        |iv, pct| {
+            let now = snapshot(&counters);
+            let ops = FileOps {
+                reads: now.reads - last.reads,
+                writes: now.writes - last.writes,
+                fsyncs: now.fsyncs - last.fsyncs,
+            };
+            last = now;
+            text::fileio_interval(iv, ops, block, pct)
+        },
+        |v, s| text::fileio_result(v, s, snapshot(&counters), block),
+    );
+    if code == 0 && o.fsync_end && mode.writes() {
+        fileio::sync_end(o, &files)?;
+    }
+    Ok(code)
+}
