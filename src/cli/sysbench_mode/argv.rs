@@ -30,6 +30,39 @@ pub struct SbArgs {
     pub argv: Vec<String>,
 }
 
+/// The general options sysbench 1.0.20 knows before it loads a test.
+pub const GENERAL: [&str; 29] = [
+    "threads",
+    "events",
+    "time",
+    "forced-shutdown",
+    "thread-stack-size",
+    "rate",
+    "report-interval",
+    "report-checkpoints",
+    "debug",
+    "validate",
+    "help",
+    "version",
+    "config-file",
+    "tx-rate",
+    "max-requests",
+    "max-time",
+    "num-threads",
+    "rand-type",
+    "rand-spec-iter",
+    "rand-spec-pct",
+    "rand-spec-res",
+    "rand-seed",
+    "rand-pareto-h",
+    "verbosity",
+    "percentile",
+    "histogram",
+    "db-driver",
+    "db-ps-mode",
+    "db-debug",
+];
+
 /// Splits `argv` (program name first) into options and positional words.
 pub fn split(argv: &[String]) -> Result<SbArgs, Refusal> {
     let mut a = SbArgs {
@@ -171,6 +204,8 @@ pub struct General {
     pub rate: u64,
     /// --report-interval in seconds; 0 = none.
     pub report_interval: u64,
+    /// --report-checkpoints, seconds from the start.
+    pub report_checkpoints: Vec<u64>,
     /// --verbosity, 0..5 (3 by default).
     pub verbosity: u32,
     /// --percentile, 0 (off) or 1..100.
@@ -179,6 +214,8 @@ pub struct General {
     pub histogram: bool,
     /// --rand-seed; 0 = from the current time.
     pub rand_seed: u64,
+    /// --rand-type.
+    pub rand_type: String,
     /// --help was given (on).
     pub help: bool,
     /// --version was given (on).
@@ -215,6 +252,15 @@ impl General {
         let verbosity = a.int("verbosity", 3)?;
         let percentile = a.int("percentile", 95)?;
         let rand_seed = a.int("rand-seed", 0)?;
+        let mut report_checkpoints = Vec::new();
+        for c in a.list("report-checkpoints") {
+            report_checkpoints.push(c.parse::<u64>().map_err(|_| {
+                Refusal::Stderr(format!(
+                    "Invalid value for the 'report_checkpoints' option: '{}'",
+                    a.text("report-checkpoints", "")
+                ))
+            })?);
+        }
         if !(0..=100).contains(&percentile) {
             return Err(Refusal::Stdout(format!(
                 "FATAL: Invalid value for --percentile: {percentile}"
@@ -231,10 +277,12 @@ impl General {
             time: time.max(0) as u64,
             rate: rate.max(0) as u64,
             report_interval: report_interval.max(0) as u64,
+            report_checkpoints,
             verbosity: verbosity.clamp(0, 5) as u32,
             percentile: percentile as u32,
             histogram: a.flag("histogram").unwrap_or(false),
             rand_seed: rand_seed as u64,
+            rand_type: a.text("rand-type", "special").to_string(),
             help: a.flag("help").unwrap_or(false),
             version: a.flag("version").unwrap_or(false),
             warnings,
