@@ -261,6 +261,13 @@ impl General {
                 ))
             })?);
         }
+        if !(0..=5).contains(&verbosity) {
+            // (sysbench keeps it in a byte: -1 reads 255)
+            return Err(Refusal::Stdout(format!(
+                "Invalid value for verbosity: {}",
+                verbosity.rem_euclid(256)
+            )));
+        }
         if !(0..=100).contains(&percentile) {
             return Err(Refusal::Stdout(format!(
                 "FATAL: Invalid value for --percentile: {percentile}"

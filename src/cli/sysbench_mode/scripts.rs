@@ -13,18 +13,15 @@ use crate::cli::plan::LoadPlan;
 
 /// Runs test `test` (its command from the line); returns the exit code.
 pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
-    let Some(command) = args.command.clone() else {
-        errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
-        return 1;
-    };
-    // What the test names: one of qpslab's own workloads (sysbench's
-    // bundled names), else a script found as sysbench finds it.
-    let native = crate::workload::ALL.iter().any(|w| w.name() == test)
-        || crate::workload::tpcc::is_tpcc(test);
+    let native = is_native(test);
     if !native && crate::workload::script::find_script(test).is_err() {
         outln!("FATAL: Cannot find benchmark '{test}': no such built-in test, file or module");
         return 1;
     }
+    let Some(command) = args.command.clone() else {
+        errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
+        return 1;
+    };
     if command == "help" {
         return help(test, args);
     }
@@ -36,7 +33,19 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,
         Err(m) => {
-            outln!("FATAL: {m}");
+            // An option neither sysbench's nor the script's: sysbench's words.
+            let unknown = m
+                .strip_prefix("unexpected argument '")
+                .and_then(|r| r.split('\'').next())
+                .and_then(|name| {
+                    args.opts
+                        .iter()
+                        .find(|o| o.2.split('=').next() == Some(name))
+                });
+            match unknown {
+                Some(o) => errln!("invalid option: {}", o.2),
+                None => outln!("FATAL: {m}"),
+            }
             return 1;
         }
     };
@@ -71,6 +80,15 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             // A command the script lacks: sysbench's words, on stderr.
             if m.contains(&format!("has no `{command}` command")) {
                 errln!("Unknown command: {command}");
+            } else if !native && m.contains("\nstack traceback:") {
+                // A script's own error: sysbench names the function that
+                // failed and gives no traceback.
+                let first = m.lines().next().unwrap_or("");
+                let func = match command.as_str() {
+                    "prepare" | "cleanup" | "help" => command.as_str(),
+                    _ => "sysbench.cmdline.call_command",
+                };
+                outln!("FATAL: `{func}' function failed: {first}");
             } else {
                 outln!("FATAL: {m}");
             }
@@ -106,6 +124,13 @@ fn help(test: &str, args: &SbArgs) -> i32 {
             1
         }
     }
+}
+
+/// Whether `test` names one of qpslab's own workloads (sysbench's bundled
+/// names, which qpslab runs natively); any other is a script found as
+/// sysbench finds it.
+fn is_native(test: &str) -> bool {
+    crate::workload::ALL.iter().any(|w| w.name() == test) || crate::workload::tpcc::is_tpcc(test)
 }
 
 /// The unix socket libmariadb (Debian's sysbench) connects to for host
@@ -145,8 +170,7 @@ fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> 
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
     // run sysbench's script for them.
-    let native = crate::workload::ALL.iter().any(|w| w.name() == test)
-        || crate::workload::tpcc::is_tpcc(test);
+    let native = is_native(test);
     let test = match command {
         "prepare" | "run" | "cleanup" if native => test.to_string(),
         _ => crate::workload::script::find_script(test)
