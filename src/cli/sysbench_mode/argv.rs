@@ -233,8 +233,10 @@ impl General {
             // the deprecated alias counts when it comes after the new name
             let newer = a.opts.iter().rposition(|(n, _, _)| n == new);
             let older = a.opts.iter().rposition(|(n, _, _)| n == old);
-            // (1.0.20 warns for these three; --num-threads it takes silently)
-            if older.is_some() && old != "num-threads" {
+            // (1.0.20 warns when the alias is set off its own default:
+            // 1 thread, else 0)
+            let alias_default = if old == "num-threads" { 1 } else { 0 };
+            if older.is_some() && a.int(old, alias_default)? != alias_default {
                 warnings.push(format!(
                     "WARNING: --{old} is deprecated, use --{new} instead"
                 ));
@@ -327,7 +329,9 @@ mod tests {
         );
         let a = split(&w("sysbench --num_threads=2 cpu run")).unwrap();
         let g = General::read(&a).unwrap();
-        assert_eq!((g.threads, g.warnings.len()), (2, 0));
+        assert_eq!((g.threads, g.warnings.len()), (2, 1));
+        let a = split(&w("sysbench --num-threads=1 cpu run")).unwrap();
+        assert_eq!(General::read(&a).unwrap().warnings.len(), 0);
         let a = split(&w("sysbench --max-time=5 cpu run")).unwrap();
         assert_eq!(General::read(&a).unwrap().warnings.len(), 1);
         assert_eq!(parse_size("64K"), Some(65536));
