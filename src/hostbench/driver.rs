@@ -112,16 +112,7 @@ impl RunStats {
     }
 }
 
-/// Mean and population standard deviation (0, 0 when empty).
-pub fn mean_stddev(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-    (mean, var.sqrt())
-}
+pub use crate::stats::mean_stddev;
 
 #[derive(Default)]
 struct Slot {

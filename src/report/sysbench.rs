@@ -47,18 +47,7 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
     } else {
         format!("{t:.1}s")
     };
-    let mut line = format!(
-        "[ {when} ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
-        iv.tps(d),
-        iv.qps(d),
-        iv.reads as f64 / d,
-        iv.writes as f64 / d,
-        iv.others as f64 / d,
-        pct_label(pct),
-        iv.hist.quantile_ms(pct / 100.0),
-        iv.errors.total() as f64 / d,
-        iv.reconnects as f64 / d,
-    );
+    let mut line = sql_rates(&when, iv, d, threads, pct);
     line.push_str(&super::tpcc_text::interval_suffix(iv, d));
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
@@ -109,16 +98,6 @@ fn schedule_lag(lag: &crate::stats::Hist, r: &RunResult, pcts: &[f64]) -> String
 /// columns, then the value.
 fn label_value(o: &mut String, label: &str, v: String) {
     let _ = writeln!(o, "{label:<41}{v}");
-}
-
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / n;
-    (m, var.sqrt())
 }
 
 /// The final summary, sysbench's sections first.
@@ -224,8 +203,8 @@ fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
     }
     lw(o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
     let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
-    let (em, esd) = mean_sd(&ev);
-    let (tm, tsd) = mean_sd(&r.thread_time);
+    let (em, esd) = crate::stats::mean_stddev(&ev);
+    let (tm, tsd) = crate::stats::mean_stddev(&r.thread_time);
     o.push_str("\nThreads fairness:\n");
     let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
     let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
@@ -589,29 +568,34 @@ pub const SYSBENCH_STARTED: &str = "Threads started!\n";
 pub fn sysbench_interval_line(s: &Sample, threads: u32, pct: f64, sql: bool) -> String {
     let d = s.dur.max(1e-9);
     let iv = &s.iv;
-    let lat = if pct > 0.0 {
-        iv.hist.quantile_ms(pct / 100.0)
-    } else {
-        0.0
-    };
+    let when = format!("{}s", s.t.round() as i64);
     if !sql {
+        let lat = if pct > 0.0 {
+            iv.hist.quantile_ms(pct / 100.0)
+        } else {
+            0.0
+        };
         return format!(
-            "[ {}s ] thds: {threads} eps: {:.2} lat (ms,{}%): {lat:.2}",
-            s.t.round() as i64,
+            "[ {when} ] thds: {threads} eps: {:.2} lat (ms,{}%): {lat:.2}",
             iv.tps(d),
             pct_label(pct)
         );
     }
+    sql_rates(&when, iv, d, threads, pct)
+}
+
+/// sysbench's interval line of a SQL run, `d` seconds long: rates per
+/// second, the latency at `pct` (0: none) in ms.
+fn sql_rates(when: &str, iv: &Interval, d: f64, threads: u32, pct: f64) -> String {
     format!(
-        "[ {}s ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
-        s.t.round() as i64,
+        "[ {when} ] thds: {threads} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
         iv.tps(d),
         iv.qps(d),
         iv.reads as f64 / d,
         iv.writes as f64 / d,
         iv.others as f64 / d,
         pct_label(pct),
-        lat,
+        if pct > 0.0 { iv.hist.quantile_ms(pct / 100.0) } else { 0.0 },
         iv.errors.total() as f64 / d,
         iv.reconnects as f64 / d,
     )

@@ -20,6 +20,18 @@ pub use cpu::{cpu_list_text, thread_cpu_seconds, CpuSnapshot};
 pub use hist::Hist;
 pub use result::{us_per_query, Headline, KindStats, RunResult, RunStatus, Sample, Tally};
 
+/// Mean and population standard deviation (0, 0 when empty): sysbench's
+/// threads fairness.
+pub fn mean_stddev(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
 /// A percentile's label: 95 → "95", 99.9 → "99.9".
 pub fn pct_label(p: f64) -> String {
     let s = format!("{p:.3}");
