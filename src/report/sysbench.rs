@@ -617,27 +617,19 @@ pub fn sysbench_summary(r: &RunResult, pct: f64, histogram: bool, sql: bool) -> 
     o
 }
 
-/// sysbench's latency histogram: its 1024 log-spaced buckets from 0.001
-/// to 100000 ms, the non-empty ones with a bar of 40 columns at most.
+/// sysbench's latency histogram: the run's latencies in sysbench's own
+/// 1024 buckets (`hostbench::latency`, which the built-in tests record
+/// into), drawn as the built-in tests draw theirs.
 fn sysbench_histogram(o: &mut String, h: &crate::stats::Hist) {
-    const BUCKETS: usize = 1024;
-    let (lo, hi) = (0.001f64.ln(), 100_000f64.ln());
-    let mult = (BUCKETS - 1) as f64 / (hi - lo);
-    let mut counts = vec![0u64; BUCKETS];
+    use crate::hostbench::latency::{bucket_of, Counts};
+    let mut counts = Counts::default();
     for (us, n) in h.recorded() {
-        let ms = (us as f64 / 1000.0).max(0.001);
-        let i = (((ms.ln() - lo) * mult + 0.5) as usize).min(BUCKETS - 1);
-        counts[i] += n;
+        counts.0[bucket_of(us as f64 / 1000.0)] += n;
     }
-    let max = counts.iter().copied().max().unwrap_or(0).max(1);
-    o.push_str("Latency histogram (values are in milliseconds)\n       value  ------------- distribution ------------- count\n");
-    for (i, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
-        let value = (i as f64 / mult + lo).exp();
-        let bar = "*".repeat((n * 40 / max) as usize);
-        let _ = writeln!(o, "{value:>12.3} |{bar:<40} {n}");
-    }
+    o.push_str("Latency histogram (values are in milliseconds)\n");
+    o.push_str(&super::host_text::histogram_rows(&counts));
     // (sysbench ends its histogram with a line of one blank)
-    o.push_str(" \n");
+    o.push_str("\n \n");
 }
 
 /// sysbench mode: how sysbench's MySQL driver says a connection failed
