@@ -38,12 +38,11 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     let loaders = p.loaders()?;
     let json = p.output.json();
     // (sysbench's scripts print these lines at every verbosity)
-    let quiet = json;
     let rep = crate::lab::prepare(
         &t,
         &family,
         loaders,
-        &mut super::progress_lines::prepare_printer(quiet),
+        &mut super::progress_lines::prepare_printer(json),
     )?;
     if style.is_none() {
         outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
@@ -87,12 +86,8 @@ pub(super) fn script_command_styled(
     script_command(&p, &script, &c.name)
 }
 
+/// A cleanup (sysbench's lines: the same in sysbench mode).
 pub(super) fn cmd_cleanup(p: &LoadPlan) -> Result<()> {
-    cleanup_styled(p, None)
-}
-
-/// A cleanup (sysbench's lines in either style).
-pub(super) fn cleanup_styled(p: &LoadPlan, _style: Option<&SysbenchStyle>) -> Result<()> {
     if let Some(script) = p.script()? {
         return script_command(p, &script, "cleanup");
     }
@@ -115,7 +110,10 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         errln!("note: no --time and no --events: running until Ctrl-C");
     }
     let t = p.target()?;
-    if let Some(s) = style.filter(|_| !t.opts.detached) {
+    let scripted = p.script()?.is_some();
+    // (a script's reachability was settled by target(): it runs detached
+    // when no server answers)
+    if let Some(s) = style.filter(|_| !scripted) {
         if let Some(code) = sysbench_unreachable(p, &t, s)? {
             return Ok(code);
         }
@@ -124,7 +122,6 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     let p = sized.as_ref().unwrap_or(p);
     // sysbench reports SQL statistics when the SQL driver was used: a
     // family of qpslab's always, a script when it asked for the driver.
-    let scripted = p.script()?.is_some();
     let uses_sql = || !scripted || crate::workload::script::sql_used();
     let mut cfg = p.run_config(p.threads[0], &t.opts)?;
     if style.is_some_and(|s| s.verbosity >= 3) {
@@ -295,16 +292,7 @@ fn sysbench_unreachable(
     t: &crate::lab::Target,
     s: &SysbenchStyle,
 ) -> Result<Option<i32>> {
-    let failed = block_on(async {
-        match crate::protocol::Conn::connect(&t.opts).await {
-            Ok(c) => {
-                c.quit().await;
-                None
-            }
-            Err(e) => Some(e),
-        }
-    })?;
-    let Some(e) = failed else {
+    let Some(e) = crate::lab::connect_error(t) else {
         return Ok(None);
     };
     if s.verbosity >= 3 {

@@ -245,7 +245,10 @@ impl LoadPlan {
     /// The server: resolved (a sandbox started when that is the target).
     pub(super) fn target(&self) -> Result<Target> {
         let mut t = super::target::resolve(&self.conn, "sbtest")?;
-        if self.detach_unreachable && self.script.is_some() && !crate::lab::reachable(&t) {
+        if self.detach_unreachable
+            && self.script.is_some()
+            && crate::lab::connect_error(&t).is_some()
+        {
             t.opts.detached = true;
         }
         Ok(t)

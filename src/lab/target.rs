@@ -63,18 +63,24 @@ pub async fn check(t: &Target) -> Result<Conn> {
     }
 }
 
-/// Whether a connection to `t` opens (and is closed again).
-pub fn reachable(t: &Target) -> bool {
-    block_on(async {
+/// Why a connection to `t` does not open; None when it does (and is
+/// closed again).
+pub fn connect_error(t: &Target) -> Option<crate::protocol::ProtoError> {
+    let opened = block_on(async {
         match Conn::connect(&t.opts).await {
             Ok(c) => {
                 c.quit().await;
-                true
+                None
             }
-            Err(_) => false,
+            Err(e) => Some(e),
         }
-    })
-    .unwrap_or(false)
+    });
+    match opened {
+        Ok(e) => e,
+        Err(e) => Some(crate::protocol::ProtoError::Io(std::io::Error::other(
+            e.to_string(),
+        ))),
+    }
 }
 
 pub fn explain(e: &crate::protocol::ProtoError, t: &Target) -> String {

@@ -29,7 +29,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     // at its verbosity (read once, when a script's state is made).
     std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
     std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
-    let words = qpslab_words(test, &command, general, args);
+    let words = qpslab_words(test, native, &command, general, args);
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,
         Err(m) => {
@@ -68,7 +68,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             .and_then(|p| load_commands::prepare_styled(&p, Some(&style)))
             .map(|_| 0),
         Cmd::Cleanup(a) => plan(&a)
-            .and_then(|p| load_commands::cleanup_styled(&p, Some(&style)))
+            .and_then(|p| load_commands::cmd_cleanup(&p))
             .map(|_| 0),
         Cmd::Command(c) => load_commands::script_command_styled(&c, true).map(|_| 0),
         other => crate::cli::commands::dispatch(crate::cli::args::Cli { cmd: other }),
@@ -102,19 +102,19 @@ fn help(test: &str, args: &SbArgs) -> i32 {
     // A bundled workload's options as its sysbench script declares them
     // (when sysbench's scripts are installed), else qpslab's.
     let specs = match crate::workload::script::find_script(test) {
-        Ok(path) => crate::workload::script::script_options(&path, "help").map(|s| (None, s)),
+        Ok(path) => crate::workload::script::script_options(&path, "help"),
         Err(_) => {
             let mut words = vec![test.to_string()];
             words.extend(args.opts.iter().map(|o| o.2.clone()));
-            crate::workload::options_for(&words, "help")
+            crate::workload::options_for(&words, "help").map(|(_, specs)| specs)
         }
     };
     match specs {
-        Ok((_, specs)) if specs.is_empty() => {
+        Ok(specs) if specs.is_empty() => {
             errln!("'{test}' test does not implement the 'help' command.");
             1
         }
-        Ok((_, specs)) => {
+        Ok(specs) => {
             let values = crate::workload::OptValues::new(specs);
             outln!("{test} options:\n{}", values.sysbench_help());
             0
@@ -147,7 +147,13 @@ fn storing(args: &SbArgs) -> bool {
 /// value), the general options sysbench mode read itself left out and
 /// given as qpslab's, sysbench's defaults where qpslab's differ (10 s,
 /// no interval lines, `sbtest` on localhost).
-fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> Vec<String> {
+fn qpslab_words(
+    test: &str,
+    native: bool,
+    command: &str,
+    general: &General,
+    args: &SbArgs,
+) -> Vec<String> {
     const READ_HERE: [&str; 18] = [
         "verbosity",
         "version",
@@ -170,7 +176,6 @@ fn qpslab_words(test: &str, command: &str, general: &General, args: &SbArgs) -> 
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
     // run sysbench's script for them.
-    let native = is_native(test);
     let test = match command {
         "prepare" | "run" | "cleanup" if native => test.to_string(),
         _ => crate::workload::script::find_script(test)
