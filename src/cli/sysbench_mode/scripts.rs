@@ -154,7 +154,7 @@ fn qpslab_words(
     general: &General,
     args: &SbArgs,
 ) -> Vec<String> {
-    const READ_HERE: [&str; 18] = [
+    const READ_HERE: [&str; 17] = [
         "verbosity",
         "version",
         "help",
@@ -172,7 +172,6 @@ fn qpslab_words(
         "histogram",
         "debug",
         "validate",
-        "db-ps-mode",
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
     // run sysbench's script for them.
