@@ -64,12 +64,25 @@ fn mask_numbers(line: &str) -> String {
     out
 }
 
-/// (masked text, masked interval lines).
+/// (masked text, masked interval lines). The worker threads' DEBUG lines
+/// ("Worker thread (#N) started/initialized") come in whatever order the
+/// OS starts the threads, in sysbench as in qpslab: each run of them is
+/// compared sorted (every line must still be there).
 fn mask(text: &str) -> (String, Vec<String>) {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let start = i;
+        while i < lines.len() && lines[i].starts_with("DEBUG: Worker thread (#") {
+            i += 1;
+        }
+        lines[start..i].sort_unstable();
+        i = i.max(start + 1);
+    }
     let mut out = Vec::new();
     let mut intervals = Vec::new();
     let mut running = false;
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in lines.into_iter().enumerate() {
         if i == 0 && line.starts_with("sysbench 1.0.20 (using ") {
             out.push("sysbench 1.0.20 (using …)".to_string());
             continue;
