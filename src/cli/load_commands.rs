@@ -15,8 +15,11 @@ pub(super) struct SysbenchStyle {
     pub verbosity: u32,
     /// --percentile (0: none).
     pub percentile: u32,
-    /// --rand-seed was given (else "from current time").
-    pub seeded: bool,
+    /// The general options sysbench echoes before a run.
+    pub echo: report::host_text::Echo,
+    /// `FILE:LINE: ` of the script line whose connect sysbench blames
+    /// when no connection opens ("" when unknown).
+    pub connect_at: String,
 }
 
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
@@ -114,7 +117,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     // (a script's reachability was settled by target(): it runs detached
     // when no server answers)
     if let Some(s) = style.filter(|_| !scripted) {
-        if let Some(code) = sysbench_unreachable(p, &t, s)? {
+        if let Some(code) = sysbench_unreachable(&t, s)? {
             return Ok(code);
         }
     }
@@ -124,9 +127,10 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     // family of qpslab's always, a script when it asked for the driver.
     let uses_sql = || !scripted || crate::workload::script::sql_used();
     let mut cfg = p.run_config(p.threads[0], &t.opts)?;
-    if style.is_some_and(|s| s.verbosity >= 3) {
-        cfg.on_started = Some(std::sync::Arc::new(|| {
-            outln!("{}", report::sysbench::SYSBENCH_STARTED);
+    if let Some(s) = style {
+        let ready = report::host_text::workers_ready(s.verbosity, &s.echo);
+        cfg.on_started = Some(std::sync::Arc::new(move || {
+            out!("{ready}");
             crate::out::flush();
         }));
     }
@@ -149,12 +153,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         if says {
             out!(
                 "{}",
-                report::sysbench::sysbench_header(
-                    cfg.threads,
-                    cfg.rate,
-                    p.output.report_interval,
-                    s.seeded.then_some(cfg.seed)
-                )
+                report::sysbench::sysbench_header(s.verbosity, &s.echo)
             );
         }
     } else if !json {
@@ -287,26 +286,21 @@ fn exit_code(r: &RunResult) -> i32 {
 /// sysbench mode: a server that cannot be reached is said as sysbench
 /// says it — after its header, its driver's lines — and exits 1 (Some);
 /// None when a connection opens.
-fn sysbench_unreachable(
-    p: &LoadPlan,
-    t: &crate::lab::Target,
-    s: &SysbenchStyle,
-) -> Result<Option<i32>> {
+fn sysbench_unreachable(t: &crate::lab::Target, s: &SysbenchStyle) -> Result<Option<i32>> {
     let Some(e) = crate::lab::connect_error(t) else {
         return Ok(None);
     };
     if s.verbosity >= 3 {
-        let c = &p.config;
-        let seed = s.seeded.then_some(c.seed);
         out!(
             "{}",
-            report::sysbench::sysbench_header(p.threads[0], c.rate, p.output.report_interval, seed)
+            report::sysbench::sysbench_header(s.verbosity, &s.echo)
         );
     }
     if s.verbosity >= 1 {
         outln!(
-            "{}\nFATAL: `thread_init' function failed: connection creation failed\nFATAL: Thread initialization failed!",
-            report::sysbench::sysbench_connect_failure(&t.opts.endpoint, &e)
+            "{}\nFATAL: `thread_init' function failed: {}connection creation failed\nFATAL: Thread initialization failed!",
+            report::sysbench::sysbench_connect_failure(&t.opts.endpoint, &e),
+            s.connect_at
         );
     }
     Ok(Some(1))

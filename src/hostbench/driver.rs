@@ -2,10 +2,13 @@
 //! thread per `--threads`, each taking events until `--events` are taken,
 //! `--time` has passed, the test has no more work, or Ctrl-C; every event
 //! timed (the latency histogram and per-thread totals), and, with
-//! `--report-interval`, a snapshot handed to the caller every interval.
+//! `--report-interval`, a snapshot handed to the caller every interval;
+//! with `--report-checkpoints`, the full figures at each checkpoint, the
+//! counters then reset; with `--rate`, events paced by pacing.rs's queue.
 //! Owns the loop and the figures; what an event does is the test's.
 
 use super::latency::{Buckets, Counts};
+use super::pacing::Pacing;
 use super::HostError;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -23,6 +26,21 @@ pub struct Limits {
     pub report_interval_s: u64,
     /// The percentile reported (1..=100); 0 = none.
     pub percentile: u32,
+    /// Events per second, arriving at random (Poisson) times; 0 = as
+    /// fast as the threads go.
+    pub rate: u64,
+    /// Seconds from the start at which the figures so far are reported
+    /// and reset (sorted).
+    pub checkpoints: Vec<u64>,
+}
+
+/// What the driver hands its caller while the threads run.
+pub enum Report<'a> {
+    /// An interval's snapshot (--report-interval).
+    Interval(&'a Interval),
+    /// A checkpoint's figures, since the previous checkpoint
+    /// (--report-checkpoints); `at_s` since the start.
+    Checkpoint(f64, &'a RunStats),
 }
 
 /// A test's work, one instance per worker thread.
@@ -62,6 +80,10 @@ pub struct ThreadTotals {
     pub events: u64,
     /// Time inside its events, ns.
     pub busy_ns: u64,
+    /// Its shortest event, ns (0 without events).
+    pub min_ns: u64,
+    /// Its longest event, ns.
+    pub max_ns: u64,
 }
 
 /// A finished run's figures.
@@ -85,6 +107,8 @@ pub struct RunStats {
     pub time_limit_hit: bool,
     /// Whether the run ended on `--events`.
     pub event_limit_hit: bool,
+    /// Whether `--rate`'s queue overflowed (the threads could not keep up).
+    pub queue_full: bool,
 }
 
 impl RunStats {
@@ -114,11 +138,33 @@ impl RunStats {
 
 pub use crate::stats::mean_stddev;
 
-#[derive(Default)]
 struct Slot {
     events: AtomicU64,
     busy_ns: AtomicU64,
+    /// Since the last checkpoint (the reporter resets them).
+    min_ns: AtomicU64,
+    max_ns: AtomicU64,
     buckets: Buckets,
+}
+
+impl Default for Slot {
+    fn default() -> Slot {
+        Slot {
+            events: AtomicU64::new(0),
+            busy_ns: AtomicU64::new(0),
+            min_ns: AtomicU64::new(u64::MAX),
+            max_ns: AtomicU64::new(0),
+            buckets: Buckets::default(),
+        }
+    }
+}
+
+/// A slot's figures at a checkpoint (what the next one subtracts).
+#[derive(Clone, Default)]
+struct Baseline {
+    events: u64,
+    busy_ns: u64,
+    counts: Counts,
 }
 
 struct Shared {
@@ -129,15 +175,16 @@ struct Shared {
     finished: AtomicUsize,
     deadline: Option<Instant>,
     events_limit: u64,
+    pacing: Option<Pacing>,
 }
 
-/// Runs `workers` (one per thread) under `limits`, calling `on_interval`
-/// from the calling thread at every report interval. Stops every thread
-/// at the first error and returns it.
+/// Runs `workers` (one per thread) under `limits`, handing `on_report`
+/// each interval's snapshot and each checkpoint's figures from the
+/// calling thread. Stops every thread at the first error and returns it.
 pub fn drive<W: Worker>(
     limits: &Limits,
     workers: Vec<W>,
-    mut on_interval: impl FnMut(&Interval),
+    mut on_report: impl FnMut(Report),
 ) -> Result<RunStats, HostError> {
     let slots: Vec<Slot> = workers.iter().map(|_| Slot::default()).collect();
     let start = Instant::now();
@@ -149,9 +196,11 @@ pub fn drive<W: Worker>(
         finished: AtomicUsize::new(0),
         deadline: (limits.time_s > 0).then(|| start + Duration::from_secs(limits.time_s)),
         events_limit: limits.events,
+        pacing: (limits.rate > 0).then(|| Pacing::new(limits.rate)),
     };
     let n = workers.len();
-    let results: Vec<Result<(u64, u64), HostError>> = std::thread::scope(|s| {
+    let mut base = vec![Baseline::default(); n];
+    let results: Vec<Result<(), HostError>> = std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
             .zip(&slots)
@@ -160,57 +209,93 @@ pub fn drive<W: Worker>(
                 s.spawn(move || worker_loop(w, slot, shared))
             })
             .collect();
-        report_loop(limits, start, &slots, &shared, n, &mut on_interval);
+        if let Some(p) = &shared.pacing {
+            let shared = &shared;
+            s.spawn(move || {
+                p.generate(start, || {
+                    shared.stop.load(Ordering::Relaxed)
+                        || shared.finished.load(Ordering::Acquire) >= n
+                })
+            });
+        }
+        let mut ctx = ReportCtx {
+            limits,
+            start,
+            slots: &slots,
+            sh: &shared,
+            threads: n,
+            base: &mut base,
+        };
+        report_loop(&mut ctx, &mut on_report);
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or(Err(HostError::WorkerPanicked)))
             .collect()
     });
-    let total_s = start.elapsed().as_secs_f64();
-    let mut min_ns = u64::MAX;
-    let mut max_ns = 0;
-    for r in &results {
-        match r {
-            Ok((mn, mx)) => {
-                min_ns = min_ns.min(*mn);
-                max_ns = max_ns.max(*mx);
-            }
-            Err(e) => return Err(e.clone()),
-        }
+    for r in results {
+        r?;
     }
+    let mut stats = figures(&slots, &mut base, start.elapsed().as_secs_f64());
+    stats.time_limit_hit = shared.time_hit.load(Ordering::Relaxed);
+    stats.event_limit_hit = shared.events_hit.load(Ordering::Relaxed);
+    stats.queue_full = shared.pacing.as_ref().is_some_and(Pacing::overflowed);
+    Ok(stats)
+}
+
+/// The figures since each slot's baseline (then made the new baseline;
+/// the slots' min and max reset), `total_s` into the run.
+fn figures(slots: &[Slot], base: &mut [Baseline], total_s: f64) -> RunStats {
     let mut counts = Counts::default();
     let per_thread: Vec<ThreadTotals> = slots
         .iter()
-        .map(|s| {
-            s.buckets.add_to(&mut counts);
-            ThreadTotals {
-                events: s.events.load(Ordering::Relaxed),
-                busy_ns: s.busy_ns.load(Ordering::Relaxed),
+        .zip(base.iter_mut())
+        .map(|(s, b)| {
+            let mut now = Counts::default();
+            s.buckets.add_to(&mut now);
+            let mine = now.since(&b.counts);
+            for (c, m) in counts.0.iter_mut().zip(&mine.0) {
+                *c += m;
             }
+            let events = s.events.load(Ordering::Relaxed);
+            let busy_ns = s.busy_ns.load(Ordering::Relaxed);
+            let t = ThreadTotals {
+                events: events - b.events,
+                busy_ns: busy_ns - b.busy_ns,
+                min_ns: match s.min_ns.swap(u64::MAX, Ordering::Relaxed) {
+                    u64::MAX => 0,
+                    m => m,
+                },
+                max_ns: s.max_ns.swap(0, Ordering::Relaxed),
+            };
+            *b = Baseline {
+                events,
+                busy_ns,
+                counts: now,
+            };
+            t
         })
         .collect();
     let events = per_thread.iter().map(|t| t.events).sum();
     let sum_ns: u64 = per_thread.iter().map(|t| t.busy_ns).sum();
-    Ok(RunStats {
+    let busy = per_thread.iter().filter(|t| t.events > 0);
+    let min_ns = busy.clone().map(|t| t.min_ns).min().unwrap_or(0);
+    let max_ns = busy.map(|t| t.max_ns).max().unwrap_or(0);
+    RunStats {
         total_s,
         events,
-        min_ms: if events == 0 {
-            0.0
-        } else {
-            min_ns as f64 / 1e6
-        },
+        min_ms: min_ns as f64 / 1e6,
         max_ms: max_ns as f64 / 1e6,
         sum_ms: sum_ns as f64 / 1e6,
         counts,
         per_thread,
-        time_limit_hit: shared.time_hit.load(Ordering::Relaxed),
-        event_limit_hit: shared.events_hit.load(Ordering::Relaxed),
-    })
+        time_limit_hit: false,
+        event_limit_hit: false,
+        queue_full: false,
+    }
 }
 
-/// One worker thread: events until a limit; returns (min ns, max ns).
-fn worker_loop<W: Worker>(mut w: W, slot: &Slot, sh: &Shared) -> Result<(u64, u64), HostError> {
-    let (mut min_ns, mut max_ns) = (u64::MAX, 0u64);
+/// One worker thread: events until a limit.
+fn worker_loop<W: Worker>(mut w: W, slot: &Slot, sh: &Shared) -> Result<(), HostError> {
     let outcome = (|| {
         loop {
             if sh.stop.load(Ordering::Relaxed) {
@@ -220,15 +305,28 @@ fn worker_loop<W: Worker>(mut w: W, slot: &Slot, sh: &Shared) -> Result<(u64, u6
                 sh.events_hit.store(true, Ordering::Relaxed);
                 break;
             }
+            let arrived = match &sh.pacing {
+                Some(p) => match p.take(&sh.stop) {
+                    Some(at) => Some(at),
+                    None => break,
+                },
+                None => None,
+            };
             if !w.next_event() {
                 break;
             }
             let t0 = Instant::now();
+            // (a paced event's latency counts from its arrival)
+            let t0 = arrived.map_or(t0, |a| a.min(t0));
             w.execute()?;
             let t1 = Instant::now();
             let ns = t1.duration_since(t0).as_nanos() as u64;
-            min_ns = min_ns.min(ns);
-            max_ns = max_ns.max(ns);
+            if ns < slot.min_ns.load(Ordering::Relaxed) {
+                slot.min_ns.fetch_min(ns, Ordering::Relaxed);
+            }
+            if ns > slot.max_ns.load(Ordering::Relaxed) {
+                slot.max_ns.fetch_max(ns, Ordering::Relaxed);
+            }
             slot.buckets.record_ns(ns);
             let e = &slot.events;
             e.store(e.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
@@ -247,46 +345,66 @@ fn worker_loop<W: Worker>(mut w: W, slot: &Slot, sh: &Shared) -> Result<(u64, u6
         sh.stop.store(true, Ordering::Relaxed);
     }
     sh.finished.fetch_add(1, Ordering::Release);
-    outcome.map(|()| (min_ns, max_ns))
+    outcome
 }
 
-/// The calling thread while the workers run: interval snapshots, Ctrl-C.
-fn report_loop(
-    limits: &Limits,
+/// What the reporting loop reads and keeps.
+struct ReportCtx<'a> {
+    limits: &'a Limits,
     start: Instant,
-    slots: &[Slot],
-    sh: &Shared,
+    slots: &'a [Slot],
+    sh: &'a Shared,
     threads: usize,
-    on_interval: &mut impl FnMut(&Interval),
-) {
+    base: &'a mut [Baseline],
+}
+
+/// The calling thread while the workers run: interval snapshots,
+/// checkpoints, Ctrl-C.
+fn report_loop(c: &mut ReportCtx, on_report: &mut impl FnMut(Report)) {
+    let (limits, start, sh) = (c.limits, c.start, c.sh);
     let every = Duration::from_secs(limits.report_interval_s);
     let mut next = start + every;
+    let mut checkpoints = limits
+        .checkpoints
+        .iter()
+        .map(|s| start + Duration::from_secs(*s))
+        .peekable();
     let mut last_at = start;
     let mut last_counts = Counts::default();
     let mut last_events = 0u64;
-    while sh.finished.load(Ordering::Acquire) < threads {
+    while sh.finished.load(Ordering::Acquire) < c.threads {
         if crate::interrupt::interrupted() {
             sh.stop.store(true, Ordering::Relaxed);
         }
         let now = Instant::now();
+        if checkpoints.next_if(|at| now >= *at).is_some() {
+            let at_s = now.duration_since(start).as_secs_f64();
+            let stats = figures(c.slots, c.base, at_s);
+            on_report(Report::Checkpoint(at_s, &stats));
+            continue;
+        }
         if limits.report_interval_s > 0 && now >= next {
             let mut counts = Counts::default();
-            for s in slots {
+            for s in c.slots {
                 s.buckets.add_to(&mut counts);
             }
-            let events: u64 = slots.iter().map(|s| s.events.load(Ordering::Relaxed)).sum();
+            let events: u64 = c
+                .slots
+                .iter()
+                .map(|s| s.events.load(Ordering::Relaxed))
+                .sum();
             let interval = counts.since(&last_counts);
-            on_interval(&Interval {
+            on_report(Report::Interval(&Interval {
                 at_s: now.duration_since(start).as_secs_f64(),
                 seconds: now.duration_since(last_at).as_secs_f64(),
-                threads: (threads - sh.finished.load(Ordering::Acquire)) as u32,
+                threads: (c.threads - sh.finished.load(Ordering::Acquire)) as u32,
                 events: events - last_events,
                 latency_pct_ms: if limits.percentile > 0 {
                     interval.percentile_ms(limits.percentile)
                 } else {
                     0.0
                 },
-            });
+            }));
             (last_at, last_counts, last_events) = (now, counts, events);
             next += every;
             continue;
@@ -294,6 +412,9 @@ fn report_loop(
         let mut nap = Duration::from_millis(5);
         if limits.report_interval_s > 0 {
             nap = nap.min(next.saturating_duration_since(now));
+        }
+        if let Some(at) = checkpoints.peek() {
+            nap = nap.min(at.saturating_duration_since(now));
         }
         std::thread::sleep(nap);
     }
@@ -322,6 +443,8 @@ mod tests {
             time_s: 0,
             report_interval_s: 0,
             percentile: 95,
+            rate: 0,
+            checkpoints: Vec::new(),
         };
         let r = drive(&l, vec![Count(100), Count(100)], |_| {}).unwrap();
         assert_eq!(r.events, 10);
@@ -332,6 +455,38 @@ mod tests {
             [3, 4]
         );
         assert!(!r.time_limit_hit);
+    }
+
+    #[test]
+    fn a_checkpoint_reports_and_resets_the_figures_and_a_rate_paces_events() {
+        let l = Limits {
+            threads: 1,
+            events: 0,
+            time_s: 0,
+            report_interval_s: 0,
+            percentile: 95,
+            rate: 0,
+            checkpoints: vec![0],
+        };
+        let mut at_checkpoint = Vec::new();
+        let r = drive(&l, vec![Count(50)], |rep| {
+            if let Report::Checkpoint(_, s) = rep {
+                at_checkpoint.push(s.events);
+            }
+        })
+        .unwrap();
+        // (the checkpoint at 0 s comes before or during the events: the
+        // two reports together count each event once)
+        assert_eq!(at_checkpoint.len(), 1);
+        assert_eq!(at_checkpoint[0] + r.events, 50);
+        let l = Limits {
+            events: 20,
+            rate: 100_000,
+            checkpoints: Vec::new(),
+            ..l
+        };
+        let r = drive(&l, vec![Count(100)], |_| {}).unwrap();
+        assert_eq!((r.events, r.queue_full), (20, false));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod fileio;
 pub mod latency;
 pub mod memory;
 pub mod mutex;
+pub mod pacing;
 pub mod threads;
 
 /// sysbench's built-in tests: (name, the line `sysbench --help` gives it).

@@ -57,10 +57,21 @@ impl Lines {
 pub struct Echo {
     /// --threads.
     pub threads: u32,
-    /// --report-interval, s (0: none).
-    pub report_interval: u64,
+    /// --rate, events/s (0: none).
+    pub rate: u64,
+    /// --report-interval as given, s (0: none; sysbench echoes a
+    /// negative one too).
+    pub report_interval: i64,
+    /// --report-checkpoints, s, sorted.
+    pub checkpoints: Vec<u64>,
+    /// --debug.
+    pub debug: bool,
+    /// --validate.
+    pub validate: bool,
     /// --rand-seed (0: from the time).
     pub rand_seed: u64,
+    /// When --forced-shutdown stops the run, s from the start (None: off).
+    pub forced_shutdown_s: Option<u64>,
 }
 
 /// "Running the test with following options:" and the random seed line,
@@ -75,21 +86,40 @@ pub fn options_echo(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String
     let mut l = Lines::new(v);
     l.notice("Running the test with following options:");
     l.notice(&format!("Number of threads: {}", echo.threads));
-    if echo.report_interval > 0 {
+    if echo.rate > 0 {
+        l.notice(&format!("Target transaction rate: {}/sec", echo.rate));
+    }
+    if echo.report_interval != 0 {
         l.notice(&format!(
             "Report intermediate results every {} second(s)",
             echo.report_interval
         ));
     }
+    if !echo.checkpoints.is_empty() {
+        let list: Vec<String> = echo.checkpoints.iter().map(u64::to_string).collect();
+        l.notice(&format!(
+            "Report checkpoint(s) at {} seconds",
+            list.join(", ")
+        ));
+    }
+    if echo.debug {
+        l.notice("Debug mode enabled.\n");
+    }
+    if echo.validate {
+        l.notice("Validation checks: on.\n");
+    }
     if echo.rand_seed == 0 {
-        l.notice("Initializing random number generator from current time");
+        l.notice("Initializing random number generator from current time\n");
     } else {
         l.notice(&format!(
-            "Initializing random number generator from seed ({}).",
+            "Initializing random number generator from seed ({}).\n",
             echo.rand_seed
         ));
     }
-    l.notice("\n");
+    if let Some(s) = echo.forced_shutdown_s {
+        l.notice(&format!("Forcing shutdown in {s} seconds"));
+    }
+    l.notice("");
     for (level, line) in test_lines {
         l.at(*level, line);
     }
@@ -100,8 +130,22 @@ pub fn options_echo(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String
 pub fn threads_started(v: u32, echo: &Echo) -> String {
     let mut l = Lines::new(v);
     l.notice("Initializing worker threads...\n");
+    l.text() + &workers_ready(v, echo)
+}
+
+/// From the threads' start to "Threads started!": the background and
+/// worker threads' DEBUG lines (verbosity 5), in the order sysbench
+/// creates them.
+pub fn workers_ready(v: u32, echo: &Echo) -> String {
+    let mut l = Lines::new(v);
     if echo.report_interval > 0 {
         l.at(DEBUG, "DEBUG: Reporting thread started");
+    }
+    if echo.rate > 0 {
+        l.at(DEBUG, "DEBUG: Event generating thread started");
+    }
+    if !echo.checkpoints.is_empty() {
+        l.at(DEBUG, "DEBUG: Checkpoints report thread started");
     }
     for i in 0..echo.threads {
         l.at(DEBUG, &format!("DEBUG: Worker thread (#{i}) started"));
@@ -382,8 +426,9 @@ pub fn fileio_result(v: u32, stats: &RunStats, ops: FileOps, block: u64) -> Stri
     l.text()
 }
 
-/// General statistics, Latency (ms) and Threads fairness.
-pub fn general(v: u32, stats: &RunStats, percentile: u32) -> String {
+/// General statistics, Latency (ms) and Threads fairness; with `debug`
+/// (--debug), each thread's figures after them.
+pub fn general(v: u32, stats: &RunStats, percentile: u32, debug: bool) -> String {
     let mut l = Lines::new(v);
     l.notice("");
     l.notice("General statistics:");
@@ -419,6 +464,34 @@ pub fn general(v: u32, stats: &RunStats, percentile: u32) -> String {
         "    execution time (avg/stddev):   {ta:.4}/{ts:3.2}"
     ));
     l.notice("");
+    if debug {
+        l.at(DEBUG, "DEBUG: Verbose per-thread statistics:\n");
+        for (i, t) in stats.per_thread.iter().enumerate() {
+            let avg = if t.events > 0 {
+                t.busy_ns as f64 / t.events as f64
+            } else {
+                0.0
+            };
+            l.at(
+                DEBUG,
+                &format!(
+                    "DEBUG:     thread #{i:3}: min: {:.4}s  avg: {:.4}s  max: {:.4}s  events: {}",
+                    t.min_ns as f64 / 1e9,
+                    avg / 1e9,
+                    t.max_ns as f64 / 1e9,
+                    t.events
+                ),
+            );
+            l.at(
+                DEBUG,
+                &format!(
+                    "DEBUG:                  total time taken by event execution: {:.4}s",
+                    t.busy_ns as f64 / 1e9
+                ),
+            );
+        }
+        l.notice("");
+    }
     l.text()
 }
 
@@ -451,15 +524,22 @@ mod tests {
             per_thread: vec![ThreadTotals {
                 events: 2570,
                 busy_ns: 999_000_000,
+                min_ns: 340_000,
+                max_ns: 3_150_000,
             }],
             time_limit_hit: true,
             event_limit_hit: false,
+            queue_full: false,
         };
-        let t = general(3, &s, 95);
+        let t = general(3, &s, 95, false);
         assert!(t.contains("\n         min:                                    0.34\n"));
         assert!(t.contains("\n         95th percentile:                        0.00\n"));
         assert!(t.contains("\n    events (avg/stddev):           2570.0000/0.00\n"));
-        assert!(general(3, &s, 5).contains("\n          5th percentile:"));
-        assert_eq!(general(2, &s, 95), "");
+        assert!(general(3, &s, 5, false).contains("\n          5th percentile:"));
+        let debug = general(5, &s, 95, true);
+        assert!(debug.contains(
+            "\nDEBUG:     thread #  0: min: 0.0003s  avg: 0.0004s  max: 0.0032s  events: 2570\n"
+        ));
+        assert_eq!(general(2, &s, 95, false), "");
     }
 }

@@ -534,34 +534,14 @@ pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: boo
     )
 }
 
-/// sysbench mode: the lines before a run as sysbench 1.0.20 prints them
-/// (no banner: sysbench mode prints it first). `seed`: the seed given
-/// with --rand-seed (None: sysbench says it seeds from the clock).
-pub fn sysbench_header(threads: u32, rate: f64, report_interval: f64, seed: Option<u64>) -> String {
-    let mut o = String::from("Running the test with following options:\n");
-    let _ = writeln!(o, "Number of threads: {threads}");
-    if rate > 0.0 {
-        let _ = writeln!(o, "Target transaction rate: {rate}/sec");
-    }
-    if report_interval > 0.0 {
-        let _ = writeln!(
-            o,
-            "Report intermediate results every {report_interval} second(s)"
-        );
-    }
-    match seed {
-        Some(s) => {
-            let _ = writeln!(o, "Initializing random number generator from seed ({s}).");
-        }
-        None => o.push_str("Initializing random number generator from current time\n"),
-    }
-    o.push_str("\n\nInitializing worker threads...\n\n");
-    o
+/// sysbench mode: the option echo before a database test's threads
+/// start, at verbosity `v`, up to "Initializing worker threads...".
+pub fn sysbench_header(v: u32, echo: &super::host_text::Echo) -> String {
+    use super::host_text::{options_echo, Lines};
+    let mut l = Lines::new(v);
+    l.notice("Initializing worker threads...\n");
+    options_echo(v, echo, &[]) + &l.text()
 }
-
-/// sysbench mode: what it says once every connection is ready (after the
-/// scripts' thread_init).
-pub const SYSBENCH_STARTED: &str = "Threads started!\n";
 
 /// sysbench mode: an interval line exactly as sysbench 1.0.20 prints it.
 /// `sql`: the run used the SQL driver (else sysbench says events/s only).
@@ -655,7 +635,16 @@ pub fn sysbench_connect_failure(
     };
     let why = match e {
         ProtoError::Server(se) => format!("error {}: {}", se.code, se.message),
-        ProtoError::Io(io) => format!("error 2002: {lost} ({})", io.raw_os_error().unwrap_or(0)),
+        ProtoError::Io(io) => {
+            let mut errno = io.raw_os_error().unwrap_or(0);
+            // libmariadb connects over TCP without blocking and reports
+            // the connect call's errno, EINPROGRESS (115), whatever the
+            // socket's own error (refused, unreachable, timed out) was.
+            if matches!(endpoint, Endpoint::Tcp { .. }) && matches!(errno, 101 | 110 | 111 | 113) {
+                errno = 115;
+            }
+            format!("error 2002: {lost} ({errno})")
+        }
         other => format!("error 2002: {lost} ({other})"),
     };
     format!("FATAL: unable to connect to MySQL server on {on}, aborting...\nFATAL: {why}")

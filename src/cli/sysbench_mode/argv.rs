@@ -163,6 +163,33 @@ impl SbArgs {
     }
 }
 
+/// The general options that are on/off.
+const GENERAL_FLAGS: [&str; 6] = [
+    "debug",
+    "validate",
+    "help",
+    "version",
+    "histogram",
+    "db-debug",
+];
+
+/// sysbench's distributions for --rand-type.
+const RAND_TYPES: [&str; 5] = ["uniform", "gaussian", "special", "pareto", "zipfian"];
+
+impl SbArgs {
+    /// The first general on/off option given a value that is neither, as
+    /// typed: sysbench leaves it for the test's options, which refuse it
+    /// (`invalid option:`, after the banner).
+    pub fn bad_general_flag(&self) -> Option<&str> {
+        self.opts
+            .iter()
+            .find(|(n, v, _)| {
+                GENERAL_FLAGS.contains(&n.as_str()) && parse_bool(v.as_deref()).is_none()
+            })
+            .map(|(_, _, word)| word.as_str())
+    }
+}
+
 /// sysbench's boolean values (no value: on).
 pub fn parse_bool(v: Option<&str>) -> Option<bool> {
     match v.map(str::to_ascii_lowercase).as_deref() {
@@ -204,6 +231,9 @@ pub struct General {
     pub rate: u64,
     /// --report-interval in seconds; 0 = none.
     pub report_interval: u64,
+    /// --report-interval as given (sysbench echoes a negative one and
+    /// then never reports).
+    pub report_interval_given: i64,
     /// --report-checkpoints, seconds from the start.
     pub report_checkpoints: Vec<u64>,
     /// --verbosity, 0..5 (3 by default).
@@ -216,6 +246,13 @@ pub struct General {
     pub rand_seed: u64,
     /// --rand-type.
     pub rand_type: String,
+    /// --debug (it also raises the verbosity to 5).
+    pub debug: bool,
+    /// --validate.
+    pub validate: bool,
+    /// --forced-shutdown: seconds after --time to stop a hung run (None:
+    /// off, or no time limit).
+    pub forced_shutdown_s: Option<u64>,
     /// --help was given (on).
     pub help: bool,
     /// --version was given (on).
@@ -254,15 +291,32 @@ impl General {
         let verbosity = a.int("verbosity", 3)?;
         let percentile = a.int("percentile", 95)?;
         let rand_seed = a.int("rand-seed", 0)?;
+        if events == 0 && time == 0 {
+            warnings.push(
+                "WARNING: Both event and time limits are disabled, running an endless test".into(),
+            );
+        }
+        let forced_shutdown_s = forced_shutdown(a, time)?;
+        let rand_type = a.text("rand-type", "special");
+        if !RAND_TYPES.contains(&rand_type) {
+            return Err(Refusal::Stdout(format!(
+                "FATAL: Invalid random numbers distribution: {rand_type}."
+            )));
+        }
+        let debug = a.flag("debug").unwrap_or(false);
+        let verbosity = if debug { 5 } else { verbosity };
         let mut report_checkpoints = Vec::new();
         for c in a.list("report-checkpoints") {
-            report_checkpoints.push(c.parse::<u64>().map_err(|_| {
-                Refusal::Stderr(format!(
-                    "Invalid value for the 'report_checkpoints' option: '{}'",
-                    a.text("report-checkpoints", "")
-                ))
-            })?);
+            match c.parse::<u64>() {
+                Ok(s) if s <= i32::MAX as u64 => report_checkpoints.push(s),
+                _ => {
+                    return Err(Refusal::Stdout(format!(
+                        "FATAL: Invalid value for --report-checkpoints: '{c}'"
+                    )))
+                }
+            }
         }
+        report_checkpoints.sort_unstable();
         if !(0..=5).contains(&verbosity) {
             // (sysbench keeps it in a byte: -1 reads 255)
             return Err(Refusal::Stdout(format!(
@@ -286,17 +340,61 @@ impl General {
             time: time.max(0) as u64,
             rate: rate.max(0) as u64,
             report_interval: report_interval.max(0) as u64,
+            report_interval_given: report_interval,
             report_checkpoints,
             verbosity: verbosity.clamp(0, 5) as u32,
             percentile: percentile as u32,
             histogram: a.flag("histogram").unwrap_or(false),
             rand_seed: rand_seed as u64,
-            rand_type: a.text("rand-type", "special").to_string(),
+            rand_type: rand_type.to_string(),
+            debug,
+            validate: a.flag("validate").unwrap_or(false),
+            forced_shutdown_s,
             help: a.flag("help").unwrap_or(false),
             version: a.flag("version").unwrap_or(false),
             warnings,
         })
     }
+}
+
+impl General {
+    /// What the option echo says (report::host_text).
+    pub fn echo(&self) -> crate::report::host_text::Echo {
+        crate::report::host_text::Echo {
+            threads: self.threads,
+            rate: self.rate,
+            report_interval: self.report_interval_given,
+            checkpoints: self.report_checkpoints.clone(),
+            debug: self.debug,
+            validate: self.validate,
+            rand_seed: self.rand_seed,
+            forced_shutdown_s: self.forced_shutdown_s,
+        }
+    }
+}
+
+/// --forced-shutdown with a time limit of `time` s: N seconds, N% of the
+/// time, `off` (the default), or no value (a twentieth of the time).
+fn forced_shutdown(a: &SbArgs, time: i64) -> Result<Option<u64>, Refusal> {
+    if time <= 0 {
+        return Ok(None);
+    }
+    let time = time as u64;
+    let v = match a.last("forced-shutdown") {
+        None => return Ok(None),
+        Some(None) => return Ok(Some(time + time / 20)),
+        Some(Some(v)) => v,
+    };
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let bad = || Refusal::Stdout(format!("FATAL: Invalid value for --forced-shutdown: '{v}'"));
+    let (digits, percent) = match v.strip_suffix('%') {
+        Some(d) => (d, true),
+        None => (v, false),
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    Ok(Some(time + if percent { n * time / 100 } else { n }))
 }
 
 #[cfg(test)]

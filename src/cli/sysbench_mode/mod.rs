@@ -10,6 +10,7 @@
 
 mod argv;
 mod builtin;
+mod bundled;
 mod scripts;
 
 use argv::{General, Refusal, SbArgs};
@@ -83,9 +84,8 @@ fn run(argv: &[String]) -> i32 {
     if general.verbosity >= 3 {
         outln!("{}\n", banner());
     }
-    let Some(test) = args.test.clone() else {
-        errln!("qpslab's sysbench mode does not read a script from standard input: name a script or test");
-        return 1;
+    let Some(test) = args.test.clone().filter(|t| t != "-") else {
+        return scripts::from_stdin(general.verbosity);
     };
     if crate::hostbench::is_builtin(&test) {
         return builtin_command(&test, &general, &args);

@@ -7,6 +7,7 @@
 //! `--qpslab-store` (or QPSLAB_STORE=1) asks for both.
 
 use super::argv::{General, SbArgs};
+use super::bundled;
 use crate::cli::args::Cmd;
 use crate::cli::load_commands::{self, SysbenchStyle};
 use crate::cli::plan::LoadPlan;
@@ -19,9 +20,12 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         return 1;
     }
     let Some(command) = args.command.clone() else {
-        errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
-        return 1;
+        return load_only(test);
     };
+    if let Some(word) = args.bad_general_flag() {
+        errln!("invalid option: {word}");
+        return 1;
+    }
     if command == "help" {
         return help(test, args);
     }
@@ -29,6 +33,11 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     // at its verbosity (read once, when a script's state is made).
     std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
     std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
+    if native && matches!(command.as_str(), "run" | "prewarm") {
+        if let Some(driver) = args.last("db-driver").flatten().filter(|d| *d != "mysql") {
+            return unknown_driver(test, driver, general);
+        }
+    }
     let words = qpslab_words(test, native, &command, general, args);
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,
@@ -44,7 +53,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
                 });
             match unknown {
                 Some(o) => errln!("invalid option: {}", o.2),
-                None => outln!("FATAL: {m}"),
+                None => outln!("FATAL: {}", bundled::lua_message(&m)),
             }
             return 1;
         }
@@ -52,7 +61,8 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     let style = SysbenchStyle {
         verbosity: general.verbosity,
         percentile: general.percentile,
-        seeded: general.rand_seed != 0,
+        echo: general.echo(),
+        connect_at: bundled::thread_init_at(test, ":connect("),
     };
     // (a script may run without a server, as in sysbench, until it
     // uses a connection)
@@ -95,6 +105,79 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             1
         }
     }
+}
+
+/// A test named without a command: sysbench loads the script and stops
+/// (its main chunk may print, or raise — the OLTP scripts say a command
+/// is required). qpslab loads sysbench's own script for a bundled test.
+fn load_only(test: &str) -> i32 {
+    let Ok(path) = crate::workload::script::find_script(test) else {
+        errln!("The '{test}' test requires a command argument. See 'sysbench {test} help'");
+        return 1;
+    };
+    match crate::workload::script::load_only(&path) {
+        Ok(()) => 0,
+        Err(m) => {
+            outln!("FATAL: {}", bundled::lua_message(&m));
+            1
+        }
+    }
+}
+
+/// No test named (or `-`): sysbench reads a script from standard input
+/// and loads it (no command runs).
+pub fn from_stdin(verbosity: u32) -> i32 {
+    use std::io::{IsTerminal, Read};
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() && verbosity >= 3 {
+        outln!("Reading the script from the standard input:\n");
+        crate::out::flush();
+    }
+    let mut text = Vec::new();
+    if let Err(e) = stdin.lock().read_to_end(&mut text) {
+        outln!("FATAL: reading the script from the standard input: {e}");
+        return 1;
+    }
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return 0;
+    }
+    let path = std::env::temp_dir().join(format!("qpslab-stdin-{}.lua", std::process::id()));
+    if let Err(e) = std::fs::write(&path, &text) {
+        outln!(
+            "FATAL: keeping the script from the standard input in {}: {e}",
+            path.display()
+        );
+        return 1;
+    }
+    let loaded = crate::workload::script::load_only(&path);
+    let _ = std::fs::remove_file(&path);
+    match loaded {
+        Ok(()) => 0,
+        Err(m) => {
+            outln!("FATAL: {}", bundled::lua_message(&m));
+            1
+        }
+    }
+}
+
+/// A bundled test run with a driver other than MySQL's: sysbench's
+/// thread_init fails after its header.
+fn unknown_driver(test: &str, driver: &str, general: &General) -> i32 {
+    if general.verbosity >= 3 {
+        out!(
+            "{}",
+            crate::report::sysbench::sysbench_header(general.verbosity, &general.echo())
+        );
+    }
+    if general.verbosity >= 1 {
+        outln!("FATAL: invalid database driver name: '{driver}'");
+        outln!(
+            "FATAL: `thread_init' function failed: {}failed to initialize the DB driver",
+            bundled::thread_init_at(test, "sysbench.sql.driver(")
+        );
+        outln!("FATAL: Thread initialization failed!");
+    }
+    1
 }
 
 /// `sysbench TEST help`: the test's options as sysbench lists them.

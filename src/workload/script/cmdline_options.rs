@@ -75,6 +75,13 @@ pub fn script_help(path: &Path) -> Result<bool, String> {
     }
 }
 
+/// Loads the script with no command, as sysbench does when none is
+/// given: its main chunk runs (and may print or raise); Err is the
+/// script's error.
+pub fn load_only(path: &Path) -> Result<(), String> {
+    bare_state(path, "").map(|_| ())
+}
+
 /// The script loaded for `command` with no option given (what it declares
 /// and defines, before any value is known).
 fn bare_state(path: &Path, command: &str) -> Result<state::ScriptState, String> {

@@ -24,8 +24,8 @@ mod session;
 mod stat_class;
 mod state;
 
-pub use cmdline_options::script_help;
 pub(crate) use cmdline_options::script_options;
+pub use cmdline_options::{load_only, script_help};
 pub use def::{BuiltIns, ScriptDef};
 pub use find::find_script;
 pub use guard::exit_code_for;

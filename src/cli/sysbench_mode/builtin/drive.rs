@@ -4,9 +4,9 @@
 //! printed on sysbench's streams. Owns no test of its own.
 
 use crate::cli::sysbench_mode::argv::{General, Refusal};
-use crate::hostbench::driver::{drive, Interval, Limits, RunStats, Worker};
+use crate::hostbench::driver::{drive, Interval, Limits, Report, RunStats, Worker};
 use crate::hostbench::HostError;
-use crate::report::host_text::{self as text, Echo, NOTICE};
+use crate::report::host_text::{self as text, NOTICE};
 
 /// Why a test did not run: a refused option value, or hostbench's error.
 pub(super) enum Failure {
@@ -62,15 +62,6 @@ pub(super) fn seed(g: &General) -> u64 {
         .unwrap_or(1)
 }
 
-/// The general options the option echo shows.
-pub(super) fn echo(g: &General) -> Echo {
-    Echo {
-        threads: g.threads,
-        report_interval: g.report_interval,
-        rand_seed: g.rand_seed,
-    }
-}
-
 /// Runs a planned test and prints its text; returns the exit code.
 pub(super) fn execute<W: Worker>(g: &General, plan: Plan<W>) -> i32 {
     let (interval, result) = (plan.interval, plan.result);
@@ -87,7 +78,7 @@ pub(super) fn execute_with<W: Worker>(
     result: impl Fn(u32, &RunStats) -> String,
 ) -> i32 {
     let v = g.verbosity;
-    let echo = echo(g);
+    let echo = g.echo();
     if plan.lines.is_empty() {
         out!("{}", text::threads_started(v, &echo));
     } else {
@@ -99,17 +90,34 @@ pub(super) fn execute_with<W: Worker>(
         time_s: g.time,
         report_interval_s: g.report_interval,
         percentile: g.percentile,
+        rate: g.rate,
+        checkpoints: g.report_checkpoints.clone(),
     };
-    let stats = drive(&limits, plan.workers, |iv| {
-        if v >= NOTICE {
-            outln!("{}", interval(iv, g.percentile));
+    let stats = drive(&limits, plan.workers, |r| match r {
+        Report::Interval(iv) => {
+            if v >= NOTICE {
+                outln!("{}", interval(iv, g.percentile));
+            }
+        }
+        Report::Checkpoint(at_s, s) => {
+            if v >= NOTICE {
+                outln!("[ {at_s:.0}s ] Checkpoint report:");
+            }
+            out!("{}", result(v, s));
+            out!("{}", text::general(v, s, g.percentile, g.debug));
         }
     });
     match stats {
         Ok(s) => {
+            if s.queue_full {
+                outln!("FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate");
+                for _ in 0..g.threads {
+                    outln!("FATAL: Event queue is full. Terminating the worker thread");
+                }
+            }
             out!("{}", text::finish(v, &s, g.histogram));
             out!("{}", result(v, &s));
-            out!("{}", text::general(v, &s, g.percentile));
+            out!("{}", text::general(v, &s, g.percentile, g.debug));
             0
         }
         Err(e) => {

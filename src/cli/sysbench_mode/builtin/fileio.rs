@@ -2,7 +2,7 @@
 //! directory): reads its options as sysbench does and prints
 //! report::host_text's text. Owns the glue only.
 
-use super::drive::{echo, execute_with, no_result, seed, Failure, Plan};
+use super::drive::{execute_with, no_result, seed, Failure, Plan};
 use crate::cli::sysbench_mode::argv::{General, Refusal, SbArgs};
 use crate::hostbench::fileio::{self, ExtraFlags, FileCounters, FileOptions, Mode};
 use crate::hostbench::HostError;
@@ -84,15 +84,11 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
         out!("{}", text::help("fileio"));
         return Ok(1);
     };
-    if g.rate > 0 || !g.report_checkpoints.is_empty() {
-        errln!("FATAL: qpslab's built-in tests do not take --rate or --report-checkpoints yet");
-        return Ok(1);
-    }
     let _ = args;
     let v = g.verbosity;
     out!(
         "{}",
-        text::options_echo(v, &echo(g), &text::fileio_lines(o, mode, g.events))
+        text::options_echo(v, &g.echo(), &text::fileio_lines(o, mode, g.events))
     );
     let files = fileio::open(o, mode, Path::new("."), |name| {
         if v >= DEBUG {

@@ -1,0 +1,81 @@
+//! Where sysbench's bundled scripts say what they say: qpslab runs
+//! oltp_read_write & co. natively, but sysbench's messages name the line
+//! of its Lua file that raised them (`oltp_common.lua:349: connection
+//! creation failed`). This reads the installed scripts to find that
+//! line, so the text is what this host's sysbench prints; without them
+//! the location is left out. Owns no behaviour, only the lookup.
+
+use std::path::PathBuf;
+
+/// The file holding bundled test `test`'s `thread_init` (the OLTP
+/// scripts share oltp_common.lua), when sysbench's scripts are installed.
+fn thread_init_file(test: &str) -> Option<PathBuf> {
+    let script = crate::workload::script::find_script(test).ok()?;
+    if test.starts_with("oltp_") {
+        Some(script.with_file_name("oltp_common.lua"))
+    } else {
+        Some(script)
+    }
+}
+
+/// `FILE:LINE: ` for the first line of `test`'s `thread_init` that
+/// contains `needle` (e.g. `sysbench.sql.driver(`), else "".
+pub fn thread_init_at(test: &str, needle: &str) -> String {
+    let Some(file) = thread_init_file(test) else {
+        return String::new();
+    };
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return String::new();
+    };
+    let mut inside = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with("function thread_init") {
+            inside = true;
+        } else if inside && line.starts_with("end") {
+            break;
+        } else if inside && line.contains(needle) {
+            return format!("{}:{}: ", file.display(), i + 1);
+        }
+    }
+    String::new()
+}
+
+/// The message of a Lua error as sysbench prints it: qpslab's wrapping
+/// (`script PATH: `, mlua's `runtime error: ` / `syntax error: `, a
+/// trailing hint, the traceback) taken off.
+pub fn lua_message(m: &str) -> &str {
+    let mut m = m.lines().next().unwrap_or("");
+    if let Some(rest) = m.strip_prefix("script ") {
+        // ("script PATH: …": a script's path ends in .lua, or the error
+        // kind follows it)
+        for sep in ["runtime error: ", "syntax error: ", ".lua: "] {
+            if let Some((_, msg)) = rest.split_once(sep) {
+                m = msg;
+                break;
+            }
+        }
+    }
+    m.strip_suffix(" (see --help)").unwrap_or(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lua_messages_lose_qpslabs_wrapping_only() {
+        assert_eq!(
+            lua_message("script a.lua: syntax error: a.lua:2: ')' expected near '(' (see --help)"),
+            "a.lua:2: ')' expected near '('"
+        );
+        assert_eq!(
+            lua_message("script /x/o.lua: runtime error: /x/o.lua:28: Command is required\nstack traceback:"),
+            "/x/o.lua:28: Command is required"
+        );
+        assert_eq!(
+            lua_message("script /x/o.lua: /x/c.lua:28: Command is required"),
+            "/x/c.lua:28: Command is required"
+        );
+        assert_eq!(lua_message("plain"), "plain");
+    }
+}
