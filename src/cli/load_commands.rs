@@ -38,7 +38,11 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     let family = p.oltp()?;
     let o = family.opts();
     let t = p.target()?;
-    let loaders = p.loaders()?;
+    // (sysbench prepares with its --threads, one table after another)
+    let loaders = match style {
+        Some(_) => p.single_threads()? as usize,
+        None => p.loaders()?,
+    };
     let json = p.output.json();
     // (sysbench's scripts print these lines at every verbosity)
     let rep = crate::lab::prepare(

@@ -448,8 +448,19 @@ fn builtins(a: &LoadArgs) -> BuiltIns {
                 "auto"
             },
         )
-        .text("percentile", &a.percentile)
         .flag("histogram", a.histogram);
+    // (sysbench's is one number; qpslab's may be a list)
+    match a.percentile.trim().parse::<f64>() {
+        Ok(p) => b.num("percentile", p),
+        Err(_) => b.text("percentile", &a.percentile),
+    };
+    // sysbench mode says the verbosity it was given; qpslab has sysbench's
+    // default.
+    let verbosity = std::env::var("QPSLAB_SYSBENCH_VERBOSITY")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(3.0);
+    b.num("verbosity", verbosity);
     b
 }
 

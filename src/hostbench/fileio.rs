@@ -217,6 +217,15 @@ pub fn open(
     let mut files = Vec::new();
     for i in 0..o.num {
         let name = file_name(i);
+        if mode == Mode::SeqWr {
+            // (the creation test starts from no file, as sysbench's does)
+            match std::fs::remove_file(dir.join(&name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(io_err(&name, &e));
+                }
+                _ => {}
+            }
+        }
         on_open(&name);
         let f = OpenOptions::new()
             .read(true)

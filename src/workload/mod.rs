@@ -28,7 +28,7 @@ pub mod tpcc;
 pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;
 pub use oltp_plan::{OltpOpts, Op, Workload, ALL};
-pub use options::OptValues;
+pub use options::{parse_size, OptKind, OptValues};
 pub use prepare_events::Progress;
 pub use rand::{RandParams, RandType, Rng, Unique};
 pub use statements::Kind;

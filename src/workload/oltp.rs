@@ -134,14 +134,14 @@ impl Family for Oltp {
         progress: &mut dyn FnMut(super::Progress),
         stop: fn() -> bool,
     ) -> anyhow::Result<PrepareReport> {
-        super::prepare::prepare(
-            opts,
-            &self.inner.o,
-            loaders,
-            self.inner.seed,
-            progress,
-            stop,
-        )
+        // oltp_insert with --auto-inc=off prepares empty tables, as its
+        // sysbench script does: ids loaded now could collide with the
+        // unique ids its inserts draw.
+        let mut o = self.inner.o.clone();
+        if self.inner.w == Workload::Insert && !o.auto_inc {
+            o.table_size = 0;
+        }
+        super::prepare::prepare(opts, &o, loaders, self.inner.seed, progress, stop)
     }
 
     fn cleanup<'a>(

@@ -18,6 +18,24 @@ pub enum OptKind {
     Bool,
     /// Any text.
     Text,
+    /// A byte size: digits with an optional K, M, G or T (powers of 1024),
+    /// given to a script as the number of bytes.
+    Size,
+    /// Comma-separated words, given to a script as a table of strings.
+    List,
+}
+
+/// A size as sysbench reads one: digits and an optional K, M, G or T
+/// (either case, powers of 1024).
+pub fn parse_size(v: &str) -> Option<u64> {
+    let (digits, mult) = match v.chars().last()?.to_ascii_uppercase() {
+        'K' => (&v[..v.len() - 1], 1u64 << 10),
+        'M' => (&v[..v.len() - 1], 1 << 20),
+        'G' => (&v[..v.len() - 1], 1 << 30),
+        'T' => (&v[..v.len() - 1], 1 << 40),
+        _ => (v, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(mult)
 }
 
 /// One option a family declares.
@@ -78,7 +96,8 @@ fn check(spec: &OptSpec, value: &str) -> Result<(), String> {
         OptKind::Count => value.trim().parse::<u32>().is_ok(),
         OptKind::Float => value.trim().parse::<f64>().is_ok_and(f64::is_finite),
         OptKind::Bool => parse_bool(value).is_some(),
-        OptKind::Text => true,
+        OptKind::Size => parse_size(value.trim()).is_some(),
+        OptKind::Text | OptKind::List => true,
     };
     if ok {
         return Ok(());
@@ -89,7 +108,8 @@ fn check(spec: &OptSpec, value: &str) -> Result<(), String> {
         OptKind::Count => format!("{flag} '{value}' is not a whole number from 0 to 4294967295"),
         OptKind::Float => format!("{flag} '{value}' is not a number"),
         OptKind::Bool => format!("{flag} '{value}' is not one of on, off"),
-        OptKind::Text => unreachable!(),
+        OptKind::Size => format!("{flag} '{value}' is not a size (digits and K, M, G or T)"),
+        OptKind::Text | OptKind::List => unreachable!(),
     })
 }
 
@@ -231,6 +251,8 @@ impl OptValues {
                     OptKind::Count | OptKind::Float => "=N",
                     OptKind::Bool => "[=on|off]",
                     OptKind::Text => "=STRING",
+                    OptKind::Size => "=SIZE",
+                    OptKind::List => "=[LIST,...]",
                 };
                 (format!("--{}{kind}", s.name), s)
             })
@@ -240,7 +262,7 @@ impl OptValues {
         let mut out = String::new();
         for (flag, s) in rows {
             // (a text option without a default shows none)
-            if s.default.is_empty() && s.kind == OptKind::Text {
+            if s.default.is_empty() && matches!(s.kind, OptKind::Text | OptKind::List) {
                 out.push_str(&format!("  {flag:<w$} {}\n", s.help));
             } else {
                 out.push_str(&format!("  {flag:<w$} {} [{}]\n", s.help, s.default));
@@ -258,6 +280,8 @@ impl OptValues {
                 OptKind::Count | OptKind::Float => "N",
                 OptKind::Bool => "[=on|off]",
                 OptKind::Text => "=STRING",
+                OptKind::Size => "=SIZE",
+                OptKind::List => "=LIST",
             };
             let flag = format!(
                 "--{}{}",

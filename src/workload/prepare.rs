@@ -22,6 +22,21 @@ use std::time::{Duration, Instant};
 /// Rows per LOAD DATA packet (≈ 900 KB).
 const ROWS_PER_CHUNK: u32 = 5000;
 
+/// A table to create is there already (the statement and the server's
+/// error kept, for sysbench mode's text).
+#[derive(Debug, thiserror::Error)]
+#[error("table sbtest{table} already exists; run `qpslab cleanup` first (same --tables), or use another --db")]
+pub struct TableExists {
+    /// N of sbtestN.
+    pub table: u32,
+    /// The CREATE TABLE sent.
+    pub sql: String,
+    /// What the server said.
+    pub server: crate::protocol::ServerError,
+}
+
+/// sbtestN's CREATE TABLE, as sysbench's oltp_common.lua words it (its
+/// table options, none, after the engine).
 pub(crate) fn create_table_sql(t: u32, o: &OltpOpts) -> String {
     let id = if o.auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
@@ -29,7 +44,7 @@ pub(crate) fn create_table_sql(t: u32, o: &OltpOpts) -> String {
         "INTEGER NOT NULL"
     };
     format!(
-        "CREATE TABLE sbtest{t}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = {} */",
+        "CREATE TABLE sbtest{t}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = {} */ ",
         o.storage_engine
     )
 }
@@ -147,9 +162,17 @@ async fn load_table(
         let _ = tell.send(p);
     };
     say(Progress::CreatingTable(t));
-    if let Err(e) = conn.exec(&create_table_sql(t, o)).await {
-        if e.code() == Some(1050) {
-            bail!("table sbtest{t} already exists; run `qpslab cleanup` first (same --tables), or use another --db");
+    let create = create_table_sql(t, o);
+    if let Err(e) = conn.exec(&create).await {
+        if let crate::protocol::ProtoError::Server(server) = &e {
+            if server.code == 1050 {
+                return Err(TableExists {
+                    table: t,
+                    sql: create,
+                    server: server.clone(),
+                }
+                .into());
+            }
         }
         return Err(e).with_context(|| format!("creating sbtest{t}"));
     }

@@ -16,7 +16,7 @@ pub enum Refusal {
 }
 
 /// The words of a sysbench command line.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SbArgs {
     /// The test: a built-in name, a bundled script's name or a script path.
     pub test: Option<String>,
@@ -199,17 +199,7 @@ pub fn parse_bool(v: Option<&str>) -> Option<bool> {
     }
 }
 
-/// A SIZE value: digits and an optional K, M, G or T (either case).
-pub fn parse_size(v: &str) -> Option<u64> {
-    let (digits, mult) = match v.chars().last()?.to_ascii_uppercase() {
-        'K' => (&v[..v.len() - 1], 1u64 << 10),
-        'M' => (&v[..v.len() - 1], 1 << 20),
-        'G' => (&v[..v.len() - 1], 1 << 30),
-        'T' => (&v[..v.len() - 1], 1 << 40),
-        _ => (v, 1),
-    };
-    digits.parse::<u64>().ok()?.checked_mul(mult)
-}
+pub use crate::workload::parse_size;
 
 fn invalid(name: &str, v: &str) -> Refusal {
     Refusal::Stderr(format!(

@@ -7,9 +7,9 @@
 
 use std::path::PathBuf;
 
-/// The file holding bundled test `test`'s `thread_init` (the OLTP
+/// The file holding bundled test `test`'s common functions (the OLTP
 /// scripts share oltp_common.lua), when sysbench's scripts are installed.
-fn thread_init_file(test: &str) -> Option<PathBuf> {
+fn common_file(test: &str) -> Option<PathBuf> {
     let script = crate::workload::script::find_script(test).ok()?;
     if test.starts_with("oltp_") {
         Some(script.with_file_name("oltp_common.lua"))
@@ -18,10 +18,11 @@ fn thread_init_file(test: &str) -> Option<PathBuf> {
     }
 }
 
-/// `FILE:LINE: ` for the first line of `test`'s `thread_init` that
-/// contains `needle` (e.g. `sysbench.sql.driver(`), else "".
-pub fn thread_init_at(test: &str, needle: &str) -> String {
-    let Some(file) = thread_init_file(test) else {
+/// `FILE:LINE: ` for the first line of function `func` of `test`'s
+/// script that contains `needle` (e.g. `thread_init`,
+/// `sysbench.sql.driver(`), else "".
+pub fn function_at(test: &str, func: &str, needle: &str) -> String {
+    let Some(file) = common_file(test) else {
         return String::new();
     };
     let Ok(text) = std::fs::read_to_string(&file) else {
@@ -29,7 +30,7 @@ pub fn thread_init_at(test: &str, needle: &str) -> String {
     };
     let mut inside = false;
     for (i, line) in text.lines().enumerate() {
-        if line.starts_with("function thread_init") {
+        if line.starts_with(&format!("function {func}(")) {
             inside = true;
         } else if inside && line.starts_with("end") {
             break;

@@ -38,6 +38,21 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             return unknown_driver(test, driver, general);
         }
     }
+    let relaxed;
+    let args = if native {
+        args
+    } else {
+        match script_values(test, &command, args) {
+            Ok(a) => {
+                relaxed = a;
+                &relaxed
+            }
+            Err(word) => {
+                errln!("invalid option: {word}");
+                return 1;
+            }
+        }
+    };
     let words = qpslab_words(test, native, &command, general, args);
     let cli = match crate::cli::args::parse_translated(&words) {
         Ok(c) => c,
@@ -62,7 +77,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         verbosity: general.verbosity,
         percentile: general.percentile,
         echo: general.echo(),
-        connect_at: bundled::thread_init_at(test, ":connect("),
+        connect_at: bundled::function_at(test, "thread_init", ":connect("),
     };
     // (a script may run without a server, as in sysbench, until it
     // uses a connection)
@@ -86,6 +101,10 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     match done {
         Ok(code) => code,
         Err(e) => {
+            if let Some(te) = e.downcast_ref::<crate::workload::prepare::TableExists>() {
+                table_exists(test, te);
+                return 1;
+            }
             let m = format!("{e:#}");
             // A command the script lacks: sysbench's words, on stderr.
             if m.contains(&format!("has no `{command}` command")) {
@@ -160,6 +179,68 @@ pub fn from_stdin(verbosity: u32) -> i32 {
     }
 }
 
+/// A script's option values read as sysbench reads them: a number from
+/// its leading digits (0 when there are none), a size that does not
+/// parse as 0; Err is the word of an on/off option given neither.
+fn script_values(test: &str, command: &str, args: &SbArgs) -> Result<SbArgs, String> {
+    use crate::workload::OptKind;
+    let Ok(path) = crate::workload::script::find_script(test) else {
+        return Ok(args.clone());
+    };
+    let Ok(specs) = crate::workload::script::script_options(&path, command) else {
+        return Ok(args.clone());
+    };
+    let mut out = args.clone();
+    for (name, value, word) in &mut out.opts {
+        let Some(spec) = specs.iter().find(|s| s.name.replace('_', "-") == *name) else {
+            continue;
+        };
+        let Some(v) = value.as_deref() else {
+            continue;
+        };
+        let relaxed = match spec.kind {
+            OptKind::Float => number_prefix(v).to_string(),
+            OptKind::Size => crate::workload::parse_size(v).unwrap_or(0).to_string(),
+            OptKind::Bool if super::argv::parse_bool(Some(v)).is_none() => return Err(word.clone()),
+            _ => continue,
+        };
+        *word = format!("--{}={relaxed}", name);
+        *value = Some(relaxed);
+    }
+    Ok(out)
+}
+
+/// The number C's strtod reads at the start of `v` (0 when none).
+fn number_prefix(v: &str) -> f64 {
+    let t = v.trim_start();
+    // the longest prefix that parses (strtod stops at the first byte that
+    // cannot continue a number)
+    (1..=t.len())
+        .rev()
+        .filter(|&n| t.is_char_boundary(n))
+        .find_map(|n| t[..n].parse::<f64>().ok().filter(|x| x.is_finite()))
+        .unwrap_or(0.0)
+}
+
+/// A bundled test's prepare that found a table there: what sysbench's
+/// driver and oltp_common.lua say.
+fn table_exists(test: &str, te: &crate::workload::prepare::TableExists) {
+    let se = &te.server;
+    outln!(
+        "FATAL: mysql_drv_query() returned error {} ({}) for query '{}'",
+        se.code,
+        se.message,
+        te.sql
+    );
+    outln!(
+        "FATAL: `sysbench.cmdline.call_command' function failed: {}SQL error, errno = {}, state = '{}': {}",
+        bundled::function_at(test, "create_table", "con:query("),
+        se.code,
+        se.state,
+        se.message
+    );
+}
+
 /// A bundled test run with a driver other than MySQL's: sysbench's
 /// thread_init fails after its header.
 fn unknown_driver(test: &str, driver: &str, general: &General) -> i32 {
@@ -173,7 +254,7 @@ fn unknown_driver(test: &str, driver: &str, general: &General) -> i32 {
         outln!("FATAL: invalid database driver name: '{driver}'");
         outln!(
             "FATAL: `thread_init' function failed: {}failed to initialize the DB driver",
-            bundled::thread_init_at(test, "sysbench.sql.driver(")
+            bundled::function_at(test, "thread_init", "sysbench.sql.driver(")
         );
         outln!("FATAL: Thread initialization failed!");
     }
@@ -285,6 +366,9 @@ fn qpslab_words(
     }
     if g.histogram {
         words.push("--histogram".into());
+    }
+    if g.percentile > 0 {
+        words.push(format!("--percentile={}", g.percentile));
     }
     // sysbench's client library takes host `localhost` (its default) as
     // the server's default unix socket, as the mysql client does.

@@ -44,18 +44,48 @@ pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>,
         };
         let help: String = t.get(1).unwrap_or_default();
         let default: Value = t.get(2).unwrap_or(Value::Nil);
+        let declared: Option<i64> = t.get(3).ok();
         let (kind, default) = match default {
             Value::Boolean(b) => (OptKind::Bool, if b { "on" } else { "off" }.to_string()),
             // Lua numbers are doubles: 10 is shown as 10, 0.5 as 0.5.
             Value::Integer(i) => (OptKind::Float, i.to_string()),
             Value::Number(n) => (OptKind::Float, n.to_string()),
             Value::String(s) => (OptKind::Text, s.to_string_lossy().to_string()),
+            Value::Table(items) => (OptKind::List, list_text(&items)),
             _ => (OptKind::Text, String::new()),
+        };
+        // sysbench.cmdline.ARG_*: the type a script names overrides the
+        // one its default suggests.
+        let kind = match declared {
+            Some(1) => OptKind::Bool,
+            Some(2 | 4) => OptKind::Float,
+            Some(3) => OptKind::Size,
+            Some(6) => OptKind::List,
+            Some(5 | 7) => OptKind::Text,
+            _ => kind,
         };
         specs.push(OptSpec::new(&name, kind, &default, &help));
     }
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(specs)
+}
+
+/// A list option's default as the command line would give it: the
+/// table's items joined with commas.
+fn list_text(items: &Table) -> String {
+    let words: Vec<String> = items
+        .clone()
+        .sequence_values::<Value>()
+        .filter_map(Result::ok)
+        .map(|v| match v {
+            Value::String(s) => s.to_string_lossy().to_string(),
+            Value::Integer(i) => i.to_string(),
+            Value::Number(n) => n.to_string(),
+            Value::Boolean(b) => b.to_string(),
+            _ => String::new(),
+        })
+        .collect();
+    words.join(",")
 }
 
 /// Runs the script's own `help()` function, if it defines one (it prints

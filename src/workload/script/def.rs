@@ -18,6 +18,8 @@ pub enum OptValue {
     Bool(bool),
     /// Text.
     Text(String),
+    /// A list option's words.
+    List(Vec<String>),
 }
 
 /// sysbench's own options a script may read in `sysbench.opt` (the
@@ -98,6 +100,16 @@ impl ScriptDef {
                     Err(_) => OptValue::Text(raw.to_string()),
                 },
                 OptKind::Text => OptValue::Text(raw.to_string()),
+                OptKind::Size => match crate::workload::parse_size(raw.trim()) {
+                    Some(n) => OptValue::Num(n as f64),
+                    None => OptValue::Text(raw.to_string()),
+                },
+                OptKind::List => OptValue::List(
+                    raw.split(',')
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                ),
             };
             opt_values.push((spec.name.clone(), v));
         }

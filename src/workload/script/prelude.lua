@@ -467,6 +467,9 @@ function Phases.new_env(tid, command, slot)
     cmdline = {
       command = command, script_path = Q.script_path, options = {}, commands = {},
       argv = ARGV, PARALLEL_COMMAND = true,
+      -- option types a script may name as an option's third item
+      ARG_NULL = 0, ARG_BOOL = 1, ARG_INT = 2, ARG_SIZE = 3, ARG_DOUBLE = 4,
+      ARG_STRING = 5, ARG_LIST = 6, ARG_FILE = 7, ARG_MAX = 8,
     },
     opt = copy(Q.opt), hooks = {}, rand = RAND, error = ERR,
     sql = { type = TYPES, error = SQL_ERR, driver = driver_for(slot) },
@@ -477,6 +480,7 @@ function Phases.new_env(tid, command, slot)
   -- sysbench 0.5's names, which 1.0 still offers (oltp_common.lua uses
   -- sb_rand, bulk_insert.lua thread_id).
   env.thread_id = tid
+  env.test = Q.script_path
   env.sb_rand, env.sb_rand_uniform = RAND.default, RAND.uniform
   env.sb_rand_gaussian, env.sb_rand_special = RAND.gaussian, RAND.special
   env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = RAND.string, RAND.unique, RAND.varstring

@@ -107,6 +107,7 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
             OptValue::Num(n) => Value::Number(*n),
             OptValue::Bool(b) => Value::Boolean(*b),
             OptValue::Text(s) => Value::String(lua.create_string(s)?),
+            OptValue::List(words) => Value::Table(lua.create_sequence_from(words.iter().cloned())?),
         };
         opt.set(name.as_str(), v)?;
     }
