@@ -17,6 +17,8 @@ pub(super) struct SysbenchStyle {
     pub percentile: u32,
     /// --rand-seed was given (else "from current time").
     pub seeded: bool,
+    /// --db-debug: the driver's statistics at --verbosity=5.
+    pub db_debug: bool,
 }
 
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
@@ -124,8 +126,14 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     // family of qpslab's always, a script when it asked for the driver.
     let uses_sql = || !scripted || crate::workload::script::sql_used();
     let mut cfg = p.run_config(p.threads[0], &t.opts)?;
-    if style.is_some_and(|s| s.verbosity >= 3) {
-        cfg.on_started = Some(std::sync::Arc::new(|| {
+    if let Some(s) = style.filter(|s| s.verbosity >= 3) {
+        // (at --verbosity=5 sysbench says each thread's start first)
+        let debug = (s.verbosity >= 5)
+            .then(|| report::host_text::threads_debug(cfg.threads, p.output.report_interval > 0.0));
+        cfg.on_started = Some(std::sync::Arc::new(move || {
+            if let Some(lines) = &debug {
+                out!("{lines}");
+            }
             outln!("{}", report::sysbench::SYSBENCH_STARTED);
             crate::out::flush();
         }));
@@ -244,7 +252,13 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         if says {
             out!(
                 "{}",
-                report::sysbench::sysbench_summary(r, pct, p.output.histogram, uses_sql())
+                report::sysbench::sysbench_summary(
+                    r,
+                    pct,
+                    p.output.histogram,
+                    uses_sql(),
+                    s.db_debug && s.verbosity >= 5
+                )
             );
         }
     } else if json {

@@ -100,15 +100,28 @@ pub fn options_echo(v: u32, echo: &Echo, test_lines: &[(u32, String)]) -> String
 pub fn threads_started(v: u32, echo: &Echo) -> String {
     let mut l = Lines::new(v);
     l.notice("Initializing worker threads...\n");
-    if echo.report_interval > 0 {
-        l.at(DEBUG, "DEBUG: Reporting thread started");
-    }
-    for i in 0..echo.threads {
-        l.at(DEBUG, &format!("DEBUG: Worker thread (#{i}) started"));
-        l.at(DEBUG, &format!("DEBUG: Worker thread (#{i}) initialized"));
+    if v >= DEBUG {
+        l.text
+            .push_str(&threads_debug(echo.threads, echo.report_interval > 0));
     }
     l.notice("Threads started!\n");
     l.text()
+}
+
+/// The debug lines (--verbosity=5) of the threads starting: the reporting
+/// thread's (`reporting`) and each worker's, as sysbench says them (the
+/// database tests' too).
+pub fn threads_debug(threads: u32, reporting: bool) -> String {
+    let mut o = String::new();
+    if reporting {
+        o.push_str("DEBUG: Reporting thread started\n");
+    }
+    for i in 0..threads {
+        o.push_str(&format!(
+            "DEBUG: Worker thread (#{i}) started\nDEBUG: Worker thread (#{i}) initialized\n"
+        ));
+    }
+    o
 }
 
 /// A generic interval line (cpu, threads, mutex).

@@ -53,6 +53,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         verbosity: general.verbosity,
         percentile: general.percentile,
         seeded: general.rand_seed != 0,
+        db_debug: general.db_debug,
     };
     // (a script may run without a server, as in sysbench, until it
     // uses a connection)
@@ -154,7 +155,7 @@ fn qpslab_words(
     general: &General,
     args: &SbArgs,
 ) -> Vec<String> {
-    const READ_HERE: [&str; 17] = [
+    const READ_HERE: [&str; 18] = [
         "verbosity",
         "version",
         "help",
@@ -171,6 +172,7 @@ fn qpslab_words(
         "qpslab-store",
         "histogram",
         "debug",
+        "db-debug",
         "validate",
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
