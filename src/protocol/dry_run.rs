@@ -38,8 +38,9 @@ pub(crate) struct DryRun {
     taken: usize,
     /// The id the next prepared statement gets.
     next_stmt: u32,
-    /// A LOAD DATA LOCAL is taking rows: the empty packet ends it.
-    loading: bool,
+    /// A LOAD DATA LOCAL is taking rows (Some: how many so far, one a
+    /// line): the empty packet ends it.
+    loading: Option<u64>,
 }
 
 impl DryRun {
@@ -65,10 +66,17 @@ impl DryRun {
         self.taken = 0;
         let next = seq.wrapping_add(1);
         if seq != 0 {
-            // Rows of a LOAD DATA LOCAL; the empty packet ends them.
-            if self.loading && payload.is_empty() {
-                self.loading = false;
-                self.packet(next, &OK_BODY);
+            // Rows of a LOAD DATA LOCAL; the empty packet ends them, and
+            // the answer says they were all loaded.
+            match (self.loading.as_mut(), payload.is_empty()) {
+                (Some(rows), false) => {
+                    *rows += payload.iter().filter(|&&b| b == b'\n').count() as u64;
+                }
+                (Some(&mut rows), true) => {
+                    self.loading = None;
+                    self.loaded(next, rows);
+                }
+                (None, _) => {}
             }
             return;
         }
@@ -76,7 +84,7 @@ impl DryRun {
             None | Some(COM_QUIT | COM_STMT_CLOSE | COM_STMT_SEND_LONG_DATA) => {}
             Some(COM_STMT_PREPARE) => self.prepared(next, &payload[1..]),
             Some(COM_QUERY) if is_load_data(&payload[1..]) => {
-                self.loading = true;
+                self.loading = Some(0);
                 self.packet(next, &[0xFB]);
             }
             Some(_) => self.packet(next, &OK_BODY),
@@ -116,6 +124,27 @@ impl DryRun {
             }
             self.packet(seq.wrapping_add(1), &EOF_BODY);
         }
+    }
+
+    /// An OK packet that says `rows` rows were affected.
+    fn loaded(&mut self, seq: u8, rows: u64) {
+        let mut body = [0u8; 15];
+        let n = match rows {
+            0..=250 => {
+                body[0] = rows as u8;
+                1
+            }
+            _ => {
+                body[0] = 0xFE;
+                body[1..9].copy_from_slice(&rows.to_le_bytes());
+                9
+            }
+        };
+        let mut ok = [0u8; 16];
+        ok[1..1 + n].copy_from_slice(&body[..n]);
+        // (then no insert id, status autocommit, no warnings)
+        ok[1 + n + 1] = 0x02;
+        self.packet(seq, &ok[..1 + n + 5]);
     }
 
     fn packet(&mut self, seq: u8, body: &[u8]) {
@@ -243,9 +272,15 @@ mod tests {
             b"\x03 load  data LOCAL INFILE 'x' INTO TABLE t",
         ));
         assert_eq!(answer(&mut d), vec![1, 0, 0, 1, 0xFB]);
-        d.write(&request(2, b"1,2\n"));
+        d.write(&request(2, b"1,2\n3,4\n"));
         assert!(d.read(&mut [0u8; 8]).is_err());
-        d.write(&request(3, b""));
-        assert_eq!(answer(&mut d)[3], 4);
+        d.write(&request(3, b"5,6\n"));
+        d.write(&request(4, b""));
+        let ok = answer(&mut d);
+        assert_eq!(ok[3], 5);
+        assert_eq!((ok[4], ok[5]), (0x00, 3), "three rows loaded");
+        let mut many = DryRun::new();
+        many.loaded(1, 1000);
+        assert_eq!(&many.reply[4..14], &[0, 0xFE, 0xE8, 3, 0, 0, 0, 0, 0, 0]);
     }
 }
