@@ -682,6 +682,11 @@ fn real_sysbench_command_lines_run_unchanged() {
             "oltp_insert CONN --tables=2 --table-size=1000 --events=20 --time=0 --auto_inc=off --mysql-ignore-errors=all run",
             "20",
         ),
+        // (a dry run: the same workload, no statement sent)
+        (
+            "oltp_read_write CONN --mysql-dry-run --tables=2 --events=20 --time=0 run",
+            "20",
+        ),
         ("oltp_read_write CONN --tables=2 cleanup", ""),
         (
             "oltp_read_write CONN --tables=1 --table_size=200 --mysql-storage-engine=innodb --threads=2 prepare",
@@ -718,10 +723,6 @@ fn real_sysbench_command_lines_run_unchanged() {
         (
             "oltp_read_write CONN --validate=on --tables=2 run",
             "--validate",
-        ),
-        (
-            "oltp_read_write CONN --mysql-dry-run --tables=2 run",
-            "qpslab workloads",
         ),
         ("--test=oltp CONN run", "sysbench 0.4"),
         ("--test=fileio --file-num=4 run", "not a database workload"),

@@ -20,6 +20,8 @@ pub(super) struct SysbenchStyle {
     /// `FILE:LINE: ` of the script line whose connect sysbench blames
     /// when no connection opens ("" when unknown).
     pub connect_at: String,
+    /// --db-debug: the driver's statistics at --verbosity=5.
+    pub db_debug: bool,
 }
 
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
@@ -247,7 +249,13 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         if says {
             out!(
                 "{}",
-                report::sysbench::sysbench_summary(r, pct, p.output.histogram, uses_sql())
+                report::sysbench::sysbench_summary(
+                    r,
+                    pct,
+                    p.output.histogram,
+                    uses_sql(),
+                    s.db_debug && s.verbosity >= 5
+                )
             );
         }
     } else if json {

@@ -20,7 +20,9 @@ fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
 
 /// Resolves the connection options; starts the sandbox if that is the target.
 pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
-    let explicit = a.host.is_some() || a.port.is_some() || a.socket.is_some() || a.dsn.is_some();
+    // (a dry run opens no socket: it starts no sandbox either)
+    let explicit =
+        a.host.is_some() || a.port.is_some() || a.socket.is_some() || a.dsn.is_some() || a.dry_run;
     let key = match &a.server_public_key {
         Some(p) => Some(
             std::fs::read(p)
@@ -74,6 +76,7 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
         opts.db = Some(d.clone());
     }
     opts.password = password(a, dsn_pw)?;
+    opts.dry_run = a.dry_run;
     apply_tls(&mut opts, a)?;
     Ok(Target {
         opts,

@@ -129,9 +129,13 @@ impl Conn {
     /// Opens a connection and authenticates, all within
     /// `opts.connect_timeout`.
     pub async fn connect(opts: &ConnOpts) -> Result<Conn, ProtoError> {
-        if opts.detached {
+        if !opts.reaches_server() {
+            let stream = match opts.dry_run {
+                true => Stream::DryRun(super::dry_run::DryRun::new()),
+                false => Stream::Detached,
+            };
             return Ok(Conn {
-                io: PacketIo::new(super::io::Stream::Detached),
+                io: PacketIo::new(stream),
                 session: super::auth::Session {
                     server_version: String::new(),
                     capabilities: Default::default(),

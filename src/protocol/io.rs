@@ -7,6 +7,7 @@
 //! reactor.
 
 use super::direct::{Direct, DirectIo};
+use super::dry_run::DryRun;
 use super::error::ProtoError;
 use std::io;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
@@ -26,6 +27,9 @@ pub(crate) enum Stream {
     Upgrading,
     /// No server (`ConnOpts::detached`): every read and write fails.
     Detached,
+    /// No server (`ConnOpts::dry_run`): every request is answered in the
+    /// process, as if it ran and returned nothing (dry_run.rs).
+    DryRun(Box<DryRun>),
 }
 
 /// The error every request on a detached connection gets.
@@ -45,6 +49,7 @@ impl Stream {
             Stream::Tls(s) => s.read(buf).await,
             Stream::Upgrading => Err(upgrading()),
             Stream::Detached => Err(detached()),
+            Stream::DryRun(d) => d.read(buf),
         }
     }
 
@@ -58,6 +63,10 @@ impl Stream {
             }
             Stream::Upgrading => Err(upgrading()),
             Stream::Detached => Err(detached()),
+            Stream::DryRun(d) => {
+                d.write(buf);
+                Ok(())
+            }
         }
     }
 
@@ -67,7 +76,7 @@ impl Stream {
             Stream::Tcp(s) => s.as_raw_fd(),
             Stream::Unix(s) => s.as_raw_fd(),
             Stream::Tls(s) => s.get_ref().0.as_raw_fd(),
-            Stream::Upgrading | Stream::Detached => -1,
+            Stream::Upgrading | Stream::Detached | Stream::DryRun(_) => -1,
         }
     }
 
@@ -81,7 +90,7 @@ impl Stream {
         let _ = match self {
             Stream::Tcp(s) => s.try_io(Interest::READABLE, would_block),
             Stream::Unix(s) => s.try_io(Interest::READABLE, would_block),
-            Stream::Tls(_) | Stream::Upgrading | Stream::Detached => Ok(()),
+            Stream::Tls(_) | Stream::Upgrading | Stream::Detached | Stream::DryRun(_) => Ok(()),
         };
     }
 }

@@ -15,6 +15,7 @@ mod auth;
 mod bind;
 mod conn;
 mod direct;
+mod dry_run;
 mod error;
 #[cfg(test)]
 mod fuzz;

@@ -68,9 +68,20 @@ pub struct ConnOpts {
     /// request with "connection creation failed" (sysbench mode runs a
     /// script that never connects, as sysbench does, without a server).
     pub detached: bool,
+    /// Dry run (sysbench's `--mysql-dry-run`): `Conn::connect` opens no
+    /// socket and gives a connection that answers every request itself,
+    /// as if it ran and returned nothing — a run then measures the
+    /// client's own cost.
+    pub dry_run: bool,
 }
 
 impl ConnOpts {
+    /// Whether a connection reaches a server (neither detached nor a dry
+    /// run): a use case asks the server about itself only then.
+    pub fn reaches_server(&self) -> bool {
+        !self.detached && !self.dry_run
+    }
+
     /// Options with every default and an endpoint that is never connected
     /// to: for checking the rest of a configuration before a server exists.
     pub fn placeholder() -> ConnOpts {
@@ -97,6 +108,7 @@ impl ConnOpts {
             read_timeout: DEFAULT_READ_TIMEOUT,
             retry_refused: false,
             detached: false,
+            dry_run: false,
         }
     }
 }
@@ -113,6 +125,7 @@ impl std::fmt::Debug for ConnOpts {
             .field("db", &self.db)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)
+            .field("dry_run", &self.dry_run)
             .finish()
     }
 }

@@ -22,6 +22,7 @@ pub mod monitor;
 pub mod profile_text;
 pub mod runs;
 pub mod sysbench;
+mod sysbench_db_debug;
 pub mod table;
 pub mod tpcc_text;
 

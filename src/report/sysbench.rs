@@ -582,15 +582,25 @@ fn sql_rates(when: &str, iv: &Interval, d: f64, threads: u32, pct: f64) -> Strin
 }
 
 /// sysbench mode: the summary as sysbench 1.0.20 prints it — its
-/// sections only (SQL statistics when the run used the SQL driver, `sql`),
-/// and its latency histogram with `histogram`.
-pub fn sysbench_summary(r: &RunResult, pct: f64, histogram: bool, sql: bool) -> String {
+/// sections only (SQL statistics when the run used the SQL driver, `sql`,
+/// followed by the driver's debug statistics with `db_debug`), and its
+/// latency histogram with `histogram`.
+pub fn sysbench_summary(
+    r: &RunResult,
+    pct: f64,
+    histogram: bool,
+    sql: bool,
+    db_debug: bool,
+) -> String {
     let mut o = String::new();
     if histogram {
         sysbench_histogram(&mut o, &r.total.hist);
     }
     if sql {
         sql_statistics(&mut o, r);
+        if db_debug {
+            super::sysbench_db_debug::db_debug_statistics(&mut o, r);
+        }
     }
     general_and_latency(&mut o, r, &[pct]);
     o.push('\n');

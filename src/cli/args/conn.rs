@@ -2,7 +2,7 @@
 //! sandbox commands.
 
 use super::choices::SslModeArg;
-use super::shared::timeout_secs;
+use super::shared::{parse_bool, timeout_secs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -148,4 +148,9 @@ pub(crate) struct ConnArgs {
     /// (counted as error 2013, then reconnected) [default: 60].
     #[arg(long, visible_alias = "mysql-read-timeout", value_parser = timeout_secs)]
     pub read_timeout: Option<f64>,
+    /// Dry run: connect to nothing and answer every statement in the
+    /// process as if it ran and returned nothing (sysbench's
+    /// --mysql-dry-run), to measure the client's own cost [default: off].
+    #[arg(long, visible_alias = "mysql-dry-run", num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool, default_value = "off")]
+    pub dry_run: bool,
 }

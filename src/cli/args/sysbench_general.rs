@@ -31,7 +31,6 @@ fn rule(name: &str) -> Option<Rule> {
         "report-checkpoints" => Refuse("use --report-interval; every interval is kept in the store"),
         "luajit-cmd" => Refuse("qpslab's LuaJIT takes no commands"),
         "config-file" => Refuse("put the options on the command line (or in a campaign file)"),
-        "mysql-dry-run" => Refuse("`qpslab workloads` lists each workload's statements"),
         "mysql-ssl-key" | "mysql-ssl-cert" | "mysql-ssl-cipher" => Refuse("client certificates and cipher lists are not supported; --ssl-mode and --ssl-ca are"),
         "num-threads" => Rename("threads"),
         "max-time" => Rename("time"),
@@ -155,7 +154,6 @@ mod tests {
             "qpslab oltp_read_write --validate run",
             "qpslab oltp_read_write --validate=on run",
             "qpslab oltp_read_write --report-checkpoints=10 run",
-            "qpslab oltp_read_write --mysql-dry-run run",
         ] {
             let e = translate(&w(bad)).unwrap_err();
             assert!(e.starts_with("--") && !e.contains('\n'), "{bad}: {e}");

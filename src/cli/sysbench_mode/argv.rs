@@ -232,6 +232,9 @@ pub struct General {
     pub percentile: u32,
     /// --histogram.
     pub histogram: bool,
+    /// --db-debug: the driver's debug statistics after the SQL
+    /// statistics (at --verbosity=5).
+    pub db_debug: bool,
     /// --rand-seed; 0 = from the current time.
     pub rand_seed: u64,
     /// --rand-type.
@@ -335,6 +338,7 @@ impl General {
             verbosity: verbosity.clamp(0, 5) as u32,
             percentile: percentile as u32,
             histogram: a.flag("histogram").unwrap_or(false),
+            db_debug: a.flag("db-debug").unwrap_or(false),
             rand_seed: rand_seed as u64,
             rand_type: rand_type.to_string(),
             debug,

@@ -78,6 +78,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         percentile: general.percentile,
         echo: general.echo(),
         connect_at: bundled::function_at(test, "thread_init", ":connect("),
+        db_debug: general.db_debug,
     };
     // (a script may run without a server, as in sysbench, until it
     // uses a connection)
@@ -318,7 +319,7 @@ fn qpslab_words(
     general: &General,
     args: &SbArgs,
 ) -> Vec<String> {
-    const READ_HERE: [&str; 17] = [
+    const READ_HERE: [&str; 18] = [
         "verbosity",
         "version",
         "help",
@@ -335,6 +336,7 @@ fn qpslab_words(
         "qpslab-store",
         "histogram",
         "debug",
+        "db-debug",
         "validate",
     ];
     // A bundled workload's own commands (prewarm …) are its script's:
