@@ -22,6 +22,10 @@ pub(super) struct SysbenchStyle {
     pub connect_at: String,
     /// --db-debug: the driver's statistics at --verbosity=5.
     pub db_debug: bool,
+    /// `FILE:LINE: ` of the script line that prepares the first statement
+    /// on a connection, where sysbench fails when a table is missing (""
+    /// when the test prepares none there).
+    pub prepare_at: String,
 }
 
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
@@ -144,7 +148,16 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     let env = if t.opts.detached {
         crate::lab::Environment::without_server()
     } else {
-        block_on(ready(&t, cfg.workload.as_ref()))??
+        match block_on(ready(&t, cfg.workload.as_ref()))? {
+            Ok(env) => env,
+            Err(e) => match (style, e.downcast_ref::<crate::lab::MissingTable>()) {
+                (Some(s), Some(m)) if !s.prepare_at.is_empty() => {
+                    sysbench_missing_table(s, m);
+                    return Ok(1);
+                }
+                _ => return Err(e),
+            },
+        }
     };
     // Refused before anything is printed or run.
     let profile = p.profile_for(&t)?;
@@ -293,6 +306,31 @@ fn exit_code(r: &RunResult) -> i32 {
         _ => {}
     }
     r.status.exit_code()
+}
+
+/// sysbench mode: a table missing at the start of a run is said as
+/// sysbench's driver says it when the script prepares its first
+/// statement.
+fn sysbench_missing_table(s: &SysbenchStyle, m: &crate::lab::MissingTable) {
+    if s.verbosity >= 3 {
+        out!(
+            "{}",
+            report::sysbench::sysbench_header(s.verbosity, &s.echo)
+        );
+    }
+    if s.verbosity >= 1 {
+        outln!("FATAL: mysql_stmt_prepare() failed");
+        outln!(
+            "FATAL: MySQL error: 1146 \"Table '{}.{}' doesn't exist\"",
+            m.db,
+            m.table
+        );
+        outln!(
+            "FATAL: `thread_init' function failed: {}SQL API error",
+            s.prepare_at
+        );
+        outln!("FATAL: Thread initialization failed!");
+    }
 }
 
 /// sysbench mode: a server that cannot be reached is said as sysbench

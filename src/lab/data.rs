@@ -48,15 +48,29 @@ pub async fn ready(t: &Target, family: &dyn Family) -> Result<Environment> {
         }
     }
     c.quit().await;
-    if let Some(missing) = missing {
-        bail!(
-            "table {missing} is missing in database '{}' on {}: run `{}` first",
-            t.opts.db.as_deref().unwrap_or(""),
-            t.describe(),
-            family.prepare_command()
-        );
+    if let Some(table) = missing {
+        return Err(MissingTable {
+            table,
+            db: t.opts.db.clone().unwrap_or_default(),
+            on: t.describe(),
+            prepare: family.prepare_command(),
+        }
+        .into());
     }
     Ok(env)
+}
+
+/// A table the workload needs is not in the database (the names kept,
+/// for sysbench mode's text).
+#[derive(Debug, thiserror::Error)]
+#[error("table {table} is missing in database '{db}' on {on}: run `{prepare}` first")]
+pub struct MissingTable {
+    /// The table's name.
+    pub table: String,
+    /// The database looked in.
+    pub db: String,
+    on: String,
+    prepare: String,
 }
 
 /// The largest id of `table` on the target (the rows a sysbench-style

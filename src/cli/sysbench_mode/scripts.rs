@@ -79,6 +79,16 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         echo: general.echo(),
         connect_at: bundled::function_at(test, "thread_init", ":connect("),
         db_debug: general.db_debug,
+        prepare_at: if native && prepares_on_connect(test, args) {
+            let func = if test.starts_with("oltp_") {
+                "prepare_for_each_table"
+            } else {
+                "thread_init"
+            };
+            bundled::function_at(test, func, "con:prepare(")
+        } else {
+            String::new()
+        },
     };
     // (a script may run without a server, as in sysbench, until it
     // uses a connection)
@@ -240,6 +250,13 @@ fn table_exists(test: &str, te: &crate::workload::prepare::TableExists) {
         se.state,
         se.message
     );
+}
+
+/// Whether bundled test `test` prepares statements on the server when a
+/// connection starts (so a missing table fails there): not oltp_insert
+/// (plain queries), not with --db-ps-mode=disable (emulated).
+fn prepares_on_connect(test: &str, args: &SbArgs) -> bool {
+    test != "oltp_insert" && args.text("db-ps-mode", "auto") != "disable"
 }
 
 /// A bundled test run with a driver other than MySQL's: sysbench's
