@@ -68,7 +68,11 @@ pub fn message(e: &mlua::Error) -> String {
                 break;
             }
         }
-        if line.contains("qpslab prelude") || line.contains("in function 'xpcall'") {
+        let frame = line.starts_with(char::is_whitespace);
+        if line.contains("qpslab prelude")
+            || line.contains("in function 'xpcall'")
+            || (frame && line.contains("\"sysbench.sql.lua\"]"))
+        {
             continue;
         }
         out.push(line);
@@ -101,6 +105,9 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
     q.set("version", "1.0.20")?;
     q.set("version_string", "sysbench 1.0.20")?;
     q.set("script_path", def.path.display().to_string())?;
+    q.set("ps_disabled", def.ps_disabled())?;
+    q.set("sql_source", include_str!("sql.lua"))?;
+    q.set("api_source", include_str!("api.lua"))?;
     let opt = lua.create_table()?;
     for (name, v) in &def.opt_values {
         let v = match v {
