@@ -229,9 +229,15 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
     if let Some(s) = style {
         let r = &run.result;
         if let RunStatus::Failed(m) = &r.status {
-            // sysbench stops at a script's error: its message, no summary.
+            // sysbench stops at a script's error: its message, no summary
+            // (one in a connection's set-up is thread_init's).
             let m = m.lines().next().unwrap_or("");
-            outln!("FATAL: `thread_run' function failed: {m}");
+            match set_up_failure(m) {
+                Some(why) => outln!(
+                    "FATAL: `thread_init' function failed: {why}\nFATAL: Thread initialization failed!"
+                ),
+                None => outln!("FATAL: `thread_run' function failed: {m}"),
+            }
             return Ok(1);
         }
         if s.verbosity >= 4 {
@@ -266,6 +272,14 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         }
     }
     Ok(code)
+}
+
+/// What failed in a connection's set-up (exec's "connection N setting
+/// up: WHY"), if that is where the run failed.
+fn set_up_failure(m: &str) -> Option<&str> {
+    let rest = m.strip_prefix("connection ")?;
+    let (n, why) = rest.split_once(" setting up: ")?;
+    n.parse::<u32>().is_ok().then_some(why)
 }
 
 fn exit_code(r: &RunResult) -> i32 {
