@@ -145,6 +145,14 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         None => report::sysbench::line_percentile(pcts),
     };
     let says = style.is_none_or(|s| s.verbosity >= 3);
+    // The family's own start (a script's init()), before the header.
+    if let Err(m) = cfg.workload.begin_run() {
+        if style.is_some() {
+            outln!("FATAL: `init' function failed: {m}");
+            return Ok(1);
+        }
+        anyhow::bail!("the script's init() failed: {m}");
+    }
     if let Some(s) = style {
         if says {
             out!(
@@ -221,10 +229,12 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             crate::out::flush();
         }
     })?;
+    // A script's report_cumulative replaces sysbench's summary.
+    let mut summarized = false;
     if !json {
         let r = &run.result;
         let stat = report::sysbench::report_stat(&r.total, r.elapsed, r.elapsed, cfg.threads, pct);
-        hooked(&stat, true);
+        summarized = hooked(&stat, true);
     }
     if let Some(s) = style {
         let r = &run.result;
@@ -247,7 +257,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
                 if by_events { "Event" } else { "Time" }
             );
         }
-        if says {
+        if says && !summarized {
             out!(
                 "{}",
                 report::sysbench::sysbench_summary(r, pct, p.output.histogram, uses_sql())
@@ -263,6 +273,11 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         if let Some(p) = &run.profile {
             super::profile::print_profile(p);
         }
+    }
+    // The family's own end (a script's done()), after the report.
+    if let Err(m) = cfg.workload.end_run() {
+        outln!("FATAL: `done' function failed: {m}");
+        return Ok(1);
     }
     let code = exit_code(&run.result);
     if let Some(e) = run.store_error {

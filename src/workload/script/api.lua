@@ -117,7 +117,7 @@ function API.legacy_db(sb)
   return {
     connect = function() con = sb.sql.driver():connect() end,
     disconnect = function() if con ~= nil then con:disconnect() end end,
-    query = function(sql) return connected():query(sql) end,
+    query = function(sql) connected():query(sql) end,
     bulk_insert_init = function(sql) return connected():bulk_insert_init(sql) end,
     bulk_insert_next = function(v) return connected():bulk_insert_next(v) end,
     bulk_insert_done = function() return connected():bulk_insert_done() end,
@@ -142,15 +142,20 @@ function API.rand_view(rand)
   return setmetatable(view, { __index = rand })
 end
 
--- The globals sysbench.compat.lua defines in each environment.
-function API.legacy_globals(env, sb)
-  local rand, db = sb.rand, sb.db
-  env.thread_id = sb.tid
-  env.test = sb.cmdline.script_path
+-- The random functions' legacy names.
+function API.legacy_rand(env, rand)
   env.sb_rnd = function() return tonumber(rand.uniform_uint64() % 4294967296) end
   env.sb_rand, env.sb_rand_uniform = rand.default, rand.uniform
   env.sb_rand_gaussian, env.sb_rand_special = rand.gaussian, rand.special
   env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = rand.string, rand.unique, rand.varstring
+end
+
+-- The globals sysbench.compat.lua defines in each environment.
+function API.legacy_globals(env, sb)
+  local db = sb.db
+  env.thread_id = sb.tid
+  env.test = sb.cmdline.script_path
+  API.legacy_rand(env, sb.rand)
   for _, k in ipairs({ "connect", "disconnect", "query", "bulk_insert_init",
       "bulk_insert_next", "bulk_insert_done", "prepare", "bind_param", "bind_result",
       "execute", "store_results", "free_results", "close" }) do

@@ -249,6 +249,15 @@ function Phases.new_env(tid, command, slot)
   return env
 end
 
+-- Binds the main state's environment `env` to option values and random
+-- functions known after it was made (to read the script's options).
+function Phases.rebind(env, opt, rand, ps_disabled)
+  Q.opt, Q.ps_disabled, RAND = opt, ps_disabled, rand
+  local sb = env.sysbench
+  sb.opt, sb.rand = copy(opt), API.rand_view(rand)
+  API.legacy_rand(env, sb.rand)
+end
+
 -- `fn` with its arguments bound: the body of a phase's coroutine.
 function Phases.bind(fn, ...)
   local args, n = { ... }, select("#", ...)
