@@ -22,6 +22,7 @@ pub fn run_command(
     // A command that runs once runs in the script's main state, as in
     // sysbench; a parallel one in a state per connection.
     let main = state::main_state(def, name, seed, true)?;
+    main.set_command(name).map_err(|e| state::message(&e))?;
     let Some((_, parallel)) = main.command(name) else {
         return Err(format!(
             "{} has no `{name}` command (neither in sysbench.cmdline.commands nor as a function)",
@@ -74,6 +75,7 @@ pub(crate) async fn on_conn(
 ) -> Result<(), String> {
     let opts = ConnOpts::placeholder();
     let st = state::main_state(def, name, seed, true)?;
+    st.set_command(name).map_err(|e| state::message(&e))?;
     drive_command(def, st, name, conn, &opts, 0, || false).await
 }
 

@@ -339,6 +339,12 @@ impl ScriptState {
         self.host.guard.end(&self.host.lua)
     }
 
+    /// Makes `name` the command the script sees (`sysbench.cmdline.command`:
+    /// the main state may have been made for another).
+    pub(crate) fn set_command(&self, name: &str) -> mlua::Result<()> {
+        self.sysbench()?.get::<Table>("cmdline")?.set("command", name)
+    }
+
     /// The connection's `sysbench` table.
     pub fn sysbench(&self) -> mlua::Result<Table> {
         self.env.get("sysbench")
