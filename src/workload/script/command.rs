@@ -103,7 +103,9 @@ async fn drive_command(
             ));
         }
         let res = match step.op {
-            Op::Execute(i) if stmts[i].is_text() => conn.execute_into(&mut stmts[i], &mut rows).await,
+            Op::Execute(i) if stmts[i].is_text() => {
+                conn.execute_into(&mut stmts[i], &mut rows).await
+            }
             Op::Execute(i) => conn.execute(&mut stmts[i]).await,
             Op::Query => conn.query_into(s.text(), &mut rows).await,
             Op::Prepare if def.ps_disabled() => {

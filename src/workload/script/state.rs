@@ -342,7 +342,9 @@ impl ScriptState {
     /// Makes `name` the command the script sees (`sysbench.cmdline.command`:
     /// the main state may have been made for another).
     pub(crate) fn set_command(&self, name: &str) -> mlua::Result<()> {
-        self.sysbench()?.get::<Table>("cmdline")?.set("command", name)
+        self.sysbench()?
+            .get::<Table>("cmdline")?
+            .set("command", name)
     }
 
     /// The connection's `sysbench` table.
