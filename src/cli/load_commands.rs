@@ -168,6 +168,14 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         None => report::sysbench::line_percentile(pcts),
     };
     let says = style.is_none_or(|s| s.verbosity >= 3);
+    // The family's own start (a script's init()), before the header.
+    if let Err(m) = cfg.workload.begin_run() {
+        if style.is_some() {
+            outln!("FATAL: `init' function failed: {m}");
+            return Ok(1);
+        }
+        anyhow::bail!("the script's init() failed: {m}");
+    }
     if let Some(s) = style {
         if says {
             out!(
@@ -239,17 +247,25 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             crate::out::flush();
         }
     })?;
+    // A script's report_cumulative replaces sysbench's summary.
+    let mut summarized = false;
     if !json {
         let r = &run.result;
         let stat = report::sysbench::report_stat(&r.total, r.elapsed, r.elapsed, cfg.threads, pct);
-        hooked(&stat, true);
+        summarized = hooked(&stat, true);
     }
     if let Some(s) = style {
         let r = &run.result;
         if let RunStatus::Failed(m) = &r.status {
-            // sysbench stops at a script's error: its message, no summary.
+            // sysbench stops at a script's error: its message, no summary
+            // (one in a connection's set-up is thread_init's).
             let m = m.lines().next().unwrap_or("");
-            outln!("FATAL: `thread_run' function failed: {m}");
+            match set_up_failure(m) {
+                Some(why) => outln!(
+                    "FATAL: `thread_init' function failed: {why}\nFATAL: Thread initialization failed!"
+                ),
+                None => outln!("FATAL: `thread_run' function failed: {m}"),
+            }
             return Ok(1);
         }
         if s.verbosity >= 4 {
@@ -259,7 +275,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
                 if by_events { "Event" } else { "Time" }
             );
         }
-        if says {
+        if says && !summarized {
             out!(
                 "{}",
                 report::sysbench::sysbench_summary(
@@ -282,6 +298,11 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             super::profile::print_profile(p);
         }
     }
+    // The family's own end (a script's done()), after the report.
+    if let Err(m) = cfg.workload.end_run() {
+        outln!("FATAL: `done' function failed: {m}");
+        return Ok(1);
+    }
     let code = exit_code(&run.result);
     if let Some(e) = run.store_error {
         errln!("qpslab: the run was measured (printed above) but not stored: {e}");
@@ -290,6 +311,14 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         }
     }
     Ok(code)
+}
+
+/// What failed in a connection's set-up (exec's "connection N setting
+/// up: WHY"), if that is where the run failed.
+fn set_up_failure(m: &str) -> Option<&str> {
+    let rest = m.strip_prefix("connection ")?;
+    let (n, why) = rest.split_once(" setting up: ")?;
+    n.parse::<u32>().is_ok().then_some(why)
 }
 
 fn exit_code(r: &RunResult) -> i32 {

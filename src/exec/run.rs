@@ -254,6 +254,12 @@ fn wait_ready(
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    if status == RunStatus::Ok && shared.stopping() && !interrupted() {
+        // A connection failed to set up: it stops the run, then says why.
+        if let Ok(Msg::Fatal(m)) = rx.recv_timeout(Duration::from_millis(200)) {
+            status = RunStatus::Failed(m);
+        }
+    }
     status
 }
 

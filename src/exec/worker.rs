@@ -187,7 +187,8 @@ async fn set_up(
             .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
             .await
         {
-            shared.ready.fetch_add(1, Ordering::SeqCst);
+            // (not counted ready: the run waits for this failure, which
+            // stops it before it starts)
             return Err(format!("connection {id} setting up: {}", f.message()));
         }
     }

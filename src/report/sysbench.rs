@@ -30,6 +30,10 @@ pub fn report_stat(iv: &Interval, dur: f64, t: f64, threads: u32, pct: f64) -> R
         errors: iv.errors.total(),
         reconnects: iv.reconnects,
         latency_pct_s: iv.hist.quantile_ms(pct / 100.0) / 1000.0,
+        latency_min_s: iv.hist.min_ms() / 1000.0,
+        latency_avg_s: iv.hist.mean_ms() / 1000.0,
+        latency_max_s: iv.hist.max_ms() / 1000.0,
+        latency_sum_s: iv.hist.mean_ms() * iv.hist.count() as f64 / 1000.0,
     }
 }
 

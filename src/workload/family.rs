@@ -201,6 +201,18 @@ pub trait Family: Send + Sync {
         None
     }
 
+    /// Called before a run's header: the family's own start (a script's
+    /// `init()`). Err: why the run must not start.
+    fn begin_run(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Called after the run's report: the family's own end (a script's
+    /// `done()`).
+    fn end_run(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The family's own reports, made on the thread that reports (None:
     /// the default lines).
     fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
@@ -261,6 +273,14 @@ pub struct ReportStat {
     pub reconnects: u64,
     /// The `--percentile` latency, in seconds.
     pub latency_pct_s: f64,
+    /// The lowest latency, in seconds.
+    pub latency_min_s: f64,
+    /// The mean latency, in seconds.
+    pub latency_avg_s: f64,
+    /// The highest latency, in seconds.
+    pub latency_max_s: f64,
+    /// The latencies' sum, in seconds.
+    pub latency_sum_s: f64,
 }
 
 /// A family's own reports (a script's `sysbench.hooks.report_*`); each

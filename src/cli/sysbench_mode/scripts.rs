@@ -119,7 +119,11 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             let m = format!("{e:#}");
             // A command the script lacks: sysbench's words, on stderr.
             if m.contains(&format!("has no `{command}` command")) {
-                errln!("Unknown command: {command}");
+                if matches!(command.as_str(), "prepare" | "cleanup") {
+                    errln!("'{test}' test does not implement the '{command}' command.");
+                } else {
+                    errln!("Unknown command: {command}");
+                }
             } else if !native && m.contains("\nstack traceback:") {
                 // A script's own error: sysbench names the function that
                 // failed and gives no traceback.

@@ -122,7 +122,9 @@ fn bare_state(path: &Path, command: &str) -> Result<state::ScriptState, String> 
         RandParams::default(),
         1,
     )?;
-    state::load(&def, command, 0, 1)
+    // (the script's main state: its chunk runs once in the process, as in
+    // sysbench, whatever reads its options or runs it next)
+    state::main_state(&def, command, 1, false)
 }
 
 #[cfg(test)]

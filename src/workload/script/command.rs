@@ -19,14 +19,17 @@ pub fn run_command(
     seed: u64,
     stop: fn() -> bool,
 ) -> Result<(), String> {
-    let first = state::load(def, name, 0, seed)?;
-    let Some((_, parallel)) = first.command(name) else {
+    // A command that runs once runs in the script's main state, as in
+    // sysbench; a parallel one in a state per connection.
+    let main = state::main_state(def, name, seed, true)?;
+    main.set_command(name).map_err(|e| state::message(&e))?;
+    let Some((_, parallel)) = main.command(name) else {
         return Err(format!(
             "{} has no `{name}` command (neither in sysbench.cmdline.commands nor as a function)",
             def.path.display()
         ));
     };
-    drop(first);
+    let main = (!parallel).then_some(main);
     let threads = if parallel { def.threads } else { 1 };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -37,11 +40,16 @@ pub fn run_command(
         let mut tasks = Vec::new();
         for tid in 0..threads {
             let (def, opts, name) = (def.clone(), opts.clone(), name.to_string());
+            let main = main.clone();
             tasks.push(tokio::task::spawn_local(async move {
                 let mut conn = Conn::connect(&opts)
                     .await
                     .map_err(|e| format!("connecting for `{name}`: {e}"))?;
-                let r = drive_command(&def, &name, &mut conn, &opts, tid, seed, stop).await;
+                let st = match main {
+                    Some(st) => st,
+                    None => state::load(&def, &name, tid, seed.wrapping_add(u64::from(tid)))?,
+                };
+                let r = drive_command(&def, st, &name, &mut conn, &opts, tid, stop).await;
                 conn.quit().await;
                 r
             }));
@@ -66,19 +74,21 @@ pub(crate) async fn on_conn(
     seed: u64,
 ) -> Result<(), String> {
     let opts = ConnOpts::placeholder();
-    drive_command(def, name, conn, &opts, 0, seed, || false).await
+    let st = state::main_state(def, name, seed, true)?;
+    st.set_command(name).map_err(|e| state::message(&e))?;
+    drive_command(def, st, name, conn, &opts, 0, || false).await
 }
 
+/// Runs command `name` in state `st` on `conn` as connection `tid`.
 async fn drive_command(
     def: &ScriptDef,
+    st: state::ScriptState,
     name: &str,
     conn: &mut Conn,
     opts: &ConnOpts,
     tid: u32,
-    seed: u64,
     stop: fn() -> bool,
 ) -> Result<(), String> {
-    let st = state::load(def, name, tid, seed.wrapping_add(u64::from(tid)))?;
     let Some((f, _)) = st.command(name) else {
         return Err(format!("{} has no `{name}` command", def.path.display()));
     };
@@ -93,8 +103,15 @@ async fn drive_command(
             ));
         }
         let res = match step.op {
+            Op::Execute(i) if stmts[i].is_text() => {
+                conn.execute_into(&mut stmts[i], &mut rows).await
+            }
             Op::Execute(i) => conn.execute(&mut stmts[i]).await,
             Op::Query => conn.query_into(s.text(), &mut rows).await,
+            Op::Prepare if def.ps_disabled() => {
+                stmts.push(Stmt::new_dynamic_text(s.text()));
+                continue;
+            }
             Op::Prepare => match conn.prepare_dynamic(s.text()).await {
                 Ok(p) => {
                     stmts.push(p);

@@ -148,6 +148,14 @@ impl ScriptDef {
         })
     }
 
+    /// Whether `--db-ps-mode=disable` asks for text statements (rows
+    /// read, as sysbench's emulated prepared statements return them).
+    pub fn ps_disabled(&self) -> bool {
+        self.opt_values
+            .iter()
+            .any(|(n, v)| n == "db_ps_mode" && matches!(v, OptValue::Text(t) if t == "disable"))
+    }
+
     /// The script's file name.
     pub fn name(&self) -> String {
         self.path

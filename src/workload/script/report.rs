@@ -20,16 +20,19 @@ impl ScriptReporter {
             .ok()
     }
 
-    fn call(&self, name: &str, s: &ReportStat) -> Result<bool, String> {
+    /// Calls hook `name` with sysbench's stat table (the whole run's, when
+    /// `cumulative`: no thread running then, and the latency's extremes).
+    fn call(&self, name: &str, s: &ReportStat, cumulative: bool) -> Result<bool, String> {
         let Some(f) = self.hook(name) else {
             return Ok(false);
         };
         let lua = &self.st.host.lua;
         let t = lua.create_table().map_err(|e| message(&e))?;
+        let running = if cumulative { 0 } else { s.threads_running };
         let fields: [(&str, f64); 10] = [
             ("time_interval", s.time_interval),
             ("time_total", s.time_total),
-            ("threads_running", s.threads_running as f64),
+            ("threads_running", f64::from(running)),
             ("events", s.events as f64),
             ("reads", s.reads as f64),
             ("writes", s.writes as f64),
@@ -38,8 +41,15 @@ impl ScriptReporter {
             ("reconnects", s.reconnects as f64),
             ("latency_pct", s.latency_pct_s),
         ];
-        for (k, v) in fields {
-            t.set(k, v).map_err(|e| message(&e))?;
+        let extremes = [
+            ("latency_min", s.latency_min_s),
+            ("latency_avg", s.latency_avg_s),
+            ("latency_max", s.latency_max_s),
+            ("latency_sum", s.latency_sum_s),
+        ];
+        let extremes = if cumulative { &extremes[..] } else { &[] };
+        for (k, v) in fields.iter().chain(extremes) {
+            t.set(*k, *v).map_err(|e| message(&e))?;
         }
         let lua_error = |m| format!("sysbench.hooks.{name}: {m}");
         self.st.call(StepKind::Report, f, t, lua_error)?;
@@ -49,10 +59,10 @@ impl ScriptReporter {
 
 impl ReportHook for ScriptReporter {
     fn intermediate(&mut self, s: &ReportStat) -> Result<bool, String> {
-        self.call("report_intermediate", s)
+        self.call("report_intermediate", s, false)
     }
 
     fn cumulative(&mut self, s: &ReportStat) -> Result<bool, String> {
-        self.call("report_cumulative", s)
+        self.call("report_cumulative", s, true)
     }
 }

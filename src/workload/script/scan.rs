@@ -17,11 +17,14 @@ const API_TABLES: &[&str] = &[
     "sysbench.sql.type",
     "sysbench.sql.error",
     "sysbench.error",
+    "sysbench.histogram",
+    "sysbench.db",
     "sysbench.qpslab",
 ];
 
 /// Hooks qpslab calls; a script installing another is told so.
 const HOOKS: &[&str] = &[
+    "sql_error_ignorable",
     "report_intermediate",
     "report_cumulative",
     "before_restart_event",
@@ -97,7 +100,8 @@ fn check(sb: &Table, name: &str) -> Result<(), String> {
                 ))
             };
         }
-        let v: Value = cur.raw_get(*part).unwrap_or(Value::Nil);
+        // (through metatables: `sysbench.qpslab` is reachable, not listed)
+        let v: Value = cur.get(*part).unwrap_or(Value::Nil);
         match v {
             Value::Table(t) => cur = t,
             Value::Nil if API_TABLES.contains(&path.as_str()) => {
@@ -167,7 +171,8 @@ mod tests {
             e,
             "sysbench API sysbench.rand.hash is not supported by qpslab"
         );
-        assert!(check(&sb, "sysbench.hooks.sql_error_ignorable").is_err());
+        assert!(check(&sb, "sysbench.hooks.sql_error_ignorable").is_ok());
+        assert!(check(&sb, "sysbench.hooks.no_such_hook").is_err());
     }
 
     /// Script text made of the pieces the scanner looks for, and anything.

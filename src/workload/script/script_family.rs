@@ -2,6 +2,7 @@
 //! over the script's definition (def.rs).
 
 use super::def::ScriptDef;
+use super::guard::StepKind;
 use super::session::{FailedSession, ScriptSession};
 use super::stat_class::STAT_NAMES;
 use super::{command, state};
@@ -22,7 +23,7 @@ impl Script {
     /// The script at `path`, checked by loading it once (a Lua error or an
     /// unsupported API fails here, before anything connects).
     pub fn new(def: ScriptDef, seed: u64) -> Result<Script, String> {
-        let st = state::load(&def, "run", 0, seed)?;
+        let st = state::main_state(&def, "run", seed, true)?;
         let sb = st.sysbench().map_err(|e| state::message(&e))?;
         let dirs: Vec<String> = std::iter::once(def.dir.clone())
             .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
@@ -45,6 +46,20 @@ impl Script {
         stop: fn() -> bool,
     ) -> Result<(), String> {
         command::run_command(&self.def, name, opts, self.seed, stop)
+    }
+}
+
+impl Script {
+    /// Calls the script's global `name` (init, done) in its main state, if
+    /// it defines one; Err is the error's first line.
+    fn call_main(&self, name: &str) -> Result<(), String> {
+        let st = state::main_state(&self.def, "run", self.seed, true)?;
+        let Some(f) = st.global_fn(name) else {
+            return Ok(());
+        };
+        st.host.guard.set_command(name);
+        st.call(StepKind::Command, f, (), |m| m)
+            .map_err(|m| m.lines().next().unwrap_or("").to_string())
     }
 }
 
@@ -125,9 +140,17 @@ impl Family for Script {
     }
 
     fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
-        let st = state::load(&self.def, "run", 0, self.seed).ok()?;
+        let st = state::main_state(&self.def, "run", self.seed, true).ok()?;
         let r = super::report::ScriptReporter { st };
         Some(Box::new(r))
+    }
+
+    fn begin_run(&self) -> Result<(), String> {
+        self.call_main("init")
+    }
+
+    fn end_run(&self) -> Result<(), String> {
+        self.call_main("done")
     }
 
     fn advice(&self, code: u16) -> Option<String> {

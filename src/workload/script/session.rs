@@ -171,28 +171,26 @@ impl ScriptSession {
     }
 }
 
-/// Writes a parameter's value into the statement as its declared type
-/// (sysbench.sql.type) asks.
+/// sysbench.sql.type's BIGINT and DOUBLE: what bind_create binds every
+/// integer and floating type as (sql.lua), as sysbench does.
+const BIGINT: i64 = 4;
+const DOUBLE: i64 = 6;
+
+/// Writes a parameter's value into the statement as its bound type asks
+/// (BIGINT, DOUBLE, else text).
 fn bind_one(b: &mut crate::protocol::Binder<'_>, p: &Table) -> mlua::Result<()> {
     let ty: i64 = p.raw_get(1).unwrap_or(0);
     let v: Value = p.raw_get(2)?;
-    let width = match ty {
-        2 => Some(IntWidth::Tiny),
-        3 => Some(IntWidth::Short),
-        1 => Some(IntWidth::Long),
-        4 => Some(IntWidth::LongLong),
-        _ => None,
-    };
     match v {
         Value::Nil => b.null(),
         Value::Integer(i) => match ty {
-            5 | 6 => b.double(i as f64, ty == 5),
-            _ if width.is_some() => b.int(i, width.unwrap_or(IntWidth::LongLong)),
+            DOUBLE => b.double(i as f64, false),
+            BIGINT => b.int(i, IntWidth::LongLong),
             _ => b.bytes(i.to_string().as_bytes()),
         },
-        Value::Number(n) => match width {
-            Some(w) if n.fract() == 0.0 => b.int(n as i64, w),
-            _ if ty == 5 || ty == 6 || width.is_some() => b.double(n, ty == 5),
+        Value::Number(n) => match ty {
+            BIGINT if n.fract() == 0.0 => b.int(n as i64, IntWidth::LongLong),
+            BIGINT | DOUBLE => b.double(n, false),
             _ => b.bytes(n.to_string().as_bytes()),
         },
         Value::Boolean(x) => b.int(i64::from(x), IntWidth::Tiny),
@@ -294,7 +292,14 @@ impl Session for ScriptSession {
                     return self.fail(message(&e));
                 }
                 let stat = self.stat_of.get(i).copied().unwrap_or(0);
-                step(Op::Execute(i), Consume::Outcome, stat)
+                // A text statement (--db-ps-mode=disable) has its rows
+                // read, as sysbench's emulated statements do.
+                let consume = if stmt.is_text() {
+                    Consume::Decode
+                } else {
+                    Consume::Outcome
+                };
+                step(Op::Execute(i), consume, stat)
             }
             2 | 3 => {
                 self.text.clear();

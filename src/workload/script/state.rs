@@ -34,9 +34,21 @@ pub struct Host {
 thread_local! {
     /// The hosts of this thread, by script definition.
     static HOSTS: RefCell<Vec<(u64, Rc<Host>)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's main state of the script in use (see [`main_state`]).
+    static MAIN: RefCell<Option<Main>> = const { RefCell::new(None) };
+}
+
+/// A script's main state: the script (by path and text), the definition
+/// whose values it was last bound to, the state.
+struct Main {
+    path: std::path::PathBuf,
+    sha256: String,
+    bound: u64,
+    st: ScriptState,
 }
 
 /// A connection's view of the script: its environment in the host.
+#[derive(Clone)]
 pub(crate) struct ScriptState {
     pub host: Rc<Host>,
     pub env: Table,
@@ -68,7 +80,11 @@ pub fn message(e: &mlua::Error) -> String {
                 break;
             }
         }
-        if line.contains("qpslab prelude") || line.contains("in function 'xpcall'") {
+        let frame = line.starts_with(char::is_whitespace);
+        if line.contains("qpslab prelude")
+            || line.contains("in function 'xpcall'")
+            || (frame && line.contains("\"sysbench.sql.lua\"]"))
+        {
             continue;
         }
         out.push(line);
@@ -101,6 +117,16 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
     q.set("version", "1.0.20")?;
     q.set("version_string", "sysbench 1.0.20")?;
     q.set("script_path", def.path.display().to_string())?;
+    q.set("ps_disabled", def.ps_disabled())?;
+    q.set("sql_source", include_str!("sql.lua"))?;
+    q.set("api_source", include_str!("api.lua"))?;
+    q.set("opt", opt_table(lua, def)?)?;
+    q.set("rand", def_rand(lua, def, seed)?)?;
+    Ok(q)
+}
+
+/// `sysbench.opt` of `def`.
+fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
     let opt = lua.create_table()?;
     for (name, v) in &def.opt_values {
         let v = match v {
@@ -111,13 +137,13 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
         };
         opt.set(name.as_str(), v)?;
     }
-    q.set("opt", opt)?;
+    Ok(opt)
+}
+
+/// `sysbench.rand` drawing as `def` asks.
+fn def_rand(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
     let rng = Rc::new(RefCell::new(Rng::new(&def.rand, seed)));
-    q.set(
-        "rand",
-        rand_table(lua, rng, def.unique.clone(), &def.rand, seed)?,
-    )?;
-    Ok(q)
+    rand_table(lua, rng, def.unique.clone(), &def.rand, seed)
 }
 
 impl Host {
@@ -228,7 +254,65 @@ pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<Scrip
     Ok(st)
 }
 
+/// The script's main state on this thread, made on first use (for `command`,
+/// as connection 0): sysbench's global state, in which the script's chunk
+/// runs once and its options are read, `init()`, `done()`, the report hooks
+/// and the commands that run once are called (each connection of a run or
+/// a parallel command has a state of its own). `bind`: the state takes
+/// `def`'s option values and random functions (it may have been made
+/// before they were known, to read the options).
+pub(crate) fn main_state(
+    def: &ScriptDef,
+    command: &str,
+    seed: u64,
+    bind: bool,
+) -> Result<ScriptState, String> {
+    let found = MAIN.with(|m| {
+        m.borrow()
+            .as_ref()
+            .filter(|m| m.path == def.path && m.sha256 == def.sha256)
+            .map(|m| (m.st.clone(), m.bound))
+    });
+    match found {
+        Some((st, bound)) => {
+            if bind && bound != def.id {
+                st.rebind(def, seed).map_err(|e| message(&e))?;
+                MAIN.with(|m| {
+                    if let Some(m) = m.borrow_mut().as_mut() {
+                        m.bound = def.id;
+                    }
+                });
+            }
+            Ok(st)
+        }
+        None => {
+            let st = load(def, command, 0, seed)?;
+            MAIN.with(|m| {
+                *m.borrow_mut() = Some(Main {
+                    path: def.path.clone(),
+                    sha256: def.sha256.clone(),
+                    bound: def.id,
+                    st: st.clone(),
+                })
+            });
+            Ok(st)
+        }
+    }
+}
+
 impl ScriptState {
+    /// Binds the state to `def`'s option values and random functions.
+    fn rebind(&self, def: &ScriptDef, seed: u64) -> mlua::Result<()> {
+        let lua = &self.host.lua;
+        let rebind: Function = self.host.phases.get("rebind")?;
+        rebind.call::<()>((
+            self.env.clone(),
+            opt_table(lua, def)?,
+            def_rand(lua, def, seed)?,
+            def.ps_disabled(),
+        ))
+    }
+
     /// Calls `f` (not a coroutine) as a step of `kind`; Err is the guard's
     /// reason when it stopped it (an os.exit outside a run asks the
     /// command to end with its code), else the Lua error's message as
@@ -254,6 +338,14 @@ impl ScriptState {
     /// The step in progress is over: why the guard stopped it, if it did.
     pub(crate) fn end_step(&self) -> Option<Stop> {
         self.host.guard.end(&self.host.lua)
+    }
+
+    /// Makes `name` the command the script sees (`sysbench.cmdline.command`:
+    /// the main state may have been made for another).
+    pub(crate) fn set_command(&self, name: &str) -> mlua::Result<()> {
+        self.sysbench()?
+            .get::<Table>("cmdline")?
+            .set("command", name)
     }
 
     /// The connection's `sysbench` table.

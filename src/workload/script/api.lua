@@ -1,0 +1,171 @@
+-- The rest of sysbench 1.0.20's Lua API as it behaves, loaded by
+-- prelude.lua once per Lua state: the report functions a script may
+-- install as hooks (sysbench.report_*), sysbench.histogram, and the legacy
+-- (0.5) names sysbench.compat.lua defines (sysbench.db, db_*, DB_ERROR_*,
+-- sb_rand*, thread_id, test). Owns no connection (sql.lua's) and no phase
+-- (the prelude's).
+
+local Q = ...
+local ffi = require("ffi")
+local floor, log, exp, rep = math.floor, math.log, math.exp, string.rep
+local format = string.format
+
+local API = {}
+
+-- Reports -------------------------------------------------------------------
+-- `stat` holds one interval (or the whole run): time_interval and
+-- time_total (s), threads_running, events, reads, writes, other, errors,
+-- reconnects, latency_pct (the --percentile latency, in seconds).
+local function rates(stat)
+  local s = stat.time_interval
+  return s, stat.events / s, (stat.reads + stat.writes + stat.other) / s
+end
+
+function API.report_default(stat)
+  local s, tps, qps = rates(stat)
+  print(format("[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) "
+      .. "lat (ms,%u%%): %4.2f err/s %4.2f reconn/s: %4.2f",
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, tonumber(Q.opt.percentile) or 95,
+    stat.latency_pct * 1000, stat.errors / s, stat.reconnects / s))
+end
+
+function API.report_csv(stat)
+  local s, tps, qps = rates(stat)
+  print(format("%.0f,%u,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, stat.latency_pct * 1000,
+    stat.errors / s, stat.reconnects / s))
+end
+
+-- A JSON array, one object per report: "[" before the first, "]" when the
+-- Lua state that reported is closed.
+local json_open
+function API.report_json(stat)
+  if not json_open then
+    io.write("[\n")
+    json_open = newproxy(true)
+    getmetatable(json_open).__gc = function() io.write("\n]\n") end
+  else
+    io.write(",\n")
+  end
+  local s, tps, qps = rates(stat)
+  io.write(format('  {\n    "time": %4.0f,\n    "threads": %u,\n    "tps": %4.2f,\n'
+      .. '    "qps": {\n      "total": %4.2f,\n      "reads": %4.2f,\n'
+      .. '      "writes": %4.2f,\n      "other": %4.2f\n    },\n'
+      .. '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
+    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+    stat.writes / s, stat.other / s, stat.latency_pct * 1000,
+    stat.errors / s, stat.reconnects / s))
+end
+
+-- sysbench.histogram ----------------------------------------------------------
+-- A bounded histogram of `size` buckets on a log scale from range_min to
+-- range_max (cdata, as sysbench's): update(value), print().
+ffi.cdef[[
+typedef struct { double deduct; double mult; uint32_t size; double counts[?]; } qpslab_histogram;
+]]
+local histogram = {}
+ffi.metatype("qpslab_histogram", {
+  __index = histogram,
+  __tostring = function() return "<sb_histogram>" end,
+})
+local HISTOGRAM = ffi.typeof("qpslab_histogram")
+
+function histogram.update(h, value)
+  local i = floor((log(value) - h.deduct) * h.mult + 0.5)
+  if i < 0 then i = 0 elseif i >= h.size then i = h.size - 1 end
+  h.counts[i] = h.counts[i] + 1
+end
+
+function histogram.print(h)
+  local max = 0
+  for i = 0, h.size - 1 do
+    if h.counts[i] > max then max = h.counts[i] end
+  end
+  if max == 0 then return end
+  print("       value  ------------- distribution ------------- count")
+  for i = 0, h.size - 1 do
+    local n = h.counts[i]
+    if n ~= 0 then
+      print(format("%12.3f |%-40s %d", exp(i / h.mult + h.deduct),
+        rep("*", floor(n * 40 / max + 0.5)), n))
+    end
+  end
+end
+
+API.histogram = {
+  new = function(size, range_min, range_max)
+    local deduct = log(range_min)
+    return HISTOGRAM(size, deduct, (size - 1) / (log(range_max) - deduct), size)
+  end,
+}
+
+-- The legacy names ------------------------------------------------------------
+-- sysbench.db: the 0.5 API over the thread's one connection.
+function API.legacy_db(sb)
+  local con
+  local function connected()
+    if con == nil then error("Uninitialized database connection", 3) end
+    return con
+  end
+  local function unsupported(name)
+    return function()
+      error("sysbench API sysbench.db." .. name .. " is not supported by qpslab", 2)
+    end
+  end
+  return {
+    connect = function() con = sb.sql.driver():connect() end,
+    disconnect = function() if con ~= nil then con:disconnect() end end,
+    query = function(sql) connected():query(sql) end,
+    bulk_insert_init = function(sql) return connected():bulk_insert_init(sql) end,
+    bulk_insert_next = function(v) return connected():bulk_insert_next(v) end,
+    bulk_insert_done = function() return connected():bulk_insert_done() end,
+    prepare = function(sql) return connected():prepare(sql) end,
+    bind_param = unsupported("bind_param"),
+    bind_result = unsupported("bind_result"),
+    execute = function(stmt) return stmt:execute() end,
+    close = function(stmt) return stmt:close() end,
+    store_results = function(rs) return rs end,
+    free_results = function(rs) if rs ~= nil then rs:free() end end,
+    DB_ERROR_NONE = 0, DB_ERROR_RESTART_TRANSACTION = 1, DB_ERROR_FAILED = 2,
+  }
+end
+
+-- sysbench.rand as 1.0.20 lists it (qpslab's other functions stay
+-- reachable by name).
+local RAND_NAMES = { "default", "gaussian", "pareto", "special", "string", "uniform",
+  "uniform_double", "uniform_uint64", "unique" }
+function API.rand_view(rand)
+  local view = {}
+  for _, k in ipairs(RAND_NAMES) do view[k] = rand[k] end
+  return setmetatable(view, { __index = rand })
+end
+
+-- The random functions' legacy names.
+function API.legacy_rand(env, rand)
+  env.sb_rnd = function() return tonumber(rand.uniform_uint64() % 4294967296) end
+  env.sb_rand, env.sb_rand_uniform = rand.default, rand.uniform
+  env.sb_rand_gaussian, env.sb_rand_special = rand.gaussian, rand.special
+  env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = rand.string, rand.unique, rand.varstring
+end
+
+-- The globals sysbench.compat.lua defines in each environment.
+function API.legacy_globals(env, sb)
+  local db = sb.db
+  env.thread_id = sb.tid
+  env.test = sb.cmdline.script_path
+  API.legacy_rand(env, sb.rand)
+  for _, k in ipairs({ "connect", "disconnect", "query", "bulk_insert_init",
+      "bulk_insert_next", "bulk_insert_done", "prepare", "bind_param", "bind_result",
+      "execute", "store_results", "free_results", "close" }) do
+    env["db_" .. k] = db[k]
+  end
+  env.DB_ERROR_NONE = db.DB_ERROR_NONE
+  env.DB_ERROR_RESTART_TRANSACTION = db.DB_ERROR_RESTART_TRANSACTION
+  env.DB_ERROR_FAILED = db.DB_ERROR_FAILED
+  env.mysql_table_engine = env.mysql_table_engine or "innodb"
+  env.myisam_max_rows = 1000000
+end
+
+return API

@@ -1,0 +1,328 @@
+-- sysbench.sql as sysbench 1.0.20 behaves, over qpslab's executor: the
+-- driver, connections and result sets (cdata, as sysbench's are), prepared
+-- statements and their parameters, bulk inserts, the errors a failed
+-- statement raises, the log lines sysbench's driver prints. Loaded by
+-- prelude.lua once per Lua state; owns nothing outside this API (the
+-- phases, environments and FFI surface are the prelude's).
+--
+-- Every database call yields a request to qpslab's executor (codes in
+-- `R`); it is resumed with (true, has_rows, n, nfields) or (false, errno,
+-- sqlstate, message, ignored); a prepare with (true, index).
+
+local R, Q, log, rand = ...
+local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
+local tostring, select, concat, unpack = tostring, select, table.concat, unpack
+local ffi = require("ffi")
+
+local ERR = { NONE = 0, RESTART_EVENT = 1, FATAL = 2 }
+local SQL_ERR = { NONE = 0, IGNORABLE = 1, FATAL = 2 }
+-- sysbench's sql_bind_type_t.
+local TYPES = {
+  NONE = 0, TINYINT = 1, SMALLINT = 2, INT = 3, BIGINT = 4, FLOAT = 5,
+  DOUBLE = 6, TIME = 7, DATE = 8, DATETIME = 9, TIMESTAMP = 10, CHAR = 11,
+  VARCHAR = 12,
+}
+
+-- Connections and result sets are cdata, as in sysbench (scripts test
+-- `type(x) == "cdata"`); what qpslab keeps of a connection beyond its
+-- struct is in SIDE, by the connection's slot.
+ffi.cdef[[
+typedef struct { uint32_t slot; bool open; } qpslab_sql_connection;
+typedef struct {
+  uint32_t nrows; uint32_t nfields; uint32_t pos; uint32_t slot; bool readable;
+} qpslab_sql_result;
+]]
+local SIDE = {}
+
+local function unsupported(what)
+  error("sysbench API " .. what .. " is not supported by qpslab", 3)
+end
+
+-- A method sysbench has and qpslab does not fails with its name.
+local function strict(name, methods)
+  return setmetatable(methods, { __index = function(_, k)
+    unsupported(name .. ":" .. tostring(k) .. "()")
+  end })
+end
+
+-- "SQL API error" (a closed connection, a failed prepare with no error
+-- before it), at the level of the script's call: called in tail position.
+local function api_error()
+  error("SQL API error", 3)
+end
+
+-- A failed statement: an ignored one (--mysql-ignore-errors, or
+-- sysbench.hooks.sql_error_ignorable saying so) raises an error object
+-- that restarts the event; any other is logged as sysbench's driver logs
+-- it and raised as a message at the script's call (level 3: past this
+-- function and the API method that tail-called it).
+local function raise(con, sql, errno, state, msg, ignored)
+  local side = SIDE[con.slot]
+  side.errno = errno
+  local desc = {
+    connection = con, query = sql, sql_errno = errno, sql_state = state, sql_errmsg = msg,
+  }
+  if not ignored then
+    log(0, string.format("mysql_drv_query() returned error %d (%s) for query '%s'",
+      errno, msg, tostring(sql)))
+    local hook = side.sb.hooks.sql_error_ignorable
+    ignored = type(hook) == "function" and hook(desc)
+  end
+  if ignored then
+    desc.errcode = ERR.RESTART_EVENT
+    error(desc, 3)
+  end
+  error(string.format("SQL error, errno = %d, state = '%s': %s", errno, state, msg), 3)
+end
+
+-- Result sets -------------------------------------------------------------
+-- A connection's result set is one object, reused by each statement that
+-- returns rows: it describes the latest result. A prepared statement's
+-- rows are counted, not read (nfields 0), as with sysbench's server-side
+-- statements; --db-ps-mode=disable reads them.
+local rs_methods = strict("rs", {})
+ffi.metatype("qpslab_sql_result", {
+  __index = rs_methods,
+  __tostring = function() return "<sql_result>" end,
+})
+local RESULT = ffi.typeof("qpslab_sql_result")
+
+function rs_methods.fetch_row(rs)
+  if rs.nrows == 0 or rs.nfields == 0 then
+    log(1, "attempt to fetch row from an empty result set")
+    return nil
+  end
+  local i = rs.pos
+  if i >= rs.nrows then return nil end
+  rs.pos = i + 1
+  return Q.row(rs.slot, i)
+end
+
+function rs_methods.free(rs)
+  rs.nrows = 0
+  return true
+end
+
+-- The result of a query (rows readable) or of a prepared statement.
+local function result(readable, con, sql, ok, a, b, c, d)
+  if not ok then raise(con, sql, a, b, c, d) end
+  if not a then return nil end
+  local rs = SIDE[con.slot].rs
+  rs.nrows, rs.pos, rs.readable = b, 0, readable
+  rs.nfields = readable and c or 0
+  return rs
+end
+
+-- Statements and their parameters -----------------------------------------
+local param_methods = strict("param", {})
+local param_mt = {
+  __index = param_methods,
+  __tostring = function() return "<sql_param>" end,
+}
+
+-- A parameter is { type, value, max_len } (read by qpslab at each
+-- execution); its type is what sysbench binds it as: BIGINT, DOUBLE or
+-- VARCHAR. Text longer than max_len is cut, as sysbench's buffer cuts it.
+function param_methods.set(p, v)
+  if p[1] == TYPES.VARCHAR and type(v) == "string" and #v > p[3] then
+    v = v:sub(1, p[3])
+  end
+  p[2] = v
+end
+
+function param_methods.set_rand_str(p, fmt)
+  if p[1] ~= TYPES.VARCHAR then
+    error("Unsupported argument type: " .. tostring(p[1]), 2)
+  end
+  param_methods.set(p, rand().string(fmt))
+end
+
+local stmt_methods = strict("stmt", {})
+local stmt_mt = {
+  __index = stmt_methods,
+  __tostring = function() return "<sql_statement>" end,
+}
+
+local BIND_AS = {
+  [TYPES.TINYINT] = TYPES.BIGINT, [TYPES.SMALLINT] = TYPES.BIGINT,
+  [TYPES.INT] = TYPES.BIGINT, [TYPES.BIGINT] = TYPES.BIGINT,
+  [TYPES.FLOAT] = TYPES.DOUBLE, [TYPES.DOUBLE] = TYPES.DOUBLE,
+  [TYPES.CHAR] = TYPES.VARCHAR, [TYPES.VARCHAR] = TYPES.VARCHAR,
+}
+
+function stmt_methods.bind_create(stmt, ty, len)
+  local as = BIND_AS[ty]
+  if as == nil then
+    error("Unsupported argument type: " .. tostring(ty), 2)
+  end
+  if as ~= TYPES.VARCHAR then len = 8 end
+  return setmetatable({ as, nil, len }, param_mt)
+end
+
+function stmt_methods.bind_param(stmt, ...)
+  local n = select("#", ...)
+  if n < 1 then return nil end
+  local b = {}
+  for i = 1, n do b[i] = select(i, ...) end
+  stmt.binds = b
+  return 0
+end
+
+function stmt_methods.execute(stmt)
+  if stmt.closed then error("execute of a closed statement", 2) end
+  return result(stmt.text, stmt.con, "<prepared statement>",
+    yield(R.EXEC, stmt.id, stmt.binds))
+end
+
+function stmt_methods.close(stmt)
+  if not stmt.closed then
+    stmt.closed = true
+    yield(R.CLOSE, stmt.id)
+  end
+  return 0
+end
+
+-- Connections -------------------------------------------------------------
+local con_methods = strict("con", {})
+ffi.metatype("qpslab_sql_connection", {
+  __index = con_methods,
+  __tostring = function() return "<sql_connection>" end,
+})
+local CONNECTION = ffi.typeof("qpslab_sql_connection")
+
+function con_methods.query(con, sql)
+  if not con.open then
+    log(1, "attempt to use an already closed connection")
+    return api_error()
+  end
+  return result(true, con, sql, yield(R.QUERY, sql))
+end
+
+-- A failed prepare, as sysbench's driver reports it: its own lines, then
+-- the connection's last error number with the state and message its
+-- client library then holds (none before any error: an API error).
+local function prepare_failed(con, sql, errno, _, msg)
+  log(0, "mysql_stmt_prepare() failed")
+  log(0, string.format('MySQL error: %d "%s"', errno, msg))
+  local last = SIDE[con.slot].errno
+  if last == nil then return api_error() end
+  error(string.format("SQL error, errno = %d, state = '00000': ", last), 2)
+end
+
+local function new_stmt(con, index, sql)
+  return setmetatable({ con = con, id = index, sql = sql, binds = {},
+    text = Q.ps_disabled == true, closed = false }, stmt_mt)
+end
+
+-- prepare and query_row raise from the lines sysbench's do (its errors
+-- name them: [string "sysbench.sql.lua"]:291 and :300).
+local positioned = assert(load(string.rep("\n", 289) .. [[
+local query, prepare_failed, new_stmt, yield, PREPARE, unpack = ...
+local function prepare(con, sql) local ok, a, b, c, d = yield(PREPARE, sql) if not ok then prepare_failed(con, sql, a, b, c, d) end return new_stmt(con, a, sql) end
+
+
+
+
+
+
+
+
+local function query_row(con, sql) local rs = query(con, sql) if rs == nil or rs.nrows == 0 then return nil end return unpack(rs:fetch_row(), 1, rs.nfields) end
+return prepare, query_row
+]], "sysbench.sql.lua"))
+con_methods.prepare, con_methods.query_row =
+  positioned(con_methods.query, prepare_failed, new_stmt, yield, R.PREPARE, unpack)
+
+-- Rows are sent in multi-row INSERTs of at most this many bytes.
+local BULK_BYTES = 512 * 1024
+
+function con_methods.bulk_insert_init(con, sql)
+  SIDE[con.slot].bulk = { head = sql, rows = {}, n = 0, bytes = #sql }
+  return true, "db_bulk_insert_init() failed"
+end
+
+local function flush(con)
+  local b = SIDE[con.slot].bulk
+  if b.n > 0 then
+    local sql = b.head .. concat(b.rows, ",", 1, b.n)
+    b.n, b.bytes = 0, #b.head
+    con_methods.query(con, sql)
+  end
+end
+
+function con_methods.bulk_insert_next(con, values)
+  local b = SIDE[con.slot].bulk
+  if b == nil then error("bulk_insert_next before bulk_insert_init", 2) end
+  if b.bytes + #values + 1 > BULK_BYTES then flush(con) end
+  b.n = b.n + 1
+  b.rows[b.n] = values
+  b.bytes = b.bytes + #values + 1
+  return true, "db_bulk_insert_next() failed"
+end
+
+function con_methods.bulk_insert_done(con)
+  local side = SIDE[con.slot]
+  if side.bulk ~= nil then
+    flush(con)
+    side.bulk = nil
+  end
+  return true, "db_bulk_insert_done() failed"
+end
+
+function con_methods.disconnect(con)
+  con_methods.bulk_insert_done(con)
+  con.open = false
+  return true
+end
+
+function con_methods.reconnect(con)
+  yield(R.RECONNECT)
+  con.open = true
+  return true
+end
+
+-- The driver: one connection per thread, opened by qpslab before the
+-- script runs; connect after disconnect opens a fresh one. `slot` is the
+-- connection's place for the rows of its results (Q.row); `sb` the
+-- environment's sysbench table (its hooks).
+local drv_methods = strict("drv", {})
+local drv_mt = {
+  __index = drv_methods,
+  __tostring = function() return "<sql_driver>" end,
+}
+
+function drv_methods.connect(drv)
+  local env = drv.env
+  local con = env.con
+  if con == nil then
+    con = CONNECTION(env.slot, true)
+    SIDE[env.slot] = { rs = RESULT(0, 0, 0, env.slot, false), sb = env.sb }
+    env.con = con
+    return con
+  end
+  if con.open then
+    unsupported("drv:connect() for a second connection in one thread")
+  end
+  con_methods.reconnect(con)
+  return con
+end
+
+function drv_methods.name()
+  return "mysql"
+end
+
+local function driver_for(slot, sb)
+  local env = { slot = slot, sb = sb }
+  return function(name)
+    if name ~= nil and name ~= "mysql" then
+      error("sysbench.sql.driver('" .. tostring(name) .. "'): qpslab drives MySQL and MariaDB only", 2)
+    end
+    Q.sql_used()
+    return setmetatable({ env = env }, drv_mt)
+  end
+end
+
+return {
+  ERR = ERR, SQL_ERR = SQL_ERR, TYPES = TYPES, driver_for = driver_for,
+  con_methods = con_methods, stmt_methods = stmt_methods,
+}
