@@ -48,6 +48,7 @@ pub async fn worker(
     let setup = Event {
         link: &link,
         counted: false,
+        tallied: false,
     };
     let Some((mut conn, mut stmts, mut session)) = set_up(id, &setup).await? else {
         return Ok(());
@@ -56,6 +57,7 @@ pub async fn worker(
     let ev = Event {
         link: &link,
         counted: true,
+        tallied: true,
     };
     let direct = go_direct(&mut conn, cfg, shared, state);
     count_io(shared, &conn, direct);
@@ -133,7 +135,12 @@ pub async fn worker(
     // flush may fail on rows already there); a step the script's guard
     // had to stop (a loop past the run's end, os.exit) fails the run.
     let teardown = if session.done() {
-        setup
+        let tear_down = Event {
+            link: &link,
+            counted: false,
+            tallied: true,
+        };
+        tear_down
             .run_alone(&mut conn, &mut stmts, session.as_mut(), &mut rows)
             .await
     } else {
@@ -372,6 +379,10 @@ struct Event<'a> {
     link: &'a Link<'a>,
     /// Whether its statements count among the run's queries.
     counted: bool,
+    /// Whether its statements count in the reads/writes/other tallies
+    /// though it is no event (a tear-down's, as sysbench counts a bulk
+    /// insert's last flush in thread_done).
+    tallied: bool,
 }
 
 impl Event<'_> {
@@ -459,14 +470,14 @@ impl Event<'_> {
                     )))
                 }
             };
-            if self.counted {
-                if step.consume != Consume::Skip {
-                    match out {
-                        Outcome::Rows(_) => st.cur.reads += 1,
-                        Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
-                        Outcome::Affected(_) => st.cur.others += 1,
-                    }
+            if self.tallied && step.consume != Consume::Skip {
+                match out {
+                    Outcome::Rows(_) => st.cur.reads += 1,
+                    Outcome::Affected(n) if n > 0 => st.cur.writes += 1,
+                    Outcome::Affected(_) => st.cur.others += 1,
                 }
+            }
+            if self.counted {
                 if let Some(h) = st.cur.kinds.get_mut(step.stat) {
                     h.record(us);
                 }
