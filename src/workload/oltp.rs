@@ -101,7 +101,7 @@ impl Family for Oltp {
         let mut o = self.inner.o.clone();
         o.threads = threads;
         Box::new(OltpSession {
-            rng: Rng::new(&o.rand, seed),
+            rng: Rng::for_connection(&o.rand, thread, seed),
             o,
             inner: self.inner.clone(),
             thread,

@@ -4,9 +4,10 @@
 //! this file opens no connection and knows no other family.
 
 use super::rand::{RandParams, Rng, Unique};
-use super::sbtest_data::fill_groups;
+use super::sbtest_data::{fill_groups, C_DIGITS, PAD_DIGITS};
 use super::script::is_script;
 use super::statements::Kind;
+use super::xoroshiro::Xoroshiro;
 use crate::protocol::Stmt;
 use anyhow::{bail, Result};
 
@@ -142,6 +143,9 @@ pub struct Op {
     pub a: i32,
     /// The second id (a range's end), when the statement takes one.
     pub b: i32,
+    /// The stream where the event draws this row's `c` (and `pad`), as
+    /// sysbench draws them between the ids (updates and inserts only).
+    pub(crate) strings: Xoroshiro,
 }
 
 impl Workload {
@@ -272,36 +276,54 @@ impl Workload {
                 1
             };
             for _ in 0..count {
-                let op = |a: u32, b: u32| Op {
+                let op = |a: u32, b: u32, strings: Xoroshiro| Op {
                     kind,
                     table,
                     a: a as i32,
                     b: b as i32,
+                    strings,
                 };
+                // the stream as it is where sysbench draws a row's strings,
+                // then moved past them
+                let strings = |rng: &mut Rng, digits: usize| {
+                    let at = *rng.stream();
+                    rng.stream().skip(digits);
+                    at
+                };
+                let none = Xoroshiro::UNUSED;
                 match kind {
-                    Kind::PointSelect | Kind::IndexUpdate | Kind::NonIndexUpdate => {
-                        ops.push(op(rng.default_in(1, size), 0));
+                    Kind::PointSelect | Kind::IndexUpdate => {
+                        ops.push(op(rng.default_in(1, size), 0, none));
+                    }
+                    Kind::NonIndexUpdate => {
+                        let c = strings(rng, C_DIGITS);
+                        ops.push(op(rng.default_in(1, size), 0, c));
                     }
                     Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
                         let begin = rng.default_in(1, size);
-                        ops.push(op(begin, begin + o.range_size.max(1) - 1));
+                        ops.push(op(begin, begin + o.range_size.max(1) - 1, none));
+                    }
+                    Kind::Delete if self == Workload::Delete => {
+                        ops.push(op(rng.default_in(1, size), 0, none));
                     }
                     Kind::Delete => {
                         let id = rng.default_in(1, size);
                         let k = rng.default_in(1, size);
-                        ops.push(op(id, 0));
-                        if self != Workload::Delete {
-                            ops.push(Op {
-                                kind: Kind::Insert,
-                                table,
-                                a: id as i32,
-                                b: k as i32,
-                            });
-                        }
+                        ops.push(op(id, 0, none));
+                        ops.push(Op {
+                            kind: Kind::Insert,
+                            table,
+                            a: id as i32,
+                            b: k as i32,
+                            strings: strings(rng, C_DIGITS + PAD_DIGITS),
+                        });
                     }
-                    Kind::Insert => ops.push(op(0, rng.default_in(1, size))),
+                    Kind::Insert => {
+                        let k = rng.default_in(1, size);
+                        ops.push(op(0, k, strings(rng, C_DIGITS + PAD_DIGITS)));
+                    }
                     Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges => {
-                        ops.push(op(0, 0))
+                        ops.push(op(0, 0, none))
                     }
                 }
             }
@@ -328,7 +350,7 @@ impl Workload {
                 stmt.set_int(1, op.b);
             }
             Kind::NonIndexUpdate => {
-                fill_groups(stmt.char_slot(0), rng);
+                fill_groups(stmt.char_slot(0), &mut op.strings.clone());
                 stmt.set_int(1, op.a);
             }
             Kind::Insert => {
@@ -343,8 +365,9 @@ impl Workload {
                 };
                 stmt.set_int(0, id);
                 stmt.set_int(1, op.b);
-                fill_groups(stmt.char_slot(2), rng);
-                fill_groups(stmt.char_slot(3), rng);
+                let mut strings = op.strings;
+                fill_groups(stmt.char_slot(2), &mut strings);
+                fill_groups(stmt.char_slot(3), &mut strings);
             }
             Kind::RandomPoints | Kind::RandomRanges => {
                 let threads = o.threads.max(1);

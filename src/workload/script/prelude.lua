@@ -479,7 +479,8 @@ function Phases.new_env(tid, command, slot)
   env.thread_id = tid
   env.sb_rand, env.sb_rand_uniform = RAND.default, RAND.uniform
   env.sb_rand_gaussian, env.sb_rand_special = RAND.gaussian, RAND.special
-  env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = RAND.string, RAND.unique, RAND.varstring
+  env.sb_rand_str, env.sb_rand_uniq = RAND.string, RAND.unique
+  env.sb_rnd = function() return tonumber(RAND.uniform_uint64() % 4294967296) end
   env.require = require_for(env)
   return env
 end
