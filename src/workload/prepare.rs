@@ -11,7 +11,7 @@ use super::family::PrepareReport;
 use super::oltp_plan::OltpOpts;
 use super::prepare_events::Progress;
 use super::rand::Rng;
-use super::sbtest_data::{fill_groups_bulk, C_LEN, PAD_LEN};
+use super::sbtest_data::{fill_groups, C_LEN, PAD_LEN};
 use crate::protocol::{Conn, ConnOpts};
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;
@@ -169,8 +169,8 @@ async fn load_table(
             }
             let last = next.saturating_add(ROWS_PER_CHUNK - 1).min(o.table_size);
             for id in next..=last {
-                fill_groups_bulk(&mut c, rng.stream());
-                fill_groups_bulk(&mut pad, rng.stream());
+                fill_groups(&mut c, rng.stream());
+                fill_groups(&mut pad, rng.stream());
                 let k = rng.default_in(1, o.table_size);
                 let _ = write!(buf, "{id},{k},");
                 buf.extend_from_slice(&c);

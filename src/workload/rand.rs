@@ -168,7 +168,7 @@ impl Rng {
         }
     }
 
-    /// The raw stream (strings are drawn from it, or from a copy of it).
+    /// The raw stream (strings are drawn from it).
     #[inline]
     pub(crate) fn stream(&mut self) -> &mut Xoroshiro {
         &mut self.x

@@ -15,9 +15,6 @@ pub struct Xoroshiro {
 }
 
 impl Xoroshiro {
-    /// A placeholder where no stream is needed (it draws only zeros).
-    pub const UNUSED: Xoroshiro = Xoroshiro { s: [0, 0] };
-
     /// The stream of sysbench's worker thread `thread` run with
     /// `--rand-seed=seed` (seed != 0): threads seed in order after
     /// `srandom(seed)`, each from four `random()` calls.
@@ -76,14 +73,6 @@ impl Xoroshiro {
         let n = b.wrapping_sub(a).wrapping_add(1);
         (f64::from(a) + self.unit() * f64::from(n)) as u32
     }
-
-    /// Moves `n` draws ahead (the draws a value made elsewhere took).
-    #[inline]
-    pub fn skip(&mut self, n: usize) {
-        for _ in 0..n {
-            self.next_u64();
-        }
-    }
 }
 
 #[cfg(test)]
@@ -110,13 +99,10 @@ mod tests {
     }
 
     #[test]
-    fn skip_is_drawing() {
-        let (mut a, mut b) = (Xoroshiro::from_seed(9), Xoroshiro::from_seed(9));
-        a.skip(7);
-        for _ in 0..7 {
-            b.next_u64();
-        }
-        assert_eq!(a, b);
+    fn doubles_and_ranges() {
+        let mut a = Xoroshiro::from_seed(9);
         assert!((0..1000).all(|_| (0.0..1.0).contains(&a.unit())));
+        assert!((0..1000).all(|_| (5..=9).contains(&a.uniform(5, 9))));
+        assert_eq!(a.uniform(7, 7), 7);
     }
 }

@@ -356,6 +356,9 @@ function Phases.events(env, tid)
   local hooks = env.sysbench.hooks
   while true do
     run_event(event, tid, hooks)
+    -- sysbench's latency histogram draws its slot from the thread's
+    -- generator after each event: the next event's numbers follow it
+    RAND.uniform_uint64()
     yield(0)
   end
 end
@@ -479,7 +482,13 @@ function Phases.new_env(tid, command, slot)
   env.thread_id = tid
   env.sb_rand, env.sb_rand_uniform = RAND.default, RAND.uniform
   env.sb_rand_gaussian, env.sb_rand_special = RAND.gaussian, RAND.special
-  env.sb_rand_str, env.sb_rand_uniq = RAND.string, RAND.unique
+  env.sb_rand_str = RAND.string
+  env.sb_rand_uniq = function(a, b)
+    a, b = a or 0, b or 4294967295
+    local v
+    repeat v = RAND.unique() until v >= a and v <= b
+    return v
+  end
   env.sb_rnd = function() return tonumber(RAND.uniform_uint64() % 4294967296) end
   env.require = require_for(env)
   return env
