@@ -404,6 +404,8 @@ fn rand_params(a: &LoadArgs) -> Result<RandParams> {
         spec_res: a.rand_spec_res,
         pareto_h: a.rand_pareto_h,
         zipf_exp: a.rand_zipfian_exp,
+        // sysbench takes --rand-seed as a C int and seeds srandom() with it
+        sysbench_seed: a.rand_seed as u32,
     };
     if !(0.0..1.0).contains(&a.rand_pareto_h) || a.rand_pareto_h == 0.0 {
         bail!(

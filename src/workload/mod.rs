@@ -14,6 +14,7 @@
 //! definition (sysbench's prepare command).
 
 pub mod family;
+mod glibc_random;
 pub mod oltp;
 mod oltp_plan;
 mod options;
@@ -24,6 +25,7 @@ mod sbtest_data;
 pub mod script;
 mod statements;
 pub mod tpcc;
+mod xoroshiro;
 
 pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;

@@ -6,7 +6,7 @@
 use super::family::{
     BoxFuture, Consume, Family, Op as StepOp, PrepareReport, Session, StatementSpec, Step,
 };
-use super::oltp_plan::{OltpOpts, Op, Workload};
+use super::oltp_plan::{EventPlan, OltpOpts, Workload};
 use super::options::{OptKind, OptSpec, OptValues};
 use super::rand::{RandParams, Rng, Unique};
 use super::statements::{Kind, ALL_KINDS};
@@ -101,11 +101,12 @@ impl Family for Oltp {
         let mut o = self.inner.o.clone();
         o.threads = threads;
         Box::new(OltpSession {
-            rng: Rng::new(&o.rand, seed),
+            rng: Rng::for_connection(&o.rand, thread, seed),
             o,
             inner: self.inner.clone(),
             thread,
-            ops: Vec::with_capacity(64),
+            ev: EventPlan::default(),
+            events: 0,
             pos: 0,
         })
     }
@@ -210,20 +211,29 @@ struct OltpSession {
     o: OltpOpts,
     rng: Rng,
     thread: u32,
-    ops: Vec<Op>,
+    /// The event in progress: its statements and the strings they write.
+    ev: EventPlan,
     pos: usize,
+    /// Events started so far.
+    events: u64,
 }
 
 impl Session for OltpSession {
     fn start(&mut self) {
         let i = &*self.inner;
-        i.w.plan(&self.o, &i.groups, &mut self.rng, &mut self.ops);
+        if self.events > 0 {
+            // sysbench's latency histogram draws its slot from the thread's
+            // generator after each event: the next event's numbers follow it
+            self.rng.stream().next_u64();
+        }
+        self.events += 1;
+        i.w.plan(&self.o, &i.groups, &mut self.rng, &mut self.ev);
         self.pos = 0;
     }
 
     #[inline]
     fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
-        let op = *self.ops.get(self.pos)?;
+        let op = *self.ev.ops.get(self.pos)?;
         self.pos += 1;
         let i = &*self.inner;
         let s = i.slots[slot(op.table, op.kind)] as usize;
@@ -235,6 +245,7 @@ impl Session for OltpSession {
             self.thread,
             &i.unique,
         );
+        self.ev.bind_strings(&op, &mut stmts[s]);
         Some(Step {
             op: StepOp::Execute(s),
             consume: Consume::Count,

@@ -4,7 +4,7 @@
 //! this file opens no connection and knows no other family.
 
 use super::rand::{RandParams, Rng, Unique};
-use super::sbtest_data::fill_groups;
+use super::sbtest_data::{fill_groups, C_LEN, PAD_LEN};
 use super::script::is_script;
 use super::statements::Kind;
 use crate::protocol::Stmt;
@@ -142,6 +142,50 @@ pub struct Op {
     pub a: i32,
     /// The second id (a range's end), when the statement takes one.
     pub b: i32,
+    /// Where this row's `c` (then `pad`) starts in the event's strings
+    /// (updates of c and inserts only).
+    pub(crate) strings: u32,
+}
+
+/// One planned event: its statements in order, and the `c`/`pad` values
+/// they write, drawn where sysbench draws them (between the ids). Reused
+/// from event to event: planning allocates nothing once it has grown.
+#[derive(Debug, Default)]
+pub struct EventPlan {
+    /// The statements.
+    pub ops: Vec<Op>,
+    /// The `c` and `pad` values, back to back.
+    pub(crate) strings: Vec<u8>,
+}
+
+impl EventPlan {
+    /// Draws one `len`-byte value (`c` or `pad`) onto the strings; returns
+    /// where it starts.
+    fn draw_value(&mut self, len: usize, rng: &mut Rng) -> u32 {
+        let at = self.strings.len();
+        self.strings.resize(at + len, 0);
+        fill_groups(&mut self.strings[at..], rng.stream());
+        at as u32
+    }
+
+    /// Copies `op`'s `c` (and `pad`) into `stmt`'s parameters.
+    #[inline]
+    pub(crate) fn bind_strings(&self, op: &Op, stmt: &mut Stmt) {
+        let at = op.strings as usize;
+        let copy = |slot: &mut [u8], from: usize| {
+            if let Some(v) = self.strings.get(from..from + slot.len()) {
+                slot.copy_from_slice(v);
+            }
+        };
+        match op.kind {
+            Kind::NonIndexUpdate => copy(stmt.char_slot(0), at),
+            Kind::Insert => {
+                copy(stmt.char_slot(2), at);
+                copy(stmt.char_slot(3), at + C_LEN);
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Workload {
@@ -262,8 +306,9 @@ impl Workload {
 
     /// Plans one event into `ops` (cleared first): tables and ids are drawn
     /// here, exactly in sysbench's order of draws per statement group.
-    pub fn plan(self, o: &OltpOpts, groups: &[(Kind, u32)], rng: &mut Rng, ops: &mut Vec<Op>) {
-        ops.clear();
+    pub fn plan(self, o: &OltpOpts, groups: &[(Kind, u32)], rng: &mut Rng, ev: &mut EventPlan) {
+        ev.ops.clear();
+        ev.strings.clear();
         let size = o.table_size.max(1);
         for &(kind, count) in groups {
             let table = if kind.per_table() {
@@ -272,36 +317,52 @@ impl Workload {
                 1
             };
             for _ in 0..count {
-                let op = |a: u32, b: u32| Op {
+                let op = |a: u32, b: u32, strings: u32| Op {
                     kind,
                     table,
                     a: a as i32,
                     b: b as i32,
+                    strings,
                 };
+                let none = 0;
                 match kind {
-                    Kind::PointSelect | Kind::IndexUpdate | Kind::NonIndexUpdate => {
-                        ops.push(op(rng.default_in(1, size), 0));
+                    Kind::PointSelect | Kind::IndexUpdate => {
+                        ev.ops.push(op(rng.default_in(1, size), 0, none));
+                    }
+                    Kind::NonIndexUpdate => {
+                        let c = ev.draw_value(C_LEN, rng);
+                        ev.ops.push(op(rng.default_in(1, size), 0, c));
                     }
                     Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
                         let begin = rng.default_in(1, size);
-                        ops.push(op(begin, begin + o.range_size.max(1) - 1));
+                        ev.ops
+                            .push(op(begin, begin + o.range_size.max(1) - 1, none));
+                    }
+                    Kind::Delete if self == Workload::Delete => {
+                        ev.ops.push(op(rng.default_in(1, size), 0, none));
                     }
                     Kind::Delete => {
                         let id = rng.default_in(1, size);
                         let k = rng.default_in(1, size);
-                        ops.push(op(id, 0));
-                        if self != Workload::Delete {
-                            ops.push(Op {
-                                kind: Kind::Insert,
-                                table,
-                                a: id as i32,
-                                b: k as i32,
-                            });
-                        }
+                        ev.ops.push(op(id, 0, none));
+                        let c = ev.draw_value(C_LEN, rng);
+                        ev.draw_value(PAD_LEN, rng);
+                        ev.ops.push(Op {
+                            kind: Kind::Insert,
+                            table,
+                            a: id as i32,
+                            b: k as i32,
+                            strings: c,
+                        });
                     }
-                    Kind::Insert => ops.push(op(0, rng.default_in(1, size))),
+                    Kind::Insert => {
+                        let k = rng.default_in(1, size);
+                        let c = ev.draw_value(C_LEN, rng);
+                        ev.draw_value(PAD_LEN, rng);
+                        ev.ops.push(op(0, k, c));
+                    }
                     Kind::Begin | Kind::Commit | Kind::RandomPoints | Kind::RandomRanges => {
-                        ops.push(op(0, 0))
+                        ev.ops.push(op(0, 0, none))
                     }
                 }
             }
@@ -327,10 +388,7 @@ impl Workload {
                 stmt.set_int(0, op.a);
                 stmt.set_int(1, op.b);
             }
-            Kind::NonIndexUpdate => {
-                fill_groups(stmt.char_slot(0), rng);
-                stmt.set_int(1, op.a);
-            }
+            Kind::NonIndexUpdate => stmt.set_int(1, op.a),
             Kind::Insert => {
                 let id = if self == Workload::Insert {
                     if o.auto_inc {
@@ -343,8 +401,6 @@ impl Workload {
                 };
                 stmt.set_int(0, id);
                 stmt.set_int(1, op.b);
-                fill_groups(stmt.char_slot(2), rng);
-                fill_groups(stmt.char_slot(3), rng);
             }
             Kind::RandomPoints | Kind::RandomRanges => {
                 let threads = o.threads.max(1);
@@ -377,9 +433,10 @@ mod tests {
             tables: 4,
             ..Default::default()
         };
-        let mut ops = Vec::new();
+        let mut ev = EventPlan::default();
         let mut rng = Rng::new(&o.rand, 1);
-        w.plan(&o, &w.groups(&o), &mut rng, &mut ops);
+        w.plan(&o, &w.groups(&o), &mut rng, &mut ev);
+        let ops = ev.ops;
         let reads = ops
             .iter()
             .filter(|op| {
@@ -425,12 +482,90 @@ mod tests {
     #[test]
     fn delete_insert_reuses_the_id() {
         let o = OltpOpts::default();
-        let mut ops = Vec::new();
+        let mut ev = EventPlan::default();
         let mut rng = Rng::new(&o.rand, 3);
         let w = Workload::WriteOnly;
-        w.plan(&o, &w.groups(&o), &mut rng, &mut ops);
+        w.plan(&o, &w.groups(&o), &mut rng, &mut ev);
+        let ops = ev.ops;
         let d = ops.iter().find(|x| x.kind == Kind::Delete).unwrap();
         let i = ops.iter().find(|x| x.kind == Kind::Insert).unwrap();
         assert_eq!((d.a, d.table), (i.a, i.table));
+    }
+
+    /// oltp_read_write's event as oltp_common.lua draws it: per group the
+    /// table, then per statement its ids, a row's c before its id (update)
+    /// or after id and k (delete + insert), pad after c.
+    #[test]
+    fn read_write_draws_in_sysbench_order() {
+        let o = OltpOpts {
+            tables: 3,
+            rand: RandParams {
+                sysbench_seed: 5,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let w = Workload::ReadWrite;
+        let mut ev = EventPlan::default();
+        w.plan(
+            &o,
+            &w.groups(&o),
+            &mut Rng::for_connection(&o.rand, 0, 0),
+            &mut ev,
+        );
+        let mut r = Rng::for_connection(&o.rand, 0, 0);
+        let size = o.table_size;
+        let mut want: Vec<(Kind, u32, u32)> = vec![(Kind::Begin, 1, 0)];
+        let t = r.uniform(1, 3);
+        for _ in 0..10 {
+            want.push((Kind::PointSelect, t, r.default_in(1, size)));
+        }
+        for k in [
+            Kind::SimpleRange,
+            Kind::SumRange,
+            Kind::OrderRange,
+            Kind::DistinctRange,
+        ] {
+            let t = r.uniform(1, 3);
+            want.push((k, t, r.default_in(1, size)));
+        }
+        let t = r.uniform(1, 3);
+        want.push((Kind::IndexUpdate, t, r.default_in(1, size)));
+        let t = r.uniform(1, 3);
+        let mut c = [0u8; C_LEN];
+        fill_groups(&mut c, r.stream());
+        want.push((Kind::NonIndexUpdate, t, r.default_in(1, size)));
+        let t = r.uniform(1, 3);
+        let (id, k) = (r.default_in(1, size), r.default_in(1, size));
+        want.push((Kind::Delete, t, id));
+        want.push((Kind::Insert, t, id));
+        let (mut c2, mut pad) = ([0u8; C_LEN], [0u8; PAD_LEN]);
+        fill_groups(&mut c2, r.stream());
+        fill_groups(&mut pad, r.stream());
+        want.push((Kind::Commit, 1, 0));
+        let got: Vec<(Kind, u32, u32)> = ev
+            .ops
+            .iter()
+            .map(|o| (o.kind, o.table, o.a as u32))
+            .collect();
+        assert_eq!(got, want);
+        let insert = ev.ops.iter().find(|o| o.kind == Kind::Insert).unwrap();
+        assert_eq!(insert.b as u32, k);
+        assert_eq!(ev.strings, [&c[..], &c2[..], &pad[..]].concat());
+        // oltp_delete draws the table and one id
+        let w = Workload::Delete;
+        w.plan(
+            &o,
+            &w.groups(&o),
+            &mut Rng::for_connection(&o.rand, 0, 0),
+            &mut ev,
+        );
+        let mut r = Rng::for_connection(&o.rand, 0, 0);
+        let t = r.uniform(1, 3);
+        assert_eq!(
+            (ev.ops[0].table, ev.ops[0].a as u32),
+            (t, r.default_in(1, size))
+        );
+        assert_eq!(ev.ops.len(), 1);
     }
 }

@@ -192,8 +192,8 @@ async fn load_table(
             }
             let last = next.saturating_add(ROWS_PER_CHUNK - 1).min(o.table_size);
             for id in next..=last {
-                fill_groups(&mut c, rng);
-                fill_groups(&mut pad, rng);
+                fill_groups(&mut c, rng.stream());
+                fill_groups(&mut pad, rng.stream());
                 let k = rng.default_in(1, o.table_size);
                 let _ = write!(buf, "{id},{k},");
                 buf.extend_from_slice(&c);

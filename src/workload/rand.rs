@@ -1,10 +1,12 @@
-//! Random numbers the way sysbench draws them: `--rand-type` uniform,
+//! Random numbers the way sysbench draws them (sb_rand.c's formulas over
+//! its xoroshiro128+ stream, xoroshiro.rs): `--rand-type` uniform,
 //! gaussian, special, pareto, zipfian, with sysbench's parameter names, and
-//! `rand.unique()` for insert ids. Each connection owns one `Rng`; drawing
-//! a number never allocates or locks.
+//! `rand.unique()` for insert ids. Each connection owns one `Rng`; with a
+//! fixed `--rand-seed` connection n draws what sysbench's thread n draws.
+//! Drawing a number never allocates or locks. Owns no string format (that
+//! is sbtest_data.rs) and no Lua (script/rand_api.rs).
 
-use rand::rngs::SmallRng;
-use rand::{Rng as _, RngCore, SeedableRng};
+use super::xoroshiro::Xoroshiro;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// sysbench's --rand-type distributions.
@@ -37,6 +39,10 @@ pub struct RandParams {
     pub pareto_h: f64,
     /// --rand-zipfian-exp
     pub zipf_exp: f64,
+    /// --rand-seed when given (0: not given). Connection n then draws the
+    /// stream sysbench 1.0.20's worker thread n draws.
+    #[serde(skip)]
+    pub sysbench_seed: u32,
 }
 
 impl Default for RandParams {
@@ -48,86 +54,136 @@ impl Default for RandParams {
             spec_res: 75.0,
             pareto_h: 0.2,
             zipf_exp: 0.8,
+            sysbench_seed: 0,
         }
     }
 }
 
-/// Precomputed constants of Gray et al.'s zipfian generator for 1..=n.
+/// sysbench's zipfian (rejection-inversion after Hörmann and Derflinger,
+/// as later sysbench releases draw it): the exponent's constants, and
+/// H(n + ½) for the last range size drawn.
 #[derive(Debug, Clone)]
-struct Zipf {
-    n: u64,
-    theta: f64,
-    alpha: f64,
-    zetan: f64,
-    eta: f64,
+pub(crate) struct Zipf {
+    e: f64,
+    s: f64,
+    h_x1: f64,
+    n: u32,
+    h_n: f64,
 }
 
-fn zeta(n: u64, theta: f64) -> f64 {
-    (1..=n).map(|i| 1.0 / (i as f64).powf(theta)).sum()
+/// log(1 + x) / x, by its series near 0.
+fn helper1(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.ln_1p() / x
+    } else {
+        1.0 - x * (0.5 - x * (0.333_333_333_333_333_3 - 0.25 * x))
+    }
+}
+
+/// (exp(x) − 1) / x, by its series near 0.
+fn helper2(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.exp_m1() / x
+    } else {
+        1.0 + x * 0.5 * (1.0 + x * 0.333_333_333_333_333_3 * (1.0 + 0.25 * x))
+    }
+}
+
+fn h_integral(x: f64, e: f64) -> f64 {
+    let log_x = x.ln();
+    helper2((1.0 - e) * log_x) * log_x
+}
+
+fn h(x: f64, e: f64) -> f64 {
+    (-e * x.ln()).exp()
+}
+
+fn h_integral_inverse(x: f64, e: f64) -> f64 {
+    let t = (x * (1.0 - e)).max(-1.0);
+    (helper1(t) * x).exp()
 }
 
 impl Zipf {
-    fn new(n: u64, theta: f64) -> Zipf {
-        let zetan = zeta(n, theta);
-        let zeta2 = zeta(2, theta);
+    pub(crate) fn new(e: f64) -> Zipf {
         Zipf {
-            n,
-            theta,
-            alpha: 1.0 / (1.0 - theta),
-            zetan,
-            eta: (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan),
+            e,
+            s: 2.0 - h_integral_inverse(h_integral(2.5, e) - h(2.0, e), e),
+            h_x1: h_integral(1.5, e) - 1.0,
+            n: 0,
+            h_n: 0.0,
         }
     }
 
-    fn draw(&self, u: f64) -> u64 {
-        let uz = u * self.zetan;
-        if uz < 1.0 {
-            return 1;
+    /// One try for a value in [1, n] from the uniform `u`: None when the
+    /// try is rejected (draw again).
+    #[inline]
+    pub(crate) fn try_once(&mut self, n: u32, u: f64) -> Option<u32> {
+        if n != self.n {
+            self.n = n;
+            self.h_n = h_integral(f64::from(n) + 0.5, self.e);
         }
-        if uz < 1.0 + 0.5f64.powf(self.theta) {
-            return 2;
-        }
-        1 + ((self.n as f64) * (self.eta * u - self.eta + 1.0).powf(self.alpha)) as u64
+        let v = self.h_n + u * (self.h_x1 - self.h_n);
+        let x = h_integral_inverse(v, self.e);
+        let k = ((x + 0.5) as u32).clamp(1, n.max(1));
+        let kf = f64::from(k);
+        (kf - x <= self.s || v >= h_integral(kf + 0.5, self.e) - h(kf, self.e)).then_some(k)
     }
 }
 
-/// A per-connection generator for `rand.default(a, b)` and friends.
+/// A per-connection generator for `rand.default(a, b)` and friends, with
+/// sysbench's formulas (sb_rand.c) over its [`Xoroshiro`] stream.
 pub struct Rng {
-    rng: SmallRng,
+    x: Xoroshiro,
     p: RandParams,
+    iter_mult: f64,
+    res_mult: f64,
+    pct_mult: f64,
+    pct_2_mult: f64,
     pareto_power: f64,
-    /// Zipfian tables are per range size; workloads use one or two sizes.
-    zipf: Option<Zipf>,
+    zipf: Zipf,
 }
 
 impl Rng {
-    /// A stream drawing from `p`, seeded with `seed` (one per connection).
+    /// A stream drawing from `p`, seeded with `seed`.
     pub fn new(p: &RandParams, seed: u64) -> Rng {
+        Rng::on(p, Xoroshiro::from_seed(seed))
+    }
+
+    /// Connection `thread`'s stream: with a fixed `--rand-seed`, the one
+    /// sysbench's worker thread `thread` draws; else one from `seed`.
+    pub fn for_connection(p: &RandParams, thread: u32, seed: u64) -> Rng {
+        Rng::on(p, stream_for(p, thread, seed))
+    }
+
+    fn on(p: &RandParams, x: Xoroshiro) -> Rng {
         Rng {
-            rng: SmallRng::seed_from_u64(seed),
+            x,
             p: p.clone(),
+            iter_mult: 1.0 / f64::from(p.spec_iter),
+            res_mult: 100.0 / (100.0 - p.spec_res),
+            pct_mult: p.spec_pct / 100.0,
+            pct_2_mult: p.spec_pct / 200.0,
             pareto_power: p.pareto_h.ln() / (1.0 - p.pareto_h).ln(),
-            zipf: None,
+            zipf: Zipf::new(p.zipf_exp),
         }
     }
 
+    /// The raw stream (strings are drawn from it).
+    #[inline]
+    pub(crate) fn stream(&mut self) -> &mut Xoroshiro {
+        &mut self.x
+    }
+
+    /// `sysbench.rand.uniform(a, b)`.
     #[inline]
     pub(crate) fn uniform(&mut self, a: u32, b: u32) -> u32 {
-        if b <= a {
-            return a;
-        }
-        a + (self.rng.next_u64() % u64::from(b - a + 1)) as u32
+        self.x.uniform(a, b)
     }
 
     /// A uniform double in [0, 1).
     #[inline]
     pub fn unit(&mut self) -> f64 {
-        self.rng.random::<f64>()
-    }
-
-    #[inline]
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.rng.next_u64()
+        self.x.unit()
     }
 
     /// `sysbench.rand.default(a, b)`: a draw from the configured distribution.
@@ -137,43 +193,61 @@ impl Rng {
     }
 
     /// A draw from distribution `kind` (sysbench.rand.gaussian and friends)
-    /// with the run's `--rand-*` parameters.
+    /// with the run's `--rand-*` parameters, computed as sb_rand.c does.
     #[inline]
     pub fn draw(&mut self, kind: RandType, a: u32, b: u32) -> u32 {
-        if b <= a {
-            return a;
-        }
-        let size = u64::from(b - a) + 1;
         match kind {
-            RandType::Uniform => self.uniform(a, b),
+            RandType::Uniform => self.x.uniform(a, b),
             RandType::Gaussian => {
-                let iter = self.p.spec_iter.max(1);
-                let sum: u64 = (0..iter).map(|_| u64::from(self.uniform(a, b))).sum();
-                (sum / u64::from(iter)) as u32
-            }
-            RandType::Special => {
-                let special = ((size as f64) * self.p.spec_pct / 100.0).max(1.0) as u64;
-                if self.unit() * 100.0 < self.p.spec_res {
-                    a + (self.rng.next_u64() % special) as u32
-                } else if special < size {
-                    a + (special + self.rng.next_u64() % (size - special)) as u32
-                } else {
-                    self.uniform(a, b)
+                let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
+                let mut sum = 0.0;
+                for _ in 0..self.p.spec_iter {
+                    sum += self.x.unit() * t;
                 }
+                a.wrapping_add((sum * self.iter_mult) as u32)
             }
+            RandType::Special => self.special(a, b),
             RandType::Pareto => {
-                let v = (size as f64 * self.unit().powf(self.pareto_power)) as u64;
-                a + v.min(size - 1) as u32
+                let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
+                a.wrapping_add((t * self.x.unit().powf(self.pareto_power)) as u32)
             }
             RandType::Zipfian => {
-                if self.zipf.as_ref().map(|z| z.n) != Some(size) {
-                    self.zipf = Some(Zipf::new(size, self.p.zipf_exp));
+                let n = b.wrapping_sub(a).wrapping_add(1);
+                loop {
+                    let u = self.x.unit();
+                    if let Some(k) = self.zipf.try_once(n, u) {
+                        return a.wrapping_add(k).wrapping_sub(1);
+                    }
                 }
-                let u = self.unit();
-                let v = self.zipf.as_ref().map(|z| z.draw(u)).unwrap_or(1);
-                a + (v.clamp(1, size) - 1) as u32
             }
         }
+    }
+
+    /// 'special': `spec_res`% of the draws land uniformly on the `spec_pct`%
+    /// in the middle of the range, the others are gaussian over all of it.
+    #[inline]
+    fn special(&mut self, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a));
+        let rnd = self.x.unit();
+        if rnd * (t * self.res_mult) < t {
+            let mut sum = 0.0;
+            for _ in 0..self.p.spec_iter {
+                sum += self.x.unit();
+            }
+            return (f64::from(a) + sum * t * self.iter_mult) as u32;
+        }
+        let d = t * self.pct_mult;
+        let res = rnd * (d + 1.0) + (t / 2.0 - t * self.pct_2_mult);
+        a.wrapping_add(res as u32)
+    }
+}
+
+/// The stream connection `thread` starts from (see [`Rng::for_connection`]).
+pub(crate) fn stream_for(p: &RandParams, thread: u32, seed: u64) -> Xoroshiro {
+    if p.sysbench_seed != 0 {
+        Xoroshiro::sysbench(p.sysbench_seed, thread)
+    } else {
+        Xoroshiro::from_seed(seed)
     }
 }
 
@@ -186,11 +260,14 @@ pub struct Unique {
 }
 
 impl Unique {
-    /// A sequence starting from `seed`.
+    /// A sequence from `seed`, its start and offset scrambled as sysbench
+    /// scrambles the two `random()` words it seeds the sequence with (from
+    /// the clock in sysbench: its sequence never repeats between runs).
     pub fn new(seed: u32) -> Unique {
+        let (index, offset) = (seed, seed.rotate_left(16) ^ 0x2545_F491);
         Unique {
-            next: AtomicU32::new(seed),
-            offset: seed.wrapping_mul(0x9E37_79B9),
+            next: AtomicU32::new(permute(permute(index).wrapping_add(0x682f_0161))),
+            offset: permute(permute(offset).wrapping_add(0x4679_0905)),
         }
     }
 
@@ -228,6 +305,90 @@ mod tests {
         (0..n).map(|_| r.default_in(1, 1000)).collect()
     }
 
+    /// tests/sysbench_diff/rand.lua's first draws, in its order, on
+    /// sysbench's thread 0 with --rand-seed=42.
+    fn rand_lua_lines(p: RandParams) -> Vec<String> {
+        let p = RandParams {
+            sysbench_seed: 42,
+            ..p
+        };
+        let mut r = Rng::for_connection(&p, 0, 0);
+        let five = |r: &mut Rng, kind: Option<RandType>| {
+            let v: Vec<String> = (0..5)
+                .map(|_| match kind {
+                    Some(k) => r.draw(k, 1, 1000),
+                    None => r.default_in(1, 1000),
+                })
+                .map(|v| v.to_string())
+                .collect();
+            v.join(" ")
+        };
+        let mut out = vec![five(&mut r, None)];
+        for k in [
+            RandType::Uniform,
+            RandType::Gaussian,
+            RandType::Special,
+            RandType::Pareto,
+        ] {
+            out.push(five(&mut r, Some(k)));
+        }
+        out.push(r.stream().next_u64().to_string());
+        out.push(format!("{:.6}", r.unit()));
+        let s: String = "###-@@@-###"
+            .bytes()
+            .map(|c| match c {
+                b'#' => r.uniform(u32::from(b'0'), u32::from(b'9')) as u8 as char,
+                b'@' => r.uniform(u32::from(b'a'), u32::from(b'z')) as u8 as char,
+                c => c as char,
+            })
+            .collect();
+        out.push(s);
+        out
+    }
+
+    #[test]
+    fn draws_what_sysbench_draws_with_a_fixed_seed() {
+        // /usr/bin/sysbench rand.lua --rand-seed=42 --events=1 run (1.0.20)
+        let default = rand_lua_lines(RandParams::default());
+        assert_eq!(
+            default,
+            [
+                "499 503 503 502 498",
+                "999 844 607 224 381",
+                "600 410 501 474 420",
+                "500 504 290 498 475",
+                "1 1 352 306 20",
+                "6916154342417049446",
+                "0.730987",
+                "739-vwp-808",
+            ]
+        );
+        let with = |kind, f: fn(&mut RandParams)| {
+            let mut p = RandParams {
+                kind,
+                ..Default::default()
+            };
+            f(&mut p);
+            rand_lua_lines(p)
+        };
+        let gaussian = with(RandType::Gaussian, |_| {});
+        assert_eq!(gaussian[0], "587 577 409 488 472");
+        assert_eq!(gaussian[1], "279 24 423 874 713");
+        assert_eq!(gaussian[4], "8 1 220 488 441");
+        let uniform = with(RandType::Uniform, |_| {});
+        assert_eq!(uniform[0], "363 704 748 612 265");
+        let pareto = with(RandType::Pareto, |p| p.pareto_h = 0.5);
+        assert_eq!(pareto[0], "363 704 748 612 265");
+        assert_eq!(pareto[4], "314 318 865 849 579");
+        let special = with(RandType::Special, |p| {
+            p.spec_pct = 5.0;
+            p.spec_res = 50.0;
+        });
+        assert_eq!(special[0], "622 508 521 507 437");
+        assert_eq!(special[3], "516 501 509 516 520");
+        assert_eq!(special[4], "20 275 1 245 376");
+    }
+
     #[test]
     fn every_distribution_stays_in_range() {
         for k in [
@@ -246,9 +407,11 @@ mod tests {
 
     #[test]
     fn special_hits_the_special_percent() {
+        // sysbench puts the special 1% in the middle of the range; the
+        // other draws are gaussian around the middle too, and add a little
         let d = draws(RandType::Special, 100_000);
-        let hot = d.iter().filter(|&&v| v <= 10).count() as f64 / d.len() as f64;
-        assert!((0.72..0.78).contains(&hot), "{hot}");
+        let hot = d.iter().filter(|&&v| (490..=510).contains(&v)).count() as f64 / d.len() as f64;
+        assert!((0.75..0.82).contains(&hot), "{hot}");
     }
 
     #[test]

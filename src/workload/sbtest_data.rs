@@ -1,28 +1,27 @@
 //! sysbench's data format: `c` is 10 groups of 11 random digits joined by
 //! '-', `pad` is 5 such groups. Values are written in place into a buffer.
 
+use super::xoroshiro::Xoroshiro;
+
 /// Length of a `c` value (10 × 11 digits + 9 dashes).
 pub(crate) const C_LEN: usize = 119;
 /// Length of a `pad` value (5 × 11 digits + 4 dashes).
 pub(crate) const PAD_LEN: usize = 59;
 
-/// Fills `out` with groups of 11 random digits separated by '-'.
+/// Fills `out` with groups of 11 random digits separated by '-', one draw
+/// per digit as sysbench's `sysbench.rand.string("###…")` makes them (a
+/// run's strings with a fixed seed: the same draws as sysbench's). Fewer
+/// instructions than cutting 18 digits out of one draw (valgrind).
 #[inline]
-pub(crate) fn fill_groups(out: &mut [u8], rng: &mut super::rand::Rng) {
-    // 18 decimal digits per 64-bit draw (all uniform: 10^18 < 2^64 / 10).
-    let (mut x, mut left) = (0u64, 0);
-    for (i, b) in out.iter_mut().enumerate() {
-        if i % 12 == 11 {
-            *b = b'-';
-            continue;
+pub(crate) fn fill_groups(out: &mut [u8], x: &mut Xoroshiro) {
+    for group in out.chunks_mut(12) {
+        let (digits, dash) = group.split_at_mut(group.len().min(11));
+        for b in digits {
+            *b = x.uniform(u32::from(b'0'), u32::from(b'9')) as u8;
         }
-        if left == 0 {
-            x = rng.next_u64() % 1_000_000_000_000_000_000;
-            left = 18;
+        if let Some(d) = dash.first_mut() {
+            *d = b'-';
         }
-        *b = b'0' + (x % 10) as u8;
-        x /= 10;
-        left -= 1;
     }
 }
 
@@ -46,10 +45,13 @@ mod tests {
         let mut r = Rng::new(&RandParams::default(), 1);
         let mut c = [0u8; C_LEN];
         let mut pad = [0u8; PAD_LEN];
-        fill_groups(&mut c, &mut r);
-        fill_groups(&mut pad, &mut r);
+        fill_groups(&mut c, r.stream());
+        fill_groups(&mut pad, r.stream());
         assert!(is_valid(std::str::from_utf8(&c).unwrap(), 10));
         assert!(is_valid(std::str::from_utf8(&pad).unwrap(), 5));
+        // one draw per digit: 110 for c, 55 for pad
+        assert_eq!(c.iter().filter(|b| b.is_ascii_digit()).count(), 110);
+        assert_eq!(pad.iter().filter(|b| b.is_ascii_digit()).count(), 55);
         assert!(!is_valid("123-456", 2));
     }
 }

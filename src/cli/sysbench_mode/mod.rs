@@ -80,6 +80,14 @@ fn run(argv: &[String]) -> i32 {
         print_usage();
         return 0;
     }
+    // sysbench 1.0.20 checks the distribution first (it has no zipfian)
+    if !["uniform", "gaussian", "special", "pareto"].contains(&general.rand_type.as_str()) {
+        outln!(
+            "FATAL: Invalid random numbers distribution: {}.",
+            general.rand_type
+        );
+        return 1;
+    }
     // (sysbench says its banner at the notice level: verbosity 3)
     if general.verbosity >= 3 {
         outln!("{}\n", banner());

@@ -147,7 +147,14 @@ function API.legacy_rand(env, rand)
   env.sb_rnd = function() return tonumber(rand.uniform_uint64() % 4294967296) end
   env.sb_rand, env.sb_rand_uniform = rand.default, rand.uniform
   env.sb_rand_gaussian, env.sb_rand_special = rand.gaussian, rand.special
-  env.sb_rand_str, env.sb_rand_uniq, env.sb_rand_varstr = rand.string, rand.unique, rand.varstring
+  env.sb_rand_str = rand.string
+  -- (sysbench's: unique values drawn until one falls in [a, b])
+  env.sb_rand_uniq = function(a, b)
+    a, b = a or 0, b or 4294967295
+    local v
+    repeat v = rand.unique() until v >= a and v <= b
+    return v
+  end
 end
 
 -- The globals sysbench.compat.lua defines in each environment.

@@ -1,52 +1,118 @@
--- sysbench.rand's integer distributions in Lua, on LuaJIT's own generator
--- (math.random, seeded per connection): the interpreter calls no Rust for
--- the draws an event makes most. The same formulas as the built-in
--- workloads' Rng (workload/rand.rs). Zipfian (whose constants take a pass
--- over the whole range) and the string functions stay in Rust (`R`).
+-- sysbench.rand as sysbench 1.0.20 offers it, drawing what it draws: its
+-- xoroshiro128+ stream (on LuaJIT's 64-bit integers, the state in an FFI
+-- array: the interpreter calls no Rust for a draw) and sb_rand.c's
+-- formulas in the same floating-point steps, so a fixed --rand-seed gives
+-- sysbench's numbers. The built-in workloads draw the same way in Rust
+-- (workload/rand.rs, xoroshiro.rs). unique() and the zipfian's
+-- rejection test stay in Rust (`R`). No zipfian or varstring here:
+-- 1.0.20 has neither in its Lua API.
 --
--- Called with (R, params): params = { kind, spec_iter, spec_pct,
--- spec_res, pareto_h, seed }. Returns the sysbench.rand table.
+-- Called with (R, p): p = { kind, spec_iter, spec_pct, spec_res,
+-- pareto_h, s0_hi, s0_lo, s1_hi, s1_lo } (the stream's two words in
+-- 32-bit halves). Returns the sysbench.rand table.
 
 local R, p = ...
-local random, floor, min, max, log = math.random, math.floor, math.min, math.max, math.log
-math.randomseed(p.seed)
+local ffi, bit = require("ffi"), require("bit")
+local floor, log, byte = math.floor, math.log, string.byte
+local bxor, lshift, rshift, rol = bit.bxor, bit.lshift, bit.rshift, bit.rol
+
+local U64 = ffi.typeof("uint64_t")
+local state = ffi.new("uint64_t[2]")
+state[0] = lshift(U64(p.s0_hi), 32) + p.s0_lo
+state[1] = lshift(U64(p.s1_hi), 32) + p.s1_lo
+
+-- sb_rand_uniform_uint64
+local function next64()
+  local s0, s1 = state[0], state[1]
+  local out = s0 + s1
+  s1 = bxor(s1, s0)
+  state[0] = bxor(rol(s0, 55), s1, lshift(s1, 14))
+  state[1] = rol(s1, 36)
+  return out
+end
+
+-- sb_rand_uniform_double: the top 52 bits as the fraction of [0, 1)
+local TWO_52 = 2 ^ -52
+local function double()
+  return tonumber(rshift(next64(), 12)) * TWO_52
+end
+
+-- A Lua number as the uint32_t sysbench's FFI declarations take.
+local TWO_32 = 2 ^ 32
+local function u32(x)
+  if x >= 0 and x < TWO_32 then return floor(x) end
+  return (x >= 0 and floor(x) or -floor(-x)) % TWO_32
+end
 
 local function uniform(a, b)
-  if b <= a then return a end
-  return random(a, b)
+  a, b = u32(a), u32(b)
+  return floor(a + double() * ((b - a + 1) % TWO_32)) % TWO_32
 end
 
-local iter = max(1, p.spec_iter)
+local iter = p.spec_iter
+local iter_mult = 1 / iter
 local function gaussian(a, b)
-  if b <= a then return a end
-  local sum = 0
-  for _ = 1, iter do sum = sum + random(a, b) end
-  return floor(sum / iter)
+  a, b = u32(a), u32(b)
+  local t, sum = (b - a + 1) % TWO_32, 0
+  for _ = 1, iter do sum = sum + double() * t end
+  return (a + floor(sum * iter_mult)) % TWO_32
 end
 
-local spec_pct, spec_res = p.spec_pct, p.spec_res
+local res_mult = 100 / (100 - p.spec_res)
+local pct_mult, pct_2_mult = p.spec_pct / 100, p.spec_pct / 200
 local function special(a, b)
-  if b <= a then return a end
-  local size = b - a + 1
-  local hot = max(1, floor(size * spec_pct / 100))
-  if random() * 100 < spec_res then
-    return a + random(0, hot - 1)
-  elseif hot < size then
-    return a + hot + random(0, size - hot - 1)
+  a, b = u32(a), u32(b)
+  local t = (b - a) % TWO_32
+  local rnd = double()
+  if rnd * (t * res_mult) < t then
+    local sum = 0
+    for _ = 1, iter do sum = sum + double() end
+    return floor(a + sum * t * iter_mult) % TWO_32
   end
-  return random(a, b)
+  local d = t * pct_mult
+  local res = rnd * (d + 1) + (t / 2 - t * pct_2_mult)
+  return (a + floor(res)) % TWO_32
 end
 
 local power = log(p.pareto_h) / log(1 - p.pareto_h)
 local function pareto(a, b)
-  if b <= a then return a end
-  local size = b - a + 1
-  return a + min(floor(size * random() ^ power), size - 1)
+  a, b = u32(a), u32(b)
+  local t = (b - a + 1) % TWO_32
+  return (a + floor(t * double() ^ power)) % TWO_32
+end
+
+-- --rand-type=zipfian (qpslab's own runs: sysbench 1.0.20 refuses it)
+local zipf_try = R.zipf_try
+local function zipfian(a, b)
+  a, b = u32(a), u32(b)
+  local n = (b - a + 1) % TWO_32
+  local k
+  repeat k = zipf_try(n, double()) until k
+  return (a + k - 1) % TWO_32
+end
+
+-- sb_rand_str: '#' a digit, '@' a lowercase letter, one draw each
+local buf, cap = nil, 0
+local function rand_string(fmt)
+  local n = #fmt
+  if n > cap then
+    buf, cap = ffi.new("uint8_t[?]", n), n
+  end
+  for i = 1, n do
+    local c = byte(fmt, i)
+    if c == 35 then
+      c = floor(48 + double() * 10)
+    elseif c == 64 then
+      c = floor(97 + double() * 26)
+    end
+    buf[i - 1] = c
+  end
+  return ffi.string(buf, n)
 end
 
 local by_kind = {
   uniform = uniform, gaussian = gaussian, special = special, pareto = pareto,
-  zipfian = R.zipfian,
+  zipfian = zipfian,
 }
 
 return {
@@ -55,10 +121,8 @@ return {
   gaussian = gaussian,
   special = special,
   pareto = pareto,
-  zipfian = R.zipfian,
-  uniform_double = function() return random() end,
-  uniform_uint64 = R.uniform_uint64,
-  string = R.string,
-  varstring = R.varstring,
+  uniform_double = double,
+  uniform_uint64 = next64,
+  string = rand_string,
   unique = R.unique,
 }

@@ -1,90 +1,36 @@
-//! `sysbench.rand.*` for scripts: the same distributions and `--rand-*`
-//! parameters as the built-in workloads. The frequent integer draws are
-//! Lua (rand.lua, on LuaJIT's generator: no call into Rust per draw); the
-//! zipfian draw, strings and `unique()` are here, over the connection's
-//! [`Rng`].
+//! `sysbench.rand.*` for scripts, as sysbench 1.0.20 offers it: the draws
+//! are Lua (rand.lua: sysbench's xoroshiro128+ stream and sb_rand.c's
+//! formulas, so a fixed `--rand-seed` gives sysbench's numbers, with no
+//! call into Rust per draw); `unique()` and the zipfian's rejection test
+//! are here. Owns no connection state and no other part of the API.
 //!
 //! - `uniform(a, b)`, `default(a, b)` (the `--rand-type` distribution),
-//!   `gaussian`, `special`, `pareto`, `zipfian`: integers in [a, b];
-//! - `uniform_double()`: [0, 1); `uniform_uint64()`;
+//!   `gaussian`, `special`, `pareto`: integers in [a, b];
+//! - `uniform_double()`: [0, 1); `uniform_uint64()`: a uint64_t cdata;
 //! - `string(fmt)`: `#` becomes a digit, `@` a lowercase letter, anything
-//!   else stays; `varstring(min, max)`: min..max letters and digits;
+//!   else stays;
 //! - `unique()`: distinct 32-bit values across every connection of the run.
 
-use crate::workload::rand::RandType;
+use crate::workload::rand::{RandType, Zipf};
+use crate::workload::xoroshiro::Xoroshiro;
 use crate::workload::RandParams;
-use crate::workload::{Rng, Unique};
+use crate::workload::Unique;
 use mlua::{Lua, Table};
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
-/// Draws in [a, b] from `kind`; ranges beyond 32 bits are drawn uniformly.
-fn ranged(rng: &mut Rng, kind: RandType, a: i64, b: i64) -> i64 {
-    if b <= a {
-        return a;
-    }
-    match (u32::try_from(a), u32::try_from(b)) {
-        (Ok(a), Ok(b)) => i64::from(rng.draw(kind, a, b)),
-        _ => {
-            let span = (b - a) as u64 + 1;
-            a + (rng.next_u64() % span) as i64
-        }
-    }
-}
-
-const ALNUM: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-
-/// The `sysbench.rand` table of one state: rand.lua's distributions on
-/// LuaJIT's generator, with what stays in Rust.
+/// The `sysbench.rand` table of one state, drawing from `stream`.
 pub(crate) fn rand_table(
     lua: &Lua,
-    rng: Rc<RefCell<Rng>>,
     unique: Arc<Unique>,
     p: &RandParams,
-    seed: u64,
+    stream: Xoroshiro,
 ) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    let r = rng.clone();
+    let zipf = RefCell::new(Zipf::new(p.zipf_exp));
     t.set(
-        "zipfian",
-        lua.create_function(move |_, (a, b): (i64, i64)| {
-            Ok(ranged(&mut r.borrow_mut(), RandType::Zipfian, a, b))
-        })?,
-    )?;
-    let r = rng.clone();
-    t.set(
-        "uniform_uint64",
-        lua.create_function(move |_, ()| Ok(r.borrow_mut().next_u64() as f64))?,
-    )?;
-    let r = rng.clone();
-    t.set(
-        "string",
-        lua.create_function(move |lua, fmt: mlua::LuaString| {
-            let mut r = r.borrow_mut();
-            let mut out = fmt.as_bytes().to_vec();
-            for b in out.iter_mut() {
-                match *b {
-                    b'#' => *b = b'0' + (r.next_u64() % 10) as u8,
-                    b'@' => *b = b'a' + (r.next_u64() % 26) as u8,
-                    _ => {}
-                }
-            }
-            lua.create_string(&out)
-        })?,
-    )?;
-    let r = rng;
-    t.set(
-        "varstring",
-        lua.create_function(move |lua, (min, max): (i64, i64)| {
-            let mut r = r.borrow_mut();
-            let (min, max) = (min.max(0), max.max(min.max(0)));
-            let len = ranged(&mut r, RandType::Uniform, min, max) as usize;
-            let out: Vec<u8> = (0..len)
-                .map(|_| ALNUM[(r.next_u64() % ALNUM.len() as u64) as usize])
-                .collect();
-            lua.create_string(&out)
-        })?,
+        "zipf_try",
+        lua.create_function(move |_, (n, u): (u32, f64)| Ok(zipf.borrow_mut().try_once(n, u)))?,
     )?;
     t.set(
         "unique",
@@ -103,8 +49,11 @@ pub(crate) fn rand_table(
     params.set("spec_pct", p.spec_pct)?;
     params.set("spec_res", p.spec_res)?;
     params.set("pareto_h", p.pareto_h)?;
-    // LuaJIT seeds from a double: keep the seed exact (53 bits).
-    params.set("seed", (seed & ((1 << 53) - 1)) as f64)?;
+    let [s0, s1] = stream.words();
+    params.set("s0_hi", s0 >> 32)?;
+    params.set("s0_lo", s0 & 0xffff_ffff)?;
+    params.set("s1_hi", s1 >> 32)?;
+    params.set("s1_lo", s1 & 0xffff_ffff)?;
     lua.load(include_str!("rand.lua"))
         .set_name("=qpslab rand")
         .call((t, params))
@@ -114,39 +63,93 @@ pub(crate) fn rand_table(
 mod tests {
     use super::*;
 
-    fn draws(kind: RandType, n: usize) -> Vec<i64> {
-        let lua = Lua::new();
-        let p = RandParams {
+    fn table(kind: RandType, f: fn(&mut RandParams)) -> (Lua, Table) {
+        // SAFETY: a test's own state, with the libraries scripts get (ffi)
+        let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
+        let mut p = RandParams {
             kind,
+            sysbench_seed: 42,
             ..Default::default()
         };
-        let rng = Rc::new(RefCell::new(Rng::new(&p, 7)));
-        let t = rand_table(&lua, rng, Arc::new(Unique::new(1)), &p, 7).unwrap();
-        let f: mlua::Function = t.get("default").unwrap();
-        (0..n).map(|_| f.call::<i64>((1, 1000)).unwrap()).collect()
+        f(&mut p);
+        let stream = crate::workload::rand::stream_for(&p, 0, 0);
+        let t = rand_table(&lua, Arc::new(Unique::new(1)), &p, stream).unwrap();
+        (lua, t)
+    }
+
+    fn five(t: &Table, name: &str) -> String {
+        let f: mlua::Function = t.get(name).unwrap();
+        let v: Vec<String> = (0..5)
+            .map(|_| f.call::<i64>((1, 1000)).unwrap().to_string())
+            .collect();
+        v.join(" ")
+    }
+
+    /// tests/sysbench_diff/rand.lua's lines, drawn as it draws them.
+    fn rand_lua_lines(t: &Table) -> Vec<String> {
+        let mut out: Vec<String> = ["default", "uniform", "gaussian", "special", "pareto"]
+            .iter()
+            .map(|n| five(t, n))
+            .collect();
+        let u64f: mlua::Function = t.get("uniform_uint64").unwrap();
+        let v: mlua::Value = u64f.call(()).unwrap();
+        out.push(v.to_string().unwrap());
+        let d: mlua::Function = t.get("uniform_double").unwrap();
+        out.push(format!("{:.6}", d.call::<f64>(()).unwrap()));
+        let s: mlua::Function = t.get("string").unwrap();
+        out.push(s.call::<String>("###-@@@-###").unwrap());
+        out
     }
 
     #[test]
-    fn lua_draws_follow_the_rand_type() {
-        for k in [
+    fn lua_draws_what_sysbench_draws() {
+        // /usr/bin/sysbench rand.lua --rand-seed=42 --events=1 run (1.0.20)
+        let (_lua, t) = table(RandType::Special, |_| {});
+        assert_eq!(
+            rand_lua_lines(&t),
+            [
+                "499 503 503 502 498",
+                "999 844 607 224 381",
+                "600 410 501 474 420",
+                "500 504 290 498 475",
+                "1 1 352 306 20",
+                "6916154342417049446ULL",
+                "0.730987",
+                "739-vwp-808",
+            ]
+        );
+        let (_lua, t) = table(RandType::Gaussian, |_| {});
+        assert_eq!(five(&t, "default"), "587 577 409 488 472");
+        let (_lua, t) = table(RandType::Special, |p| {
+            p.spec_pct = 5.0;
+            p.spec_res = 50.0;
+        });
+        assert_eq!(rand_lua_lines(&t)[3], "516 501 509 516 520");
+    }
+
+    #[test]
+    fn lua_and_rust_draw_alike() {
+        for kind in [
             RandType::Uniform,
             RandType::Gaussian,
             RandType::Special,
             RandType::Pareto,
             RandType::Zipfian,
         ] {
-            assert!(
-                draws(k, 5000).iter().all(|v| (1..=1000).contains(v)),
-                "{k:?}"
-            );
+            let (_lua, t) = table(kind, |_| {});
+            let p = RandParams {
+                kind,
+                sysbench_seed: 42,
+                ..Default::default()
+            };
+            let mut r = crate::workload::Rng::for_connection(&p, 0, 0);
+            let f: mlua::Function = t.get("default").unwrap();
+            for (a, b) in [(1, 1000), (5, 5), (0, 4_000_000_000), (7, 100_000)] {
+                for _ in 0..200 {
+                    let lua_v = f.call::<i64>((a, b)).unwrap();
+                    assert_eq!(lua_v, i64::from(r.default_in(a, b)), "{kind:?} {a} {b}");
+                }
+            }
         }
-        // special: 75% of draws land on the first 1% of the range
-        let d = draws(RandType::Special, 50_000);
-        let hot = d.iter().filter(|&&v| v <= 10).count() as f64 / d.len() as f64;
-        assert!((0.72..0.78).contains(&hot), "{hot}");
-        // uniform: every tenth of the range gets about a tenth
-        let d = draws(RandType::Uniform, 50_000);
-        let low = d.iter().filter(|&&v| v <= 100).count() as f64 / d.len() as f64;
-        assert!((0.08..0.12).contains(&low), "{low}");
     }
 }

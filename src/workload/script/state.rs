@@ -11,7 +11,7 @@ use super::def::{OptValue, ScriptDef};
 use super::guard::{Guard, StepKind, Stop};
 use super::rand_api::rand_table;
 use crate::protocol::Rows;
-use crate::workload::Rng;
+use crate::workload::rand::stream_for;
 use mlua::{Function, Lua, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -103,7 +103,7 @@ pub fn sql_used() -> bool {
 
 /// `Q` for prelude.lua: the options' values, versions, the random
 /// functions, the row reader.
-fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
+fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result<Table> {
     let q = lua.create_table()?;
     q.set(
         "sql_used",
@@ -121,7 +121,7 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
     q.set("sql_source", include_str!("sql.lua"))?;
     q.set("api_source", include_str!("api.lua"))?;
     q.set("opt", opt_table(lua, def)?)?;
-    q.set("rand", def_rand(lua, def, seed)?)?;
+    q.set("rand", def_rand(lua, def, tid, seed)?)?;
     Ok(q)
 }
 
@@ -140,17 +140,19 @@ fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
     Ok(opt)
 }
 
-/// `sysbench.rand` drawing as `def` asks.
-fn def_rand(lua: &Lua, def: &ScriptDef, seed: u64) -> mlua::Result<Table> {
-    let rng = Rc::new(RefCell::new(Rng::new(&def.rand, seed)));
-    rand_table(lua, rng, def.unique.clone(), &def.rand, seed)
+/// `sysbench.rand` drawing as `def` asks: the stream of connection `tid`
+/// (sysbench's thread `tid` with a fixed --rand-seed); the host's other
+/// connections share it.
+fn def_rand(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result<Table> {
+    let stream = stream_for(&def.rand, tid, seed);
+    rand_table(lua, def.unique.clone(), &def.rand, stream)
 }
 
 impl Host {
     /// A fresh state for `def`: libraries, module path, prelude, the
     /// script compiled (not run: each connection runs it in its own
     /// environment).
-    fn new(def: &ScriptDef, seed: u64) -> Result<Rc<Host>, String> {
+    fn new(def: &ScriptDef, tid: u32, seed: u64) -> Result<Rc<Host>, String> {
         // SAFETY: a script is the user's own program, given every library
         // sysbench gives it (debug and ffi included), as sysbench does.
         let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
@@ -180,7 +182,7 @@ impl Host {
         let jit: Table = lua.globals().get("jit").map_err(fail)?;
         let off: Function = jit.get("off").map_err(fail)?;
         off.call::<()>((chunk.clone(), true)).map_err(fail)?;
-        let q = bridge_table(&lua, def, seed).map_err(fail)?;
+        let q = bridge_table(&lua, def, tid, seed).map_err(fail)?;
         let rows: Rc<RefCell<Vec<Rows>>> = Rc::default();
         let all = rows.clone();
         let row = lua
@@ -215,7 +217,7 @@ impl Host {
     }
 
     /// This thread's host for `def`, made on first use.
-    fn for_def(def: &ScriptDef, seed: u64) -> Result<Rc<Host>, String> {
+    fn for_def(def: &ScriptDef, tid: u32, seed: u64) -> Result<Rc<Host>, String> {
         if let Some(h) = HOSTS.with(|h| {
             h.borrow()
                 .iter()
@@ -224,7 +226,7 @@ impl Host {
         }) {
             return Ok(h);
         }
-        let h = Host::new(def, seed)?;
+        let h = Host::new(def, tid, seed)?;
         HOSTS.with(|all| all.borrow_mut().push((def.id, h.clone())));
         Ok(h)
     }
@@ -234,7 +236,7 @@ impl Host {
 /// the script's chunk run in it. Err is the script's error (file:line and
 /// message).
 pub fn load(def: &ScriptDef, command: &str, tid: u32, seed: u64) -> Result<ScriptState, String> {
-    let host = Host::for_def(def, seed)?;
+    let host = Host::for_def(def, tid, seed)?;
     let slot = host.next_slot.get();
     host.next_slot.set(slot + 1);
     host.rows.borrow_mut().push(Rows::new());
@@ -308,7 +310,8 @@ impl ScriptState {
         rebind.call::<()>((
             self.env.clone(),
             opt_table(lua, def)?,
-            def_rand(lua, def, seed)?,
+            // (the main state's: sysbench's main thread)
+            def_rand(lua, def, 0, seed)?,
             def.ps_disabled(),
         ))
     }
