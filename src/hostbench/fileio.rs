@@ -2,15 +2,18 @@
 //! (test_file.N) of `--file-total-size` in all, `run` reads and writes
 //! `--file-block-size` blocks of them (sequentially or at random blocks,
 //! fsyncing every `--file-fsync-freq` requests), `cleanup` removes them.
-//! Synchronous I/O (pread/pwrite) or mmap'ed files (copies in and out of
-//! a shared mapping, msync for fsync); `async` is refused.
+//! Synchronous I/O (pread/pwrite), mmap'ed files (copies in and out of
+//! a shared mapping, msync for fsync), or asynchronous requests with a
+//! backlog per thread (fileio_async.rs, on io_uring).
 //! Owns the files in the directory it is given and the I/O on them.
 
 use super::driver::Worker;
+use super::fileio_async::{AsyncIo, Kind};
 use super::HostError;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::fs::{File, OpenOptions};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -124,6 +127,9 @@ pub struct FileOptions {
     pub rw_ratio: f64,
     /// --file-io-mode=mmap (else sync).
     pub mmap: bool,
+    /// --file-io-mode=async: requests in flight per thread
+    /// (--file-async-backlog); None: not async.
+    pub async_backlog: Option<u32>,
 }
 
 impl FileOptions {
@@ -343,6 +349,7 @@ pub struct FileWorker {
     offset: usize,
     rng: SmallRng,
     op: Option<Op>,
+    aio: Option<AsyncIo>,
 }
 
 /// One worker per thread over the open files.
@@ -372,9 +379,35 @@ pub fn workers(
                 offset,
                 rng: SmallRng::seed_from_u64(seed.wrapping_add(u64::from(t))),
                 op: None,
+                aio: None,
             }
         })
         .collect()
+}
+
+/// `workers` for --file-io-mode=async: each with its ring.
+pub fn async_workers(
+    o: &FileOptions,
+    mode: Mode,
+    files: Arc<Vec<File>>,
+    counters: Arc<FileCounters>,
+    threads: u32,
+    seed: u64,
+) -> Result<Vec<FileWorker>, HostError> {
+    let backlog = o.async_backlog.unwrap_or(128);
+    let mut ws = workers(
+        o,
+        mode,
+        files,
+        Arc::new(Vec::new()),
+        counters,
+        threads,
+        seed,
+    );
+    for w in &mut ws {
+        w.aio = Some(AsyncIo::new(backlog, o.block as u32)?);
+    }
+    Ok(ws)
 }
 
 impl FileWorker {
@@ -442,6 +475,15 @@ impl FileWorker {
 }
 
 impl Worker for FileWorker {
+    fn finish(&mut self) -> Result<(), HostError> {
+        // (async: every request in flight completes before the thread ends)
+        let counters = Arc::clone(&self.counters);
+        match self.aio.as_mut() {
+            Some(aio) => aio.drain(&mut |k| count(&counters, k)),
+            None => Ok(()),
+        }
+    }
+
     fn next_event(&mut self) -> bool {
         let schedule = Arc::clone(&self.schedule);
         let mut s = schedule.lock().unwrap_or_else(|p| p.into_inner());
@@ -450,6 +492,9 @@ impl Worker for FileWorker {
     }
 
     fn execute(&mut self) -> Result<(), HostError> {
+        if self.aio.is_some() {
+            return self.submit();
+        }
         let block = self.o.block as usize;
         let buf = &mut self.buf[self.offset..self.offset + block];
         match self.op.take() {
@@ -493,6 +538,43 @@ impl Worker for FileWorker {
         }
         Ok(())
     }
+}
+
+impl FileWorker {
+    /// --file-io-mode=async: the event's request (and, with
+    /// --file-fsync-all, a write's fsync) queued on the thread's ring.
+    fn submit(&mut self) -> Result<(), HostError> {
+        let counters = Arc::clone(&self.counters);
+        let mut done = |k: Kind| count(&counters, k);
+        let buf = self.buf[self.offset..].as_mut_ptr();
+        let (fsync_all, fdatasync) = (self.o.fsync_all, self.o.fdatasync);
+        let Some(aio) = self.aio.as_mut() else {
+            return Ok(());
+        };
+        let fd = |f: usize| self.files[f].as_raw_fd();
+        match self.op.take() {
+            Some(Op::Read(f, at)) => aio.submit(Kind::Read, fd(f), buf, at, fdatasync, &mut done),
+            Some(Op::Write(f, at)) => {
+                aio.submit(Kind::Write, fd(f), buf, at, fdatasync, &mut done)?;
+                if fsync_all {
+                    aio.submit(Kind::Fsync, fd(f), buf, 0, fdatasync, &mut done)?;
+                }
+                Ok(())
+            }
+            Some(Op::Fsync(f)) => aio.submit(Kind::Fsync, fd(f), buf, 0, fdatasync, &mut done),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A completed asynchronous request, counted.
+fn count(c: &FileCounters, k: Kind) {
+    let n = match k {
+        Kind::Read => &c.reads,
+        Kind::Write => &c.writes,
+        Kind::Fsync => &c.fsyncs,
+    };
+    n.fetch_add(1, Ordering::Relaxed);
 }
 
 /// fsyncs every file (--file-fsync-end), as the run's last step.

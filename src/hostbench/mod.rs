@@ -10,6 +10,7 @@
 pub mod cpu;
 pub mod driver;
 pub mod fileio;
+pub mod fileio_async;
 pub mod latency;
 pub mod memory;
 pub mod mutex;
@@ -63,9 +64,9 @@ pub enum HostError {
     /// --file-io-mode not one of sysbench's.
     #[error("unknown I/O mode: {0}")]
     IoMode(String),
-    /// --file-io-mode that qpslab does not do (yet).
-    #[error("qpslab does not implement --file-io-mode={0} yet (sync and mmap only)")]
-    IoModeNotDone(String),
+    /// An asynchronous request failed (sysbench's words).
+    #[error("{0}")]
+    Async(String),
     /// --file-test-mode not one of sysbench's.
     #[error("Invalid IO operations mode: {0}.")]
     FileTestMode(String),

@@ -357,6 +357,8 @@ pub fn fileio_lines(o: &FileOptions, mode: Mode, events: u64) -> Vec<(u32, Strin
     }
     l.push(if o.mmap {
         "Using fast mmaped I/O mode".to_string()
+    } else if o.async_backlog.is_some() {
+        "Using asynchronous I/O mode".to_string()
     } else {
         "Using synchronous I/O mode".to_string()
     });

@@ -52,9 +52,14 @@ fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
     };
     let io = args.text("file-io-mode", "sync");
     match io {
-        "sync" | "mmap" => {}
-        "async" => return Err(HostError::IoModeNotDone(io.to_string()).into()),
+        "sync" | "mmap" | "async" => {}
         _ => return Err(HostError::IoMode(io.to_string()).into()),
+    }
+    let backlog = args.int("file-async-backlog", 128)?;
+    if io == "async" && backlog <= 0 {
+        return Err(
+            HostError::Async(format!("Invalid value of file-async-backlog: {backlog}")).into(),
+        );
     }
     Ok(FileOptions {
         num: args.int("file-num", 128)?.max(1) as u64,
@@ -68,6 +73,7 @@ fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
         fdatasync: args.text("file-fsync-mode", "fsync") == "fdatasync",
         rw_ratio: args.double("file-rw-ratio", 1.5)?,
         mmap: io == "mmap",
+        async_backlog: (io == "async").then_some(backlog as u32),
     })
 }
 
@@ -104,15 +110,26 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
     let counters = Arc::new(FileCounters::default());
     let plan = Plan {
         lines: Vec::new(),
-        workers: fileio::workers(
-            o,
-            mode,
-            Arc::clone(&files),
-            Arc::clone(&maps),
-            Arc::clone(&counters),
-            g.threads,
-            seed(g),
-        ),
+        workers: if o.async_backlog.is_some() {
+            fileio::async_workers(
+                o,
+                mode,
+                Arc::clone(&files),
+                Arc::clone(&counters),
+                g.threads,
+                seed(g),
+            )?
+        } else {
+            fileio::workers(
+                o,
+                mode,
+                Arc::clone(&files),
+                Arc::clone(&maps),
+                Arc::clone(&counters),
+                g.threads,
+                seed(g),
+            )
+        },
         interval: text::interval,
         result: no_result,
     };
