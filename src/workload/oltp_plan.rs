@@ -505,14 +505,17 @@ mod tests {
             },
             ..Default::default()
         };
-        let w = Workload::ReadWrite;
+        // each plan drawn from connection 0's stream, afresh
+        let plan = |w: Workload, ev: &mut EventPlan| {
+            w.plan(
+                &o,
+                &w.groups(&o),
+                &mut Rng::for_connection(&o.rand, 0, 0),
+                ev,
+            )
+        };
         let mut ev = EventPlan::default();
-        w.plan(
-            &o,
-            &w.groups(&o),
-            &mut Rng::for_connection(&o.rand, 0, 0),
-            &mut ev,
-        );
+        plan(Workload::ReadWrite, &mut ev);
         let mut r = Rng::for_connection(&o.rand, 0, 0);
         let size = o.table_size;
         let mut want: Vec<(Kind, u32, u32)> = vec![(Kind::Begin, 1, 0)];
@@ -553,13 +556,7 @@ mod tests {
         assert_eq!(insert.b as u32, k);
         assert_eq!(ev.strings, [&c[..], &c2[..], &pad[..]].concat());
         // oltp_delete draws the table and one id
-        let w = Workload::Delete;
-        w.plan(
-            &o,
-            &w.groups(&o),
-            &mut Rng::for_connection(&o.rand, 0, 0),
-            &mut ev,
-        );
+        plan(Workload::Delete, &mut ev);
         let mut r = Rng::for_connection(&o.rand, 0, 0);
         let t = r.uniform(1, 3);
         assert_eq!(
