@@ -101,9 +101,21 @@ pub fn ticks(lo: f64, hi: f64, n: usize) -> Vec<f64> {
         .unwrap_or(10.0 * mag);
     let mut v = Vec::new();
     let mut x = (lo / step).ceil() * step;
-    while x <= hi + step * 1e-9 {
+    // (bounded: a range too narrow for its magnitude gives a step that
+    // adding no longer moves, and the loop must not grow without end)
+    for _ in 0..4 * n.max(1) + 2 {
+        if x > hi + step * 1e-9 {
+            break;
+        }
         v.push(if x.abs() < step * 1e-9 { 0.0 } else { x });
-        x += step;
+        let next = x + step;
+        if next <= x {
+            break;
+        }
+        x = next;
+    }
+    if v.is_empty() {
+        v.push(lo);
     }
     v
 }
@@ -693,6 +705,10 @@ mod tests {
         assert_eq!(fmt_num(52000.0), "52k");
         assert_eq!(fmt_num(0.25), "0.25");
         assert_eq!(fmt_num(1_500_000.0), "1.5M");
+        // a range too narrow for its magnitude: a few ticks, not a loop
+        // that never ends (it filled memory once)
+        let t = ticks(1e6, 1e6 + 1e-10, 5);
+        assert!(!t.is_empty() && t.len() <= 22, "{t:?}");
     }
 
     /// Two series with the same values stay both visible: the first is
