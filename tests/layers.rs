@@ -58,7 +58,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("profiler", &["protocol", "server"]),
     ("hostbench", &[]),
     ("store", &["workload", "server"]),
-    ("campaign", &["workload", "server"]),
+    ("campaign", &["workload", "server", "hostbench"]),
     (
         "analyze",
         &[

@@ -6,9 +6,11 @@
 //! skips what is already done. It runs nothing itself; `lab` drives the
 //! points through server, exec and store.
 
+mod host_step;
 pub mod presets;
 mod sweep_definition;
 
+pub use host_step::HostStep;
 pub use sweep_definition::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 
 use anyhow::{bail, Context, Result};
@@ -171,6 +173,9 @@ pub struct CampaignFile {
     /// CPUs qpslab's load threads are pinned to in every run (as
     /// `--client-cpus`), e.g. "0-1" beside a server with `cpus = "2-15"`.
     pub client_cpus: Option<String>,
+    /// The host characterisation run before the points (`[host]`); none
+    /// when absent.
+    pub host: Option<HostStep>,
 }
 
 fn default_time() -> f64 {
@@ -311,6 +316,9 @@ impl CampaignFile {
             if !self.variants.iter().any(|v| &v.name == r) {
                 bail!("reference '{r}' is not one of the variants");
             }
+        }
+        if let Some(h) = &self.host {
+            h.validate()?;
         }
         for w in &self.workloads {
             if crate::workload::script::is_script(&w.name) {

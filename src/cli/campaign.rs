@@ -399,6 +399,10 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         errln!("note: {l}");
     }
     out!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
+    out!(
+        "{}",
+        crate::report::campaign_text::host_characterisation(&host_runs(&store, id)?)
+    );
     let diffs = crate::lab::variant_diffs(&store, &c, &runs)?;
     out!(
         "{}",
@@ -409,4 +413,28 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         (0, _) => 3,
         _ => 1,
     })
+}
+
+/// The campaign's host characterisation runs (`[host]`) with their
+/// figures, oldest first.
+fn host_runs(
+    store: &crate::store::Store,
+    id: i64,
+) -> Result<Vec<(i64, crate::stats::document::HostTestBlock)>> {
+    let rows = store.list_runs(&RunFilter {
+        campaign: Some(id),
+        status: Some("ok".into()),
+        host_tests: true,
+        ..Default::default()
+    })?;
+    let mut out = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| crate::store::HOST_TESTS.contains(&r.workload.as_str()))
+    {
+        if let Some(h) = store.run_detail(r.id)?.and_then(|d| d.host_test) {
+            out.push((r.id, h));
+        }
+    }
+    Ok(out)
 }

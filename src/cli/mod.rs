@@ -10,6 +10,7 @@ mod args;
 mod campaign;
 mod commands;
 mod help_topics;
+mod host_tests;
 #[cfg(test)]
 mod input_tests;
 mod live;
@@ -39,7 +40,8 @@ use crate::{exec, out, secret, workload};
 /// foreign text in it made inert and bounded (see [`out::inert_line`]).
 pub fn main() -> ! {
     out::line_buffer_c_stdout();
-    if let Some(argv) = sysbench_mode::wanted(&std::env::args().collect::<Vec<_>>()) {
+    let argv: Vec<String> = std::env::args().collect();
+    if let Some(argv) = sysbench_mode::wanted(&argv).or_else(|| host_tests::wanted(&argv)) {
         secret::scrub_process_title();
         exec::install_ctrl_c();
         sysbench_mode::main(argv)

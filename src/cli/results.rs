@@ -89,7 +89,11 @@ pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
 pub(super) fn cmd_runs(a: &RunsArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let f = report::table::Format::from(a.format.format);
-    let rows = store.list_runs(&a.select.filter(a.status.as_deref(), a.limit))?;
+    // a listing shows a campaign's host characterisation runs too
+    let rows = store.list_runs(&crate::store::RunFilter {
+        host_tests: true,
+        ..a.select.filter(a.status.as_deref(), a.limit)
+    })?;
     out!("{}", report::runs::runs_table(&rows, f));
     Ok(())
 }

@@ -71,6 +71,8 @@ pub struct Interval {
     pub events: u64,
     /// The interval's percentile latency, ms (0 without a percentile).
     pub latency_pct_ms: f64,
+    /// The interval's latency histogram (what a stored run keeps).
+    pub counts: Counts,
 }
 
 /// One thread's totals.
@@ -87,7 +89,7 @@ pub struct ThreadTotals {
 }
 
 /// A finished run's figures.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunStats {
     /// Wall time from the start to the last thread's end, s.
     pub total_s: f64,
@@ -404,6 +406,7 @@ fn report_loop(c: &mut ReportCtx, on_report: &mut impl FnMut(Report)) {
                 } else {
                     0.0
                 },
+                counts: interval,
             }));
             (last_at, last_counts, last_events) = (now, counts, events);
             next += every;

@@ -321,6 +321,39 @@ pub struct FileCounters {
     pub fsyncs: AtomicU64,
 }
 
+impl FileCounters {
+    /// The counts so far.
+    pub fn snapshot(&self) -> FileOps {
+        FileOps {
+            reads: self.reads.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
+            fsyncs: self.fsyncs.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Reads, writes and fsyncs (counts) in an interval or a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FileOps {
+    /// Reads.
+    pub reads: u64,
+    /// Writes.
+    pub writes: u64,
+    /// fsyncs.
+    pub fsyncs: u64,
+}
+
+impl FileOps {
+    /// The counts since `earlier`.
+    pub fn since(self, earlier: FileOps) -> FileOps {
+        FileOps {
+            reads: self.reads - earlier.reads,
+            writes: self.writes - earlier.writes,
+            fsyncs: self.fsyncs - earlier.fsyncs,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Op {
     Read(usize, u64),

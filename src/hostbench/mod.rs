@@ -14,6 +14,7 @@ pub mod fileio_async;
 pub mod latency;
 pub mod memory;
 pub mod mutex;
+pub mod outcome;
 pub mod pacing;
 pub mod threads;
 

@@ -4,6 +4,7 @@
 //! campaign. What a campaign is (file, points, identities) is `campaign`'s;
 //! reading the file and printing is cli's.
 
+use super::host_characterisation::{characterise, Keep};
 use super::run::{record_run, Recorded};
 use super::runtime::block_on;
 use super::tags::RunTags;
@@ -182,6 +183,7 @@ fn run_points(
     let mut round = 0;
     let mut preflight: Option<crate::stats::document::Preflight> = None;
     let mut target: Option<Target> = None;
+    let mut characterised = false;
     let mut out = CampaignOutcome {
         code: 0,
         failed: 0,
@@ -246,6 +248,18 @@ fn run_points(
             out.code = 130;
             break;
         }
+        if let (false, Some(h)) = (characterised, &c.host) {
+            characterised = true;
+            let dir = host_dir(c, p.server)?;
+            let keep = Keep {
+                store: r.store,
+                id: r.id,
+            };
+            if !characterise(h, &keep, &dir, say)? {
+                out.code = 130;
+                break;
+            }
+        }
         let t = target.as_ref().context("no server")?;
         let (cfg, mon, profile) = config_for(p, t)?;
         let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
@@ -270,6 +284,22 @@ fn run_points(
         }
     }
     Ok(out)
+}
+
+/// Where the host characterisation's fileio writes: `[host] dir`, else
+/// beside server `s`'s datadir (the filesystem the server writes on),
+/// else (an external server) the state directory.
+fn host_dir(c: &CampaignFile, s: usize) -> Result<std::path::PathBuf> {
+    if let Some(d) = c.host.as_ref().and_then(|h| h.dir.clone()) {
+        return Ok(d);
+    }
+    let datadir = match c.sandbox_name(s) {
+        Some(name) => Sandbox::open(&name)?.map(|sb| sb.datadir()),
+        None => None,
+    };
+    Ok(datadir
+        .and_then(|d| d.parent().map(std::path::Path::to_path_buf))
+        .unwrap_or_else(crate::server::state_dir))
 }
 
 /// Where setup_server's progress goes: lines, and the sandboxes' and

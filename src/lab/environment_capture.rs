@@ -69,6 +69,7 @@ impl Environment {
                 ..self.host.clone()
             },
             command_line: tags.command_line.clone(),
+            started_at: None,
         }
     }
 }

@@ -11,6 +11,8 @@ mod campaign_points;
 mod curation;
 mod data;
 mod environment_capture;
+mod host_characterisation;
+mod host_record;
 mod live_session;
 mod preflight;
 pub use preflight::{describe as preflight_line, noisy as preflight_noisy};
@@ -35,6 +37,7 @@ pub use curation::{
 };
 pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command, MissingTable};
 pub use environment_capture::Environment;
+pub use host_record::{record_host_test, HostRecord};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};
 pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};

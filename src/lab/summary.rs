@@ -4,13 +4,31 @@
 
 use crate::exec::RunConfig;
 use crate::stats::document::{
-    ClientFigures, IntervalFigures, LatencyMs, RunDocument, StatementLatency, ThreadsFairness,
-    Totals, RUN_DOCUMENT_VERSION,
+    ClientFigures, IntervalFigures, LatencyMs, RunDocument, RunOptions, StatementLatency,
+    ThreadsFairness, Totals, RUN_DOCUMENT_VERSION,
 };
 use crate::stats::{RunResult, Sample};
 
 /// The run's document, at the current version.
 pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str) -> RunDocument {
+    document_of(
+        cfg.workload.name(),
+        cfg.options_document(),
+        r,
+        pcts,
+        command_line,
+    )
+}
+
+/// The document of a run of `workload` with `options` (a database run's
+/// from its `RunConfig`, a host test's from its own).
+pub fn document_of(
+    workload: &str,
+    options: RunOptions,
+    r: &RunResult,
+    pcts: &[f64],
+    command_line: &str,
+) -> RunDocument {
     RunDocument {
         version: RUN_DOCUMENT_VERSION,
         qpslab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -18,10 +36,11 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         command_line: command_line.to_string(),
         status: r.status.clone(),
         server_version: r.server_version.clone(),
-        workload: cfg.workload.name().to_string(),
-        options: cfg.options_document(),
+        workload: workload.to_string(),
+        options,
         totals: totals(r, pcts),
         tpcc: crate::analyze::tpcc_figures::document(r, pcts),
+        host_test: None,
         stability: crate::analyze::stability::of_run(r),
         latency_by_statement: r
             .kinds

@@ -192,6 +192,25 @@ pub fn campaign_end(c: &CampaignFile, runs: &[RunRow], failed: usize, degraded: 
     out
 }
 
+/// A campaign's host characterisation (`[host]`): each test's stored run
+/// and figures; "" when it has none.
+pub fn host_characterisation(runs: &[(i64, crate::stats::document::HostTestBlock)]) -> String {
+    if runs.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        String::from("\nHost characterisation (what the host could do; `qpslab show RUN`):\n");
+    for (id, h) in runs {
+        let figures: Vec<String> = h
+            .figures
+            .iter()
+            .map(|f| format!("{} {:.2}", f.name, f.value))
+            .collect();
+        out += &format!("    {:<8} run {id:<6} {}\n", h.test, figures.join(", "));
+    }
+    out
+}
+
 /// The scaling limiter of each profiled series, a line each ("" when no
 /// run was profiled or no lock limits).
 pub(crate) fn limiters_text(runs: &[RunRow]) -> String {

@@ -374,16 +374,7 @@ pub fn fileio_lines(o: &FileOptions, mode: Mode, events: u64) -> Vec<(u32, Strin
     l.into_iter().map(|t| (NOTICE, t)).collect()
 }
 
-/// Reads, writes and fsyncs (counts) in an interval or a run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FileOps {
-    /// Reads.
-    pub reads: u64,
-    /// Writes.
-    pub writes: u64,
-    /// fsyncs.
-    pub fsyncs: u64,
-}
+pub use crate::hostbench::fileio::FileOps;
 
 /// A fileio interval line.
 pub fn fileio_interval(iv: &Interval, ops: FileOps, block: u64, percentile: u32) -> String {

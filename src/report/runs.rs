@@ -132,11 +132,15 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
             r.variant.clone().unwrap_or_default()
         ));
     }
-    o.push_str(&format!(
-        "  server:   {} ({})\n",
-        crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
-        r.server_version.clone().unwrap_or_default()
-    ));
+    if d.host_test.is_some() {
+        o.push_str("  server:   none (a host test: it measures the host alone)\n");
+    } else {
+        o.push_str(&format!(
+            "  server:   {} ({})\n",
+            crate::server::server_label(r.server_flavor.as_deref(), r.server_version.as_deref()),
+            r.server_version.clone().unwrap_or_default()
+        ));
+    }
     if let Some(sb) = &d.sandbox {
         o.push_str(&format!("  sandbox:  {}\n", super::sandbox_text(sb)));
     }
@@ -155,6 +159,9 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     ));
     if let Some(t) = &d.tpcc {
         o.push_str(&tpcc_text(t));
+    }
+    if let Some(h) = &d.host_test {
+        o.push_str(&host_test_text(h));
     }
     if let Some(h) = d
         .histogram
@@ -215,6 +222,22 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
 }
 
 /// A stored TPC-C run's figures.
+/// A host test's figures, in sysbench's units (`qpslab run cpu` …).
+fn host_test_text(h: &crate::stats::document::HostTestBlock) -> String {
+    let mut o = format!(
+        "  {}:{}events/s {:.2}, latency avg {:.3} ms\n",
+        h.test,
+        " ".repeat(9usize.saturating_sub(h.test.len() + 1)),
+        h.events_per_s,
+        h.latency_avg_ms
+    );
+    for f in &h.figures {
+        o.push_str(&format!("            {:<19} {:.2}\n", f.name, f.value));
+    }
+    o.push('\n');
+    o
+}
+
 fn tpcc_text(t: &crate::stats::document::TpccBlock) -> String {
     let mut o = format!(
         "  TPC-C:    NOPM {:.1}, TPM {:.1}, New-Orders rolled back on purpose {:.2}%, deadlocks {}, lock-wait timeouts {}\n",

@@ -68,6 +68,12 @@ impl Hist {
         }
     }
 
+    /// Records `n` latencies of `us` microseconds each (a histogram
+    /// brought over from another's buckets; not for the hot path).
+    pub fn record_n(&mut self, us: u64, n: u64) {
+        let _ = self.full_mut().record_n(us.clamp(1, 3_600_000_000), n);
+    }
+
     #[cold]
     fn record_into_compacted(&mut self, us: u64) {
         self.full_mut().saturating_record(us.max(1));

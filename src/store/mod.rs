@@ -26,7 +26,7 @@ pub use curation::{Baseline, RunFootprint};
 pub use db::{IsAlive, Store};
 pub use latency_read::{RunHistograms, StatementSample};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
-pub use read::{RunDetail, RunFilter, RunRow, SampleRow};
+pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
 pub use write::NewRun;
 
 /// The current time as RFC 3339 UTC (what the store writes).

@@ -3,7 +3,9 @@
 //! (which the opener runs before any read).
 
 use super::Store;
-use crate::stats::document::{sorted, HostDocument, OptionsDocument, SandboxDocument, TpccBlock};
+use crate::stats::document::{
+    sorted, HostDocument, HostTestBlock, OptionsDocument, SandboxDocument, TpccBlock,
+};
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -28,7 +30,14 @@ pub struct RunFilter {
     pub since: Option<String>,
     /// Only runs with this tag.
     pub tag: Option<String>,
+    /// With `campaign`: also its host characterisation's runs (`[host]`:
+    /// host tests, not points of its matrix, so left out otherwise).
+    pub host_tests: bool,
 }
+
+/// The workloads that are host tests (hostbench::BUILTINS' names; the
+/// store does not see hostbench: lab's tests check the two agree).
+pub const HOST_TESTS: [&str; 5] = ["fileio", "cpu", "memory", "threads", "mutex"];
 
 /// A campaign (or sweep) and how many runs it has.
 #[derive(Debug, Clone)]
@@ -226,6 +235,10 @@ pub struct RunDetail {
     /// its stored summary; None for other workloads.
     #[serde(serialize_with = "sorted")]
     pub tpcc: Option<TpccBlock>,
+    /// A built-in host test's figures (`qpslab run cpu` …), from its
+    /// stored summary; None for database runs.
+    #[serde(serialize_with = "sorted", skip_serializing_if = "Option::is_none")]
+    pub host_test: Option<HostTestBlock>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -366,6 +379,10 @@ impl Store {
         if let Some(c) = f.campaign {
             sql.push_str(" AND campaign_id = ?");
             args.push(Box::new(c));
+            if !f.host_tests {
+                let names: Vec<String> = HOST_TESTS.iter().map(|t| format!("'{t}'")).collect();
+                sql.push_str(&format!(" AND workload NOT IN ({})", names.join(", ")));
+            }
         }
         if let Some(s) = &f.server {
             sql.push_str(" AND server_version LIKE '%' || ? || '%'");
@@ -395,7 +412,8 @@ impl Store {
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
-                    server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault FROM runs WHERE id = ?1"
+                    server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault,
+                    json_extract(summary, '$.host_test') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -418,6 +436,7 @@ impl Store {
                     statements: Vec::new(),
                     tpcc: document(r.get(n + 9)?),
                     server_nondefault: json(r.get(n + 10)?),
+                    host_test: document(r.get(n + 11)?),
                     histogram: None,
                 })
             })

@@ -45,6 +45,9 @@ pub struct NewRun {
     pub host: HostDocument,
     /// The command line, secrets redacted.
     pub command_line: String,
+    /// When it started (RFC 3339 UTC); None: now. (A host test is
+    /// recorded after it ran.)
+    pub started_at: Option<String>,
 }
 
 /// A document as the store keeps it: JSON with its keys sorted.
@@ -89,7 +92,7 @@ impl Store {
                 env!("CARGO_PKG_VERSION"),
                 env!("QPSLAB_GIT_HASH"),
                 r.command_line,
-                now(),
+                r.started_at.clone().unwrap_or_else(now),
                 std::process::id(),
                 boot_id(),
                 r.server_nondefault.as_ref().map(Value::to_string),

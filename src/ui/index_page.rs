@@ -35,6 +35,7 @@ pub fn index_page(store: &Store, q: &HashMap<String, String>) -> Result<String> 
         campaign: get("campaign").and_then(|c| c.parse().ok()),
         limit: Some(500),
         tag: get("tag"),
+        host_tests: true,
     };
     let campaigns = campaigns_table(store)?;
     let mut runs = store.list_runs(&f)?;

@@ -6,14 +6,17 @@
 
 mod drive;
 mod fileio;
+mod store;
 
 use super::argv::{General, Refusal, SbArgs, GENERAL};
 use crate::hostbench::cpu::{CpuOptions, CpuWorker};
+use crate::hostbench::fileio::FileOps;
 use crate::hostbench::memory::{self, MemoryOptions};
 use crate::hostbench::mutex::{self, MutexOptions, MutexWorker};
 use crate::hostbench::threads::{self, ThreadsOptions, ThreadsWorker};
 use crate::report::host_text::{self as text, INFO, NOTICE};
-use drive::{execute, execute_with, no_result, seed, Failure, Plan};
+use drive::{execute, execute_with, no_result, seed, Failure, Plan, Ran};
+use store::Done;
 
 /// The options each built-in test adds to the general ones.
 fn test_options(test: &str) -> &'static [&'static str] {
@@ -50,7 +53,8 @@ fn test_options(test: &str) -> &'static [&'static str] {
 
 /// The first option neither sysbench nor the test knows, as typed.
 /// (The database drivers' options are registered in sysbench whatever
-/// the test, so they pass.)
+/// the test, so they pass; so do qpslab's own, `--qpslab-store` …:
+/// store.rs.)
 fn unknown_option<'a>(test: &str, args: &'a SbArgs) -> Option<&'a str> {
     args.opts
         .iter()
@@ -59,6 +63,7 @@ fn unknown_option<'a>(test: &str, args: &'a SbArgs) -> Option<&'a str> {
             !GENERAL.contains(&n)
                 && !test_options(test).contains(&n)
                 && !["mysql-", "pgsql-", "db-"].iter().any(|p| n.starts_with(p))
+                && !store::OPTIONS.contains(&n)
         })
         .map(|(_, _, word)| word.as_str())
 }
@@ -86,12 +91,19 @@ pub fn run(test: &str, command: &str, general: &General, args: &SbArgs) -> i32 {
         );
         return 1;
     }
+    let keep = store::wanted(args);
     if test == "fileio" {
-        return fileio::command(command, general, args);
+        return match fileio::command(command, general, args, keep.is_some()) {
+            Ok(Some(done)) => {
+                store::finish(test, done, keep.as_ref(), general, args, test_options(test))
+            }
+            Ok(None) => 0,
+            Err(f) => f.print(),
+        };
     }
     match command {
-        "run" => match run_test(test, general, args) {
-            Ok(code) => code,
+        "run" => match run_test(test, general, args, keep.is_some()) {
+            Ok(done) => store::finish(test, done, keep.as_ref(), general, args, test_options(test)),
             Err(f) => f.print(),
         },
         "prepare" | "cleanup" => {
@@ -110,13 +122,22 @@ pub fn help(test: &str) {
     out!("{}", text::help(test));
 }
 
-fn run_test(test: &str, g: &General, args: &SbArgs) -> Result<i32, Failure> {
+fn run_test(test: &str, g: &General, args: &SbArgs, keep: bool) -> Result<Done, Failure> {
+    let done = |ran| Done {
+        ran,
+        block: 0,
+        moves_data: true,
+    };
     match test {
-        "cpu" => Ok(execute(g, cpu_plan(g, args)?)),
-        "threads" => Ok(execute(g, threads_plan(g, args)?)),
-        "mutex" => Ok(execute(g, mutex_plan(g, args)?)),
-        "memory" => memory_run(g, args),
-        _ => Ok(1),
+        "cpu" => Ok(done(execute(g, cpu_plan(g, args)?, keep))),
+        "threads" => Ok(done(execute(g, threads_plan(g, args)?, keep))),
+        "mutex" => Ok(done(execute(g, mutex_plan(g, args)?, keep))),
+        "memory" => memory_run(g, args, keep),
+        _ => Ok(done(Ran {
+            code: 1,
+            measured: None,
+            error: None,
+        })),
     }
 }
 
@@ -170,7 +191,7 @@ fn mutex_plan(g: &General, args: &SbArgs) -> Result<Plan<MutexWorker>, Failure> 
 }
 
 /// The memory test: its interval and result lines need the block size.
-fn memory_run(g: &General, args: &SbArgs) -> Result<i32, Failure> {
+fn memory_run(g: &General, args: &SbArgs, keep: bool) -> Result<Done, Failure> {
     let block = args.size("memory-block-size", 1024)?;
     let total = args.size("memory-total-size", 100 << 30)?;
     let Some(hugetlb) = args.flag("memory-hugetlb") else {
@@ -199,10 +220,17 @@ fn memory_run(g: &General, args: &SbArgs) -> Result<i32, Failure> {
         interval: text::interval,
         result: no_result,
     };
-    Ok(execute_with(
+    let ran = execute_with(
         g,
         plan,
-        |iv, _| text::memory_interval(iv, block),
+        keep,
+        FileOps::default,
+        |iv, _, _| text::memory_interval(iv, block),
         |v, s| text::memory_result(v, s, block, oper != "none"),
-    ))
+    );
+    Ok(Done {
+        ran,
+        block,
+        moves_data: oper != "none",
+    })
 }

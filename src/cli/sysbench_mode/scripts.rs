@@ -4,7 +4,8 @@
 //! the same use cases as `qpslab run` and printed as sysbench prints
 //! (load_commands' sysbench style). Nothing is stored and the monitor is
 //! off, as nothing sysbench does watches the server — unless
-//! `--qpslab-store` (or QPSLAB_STORE=1) asks for both.
+//! `--qpslab-store` (or QPSLAB_STORE=1) asks for both; `--qpslab-store=FILE`
+//! names the store.
 
 use super::argv::{General, SbArgs};
 use super::bundled;
@@ -325,7 +326,7 @@ const DEFAULT_SOCKET: &str = "/run/mysqld/mysqld.sock";
 
 /// Whether the run is recorded in qpslab's store (and monitored).
 fn storing(args: &SbArgs) -> bool {
-    args.flag("qpslab-store") == Some(true)
+    (args.given("qpslab-store") && args.flag("qpslab-store") != Some(false))
         || std::env::var("QPSLAB_STORE").is_ok_and(|v| v == "1" || v == "on")
 }
 
@@ -407,6 +408,9 @@ fn qpslab_words(
     if !storing(args) {
         words.push("--no-store".into());
         words.push("--no-monitor".into());
+    } else if args.flag("qpslab-store").is_none() {
+        // `--qpslab-store=FILE`: that store
+        words.push(format!("--store={}", args.text("qpslab-store", "")));
     }
     words.push(command.to_string());
     words

@@ -10,12 +10,14 @@
 //! 0 (every field they lack takes its default); 1 is the first typed one.
 
 mod environment;
+mod host_test;
 mod latency;
 mod options;
 mod profile;
 mod tpcc;
 
 pub use environment::{HostDocument, Preflight, SandboxDocument};
+pub use host_test::{HostFigure, HostTestBlock};
 pub use latency::{LatencyMs, PercentileRow, PercentileTable};
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
 pub use profile::{
@@ -55,6 +57,10 @@ pub struct RunDocument {
     pub totals: Totals,
     /// TPC-C's figures; None for other families.
     pub tpcc: Option<TpccBlock>,
+    /// A built-in host test's figures (`qpslab run cpu` …); absent for
+    /// database runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_test: Option<HostTestBlock>,
     /// How steady throughput was; None with too few intervals.
     pub stability: Option<Stability>,
     /// Latency per statement kind.

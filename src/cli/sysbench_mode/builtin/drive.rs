@@ -5,13 +5,18 @@
 
 use crate::cli::sysbench_mode::argv::{General, Refusal};
 use crate::hostbench::driver::{drive, Interval, Limits, Report, RunStats, Worker};
+use crate::hostbench::fileio::FileOps;
+use crate::hostbench::outcome::Measured;
 use crate::hostbench::HostError;
 use crate::report::host_text::{self as text, NOTICE};
+use crate::stats::CpuSnapshot;
 
 /// Why a test did not run: a refused option value, or hostbench's error.
 pub(super) enum Failure {
     Refused(Refusal),
     Host(HostError),
+    /// Already said (sysbench's own text printed): exit with the code.
+    Exit(i32),
 }
 
 impl Failure {
@@ -21,6 +26,7 @@ impl Failure {
             Failure::Refused(Refusal::Stderr(m)) => errln!("{m}"),
             Failure::Refused(Refusal::Stdout(m)) => outln!("{m}"),
             Failure::Host(e) => outln!("FATAL: {e}"),
+            Failure::Exit(code) => return code,
         }
         1
     }
@@ -62,21 +68,42 @@ pub(super) fn seed(g: &General) -> u64 {
         .unwrap_or(1)
 }
 
-/// Runs a planned test and prints its text; returns the exit code.
-pub(super) fn execute<W: Worker>(g: &General, plan: Plan<W>) -> i32 {
-    let (interval, result) = (plan.interval, plan.result);
-    execute_with(g, plan, interval, result)
+/// A test that ran (or failed): its exit code, and what it measured when
+/// the run is to be stored.
+pub(super) struct Ran {
+    pub(super) code: i32,
+    pub(super) measured: Option<Measured>,
+    /// Why it failed while running (hostbench's error), if it did.
+    pub(super) error: Option<String>,
 }
 
-/// `execute` with interval and result renderers that may capture.
+/// Runs a planned test and prints its text; `keep`: measure for the
+/// store (an interval a second when none was asked for, not printed).
+pub(super) fn execute<W: Worker>(g: &General, plan: Plan<W>, keep: bool) -> Ran {
+    let (interval, result) = (plan.interval, plan.result);
+    execute_with(
+        g,
+        plan,
+        keep,
+        FileOps::default,
+        |iv, _, pct| interval(iv, pct),
+        result,
+    )
+}
+
+/// `execute` with interval and result renderers of the test's own;
+/// `ops` reads the file operations done so far (fileio; zero for the
+/// others), handed to the interval renderer per interval.
 /// (fileio prints its option lines itself, before opening its files: its
 /// plan has none.)
 pub(super) fn execute_with<W: Worker>(
     g: &General,
     plan: Plan<W>,
-    mut interval: impl FnMut(&Interval, u32) -> String,
+    keep: bool,
+    ops: impl Fn() -> FileOps,
+    mut interval: impl FnMut(&Interval, FileOps, u32) -> String,
     result: impl Fn(u32, &RunStats) -> String,
-) -> i32 {
+) -> Ran {
     let v = g.verbosity;
     let echo = g.echo();
     if plan.lines.is_empty() {
@@ -84,19 +111,33 @@ pub(super) fn execute_with<W: Worker>(
     } else {
         out!("{}", text::start(v, &echo, &plan.lines));
     }
+    let sample_every = match g.report_interval {
+        0 if keep => 1,
+        n => n,
+    };
     let limits = Limits {
         threads: g.threads,
         events: g.events,
         time_s: g.time,
-        report_interval_s: g.report_interval,
+        report_interval_s: sample_every,
         percentile: g.percentile,
         rate: g.rate,
         checkpoints: g.report_checkpoints.clone(),
     };
+    let mut kept = Vec::new();
+    let mut last = FileOps::default();
+    let cpu_start = CpuSnapshot::now();
+    let started_unix = crate::stats::clock::now_unix();
     let stats = drive(&limits, plan.workers, |r| match r {
         Report::Interval(iv) => {
-            if v >= NOTICE {
-                outln!("{}", interval(iv, g.percentile));
+            let now = ops();
+            let done = now.since(last);
+            last = now;
+            if v >= NOTICE && g.report_interval > 0 {
+                outln!("{}", interval(iv, done, g.percentile));
+            }
+            if keep {
+                kept.push((iv.clone(), done));
             }
         }
         Report::Checkpoint(at_s, s) => {
@@ -107,6 +148,7 @@ pub(super) fn execute_with<W: Worker>(
             out!("{}", text::general(v, s, g.percentile, g.debug));
         }
     });
+    let (client_cpu_s, host_cpu_s, host_busy) = CpuSnapshot::now().since(&cpu_start);
     match stats {
         Ok(s) => {
             if s.queue_full {
@@ -118,11 +160,27 @@ pub(super) fn execute_with<W: Worker>(
             out!("{}", text::finish(v, &s, g.histogram));
             out!("{}", result(v, &s));
             out!("{}", text::general(v, &s, g.percentile, g.debug));
-            0
+            Ran {
+                code: 0,
+                measured: keep.then(|| Measured {
+                    stats: s,
+                    intervals: kept,
+                    ops: ops(),
+                    client_cpu_s,
+                    host_cpu_s,
+                    host_busy,
+                    started_unix,
+                }),
+                error: None,
+            }
         }
         Err(e) => {
             outln!("FATAL: {e}");
-            1
+            Ran {
+                code: 1,
+                measured: None,
+                error: Some(e.to_string()),
+            }
         }
     }
 }

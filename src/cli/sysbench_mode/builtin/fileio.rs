@@ -3,30 +3,36 @@
 //! report::host_text's text. Owns the glue only.
 
 use super::drive::{execute_with, no_result, seed, Failure, Plan};
+use super::store::Done;
 use crate::cli::sysbench_mode::argv::{General, Refusal, SbArgs};
 use crate::hostbench::fileio::{self, ExtraFlags, FileCounters, FileOptions, Mode};
 use crate::hostbench::HostError;
-use crate::report::host_text::{self as text, FileOps, DEBUG};
+use crate::report::host_text::{self as text, DEBUG};
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-/// Runs `fileio COMMAND`; returns the exit code.
-pub(super) fn command(command: &str, g: &General, args: &SbArgs) -> i32 {
-    let r = match command {
-        "prepare" => options(args).and_then(|o| prepare(&o)),
-        "cleanup" => options(args).and_then(|o| {
+/// Runs `fileio COMMAND`: Some(the run) for `run` (stored when `keep`),
+/// None for the others after printing what sysbench prints.
+pub(super) fn command(
+    command: &str,
+    g: &General,
+    args: &SbArgs,
+    keep: bool,
+) -> Result<Option<Done>, Failure> {
+    match command {
+        "prepare" => prepare(&options(args)?).map(|_| None),
+        "cleanup" => {
+            let o = options(args)?;
             outln!("Removing test files...");
             fileio::cleanup(&o, Path::new("."))?;
-            Ok(0)
-        }),
-        "run" => options(args).and_then(|o| run(&o, g, args)),
+            Ok(None)
+        }
+        "run" => run(&options(args)?, g, keep).map(Some),
         _ => {
             errln!("Unknown command: {command}");
-            return 1;
+            Err(Failure::Exit(1))
         }
-    };
-    r.unwrap_or_else(Failure::print)
+    }
 }
 
 fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
@@ -77,20 +83,19 @@ fn options(args: &SbArgs) -> Result<FileOptions, Failure> {
     })
 }
 
-fn prepare(o: &FileOptions) -> Result<i32, Failure> {
+fn prepare(o: &FileOptions) -> Result<(), Failure> {
     outln!("{}", text::fileio_prepare_head(o));
     let p = fileio::prepare(o, Path::new("."))?;
     outln!("{}", text::fileio_prepared(&p));
-    Ok(0)
+    Ok(())
 }
 
-fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
+fn run(o: &FileOptions, g: &General, keep: bool) -> Result<Done, Failure> {
     let Some(mode) = o.mode else {
         outln!("FATAL: Missing required argument: --file-test-mode\n");
         out!("{}", text::help("fileio"));
-        return Ok(1);
+        return Err(Failure::Exit(1));
     };
-    let _ = args;
     let v = g.verbosity;
     out!(
         "{}",
@@ -133,30 +138,21 @@ fn run(o: &FileOptions, g: &General, args: &SbArgs) -> Result<i32, Failure> {
         interval: text::interval,
         result: no_result,
     };
-    let snapshot = |c: &FileCounters| FileOps {
-        reads: c.reads.load(Ordering::Relaxed),
-        writes: c.writes.load(Ordering::Relaxed),
-        fsyncs: c.fsyncs.load(Ordering::Relaxed),
-    };
-    let mut last = FileOps::default();
     let block = o.block;
-    let code = execute_with(
+    let ran = execute_with(
         g,
         plan,
-        |iv, pct| {
-            let now = snapshot(&counters);
-            let ops = FileOps {
-                reads: now.reads - last.reads,
-                writes: now.writes - last.writes,
-                fsyncs: now.fsyncs - last.fsyncs,
-            };
-            last = now;
-            text::fileio_interval(iv, ops, block, pct)
-        },
-        |v, s| text::fileio_result(v, s, snapshot(&counters), block),
+        keep,
+        || counters.snapshot(),
+        |iv, ops, pct| text::fileio_interval(iv, ops, block, pct),
+        |v, s| text::fileio_result(v, s, counters.snapshot(), block),
     );
-    if code == 0 && o.fsync_end && mode.writes() {
+    if ran.code == 0 && o.fsync_end && mode.writes() {
         fileio::sync_end(o, &files)?;
     }
-    Ok(code)
+    Ok(Done {
+        ran,
+        block,
+        moves_data: true,
+    })
 }
