@@ -140,6 +140,25 @@ fn qpslab_run_cpu_is_stored_like_any_run() {
         t.contains("server:   none (a host test") && t.contains("events_per_s"),
         "{t}"
     );
+    // and so does its page
+    let page = s.0.join("run1.html");
+    let o = qpslab(
+        &s.0,
+        &[
+            "report",
+            "1",
+            "--store",
+            &store,
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", all(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("Host test: cpu") && html.contains("events_per_s"),
+        "{html}"
+    );
 }
 
 #[test]

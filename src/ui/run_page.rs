@@ -704,6 +704,28 @@ fn tpcc_section(tpcc: Option<&TpccBlock>) -> Markup {
     }
 }
 
+/// A host test's figures (`qpslab run cpu` …) in sysbench's units;
+/// empty for database runs.
+fn host_test_section(h: Option<&crate::stats::document::HostTestBlock>) -> Markup {
+    let Some(h) = h else {
+        return html! {};
+    };
+    html! {
+        h2 { "Host test: " (h.test) }
+        p {
+            "A built-in host test (sysbench's " (h.test) "): it measured the host alone, no server. "
+            "Events/s " (num(Some(h.events_per_s), 2)) " · latency avg "
+            (num(Some(h.latency_avg_ms), 3)) " ms"
+        }
+        table {
+            tr { th.l { "figure" } th { "value" } }
+            @for f in &h.figures {
+                tr { td.l { (f.name) } td { (num(Some(f.value), 2)) } }
+            }
+        }
+    }
+}
+
 /// Latency per statement.
 fn statements(d: &RunDetail) -> Markup {
     if d.statements.is_empty() {
@@ -778,6 +800,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (super::run_curation::baseline_section(store, id, mode)?)
         (charts)
         (tpcc_section(d.tpcc.as_ref()))
+        (host_test_section(d.host_test.as_ref()))
         (super::profile_section::section(store, &d, mode)?)
         (statements(&d))
         (super::latency_section::section(store, &d, time_range)?)
