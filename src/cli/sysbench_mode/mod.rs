@@ -65,6 +65,16 @@ fn run(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(r) => return refuse(r),
     };
+    // sysbench answers --help, then --version, before it reads any other
+    // option's value or warns of a deprecated name
+    if args.flag("help") == Some(true) {
+        print_usage();
+        return 0;
+    }
+    if args.flag("version") == Some(true) {
+        outln!("sysbench {SYSBENCH_VERSION}");
+        return 0;
+    }
     let general = match General::read(&args) {
         Ok(g) => g,
         Err(r) => return refuse(r),
