@@ -2,7 +2,7 @@
 # Installs what qpslab needs to build, run and be tested on Debian/Ubuntu:
 # MariaDB server and client, sysbench (for compatibility tests and
 # benchmarks), unzip and Maven (to fetch MariaDB 11.4 for the --basedir
-# test), bc (bench), linux-perf (the profiler), strace (its syscall test), and a Rust toolchain when cargo is missing.
+# test), bc (bench), prometheus (promtool, for the export test), linux-perf (the profiler), strace (its syscall test), and a Rust toolchain when cargo is missing.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -16,6 +16,8 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 command -v strace >/dev/null 2>&1 || need+=(strace)
 command -v curl >/dev/null 2>&1 || need+=(curl)
+# promtool (Debian's prometheus package): the export test backfills with it
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi

@@ -54,6 +54,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Profile(a) => super::profile::profile(&a),
         Cmd::Flamegraph(a) => super::profile::flamegraph(&a).map(|_| 0),
         Cmd::Chart(a) => super::pages::chart(&a).map(|_| 0),
+        Cmd::Export(a) => super::results::export(&a).map(|_| 0),
     }
 }
 

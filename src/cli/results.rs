@@ -6,7 +6,7 @@ use crate::analyze::compare::compare_runs as compare_runs_intervals;
 use crate::analyze::run_figures::MonitorFigures;
 use crate::lab::{read_store, stored_run};
 use crate::report;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 /// The finished ("ok") runs an analysis reads.
 /// The finished runs an analysis reads; runs of other workload options
@@ -108,6 +108,36 @@ pub(super) fn cmd_show(a: &ShowArgs) -> Result<()> {
     if f == report::table::Format::Text {
         if let Some(m) = MonitorFigures::load(&store, a.run)?.filter(|m| m.bottleneck.is_some()) {
             out!("{}", report::monitor::run_text(&m));
+        }
+    }
+    Ok(())
+}
+
+/// `qpslab export`: stored runs as OpenMetrics, on stdout or into a file.
+pub(super) fn export(a: &crate::cli::args::ExportArgs) -> Result<()> {
+    let store = read_store(a.store.path())?;
+    let ids = crate::cli::args::all_ids(&a.runs);
+    let data = crate::lab::export_data(&store, &ids, a.campaign)?;
+    let runs: Vec<report::openmetrics::ExportRun> = data
+        .iter()
+        .map(|d| report::openmetrics::ExportRun {
+            detail: &d.detail,
+            end_unix: d.end_unix,
+            status: d.status.as_ref(),
+            latency: d.latency.as_ref(),
+        })
+        .collect();
+    let text = report::openmetrics::render(&runs);
+    match &a.output {
+        None => out!("{text}"),
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("cannot write {}", p.display()))?;
+            errln!(
+                "Wrote {} ({} runs); backfill with: promtool tsdb create-blocks-from openmetrics {} DATA_DIR",
+                p.display(),
+                runs.len(),
+                p.display()
+            );
         }
     }
     Ok(())

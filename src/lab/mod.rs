@@ -11,6 +11,7 @@ mod campaign_points;
 mod curation;
 mod data;
 mod environment_capture;
+mod export;
 mod host_characterisation;
 mod host_record;
 mod live_session;
@@ -37,6 +38,7 @@ pub use curation::{
 };
 pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command, MissingTable};
 pub use environment_capture::Environment;
+pub use export::{export_data, ExportData};
 pub use host_record::{record_host_test, HostRecord};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};
 pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};

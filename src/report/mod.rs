@@ -19,6 +19,7 @@ pub mod latency_charts;
 pub mod live_text;
 pub mod metrics;
 pub mod monitor;
+pub mod openmetrics;
 pub mod profile_text;
 pub mod runs;
 pub mod sysbench;

@@ -159,3 +159,30 @@ mod tests {
         assert_eq!(all_ids(&words), vec![3, 4, 1]);
     }
 }
+
+/// What `export` writes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ExportFormat {
+    /// OpenMetrics text with the samples' own timestamps (promtool tsdb
+    /// create-blocks-from openmetrics backfills it into Prometheus).
+    Openmetrics,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ExportArgs {
+    /// The runs: ids, ranges (12-15) or lists (3,5,9); or give --campaign.
+    #[arg(value_name = "RUN", value_parser = run_ids, required_unless_present = "campaign")]
+    pub runs: Vec<RunIds>,
+    /// Every finished run of this campaign (its host tests included)
+    /// [default: none: give RUN].
+    #[arg(long, conflicts_with = "runs")]
+    pub campaign: Option<i64>,
+    /// The format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Openmetrics)]
+    pub format: ExportFormat,
+    /// Output file [default: stdout].
+    #[arg(long, short = 'o')]
+    pub output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
+}

@@ -4,7 +4,9 @@
 
 use super::conn::ServerCmd;
 use super::load::{CampaignCmd, LoadArgs, QuickArgs, SweepArgs};
-use super::manage::{BaselineArgs, DeleteArgs, DiffArgs, ExcludeArgs, NoteArgs, TagArgs};
+use super::manage::{
+    BaselineArgs, DeleteArgs, DiffArgs, ExcludeArgs, ExportArgs, NoteArgs, TagArgs,
+};
 use super::views::{
     AnalysisArgs, ChartArgs, CompareArgs, FlamegraphArgs, IostatArgs, MetricsArgs, MonitorCmdArgs,
     ProfileArgs, RatioArgs, ReportArgs, RunsArgs, ShowArgs, UiArgs,
@@ -105,6 +107,10 @@ pub(crate) enum Cmd {
     Report(ReportArgs),
     /// One chart of a run or a campaign as an SVG file.
     Chart(ChartArgs),
+    /// Stored runs as OpenMetrics with their own timestamps, to backfill
+    /// into Prometheus beside production data (mysqld_exporter's names
+    /// for the server's counters).
+    Export(ExportArgs),
     /// The main job: a sandbox MariaDB, 4 × 100,000 rows, point_select and
     /// read_write at 1, 4, 16, 64 users, a table of results.
     Quickstart(QuickArgs),
