@@ -12,6 +12,7 @@ mod commands;
 mod help_topics;
 #[cfg(test)]
 mod input_tests;
+mod linkbench;
 mod live;
 mod load_commands;
 mod monitor_args;

@@ -22,6 +22,7 @@ pub fn document(cfg: &RunConfig, r: &RunResult, pcts: &[f64], command_line: &str
         options: cfg.options_document(),
         totals: totals(r, pcts),
         tpcc: crate::analyze::tpcc_figures::document(r, pcts),
+        operations: crate::analyze::class_figures::operations(r, pcts),
         stability: crate::analyze::stability::of_run(r),
         latency_by_statement: r
             .kinds

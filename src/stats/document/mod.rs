@@ -11,12 +11,14 @@
 
 mod environment;
 mod latency;
+mod operations;
 mod options;
 mod profile;
 mod tpcc;
 
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use latency::{LatencyMs, PercentileRow, PercentileTable};
+pub use operations::OperationFigures;
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
 pub use profile::{
     KindFigures, KindSummary, LockShares, ProfileSummary, Share, SyscallCount, SyscallSide,
@@ -55,6 +57,10 @@ pub struct RunDocument {
     pub totals: Totals,
     /// TPC-C's figures; None for other families.
     pub tpcc: Option<TpccBlock>,
+    /// Each operation of a family with classes other than TPC-C's
+    /// (LinkBench); None otherwise (and then left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operations: Option<Vec<OperationFigures>>,
     /// How steady throughput was; None with too few intervals.
     pub stability: Option<Stability>,
     /// Latency per statement kind.
