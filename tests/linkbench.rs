@@ -395,3 +395,52 @@ fn a_linkbench_properties_file_sets_the_options() {
         text(&o)
     );
 }
+
+#[test]
+fn campaigns_load_the_graph_and_store_linkbench_runs() {
+    let l = lab();
+    let path = l.home.join("lb-camp.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "lb-camp"
+threads = [1, 4]
+time = 1
+[data]
+maxid1 = 2001
+[[server]]
+label = "maria"
+sandbox = "camplb"
+set = { innodb_buffer_pool_size = "256M" }
+[[workload]]
+name = "linkbench"
+"#,
+    )
+    .unwrap();
+    let store = l.home.join("lb-camp.db").display().to_string();
+    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    let _ = l.qpslab(&["server", "destroy", "--name", "camplb"]);
+    assert!(o.status.success(), "{}", common::outcome(&o));
+    let o = l.qpslab(&[
+        "runs", "--store", &store, "--status", "ok", "--format", "json",
+    ]);
+    let runs = json(&o);
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(
+        runs.iter().all(|r| r["workload"] == "linkbench-2000n"),
+        "{runs:?}"
+    );
+    let id = runs[0]["id"].as_i64().unwrap().to_string();
+    let o = l.qpslab(&["show", &id, "--store", &store, "--format", "json"]);
+    let s = text(&o);
+    assert!(s.contains("\"operations\"") && s.contains("get_links_list"), "{s}");
+    // a linkbench workload without its graph is refused, in one line
+    std::fs::write(&path, "name = \"x\"\nthreads = [1]\ntime = 1\n[[server]]\nlabel = \"m\"\n[[workload]]\nname = \"linkbench\"\n").unwrap();
+    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    assert!(
+        !o.status.success() && text(&o).contains("[data] maxid1"),
+        "{}",
+        text(&o)
+    );
+}

@@ -156,6 +156,9 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     if let Some(t) = &d.tpcc {
         o.push_str(&tpcc_text(t));
     }
+    if let Some(ops) = &d.operations {
+        o.push_str(&operations_text(ops));
+    }
     if let Some(h) = d
         .histogram
         .as_deref()
@@ -211,6 +214,25 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
         }
         o.push_str(&t.render(f));
     }
+    o
+}
+
+/// A stored LinkBench run's operations.
+fn operations_text(ops: &[crate::stats::document::OperationFigures]) -> String {
+    let mut o = String::from("  operations:\n");
+    for x in ops {
+        o.push_str(&format!(
+            "            {:<16} {:>9} ({:>5.2}%, {:.1}/s)  p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms\n",
+            x.op,
+            x.count,
+            x.share_pct,
+            x.per_s,
+            x.latency_ms.percentile("p50"),
+            x.latency_ms.percentile("p99"),
+            x.latency_ms.max
+        ));
+    }
+    o.push('\n');
     o
 }
 

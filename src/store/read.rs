@@ -3,7 +3,9 @@
 //! (which the opener runs before any read).
 
 use super::Store;
-use crate::stats::document::{sorted, HostDocument, OptionsDocument, SandboxDocument, TpccBlock};
+use crate::stats::document::{
+    sorted, HostDocument, OperationFigures, OptionsDocument, SandboxDocument, TpccBlock,
+};
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
@@ -226,6 +228,11 @@ pub struct RunDetail {
     /// its stored summary; None for other workloads.
     #[serde(serialize_with = "sorted")]
     pub tpcc: Option<TpccBlock>,
+    /// Each operation of a LinkBench run (count, share, rate, latency),
+    /// from its stored summary; None for other workloads (left out of
+    /// the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operations: Option<Vec<OperationFigures>>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -395,7 +402,7 @@ impl Store {
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
-                    server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault FROM runs WHERE id = ?1"
+                    server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault, json_extract(summary, '$.operations') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -418,6 +425,7 @@ impl Store {
                     statements: Vec::new(),
                     tpcc: document(r.get(n + 9)?),
                     server_nondefault: json(r.get(n + 10)?),
+                    operations: document(r.get(n + 11)?),
                     histogram: None,
                 })
             })

@@ -435,6 +435,13 @@ impl LinkBenchOpts {
         plain_word("table-options", &self.table_options)
     }
 
+    /// The defaults with `maxid1` (a campaign's `[data] maxid1`).
+    pub fn with_maxid1(maxid1: u64) -> Result<LinkBenchOpts, String> {
+        let mut v = OptValues::new(option_specs());
+        v.set("maxid1", &maxid1.to_string())?;
+        LinkBenchOpts::from_values(&v)
+    }
+
     /// Node ids loaded: startid1 .. maxid1.
     pub fn nodes(&self) -> u64 {
         self.maxid1 - self.startid1
