@@ -222,12 +222,16 @@ fn multi_row_inserts_load_the_same_graph() {
             "2001",
             "--load-method",
             "insert",
+            "--partitions",
+            "4",
             "--format",
             "json",
         ],
         &db,
     );
     assert!(json(&o)["load_method"] == "insert");
+    // LinkBench's README partitions linktable by KEY(id1)
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = 'lb_insert' AND table_name = 'linktable'"), 4);
     assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 2000);
     assert_eq!(
         count(&db, "SELECT COUNT(*) FROM linktable"),
@@ -434,7 +438,10 @@ name = "linkbench"
     let id = runs[0]["id"].as_i64().unwrap().to_string();
     let o = l.qpslab(&["show", &id, "--store", &store, "--format", "json"]);
     let s = text(&o);
-    assert!(s.contains("\"operations\"") && s.contains("get_links_list"), "{s}");
+    assert!(
+        s.contains("\"operations\"") && s.contains("get_links_list"),
+        "{s}"
+    );
     // a linkbench workload without its graph is refused, in one line
     std::fs::write(&path, "name = \"x\"\nthreads = [1]\ntime = 1\n[[server]]\nlabel = \"m\"\n[[workload]]\nname = \"linkbench\"\n").unwrap();
     let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);

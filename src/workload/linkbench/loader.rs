@@ -39,6 +39,9 @@ pub enum Method {
 
 /// Rows per multi-row INSERT (LinkStoreMysql's bulk insert batch).
 const INSERT_ROWS: usize = 1024;
+/// Rows per LOAD DATA statement (and most per INSERT run): no
+/// transaction of the load is larger.
+const STATEMENT_ROWS: usize = 10_000;
 
 /// What the database holds when prepare starts: None, or the chunks in.
 async fn state(conn: &mut Conn, o: &LinkBenchOpts) -> Result<Option<Vec<String>>> {
@@ -181,6 +184,10 @@ pub fn prepare(
         conn.quit().await;
         Ok::<_, anyhow::Error>(work)
     })?;
+    // The heaviest chunks first (the most linked node alone has 311,772
+    // links), so that the loaders finish together.
+    let mut work = work;
+    work.sort_by_cached_key(|w| std::cmp::Reverse(chunk_rows(g, o, w.0)));
     let total: u64 = work.iter().map(|w| chunk_rows(g, o, w.0)).sum();
     progress(Progress::LoadStart(total));
     let shared = Arc::new(Shared {
@@ -388,7 +395,7 @@ impl Rows<'_> {
             ));
         }
         let mut n = self
-            .send(
+            .send_all(
                 "nodetable",
                 "id, type, version, time, data",
                 &nodes,
@@ -433,9 +440,9 @@ impl Rows<'_> {
                     ]);
                 }
             }
-            if links.len() >= 50_000 {
+            if links.len() >= STATEMENT_ROWS {
                 n += self
-                    .send(
+                    .send_all(
                         "linktable",
                         "id1, id2, link_type, visibility, data, time, version",
                         &links,
@@ -448,7 +455,7 @@ impl Rows<'_> {
             }
         }
         n += self
-            .send(
+            .send_all(
                 "linktable",
                 "id1, id2, link_type, visibility, data, time, version",
                 &links,
@@ -457,7 +464,7 @@ impl Rows<'_> {
             )
             .await?;
         n += self
-            .send(
+            .send_all(
                 "counttable",
                 "id, link_type, count, time, version",
                 &counts,
@@ -465,6 +472,25 @@ impl Rows<'_> {
                 1,
             )
             .await?;
+        Ok(n)
+    }
+
+    /// Sends `rows` in statements of at most `STATEMENT_ROWS` rows (each
+    /// its own transaction).
+    async fn send_all<const N: usize>(
+        &mut self,
+        table: &str,
+        cols: &str,
+        rows: &[[Val; N]],
+        sizes: &[usize],
+        gen: usize,
+    ) -> Result<u64> {
+        let mut n = 0;
+        for (k, part) in rows.chunks(STATEMENT_ROWS).enumerate() {
+            let at = k * STATEMENT_ROWS;
+            let sizes = sizes.get(at..at + part.len()).unwrap_or(&[]);
+            n += self.send(table, cols, part, sizes, gen).await?;
+        }
         Ok(n)
     }
 
