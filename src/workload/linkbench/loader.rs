@@ -186,9 +186,13 @@ pub fn prepare(
     })?;
     // The heaviest chunks first (the most linked node alone has 311,772
     // links), so that the loaders finish together.
-    let mut work = work;
-    work.sort_by_cached_key(|w| std::cmp::Reverse(chunk_rows(g, o, w.0)));
-    let total: u64 = work.iter().map(|w| chunk_rows(g, o, w.0)).sum();
+    let mut sized: Vec<_> = work
+        .into_iter()
+        .map(|w| (chunk_rows(g, o, w.0), w))
+        .collect();
+    sized.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
+    let total: u64 = sized.iter().map(|(rows, _)| rows).sum();
+    let work = sized.into_iter().map(|(_, w)| w).collect();
     progress(Progress::LoadStart(total));
     let shared = Arc::new(Shared {
         work,
