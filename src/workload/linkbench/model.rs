@@ -399,6 +399,8 @@ mod tests {
         let mut r = JavaRandom::new(42);
         assert_eq!(r.next_int(10), 0);
         assert_eq!(r.next_int(10), 3);
+        // new java.util.Random(0).nextInt() → -1155484576
+        assert_eq!(JavaRandom::new(0).next(32), -1_155_484_576);
     }
 
     #[test]
