@@ -14,6 +14,7 @@
 //! markdown, CSV, JSON, HTML).
 
 pub mod bottleneck;
+pub mod class_figures;
 pub mod compare;
 pub mod counter_diff;
 pub mod counters;

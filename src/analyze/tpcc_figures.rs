@@ -52,7 +52,7 @@ pub fn figures(r: &RunResult) -> Figures {
 
 /// The run's TPC-C block of its document (None for families without classes).
 pub fn document(r: &RunResult, pcts: &[f64]) -> Option<TpccBlock> {
-    if r.classes.is_empty() {
+    if !super::class_figures::is_tpcc(r) {
         return None;
     }
     let f = figures(r);

@@ -52,6 +52,10 @@ pub struct Data {
     /// tpcc workload may run on fewer (`options = { warehouses = 2 }`).
     #[serde(default)]
     pub warehouses: u32,
+    /// LinkBench's graph for `linkbench` workloads: node ids 1..maxid1
+    /// (0: none).
+    #[serde(default)]
+    pub maxid1: u64,
 }
 
 fn default_tables() -> u32 {
@@ -67,6 +71,7 @@ impl Default for Data {
             tables: default_tables(),
             table_size: default_table_size(),
             warehouses: 0,
+            maxid1: 0,
         }
     }
 }
@@ -271,6 +276,14 @@ impl CampaignFile {
         {
             bail!("a tpcc workload needs its data: set [data] warehouses = N (the most any tpcc workload uses)");
         }
+        if self.data.maxid1 < 3
+            && self
+                .workloads
+                .iter()
+                .any(|w| crate::workload::linkbench::is_linkbench(&w.name))
+        {
+            bail!("a linkbench workload needs its graph: set [data] maxid1 = N (at least 3; LinkBench's default is 10000001)");
+        }
         let points = [
             self.servers.len(),
             self.variants.len(),
@@ -323,7 +336,9 @@ impl CampaignFile {
         for w in &self.workloads {
             if crate::workload::script::is_script(&w.name) {
                 crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
-            } else if !crate::workload::tpcc::is_tpcc(&w.name) {
+            } else if !crate::workload::tpcc::is_tpcc(&w.name)
+                && !crate::workload::linkbench::is_linkbench(&w.name)
+            {
                 crate::workload::Workload::parse(&w.name)?;
             }
         }

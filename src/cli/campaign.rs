@@ -241,6 +241,10 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
         if !w.options.contains_key("warehouses") {
             words.extend(["--warehouses".into(), c.data.warehouses.to_string()]);
         }
+    } else if crate::workload::linkbench::is_linkbench(&w.name) {
+        if !w.options.contains_key("maxid1") {
+            words.extend(["--maxid1".into(), c.data.maxid1.to_string()]);
+        }
     } else {
         if declares("tables") {
             words.extend(["--tables".into(), c.data.tables.to_string()]);

@@ -46,7 +46,8 @@ fn workloads() -> String {
     format!(
         "WORKLOADS\n\n\
          sysbench's OLTP workloads are built in, under sysbench's names (the\n\
-         oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; any other\n\
+         oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; LinkBench is\n\
+         `linkbench`; any other\n\
          name ending in .lua is a sysbench Lua script, run as sysbench runs it\n\
          (its options, prepare/cleanup and own commands included; sysbench's\n\
          bundled scripts are in /usr/share/sysbench). Each is prepared, run\n\
@@ -57,10 +58,12 @@ fn workloads() -> String {
          \x20 qpslab cleanup oltp_read_write --tables 8\n\n\
          The built-in workloads and the statements of one event:\n\n{}\n\
          Options of the OLTP family (sysbench's names and defaults):\n{}\n\
-         TPC-C options (docs/TPCC.md):\n{}",
+         TPC-C options (docs/TPCC.md):\n{}\n\
+         LinkBench options (docs/LINKBENCH.md):\n{}",
         crate::report::sysbench::workloads_text(),
         specs("oltp_read_write"),
         specs("tpcc"),
+        specs("linkbench"),
     )
 }
 

@@ -41,6 +41,9 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     if p.tpcc().is_some() {
         return super::tpcc::prepare(p);
     }
+    if p.linkbench().is_some() {
+        return super::linkbench::prepare(p);
+    }
     let family = p.oltp()?;
     let o = family.opts();
     let t = p.target()?;
@@ -229,6 +232,11 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             None => false,
         }
     };
+    let tpcc_classes = cfg
+        .workload
+        .event_classes()
+        .first()
+        .is_some_and(|c| c == crate::workload::tpcc::NEW_ORDER);
     let run = crate::lab::run_once(&cfg, plan, |s| {
         // (sysbench's reporter is usually stopped before the interval
         // that ends at --time: sysbench mode leaves that one out)
@@ -240,7 +248,13 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
                     Some(_) => {
                         report::sysbench::sysbench_interval_line(s, cfg.threads, pct, uses_sql())
                     }
-                    None => report::sysbench::interval_line(s, cfg.threads, pct, cfg.rate > 0.0),
+                    None => report::sysbench::interval_line(
+                        s,
+                        cfg.threads,
+                        pct,
+                        cfg.rate > 0.0,
+                        tpcc_classes,
+                    ),
                 };
                 outln!("{line}");
             }

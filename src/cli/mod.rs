@@ -13,6 +13,7 @@ mod help_topics;
 mod host_tests;
 #[cfg(test)]
 mod input_tests;
+mod linkbench;
 mod live;
 mod load_commands;
 mod monitor_args;

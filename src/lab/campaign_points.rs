@@ -439,11 +439,15 @@ fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
 }
 
 /// A campaign's data: the oltp tables (sysbench's defaults otherwise)
-/// when a workload other than tpcc needs them, and TPC-C's warehouses
-/// when [data] asks for them.
+/// when a workload other than tpcc and linkbench needs them, TPC-C's
+/// warehouses and LinkBench's graph when [data] asks for them.
 fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
     let mut v: Vec<Box<dyn Family>> = Vec::new();
-    if c.workloads.iter().any(|w| !is_tpcc(&w.name)) {
+    let linkbench = crate::workload::linkbench::is_linkbench;
+    if c.workloads
+        .iter()
+        .any(|w| !is_tpcc(&w.name) && !linkbench(&w.name))
+    {
         let o = OltpOpts {
             tables: c.data.tables,
             table_size: c.data.table_size,
@@ -462,6 +466,11 @@ fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
             procedures: false,
         };
         v.push(Box::new(Tpcc::new(o, 1)));
+    }
+    if c.data.maxid1 > 0 {
+        if let Ok(o) = crate::workload::linkbench::LinkBenchOpts::with_maxid1(c.data.maxid1) {
+            v.push(Box::new(crate::workload::linkbench::LinkBench::new(o, 1)));
+        }
     }
     v
 }

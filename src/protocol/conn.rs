@@ -279,6 +279,17 @@ impl Conn {
         .await
     }
 
+    /// Like `exec`, for a statement whose text is bytes rather than UTF-8
+    /// (a latin1 payload in a multi-row INSERT).
+    pub async fn exec_bytes(&mut self, sql: &[u8]) -> Result<Outcome, ProtoError> {
+        let limit = self.read_timeout;
+        within(limit, "a statement's response", async {
+            self.io.write_command_with(COM_QUERY, sql).await?;
+            self.read_response(Sink::Skip).await
+        })
+        .await
+    }
+
     /// Runs a text-protocol query and keeps its rows in `rows` (cleared
     /// first), for a workload that reads what it selected.
     pub async fn query_into(&mut self, sql: &str, rows: &mut Rows) -> Result<Outcome, ProtoError> {

@@ -163,6 +163,9 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     if let Some(h) = &d.host_test {
         o.push_str(&host_test_text(h));
     }
+    if let Some(ops) = &d.operations {
+        o.push_str(&operations_text(ops));
+    }
     if let Some(h) = d
         .histogram
         .as_deref()
@@ -221,7 +224,25 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     o
 }
 
-/// A stored TPC-C run's figures.
+/// A stored LinkBench run's operations.
+fn operations_text(ops: &[crate::stats::document::OperationFigures]) -> String {
+    let mut o = String::from("  operations:\n");
+    for x in ops {
+        o.push_str(&format!(
+            "            {:<16} {:>9} ({:>5.2}%, {:.1}/s)  p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms\n",
+            x.op,
+            x.count,
+            x.share_pct,
+            x.per_s,
+            x.latency_ms.percentile("p50"),
+            x.latency_ms.percentile("p99"),
+            x.latency_ms.max
+        ));
+    }
+    o.push('\n');
+    o
+}
+
 /// A host test's figures, in sysbench's units (`qpslab run cpu` …).
 fn host_test_text(h: &crate::stats::document::HostTestBlock) -> String {
     let mut o = format!(
@@ -238,6 +259,7 @@ fn host_test_text(h: &crate::stats::document::HostTestBlock) -> String {
     o
 }
 
+/// A stored TPC-C run's figures.
 fn tpcc_text(t: &crate::stats::document::TpccBlock) -> String {
     let mut o = format!(
         "  TPC-C:    NOPM {:.1}, TPM {:.1}, New-Orders rolled back on purpose {:.2}%, deadlocks {}, lock-wait timeouts {}\n",

@@ -40,7 +40,7 @@ pub fn report_stat(iv: &Interval, dur: f64, t: f64, threads: u32, pct: f64) -> R
 /// One interval line in sysbench's wording (`[ 10s ] thds: ...`): rates per
 /// second over the sample, latency at percentile `pct` in ms; `rate_mode` (a
 /// fixed-rate run) adds the backlog and the arrival lag.
-pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> String {
+pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool, tpcc: bool) -> String {
     let d = s.dur.max(1e-9);
     let iv = &s.iv;
     let t = s.t;
@@ -52,7 +52,7 @@ pub fn interval_line(s: &Sample, threads: u32, pct: f64, rate_mode: bool) -> Str
         format!("{t:.1}s")
     };
     let mut line = sql_rates(&when, iv, d, threads, pct);
-    line.push_str(&super::tpcc_text::interval_suffix(iv, d));
+    line.push_str(&super::tpcc_text::interval_suffix(iv, d, tpcc));
     if rate_mode {
         let _ = write!(line, " backlog: {}", iv.backlog);
         if let Some(l) = iv.lag_p99_ms() {

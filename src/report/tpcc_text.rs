@@ -8,9 +8,41 @@ use crate::analyze::tpcc_figures::{figures, nopm};
 use crate::stats::{pct_label, Interval, RunResult};
 use std::fmt::Write;
 
-/// What an interval line adds for a family with classes.
-pub(crate) fn interval_suffix(iv: &Interval, secs: f64) -> String {
-    if iv.classes.iter().all(|&n| n == 0) {
+/// The per-operation block of a family whose classes are not TPC-C's
+/// (LinkBench): count, share, rate, latency (empty without classes).
+fn operations_block(r: &RunResult, pcts: &[f64]) -> String {
+    let Some(ops) = crate::analyze::class_figures::operations(r, pcts) else {
+        return String::new();
+    };
+    let mut o = String::from("\nOperations:\n");
+    let _ = write!(
+        o,
+        "    {:<16} {:>10} {:>7} {:>10}",
+        "operation", "count", "share%", "ops/s"
+    );
+    for p in pcts {
+        let _ = write!(o, " {:>9}", format!("p{}", pct_label(*p)));
+    }
+    let _ = writeln!(o, " {:>9}   (latency ms)", "max");
+    for k in &ops {
+        let _ = write!(
+            o,
+            "    {:<16} {:>10} {:>7.2} {:>10.1}",
+            k.op, k.count, k.share_pct, k.per_s
+        );
+        for p in pcts {
+            let v = k.latency_ms.percentiles.get(&format!("p{}", pct_label(*p)));
+            let _ = write!(o, " {:>9.3}", v.copied().unwrap_or(0.0));
+        }
+        let _ = writeln!(o, " {:>9.3}", k.latency_ms.max);
+    }
+    o
+}
+
+/// What an interval line adds for a family with classes (TPC-C's NOPM;
+/// nothing for other families, `tpcc` false).
+pub(crate) fn interval_suffix(iv: &Interval, secs: f64, tpcc: bool) -> String {
+    if !tpcc || iv.classes.iter().all(|&n| n == 0) {
         return String::new();
     }
     format!(" nopm: {:.0}", nopm(iv, secs))
@@ -18,8 +50,8 @@ pub(crate) fn interval_suffix(iv: &Interval, secs: f64) -> String {
 
 /// The summary block (empty for families without classes).
 pub fn block(r: &RunResult, pcts: &[f64]) -> String {
-    if r.classes.is_empty() {
-        return String::new();
+    if !crate::analyze::class_figures::is_tpcc(r) {
+        return operations_block(r, pcts);
     }
     let f = figures(r);
     let mut o = String::from("\nTPC-C:\n");

@@ -4,7 +4,8 @@
 
 use super::Store;
 use crate::stats::document::{
-    sorted, HostDocument, HostTestBlock, OptionsDocument, SandboxDocument, TpccBlock,
+    sorted, HostDocument, HostTestBlock, OperationFigures, OptionsDocument, SandboxDocument,
+    TpccBlock,
 };
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Row};
@@ -239,6 +240,11 @@ pub struct RunDetail {
     /// stored summary; None for database runs.
     #[serde(serialize_with = "sorted", skip_serializing_if = "Option::is_none")]
     pub host_test: Option<HostTestBlock>,
+    /// Each operation of a LinkBench run (count, share, rate, latency),
+    /// from its stored summary; None for other workloads (left out of
+    /// the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operations: Option<Vec<OperationFigures>>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -413,7 +419,7 @@ impl Store {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
                     server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault,
-                    json_extract(summary, '$.host_test') FROM runs WHERE id = ?1"
+                    json_extract(summary, '$.host_test'), json_extract(summary, '$.operations') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -437,6 +443,7 @@ impl Store {
                     tpcc: document(r.get(n + 9)?),
                     server_nondefault: json(r.get(n + 10)?),
                     host_test: document(r.get(n + 11)?),
+                    operations: document(r.get(n + 12)?),
                     histogram: None,
                 })
             })

@@ -9,7 +9,7 @@ use super::series::{thin, RunMetrics};
 use crate::analyze::efficiency::{CpuSplit, READ_AHEAD};
 use crate::analyze::run_figures::{MonitorFigures, PerInterval};
 use crate::report::chart::Chart;
-use crate::stats::document::TpccBlock;
+use crate::stats::document::{OperationFigures, TpccBlock};
 use crate::store::{RunDetail, RunRow, SampleRow, Store};
 use anyhow::Result;
 use maud::{html, Markup};
@@ -673,6 +673,34 @@ fn chart_groups(
     (markup, range)
 }
 
+/// A LinkBench run's operations: count, share, rate, latency; empty for
+/// other workloads.
+fn operations_section(ops: Option<&Vec<OperationFigures>>) -> Markup {
+    let Some(ops) = ops else {
+        return html! {};
+    };
+    html! {
+        h2 { "Operations" }
+        table {
+            tr {
+                th.l { "operation" } th { "count" } th { "share %" } th { "ops/s" } th { "p50 ms" }
+                th { "p99 ms" } th { "p99.9 ms" } th { "max ms" }
+            }
+            @for x in ops {
+                @let lat = |v: f64| num(Some(v), 3);
+                tr {
+                    td.l { (x.op) }
+                    td { (x.count) }
+                    td { (num(Some(x.share_pct), 2)) }
+                    td { (num(Some(x.per_s), 1)) }
+                    td { (lat(x.latency_ms.percentile("p50"))) } td { (lat(x.latency_ms.percentile("p99"))) }
+                    td { (lat(x.latency_ms.percentile("p99.9"))) } td { (lat(x.latency_ms.max)) }
+                }
+            }
+        }
+    }
+}
+
 /// A TPC-C run's figures and its transaction types; empty for other
 /// workloads.
 fn tpcc_section(tpcc: Option<&TpccBlock>) -> Markup {
@@ -801,6 +829,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (charts)
         (tpcc_section(d.tpcc.as_ref()))
         (host_test_section(d.host_test.as_ref()))
+        (operations_section(d.operations.as_ref()))
         (super::profile_section::section(store, &d, mode)?)
         (statements(&d))
         (super::latency_section::section(store, &d, time_range)?)

@@ -3,7 +3,9 @@
 //! Owns the `Family`/`Session` interface that exec drives (family.rs), the
 //! sysbench Lua scripts on it (script/: an embedded LuaJIT running
 //! sysbench's script API), TPC-C (tpcc/: schema, loader, the five
-//! transactions as terminals, consistency checks), and the
+//! transactions as terminals, consistency checks), LinkBench
+//! (linkbench/: the social graph, its loader, the ten operations,
+//! the count check), and the
 //! sysbench-compatible OLTP family
 //! (oltp.rs, its workloads' plans in oltp_plan.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
@@ -15,6 +17,7 @@
 
 pub mod family;
 mod glibc_random;
+pub mod linkbench;
 pub mod oltp;
 mod oltp_plan;
 mod options;
@@ -44,6 +47,9 @@ pub fn options_for(
 ) -> Result<(Option<std::path::PathBuf>, Vec<options::OptSpec>), String> {
     if words.iter().any(|w| tpcc::is_tpcc(w)) {
         return Ok((None, tpcc::option_specs()));
+    }
+    if words.iter().any(|w| linkbench::is_linkbench(w)) {
+        return Ok((None, linkbench::option_specs()));
     }
     match words
         .iter()

@@ -37,6 +37,16 @@ pub enum Progress {
     },
     /// TPC-C: the secondary indexes of a set are being built.
     CreatingSetIndexes(u32),
+    /// LinkBench's tables are being created for a graph of this many
+    /// nodes.
+    CreatingGraph(u64),
+    /// An interrupted LinkBench prepare resumes: chunks loaded, to go.
+    ResumingGraph {
+        /// Chunks already in.
+        loaded: usize,
+        /// Chunks to load.
+        to_go: usize,
+    },
     /// Loading begins: about this many rows in all.
     LoadStart(u64),
     /// Rows loaded so far.
@@ -68,6 +78,14 @@ impl fmt::Display for Progress {
             Progress::CreatingSetIndexes(set) => {
                 write!(f, "Creating the secondary indexes of set {set}...")
             }
+            Progress::CreatingGraph(nodes) => {
+                write!(f, "Creating the LinkBench tables for {nodes} nodes...")
+            }
+            Progress::ResumingGraph { loaded, to_go } => write!(
+                f,
+                "Resuming the interrupted LinkBench prepare: {loaded} of {} chunks are loaded, {to_go} to go",
+                loaded + to_go
+            ),
             Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
             Progress::Loaded(rows) => write!(f, "{rows} rows loaded"),
             Progress::LoadEnd => write!(f, "loading done"),

@@ -317,7 +317,9 @@ fn help(test: &str, args: &SbArgs) -> i32 {
 /// names, which qpslab runs natively); any other is a script found as
 /// sysbench finds it.
 fn is_native(test: &str) -> bool {
-    crate::workload::ALL.iter().any(|w| w.name() == test) || crate::workload::tpcc::is_tpcc(test)
+    crate::workload::ALL.iter().any(|w| w.name() == test)
+        || crate::workload::tpcc::is_tpcc(test)
+        || crate::workload::linkbench::is_linkbench(test)
 }
 
 /// The unix socket libmariadb (Debian's sysbench) connects to for host

@@ -12,6 +12,7 @@
 mod environment;
 mod host_test;
 mod latency;
+mod operations;
 mod options;
 mod profile;
 mod tpcc;
@@ -19,6 +20,7 @@ mod tpcc;
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use host_test::{HostFigure, HostTestBlock};
 pub use latency::{LatencyMs, PercentileRow, PercentileTable};
+pub use operations::OperationFigures;
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
 pub use profile::{
     KindFigures, KindSummary, LockShares, ProfileSummary, Share, SyscallCount, SyscallSide,
@@ -61,6 +63,10 @@ pub struct RunDocument {
     /// database runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_test: Option<HostTestBlock>,
+    /// Each operation of a family with classes other than TPC-C's
+    /// (LinkBench); None otherwise (and then left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operations: Option<Vec<OperationFigures>>,
     /// How steady throughput was; None with too few intervals.
     pub stability: Option<Stability>,
     /// Latency per statement kind.

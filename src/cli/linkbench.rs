@@ -1,0 +1,81 @@
+//! The LinkBench commands that differ from the other workloads':
+//! `prepare linkbench` (its own report: nodes, rows, rows/s, the load
+//! method) and `check linkbench` (counttable against the visible links;
+//! exit 1 with the first offenders when it does not hold).
+
+use super::plan::LoadPlan;
+use anyhow::{bail, Result};
+
+/// `prepare linkbench`: its loaders, its own report.
+pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
+    let Some(family) = p.linkbench() else {
+        bail!("{} is not linkbench", p.workload_name);
+    };
+    let t = p.target()?;
+    let loaders = match family.opts().loaders {
+        0 => p.loaders()?,
+        n => n as usize,
+    };
+    let json = p.output.json();
+    let rep = crate::lab::prepare(
+        &t,
+        family.as_ref(),
+        loaders,
+        &mut super::progress_lines::prepare_printer(json),
+    )?;
+    let o = family.opts();
+    let rate = rep.rows as f64 / rep.seconds.max(1e-9);
+    let method = if o.load_infile { "infile" } else { "insert" };
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({"nodes": o.nodes(), "rows": rep.rows, "seconds": rep.seconds,
+                "rows_per_s": rate, "loaders": loaders, "load_method": method})
+        );
+    } else {
+        outln!(
+            "prepared a LinkBench graph of {} nodes: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, {method})",
+            o.nodes(),
+            rep.rows,
+            rep.seconds
+        );
+    }
+    Ok(())
+}
+
+/// `check linkbench`: the count conditions (exit 1 when one is broken).
+pub(super) fn check(p: &LoadPlan) -> Result<i32> {
+    let Some(family) = p.linkbench() else {
+        bail!("{} is not linkbench", p.workload_name);
+    };
+    let t = p.target()?;
+    crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
+    let conditions = crate::lab::check_linkbench(&t, &family)?;
+    let broken = conditions
+        .iter()
+        .filter(|c| !c.violations.is_empty())
+        .count();
+    if p.output.json() {
+        outln!(
+            "{}",
+            serde_json::json!({"conditions": conditions, "violated": broken})
+        );
+    } else {
+        for c in &conditions {
+            if c.violations.is_empty() {
+                outln!("{}: ok", c.what);
+            } else {
+                outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
+            }
+        }
+        if broken == 0 {
+            outln!("consistent: all {} conditions hold", conditions.len());
+        } else {
+            outln!(
+                "INCONSISTENT: {broken} of {} conditions violated",
+                conditions.len()
+            );
+        }
+    }
+    Ok(i32::from(broken > 0))
+}

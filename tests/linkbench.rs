@@ -1,0 +1,453 @@
+//! LinkBench against a real sandbox MariaDB: prepare loads the graph
+//! (row counts, the out-degree histogram's shape, counttable equal to
+//! the links), both load methods; a 20,000-operation run has the default
+//! mix within 0.3 percentage point per operation, and the server's
+//! statement counters agree; `check` holds after runs of 1 and 16
+//! threads; an interrupted prepare is refused by run and resumed by
+//! prepare; bad options are one line.
+
+mod common;
+use common::{json, lab, text};
+
+/// A graph of 4,000 nodes (its most linked node has 311,772 links, as
+/// LinkBench's histogram gives its first-ranked id).
+const MAXID1: &str = "4001";
+
+fn ok(args: &[&str], db: &str) -> std::process::Output {
+    let o = lab().on_db(db, args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    o
+}
+
+fn count(db: &str, q: &str) -> i64 {
+    lab()
+        .sql(db, q)
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{q}"))
+}
+
+fn assert_consistent(db: &str) {
+    let o = lab().on_db(db, &["check", "linkbench", "--maxid1", MAXID1]);
+    let s = text(&o);
+    assert!(
+        o.status.success() && s.contains("consistent: all 3 conditions hold"),
+        "{s}"
+    );
+}
+
+fn com(db: &str, name: &str) -> i64 {
+    let v = lab().sql(db, &format!("SHOW GLOBAL STATUS LIKE '{name}'"));
+    v.split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn prepare_run_and_check() {
+    let db = lab().fresh_db("lb_run");
+    let o = ok(
+        &[
+            "prepare",
+            "linkbench",
+            "--maxid1",
+            MAXID1,
+            "--loaders",
+            "4",
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    let p = json(&o);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 4000);
+    let links = count(&db, "SELECT COUNT(*) FROM linktable");
+    let counts = count(&db, "SELECT SUM(count) FROM counttable");
+    let count_rows = count(&db, "SELECT COUNT(*) FROM counttable");
+    assert_eq!(links, counts);
+    assert_eq!(
+        p["rows"].as_i64().unwrap(),
+        4000 + links + count_rows,
+        "{p}"
+    );
+    // Distribution.dat: 19.7% of nodes have no links, 53% one, the top one 311,772
+    let linked = count(&db, "SELECT COUNT(DISTINCT id) FROM counttable") as f64 / 4000.0;
+    assert!(
+        (0.76..0.84).contains(&linked),
+        "{linked} of the nodes have links"
+    );
+    let one = count(
+        &db,
+        "SELECT COUNT(*) FROM (SELECT id FROM counttable GROUP BY id HAVING SUM(count) = 1) t",
+    ) as f64
+        / 4000.0;
+    assert!(
+        (0.49..0.57).contains(&one),
+        "{one} of the nodes have one link"
+    );
+    let top = count(
+        &db,
+        "SELECT MAX(s) FROM (SELECT SUM(count) s FROM counttable GROUP BY id) t",
+    );
+    assert!((311_772..=311_774).contains(&top), "{top}");
+    // two link types, payloads from the motif generators' byte ranges
+    assert_eq!(
+        count(&db, "SELECT COUNT(DISTINCT link_type) FROM linktable"),
+        2
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM linktable WHERE data REGEXP '[^ -d]'"
+        ),
+        0
+    );
+    assert_consistent(&db);
+
+    // 20,000 operations over 16 connections: the default mix
+    let before = [com(&db, "Com_select"), com(&db, "Com_stmt_execute")];
+    let o = ok(
+        &[
+            "run",
+            "linkbench",
+            "--maxid1",
+            MAXID1,
+            "--threads",
+            "16",
+            "--events",
+            "20000",
+            "--time",
+            "300",
+            "--format",
+            "json",
+            "--no-store",
+        ],
+        &db,
+    );
+    let j = json(&o);
+    let ops = j["operations"].as_array().unwrap_or_else(|| panic!("{j}"));
+    let total: u64 = ops.iter().map(|k| k["count"].as_u64().unwrap()).sum();
+    assert!((20_000..20_100).contains(&total), "{total}");
+    let mix = [
+        ("add_link", 8.9886601),
+        ("delete_link", 2.9907664),
+        ("update_link", 8.0122125),
+        ("count_link", 4.8863567),
+        ("multiget_link", 0.5261142),
+        ("get_links_list", 50.7119145),
+        ("add_node", 2.5732789),
+        ("update_node", 7.366437),
+        ("delete_node", 1.0115914),
+        ("get_node", 12.9326683),
+    ];
+    for (op, want) in mix {
+        let k = ops
+            .iter()
+            .find(|k| k["op"] == op)
+            .unwrap_or_else(|| panic!("{op}: {j}"));
+        let share = k["count"].as_u64().unwrap() as f64 * 100.0 / total as f64;
+        assert!((share - want).abs() <= 0.3, "{op}: {share:.3}% vs {want}%");
+        assert!(k["latency_ms"]["max"].as_f64().unwrap() > 0.0, "{k}");
+    }
+    // the server ran at least one statement per operation
+    let after = [com(&db, "Com_select"), com(&db, "Com_stmt_execute")];
+    assert!(after[1] - before[1] >= 19_000, "{before:?} {after:?}");
+    let n = |op: &str| {
+        ops.iter().find(|k| k["op"] == op).unwrap()["count"]
+            .as_i64()
+            .unwrap()
+    };
+    assert!(
+        after[0] - before[0] >= n("multiget_link"),
+        "multigets are text SELECTs"
+    );
+    assert_eq!(
+        count(&db, "SELECT COUNT(*) FROM nodetable WHERE id >= 4001"),
+        n("add_node")
+    );
+    assert_consistent(&db);
+
+    // one connection, and the text report's operations table
+    let o = ok(
+        &[
+            "run",
+            "linkbench",
+            "--maxid1",
+            MAXID1,
+            "--threads",
+            "1",
+            "--events",
+            "2000",
+            "--no-store",
+        ],
+        &db,
+    );
+    let s = text(&o);
+    assert!(
+        s.contains("Operations:") && s.contains("get_links_list") && !s.contains("nopm"),
+        "{s}"
+    );
+    assert_consistent(&db);
+
+    // check finds a count that no longer matches, and exits 1
+    lab().sql(
+        &db,
+        "UPDATE counttable SET count = count + 1 ORDER BY id LIMIT 1",
+    );
+    let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", MAXID1]);
+    assert!(
+        !o.status.success() && text(&o).contains("VIOLATED"),
+        "{}",
+        text(&o)
+    );
+    ok(&["cleanup", "linkbench"], &db);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'lb_run'"
+        ),
+        0
+    );
+}
+
+#[test]
+fn multi_row_inserts_load_the_same_graph() {
+    let db = lab().fresh_db("lb_insert");
+    let o = ok(
+        &[
+            "prepare",
+            "linkbench",
+            "--maxid1",
+            "2001",
+            "--load-method",
+            "insert",
+            "--partitions",
+            "4",
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    assert!(json(&o)["load_method"] == "insert");
+    // LinkBench's README partitions linktable by KEY(id1)
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = 'lb_insert' AND table_name = 'linktable'"), 4);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 2000);
+    assert_eq!(
+        count(&db, "SELECT COUNT(*) FROM linktable"),
+        count(&db, "SELECT SUM(count) FROM counttable")
+    );
+    let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", "2001"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
+    let db = lab().fresh_db("lb_resume");
+    let args = [
+        "prepare",
+        "linkbench",
+        "--maxid1",
+        "3001",
+        "--loader-chunk-size",
+        "500",
+    ];
+    ok(&args, &db);
+    let links = count(&db, "SELECT COUNT(*) FROM linktable");
+    // As a prepare stopped mid-way leaves it: chunks not recorded, one
+    // of them half-loaded, the graph not complete.
+    lab().sql(
+        &db,
+        "DELETE FROM qpslab_linkbench WHERE part IN ('complete', 'chunk.1', 'chunk.1501');
+         DELETE FROM linktable WHERE id1 BETWEEN 1600 AND 1800; DELETE FROM nodetable WHERE id > 1900 AND id < 2001",
+    );
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "linkbench",
+            "--maxid1",
+            "3001",
+            "--events",
+            "10",
+            "--no-store",
+        ],
+    );
+    let s = text(&o);
+    assert!(
+        !o.status.success()
+            && s.contains("not a complete load")
+            && s.contains("qpslab prepare linkbench"),
+        "{s}"
+    );
+    let o = ok(&args, &db);
+    let s = text(&o);
+    assert!(
+        s.contains("Resuming the interrupted LinkBench prepare") && s.contains("2 to go"),
+        "{s}"
+    );
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 3000);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM linktable"), links);
+    let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", "3001"]);
+    assert!(o.status.success(), "{}", text(&o));
+    // a complete graph is not loaded twice, nor with another size
+    let o = lab().on_db(&db, &args);
+    assert!(
+        !o.status.success() && text(&o).contains("already loaded"),
+        "{}",
+        text(&o)
+    );
+    let o = lab().on_db(&db, &["prepare", "linkbench", "--maxid1", "5001"]);
+    assert!(
+        !o.status.success() && text(&o).contains("another graph"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn bad_options_are_one_line() {
+    for (args, want) in [
+        (
+            vec!["--mix", "getlinklist=50,frobnicate=50"],
+            "unknown operation 'frobnicate'",
+        ),
+        (
+            vec!["--mix", "getlinklist=50,getnode=40"],
+            "add to 90.0000, not 100",
+        ),
+        (
+            vec!["--maxid1", "1"],
+            "--maxid1 must be at least --startid1 + 2",
+        ),
+        (
+            vec!["--maxid1", "lots"],
+            "--maxid1 'lots' is not a whole number",
+        ),
+        (
+            vec!["--read-shape", "0"],
+            "--read-shape must be a Zipf shape",
+        ),
+        (vec!["--load-method", "carrier-pigeon"], "--load-method"),
+        (
+            vec!["--config", "/nonexistent/lb.properties"],
+            "--config /nonexistent/lb.properties",
+        ),
+    ] {
+        let mut a = vec!["run", "linkbench"];
+        a.extend(args.iter().copied());
+        let o = lab().qpslab(&a);
+        let s = text(&o);
+        assert!(!o.status.success() && s.contains(want), "{a:?}: {s}");
+        assert_eq!(s.trim().lines().count(), 1, "{a:?}: {s}");
+    }
+}
+
+#[test]
+fn a_linkbench_properties_file_sets_the_options() {
+    let dir = std::env::temp_dir().join(format!("qpslab-lb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("LinkConfigMysql.properties");
+    std::fs::write(
+        &file,
+        "# LinkBench's own file\nhost = example\nmaxid1 = 2001\nlink_type_count = 1\nread_function = com.facebook.LinkBench.distributions.ZipfDistribution\n\
+         addlink = 10\ndeletelink = 0\nupdatelink = 0\ncountlink = 0\ngetlink = 0\ngetlinklist = 90\naddnode = 0\nupdatenode = 0\ndeletenode = 0\ngetnode = 0\n",
+    )
+    .unwrap();
+    let db = lab().fresh_db("lb_config");
+    let f = file.to_str().unwrap();
+    ok(&["prepare", "linkbench", "--config", f], &db);
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 2000);
+    assert_eq!(
+        count(&db, "SELECT COUNT(DISTINCT link_type) FROM linktable"),
+        1
+    );
+    let o = ok(
+        &[
+            "run",
+            "linkbench",
+            "--config",
+            f,
+            "--events",
+            "1000",
+            "--format",
+            "json",
+            "--no-store",
+        ],
+        &db,
+    );
+    let j = json(&o);
+    let ops = j["operations"].as_array().unwrap();
+    let n = |op: &str| {
+        ops.iter().find(|k| k["op"] == op).unwrap()["count"]
+            .as_u64()
+            .unwrap()
+    };
+    let total: u64 = ops.iter().map(|k| k["count"].as_u64().unwrap()).sum();
+    assert_eq!(n("add_link") + n("get_links_list"), total);
+    assert!(
+        (n("add_link") as f64 / total as f64 - 0.1).abs() < 0.02,
+        "{j}"
+    );
+    assert_eq!(n("get_node"), 0);
+    // a distribution qpslab does not run is refused, by its line
+    std::fs::write(&file, "maxid1 = 2001\nread_function = REAL\n").unwrap();
+    let o = lab().on_db(&db, &["run", "linkbench", "--config", f, "--events", "10"]);
+    assert!(
+        !o.status.success() && text(&o).contains(":2: read_function = REAL is not supported"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn campaigns_load_the_graph_and_store_linkbench_runs() {
+    let l = lab();
+    let path = l.home.join("lb-camp.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "lb-camp"
+threads = [1, 4]
+time = 1
+[data]
+maxid1 = 2001
+[[server]]
+label = "maria"
+sandbox = "camplb"
+set = { innodb_buffer_pool_size = "256M" }
+[[workload]]
+name = "linkbench"
+"#,
+    )
+    .unwrap();
+    let store = l.home.join("lb-camp.db").display().to_string();
+    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    let _ = l.qpslab(&["server", "destroy", "--name", "camplb"]);
+    assert!(o.status.success(), "{}", common::outcome(&o));
+    let o = l.qpslab(&[
+        "runs", "--store", &store, "--status", "ok", "--format", "json",
+    ]);
+    let runs = json(&o);
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(
+        runs.iter().all(|r| r["workload"] == "linkbench-2000n"),
+        "{runs:?}"
+    );
+    let id = runs[0]["id"].as_i64().unwrap().to_string();
+    let o = l.qpslab(&["show", &id, "--store", &store, "--format", "json"]);
+    let s = text(&o);
+    assert!(
+        s.contains("\"operations\"") && s.contains("get_links_list"),
+        "{s}"
+    );
+    // a linkbench workload without its graph is refused, in one line
+    std::fs::write(&path, "name = \"x\"\nthreads = [1]\ntime = 1\n[[server]]\nlabel = \"m\"\n[[workload]]\nname = \"linkbench\"\n").unwrap();
+    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
+    assert!(
+        !o.status.success() && text(&o).contains("[data] maxid1"),
+        "{}",
+        text(&o)
+    );
+}
