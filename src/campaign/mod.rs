@@ -53,9 +53,14 @@ pub struct Data {
     #[serde(default)]
     pub warehouses: u32,
     /// LinkBench's graph for `linkbench` workloads: node ids 1..maxid1
-    /// (0: none).
-    #[serde(default)]
+    /// (0: none). Left out of a point's definition when 0, so that files
+    /// without it keep their points' hashes (stored campaigns resume).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub maxid1: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn default_tables() -> u32 {

@@ -438,6 +438,23 @@ mod tests {
         }
     }
 
+    /// Counts down like `Count`; its last event waits (bounded) until
+    /// the flag is set.
+    struct Gated(u64, std::sync::Arc<AtomicBool>);
+    impl Worker for Gated {
+        fn next_event(&mut self) -> bool {
+            self.0 > 0
+        }
+        fn execute(&mut self) -> Result<(), HostError> {
+            self.0 -= 1;
+            let until = Instant::now() + Duration::from_secs(30);
+            while self.0 == 0 && !self.1.load(Ordering::Acquire) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }
+    }
+
     #[test]
     fn events_limit_and_the_tests_own_end_stop_the_threads() {
         let l = Limits {
@@ -472,14 +489,21 @@ mod tests {
             checkpoints: vec![0],
         };
         let mut at_checkpoint = Vec::new();
-        let r = drive(&l, vec![Count(50)], |rep| {
-            if let Report::Checkpoint(_, s) = rep {
-                at_checkpoint.push(s.events);
-            }
-        })
+        let reported = std::sync::Arc::new(AtomicBool::new(false));
+        let r = drive(
+            &l,
+            vec![Gated(50, std::sync::Arc::clone(&reported))],
+            |rep| {
+                if let Report::Checkpoint(_, s) = rep {
+                    at_checkpoint.push(s.events);
+                    reported.store(true, Ordering::Release);
+                }
+            },
+        )
         .unwrap();
-        // (the checkpoint at 0 s comes before or during the events: the
-        // two reports together count each event once)
+        // (the checkpoint at 0 s comes before or during the events — the
+        // last one waits for it, so the thread cannot end first: the two
+        // reports together count each event once)
         assert_eq!(at_checkpoint.len(), 1);
         assert_eq!(at_checkpoint[0] + r.events, 50);
         let l = Limits {
