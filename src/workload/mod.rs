@@ -18,6 +18,7 @@
 pub mod family;
 mod glibc_random;
 pub mod linkbench;
+mod offenders;
 pub mod oltp;
 mod oltp_plan;
 mod options;

@@ -4,19 +4,17 @@
 //! quiet database; each condition is one query returning its offenders.
 
 use crate::protocol::Conn;
-use anyhow::{Context, Result};
+use crate::workload::offenders::offenders;
+use anyhow::Result;
 
 /// One condition's outcome.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Condition {
     /// What it requires, in words.
     pub what: &'static str,
-    /// Rows that break it (at most `SHOWN`), as text.
+    /// Rows that break it (at most `offenders::SHOWN`), as text.
     pub violations: Vec<String>,
 }
-
-/// Offending rows shown per condition.
-const SHOWN: usize = 5;
 
 fn conditions() -> [(&'static str, &'static str); 3] {
     [
@@ -44,21 +42,7 @@ fn conditions() -> [(&'static str, &'static str); 3] {
 pub async fn check(conn: &mut Conn) -> Result<Vec<Condition>> {
     let mut out = Vec::new();
     for (what, sql) in conditions() {
-        let r = conn
-            .query(sql)
-            .await
-            .with_context(|| format!("checking that {what}"))?;
-        let violations = r
-            .rows
-            .iter()
-            .take(SHOWN)
-            .map(|row| {
-                row.iter()
-                    .map(|v| v.as_deref().unwrap_or("NULL"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect();
+        let violations = offenders(conn, sql, &format!("that {what}")).await?;
         out.push(Condition { what, violations });
     }
     Ok(out)

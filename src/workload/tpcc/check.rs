@@ -4,7 +4,8 @@
 //! break it; a report lists each with its first offenders.
 
 use crate::protocol::Conn;
-use anyhow::{Context, Result};
+use crate::workload::offenders::offenders;
+use anyhow::Result;
 
 /// One condition's outcome.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -15,12 +16,9 @@ pub struct Condition {
     pub number: u32,
     /// What it requires, in words.
     pub what: &'static str,
-    /// Rows that break it (at most `SHOWN`), as text.
+    /// Rows that break it (at most `offenders::SHOWN`), as text.
     pub violations: Vec<String>,
 }
-
-/// Offending rows shown per condition.
-const SHOWN: usize = 5;
 
 fn conditions(n: u32) -> [(u32, &'static str, String); 6] {
     [
@@ -51,21 +49,8 @@ pub async fn check(conn: &mut Conn, sets: u32) -> Result<Vec<Condition>> {
     let mut out = Vec::new();
     for n in 1..=sets {
         for (number, what, sql) in conditions(n) {
-            let r = conn
-                .query(&sql)
-                .await
-                .with_context(|| format!("checking condition {number} on set {n}"))?;
-            let violations = r
-                .rows
-                .iter()
-                .take(SHOWN)
-                .map(|row| {
-                    row.iter()
-                        .map(|v| v.as_deref().unwrap_or("NULL"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect();
+            let violations =
+                offenders(conn, &sql, &format!("condition {number} on set {n}")).await?;
             out.push(Condition {
                 set: n,
                 number,
