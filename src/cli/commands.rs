@@ -16,7 +16,14 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Prepare(a) => super::load_commands::cmd_prepare(&LoadPlan::from_args(&a)?).map(|_| 0),
         Cmd::Run(a) => super::load_commands::cmd_run(&LoadPlan::from_args(&a)?),
         Cmd::Cleanup(a) => super::load_commands::cmd_cleanup(&LoadPlan::from_args(&a)?).map(|_| 0),
-        Cmd::Check(a) => super::tpcc::check(&LoadPlan::from_args(&a)?),
+        Cmd::Check(a) => {
+            let p = LoadPlan::from_args(&a)?;
+            if p.dbstress().is_some() {
+                super::dbstress::check(&p)
+            } else {
+                super::tpcc::check(&p)
+            }
+        }
         Cmd::Command(c) => super::load_commands::cmd_script_command(&c).map(|_| 0),
         Cmd::Help(h) => super::help_topics::help(&h).map(|_| 0),
         Cmd::Workloads => {

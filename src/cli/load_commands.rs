@@ -41,6 +41,9 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     if p.tpcc().is_some() {
         return super::tpcc::prepare(p);
     }
+    if p.dbstress().is_some() {
+        return super::dbstress::prepare(p);
+    }
     let family = p.oltp()?;
     let o = family.opts();
     let t = p.target()?;

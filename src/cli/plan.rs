@@ -20,6 +20,7 @@ use crate::lab::{ProfilePlan, RunTags, Target};
 use crate::monitor::MonitorConfig;
 use crate::profiler::{parse_kinds, Kind};
 use crate::protocol::ConnOpts;
+use crate::workload::dbstress::{Dbstress, DbstressOpts};
 use crate::workload::script::{is_script, BuiltIns, Script, ScriptDef};
 use crate::workload::tpcc::{Tpcc, TpccOpts};
 use crate::workload::{Family, Oltp, OltpOpts, OptValues, RandParams, Workload};
@@ -38,6 +39,8 @@ pub(crate) enum WorkloadChoice {
     Oltp(Workload, OltpOpts),
     /// TPC-C.
     Tpcc(TpccOpts),
+    /// dbSTRESS.
+    Dbstress(DbstressOpts),
     /// A sysbench Lua script: its path, and sysbench's own options as the
     /// script reads them, but `threads` (set for each thread count).
     Script(PathBuf, BuiltIns),
@@ -283,6 +286,14 @@ impl LoadPlan {
         }
     }
 
+    /// dbSTRESS, when the command names it.
+    pub(super) fn dbstress(&self) -> Option<Arc<Dbstress>> {
+        match &self.workload {
+            WorkloadChoice::Dbstress(o) => Some(Arc::new(Dbstress::new(o.clone()))),
+            _ => None,
+        }
+    }
+
     /// The built-in OLTP workload the command names.
     pub(super) fn oltp(&self) -> Result<Oltp> {
         match &self.workload {
@@ -299,6 +310,7 @@ impl LoadPlan {
         Ok(match &self.workload {
             WorkloadChoice::Oltp(w, o) => Arc::new(Oltp::new(*w, o.clone(), seed)),
             WorkloadChoice::Tpcc(o) => Arc::new(Tpcc::new(o.clone(), seed)),
+            WorkloadChoice::Dbstress(o) => Arc::new(Dbstress::new(o.clone())),
             WorkloadChoice::Script(..) => Arc::new(self.script_for(threads, seed)?),
         })
     }
@@ -389,6 +401,10 @@ fn choice(a: &LoadArgs, rand: &RandParams) -> Result<WorkloadChoice> {
     if crate::workload::tpcc::is_tpcc(&a.workload) {
         let o = TpccOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
         return Ok(WorkloadChoice::Tpcc(o));
+    }
+    if crate::workload::dbstress::is_dbstress(&a.workload) {
+        let o = DbstressOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
+        return Ok(WorkloadChoice::Dbstress(o));
     }
     let w = Workload::parse(&a.workload)?;
     let o = OltpOpts::from_values(&a.options, rand.clone()).map_err(anyhow::Error::msg)?;

@@ -35,7 +35,9 @@ pub use curation::{
     baseline_diff, baseline_of, check_runs, check_tag, delete_runs, deletion_plan, run_diff,
     run_row,
 };
-pub use data::{check_tpcc, cleanup, largest_id, prepare, ready, script_command, MissingTable};
+pub use data::{
+    check_dbstress, check_tpcc, cleanup, largest_id, prepare, ready, script_command, MissingTable,
+};
 pub use environment_capture::Environment;
 pub use host_record::{record_host_test, HostRecord};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};

@@ -3,7 +3,7 @@
 //! Owns the `Family`/`Session` interface that exec drives (family.rs), the
 //! sysbench Lua scripts on it (script/: an embedded LuaJIT running
 //! sysbench's script API), TPC-C (tpcc/: schema, loader, the five
-//! transactions as terminals, consistency checks), and the
+//! transactions as terminals, consistency checks), dbSTRESS (dbstress/), and the
 //! sysbench-compatible OLTP family
 //! (oltp.rs, its workloads' plans in oltp_plan.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
@@ -13,6 +13,7 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
+pub mod dbstress;
 pub mod family;
 mod glibc_random;
 pub mod oltp;
@@ -44,6 +45,9 @@ pub fn options_for(
 ) -> Result<(Option<std::path::PathBuf>, Vec<options::OptSpec>), String> {
     if words.iter().any(|w| tpcc::is_tpcc(w)) {
         return Ok((None, tpcc::option_specs()));
+    }
+    if words.iter().any(|w| dbstress::is_dbstress(w)) {
+        return Ok((None, dbstress::option_specs()));
     }
     match words
         .iter()

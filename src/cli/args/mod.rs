@@ -123,6 +123,7 @@ pub(crate) fn sysbench_shape(argv: &[String]) -> Vec<String> {
     let is_workload = |w: &str| {
         crate::workload::script::is_script(w)
             || crate::workload::tpcc::is_tpcc(w)
+            || crate::workload::dbstress::is_dbstress(w)
             || crate::workload::Workload::parse(w).is_ok()
     };
     let others = |skip: &[usize]| -> Vec<String> {
@@ -222,6 +223,14 @@ pub(crate) fn print_workload_options(words: &[String]) {
         }
         Ok((None, specs)) if words.iter().any(|w| crate::workload::tpcc::is_tpcc(w)) => {
             outln!("\nTPC-C options (docs/TPCC.md):");
+            out!("{}", OptValues::new(specs).help());
+        }
+        Ok((None, specs))
+            if words
+                .iter()
+                .any(|w| crate::workload::dbstress::is_dbstress(w)) =>
+        {
+            outln!("\ndbSTRESS options (docs/WORKLOADS.md):");
             out!("{}", OptValues::new(specs).help());
         }
         Ok((None, specs)) => {
