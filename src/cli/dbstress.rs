@@ -1,6 +1,7 @@
 //! The dbSTRESS commands that differ from the other workloads': `prepare
 //! dbstress` (its own report: objects, history rows, seconds) and `check
-//! dbstress` (the consistency conditions; exit 1 when one is broken).
+//! dbstress` (the consistency conditions; exit 1 when one is broken), and
+//! `prepare insert-benchmark` (the table and its indexes).
 
 use super::plan::LoadPlan;
 use anyhow::{bail, Result};
@@ -76,4 +77,29 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
         }
     }
     Ok(i32::from(broken > 0))
+}
+
+/// `prepare insert-benchmark`: the table and its secondary indexes (the
+/// rows come from runs), with the index build timed.
+pub(super) fn prepare_ibench(p: &LoadPlan) -> Result<()> {
+    let Some(family) = p.ibench() else {
+        bail!("{} is not insert-benchmark", p.workload_name);
+    };
+    let t = p.target()?;
+    let json = p.output.json();
+    let rep = crate::lab::prepare(&t, family.as_ref(), 1, &mut |_| {})?;
+    let indexes = family.opts().num_secondary_indexes;
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({"table": "purchases_index", "secondary_indexes": indexes, "seconds": rep.seconds})
+        );
+    } else {
+        outln!(
+            "prepared purchases_index with {} in {:.2} s",
+            crate::out::counted(indexes, "secondary index"),
+            rep.seconds
+        );
+    }
+    Ok(())
 }

@@ -3,7 +3,8 @@
 //! Owns the `Family`/`Session` interface that exec drives (family.rs), the
 //! sysbench Lua scripts on it (script/: an embedded LuaJIT running
 //! sysbench's script API), TPC-C (tpcc/: schema, loader, the five
-//! transactions as terminals, consistency checks), dbSTRESS (dbstress/), and the
+//! transactions as terminals, consistency checks), dbSTRESS (dbstress/), the insert
+//! benchmark (ibench/), and the
 //! sysbench-compatible OLTP family
 //! (oltp.rs, its workloads' plans in oltp_plan.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
@@ -16,6 +17,7 @@
 pub mod dbstress;
 pub mod family;
 mod glibc_random;
+pub mod ibench;
 pub mod oltp;
 mod oltp_plan;
 mod options;
@@ -48,6 +50,9 @@ pub fn options_for(
     }
     if words.iter().any(|w| dbstress::is_dbstress(w)) {
         return Ok((None, dbstress::option_specs()));
+    }
+    if words.iter().any(|w| ibench::is_ibench(w)) {
+        return Ok((None, ibench::option_specs()));
     }
     match words
         .iter()
