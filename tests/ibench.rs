@@ -6,7 +6,8 @@
 //! one line.
 
 mod common;
-use common::{json, lab, sharing, text};
+use common::{json, lab, measuring, sharing, text};
+use std::collections::BTreeMap;
 
 fn ok(args: &[&str], db: &str) -> std::process::Output {
     let o = lab().on_db(db, args);
@@ -125,6 +126,47 @@ fn inserts_deletes_and_queries_on_purchases_index() {
         }
         assert_eq!(j["totals"]["errors_by_code"], serde_json::json!({}), "{j}");
     }
+}
+
+/// The server's statement counters.
+fn com_counters() -> BTreeMap<String, i64> {
+    lab()
+        .sql("mysql", "SHOW GLOBAL STATUS LIKE 'Com\\_%'")
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once('\t')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn each_insert_and_delete_is_one_auto_committed_statement() {
+    let _alone = measuring();
+    let db = lab().fresh_db("ibench_shapes");
+    ok(&["prepare", "iibench", "--num-secondary-indexes", "1"], &db);
+    let before = com_counters();
+    run(
+        &db,
+        &[
+            "--threads",
+            "2",
+            "--events",
+            "30",
+            "--rows-per-commit",
+            "100",
+            "--delete-per-insert",
+            "on",
+        ],
+    );
+    let after = com_counters();
+    let d = |k: &str| after[k] - before[k];
+    assert_eq!((d("Com_insert"), d("Com_delete")), (30, 30));
+    assert_eq!((d("Com_begin"), d("Com_commit")), (0, 0));
+    // 30 INSERTs of 100 rows, less the 29 or 30 DELETEs of as many (the
+    // first DELETE of each inserter may find fewer)
+    let n = count(&db, "SELECT COUNT(*) FROM purchases_index");
+    assert!((0..=200).contains(&n), "{n}");
 }
 
 #[test]

@@ -117,7 +117,7 @@ impl IbSession {
             return None;
         }
         if self.o.query_pk_only {
-            if self.queries % 100 == 0 && self.pc == 1 {
+            if self.queries.is_multiple_of(100) && self.pc == 1 {
                 self.pc = 0;
                 self.queries += 1;
                 return Self::step(MIN_MAX, Consume::Decode);
