@@ -96,8 +96,8 @@ pub(super) fn prepare_ibench(p: &LoadPlan) -> Result<()> {
         );
     } else {
         outln!(
-            "prepared purchases_index with {} in {:.2} s",
-            crate::out::counted(indexes, "secondary index"),
+            "prepared purchases_index with {indexes} secondary {} in {:.2} s",
+            if indexes == 1 { "index" } else { "indexes" },
             rep.seconds
         );
     }

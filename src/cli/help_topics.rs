@@ -46,7 +46,9 @@ fn workloads() -> String {
     format!(
         "WORKLOADS\n\n\
          sysbench's OLTP workloads are built in, under sysbench's names (the\n\
-         oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; any other\n\
+         oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; dbSTRESS is\n\
+         `dbstress` and the insert benchmark `insert-benchmark` (or `iibench`,\n\
+         docs/WORKLOADS.md); any other\n\
          name ending in .lua is a sysbench Lua script, run as sysbench runs it\n\
          (its options, prepare/cleanup and own commands included; sysbench's\n\
          bundled scripts are in /usr/share/sysbench). Each is prepared, run\n\
