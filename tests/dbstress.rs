@@ -4,7 +4,7 @@
 //! and each write as one DELETE, one INSERT and one UPDATE, auto-committed
 //! (no BEGIN, no COMMIT), with no deadlock; the check still holds after
 //! the writes and counts them; read-only writes nothing; bad input is one
-//! line.
+//! line; a sweep over sessions stores a run per count.
 
 mod common;
 use common::{json, lab, measuring, sharing, text};
@@ -190,6 +190,48 @@ fn bad_input_and_missing_tables_are_one_line() {
     let o = lab().on_db(&db, &a);
     assert!(
         !o.status.success() && text(&o).contains("at least 16 objects"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_sweep_over_sessions_stores_one_run_per_count() {
+    let _shared = sharing();
+    let l = lab();
+    let db = l.fresh_db("dbstress_sweep");
+    let scale = ["--objects", "400", "--history-tables", "2"];
+    let mut a = vec!["prepare", "dbstress"];
+    a.extend(scale);
+    ok(&a, &db);
+    let store = l.home.join("dbstress-sweep.db").display().to_string();
+    let mut a = vec![
+        "sweep",
+        "dbstress",
+        "--threads",
+        "1,4",
+        "--time",
+        "1",
+        "--think-time",
+        "1",
+        "--store",
+        &store,
+    ];
+    a.extend(scale);
+    ok(&a, &db);
+    let runs = json(&l.qpslab(&["runs", "--store", &store, "--format", "json"]));
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(
+        runs.iter()
+            .all(|r| r.to_string().contains("dbstress-rw1-think1")),
+        "{runs:?}"
+    );
+    let mut a = vec!["check", "dbstress"];
+    a.extend(scale);
+    let o = l.on_db(&db, &a);
+    assert!(
+        o.status.success() && text(&o).contains("consistent: all"),
         "{}",
         text(&o)
     );
