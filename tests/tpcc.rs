@@ -320,7 +320,7 @@ fn bad_input_is_one_line() {
         (vec!["run", "tpcc", "--table-size", "5"], "--table-size"),
         (
             vec!["check", "oltp_read_write"],
-            "consistency conditions of tpcc only",
+            "consistency conditions of tpcc (`qpslab check tpcc",
         ),
     ] {
         let o = lab().on_db("mysql", &args);

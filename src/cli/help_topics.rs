@@ -47,7 +47,8 @@ fn workloads() -> String {
         "WORKLOADS\n\n\
          sysbench's OLTP workloads are built in, under sysbench's names (the\n\
          oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; LinkBench is\n\
-         `linkbench`; any other\n\
+         `linkbench`; dbSTRESS is `dbstress` and the insert benchmark\n\
+         `insert-benchmark` (or `iibench`, docs/WORKLOADS.md); any other\n\
          name ending in .lua is a sysbench Lua script, run as sysbench runs it\n\
          (its options, prepare/cleanup and own commands included; sysbench's\n\
          bundled scripts are in /usr/share/sysbench). Each is prepared, run\n\

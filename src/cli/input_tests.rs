@@ -418,6 +418,26 @@ fn bad_load_input_fails_in_the_plan_before_any_server() {
         ("nope", "unknown workload"),
         ("tpcc --warehouses 0", "--warehouses must be from 1"),
         ("tpcc --isolation sloppy", "--isolation"),
+        (
+            "dbstress --hot-share 101",
+            "--hot-share must be from 0 to 100",
+        ),
+        ("dbstress --objects 0", "--objects must be from 1"),
+        (
+            "iibench --num-secondary-indexes 4",
+            "--num-secondary-indexes must be from 0 to 3",
+        ),
+        (
+            "insert-benchmark --data-length-min 20",
+            "above --data-length-max",
+        ),
+        ("iibench --num-partitions 4", "--rows-per-partition"),
+        (
+            "iibench --query-threads 1 --num-secondary-indexes 0",
+            "--query-pk-only",
+        ),
+        ("dbstress --history-tables 4 --hot-share 10", "colder"),
+        ("dbstress --storage-engine a;b", "not an engine name"),
         ("oltp_read_write --tables 4000000000", "--tables"),
         ("oltp_read_write --client-cpus zz", "--client-cpus"),
         ("oltp_read_write --monitor-off nosuch", "--monitor-off"),

@@ -44,6 +44,12 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     if p.linkbench().is_some() {
         return super::linkbench::prepare(p);
     }
+    if p.dbstress().is_some() {
+        return super::dbstress::prepare(p);
+    }
+    if p.ibench().is_some() {
+        return super::dbstress::prepare_ibench(p);
+    }
     let family = p.oltp()?;
     let o = family.opts();
     let t = p.target()?;

@@ -9,6 +9,7 @@
 mod args;
 mod campaign;
 mod commands;
+mod dbstress;
 mod help_topics;
 mod host_tests;
 #[cfg(test)]

@@ -20,6 +20,8 @@ use crate::lab::{ProfilePlan, RunTags, Target};
 use crate::monitor::MonitorConfig;
 use crate::profiler::{parse_kinds, Kind};
 use crate::protocol::ConnOpts;
+use crate::workload::dbstress::{Dbstress, DbstressOpts};
+use crate::workload::ibench::{Ibench, IbenchOpts};
 use crate::workload::linkbench::{LinkBench, LinkBenchOpts};
 use crate::workload::script::{is_script, BuiltIns, Script, ScriptDef};
 use crate::workload::tpcc::{Tpcc, TpccOpts};
@@ -41,6 +43,10 @@ pub(crate) enum WorkloadChoice {
     Tpcc(TpccOpts),
     /// LinkBench.
     LinkBench(LinkBenchOpts),
+    /// dbSTRESS.
+    Dbstress(DbstressOpts),
+    /// The insert benchmark.
+    Ibench(IbenchOpts),
     /// A sysbench Lua script: its path, and sysbench's own options as the
     /// script reads them, but `threads` (set for each thread count).
     Script(PathBuf, BuiltIns),
@@ -294,6 +300,22 @@ impl LoadPlan {
         }
     }
 
+    /// dbSTRESS, when the command names it.
+    pub(super) fn dbstress(&self) -> Option<Arc<Dbstress>> {
+        match &self.workload {
+            WorkloadChoice::Dbstress(o) => Some(Arc::new(Dbstress::new(o.clone()))),
+            _ => None,
+        }
+    }
+
+    /// The insert benchmark, when the command names it.
+    pub(super) fn ibench(&self) -> Option<Arc<Ibench>> {
+        match &self.workload {
+            WorkloadChoice::Ibench(o) => Some(Arc::new(Ibench::new(o.clone()))),
+            _ => None,
+        }
+    }
+
     /// The built-in OLTP workload the command names.
     pub(super) fn oltp(&self) -> Result<Oltp> {
         match &self.workload {
@@ -311,6 +333,8 @@ impl LoadPlan {
             WorkloadChoice::Oltp(w, o) => Arc::new(Oltp::new(*w, o.clone(), seed)),
             WorkloadChoice::Tpcc(o) => Arc::new(Tpcc::new(o.clone(), seed)),
             WorkloadChoice::LinkBench(o) => Arc::new(LinkBench::new(o.clone(), seed)),
+            WorkloadChoice::Dbstress(o) => Arc::new(Dbstress::new(o.clone())),
+            WorkloadChoice::Ibench(o) => Arc::new(Ibench::new(o.clone())),
             WorkloadChoice::Script(..) => Arc::new(self.script_for(threads, seed)?),
         })
     }
@@ -405,6 +429,14 @@ fn choice(a: &LoadArgs, rand: &RandParams) -> Result<WorkloadChoice> {
     if crate::workload::linkbench::is_linkbench(&a.workload) {
         let o = LinkBenchOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
         return Ok(WorkloadChoice::LinkBench(o));
+    }
+    if crate::workload::dbstress::is_dbstress(&a.workload) {
+        let o = DbstressOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
+        return Ok(WorkloadChoice::Dbstress(o));
+    }
+    if crate::workload::ibench::is_ibench(&a.workload) {
+        let o = IbenchOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
+        return Ok(WorkloadChoice::Ibench(o));
     }
     let w = Workload::parse(&a.workload)?;
     let o = OltpOpts::from_values(&a.options, rand.clone()).map_err(anyhow::Error::msg)?;

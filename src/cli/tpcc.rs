@@ -46,7 +46,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
 pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.tpcc() else {
         bail!(
-            "`check` knows the consistency conditions of tpcc only (`qpslab check tpcc --warehouses N`), not of {}",
+            "`check` knows the consistency conditions of tpcc (`qpslab check tpcc --warehouses N`), linkbench (`qpslab check linkbench`) and dbstress (`qpslab check dbstress`), not of {}",
             p.workload_name
         );
     };

@@ -148,6 +148,20 @@ pub fn check_linkbench(
     })?
 }
 
+/// dbSTRESS's consistency conditions on the target (a quiet database).
+pub fn check_dbstress(
+    t: &Target,
+    family: &crate::workload::dbstress::Dbstress,
+) -> Result<crate::workload::dbstress::CheckReport> {
+    super::runtime::block_on(async {
+        let mut c = check(t).await?;
+        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
+        let r = family.check(&mut c).await;
+        c.quit().await;
+        r
+    })?
+}
+
 /// Runs a script's command (prepare, cleanup, or its own such as
 /// `prewarm`) on the target; Ctrl-C stops it.
 pub fn script_command(

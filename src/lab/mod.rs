@@ -37,7 +37,8 @@ pub use curation::{
     run_row,
 };
 pub use data::{
-    check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready, script_command, MissingTable,
+    check_dbstress, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
+    script_command, MissingTable,
 };
 pub use environment_capture::Environment;
 pub use export::{export_data, ExportData};

@@ -5,7 +5,8 @@
 //! sysbench's script API), TPC-C (tpcc/: schema, loader, the five
 //! transactions as terminals, consistency checks), LinkBench
 //! (linkbench/: the social graph, its loader, the ten operations,
-//! the count check), and the
+//! the count check), dbSTRESS (dbstress/), the insert benchmark
+//! (ibench/), and the
 //! sysbench-compatible OLTP family
 //! (oltp.rs, its workloads' plans in oltp_plan.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
@@ -15,8 +16,10 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
+pub mod dbstress;
 pub mod family;
 mod glibc_random;
+pub mod ibench;
 pub mod linkbench;
 mod offenders;
 pub mod oltp;
@@ -51,6 +54,12 @@ pub fn options_for(
     }
     if words.iter().any(|w| linkbench::is_linkbench(w)) {
         return Ok((None, linkbench::option_specs()));
+    }
+    if words.iter().any(|w| dbstress::is_dbstress(w)) {
+        return Ok((None, dbstress::option_specs()));
+    }
+    if words.iter().any(|w| ibench::is_ibench(w)) {
+        return Ok((None, ibench::option_specs()));
     }
     match words
         .iter()

@@ -124,6 +124,8 @@ pub(crate) fn sysbench_shape(argv: &[String]) -> Vec<String> {
         crate::workload::script::is_script(w)
             || crate::workload::tpcc::is_tpcc(w)
             || crate::workload::linkbench::is_linkbench(w)
+            || crate::workload::dbstress::is_dbstress(w)
+            || crate::workload::ibench::is_ibench(w)
             || crate::workload::Workload::parse(w).is_ok()
     };
     let others = |skip: &[usize]| -> Vec<String> {
@@ -231,6 +233,18 @@ pub(crate) fn print_workload_options(words: &[String]) {
                 .any(|w| crate::workload::linkbench::is_linkbench(w)) =>
         {
             outln!("\nLinkBench options (LinkBench's names and defaults; docs/LINKBENCH.md):");
+            out!("{}", OptValues::new(specs).help());
+        }
+        Ok((None, specs))
+            if words
+                .iter()
+                .any(|w| crate::workload::dbstress::is_dbstress(w)) =>
+        {
+            outln!("\ndbSTRESS options (docs/WORKLOADS.md):");
+            out!("{}", OptValues::new(specs).help());
+        }
+        Ok((None, specs)) if words.iter().any(|w| crate::workload::ibench::is_ibench(w)) => {
+            outln!("\nInsert benchmark options (iibench.py's names; docs/WORKLOADS.md):");
             out!("{}", OptValues::new(specs).help());
         }
         Ok((None, specs)) => {

@@ -4,7 +4,7 @@
 //! shuffles, the Zipf, geometric and log-normal draws, the payload
 //! generator; graph.rs: degrees and access per operation), the loader
 //! (loader.rs), the ten operations as LinkBench's MySQL store runs them
-//! (ops.rs) and the consistency check (check.rs); its options are
+//! (ops.rs) and the consistency check (count_check.rs); its options are
 //! params.rs. What follows LinkBench and what deviates is docs/LINKBENCH.md.
 //!
 //! Like every family it says what to execute and nothing else: exec runs
@@ -12,7 +12,7 @@
 //! retries deadlocks and lock-wait timeouts; the lab layer prints and
 //! stores.
 
-mod check;
+mod count_check;
 mod graph;
 mod loader;
 mod model;
@@ -20,7 +20,7 @@ mod ops;
 mod params;
 mod tables;
 
-pub use check::Condition;
+pub use count_check::Condition;
 pub(crate) use params::option_specs;
 pub use params::LinkBenchOpts;
 
@@ -70,7 +70,7 @@ impl LinkBench {
 
     /// The consistency conditions (on a quiet database).
     pub async fn check(&self, conn: &mut Conn) -> anyhow::Result<Vec<Condition>> {
-        check::check(conn).await
+        count_check::check(conn).await
     }
 
     /// Out-links the load gives `id1` over every type.

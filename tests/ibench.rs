@@ -1,0 +1,212 @@
+//! The insert benchmark against a real sandbox MariaDB: prepare creates
+//! purchases_index with its three secondary indexes; inserters add
+//! rows_per_commit rows per auto-committed INSERT (the server's Com_*
+//! counters say so); with --delete-per-insert the row count holds; query
+//! threads run range or point queries beside the inserters; bad input is
+//! one line.
+
+mod common;
+use common::{json, lab, measuring, sharing, text};
+use std::collections::BTreeMap;
+
+fn ok(args: &[&str], db: &str) -> std::process::Output {
+    let o = lab().on_db(db, args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    o
+}
+
+fn count(db: &str, q: &str) -> i64 {
+    lab()
+        .sql(db, q)
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{q}"))
+}
+
+fn run(db: &str, args: &[&str]) -> serde_json::Value {
+    let mut a = vec![
+        "run",
+        "insert-benchmark",
+        "--time",
+        "300",
+        "--no-monitor",
+        "--no-store",
+        "--format",
+        "json",
+    ];
+    a.extend(args);
+    json(&ok(&a, db))
+}
+
+fn statement_count(j: &serde_json::Value, name: &str) -> u64 {
+    j["latency_by_statement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["statement"] == name)
+        .map(|s| s["count"].as_u64().unwrap())
+        .unwrap_or(0)
+}
+
+#[test]
+fn inserts_deletes_and_queries_on_purchases_index() {
+    let _shared = sharing();
+    let db = lab().fresh_db("ibench_phases");
+    ok(&["prepare", "iibench"], &db);
+    let idx = lab().sql(
+        &db,
+        "SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_name = 'purchases_index' ORDER BY 1",
+    );
+    assert_eq!(
+        idx.split_whitespace().collect::<Vec<_>>(),
+        [
+            "PRIMARY",
+            "purchases_index_marketsegment",
+            "purchases_index_pdc",
+            "purchases_index_registersegment"
+        ]
+    );
+    // load: 2 inserters x 10 events x 500 rows
+    let j = run(
+        &db,
+        &[
+            "--threads",
+            "2",
+            "--events",
+            "20",
+            "--rows-per-commit",
+            "500",
+        ],
+    );
+    assert_eq!(statement_count(&j, "insert"), 20, "{j}");
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM purchases_index"), 10_000);
+    // deletes per insert: the count holds (within 1%: here exactly)
+    let j = run(
+        &db,
+        &[
+            "--threads",
+            "2",
+            "--events",
+            "40",
+            "--rows-per-commit",
+            "500",
+            "--delete-per-insert",
+            "on",
+        ],
+    );
+    assert_eq!(statement_count(&j, "delete"), 40, "{j}");
+    let n = count(&db, "SELECT COUNT(*) FROM purchases_index");
+    assert!((9_900..=10_100).contains(&n), "{n} rows");
+    assert_eq!(
+        count(&db, "SELECT MIN(transactionid) FROM purchases_index"),
+        20_001
+    );
+    // range queries beside an inserter, then point queries
+    for (pk, stats) in [
+        ("off", &["query_market", "query_register", "query_pdc"][..]),
+        ("on", &["query_pk"][..]),
+    ] {
+        let j = run(
+            &db,
+            &[
+                "--threads",
+                "2",
+                "--events",
+                "300",
+                "--query-threads",
+                "1",
+                "--rows-per-commit",
+                "10",
+                "--query-pk-only",
+                pk,
+            ],
+        );
+        for s in stats {
+            assert!(statement_count(&j, s) > 0, "{s}: {j}");
+        }
+        assert_eq!(j["totals"]["errors_by_code"], serde_json::json!({}), "{j}");
+    }
+}
+
+/// The server's statement counters.
+fn com_counters() -> BTreeMap<String, i64> {
+    lab()
+        .sql("mysql", "SHOW GLOBAL STATUS LIKE 'Com\\_%'")
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once('\t')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn each_insert_and_delete_is_one_auto_committed_statement() {
+    let _alone = measuring();
+    let db = lab().fresh_db("ibench_shapes");
+    ok(&["prepare", "iibench", "--num-secondary-indexes", "1"], &db);
+    let before = com_counters();
+    run(
+        &db,
+        &[
+            "--threads",
+            "2",
+            "--events",
+            "30",
+            "--rows-per-commit",
+            "100",
+            "--delete-per-insert",
+            "on",
+        ],
+    );
+    let after = com_counters();
+    let d = |k: &str| after[k] - before[k];
+    assert_eq!((d("Com_insert"), d("Com_delete")), (30, 30));
+    assert_eq!((d("Com_begin"), d("Com_commit")), (0, 0));
+    // 30 INSERTs of 100 rows, less the 29 or 30 DELETEs of as many (the
+    // first DELETE of each inserter may find fewer)
+    let n = count(&db, "SELECT COUNT(*) FROM purchases_index");
+    assert!((0..=200).contains(&n), "{n}");
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    let _shared = sharing();
+    let db = lab().fresh_db("ibench_bad");
+    for (args, want) in [
+        (
+            vec!["run", "iibench", "--num-secondary-indexes", "5"],
+            "--num-secondary-indexes must be from 0 to 3",
+        ),
+        (
+            vec!["run", "iibench", "--events", "1"],
+            "prepare insert-benchmark",
+        ),
+    ] {
+        let o = lab().on_db(&db, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(want) && err.trim().lines().count() == 1,
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
+    ok(&["prepare", "iibench"], &db);
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "iibench",
+            "--query-threads",
+            "2",
+            "--threads",
+            "2",
+            "--no-store",
+        ],
+    );
+    assert!(
+        !o.status.success() && text(&o).contains("leaves no inserter"),
+        "{}",
+        text(&o)
+    );
+}
