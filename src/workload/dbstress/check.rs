@@ -6,6 +6,7 @@
 
 use super::tables::{self, META, OBJECTS};
 use crate::protocol::Conn;
+use crate::workload::offenders::{offenders, SHOWN};
 use anyhow::{bail, Context, Result};
 
 /// One condition's outcome on one history table.
@@ -33,9 +34,6 @@ pub struct CheckReport {
     /// Each condition on each table.
     pub conditions: Vec<Condition>,
 }
-
-/// Offending rows shown per condition.
-const SHOWN: usize = 5;
 
 async fn number(conn: &mut Conn, sql: &str) -> Result<Option<u64>> {
     Ok(conn
@@ -89,21 +87,7 @@ pub async fn check(conn: &mut Conn) -> Result<CheckReport> {
     }];
     for t in 1..=tables {
         for (what, sql) in conditions(t, tables, objects, h) {
-            let r = conn
-                .query(&sql)
-                .await
-                .with_context(|| format!("checking {what}"))?;
-            let violations = r
-                .rows
-                .iter()
-                .take(SHOWN)
-                .map(|row| {
-                    row.iter()
-                        .map(|v| v.as_deref().unwrap_or("NULL"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect();
+            let violations = offenders(conn, &sql, &what).await?;
             out.push(Condition {
                 table: tables::history(t as u32),
                 what,
