@@ -11,18 +11,12 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
     let Some(family) = p.linkbench() else {
         bail!("{} is not linkbench", p.workload_name);
     };
-    let t = p.target()?;
     let loaders = match family.opts().loaders {
         0 => p.loaders()?,
         n => n as usize,
     };
     let json = p.output.json();
-    let rep = crate::lab::prepare(
-        &t,
-        family.as_ref(),
-        loaders,
-        &mut super::progress_lines::prepare_printer(json),
-    )?;
+    let rep = p.prepare_with_progress(family.as_ref(), loaders)?;
     let o = family.opts();
     let rate = rep.rows as f64 / rep.seconds.max(1e-9);
     let method = if o.load_infile { "infile" } else { "insert" };

@@ -52,7 +52,6 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     }
     let family = p.oltp()?;
     let o = family.opts();
-    let t = p.target()?;
     // (sysbench prepares with its --threads, one table after another)
     let loaders = match style {
         Some(_) => p.single_threads()? as usize,
@@ -60,12 +59,7 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     };
     let json = p.output.json();
     // (sysbench's scripts print these lines at every verbosity)
-    let rep = crate::lab::prepare(
-        &t,
-        &family,
-        loaders,
-        &mut super::progress_lines::prepare_printer(json),
-    )?;
+    let rep = p.prepare_with_progress(&family, loaders)?;
     if style.is_none() {
         outln!("{}", report::sysbench::prepared(&rep, o.table_size, json));
     }

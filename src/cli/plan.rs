@@ -316,6 +316,23 @@ impl LoadPlan {
         }
     }
 
+    /// Prepares `family` on the plan's target with `loaders`
+    /// connections, its progress lines printed (as JSON with `--format
+    /// json`); every family's prepare goes through here.
+    pub(super) fn prepare_with_progress(
+        &self,
+        family: &dyn Family,
+        loaders: usize,
+    ) -> Result<crate::workload::PrepareReport> {
+        let t = self.target()?;
+        crate::lab::prepare(
+            &t,
+            family,
+            loaders,
+            &mut super::progress_lines::prepare_printer(self.output.json()),
+        )
+    }
+
     /// The built-in OLTP workload the command names.
     pub(super) fn oltp(&self) -> Result<Oltp> {
         match &self.workload {

@@ -10,15 +10,9 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
     let Some(family) = p.tpcc() else {
         bail!("{} is not tpcc", p.workload_name);
     };
-    let t = p.target()?;
     let loaders = p.loaders()?;
     let json = p.output.json();
-    let rep = crate::lab::prepare(
-        &t,
-        family.as_ref(),
-        loaders,
-        &mut super::progress_lines::prepare_printer(json),
-    )?;
+    let rep = p.prepare_with_progress(family.as_ref(), loaders)?;
     let o = family.opts();
     let warehouses = f64::from(o.warehouses * o.tables);
     let rate = rep.rows as f64 / rep.seconds.max(1e-9);
