@@ -210,3 +210,110 @@ fn bad_input_is_one_line() {
         text(&o)
     );
 }
+
+/// The phase sequence: each phase a stored run of one campaign with its
+/// figures; l.i0 loads exactly --rows rows into a table without secondary
+/// indexes; l.x adds them (timed, one build); l.i1 deletes as it inserts;
+/// a query phase at a rate the inserter easily holds (100 rows/s) is
+/// sustained, one no server holds (a million rows/s) is not; the
+/// schedule lag is printed apart.
+#[test]
+fn phases_are_runs_of_one_campaign_judged_sustained_or_not() {
+    let _alone = measuring();
+    let db = lab().fresh_db("ibench_seq");
+    let store = std::env::temp_dir().join(format!("qpslab-ibench-seq-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&store);
+    let store_arg = store.to_string_lossy().to_string();
+    let o = ok(
+        &[
+            "run",
+            "insert-benchmark",
+            "--phases",
+            "l.i0,l.x,l.i1,qr100,qp1000000",
+            "--rows",
+            "20000",
+            "--time",
+            "20",
+            "--settle",
+            "2",
+            "--store",
+            &store_arg,
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    let j = json(&o);
+    let phases = j["phases"].as_array().unwrap();
+    let names: Vec<&str> = phases
+        .iter()
+        .map(|p| p["phase"]["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["l.i0", "l.x", "l.i1", "qr100", "qp1000000"], "{j}");
+    let phase = |i: usize| &phases[i]["phase"];
+    assert_eq!(phase(0)["rows_inserted"], 20_000, "{j}");
+    assert_eq!(phase(0)["per"], "row");
+    assert_eq!(phase(1)["per"], "build");
+    assert!(phase(1)["seconds"].as_f64().unwrap() > 0.0, "{j}");
+    assert_eq!(phase(2)["rows_deleted"], phase(2)["rows_inserted"], "{j}");
+    assert_eq!(phase(3)["sustained"], true, "{j}");
+    assert_eq!(phase(4)["sustained"], false, "{j}");
+    assert!(phase(3)["schedule_lag_p99_ms"].as_f64().is_some(), "{j}");
+    assert!(phase(4)["queries"].as_u64().unwrap() > 0, "{j}");
+    let idx = lab().sql(
+        &db,
+        "SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = 'purchases_index'",
+    );
+    assert_eq!(
+        idx.trim(),
+        "4",
+        "the primary key and the 3 secondary indexes"
+    );
+    // every phase is a run of the campaign, its figures kept with it
+    let campaign = j["campaign"].as_i64().unwrap().to_string();
+    let runs = lab().qpslab(&[
+        "runs",
+        "--campaign",
+        &campaign,
+        "--store",
+        &store_arg,
+        "--format",
+        "json",
+    ]);
+    assert!(runs.status.success(), "{}", text(&runs));
+    assert_eq!(json(&runs).as_array().unwrap().len(), 5, "{}", text(&runs));
+    let qp = phases[4]["run_id"].as_i64().unwrap().to_string();
+    let shown = lab().qpslab(&["show", &qp, "--store", &store_arg]);
+    assert!(
+        text(&shown).contains("sustained NO") && text(&shown).contains("phase qp1000000"),
+        "{}",
+        text(&shown)
+    );
+    let _ = std::fs::remove_file(&store);
+}
+
+#[test]
+fn bad_phases_are_one_line() {
+    let _shared = sharing();
+    let db = lab().fresh_db("ibench_bad_phases");
+    for (args, want) in [
+        (vec!["--phases", "l.i9"], "'l.i9' is not a phase"),
+        (vec!["--phases", "l.x,l.i0"], "can only come first"),
+        (vec!["--phases", "l.i1", "--no-store"], "drop --no-store"),
+        (vec!["--phases", "l.i0", "--rows", "0"], "--rows 0"),
+        (
+            vec!["--phases", "qr100", "--num-secondary-indexes", "0"],
+            "need the secondary indexes",
+        ),
+    ] {
+        let mut a = vec!["run", "insert-benchmark", "--time", "5"];
+        a.extend(args.iter());
+        let o = lab().on_db(&db, &a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(want) && err.trim().lines().count() == 1,
+            "{a:?}: {}",
+            text(&o)
+        );
+    }
+}

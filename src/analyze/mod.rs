@@ -23,6 +23,7 @@ pub mod headline;
 pub mod latency_spectrum;
 pub mod limiter;
 pub mod live_rates;
+pub mod phase_figures;
 pub mod run_figures;
 pub mod spread;
 pub use spread::median;

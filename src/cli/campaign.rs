@@ -164,6 +164,11 @@ fn status(a: &CampaignArgs) -> Result<()> {
                     .map(|c| c.kind),
                 None => None,
             };
+            if kind.as_deref() == Some("phases") {
+                anyhow::bail!(
+                    "campaign {id} is an insert benchmark phase sequence, not a campaign file's: `qpslab runs --campaign {id}` lists its runs, `qpslab ui` shows its phase table"
+                );
+            }
             if kind.as_deref() == Some("sweep") {
                 anyhow::bail!(
                     "campaign {id} is a sweep, not a campaign file's: `qpslab runs --campaign {id}` lists its runs, `qpslab scalability --campaign {id}` analyses them"

@@ -120,6 +120,12 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
 /// A run, printed as qpslab does or (`style`) as sysbench 1.0.20 does.
 pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<i32> {
     // Everything that does not need the server was checked in the plan.
+    if let Some(ib) = p.ibench().filter(|ib| !ib.opts().phases.is_empty()) {
+        if style.is_some() {
+            anyhow::bail!("--phases is qpslab's own: run the sequence with qpslab run insert-benchmark, not in sysbench mode");
+        }
+        return super::ibench::run_phases(p, &ib);
+    }
     p.single_threads()?;
     let c = &p.config;
     if c.time == 0.0 && c.events == 0 && c.rate == 0.0 && style.is_none() {

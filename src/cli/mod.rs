@@ -12,6 +12,7 @@ mod commands;
 mod dbstress;
 mod help_topics;
 mod host_tests;
+mod ibench;
 #[cfg(test)]
 mod input_tests;
 mod linkbench;

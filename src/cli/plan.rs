@@ -452,7 +452,9 @@ fn choice(a: &LoadArgs, rand: &RandParams) -> Result<WorkloadChoice> {
         return Ok(WorkloadChoice::Dbstress(o));
     }
     if crate::workload::ibench::is_ibench(&a.workload) {
-        let o = IbenchOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
+        let o = IbenchOpts::from_values(&a.options)
+            .and_then(crate::workload::ibench::phases::checked)
+            .map_err(anyhow::Error::msg)?;
         return Ok(WorkloadChoice::Ibench(o));
     }
     let w = Workload::parse(&a.workload)?;

@@ -66,7 +66,10 @@ pub async fn worker(
     // Rate mode's precise wake-up (tokio's timer rounds up to whole
     // milliseconds); without a timerfd, tokio's sleep.
     let paced = cfg.rate > 0.0;
-    let mut alarm = if paced {
+    // A session keeping its own schedule: its pauses end on time, and how
+    // late they end is its lag.
+    let scheduled = session.paced();
+    let mut alarm = if paced || scheduled {
         super::alarm::Alarm::new().ok()
     } else {
         None
@@ -81,7 +84,11 @@ pub async fn worker(
         // A terminal's keying and think times, outside the latency.
         let pause = session.pause_us();
         if pause > 0 {
-            nap(shared, pause).await;
+            if scheduled {
+                wake_at(shared, state, &mut alarm, pause).await;
+            } else {
+                nap(shared, pause).await;
+            }
             if shared.abandon_events() {
                 break;
             }
@@ -600,6 +607,39 @@ async fn nap(shared: &Shared, us: u64) {
         let left = until.saturating_duration_since(Instant::now());
         tokio::time::sleep(left.min(Duration::from_millis(100))).await;
     }
+}
+
+/// A scheduled session's pause of `us`: waited out precisely (the
+/// timerfd for its last stretch; the run's stop cuts it short), and how
+/// late it ended recorded as the interval's lag, as rate mode's arrivals.
+async fn wake_at(
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+    alarm: &mut Option<super::alarm::Alarm>,
+    us: u64,
+) {
+    let due = Instant::now() + Duration::from_micros(us);
+    let coarse = Duration::from_millis(100);
+    while !shared.stopping() && due.saturating_duration_since(Instant::now()) > coarse {
+        tokio::time::sleep(coarse).await;
+    }
+    if shared.stopping() {
+        return;
+    }
+    let woke = match alarm.as_mut() {
+        Some(a) => a.until(due).await.is_ok(),
+        None => false,
+    };
+    if !woke {
+        tokio::time::sleep_until(due.into()).await;
+    }
+    let lag = Instant::now().saturating_duration_since(due).as_micros() as u64;
+    state
+        .borrow_mut()
+        .cur
+        .lag
+        .get_or_insert_with(Default::default)
+        .record(lag);
 }
 
 /// The SQL a step ran, for an error message.

@@ -15,6 +15,7 @@ pub mod chart;
 pub mod counter_diff;
 pub mod flame;
 pub mod host_text;
+pub mod ibench_text;
 pub mod latency_charts;
 pub mod live_text;
 pub mod metrics;

@@ -166,6 +166,12 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     if let Some(ops) = &d.operations {
         o.push_str(&operations_text(ops));
     }
+    if let Some(p) = &d.ibench_phase {
+        o.push_str(&format!(
+            "  {}\n\n",
+            super::ibench_text::phase_line(p, d.run.id)
+        ));
+    }
     if let Some(h) = d
         .histogram
         .as_deref()

@@ -27,7 +27,7 @@ pub use db::{IsAlive, Store};
 pub use latency_read::{RunHistograms, StatementSample};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
-pub use write::NewRun;
+pub use write::{KeptPhase, NewRun};
 
 /// The current time as RFC 3339 UTC (what the store writes).
 pub fn now_utc() -> String {

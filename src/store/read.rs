@@ -245,6 +245,10 @@ pub struct RunDetail {
     /// the JSON).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operations: Option<Vec<OperationFigures>>,
+    /// An insert benchmark phase's figures, from its stored summary; None
+    /// for other runs (left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ibench_phase: Option<crate::stats::document::IbenchPhase>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -419,7 +423,8 @@ impl Store {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
                     server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault,
-                    json_extract(summary, '$.host_test'), json_extract(summary, '$.operations') FROM runs WHERE id = ?1"
+                    json_extract(summary, '$.host_test'), json_extract(summary, '$.operations'),
+                    json_extract(summary, '$.ibench_phase') FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -444,6 +449,7 @@ impl Store {
                     server_nondefault: json(r.get(n + 10)?),
                     host_test: document(r.get(n + 11)?),
                     operations: document(r.get(n + 12)?),
+                    ibench_phase: document(r.get(n + 13)?),
                     histogram: None,
                 })
             })

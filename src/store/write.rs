@@ -67,6 +67,15 @@ pub(crate) fn boot_id() -> String {
         .unwrap_or_default()
 }
 
+/// An insert benchmark phase kept in a campaign: (run id, label, variant,
+/// figures).
+pub type KeptPhase = (
+    i64,
+    Option<String>,
+    Option<String>,
+    crate::stats::document::IbenchPhase,
+);
+
 impl Store {
     /// Records the start of a run; returns its id.
     pub fn begin_run(&self, r: &NewRun) -> Result<i64> {
@@ -192,6 +201,42 @@ impl Store {
             params![run, text],
         )?;
         Ok(())
+    }
+
+    /// Keeps an insert benchmark phase's figures in its run's summary
+    /// (its `ibench_phase` block), after the run is finished.
+    pub fn set_run_phase(
+        &self,
+        run: i64,
+        phase: &crate::stats::document::IbenchPhase,
+    ) -> Result<()> {
+        let text = document_text(phase)?;
+        self.conn.execute(
+            "UPDATE runs SET summary = json_set(COALESCE(summary, '{}'), '$.ibench_phase', json(?2)) WHERE id = ?1",
+            params![run, text],
+        )?;
+        Ok(())
+    }
+
+    /// The insert benchmark phases kept in a campaign, in the order they
+    /// ran: (run id, label, variant, figures).
+    pub fn campaign_phases(&self, campaign: i64) -> Result<Vec<KeptPhase>> {
+        let mut s = self.conn.prepare(
+            "SELECT id, label, variant, json_extract(summary, '$.ibench_phase') FROM runs
+             WHERE campaign_id = ?1 AND json_extract(summary, '$.ibench_phase') IS NOT NULL ORDER BY id",
+        )?;
+        let rows = s.query_map(params![campaign], |r| {
+            let text: String = r.get(3)?;
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, text))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, label, variant, text) = row?;
+            if let Ok(p) = serde_json::from_str(&text) {
+                out.push((id, label, variant, p));
+            }
+        }
+        Ok(out)
     }
 
     /// Stores one interval as soon as it is complete, with the latency of

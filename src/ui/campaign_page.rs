@@ -334,6 +334,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
             p.live #live { "running: " (p.text()) }
         }
         (conditions_section(store, &runs)?)
+        (super::phase_section::campaign_section(store, id)?)
         (scalability_section("Scalability", &ok))
         (comparisons(&ok))
         (super::latency_overlay::campaign_section(store, id, &ok)?)

@@ -20,6 +20,7 @@ mod latency_section;
 mod listen;
 mod overlay_page;
 mod page;
+mod phase_section;
 pub mod profile_section;
 mod run_chart;
 mod run_curation;

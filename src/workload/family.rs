@@ -333,6 +333,14 @@ pub trait Session {
         0
     }
 
+    /// Whether `pause_us` keeps a schedule (an insert benchmark inserter
+    /// at its rate): how late the connection wakes from each pause is
+    /// then the generator's lag, recorded as rate mode's is and reported
+    /// apart. Asked once per connection; false by default.
+    fn paced(&self) -> bool {
+        false
+    }
+
     /// The class of the event just completed (an index into
     /// [`Family::event_classes`]); None for families without classes.
     fn class(&self) -> Option<usize> {

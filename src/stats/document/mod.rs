@@ -11,6 +11,7 @@
 
 mod environment;
 mod host_test;
+mod ibench_phase;
 mod latency;
 mod operations;
 mod options;
@@ -19,6 +20,7 @@ mod tpcc;
 
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use host_test::{HostFigure, HostTestBlock};
+pub use ibench_phase::IbenchPhase;
 pub use latency::{LatencyMs, PercentileRow, PercentileTable};
 pub use operations::OperationFigures;
 pub use options::{IgnoreErrors, MonitorOptions, OptionsDocument, PsMode, RunOptions};
@@ -63,6 +65,10 @@ pub struct RunDocument {
     /// database runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_test: Option<HostTestBlock>,
+    /// An insert benchmark phase's figures (`run insert-benchmark
+    /// --phases …`); absent for other runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ibench_phase: Option<IbenchPhase>,
     /// Each operation of a family with classes other than TPC-C's
     /// (LinkBench); None otherwise (and then left out of the JSON).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -51,6 +51,15 @@ pub struct IbenchOpts {
     pub engine: String,
     /// (see engine)
     pub engine_options: String,
+    /// `run`: the phases to run in order, each a stored run of one
+    /// campaign (phases.rs); empty: one run with the options as given.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub phases: String,
+    /// The rows l.i0 loads.
+    pub rows: u32,
+    /// Most seconds the settle step before the first query phase waits
+    /// for purge and flushing to calm (0: no settle step).
+    pub settle: u32,
 }
 
 pub(crate) fn option_specs() -> Vec<OptSpec> {
@@ -75,6 +84,9 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
         o("rows_per_partition", Count, "0", "rows per partition (needed with --num-partitions)"),
         o("engine", Text, "InnoDB", "engine of the table").alias("storage_engine"),
         o("engine_options", Text, "", "appended to CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
+        o("phases", Text, "", "run these phases in order, each a stored run of one campaign: l.i0,l.x,l.i1,l.i2,qr100,qp100,… or all"),
+        o("rows", Count, "1000000", "rows the l.i0 phase loads"),
+        o("settle", Count, "60", "most seconds to wait before the first query phase for purge and flushing to calm (0: do not wait)"),
     ]
 }
 
@@ -113,6 +125,9 @@ impl IbenchOpts {
             rows_per_partition: c("rows_per_partition"),
             engine: v.text("engine").to_string(),
             engine_options: v.text("engine_options").to_string(),
+            phases: v.text("phases").to_string(),
+            rows: c("rows"),
+            settle: c("settle"),
         };
         for (name, n, min, max) in [
             ("rows-per-commit", o.rows_per_commit, 1, MAX_ROWS_PER_COMMIT),

@@ -182,6 +182,17 @@ impl Session for IbSession {
         &self.fail
     }
 
+    fn class(&self) -> Option<usize> {
+        Some(match self.role {
+            Role::Inserter => 0,
+            Role::Query => 1,
+        })
+    }
+
+    fn paced(&self) -> bool {
+        self.interval.is_some() && self.role == Role::Inserter
+    }
+
     fn pause_us(&mut self) -> u64 {
         let (Some(interval), Some(due), Role::Inserter) = (self.interval, self.due, self.role)
         else {
@@ -219,6 +230,9 @@ mod tests {
             rows_per_partition: 0,
             engine: "InnoDB".into(),
             engine_options: String::new(),
+            phases: String::new(),
+            rows: 0,
+            settle: 0,
         };
         let rng = || Rng::new(&RandParams::default(), 3);
         assert_eq!(IbSession::new(&o, rng(), 1, 2).role, Role::Query);

@@ -12,11 +12,15 @@
 //! session's pause asks.
 
 mod ib_knobs;
+mod index_build;
 mod inserter;
+pub mod phases;
 mod purchases;
 
 pub(crate) use ib_knobs::option_specs;
 pub use ib_knobs::IbenchOpts;
+pub use index_build::IndexBuild;
+pub(crate) use purchases::TABLE;
 
 use super::family::{BoxFuture, Family, PrepareReport, Session, StatementSpec};
 use super::rand::Rng;
@@ -31,6 +35,11 @@ pub const NAME: &str = "insert-benchmark";
 pub fn is_ibench(word: &str) -> bool {
     word.eq_ignore_ascii_case(NAME) || word.eq_ignore_ascii_case("iibench")
 }
+
+/// The event class of an inserter's events (an INSERT, and its DELETE).
+pub const INSERTS: &str = "inserts";
+/// The event class of a query thread's events.
+pub const QUERIES: &str = "queries";
 
 /// The insert benchmark with its options.
 pub struct Ibench {
@@ -96,6 +105,12 @@ impl Family for Ibench {
 
     fn required_tables(&self) -> Vec<String> {
         vec![purchases::TABLE.to_string()]
+    }
+
+    /// An inserter's events and a query thread's, counted apart in every
+    /// interval (a phase's insert rate and query rate).
+    fn event_classes(&self) -> Vec<String> {
+        vec![INSERTS.into(), QUERIES.into()]
     }
 
     fn prepare_command(&self) -> String {
