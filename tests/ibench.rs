@@ -269,6 +269,13 @@ fn phases_are_runs_of_one_campaign_judged_sustained_or_not() {
         "4",
         "the primary key and the 3 secondary indexes"
     );
+    // the indexes hold one entry per row after all those inserts and deletes
+    let checked = ok(&["check", "insert-benchmark"], &db);
+    assert!(
+        text(&checked).contains("consistent: all 4 conditions hold"),
+        "{}",
+        text(&checked)
+    );
     // every phase is a run of the campaign, its figures kept with it
     let campaign = j["campaign"].as_i64().unwrap().to_string();
     let runs = lab().qpslab(&[

@@ -22,6 +22,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 super::linkbench::check(&p)
             } else if p.dbstress().is_some() {
                 super::dbstress::check(&p)
+            } else if p.ibench().is_some() {
+                super::ibench::check(&p)
             } else {
                 super::tpcc::check(&p)
             }

@@ -133,6 +133,47 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
     Ok(out.code)
 }
 
+/// `check insert-benchmark`: each secondary index against the rows, and
+/// CHECK TABLE (exit 1 when a condition is broken).
+pub(super) fn check(p: &LoadPlan) -> Result<i32> {
+    let t = p.target()?;
+    let rep = crate::lab::check_ibench(&t)?;
+    let broken = rep
+        .conditions
+        .iter()
+        .filter(|c| !c.violations.is_empty())
+        .count();
+    if p.output.json() {
+        outln!("{}", serde_json::json!({"check": rep, "violated": broken}));
+        return Ok(i32::from(broken > 0));
+    }
+    outln!(
+        "{} rows, secondary indexes: {}",
+        rep.rows,
+        if rep.indexes.is_empty() {
+            "none".to_string()
+        } else {
+            rep.indexes.join(", ")
+        }
+    );
+    for c in &rep.conditions {
+        if c.violations.is_empty() {
+            outln!("{}: ok", c.what);
+        } else {
+            outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
+        }
+    }
+    if broken == 0 {
+        outln!("consistent: all {} conditions hold", rep.conditions.len());
+    } else {
+        outln!(
+            "INCONSISTENT: {broken} of {} conditions violated",
+            rep.conditions.len()
+        );
+    }
+    Ok(i32::from(broken > 0))
+}
+
 /// When the campaign holds more than one series (label/variant), each
 /// phase's main rate as a ratio to the first series' (its latest run of
 /// the phase); empty otherwise.

@@ -162,6 +162,17 @@ pub fn check_dbstress(
     })?
 }
 
+/// `check insert-benchmark`: purchases_index's indexes against its rows.
+pub fn check_ibench(t: &Target) -> Result<crate::workload::ibench::index_check::IndexReport> {
+    super::runtime::block_on(async {
+        let mut c = check(t).await?;
+        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
+        let r = crate::workload::ibench::index_check::check(&mut c).await;
+        c.quit().await;
+        r
+    })?
+}
+
 /// Runs a script's command (prepare, cleanup, or its own such as
 /// `prewarm`) on the target; Ctrl-C stops it.
 pub fn script_command(

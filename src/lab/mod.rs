@@ -38,7 +38,7 @@ pub use curation::{
     run_row,
 };
 pub use data::{
-    check_dbstress, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
+    check_dbstress, check_ibench, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
     script_command, MissingTable,
 };
 pub use environment_capture::Environment;

@@ -13,6 +13,7 @@
 
 mod ib_knobs;
 mod index_build;
+pub mod index_check;
 mod inserter;
 pub mod phases;
 mod purchases;
