@@ -16,6 +16,7 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
+mod bulk_load;
 pub mod dbstress;
 pub mod family;
 mod glibc_random;
