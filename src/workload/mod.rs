@@ -25,6 +25,7 @@ pub mod linkbench;
 mod offenders;
 pub mod oltp;
 mod oltp_plan;
+mod option_checks;
 mod options;
 pub mod prepare;
 pub mod prepare_events;
