@@ -6,7 +6,7 @@
 //! line; sweeps and campaigns store TPC-C runs with their figures.
 
 mod common;
-use common::family::{count, ok, ok_runs, run_campaign};
+use common::family::{count, ok, ok_runs, refused, run_campaign};
 use common::{json, lab, outcome, text};
 
 fn assert_consistent(db: &str, wh: &str) {
@@ -253,20 +253,13 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
     assert_eq!(count(&db, "SELECT COUNT(*) FROM stock1"), 100_000);
     assert_consistent(&db, "1");
     // a complete set is not loaded twice, nor with another size
-    let o = lab().on_db(&db, &["prepare", "tpcc"]);
-    assert!(
-        !o.status.success() && text(&o).contains("already loaded"),
-        "{}",
-        text(&o)
-    );
-    let o = lab().on_db(&db, &["prepare", "tpcc", "--warehouses", "3"]);
-    assert!(
-        !o.status.success() && text(&o).contains("prepared with --warehouses 1"),
-        "{}",
-        text(&o)
-    );
-    let o = lab().on_db(
+    refused(&["prepare", "tpcc"], &db, &["already loaded"]);
+    refused(
+        &["prepare", "tpcc", "--warehouses", "3"],
         &db,
+        &["prepared with --warehouses 1"],
+    );
+    refused(
         &[
             "run",
             "tpcc",
@@ -276,11 +269,8 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
             "10",
             "--no-store",
         ],
-    );
-    assert!(
-        !o.status.success() && text(&o).contains("at least 3 warehouses"),
-        "{}",
-        text(&o)
+        &db,
+        &["at least 3 warehouses"],
     );
     // tables another tool made are never loaded into
     let other = lab().fresh_db("tpcc_foreign");

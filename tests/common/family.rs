@@ -6,7 +6,7 @@
 //! To adopt: `use common::family::{ok, count, …}` in place of the file's
 //! own copies.
 
-use super::{json, lab, outcome};
+use super::{json, lab, outcome, text};
 use std::collections::BTreeMap;
 use std::process::Output;
 
@@ -16,6 +16,19 @@ pub fn ok(args: &[&str], db: &str) -> Output {
     let o = lab().on_db(db, args);
     assert!(o.status.success(), "{args:?}: {}", outcome(&o));
     o
+}
+
+/// Runs qpslab `args` on `db`; fails the test unless it fails saying each
+/// of `wants`. Returns what it printed.
+pub fn refused(args: &[&str], db: &str, wants: &[&str]) -> String {
+    let o = lab().on_db(db, args);
+    let s = text(&o);
+    assert!(
+        !o.status.success() && wants.iter().all(|w| s.contains(w)),
+        "{args:?}: {}",
+        outcome(&o)
+    );
+    s
 }
 
 /// The number query `q` returns on `db`.
