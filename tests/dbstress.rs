@@ -7,39 +7,9 @@
 //! line; a sweep over sessions stores a run per count.
 
 mod common;
+use common::family::{com_delta, ok};
 use common::{json, lab, measuring, sharing, text};
 use std::collections::BTreeMap;
-
-fn ok(args: &[&str], db: &str) -> std::process::Output {
-    let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o));
-    o
-}
-
-/// The server's statement counters.
-fn com_counters() -> BTreeMap<String, i64> {
-    lab()
-        .sql("mysql", "SHOW GLOBAL STATUS LIKE 'Com\\_%'")
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once('\t')?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
-}
-
-/// How much each counter moved while `f` ran.
-fn com_delta(f: impl FnOnce()) -> BTreeMap<String, i64> {
-    let before = com_counters();
-    f();
-    com_counters()
-        .into_iter()
-        .map(|(k, v)| {
-            let d = v - before.get(&k).copied().unwrap_or(0);
-            (k, d)
-        })
-        .collect()
-}
 
 /// Statements executed per stat name, from a run's JSON document.
 fn by_statement(j: &serde_json::Value) -> BTreeMap<String, i64> {

@@ -7,25 +7,12 @@
 //! prepare; bad options are one line.
 
 mod common;
+use common::family::{count, ok, ok_runs, refused, run_campaign};
 use common::{json, lab, text};
 
 /// A graph of 4,000 nodes (its most linked node has 311,772 links, as
 /// LinkBench's histogram gives its first-ranked id).
 const MAXID1: &str = "4001";
-
-fn ok(args: &[&str], db: &str) -> std::process::Output {
-    let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o));
-    o
-}
-
-fn count(db: &str, q: &str) -> i64 {
-    lab()
-        .sql(db, q)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("{q}"))
-}
 
 fn assert_consistent(db: &str) {
     let o = lab().on_db(db, &["check", "linkbench", "--maxid1", MAXID1]);
@@ -164,7 +151,9 @@ fn prepare_run_and_check() {
     );
     assert_eq!(
         count(&db, "SELECT COUNT(*) FROM nodetable WHERE id >= 4001"),
-        n("add_node")
+        n("add_node"),
+        "nodes added vs add_node; the run's errors: {}",
+        j["totals"]["errors_by_code"]
     );
     assert_consistent(&db);
 
@@ -291,17 +280,11 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
     let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", "3001"]);
     assert!(o.status.success(), "{}", text(&o));
     // a complete graph is not loaded twice, nor with another size
-    let o = lab().on_db(&db, &args);
-    assert!(
-        !o.status.success() && text(&o).contains("already loaded"),
-        "{}",
-        text(&o)
-    );
-    let o = lab().on_db(&db, &["prepare", "linkbench", "--maxid1", "5001"]);
-    assert!(
-        !o.status.success() && text(&o).contains("another graph"),
-        "{}",
-        text(&o)
+    refused(&args, &db, &["already loaded"]);
+    refused(
+        &["prepare", "linkbench", "--maxid1", "5001"],
+        &db,
+        &["another graph"],
     );
 }
 
@@ -403,33 +386,17 @@ fn a_linkbench_properties_file_sets_the_options() {
 #[test]
 fn campaigns_load_the_graph_and_store_linkbench_runs() {
     let l = lab();
-    let path = l.home.join("lb-camp.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "lb-camp"
+    let toml = r#"
 threads = [1, 4]
 time = 1
 [data]
 maxid1 = 2001
-[[server]]
-label = "maria"
-sandbox = "camplb"
-set = { innodb_buffer_pool_size = "256M" }
 [[workload]]
 name = "linkbench"
-"#,
-    )
-    .unwrap();
-    let store = l.home.join("lb-camp.db").display().to_string();
-    let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);
-    let _ = l.qpslab(&["server", "destroy", "--name", "camplb"]);
-    assert!(o.status.success(), "{}", common::outcome(&o));
-    let o = l.qpslab(&[
-        "runs", "--store", &store, "--status", "ok", "--format", "json",
-    ]);
-    let runs = json(&o);
-    let runs = runs.as_array().unwrap();
+"#;
+    let camp = run_campaign("lb-camp", toml, "camplb");
+    let (path, store) = (camp.path, camp.store);
+    let (runs, _) = ok_runs(&store);
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert!(
         runs.iter().all(|r| r["workload"] == "linkbench-2000n"),

@@ -6,21 +6,8 @@
 //! line; sweeps and campaigns store TPC-C runs with their figures.
 
 mod common;
+use common::family::{count, ok, ok_runs, refused, run_campaign};
 use common::{json, lab, outcome, text};
-
-fn ok(args: &[&str], db: &str) -> std::process::Output {
-    let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o));
-    o
-}
-
-fn count(db: &str, q: &str) -> i64 {
-    lab()
-        .sql(db, q)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("{q}"))
-}
 
 fn assert_consistent(db: &str, wh: &str) {
     let o = lab().on_db(db, &["check", "tpcc", "--warehouses", wh]);
@@ -266,20 +253,13 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
     assert_eq!(count(&db, "SELECT COUNT(*) FROM stock1"), 100_000);
     assert_consistent(&db, "1");
     // a complete set is not loaded twice, nor with another size
-    let o = lab().on_db(&db, &["prepare", "tpcc"]);
-    assert!(
-        !o.status.success() && text(&o).contains("already loaded"),
-        "{}",
-        text(&o)
-    );
-    let o = lab().on_db(&db, &["prepare", "tpcc", "--warehouses", "3"]);
-    assert!(
-        !o.status.success() && text(&o).contains("prepared with --warehouses 1"),
-        "{}",
-        text(&o)
-    );
-    let o = lab().on_db(
+    refused(&["prepare", "tpcc"], &db, &["already loaded"]);
+    refused(
+        &["prepare", "tpcc", "--warehouses", "3"],
         &db,
+        &["prepared with --warehouses 1"],
+    );
+    refused(
         &[
             "run",
             "tpcc",
@@ -289,11 +269,8 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
             "10",
             "--no-store",
         ],
-    );
-    assert!(
-        !o.status.success() && text(&o).contains("at least 3 warehouses"),
-        "{}",
-        text(&o)
+        &db,
+        &["at least 3 warehouses"],
     );
     // tables another tool made are never loaded into
     let other = lab().fresh_db("tpcc_foreign");
@@ -384,45 +361,21 @@ fn sweeps_and_campaigns_store_tpcc_runs() {
     let s = text(&o);
     assert!(s.contains("nopm") && s.contains("new_order"), "{s}");
 
-    let path = l.home.join("tpcc-camp.toml");
-    std::fs::write(
-        &path,
-        r#"
-name = "tpcc-camp"
+    let toml = r#"
 threads = [1, 2]
 time = 1
 [data]
 warehouses = 2
-[[server]]
-label = "maria"
-sandbox = "camptpcc"
-set = { innodb_buffer_pool_size = "256M" }
 [[workload]]
 name = "tpcc"
 [[workload]]
 name = "tpcc"
 options = { warehouses = 1 }
-"#,
-    )
-    .unwrap();
-    let cstore = l.home.join("tpcc-camp.db").display().to_string();
-    let o = l.qpslab(&[
-        "campaign",
-        "run",
-        path.to_str().unwrap(),
-        "--store",
-        &cstore,
-    ]);
-    let _ = l.qpslab(&["server", "destroy", "--name", "camptpcc"]);
-    assert!(o.status.success(), "{}", outcome(&o));
-    let o = l.qpslab(&[
-        "runs", "--store", &cstore, "--status", "ok", "--format", "json",
-    ]);
+"#;
+    let camp = run_campaign("tpcc-camp", toml, "camptpcc");
+    let (runs, o) = ok_runs(&camp.store);
     // a sweep over users and over warehouses: one series per warehouse count
-    let runs = json(&o);
     let mut seen: Vec<(String, i64)> = runs
-        .as_array()
-        .unwrap()
         .iter()
         .map(|r| {
             (

@@ -3,6 +3,7 @@
 //! dbstress` (the consistency conditions; exit 1 when one is broken), and
 //! `prepare insert-benchmark` (the table and its indexes).
 
+use super::check_report;
 use super::plan::LoadPlan;
 use anyhow::{bail, Result};
 
@@ -45,32 +46,16 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     };
     let t = p.target()?;
     let rep = crate::lab::check_dbstress(&t, &family)?;
-    let broken = rep
+    let lines: Vec<_> = rep
         .conditions
         .iter()
-        .filter(|c| !c.violations.is_empty())
-        .count();
-    if p.output.json() {
-        outln!("{}", serde_json::json!({"check": rep, "violated": broken}));
-    } else {
-        for c in &rep.conditions {
-            if c.violations.is_empty() {
-                outln!("{}: ok", c.what);
-            } else {
-                outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
-            }
-        }
-        outln!("write transactions recorded on the objects: {}", rep.writes);
-        if broken == 0 {
-            outln!("consistent: all {} conditions hold", rep.conditions.len());
-        } else {
-            outln!(
-                "INCONSISTENT: {broken} of {} conditions violated",
-                rep.conditions.len()
-            );
-        }
-    }
-    Ok(i32::from(broken > 0))
+        .map(|c| check_report::Condition {
+            label: c.what.clone(),
+            violations: &c.violations,
+        })
+        .collect();
+    let writes = format!("write transactions recorded on the objects: {}", rep.writes);
+    check_report::print(p.output.json(), ("check", &rep), &lines, &[writes])
 }
 
 /// `prepare insert-benchmark`: the table and its secondary indexes (the

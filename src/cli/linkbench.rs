@@ -3,6 +3,7 @@
 //! method) and `check linkbench` (counttable against the visible links;
 //! exit 1 with the first offenders when it does not hold).
 
+use super::check_report;
 use super::plan::LoadPlan;
 use anyhow::{bail, Result};
 
@@ -45,31 +46,12 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let t = p.target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_linkbench(&t, &family)?;
-    let broken = conditions
+    let lines: Vec<_> = conditions
         .iter()
-        .filter(|c| !c.violations.is_empty())
-        .count();
-    if p.output.json() {
-        outln!(
-            "{}",
-            serde_json::json!({"conditions": conditions, "violated": broken})
-        );
-    } else {
-        for c in &conditions {
-            if c.violations.is_empty() {
-                outln!("{}: ok", c.what);
-            } else {
-                outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
-            }
-        }
-        if broken == 0 {
-            outln!("consistent: all {} conditions hold", conditions.len());
-        } else {
-            outln!(
-                "INCONSISTENT: {broken} of {} conditions violated",
-                conditions.len()
-            );
-        }
-    }
-    Ok(i32::from(broken > 0))
+        .map(|c| check_report::Condition {
+            label: c.what.to_string(),
+            violations: &c.violations,
+        })
+        .collect();
+    check_report::print(p.output.json(), ("conditions", &conditions), &lines, &[])
 }

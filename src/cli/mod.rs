@@ -8,6 +8,7 @@
 
 mod args;
 mod campaign;
+mod check_report;
 mod commands;
 mod dbstress;
 mod help_topics;

@@ -2,6 +2,7 @@
 //! tpcc` (its own report: warehouses, rows, seconds per warehouse) and
 //! `check tpcc` (the consistency conditions; exit 1 when one is broken).
 
+use super::check_report;
 use super::plan::LoadPlan;
 use anyhow::{bail, Result};
 
@@ -47,37 +48,12 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let t = p.target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_tpcc(&t, &family)?;
-    let broken = conditions
+    let lines: Vec<_> = conditions
         .iter()
-        .filter(|c| !c.violations.is_empty())
-        .count();
-    if p.output.json() {
-        outln!(
-            "{}",
-            serde_json::json!({"conditions": conditions, "violated": broken})
-        );
-    } else {
-        for c in &conditions {
-            if c.violations.is_empty() {
-                outln!("set {} condition {} ({}): ok", c.set, c.number, c.what);
-            } else {
-                outln!(
-                    "set {} condition {} ({}): VIOLATED, e.g. {}",
-                    c.set,
-                    c.number,
-                    c.what,
-                    c.violations.join(" | ")
-                );
-            }
-        }
-        if broken == 0 {
-            outln!("consistent: all {} conditions hold", conditions.len());
-        } else {
-            outln!(
-                "INCONSISTENT: {broken} of {} conditions violated",
-                conditions.len()
-            );
-        }
-    }
-    Ok(i32::from(broken > 0))
+        .map(|c| check_report::Condition {
+            label: format!("set {} condition {} ({})", c.set, c.number, c.what),
+            violations: &c.violations,
+        })
+        .collect();
+    check_report::print(p.output.json(), ("conditions", &conditions), &lines, &[])
 }

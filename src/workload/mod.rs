@@ -16,6 +16,7 @@
 //! script's commands live here because they are part of a family's
 //! definition (sysbench's prepare command).
 
+mod bulk_load;
 pub mod dbstress;
 pub mod family;
 mod glibc_random;
@@ -24,6 +25,7 @@ pub mod linkbench;
 mod offenders;
 pub mod oltp;
 mod oltp_plan;
+mod option_checks;
 mod options;
 pub mod prepare;
 pub mod prepare_events;

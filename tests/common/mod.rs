@@ -4,6 +4,7 @@
 //! normally, and the exit hook runs).
 #![allow(dead_code)]
 
+pub mod family;
 pub mod probe;
 
 use std::path::PathBuf;

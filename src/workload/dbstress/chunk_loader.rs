@@ -11,13 +11,12 @@
 use super::knobs::DbstressOpts;
 use super::tables::{self, META, OBJECTS};
 use crate::protocol::{Conn, ConnOpts};
+use crate::workload::bulk_load::{self, ChunkLoader, LoadCtx, LoadFailure};
 use crate::workload::family::PrepareReport;
 use crate::workload::prepare_events::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// History rows per chunk, about (so one INSERT stays well under the
 /// server's max_allowed_packet).
@@ -39,14 +38,7 @@ fn mix(x: u64) -> u64 {
 
 /// Refuses a database that already holds dbSTRESS's tables.
 async fn refuse_existing(conn: &mut Conn, tables: u32) -> Result<()> {
-    let have: Vec<String> = conn
-        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
-        .await?
-        .rows
-        .into_iter()
-        .filter_map(|r| r.into_iter().next().flatten())
-        .map(|t| t.to_lowercase())
-        .collect();
+    let have = bulk_load::existing_tables(conn).await?;
     if let Some(t) = tables::all_tables(tables)
         .into_iter()
         .find(|t| have.contains(t))
@@ -65,9 +57,7 @@ pub fn prepare(
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = bulk_load::runtime()?;
     rt.block_on(async {
         let mut conn = Conn::connect(opts).await?;
         refuse_existing(&mut conn, o.history_tables).await?;
@@ -84,50 +74,21 @@ pub fn prepare(
         Ok::<_, anyhow::Error>(())
     })?;
     let total = u64::from(o.objects) * (1 + u64::from(o.history_per_object));
-    progress(Progress::LoadStart(total));
     let per_chunk = chunk_objects(o.history_per_object);
-    let chunks = u64::from(o.objects).div_ceil(per_chunk);
-    let next = Arc::new(AtomicU64::new(0));
-    let rows = Arc::new(AtomicU64::new(0));
-    let failed = Arc::new(AtomicBool::new(false));
-    let first_error = Arc::new(Mutex::new(None::<anyhow::Error>));
-    let mut handles = Vec::new();
-    for _ in 0..loaders.clamp(1, chunks.max(1) as usize) {
-        let (opts, o, next, rows, failed, first_error) = (
-            opts.clone(),
-            o.clone(),
-            next.clone(),
-            rows.clone(),
-            failed.clone(),
-            first_error.clone(),
-        );
-        handles.push(std::thread::spawn(move || {
-            let r = load_chunks(&opts, &o, &next, chunks, &rows, &failed, stop);
-            if let Err(e) = r {
-                failed.store(true, Ordering::Relaxed);
-                if let Ok(mut f) = first_error.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }));
-    }
-    while handles.iter().any(|h| !h.is_finished()) {
-        progress(Progress::Loaded(rows.load(Ordering::Relaxed)));
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    progress(Progress::LoadEnd);
-    for h in handles {
-        h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
-    }
-    let loaded = rows.load(Ordering::Relaxed);
-    if stop() {
-        bail!("prepare interrupted after {loaded} of {total} rows: run `qpslab cleanup dbstress` and prepare again");
-    }
-    if let Some(e) = first_error.lock().ok().and_then(|mut f| f.take()) {
-        return Err(e.context(
-            "loading dbSTRESS: run `qpslab cleanup dbstress` and prepare again once fixed",
-        ));
-    }
+    let chunks: Vec<(u64, u64)> = (0..u64::from(o.objects).div_ceil(per_chunk))
+        .map(|c| {
+            let first = c * per_chunk + 1;
+            (first, ((c + 1) * per_chunk).min(u64::from(o.objects)))
+        })
+        .collect();
+    let make = |_| ObjectLoader { o: o.clone() };
+    let loaded = bulk_load::run_loaders(opts, chunks, loaders, make, total, progress, stop)
+        .map_err(|f| match f {
+            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: run `qpslab cleanup dbstress` and prepare again"),
+            LoadFailure::Failed(e) => e.context(
+                "loading dbSTRESS: run `qpslab cleanup dbstress` and prepare again once fixed",
+            ),
+        })?;
     rt.block_on(mark_complete(opts, o))?;
     Ok(PrepareReport {
         tables: 1 + o.history_tables,
@@ -148,45 +109,29 @@ async fn mark_complete(opts: &ConnOpts, o: &DbstressOpts) -> Result<()> {
     Ok(())
 }
 
-/// One loader: takes chunks until none is left, one connection.
-fn load_chunks(
-    opts: &ConnOpts,
-    o: &DbstressOpts,
-    next: &AtomicU64,
-    chunks: u64,
-    rows: &AtomicU64,
-    failed: &AtomicBool,
-    stop: fn() -> bool,
-) -> Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let mut conn = Conn::connect(opts).await?;
-        let per_chunk = chunk_objects(o.history_per_object);
-        loop {
-            if failed.load(Ordering::Relaxed) || stop() {
-                break;
-            }
-            let c = next.fetch_add(1, Ordering::Relaxed);
-            if c >= chunks {
-                break;
-            }
-            let first = c * per_chunk + 1;
-            let last = ((c + 1) * per_chunk).min(u64::from(o.objects));
-            for sql in chunk_sql(o, first, last) {
-                conn.exec_unbounded(&sql)
-                    .await
-                    .with_context(|| format!("loading objects {first}..{last}"))?;
-            }
-            rows.fetch_add(
-                (last - first + 1) * (1 + u64::from(o.history_per_object)),
-                Ordering::Relaxed,
-            );
+/// One loader: a chunk (objects `first..=last`) is its INSERTs.
+struct ObjectLoader {
+    o: DbstressOpts,
+}
+
+impl ChunkLoader for ObjectLoader {
+    type Work = (u64, u64);
+
+    async fn load(
+        &mut self,
+        conn: &mut Conn,
+        _: usize,
+        &(first, last): &(u64, u64),
+        ctx: &LoadCtx<'_>,
+    ) -> Result<()> {
+        for sql in chunk_sql(&self.o, first, last) {
+            conn.exec_unbounded(&sql)
+                .await
+                .with_context(|| format!("loading objects {first}..{last}"))?;
         }
-        conn.quit().await;
+        ctx.add_rows((last - first + 1) * (1 + u64::from(self.o.history_per_object)));
         Ok(())
-    })
+    }
 }
 
 /// The INSERTs of objects `first..=last` and their history rows.

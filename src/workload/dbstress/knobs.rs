@@ -81,25 +81,14 @@ impl DbstressOpts {
     /// The options from their parsed values, checked.
     pub fn from_values(v: &OptValues) -> Result<DbstressOpts, String> {
         let o = DbstressOpts {
-            objects: v.count("objects"),
-            history_per_object: v.count("history_per_object"),
-            history_tables: v.count("history_tables"),
-            hot_share: v.count("hot_share"),
+            objects: v.count_in("objects", 1, u32::MAX)?,
+            history_per_object: v.count_in("history_per_object", 1, MAX_HISTORY)?,
+            history_tables: v.count_in("history_tables", 1, MAX_TABLES)?,
+            hot_share: v.count_in("hot_share", 0, 100)?,
             rw_ratio: v.count("rw_ratio"),
-            think_time_ms: v.count("think_time"),
+            think_time_ms: v.count_in("think_time", 0, MAX_THINK_MS)?,
             storage_engine: v.text("storage_engine").to_string(),
         };
-        for (name, n, min, max) in [
-            ("objects", o.objects, 1, u32::MAX),
-            ("history-per-object", o.history_per_object, 1, MAX_HISTORY),
-            ("history-tables", o.history_tables, 1, MAX_TABLES),
-            ("hot-share", o.hot_share, 0, 100),
-            ("think-time", o.think_time_ms, 0, MAX_THINK_MS),
-        ] {
-            if n < min || n > max {
-                return Err(format!("--{name} must be from {min} to {max}, got {n}"));
-            }
-        }
         if o.objects < o.history_tables {
             return Err(format!(
                 "--objects {} is fewer than --history-tables {}: each history table needs objects",

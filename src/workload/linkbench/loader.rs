@@ -19,14 +19,14 @@ use super::model::{lognormal_size, Motif};
 use super::params::LinkBenchOpts;
 use super::tables::{create_progress_sql, create_sql, PROGRESS, TABLES};
 use crate::protocol::{Conn, ConnOpts};
+use crate::workload::bulk_load::{self, resume, ChunkLoader, LoadCtx, LoadFailure, StreamError};
 use crate::workload::family::PrepareReport;
 use crate::workload::prepare_events::Progress;
 use crate::workload::xoroshiro::Xoroshiro;
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 /// How rows go to the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -45,14 +45,7 @@ const STATEMENT_ROWS: usize = 10_000;
 
 /// What the database holds when prepare starts: None, or the chunks in.
 async fn state(conn: &mut Conn, o: &LinkBenchOpts) -> Result<Option<Vec<String>>> {
-    let have: Vec<String> = conn
-        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
-        .await?
-        .rows
-        .into_iter()
-        .filter_map(|r| r.into_iter().next().flatten())
-        .map(|t| t.to_lowercase())
-        .collect();
+    let have = bulk_load::existing_tables(conn).await?;
     let present: Vec<&str> = TABLES[..3]
         .iter()
         .copied()
@@ -64,22 +57,8 @@ async fn state(conn: &mut Conn, o: &LinkBenchOpts) -> Result<Option<Vec<String>>
         }
         bail!("table {} exists but was not loaded by `qpslab prepare linkbench` (LinkBench's own loader, or another tool's): drop it with `qpslab cleanup linkbench`, or use another --db", present[0]);
     }
-    let mut done = Vec::new();
-    let (mut size, mut complete) = (None, false);
-    for r in conn
-        .query(&format!("SELECT part, value FROM {PROGRESS}"))
-        .await?
-        .rows
-    {
-        let mut it = r.into_iter();
-        let part = it.next().flatten().unwrap_or_default();
-        let value = it.next().flatten().unwrap_or_default();
-        match part.as_str() {
-            "graph" => size = Some(value),
-            "complete" => complete = true,
-            _ => done.push(part),
-        }
-    }
+    let rec = resume::read(conn, PROGRESS, "graph").await?;
+    let (size, complete, done) = (rec.shape, rec.complete, rec.done);
     let want = graph_key(o);
     if size.as_deref() != Some(want.as_str()) {
         bail!(
@@ -148,9 +127,7 @@ pub fn prepare(
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = bulk_load::runtime()?;
     let work: Vec<((u64, u64), bool)> = rt.block_on(async {
         let mut conn = Conn::connect(opts).await?;
         let work = match state(&mut conn, o).await? {
@@ -162,11 +139,8 @@ pub fn prepare(
                         .with_context(|| format!("`{}`", sql.lines().next().unwrap_or("")))?;
                 }
                 conn.exec(&create_progress_sql()).await?;
-                conn.exec(&format!(
-                    "INSERT INTO {PROGRESS} VALUES ('graph', '{}')",
-                    graph_key(o)
-                ))
-                .await?;
+                conn.exec(&resume::shape_sql(PROGRESS, "graph", &graph_key(o)))
+                    .await?;
                 chunks(o).into_iter().map(|c| (c, false)).collect()
             }
             Some(done) => {
@@ -193,50 +167,20 @@ pub fn prepare(
     sized.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
     let total: u64 = sized.iter().map(|(rows, _)| rows).sum();
     let work = sized.into_iter().map(|(_, w)| w).collect();
-    progress(Progress::LoadStart(total));
-    let shared = Arc::new(Shared {
-        work,
-        next: AtomicUsize::new(0),
-        rows: AtomicU64::new(0),
-        failed: AtomicBool::new(false),
-        first_error: Mutex::new(None),
-    });
-    let loaders = loaders.clamp(1, shared.work.len().max(1));
-    let mut handles = Vec::new();
-    for l in 0..loaders {
-        let (mut opts, o, g, shared) = (opts.clone(), o.clone(), g.clone(), shared.clone());
-        opts.local_infile = method == Method::Infile;
+    let mut load_opts = opts.clone();
+    load_opts.local_infile = method == Method::Infile;
+    let make = |l: usize| {
         let seed = seed ^ (l as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        handles.push(std::thread::spawn(move || {
-            if let Err(e) = load_chunks(&opts, &o, &g, &shared, method, seed, stop) {
-                shared.failed.store(true, Ordering::Relaxed);
-                if let Ok(mut f) = shared.first_error.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }));
-    }
-    while handles.iter().any(|h| !h.is_finished()) {
-        progress(Progress::Loaded(shared.rows.load(Ordering::Relaxed)));
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    progress(Progress::LoadEnd);
-    for h in handles {
-        h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
-    }
-    let loaded = shared.rows.load(Ordering::Relaxed);
-    if stop() {
-        bail!("prepare interrupted after {loaded} of {total} rows: the loaded chunks are kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`");
-    }
-    if let Some(e) = shared.first_error.lock().ok().and_then(|mut f| f.take()) {
-        return Err(e.context("loading LinkBench: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"));
-    }
+        GraphLoader::new(o, g, method, seed)
+    };
+    let loaded = bulk_load::run_loaders(&load_opts, work, loaders, make, total, progress, stop)
+        .map_err(|f| match f {
+            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the loaded chunks are kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`"),
+            LoadFailure::Failed(e) => e.context("loading LinkBench: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
+        })?;
     rt.block_on(async {
         let mut conn = Conn::connect(opts).await?;
-        conn.exec(&format!(
-            "INSERT INTO {PROGRESS} VALUES ('complete', NOW())"
-        ))
-        .await?;
+        conn.exec(&resume::complete_sql(PROGRESS)).await?;
         conn.quit().await;
         Ok::<_, anyhow::Error>(())
     })?;
@@ -247,33 +191,9 @@ pub fn prepare(
     })
 }
 
-/// What the loaders share.
-struct Shared {
-    work: Vec<((u64, u64), bool)>,
-    next: AtomicUsize,
-    rows: AtomicU64,
-    failed: AtomicBool,
-    first_error: Mutex<Option<anyhow::Error>>,
-}
-
-/// One loader: takes chunks until none is left, on one connection.
-fn load_chunks(
-    opts: &ConnOpts,
-    o: &LinkBenchOpts,
-    g: &Graph,
-    shared: &Shared,
-    method: Method,
-    seed: u64,
-    stop: fn() -> bool,
-) -> Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let mut conn = Conn::connect(opts).await?;
-        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
-            .await?;
-        conn.exec("SET NAMES latin1").await?;
+impl GraphLoader {
+    /// A loader whose payloads and times come from `seed`.
+    fn new(o: &LinkBenchOpts, g: &Arc<Graph>, method: Method, seed: u64) -> GraphLoader {
         let mut x = Xoroshiro::from_seed(seed);
         let gens = [
             Motif::new(
@@ -290,54 +210,66 @@ fn load_chunks(
             ),
         ];
         let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_millis() as u64;
-        let mut rows = Rows {
-            conn: &mut conn,
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        GraphLoader {
             method,
-            o,
-            g,
+            o: o.clone(),
+            g: g.clone(),
             x,
             gens,
             now,
             buf: Vec::new(),
             data: Vec::new(),
-        };
-        loop {
-            if shared.failed.load(Ordering::Relaxed) || stop() {
-                break;
-            }
-            let i = shared.next.fetch_add(1, Ordering::Relaxed);
-            let Some(&((lo, hi), resumed)) = shared.work.get(i) else {
-                break;
-            };
-            if resumed {
-                for sql in [
-                    format!("DELETE FROM nodetable WHERE id >= {lo} AND id < {hi}"),
-                    format!("DELETE FROM linktable WHERE id1 >= {lo} AND id1 < {hi}"),
-                    format!("DELETE FROM counttable WHERE id >= {lo} AND id < {hi}"),
-                ] {
-                    rows.conn.exec_unbounded(&sql).await?;
-                }
-            }
-            let n = rows
-                .chunk(lo, hi)
-                .await
-                .with_context(|| format!("loading ids {lo}..{hi}"))?;
-            shared.rows.fetch_add(n, Ordering::Relaxed);
-            if stop() {
-                break;
-            }
-            rows.conn
-                .exec(&format!(
-                    "INSERT INTO {PROGRESS} VALUES ('{}', NULL)",
-                    chunk_key(lo)
-                ))
-                .await?;
         }
-        conn.quit().await;
+    }
+}
+
+impl ChunkLoader for GraphLoader {
+    /// A chunk's ids [lo, hi), and whether an earlier prepare began it.
+    type Work = ((u64, u64), bool);
+
+    async fn start(&mut self, conn: &mut Conn) -> Result<()> {
+        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
+            .await?;
+        conn.exec("SET NAMES latin1").await?;
         Ok(())
-    })
+    }
+
+    async fn load(
+        &mut self,
+        conn: &mut Conn,
+        _: usize,
+        &((lo, hi), resumed): &Self::Work,
+        ctx: &LoadCtx<'_>,
+    ) -> Result<()> {
+        if resumed {
+            self.clear(conn, &((lo, hi), resumed)).await?;
+        }
+        let n = self
+            .chunk(conn, lo, hi)
+            .await
+            .with_context(|| format!("loading ids {lo}..{hi}"))?;
+        ctx.add_rows(n);
+        Ok(())
+    }
+
+    async fn clear(&mut self, conn: &mut Conn, &((lo, hi), _): &Self::Work) -> Result<bool> {
+        for sql in [
+            format!("DELETE FROM nodetable WHERE id >= {lo} AND id < {hi}"),
+            format!("DELETE FROM linktable WHERE id1 >= {lo} AND id1 < {hi}"),
+            format!("DELETE FROM counttable WHERE id >= {lo} AND id < {hi}"),
+        ] {
+            conn.exec_unbounded(&sql).await?;
+        }
+        Ok(true)
+    }
+
+    async fn done(&mut self, conn: &mut Conn, &((lo, _), _): &Self::Work) -> Result<()> {
+        conn.exec(&resume::part_done_sql(PROGRESS, &chunk_key(lo)))
+            .await?;
+        Ok(())
+    }
 }
 
 /// Writes a value's bytes escaped for LOAD DATA (`infile`) or for a
@@ -357,12 +289,11 @@ fn escaped(b: &mut Vec<u8>, v: &[u8], infile: bool) {
     }
 }
 
-/// Generates and sends a chunk's rows over one connection.
-struct Rows<'a> {
-    conn: &'a mut Conn,
+/// One loader thread's state: generates and sends a chunk's rows.
+struct GraphLoader {
     method: Method,
-    o: &'a LinkBenchOpts,
-    g: &'a Graph,
+    o: LinkBenchOpts,
+    g: Arc<Graph>,
     x: Xoroshiro,
     /// Node and link payload generators.
     gens: [Motif; 2],
@@ -378,9 +309,9 @@ enum Val {
     Data,
 }
 
-impl Rows<'_> {
+impl GraphLoader {
     /// Loads ids lo..hi: nodes, then links and counts; returns the rows.
-    async fn chunk(&mut self, lo: u64, hi: u64) -> Result<u64> {
+    async fn chunk(&mut self, conn: &mut Conn, lo: u64, hi: u64) -> Result<u64> {
         let secs = self.now / 1000;
         let mut nodes: Vec<[Val; 5]> = Vec::new();
         let mut sizes = Vec::new();
@@ -400,6 +331,7 @@ impl Rows<'_> {
         }
         let mut n = self
             .send_all(
+                conn,
                 "nodetable",
                 "id, type, version, time, data",
                 &nodes,
@@ -447,6 +379,7 @@ impl Rows<'_> {
             if links.len() >= STATEMENT_ROWS {
                 n += self
                     .send_all(
+                        conn,
                         "linktable",
                         "id1, id2, link_type, visibility, data, time, version",
                         &links,
@@ -460,6 +393,7 @@ impl Rows<'_> {
         }
         n += self
             .send_all(
+                conn,
                 "linktable",
                 "id1, id2, link_type, visibility, data, time, version",
                 &links,
@@ -469,6 +403,7 @@ impl Rows<'_> {
             .await?;
         n += self
             .send_all(
+                conn,
                 "counttable",
                 "id, link_type, count, time, version",
                 &counts,
@@ -483,6 +418,7 @@ impl Rows<'_> {
     /// its own transaction).
     async fn send_all<const N: usize>(
         &mut self,
+        conn: &mut Conn,
         table: &str,
         cols: &str,
         rows: &[[Val; N]],
@@ -493,7 +429,7 @@ impl Rows<'_> {
         for (k, part) in rows.chunks(STATEMENT_ROWS).enumerate() {
             let at = k * STATEMENT_ROWS;
             let sizes = sizes.get(at..at + part.len()).unwrap_or(&[]);
-            n += self.send(table, cols, part, sizes, gen).await?;
+            n += self.send(conn, table, cols, part, sizes, gen).await?;
         }
         Ok(n)
     }
@@ -502,6 +438,7 @@ impl Rows<'_> {
     /// generator `gen`.
     async fn send<const N: usize>(
         &mut self,
+        conn: &mut Conn,
         table: &str,
         cols: &str,
         rows: &[[Val; N]],
@@ -562,19 +499,15 @@ impl Rows<'_> {
                 i = end;
                 i < rows.len()
             };
-            let loaded = match self.conn.load_data(&sql, fill).await {
-                Err(e) => match crate::workload::prepare::local_infile_refused(&e) {
-                    Some(refused) => return Err(refused),
-                    None => return Err(e.into()),
-                },
-                Ok(n) => n,
-            };
+            let loaded = bulk_load::load_data(conn, &sql, fill).await?;
             self.x = Xoroshiro::from_seed(x.next_u64());
             if loaded != rows.len() as u64 {
-                bail!(
-                    "{table}: the server took {loaded} rows of {} (see SHOW WARNINGS)",
-                    rows.len()
-                );
+                return Err(StreamError::Short {
+                    table: table.to_string(),
+                    loaded,
+                    sent: rows.len() as u64,
+                }
+                .into());
             }
             return Ok(loaded);
         }
@@ -592,8 +525,7 @@ impl Rows<'_> {
                 row_text(&mut b, i, self);
                 b.push(b')');
             }
-            self.conn
-                .exec_bytes(&b)
+            conn.exec_bytes(&b)
                 .await
                 .with_context(|| format!("inserting into {table}"))?;
             self.buf = b;

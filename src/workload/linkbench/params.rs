@@ -5,6 +5,7 @@
 //! and the checks (shares adding to 100, maxid1 > startid1 + 1). Knows
 //! nothing of SQL or the draws.
 
+use crate::workload::option_checks::plain_word;
 use crate::workload::options::{OptKind, OptSpec, OptValues};
 
 /// The ten operations, in LinkBench's cumulative order (the order
@@ -245,15 +246,6 @@ fn float(v: &OptValues, name: &str) -> f64 {
     v.text(name).trim().parse().unwrap_or(0.0)
 }
 
-fn id(v: &OptValues, name: &str) -> Result<u64, String> {
-    v.text(name).trim().parse().map_err(|_| {
-        format!(
-            "--{name} '{}' is not a whole number",
-            v.text(name).escape_debug()
-        )
-    })
-}
-
 fn byte(v: &OptValues, name: &str) -> Result<u8, String> {
     u8::try_from(v.count(name))
         .map_err(|_| format!("--{} must be 0 to 255", name.replace('_', "-")))
@@ -319,18 +311,6 @@ fn mix(v: &OptValues) -> Result<[f64; 10], String> {
     Ok(m)
 }
 
-fn plain_word(name: &str, v: &str) -> Result<(), String> {
-    if v.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_= ,'".contains(c))
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "--{name}: '{v}' has characters a table option never needs"
-        ))
-    }
-}
-
 impl LinkBenchOpts {
     /// The options from their values (and `--config`'s file), checked.
     pub fn from_values(given: &OptValues) -> Result<LinkBenchOpts, String> {
@@ -342,8 +322,8 @@ impl LinkBenchOpts {
             apply_properties(&mut v, &text, &file)?;
         }
         let o = LinkBenchOpts {
-            startid1: id(&v, "startid1")?,
-            maxid1: id(&v, "maxid1")?,
+            startid1: v.whole("startid1")?,
+            maxid1: v.whole("maxid1")?,
             link_type_count: v.count("link_type_count"),
             mix: mix(&v)?,
             getlinklist_history: float(&v, "getlinklist_history"),

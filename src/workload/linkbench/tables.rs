@@ -58,5 +58,5 @@ pub(crate) fn create_sql(engine: &str, options: &str, partitions: u32) -> [Strin
 
 /// The progress table.
 pub(crate) fn create_progress_sql() -> String {
-    format!("CREATE TABLE {PROGRESS} (part VARCHAR(40) NOT NULL PRIMARY KEY, value VARCHAR(100))")
+    crate::workload::bulk_load::resume::create_sql(PROGRESS)
 }

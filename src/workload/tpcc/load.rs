@@ -17,20 +17,21 @@ use super::opts::TpccOpts;
 use super::random_rules::{self, CUSTOMERS, DISTRICTS, FIRST_NEW_ORDER, ITEMS, ORDERS};
 use super::schema::{create_progress_sql, create_sql, index_sql, progress_table, TABLES};
 use crate::protocol::{Conn, ConnOpts};
+use crate::workload::bulk_load::{self, resume, Batching, ChunkLoader, LoadCtx, LoadFailure};
 use crate::workload::family::PrepareReport;
 use crate::workload::prepare_events::Progress;
 use crate::workload::rand::Rng;
 use crate::workload::RandParams;
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// Rows per LOAD DATA statement (its own transaction).
-const BATCH_ROWS: u32 = 10_000;
-/// Rows per packet of a LOAD DATA stream.
-const CHUNK_ROWS: u32 = 1_000;
+/// Rows per LOAD DATA statement (its own transaction), and per packet of
+/// its stream.
+const BATCHING: Batching = Batching {
+    statement_rows: 10_000,
+    packet_rows: 1_000,
+};
 
 /// One unit of loading work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,14 +116,7 @@ enum SetState {
 /// Reads what set `n` holds; refuses a complete set, a set loaded with
 /// another warehouse count, and tables qpslab did not load.
 async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState> {
-    let have: Vec<String> = conn
-        .query("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
-        .await?
-        .rows
-        .into_iter()
-        .filter_map(|r| r.into_iter().next().flatten())
-        .map(|t| t.to_lowercase())
-        .collect();
+    let have = bulk_load::existing_tables(conn).await?;
     let progress = progress_table(n);
     let present: Vec<String> = TABLES
         .iter()
@@ -138,23 +132,8 @@ async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState>
             present[0]
         );
     }
-    let rows = conn
-        .query(&format!("SELECT part, value FROM {progress}"))
-        .await?
-        .rows;
-    let mut done = Vec::new();
-    let mut loaded_with = None;
-    let mut complete = false;
-    for r in rows {
-        let mut it = r.into_iter();
-        let part = it.next().flatten().unwrap_or_default();
-        let value = it.next().flatten().unwrap_or_default();
-        match part.as_str() {
-            "warehouses" => loaded_with = value.parse::<u32>().ok(),
-            "complete" => complete = true,
-            _ => done.push(part),
-        }
-    }
+    let rec = resume::read(conn, &progress, "warehouses").await?;
+    let loaded_with = rec.shape.and_then(|w| w.parse::<u32>().ok());
     if loaded_with != Some(warehouses) {
         bail!(
             "table set {n} was prepared with --warehouses {}: run `qpslab run tpcc --warehouses {}`, or `qpslab cleanup tpcc` and prepare again",
@@ -162,10 +141,10 @@ async fn set_state(conn: &mut Conn, n: u32, warehouses: u32) -> Result<SetState>
             loaded_with.map(|w| w.to_string()).unwrap_or("N".into())
         );
     }
-    if complete {
+    if rec.complete {
         bail!("table set {n} is already loaded ({warehouses} warehouses): run the workload, or `qpslab cleanup tpcc` first to load it again");
     }
-    Ok(SetState::Partial(done))
+    Ok(SetState::Partial(rec.done))
 }
 
 /// Creates and loads every table set with `loaders` connections, telling
@@ -179,9 +158,7 @@ pub fn prepare(
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = bulk_load::runtime()?;
     // What to load: every part not already in.
     let (work, now) = rt.block_on(async {
         let mut conn = Conn::connect(opts).await?;
@@ -199,10 +176,10 @@ pub fn prepare(
                             .with_context(|| format!("creating {t}{n}"))?;
                     }
                     conn.exec(&create_progress_sql(n)).await?;
-                    conn.exec(&format!(
-                        "INSERT INTO {} VALUES ('warehouses', '{}')",
-                        progress_table(n),
-                        o.warehouses
+                    conn.exec(&resume::shape_sql(
+                        &progress_table(n),
+                        "warehouses",
+                        &o.warehouses.to_string(),
                     ))
                     .await?;
                     work.extend(parts(o.warehouses).into_iter().map(|p| (n, p, false)));
@@ -234,53 +211,20 @@ pub fn prepare(
     })?;
 
     let total: u64 = work.iter().map(|w| w.1.rows()).sum();
-    progress(Progress::LoadStart(total));
-    let work = Arc::new(work);
-    let next = Arc::new(AtomicUsize::new(0));
-    let rows = Arc::new(AtomicU64::new(0));
-    let failed = Arc::new(AtomicBool::new(false));
-    let first_error = Arc::new(Mutex::new(None::<anyhow::Error>));
-    let loaders = loaders.clamp(1, work.len().max(1));
-    let mut handles = Vec::new();
-    for l in 0..loaders {
-        let (mut opts, o, work, next, rows, failed, first_error, now) = (
-            opts.clone(),
-            o.clone(),
-            work.clone(),
-            next.clone(),
-            rows.clone(),
-            failed.clone(),
-            first_error.clone(),
-            now.clone(),
-        );
-        opts.local_infile = true;
-        handles.push(std::thread::spawn(move || {
-            let r = load_parts(&opts, &o, &work, &next, &rows, &failed, &now, seed, l, stop);
-            if let Err(e) = r {
-                failed.store(true, Ordering::Relaxed);
-                if let Ok(mut f) = first_error.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }));
-    }
-    while handles.iter().any(|h| !h.is_finished()) {
-        progress(Progress::Loaded(rows.load(Ordering::Relaxed)));
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    progress(Progress::LoadEnd);
-    for h in handles {
-        h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
-    }
-    let loaded = rows.load(Ordering::Relaxed);
-    if stop() {
-        bail!("prepare interrupted after {loaded} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`");
-    }
-    if let Some(e) = first_error.lock().ok().and_then(|mut f| f.take()) {
-        return Err(e.context(
-            "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
-        ));
-    }
+    let mut infile_opts = opts.clone();
+    infile_opts.local_infile = true;
+    let make = |loader| PartLoader {
+        now: now.clone(),
+        seed,
+        loader,
+    };
+    let loaded = bulk_load::run_loaders(&infile_opts, work, loaders, make, total, progress, stop)
+        .map_err(|f| match f {
+            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`"),
+            LoadFailure::Failed(e) => e.context(
+                "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
+            ),
+        })?;
     rt.block_on(finish(opts, o, progress))?;
     Ok(PrepareReport {
         tables: o.tables * TABLES.len() as u32,
@@ -308,92 +252,79 @@ async fn finish(opts: &ConnOpts, o: &TpccOpts, progress: &mut dyn FnMut(Progress
                 }
             }
         }
-        conn.exec(&format!(
-            "INSERT INTO {} VALUES ('complete', NOW())",
-            progress_table(n)
-        ))
-        .await?;
+        conn.exec(&resume::complete_sql(&progress_table(n))).await?;
     }
     conn.quit().await;
     Ok(())
 }
 
-/// One loader: takes parts until none is left, one connection.
-#[allow(clippy::too_many_arguments)]
-fn load_parts(
-    opts: &ConnOpts,
-    o: &TpccOpts,
-    work: &[(u32, Part, bool)],
-    next: &AtomicUsize,
-    rows: &AtomicU64,
-    failed: &AtomicBool,
-    now: &str,
+/// One loader thread's state: a work item is (set, part, resumed).
+struct PartLoader {
+    /// The load's timestamp (c_since, h_date, o_entry_d).
+    now: String,
     seed: u64,
     loader: usize,
-    stop: fn() -> bool,
-) -> Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let mut conn = Conn::connect(opts).await?;
+}
+
+impl ChunkLoader for PartLoader {
+    type Work = (u32, Part, bool);
+
+    async fn start(&mut self, conn: &mut Conn) -> Result<()> {
         conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
             .await?;
-        loop {
-            if failed.load(Ordering::Relaxed) || stop() {
-                break;
-            }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(n, part, resumed)) = work.get(i) else {
-                break;
-            };
-            if resumed {
-                for sql in part.clear_sql(n) {
-                    conn.exec_unbounded(&sql).await?;
-                }
-            }
-            let mut rng = Rng::new(
-                &RandParams::default(),
-                seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ loader as u64,
-            );
-            let mut l = Loader {
-                conn: &mut conn,
-                rows,
-                stop,
-                n,
-                now,
-            };
-            l.part(part, o, &mut rng)
-                .await
-                .with_context(|| format!("loading {} of set {n}", part.key()))?;
-            if stop() {
-                break;
-            }
-            conn.exec(&format!(
-                "INSERT INTO {} VALUES ('{}', NULL)",
-                progress_table(n),
-                part.key()
-            ))
-            .await?;
-        }
-        conn.quit().await;
         Ok(())
-    })
+    }
+
+    async fn load(
+        &mut self,
+        conn: &mut Conn,
+        i: usize,
+        &(n, part, resumed): &(u32, Part, bool),
+        ctx: &LoadCtx<'_>,
+    ) -> Result<()> {
+        if resumed {
+            self.clear(conn, &(n, part, resumed)).await?;
+        }
+        let mut rng = Rng::new(
+            &RandParams::default(),
+            self.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.loader as u64,
+        );
+        let mut l = PartRows {
+            conn,
+            ctx,
+            n,
+            now: &self.now,
+        };
+        l.part(part, &mut rng)
+            .await
+            .with_context(|| format!("loading {} of set {n}", part.key()))
+    }
+
+    async fn clear(&mut self, conn: &mut Conn, &(n, part, _): &(u32, Part, bool)) -> Result<bool> {
+        for sql in part.clear_sql(n) {
+            conn.exec_unbounded(&sql).await?;
+        }
+        Ok(true)
+    }
+
+    async fn done(&mut self, conn: &mut Conn, &(n, part, _): &(u32, Part, bool)) -> Result<()> {
+        conn.exec(&resume::part_done_sql(&progress_table(n), &part.key()))
+            .await?;
+        Ok(())
+    }
 }
 
 /// Streams the rows of parts of set `n` over one connection.
-struct Loader<'a> {
+struct PartRows<'a> {
     conn: &'a mut Conn,
-    rows: &'a AtomicU64,
-    stop: fn() -> bool,
+    ctx: &'a LoadCtx<'a>,
     n: u32,
     /// The load's timestamp (c_since, h_date, o_entry_d).
     now: &'a str,
 }
 
-impl Loader<'_> {
-    async fn part(&mut self, part: Part, o: &TpccOpts, rng: &mut Rng) -> Result<()> {
-        let _ = o;
+impl PartRows<'_> {
+    async fn part(&mut self, part: Part, rng: &mut Rng) -> Result<()> {
         match part {
             Part::Item => self.items(rng).await,
             Part::Warehouse(w) => self.warehouse(w, rng).await,
@@ -587,7 +518,7 @@ impl Loader<'_> {
     }
 
     /// Loads `count` rows of `table`, `row(i, line, rng)` writing row i
-    /// (without its newline), in statements of at most `BATCH_ROWS` rows.
+    /// (without its newline), in statements of `BATCHING`.
     async fn table(
         &mut self,
         table: &str,
@@ -600,43 +531,18 @@ impl Loader<'_> {
         let sql = format!(
             "LOAD DATA LOCAL INFILE 'qpslab-tpcc' INTO TABLE {table}{n} FIELDS TERMINATED BY ',' ({cols})"
         );
-        let mut at = 0u32;
-        while at < count {
-            let end = (at + BATCH_ROWS).min(count);
-            let mut i = at;
-            let stop = self.stop;
-            let rows = self.rows;
-            let fill = |buf: &mut Vec<u8>| {
-                if stop() {
-                    return false;
-                }
-                let last = (i + CHUNK_ROWS).min(end);
-                for k in i..last {
-                    row(k, buf, rng);
-                    buf.push(b'\n');
-                }
-                rows.fetch_add(u64::from(last - i), Ordering::Relaxed);
-                i = last;
-                i < end
-            };
-            let loaded = match self.conn.load_data(&sql, fill).await {
-                Err(e) => match crate::workload::prepare::local_infile_refused(&e) {
-                    Some(refused) => return Err(refused),
-                    None => return Err(e.into()),
-                },
-                Ok(n) => n,
-            };
-            if stop() {
-                bail!("interrupted");
-            }
-            if loaded != u64::from(end - at) {
-                bail!(
-                    "{table}{n}: the server took {loaded} rows of {} (see SHOW WARNINGS)",
-                    end - at
-                );
-            }
-            at = end;
-        }
+        let each = |i: u64, b: &mut Vec<u8>| row(i as u32, b, rng);
+        let name = format!("{table}{n}");
+        bulk_load::stream_rows(
+            self.conn,
+            &sql,
+            &name,
+            u64::from(count),
+            BATCHING,
+            each,
+            self.ctx,
+        )
+        .await?;
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! values checked (ranges, isolation level names, plain table options).
 //! Knows nothing of the schema or the transactions.
 
+use crate::workload::option_checks::plain_word;
 use crate::workload::options::{OptKind, OptSpec, OptValues};
 
 /// More table sets than any run uses (each connection prepares 41
@@ -63,39 +64,19 @@ fn isolation_name(v: &str) -> Result<&'static str, String> {
     )
 }
 
-fn plain_word(name: &str, v: &str) -> Result<(), String> {
-    if v.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "_= ,'".contains(c))
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "--{name}: '{v}' has characters a table option never needs"
-        ))
-    }
-}
-
 impl TpccOpts {
     /// The options from their parsed values, checked (ranges, isolation
     /// level names).
     pub fn from_values(v: &OptValues) -> Result<TpccOpts, String> {
         let o = TpccOpts {
-            warehouses: v.count("warehouses"),
-            tables: v.count("tables"),
+            warehouses: v.count_in("warehouses", 1, MAX_WAREHOUSES)?,
+            tables: v.count_in("tables", 1, MAX_SETS)?,
             storage_engine: v.text("storage_engine").to_string(),
             table_options: v.text("table_options").to_string(),
             isolation: isolation_name(v.text("isolation"))?.to_string(),
             keying: v.flag("keying"),
             procedures: v.flag("procedures"),
         };
-        for (name, n, max) in [
-            ("warehouses", o.warehouses, MAX_WAREHOUSES),
-            ("tables", o.tables, MAX_SETS),
-        ] {
-            if n == 0 || n > max {
-                return Err(format!("--{name} must be from 1 to {max}, got {n}"));
-            }
-        }
         plain_word("storage-engine", &o.storage_engine)?;
         plain_word("table-options", &o.table_options)?;
         Ok(o)

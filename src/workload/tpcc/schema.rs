@@ -90,10 +90,7 @@ pub(crate) fn create_sql(table: &str, n: u32, engine: &str, options: &str) -> St
 
 /// The progress table of set `n`.
 pub(crate) fn create_progress_sql(n: u32) -> String {
-    format!(
-        "CREATE TABLE {} (part VARCHAR(40) NOT NULL PRIMARY KEY, value VARCHAR(100))",
-        progress_table(n)
-    )
+    crate::workload::bulk_load::resume::create_sql(&progress_table(n))
 }
 
 /// The secondary indexes, built once the rows are in: customers by last

@@ -1,0 +1,31 @@
+//! Bulk loading, shared by the families' `prepare`: the loader pool
+//! (pool.rs: N connections take work items in turn, progress, stop, the
+//! first error), the LOAD DATA LOCAL streams and their checks
+//! (stream.rs), and the progress table that makes a load resumable
+//! (resume.rs). Owns no family's tables or rows and prints nothing.
+//!
+//! How a family adopts it (tpcc/load.rs is the fullest example,
+//! dbstress/chunk_loader.rs the smallest):
+//! 1. Create the tables on one connection; for a resumable load, create
+//!    the progress table too ([`resume::create_sql`], [`resume::shape_sql`])
+//!    or read what an earlier prepare left ([`resume::read`]).
+//! 2. List the work (chunks of ids, parts of tables), largest first so
+//!    the loaders finish together, and count the rows.
+//! 3. Implement [`ChunkLoader`] for a per-thread loader: `start` sets the
+//!    session up, `load` writes one item's rows (with [`stream_rows`] or
+//!    [`load_data`] for LOAD DATA LOCAL, or multi-row INSERTs) and counts
+//!    them into the [`LoadCtx`], `done` records the item in the progress
+//!    table ([`resume::part_done_sql`]).
+//! 4. Call [`run_loaders`] (set `ConnOpts::local_infile` first for LOAD
+//!    DATA) and turn a [`LoadFailure`] into the family's advice (cleanup,
+//!    or run again to resume); then build indexes and mark it complete
+//!    ([`resume::complete_sql`]).
+
+mod pool;
+pub(crate) mod resume;
+mod stream;
+mod stream_error;
+
+pub(crate) use pool::{run_loaders, runtime, ChunkLoader, LoadCtx, LoadFailure};
+pub(crate) use stream::{existing_tables, load_data, stream_rows, Batching};
+pub(crate) use stream_error::StreamError;
