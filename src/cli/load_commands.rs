@@ -50,6 +50,9 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     if p.ibench().is_some() {
         return super::dbstress::prepare_ibench(p);
     }
+    if p.dbt3().is_some() {
+        return super::dbt3::prepare(p);
+    }
     let family = p.oltp()?;
     let o = family.opts();
     // (sysbench prepares with its --threads, one table after another)

@@ -10,6 +10,7 @@ mod args;
 mod campaign;
 mod commands;
 mod dbstress;
+mod dbt3;
 mod help_topics;
 mod host_tests;
 #[cfg(test)]

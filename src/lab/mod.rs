@@ -37,7 +37,7 @@ pub use curation::{
     run_row,
 };
 pub use data::{
-    check_dbstress, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
+    check_dbstress, check_dbt3, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
     script_command, MissingTable,
 };
 pub use environment_capture::Environment;
