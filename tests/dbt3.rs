@@ -86,6 +86,185 @@ fn prepare_loads_exact_counts_and_check_holds() {
     assert_eq!(lab().sql(&db, "SHOW TABLES").trim(), "");
 }
 
+/// A database prepared at SF 0.01 (each test its own).
+fn prepared(name: &str) -> String {
+    let db = lab().fresh_db(name);
+    ok(&["prepare", "dbt3", "--scale", SF], &db);
+    db
+}
+
+#[test]
+fn power_test_runs_the_22_queries_and_a_refresh_pair_leaves_the_data() {
+    let db = prepared("dbt3_power");
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--test",
+            "power",
+            "--validation",
+            "on",
+            "--format",
+            "json",
+        ],
+    );
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    let j = json(&o);
+    let b = &j["dbt3"];
+    assert_eq!(b["test"], "power");
+    let qs = b["queries"].as_object().expect("queries");
+    assert_eq!(qs.len(), 22, "{b}");
+    for q in 1..=22 {
+        let f = &qs[&format!("Q{q}")];
+        assert!(f["seconds"].as_f64().unwrap_or(-1.0) >= 0.0, "Q{q}: {f}");
+        assert!(
+            f.get("error").is_none() && f.get("timed_out").is_none(),
+            "Q{q}: {f}"
+        );
+        assert!(f["plan"].is_object(), "Q{q} has no plan: {f}");
+    }
+    // the validation answers that hold at any scale's shape
+    assert_eq!(qs["Q1"]["rows"], 4);
+    assert_eq!(qs["Q4"]["rows"], 5);
+    assert_eq!(qs["Q12"]["rows"], 2);
+    assert_eq!(
+        qs["Q6"]["params"],
+        serde_json::json!(["1994-01-01", "0.06", "24"])
+    );
+    assert!(b["refresh"]["RF1"].as_f64().is_some() && b["refresh"]["RF2"].as_f64().is_some());
+    assert!(b["geomean_s"].as_f64().unwrap_or(0.0) > 0.0, "{b}");
+    assert!(b["power"].as_f64().unwrap_or(0.0) > 0.0, "{b}");
+    assert_eq!(b["composite_name"], "QphH-like (not a TPC result)");
+    assert!(j["run_id"].as_i64().is_some(), "{j}");
+    // RF2 took away what RF1 put in: the load's counts and pairs hold
+    assert_consistent(&db);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM orders WHERE o_orderkey & 24 <> 0"
+        ),
+        0
+    );
+    // a drawn stream: seedable, the same parameters for the same seed
+    let params = |seed: &str| {
+        let o = ok(
+            &[
+                "run",
+                "dbt3",
+                "--scale",
+                SF,
+                "--queries",
+                "3,14",
+                "--refresh",
+                "off",
+                "--rand-seed",
+                seed,
+                "--no-store",
+                "--format",
+                "json",
+            ],
+            &db,
+        );
+        json(&o)["dbt3"]["queries"]["Q3"]["params"].clone()
+    };
+    assert_eq!(params("7"), params("7"));
+}
+
+#[test]
+fn throughput_test_runs_streams_beside_the_refresh_stream() {
+    let db = prepared("dbt3_tput");
+    let o = ok(
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--test",
+            "throughput",
+            "--streams",
+            "2",
+            "--queries",
+            "1,6,14",
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    let b = &json(&o)["dbt3"];
+    assert_eq!(b["streams"], 2);
+    let streams = b["stream_queries"].as_array().expect("streams");
+    assert_eq!(streams.len(), 2);
+    for s in streams {
+        assert_eq!(s.as_object().map(|m| m.len()), Some(3), "{s}");
+    }
+    assert!(b["refresh"]["RF1"].as_f64().is_some(), "{b}");
+    // a subset: no composite
+    assert!(b["throughput"].is_null() && b["composite"].is_null(), "{b}");
+    assert_consistent(&db);
+}
+
+#[test]
+fn a_query_past_its_timeout_is_killed_server_side() {
+    let db = prepared("dbt3_timeout");
+    // a session holding Q15's view makes Q15 wait in the server past 2 s
+    let mut holder = std::process::Command::new("mariadb")
+        .args(["-uroot", "-N", "-B"])
+        .arg(format!("--socket={}", lab().socket().display()))
+        .args([
+            "-D",
+            &db,
+            "-e",
+            "CREATE VIEW revenue0 AS SELECT 1 AS x; LOCK TABLES revenue0 READ; SELECT SLEEP(5)",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("mariadb client");
+    common::await_cond(
+        std::time::Duration::from_secs(10),
+        "the lock holder",
+        || {
+            count(&db, "SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(5)'") == 1
+        },
+    );
+    let started = std::time::Instant::now();
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--queries",
+            "15",
+            "--refresh",
+            "off",
+            "--query-timeout",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    let took = started.elapsed().as_secs_f64();
+    let j = json(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let q15 = &j["dbt3"]["queries"]["Q15"];
+    assert_eq!(q15["timed_out"], true, "{j}");
+    assert!((1.9..9.0).contains(&took), "took {took} s");
+    assert!(j["status"].to_string().contains("timed out"), "{j}");
+    // killed, not left behind: no query of the run is in the processlist
+    let left = count(
+        &db,
+        "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '%VIEW revenue%' AND info NOT LIKE '%processlist%'",
+    );
+    assert_eq!(left, 0);
+    let _ = holder.kill();
+    let _ = holder.wait();
+}
+
 #[test]
 fn bad_options_are_one_line() {
     for (args, want) in [

@@ -122,6 +122,9 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
 
 /// A run, printed as qpslab does or (`style`) as sysbench 1.0.20 does.
 pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<i32> {
+    if p.dbt3().is_some() {
+        return super::dbt3::run(p);
+    }
     // Everything that does not need the server was checked in the plan.
     p.single_threads()?;
     let c = &p.config;

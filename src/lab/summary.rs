@@ -41,6 +41,7 @@ pub fn document_of(
         totals: totals(r, pcts),
         tpcc: crate::analyze::tpcc_figures::document(r, pcts),
         host_test: None,
+        dbt3: None,
         operations: crate::analyze::class_figures::operations(r, pcts),
         stability: crate::analyze::stability::of_run(r),
         latency_by_statement: r

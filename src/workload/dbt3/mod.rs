@@ -4,18 +4,23 @@
 //! (loader.rs), the row-count check (row_counts.rs); its options are
 //! settings.rs. What follows TPC-H and what deviates is docs/WORKLOADS.md.
 //!
-//! Like every family it says what to execute and nothing else: it never
-//! prints, times or stores.
+//! Its runs have their own driver (stream_driver.rs), which times each
+//! query; it never prints or stores (cli prints, lab stores).
 
 mod datagen;
 mod loader;
+mod qgen_params;
+mod query_text;
+mod refresh_sql;
 mod row_counts;
 mod settings;
+mod stream_driver;
 mod tpch_schema;
 
 pub use row_counts::Condition;
 pub(crate) use settings::option_specs;
 pub use settings::{Dbt3Opts, Test};
+pub use stream_driver::{order, run, Event};
 
 use super::family::{BoxFuture, Family, PrepareReport, Session, Step};
 use super::family::{Consume, Op, StatementSpec};
