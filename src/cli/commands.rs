@@ -20,6 +20,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             let p = LoadPlan::from_args(&a)?;
             if p.linkbench().is_some() {
                 super::linkbench::check(&p)
+            } else if p.dbt3().is_some() {
+                super::dbt3::check(&p)
             } else if p.dbstress().is_some() {
                 super::dbstress::check(&p)
             } else if p.ibench().is_some() {

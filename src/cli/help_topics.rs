@@ -48,7 +48,8 @@ fn workloads() -> String {
          sysbench's OLTP workloads are built in, under sysbench's names (the\n\
          oltp_ prefix and .lua may be left out); TPC-C is `tpcc`; LinkBench is\n\
          `linkbench`; dbSTRESS is `dbstress` and the insert benchmark\n\
-         `insert-benchmark` (or `iibench`, docs/WORKLOADS.md); any other\n\
+         `insert-benchmark` (or `iibench`, docs/WORKLOADS.md); DBT3 (TPC-H-like)\n\
+         is `dbt3` (`qpslab run dbt3 --scale 0.1 --test power`); any other\n\
          name ending in .lua is a sysbench Lua script, run as sysbench runs it\n\
          (its options, prepare/cleanup and own commands included; sysbench's\n\
          bundled scripts are in /usr/share/sysbench). Each is prepared, run\n\
@@ -60,11 +61,13 @@ fn workloads() -> String {
          The built-in workloads and the statements of one event:\n\n{}\n\
          Options of the OLTP family (sysbench's names and defaults):\n{}\n\
          TPC-C options (docs/TPCC.md):\n{}\n\
-         LinkBench options (docs/LINKBENCH.md):\n{}",
+         LinkBench options (docs/LINKBENCH.md):\n{}\n\
+         DBT3 options (docs/WORKLOADS.md):\n{}",
         crate::report::sysbench::workloads_text(),
         specs("oltp_read_write"),
         specs("tpcc"),
         specs("linkbench"),
+        specs("dbt3"),
     )
 }
 

@@ -138,40 +138,21 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
 pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let t = p.target()?;
     let rep = crate::lab::check_ibench(&t)?;
-    let broken = rep
+    let conditions: Vec<_> = rep
         .conditions
         .iter()
-        .filter(|c| !c.violations.is_empty())
-        .count();
-    if p.output.json() {
-        outln!("{}", serde_json::json!({"check": rep, "violated": broken}));
-        return Ok(i32::from(broken > 0));
-    }
-    outln!(
-        "{} rows, secondary indexes: {}",
-        rep.rows,
-        if rep.indexes.is_empty() {
-            "none".to_string()
-        } else {
-            rep.indexes.join(", ")
-        }
-    );
-    for c in &rep.conditions {
-        if c.violations.is_empty() {
-            outln!("{}: ok", c.what);
-        } else {
-            outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
-        }
-    }
-    if broken == 0 {
-        outln!("consistent: all {} conditions hold", rep.conditions.len());
+        .map(|c| super::check_report::Condition {
+            label: c.what.clone(),
+            violations: &c.violations,
+        })
+        .collect();
+    let indexes = if rep.indexes.is_empty() {
+        "none".to_string()
     } else {
-        outln!(
-            "INCONSISTENT: {broken} of {} conditions violated",
-            rep.conditions.len()
-        );
-    }
-    Ok(i32::from(broken > 0))
+        rep.indexes.join(", ")
+    };
+    let notes = [format!("{} rows, secondary indexes: {indexes}", rep.rows)];
+    super::check_report::print(p.output.json(), ("check", &rep), &conditions, &notes)
 }
 
 /// When the campaign holds more than one series (label/variant), each

@@ -50,6 +50,9 @@ pub(super) fn prepare_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Res
     if p.ibench().is_some() {
         return super::dbstress::prepare_ibench(p);
     }
+    if p.dbt3().is_some() {
+        return super::dbt3::prepare(p);
+    }
     let family = p.oltp()?;
     let o = family.opts();
     // (sysbench prepares with its --threads, one table after another)
@@ -119,6 +122,9 @@ pub(super) fn cmd_run(p: &LoadPlan) -> Result<i32> {
 
 /// A run, printed as qpslab does or (`style`) as sysbench 1.0.20 does.
 pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<i32> {
+    if p.dbt3().is_some() {
+        return super::dbt3::run(p);
+    }
     // Everything that does not need the server was checked in the plan.
     if let Some(ib) = p.ibench().filter(|ib| !ib.opts().phases.is_empty()) {
         if style.is_some() {

@@ -11,6 +11,7 @@ mod campaign;
 mod check_report;
 mod commands;
 mod dbstress;
+mod dbt3;
 mod help_topics;
 mod host_tests;
 mod ibench;

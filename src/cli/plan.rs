@@ -21,6 +21,7 @@ use crate::monitor::MonitorConfig;
 use crate::profiler::{parse_kinds, Kind};
 use crate::protocol::ConnOpts;
 use crate::workload::dbstress::{Dbstress, DbstressOpts};
+use crate::workload::dbt3::{Dbt3, Dbt3Opts};
 use crate::workload::ibench::{Ibench, IbenchOpts};
 use crate::workload::linkbench::{LinkBench, LinkBenchOpts};
 use crate::workload::script::{is_script, BuiltIns, Script, ScriptDef};
@@ -47,6 +48,8 @@ pub(crate) enum WorkloadChoice {
     Dbstress(DbstressOpts),
     /// The insert benchmark.
     Ibench(IbenchOpts),
+    /// DBT3 (TPC-H-like).
+    Dbt3(Dbt3Opts),
     /// A sysbench Lua script: its path, and sysbench's own options as the
     /// script reads them, but `threads` (set for each thread count).
     Script(PathBuf, BuiltIns),
@@ -308,6 +311,14 @@ impl LoadPlan {
         }
     }
 
+    /// DBT3, when the command names it.
+    pub(super) fn dbt3(&self) -> Option<Arc<Dbt3>> {
+        match &self.workload {
+            WorkloadChoice::Dbt3(o) => Some(Arc::new(Dbt3::new(o.clone(), self.seed))),
+            _ => None,
+        }
+    }
+
     /// The insert benchmark, when the command names it.
     pub(super) fn ibench(&self) -> Option<Arc<Ibench>> {
         match &self.workload {
@@ -352,6 +363,7 @@ impl LoadPlan {
             WorkloadChoice::LinkBench(o) => Arc::new(LinkBench::new(o.clone(), seed)),
             WorkloadChoice::Dbstress(o) => Arc::new(Dbstress::new(o.clone())),
             WorkloadChoice::Ibench(o) => Arc::new(Ibench::new(o.clone())),
+            WorkloadChoice::Dbt3(o) => Arc::new(Dbt3::new(o.clone(), seed)),
             WorkloadChoice::Script(..) => Arc::new(self.script_for(threads, seed)?),
         })
     }
@@ -450,6 +462,10 @@ fn choice(a: &LoadArgs, rand: &RandParams) -> Result<WorkloadChoice> {
     if crate::workload::dbstress::is_dbstress(&a.workload) {
         let o = DbstressOpts::from_values(&a.options).map_err(anyhow::Error::msg)?;
         return Ok(WorkloadChoice::Dbstress(o));
+    }
+    if crate::workload::dbt3::is_dbt3(&a.workload) {
+        let o = Dbt3Opts::from_values(&a.options).map_err(anyhow::Error::msg)?;
+        return Ok(WorkloadChoice::Dbt3(o));
     }
     if crate::workload::ibench::is_ibench(&a.workload) {
         let o = IbenchOpts::from_values(&a.options)

@@ -41,7 +41,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
 pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.tpcc() else {
         bail!(
-            "`check` knows the consistency conditions of tpcc (`qpslab check tpcc --warehouses N`), linkbench (`qpslab check linkbench`) and dbstress (`qpslab check dbstress`), not of {}",
+            "`check` knows the consistency conditions of tpcc (`qpslab check tpcc --warehouses N`), linkbench (`qpslab check linkbench`), dbstress (`qpslab check dbstress`) and dbt3 (`qpslab check dbt3 --scale SF`), not of {}",
             p.workload_name
         );
     };

@@ -148,6 +148,21 @@ pub fn check_linkbench(
     })?
 }
 
+/// DBT3's row counts and order/line-item conditions on the target (a
+/// quiet database).
+pub fn check_dbt3(
+    t: &Target,
+    family: &crate::workload::dbt3::Dbt3,
+) -> Result<Vec<crate::workload::dbt3::Condition>> {
+    super::runtime::block_on(async {
+        let mut c = check(t).await?;
+        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
+        let r = family.check(&mut c).await;
+        c.quit().await;
+        r
+    })?
+}
+
 /// dbSTRESS's consistency conditions on the target (a quiet database).
 pub fn check_dbstress(
     t: &Target,

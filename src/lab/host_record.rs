@@ -114,7 +114,7 @@ fn sample_of(iv: &HostInterval, ops: FileOps) -> Sample {
 }
 
 /// A result with nothing measured.
-fn empty_result(status: RunStatus) -> RunResult {
+pub(super) fn empty_result(status: RunStatus) -> RunResult {
     RunResult {
         status,
         total: Interval::default(),

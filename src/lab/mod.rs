@@ -10,6 +10,7 @@
 mod campaign_points;
 mod curation;
 mod data;
+mod dbt3_record;
 mod environment_capture;
 mod export;
 mod host_characterisation;
@@ -38,9 +39,10 @@ pub use curation::{
     run_row,
 };
 pub use data::{
-    check_dbstress, check_ibench, check_linkbench, check_tpcc, cleanup, largest_id, prepare, ready,
-    script_command, MissingTable,
+    check_dbstress, check_dbt3, check_ibench, check_linkbench, check_tpcc, cleanup, largest_id,
+    prepare, ready, script_command, MissingTable,
 };
+pub use dbt3_record::{run_dbt3, Dbt3Run};
 pub use environment_capture::Environment;
 pub use export::{export_data, ExportData};
 pub use host_record::{record_host_test, HostRecord};

@@ -42,6 +42,7 @@ pub fn document_of(
         tpcc: crate::analyze::tpcc_figures::document(r, pcts),
         host_test: None,
         ibench_phase: None,
+        dbt3: None,
         operations: crate::analyze::class_figures::operations(r, pcts),
         stability: crate::analyze::stability::of_run(r),
         latency_by_statement: r

@@ -6,7 +6,8 @@
 //! transactions as terminals, consistency checks), LinkBench
 //! (linkbench/: the social graph, its loader, the ten operations,
 //! the count check), dbSTRESS (dbstress/), the insert benchmark
-//! (ibench/), and the
+//! (ibench/), DBT3 (dbt3/: TPC-H's tables, dbgen's data through the
+//! tpchgen crate, the 22 queries and refresh functions), and the
 //! sysbench-compatible OLTP family
 //! (oltp.rs, its workloads' plans in oltp_plan.rs): the schema, the data format, the statements, the per-event
 //! plan of each workload and the random draws of its parameters. It says
@@ -18,6 +19,7 @@
 
 mod bulk_load;
 pub mod dbstress;
+pub mod dbt3;
 pub mod family;
 mod glibc_random;
 pub mod ibench;
@@ -59,6 +61,9 @@ pub fn options_for(
     }
     if words.iter().any(|w| dbstress::is_dbstress(w)) {
         return Ok((None, dbstress::option_specs()));
+    }
+    if words.iter().any(|w| dbt3::is_dbt3(w)) {
+        return Ok((None, dbt3::option_specs()));
     }
     if words.iter().any(|w| ibench::is_ibench(w)) {
         return Ok((None, ibench::option_specs()));

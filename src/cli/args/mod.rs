@@ -126,6 +126,7 @@ pub(crate) fn sysbench_shape(argv: &[String]) -> Vec<String> {
             || crate::workload::linkbench::is_linkbench(w)
             || crate::workload::dbstress::is_dbstress(w)
             || crate::workload::ibench::is_ibench(w)
+            || crate::workload::dbt3::is_dbt3(w)
             || crate::workload::Workload::parse(w).is_ok()
     };
     let others = |skip: &[usize]| -> Vec<String> {

@@ -53,6 +53,8 @@ pub fn translate(argv: &[String]) -> Result<(Vec<String>, Vec<String>), String> 
     let mut out = Vec::with_capacity(argv.len());
     let mut notes = Vec::new();
     let mut skip = false;
+    // DBT3 has its own --test (power or throughput)
+    let dbt3 = argv.iter().any(|w| crate::workload::dbt3::is_dbt3(w));
     for (i, w) in argv.iter().enumerate() {
         if std::mem::take(&mut skip) {
             continue;
@@ -65,7 +67,7 @@ pub fn translate(argv: &[String]) -> Result<(Vec<String>, Vec<String>), String> 
             Some((n, v)) => (n, Some(v)),
             None => (body, None),
         };
-        if name == "test" {
+        if name == "test" && !dbt3 {
             // sysbench 1.0 still takes `--test=SCRIPT` (deprecated); 0.4's
             // built-in tests are not database workloads or are renamed.
             let script = match value {

@@ -9,6 +9,7 @@
 //! Versions: documents written before `version` existed read as version
 //! 0 (every field they lack takes its default); 1 is the first typed one.
 
+mod dbt3;
 mod environment;
 mod host_test;
 mod ibench_phase;
@@ -18,6 +19,7 @@ mod options;
 mod profile;
 mod tpcc;
 
+pub use dbt3::{geomean, Dbt3Block, QueryFigure, COMPOSITE_NAME};
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use host_test::{HostFigure, HostTestBlock};
 pub use ibench_phase::IbenchPhase;
@@ -73,6 +75,10 @@ pub struct RunDocument {
     /// (LinkBench); None otherwise (and then left out of the JSON).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub operations: Option<Vec<OperationFigures>>,
+    /// DBT3's per-query figures; None for other families (and then left
+    /// out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dbt3: Option<Dbt3Block>,
     /// How steady throughput was; None with too few intervals.
     pub stability: Option<Stability>,
     /// Latency per statement kind.

@@ -1,0 +1,174 @@
+//! The DBT3 commands that differ from the other workloads': `prepare
+//! dbt3` (its own report: scale, rows, rows/s) and `check dbt3` (row
+//! counts for the scale, orders against line items; exit 1 with the
+//! offenders when one does not hold).
+
+use super::plan::LoadPlan;
+use anyhow::{bail, Result};
+
+/// `prepare dbt3`: its loaders, its own report.
+pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
+    let Some(family) = p.dbt3() else {
+        bail!("{} is not dbt3", p.workload_name);
+    };
+    let loaders = match family.opts().loaders {
+        0 => p.loaders()?,
+        n => n as usize,
+    };
+    let rep = p.prepare_with_progress(family.as_ref(), loaders)?;
+    let rate = rep.rows as f64 / rep.seconds.max(1e-9);
+    let scale = family.opts().scale_text();
+    if p.output.json() {
+        outln!(
+            "{}",
+            serde_json::json!({"scale": family.opts().scale, "rows": rep.rows, "seconds": rep.seconds,
+                "rows_per_s": rate, "loaders": loaders})
+        );
+    } else {
+        outln!(
+            "prepared DBT3 at scale {scale}: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, LOAD DATA LOCAL)",
+            rep.rows,
+            rep.seconds
+        );
+    }
+    Ok(())
+}
+
+/// `check dbt3`: the row counts and order/line-item conditions (exit 1
+/// when one is broken).
+pub(super) fn check(p: &LoadPlan) -> Result<i32> {
+    let Some(family) = p.dbt3() else {
+        bail!("{} is not dbt3", p.workload_name);
+    };
+    let t = p.target()?;
+    crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
+    let conditions = crate::lab::check_dbt3(&t, &family)?;
+    let broken = conditions
+        .iter()
+        .filter(|c| !c.violations.is_empty())
+        .count();
+    if p.output.json() {
+        outln!(
+            "{}",
+            serde_json::json!({"conditions": conditions, "violated": broken})
+        );
+    } else {
+        for c in &conditions {
+            if c.violations.is_empty() {
+                outln!("{}: ok", c.what);
+            } else {
+                outln!("{}: VIOLATED, e.g. {}", c.what, c.violations.join(" | "));
+            }
+        }
+        if broken == 0 {
+            outln!("consistent: all {} conditions hold", conditions.len());
+        } else {
+            outln!(
+                "INCONSISTENT: {broken} of {} conditions violated",
+                conditions.len()
+            );
+        }
+    }
+    Ok(i32::from(broken > 0))
+}
+
+/// `run dbt3`: the power or throughput test through the family's own
+/// driver, each query printed as it ends, then the per-query table, the
+/// geometric mean and the composite; stored like any run.
+pub(super) fn run(p: &LoadPlan) -> Result<i32> {
+    let Some(family) = p.dbt3() else {
+        bail!("{} is not dbt3", p.workload_name);
+    };
+    let t = p.target()?;
+    let o = family.opts();
+    let json = p.output.json();
+    let options = crate::stats::document::RunOptions {
+        threads: if o.test == crate::workload::dbt3::Test::Power {
+            1
+        } else {
+            o.streams
+        },
+        rand_seed: family.seed(),
+        oltp: crate::workload::Family::options(family.as_ref()),
+        ..Default::default()
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<crate::workload::dbt3::Event>();
+    let printer = std::thread::spawn(move || {
+        for e in rx {
+            if !json {
+                outln!("{e}");
+            }
+        }
+    });
+    let rec = &p.recording;
+    let r = crate::lab::run_dbt3(
+        &t,
+        &family,
+        options,
+        &rec.tags(),
+        rec.store.as_deref(),
+        rec.no_store,
+        tx,
+    );
+    let _ = printer.join();
+    let r = r?;
+    if json {
+        outln!(
+            "{}",
+            serde_json::json!({"workload": crate::workload::Family::name(family.as_ref()),
+                "status": r.status, "run_id": r.id, "dbt3": r.block})
+        );
+    } else {
+        out!("{}", summary_text(&r.block));
+        match r.id {
+            Some(id) => outln!("status: {:?}; stored as run {id}", r.status),
+            None => outln!("status: {:?}", r.status),
+        }
+    }
+    Ok(match r.status {
+        crate::stats::RunStatus::Ok => 0,
+        _ => 1,
+    })
+}
+
+/// The per-query table and the figures after a run.
+fn summary_text(b: &crate::stats::document::Dbt3Block) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nDBT3 {} test at scale {} ({} stream(s)):",
+        b.test, b.scale, b.streams
+    );
+    let mut qs: Vec<_> = b.queries.iter().collect();
+    qs.sort_by_key(|(k, _)| k[1..].parse::<u32>().unwrap_or(0));
+    for (k, f) in qs {
+        let mark = if f.timed_out {
+            "  timed out"
+        } else if f.error.is_some() {
+            "  failed"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "  {k:<4} {:>10.3} s{mark}", f.seconds);
+    }
+    for (k, v) in &b.refresh {
+        let _ = writeln!(s, "  {k:<4} {v:>10.3} s");
+    }
+    let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    let _ = writeln!(
+        s,
+        "geometric mean: {} s; elapsed {:.3} s",
+        fmt(b.geomean_s),
+        b.elapsed_s
+    );
+    let _ = writeln!(
+        s,
+        "power@size: {}; throughput@size: {}; {}: {}",
+        fmt(b.power),
+        fmt(b.throughput),
+        b.composite_name,
+        fmt(b.composite)
+    );
+    s
+}

@@ -1,0 +1,430 @@
+//! DBT3's own driver (its runs do not fit exec's per-event model: a
+//! stream is 22 long statements in a fixed order, timed one by one): the
+//! power test (one stream: RF1, the queries in stream 0's order, RF2) and
+//! the throughput test (S query streams in the spec's permuted orders at
+//! once, beside a refresh stream of S refresh pairs), each on its own
+//! connection. Each query's plan (EXPLAIN FORMAT=JSON) is read before it
+//! runs, untimed; a query past `--query-timeout` is killed server-side
+//! (KILL QUERY from another connection, MySQL and MariaDB alike) and
+//! marked. Fills the document's DBT3 block; prints and stores nothing.
+
+use super::qgen_params::{self, Draw};
+use super::query_text;
+use super::refresh_sql;
+use super::settings::{Dbt3Opts, Test};
+use crate::protocol::{Conn, ConnOpts, ProtoError};
+use crate::stats::document::{geomean, Dbt3Block, QueryFigure, COMPOSITE_NAME};
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+/// The spec's query orders (Appendix A) for streams 0 to 10; stream `s`
+/// takes order `s mod 11`.
+const ORDERS: [[u32; 22]; 11] = [
+    [
+        14, 2, 9, 20, 6, 17, 18, 8, 21, 13, 3, 22, 16, 4, 11, 15, 1, 10, 19, 5, 7, 12,
+    ],
+    [
+        21, 3, 18, 5, 11, 7, 6, 20, 17, 12, 16, 15, 13, 10, 2, 8, 14, 19, 9, 22, 1, 4,
+    ],
+    [
+        6, 17, 14, 16, 19, 10, 9, 2, 15, 8, 5, 22, 12, 7, 13, 18, 1, 4, 20, 3, 11, 21,
+    ],
+    [
+        8, 5, 4, 6, 17, 7, 1, 18, 22, 14, 9, 10, 15, 11, 20, 2, 21, 19, 13, 16, 12, 3,
+    ],
+    [
+        5, 21, 14, 19, 15, 17, 12, 6, 4, 9, 8, 16, 11, 2, 10, 18, 1, 13, 7, 22, 3, 20,
+    ],
+    [
+        21, 15, 4, 6, 7, 16, 19, 18, 14, 22, 11, 13, 3, 1, 2, 5, 8, 20, 12, 17, 10, 9,
+    ],
+    [
+        10, 3, 15, 13, 6, 8, 9, 7, 4, 11, 22, 18, 12, 1, 5, 16, 2, 14, 19, 20, 17, 21,
+    ],
+    [
+        18, 8, 20, 21, 2, 4, 22, 17, 1, 11, 9, 19, 3, 13, 5, 7, 10, 16, 6, 14, 15, 12,
+    ],
+    [
+        19, 1, 15, 17, 5, 8, 9, 12, 14, 7, 4, 3, 20, 16, 6, 22, 10, 13, 2, 21, 18, 11,
+    ],
+    [
+        8, 13, 2, 20, 17, 3, 6, 21, 18, 11, 19, 10, 15, 4, 22, 1, 7, 12, 9, 14, 5, 16,
+    ],
+    [
+        6, 15, 18, 17, 12, 1, 7, 2, 22, 13, 21, 10, 14, 9, 3, 16, 20, 19, 11, 4, 8, 5,
+    ],
+];
+
+/// The order of stream `s`.
+pub fn order(s: u32) -> &'static [u32; 22] {
+    &ORDERS[s as usize % ORDERS.len()]
+}
+
+/// What a run tells its caller as it goes, one line each.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A query finished (or was killed, or failed).
+    Query {
+        /// Its stream.
+        stream: u32,
+        /// Its number.
+        q: u32,
+        /// Its figures.
+        fig: QueryFigure,
+    },
+    /// A refresh function finished.
+    Refresh {
+        /// RF1 or RF2.
+        name: &'static str,
+        /// Its pair.
+        pair: u32,
+        /// Its seconds.
+        seconds: f64,
+    },
+}
+
+impl std::fmt::Display for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Event::Query { stream, q, fig } => {
+                let mark = if fig.timed_out {
+                    " TIMED OUT (killed)".to_string()
+                } else if let Some(e) = &fig.error {
+                    format!(" FAILED: {e}")
+                } else {
+                    format!(" ({} rows)", fig.rows)
+                };
+                write!(f, "stream {stream}: Q{q} {:.3} s{mark}", fig.seconds)
+            }
+            Event::Refresh {
+                name,
+                pair,
+                seconds,
+            } => write!(f, "refresh {pair}: {name} {seconds:.3} s"),
+        }
+    }
+}
+
+/// The connection a query's killer uses: the server and the victim.
+struct Killer {
+    opts: ConnOpts,
+    id: String,
+}
+
+impl Killer {
+    async fn kill(&self) {
+        if let Ok(mut c) = Conn::connect(&self.opts).await {
+            let _ = c.exec(&format!("KILL QUERY {}", self.id)).await;
+            c.quit().await;
+        }
+    }
+}
+
+/// A connection for a stream, with its id for the killer.
+async fn stream_conn(opts: &ConnOpts, timeout_s: u32) -> Result<(Conn, Killer)> {
+    let mut conn = Conn::connect(opts).await?;
+    // a query is bounded by --query-timeout, not by the read timeout
+    let wait = if timeout_s > 0 {
+        u64::from(timeout_s) + 300
+    } else {
+        30 * 86_400
+    };
+    conn.set_read_timeout(Duration::from_secs(wait));
+    let r = conn.query("SELECT CONNECTION_ID()").await?;
+    let id = r
+        .rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .unwrap_or_default();
+    Ok((
+        conn,
+        Killer {
+            opts: opts.clone(),
+            id,
+        },
+    ))
+}
+
+/// Runs `sql`, killed at `timeout` (None: no limit): its rows, and
+/// whether it was killed.
+async fn timed(
+    conn: &mut Conn,
+    sql: &str,
+    timeout: Option<Duration>,
+    killer: &Killer,
+) -> (Result<u64, ProtoError>, bool) {
+    let Some(t) = timeout else {
+        return (conn.query(sql).await.map(|r| r.rows.len() as u64), false);
+    };
+    let fut = async { conn.query(sql).await.map(|r| r.rows.len() as u64) };
+    tokio::pin!(fut);
+    tokio::select! {
+        r = &mut fut => (r, false),
+        _ = tokio::time::sleep(t) => {
+            killer.kill().await;
+            (fut.await, true)
+        }
+    }
+}
+
+/// The plan of `sql` as EXPLAIN FORMAT=JSON gives it (None when the
+/// server gives none).
+async fn plan(conn: &mut Conn, sql: &str) -> Option<serde_json::Value> {
+    let r = conn
+        .query(&format!("EXPLAIN FORMAT=JSON {sql}"))
+        .await
+        .ok()?;
+    let text = r.rows.first()?.first()?.clone()?;
+    Some(serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)))
+}
+
+/// Runs query `q` of stream `stream` with `params`.
+async fn run_query(
+    conn: &mut Conn,
+    killer: &Killer,
+    q: u32,
+    params: Vec<String>,
+    stream: u32,
+    timeout: Option<Duration>,
+) -> QueryFigure {
+    let stmts = query_text::statements(q, &params, stream);
+    let answer = query_text::answer_statement(q);
+    let mut fig = QueryFigure {
+        params,
+        ..QueryFigure::default()
+    };
+    for (i, sql) in stmts.iter().enumerate() {
+        if i == answer {
+            fig.plan = plan(conn, sql).await;
+        }
+        let left = timeout.map(|t| t.saturating_sub(Duration::from_secs_f64(fig.seconds)));
+        let started = Instant::now();
+        let (r, killed) = timed(conn, sql, left, killer).await;
+        fig.seconds += started.elapsed().as_secs_f64();
+        match r {
+            Ok(rows) if i == answer => fig.rows = rows,
+            Ok(_) => {}
+            Err(e) => {
+                fig.timed_out = killed;
+                if !killed {
+                    fig.error = Some(e.to_string());
+                }
+                if q == 15 {
+                    // the view goes whatever happened
+                    let _ = conn
+                        .exec(&format!("DROP VIEW IF EXISTS revenue{stream}"))
+                        .await;
+                }
+                break;
+            }
+        }
+    }
+    fig
+}
+
+/// Runs refresh function `name` (RF1 or RF2) of pair `pair`; its seconds.
+async fn refresh(conn: &mut Conn, name: &str, sf: f64, pair: u32) -> Result<f64> {
+    let stmts = if name == "RF1" {
+        refresh_sql::rf1(sf, pair)
+    } else {
+        refresh_sql::rf2(sf, pair)
+    };
+    let started = Instant::now();
+    for sql in &stmts {
+        if let Err(e) = conn.exec_unbounded(sql).await {
+            let _ = conn.exec("ROLLBACK").await;
+            return Err(e).with_context(|| format!("{name} of refresh pair {pair}"));
+        }
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// One query stream's queries, each sent to `events` as it ends.
+async fn query_stream(
+    conn: &mut Conn,
+    killer: &Killer,
+    o: &Dbt3Opts,
+    seed: u64,
+    stream: u32,
+    events: &Sender<Event>,
+    stop: fn() -> bool,
+) -> BTreeMap<String, QueryFigure> {
+    let mut draw = Draw::new(seed, stream);
+    let timeout =
+        (o.query_timeout_s > 0).then(|| Duration::from_secs(u64::from(o.query_timeout_s)));
+    let mut out = BTreeMap::new();
+    for q in o.chosen(order(stream)) {
+        if stop() {
+            break;
+        }
+        let drawn = draw.params(q, o.scale);
+        let params = if o.validation {
+            qgen_params::validation(q, o.scale)
+        } else {
+            drawn
+        };
+        let fig = run_query(conn, killer, q, params, stream, timeout).await;
+        let _ = events.send(Event::Query {
+            stream,
+            q,
+            fig: fig.clone(),
+        });
+        out.insert(format!("Q{q}"), fig);
+    }
+    out
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Runs the test `o` asks for against `opts`, query parameters drawn
+/// from `seed`; `events` hears each query and refresh function as it
+/// ends; `stop` (Ctrl-C) ends it between queries.
+pub fn run(
+    opts: &ConnOpts,
+    o: &Dbt3Opts,
+    seed: u64,
+    events: Sender<Event>,
+    stop: fn() -> bool,
+) -> Result<Dbt3Block> {
+    let started = Instant::now();
+    let mut block = Dbt3Block {
+        test: match o.test {
+            Test::Power => "power".into(),
+            Test::Throughput => "throughput".into(),
+        },
+        scale: o.scale,
+        streams: if o.test == Test::Power { 1 } else { o.streams },
+        validation: o.validation,
+        composite_name: COMPOSITE_NAME.into(),
+        ..Dbt3Block::default()
+    };
+    match o.test {
+        Test::Power => power(opts, o, seed, &events, stop, &mut block)?,
+        Test::Throughput => throughput(opts, o, seed, &events, stop, &mut block)?,
+    }
+    block.elapsed_s = started.elapsed().as_secs_f64();
+    figures(&mut block, o);
+    Ok(block)
+}
+
+fn power(
+    opts: &ConnOpts,
+    o: &Dbt3Opts,
+    seed: u64,
+    events: &Sender<Event>,
+    stop: fn() -> bool,
+    block: &mut Dbt3Block,
+) -> Result<()> {
+    runtime()?.block_on(async {
+        let (mut conn, killer) = stream_conn(opts, o.query_timeout_s).await?;
+        if o.refresh {
+            let s = refresh(&mut conn, "RF1", o.scale, 1).await?;
+            let _ = events.send(Event::Refresh {
+                name: "RF1",
+                pair: 1,
+                seconds: s,
+            });
+            block.refresh.insert("RF1".into(), s);
+        }
+        block.queries = query_stream(&mut conn, &killer, o, seed, 0, events, stop).await;
+        if o.refresh {
+            let s = refresh(&mut conn, "RF2", o.scale, 1).await?;
+            let _ = events.send(Event::Refresh {
+                name: "RF2",
+                pair: 1,
+                seconds: s,
+            });
+            block.refresh.insert("RF2".into(), s);
+        }
+        conn.quit().await;
+        Ok(())
+    })
+}
+
+fn throughput(
+    opts: &ConnOpts,
+    o: &Dbt3Opts,
+    seed: u64,
+    events: &Sender<Event>,
+    stop: fn() -> bool,
+    block: &mut Dbt3Block,
+) -> Result<()> {
+    let mut handles = Vec::new();
+    for s in 1..=o.streams {
+        let (opts, o, events) = (opts.clone(), o.clone(), events.clone());
+        handles.push(std::thread::spawn(move || -> Result<_> {
+            runtime()?.block_on(async {
+                let (mut conn, killer) = stream_conn(&opts, o.query_timeout_s).await?;
+                let out = query_stream(&mut conn, &killer, &o, seed, s, &events, stop).await;
+                conn.quit().await;
+                Ok(out)
+            })
+        }));
+    }
+    if o.refresh {
+        runtime()?.block_on(async {
+            let mut conn = Conn::connect(opts).await?;
+            for pair in 1..=o.streams {
+                for name in ["RF1", "RF2"] {
+                    if stop() {
+                        break;
+                    }
+                    let s = refresh(&mut conn, name, o.scale, pair).await?;
+                    let _ = events.send(Event::Refresh {
+                        name,
+                        pair,
+                        seconds: s,
+                    });
+                    *block.refresh.entry(name.into()).or_default() += s;
+                }
+            }
+            conn.quit().await;
+            Ok::<_, anyhow::Error>(())
+        })?;
+    }
+    for h in handles {
+        let out = h
+            .join()
+            .map_err(|_| anyhow::anyhow!("a query stream panicked"))??;
+        block.stream_queries.push(out);
+    }
+    let mut mean: BTreeMap<String, QueryFigure> = BTreeMap::new();
+    for stream in &block.stream_queries {
+        for (k, f) in stream {
+            let m = mean.entry(k.clone()).or_default();
+            m.seconds += f.seconds / f64::from(o.streams);
+            m.rows = f.rows;
+            m.timed_out |= f.timed_out;
+        }
+    }
+    block.queries = mean;
+    Ok(())
+}
+
+/// The geometric mean, Power@Size, Throughput@Size and the composite.
+fn figures(b: &mut Dbt3Block, o: &Dbt3Opts) {
+    let clean =
+        |m: &BTreeMap<String, QueryFigure>| m.values().all(|f| !f.timed_out && f.error.is_none());
+    let all_clean = clean(&b.queries) && b.stream_queries.iter().all(clean);
+    let secs: Vec<f64> = b.queries.values().map(|f| f.seconds).collect();
+    b.geomean_s = geomean(&secs).filter(|_| all_clean);
+    let complete = all_clean && b.queries.len() == 22;
+    if o.test == Test::Power && complete && b.refresh.len() == 2 {
+        let mut all = secs.clone();
+        all.extend(b.refresh.values());
+        b.power = geomean(&all).map(|g| 3600.0 * o.scale / g);
+    }
+    if o.test == Test::Throughput && complete && b.stream_queries.len() == o.streams as usize {
+        b.throughput = Some(f64::from(o.streams) * 22.0 * 3600.0 / b.elapsed_s.max(1e-9) * o.scale);
+    }
+    b.composite = match (b.power, b.throughput) {
+        (Some(p), Some(t)) => Some((p * t).sqrt()),
+        (p, t) => p.or(t),
+    };
+}

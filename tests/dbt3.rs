@@ -1,0 +1,298 @@
+//! DBT3 against a real sandbox MariaDB at SF 0.01: prepare loads
+//! tpchgen's rows (exact counts per table, the check holds, a prepare
+//! resumes and refuses another scale), the power test runs the 22
+//! queries and a refresh pair that leaves the data as it found it, a
+//! query timeout leaves no query running, and bad options are one line.
+
+mod common;
+use common::{json, lab, text};
+
+const SF: &str = "0.01";
+
+fn ok(args: &[&str], db: &str) -> std::process::Output {
+    let o = lab().on_db(db, args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+    o
+}
+
+fn count(db: &str, q: &str) -> i64 {
+    lab()
+        .sql(db, q)
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{q}"))
+}
+
+fn assert_consistent(db: &str) {
+    let o = lab().on_db(db, &["check", "dbt3", "--scale", SF]);
+    let s = text(&o);
+    assert!(
+        o.status.success() && s.contains("consistent: all 10 conditions hold"),
+        "{s}"
+    );
+}
+
+#[test]
+fn prepare_loads_exact_counts_and_check_holds() {
+    let db = lab().fresh_db("dbt3_load");
+    let o = ok(&["prepare", "dbt3", "--scale", SF, "--format", "json"], &db);
+    let p = json(&o);
+    // dbgen's counts at SF 0.01
+    for (t, n) in [
+        ("region", 5),
+        ("nation", 25),
+        ("supplier", 100),
+        ("customer", 1500),
+        ("part", 2000),
+        ("partsupp", 8000),
+        ("orders", 15000),
+        ("lineitem", 60175),
+    ] {
+        assert_eq!(count(&db, &format!("SELECT COUNT(*) FROM {t}")), n, "{t}");
+    }
+    assert_eq!(p["rows"].as_i64(), Some(86805), "{p}");
+    // dbgen's first rows, as its .tbl files have them
+    assert_eq!(
+        lab().sql(&db, "SELECT CONCAT_WS('|', l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice, l_shipdate, l_shipmode) FROM lineitem ORDER BY l_orderkey, l_linenumber LIMIT 1").trim(),
+        "1|1552|93|1|17.00|24710.35|1996-03-13|TRUCK"
+    );
+    assert_consistent(&db);
+    let again = lab().on_db(&db, &["prepare", "dbt3", "--scale", SF]);
+    assert!(
+        !again.status.success() && text(&again).contains("already prepared"),
+        "{}",
+        text(&again)
+    );
+    let other = lab().on_db(&db, &["prepare", "dbt3", "--scale", "0.02"]);
+    assert!(
+        !other.status.success() && text(&other).contains("hold scale 0.01"),
+        "{}",
+        text(&other)
+    );
+    // an interrupted prepare (the last chunks and the indexes missing) resumes
+    lab().sql(&db, "DELETE FROM qpslab_dbt3 WHERE part IN ('complete', 'index:lineitem') OR part LIKE 'orders:%'");
+    lab().sql(&db, "DELETE FROM orders");
+    lab().sql(&db, "ALTER TABLE lineitem DROP INDEX i_l_shipdate, DROP INDEX i_l_suppkey_partkey, DROP INDEX i_l_partkey, DROP INDEX i_l_suppkey, DROP INDEX i_l_receiptdate, DROP INDEX i_l_commitdate");
+    let refused = lab().on_db(&db, &["check", "dbt3", "--scale", SF]);
+    assert!(
+        !refused.status.success() && text(&refused).contains("not a complete load"),
+        "{}",
+        text(&refused)
+    );
+    let o = ok(&["prepare", "dbt3", "--scale", SF, "--format", "json"], &db);
+    assert_eq!(json(&o)["rows"].as_i64(), Some(15000));
+    assert_consistent(&db);
+    ok(&["cleanup", "dbt3"], &db);
+    assert_eq!(lab().sql(&db, "SHOW TABLES").trim(), "");
+}
+
+/// A database prepared at SF 0.01 (each test its own).
+fn prepared(name: &str) -> String {
+    let db = lab().fresh_db(name);
+    ok(&["prepare", "dbt3", "--scale", SF], &db);
+    db
+}
+
+#[test]
+fn power_test_runs_the_22_queries_and_a_refresh_pair_leaves_the_data() {
+    let db = prepared("dbt3_power");
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--test",
+            "power",
+            "--validation",
+            "on",
+            "--format",
+            "json",
+        ],
+    );
+    let s = text(&o);
+    assert!(o.status.success(), "{s}");
+    let j = json(&o);
+    let b = &j["dbt3"];
+    assert_eq!(b["test"], "power");
+    let qs = b["queries"].as_object().expect("queries");
+    assert_eq!(qs.len(), 22, "{b}");
+    for q in 1..=22 {
+        let f = &qs[&format!("Q{q}")];
+        assert!(f["seconds"].as_f64().unwrap_or(-1.0) >= 0.0, "Q{q}: {f}");
+        assert!(
+            f.get("error").is_none() && f.get("timed_out").is_none(),
+            "Q{q}: {f}"
+        );
+        assert!(f["plan"].is_object(), "Q{q} has no plan: {f}");
+    }
+    // the validation answers that hold at any scale's shape
+    assert_eq!(qs["Q1"]["rows"], 4);
+    assert_eq!(qs["Q4"]["rows"], 5);
+    assert_eq!(qs["Q12"]["rows"], 2);
+    assert_eq!(
+        qs["Q6"]["params"],
+        serde_json::json!(["1994-01-01", "0.06", "24"])
+    );
+    assert!(b["refresh"]["RF1"].as_f64().is_some() && b["refresh"]["RF2"].as_f64().is_some());
+    assert!(b["geomean_s"].as_f64().unwrap_or(0.0) > 0.0, "{b}");
+    assert!(b["power"].as_f64().unwrap_or(0.0) > 0.0, "{b}");
+    assert_eq!(b["composite_name"], "QphH-like (not a TPC result)");
+    assert!(j["run_id"].as_i64().is_some(), "{j}");
+    // RF2 took away what RF1 put in: the load's counts and pairs hold
+    assert_consistent(&db);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT COUNT(*) FROM orders WHERE o_orderkey & 24 <> 0"
+        ),
+        0
+    );
+    // a drawn stream: seedable, the same parameters for the same seed
+    let params = |seed: &str| {
+        let o = ok(
+            &[
+                "run",
+                "dbt3",
+                "--scale",
+                SF,
+                "--queries",
+                "3,14",
+                "--refresh",
+                "off",
+                "--rand-seed",
+                seed,
+                "--no-store",
+                "--format",
+                "json",
+            ],
+            &db,
+        );
+        json(&o)["dbt3"]["queries"]["Q3"]["params"].clone()
+    };
+    assert_eq!(params("7"), params("7"));
+}
+
+#[test]
+fn throughput_test_runs_streams_beside_the_refresh_stream() {
+    let db = prepared("dbt3_tput");
+    let o = ok(
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--test",
+            "throughput",
+            "--streams",
+            "2",
+            "--queries",
+            "1,6,14",
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    let b = &json(&o)["dbt3"];
+    assert_eq!(b["streams"], 2);
+    let streams = b["stream_queries"].as_array().expect("streams");
+    assert_eq!(streams.len(), 2);
+    for s in streams {
+        assert_eq!(s.as_object().map(|m| m.len()), Some(3), "{s}");
+    }
+    assert!(b["refresh"]["RF1"].as_f64().is_some(), "{b}");
+    // a subset: no composite
+    assert!(b["throughput"].is_null() && b["composite"].is_null(), "{b}");
+    assert_consistent(&db);
+}
+
+#[test]
+fn a_query_past_its_timeout_is_killed_server_side() {
+    let db = prepared("dbt3_timeout");
+    // a session holding Q15's view makes Q15 wait in the server past 2 s
+    let mut holder = std::process::Command::new("mariadb")
+        .args(["-uroot", "-N", "-B"])
+        .arg(format!("--socket={}", lab().socket().display()))
+        .args([
+            "-D",
+            &db,
+            "-e",
+            "CREATE VIEW revenue0 AS SELECT 1 AS x; LOCK TABLES revenue0 READ; SELECT SLEEP(5)",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("mariadb client");
+    common::await_cond(
+        std::time::Duration::from_secs(10),
+        "the lock holder",
+        || {
+            count(&db, "SELECT COUNT(*) FROM information_schema.processlist WHERE info = 'SELECT SLEEP(5)'") == 1
+        },
+    );
+    let started = std::time::Instant::now();
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--queries",
+            "15",
+            "--refresh",
+            "off",
+            "--query-timeout",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    let took = started.elapsed().as_secs_f64();
+    let j = json(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let q15 = &j["dbt3"]["queries"]["Q15"];
+    assert_eq!(q15["timed_out"], true, "{j}");
+    assert!((1.9..9.0).contains(&took), "took {took} s");
+    assert!(j["status"].to_string().contains("timed out"), "{j}");
+    // killed, not left behind: no query of the run is in the processlist
+    let left = count(
+        &db,
+        "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '%VIEW revenue%' AND info NOT LIKE '%processlist%'",
+    );
+    assert_eq!(left, 0);
+    let _ = holder.kill();
+    let _ = holder.wait();
+}
+
+#[test]
+fn bad_options_are_one_line() {
+    for (args, want) in [
+        (
+            vec!["prepare", "dbt3", "--scale", "abc"],
+            "--scale: 'abc' is not a number",
+        ),
+        (
+            vec!["prepare", "dbt3", "--scale", "0"],
+            "--scale must be from",
+        ),
+        (
+            vec!["run", "dbt3", "--queries", "1,23"],
+            "not a query number from 1 to 22",
+        ),
+        (vec!["run", "dbt3", "--test", "speed"], "not a DBT3 test"),
+        (
+            vec!["run", "dbt3", "--streams", "0"],
+            "--streams must be from 1",
+        ),
+        (
+            vec!["prepare", "dbt3", "--storage-engine", "x;y"],
+            "not an engine name",
+        ),
+    ] {
+        let o = lab().on_db("dbt3_bad", &args);
+        let s = text(&o);
+        assert!(!o.status.success() && s.contains(want), "{args:?}: {s}");
+        assert_eq!(s.trim().lines().count(), 1, "{args:?}: {s}");
+    }
+}
