@@ -232,7 +232,7 @@ fn phases_are_runs_of_one_campaign_judged_sustained_or_not() {
             "l.i0,l.x,l.i1,qr100,qp1000000",
             "--rows",
             "20000",
-            "--time",
+            "--duration",
             "20",
             "--settle",
             "2",

@@ -27,8 +27,13 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
     let timed = phases
         .iter()
         .any(|ph| matches!(ph.kind, PhaseKind::Insert | PhaseKind::Query));
-    if timed && p.config.time <= 0.0 {
-        bail!("--time 0: the l.i1, l.i2 and query phases each run for --time seconds: give e.g. --time 300");
+    let time = if o.duration > 0 {
+        f64::from(o.duration)
+    } else {
+        p.config.time
+    };
+    if timed && time <= 0.0 {
+        bail!("--time 0: the l.i1, l.i2 and query phases each run for --duration (else --time) seconds: give e.g. --duration 300");
     }
     // One query thread per inserter unless told (the benchmark's clients
     // each have one of each).
@@ -51,9 +56,9 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
     };
     let name = format!(
         "insert-benchmark {} rows={} time={} threads={inserters}",
-        o.phases, o.rows, p.config.time
+        o.phases, o.rows, time
     );
-    let definition = serde_json::json!({"phases": o.phases, "rows": o.rows, "time": p.config.time,
+    let definition = serde_json::json!({"phases": o.phases, "rows": o.rows, "time": time,
         "inserters": inserters, "query_threads": query_threads, "options": family.opts()});
     let campaign = store.find_or_create_campaign(&name, "phases", &definition.to_string())?;
     let json = p.output.json();
@@ -83,7 +88,7 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
         base: o,
         inserters,
         query_threads,
-        time: p.config.time,
+        time,
         tags: p.recording.tags(),
     };
     let config_for = |th: u32| Ok((p.run_config(th, &t.opts)?, p.monitor_for(&t)));

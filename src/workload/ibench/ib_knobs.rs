@@ -57,6 +57,8 @@ pub struct IbenchOpts {
     pub phases: String,
     /// The rows l.i0 loads.
     pub rows: u32,
+    /// Seconds each timed phase runs (0: the run's --time).
+    pub duration: u32,
     /// Most seconds the settle step before the first query phase waits
     /// for purge and flushing to calm (0: no settle step).
     pub settle: u32,
@@ -86,6 +88,7 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
         o("engine_options", Text, "", "appended to CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
         o("phases", Text, "", "run these phases in order, each a stored run of one campaign: l.i0,l.x,l.i1,l.i2,qr100,qp100,… or all"),
         o("rows", Count, "1000000", "rows the l.i0 phase loads"),
+        o("duration", Count, "0", "seconds each of the l.i1, l.i2 and query phases runs (0: --time)"),
         o("settle", Count, "60", "most seconds to wait before the first query phase for purge and flushing to calm (0: do not wait)"),
     ]
 }
@@ -127,6 +130,7 @@ impl IbenchOpts {
             engine_options: v.text("engine_options").to_string(),
             phases: v.text("phases").to_string(),
             rows: c("rows"),
+            duration: c("duration"),
             settle: c("settle"),
         };
         for (name, n, min, max) in [

@@ -232,6 +232,7 @@ mod tests {
             engine_options: String::new(),
             phases: String::new(),
             rows: 0,
+            duration: 0,
             settle: 0,
         };
         let rng = || Rng::new(&RandParams::default(), 3);
