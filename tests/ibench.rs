@@ -6,22 +6,8 @@
 //! one line.
 
 mod common;
+use common::family::{com_counters, count, ok};
 use common::{json, lab, measuring, sharing, text};
-use std::collections::BTreeMap;
-
-fn ok(args: &[&str], db: &str) -> std::process::Output {
-    let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o));
-    o
-}
-
-fn count(db: &str, q: &str) -> i64 {
-    lab()
-        .sql(db, q)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("{q}"))
-}
 
 fn run(db: &str, args: &[&str]) -> serde_json::Value {
     let mut a = vec![
@@ -126,18 +112,6 @@ fn inserts_deletes_and_queries_on_purchases_index() {
         }
         assert_eq!(j["totals"]["errors_by_code"], serde_json::json!({}), "{j}");
     }
-}
-
-/// The server's statement counters.
-fn com_counters() -> BTreeMap<String, i64> {
-    lab()
-        .sql("mysql", "SHOW GLOBAL STATUS LIKE 'Com\\_%'")
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once('\t')?;
-            Some((k.to_string(), v.trim().parse().ok()?))
-        })
-        .collect()
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use super::environment_capture::{capture, Environment};
 use super::target::{check, Target};
+use crate::protocol::Conn;
 use crate::workload::{Family, PrepareReport};
 use anyhow::{bail, Result};
 
@@ -120,18 +121,25 @@ pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> R
     })?
 }
 
+/// Runs a family's check `f` on one connection to the target, with a
+/// read timeout long enough for a check's full scans (10 minutes at
+/// least).
+fn on_quiet_db<T>(t: &Target, f: impl AsyncFnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+    super::runtime::block_on(async {
+        let mut c = check(t).await?;
+        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
+        let r = f(&mut c).await;
+        c.quit().await;
+        r
+    })?
+}
+
 /// TPC-C's consistency conditions on the target (a quiet database).
 pub fn check_tpcc(
     t: &Target,
     tpcc: &crate::workload::tpcc::Tpcc,
 ) -> Result<Vec<crate::workload::tpcc::Condition>> {
-    super::runtime::block_on(async {
-        let mut c = check(t).await?;
-        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
-        let r = tpcc.check(&mut c).await;
-        c.quit().await;
-        r
-    })?
+    on_quiet_db(t, async |c| tpcc.check(c).await)
 }
 
 /// LinkBench's count conditions on the target (a quiet database).
@@ -139,13 +147,7 @@ pub fn check_linkbench(
     t: &Target,
     lb: &crate::workload::linkbench::LinkBench,
 ) -> Result<Vec<crate::workload::linkbench::Condition>> {
-    super::runtime::block_on(async {
-        let mut c = check(t).await?;
-        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
-        let r = lb.check(&mut c).await;
-        c.quit().await;
-        r
-    })?
+    on_quiet_db(t, async |c| lb.check(c).await)
 }
 
 /// DBT3's row counts and order/line-item conditions on the target (a
@@ -154,13 +156,7 @@ pub fn check_dbt3(
     t: &Target,
     family: &crate::workload::dbt3::Dbt3,
 ) -> Result<Vec<crate::workload::dbt3::Condition>> {
-    super::runtime::block_on(async {
-        let mut c = check(t).await?;
-        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
-        let r = family.check(&mut c).await;
-        c.quit().await;
-        r
-    })?
+    on_quiet_db(t, async |c| family.check(c).await)
 }
 
 /// dbSTRESS's consistency conditions on the target (a quiet database).
@@ -168,24 +164,14 @@ pub fn check_dbstress(
     t: &Target,
     family: &crate::workload::dbstress::Dbstress,
 ) -> Result<crate::workload::dbstress::CheckReport> {
-    super::runtime::block_on(async {
-        let mut c = check(t).await?;
-        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
-        let r = family.check(&mut c).await;
-        c.quit().await;
-        r
-    })?
+    on_quiet_db(t, async |c| family.check(c).await)
 }
 
 /// `check insert-benchmark`: purchases_index's indexes against its rows.
 pub fn check_ibench(t: &Target) -> Result<crate::workload::ibench::index_check::IndexReport> {
-    super::runtime::block_on(async {
-        let mut c = check(t).await?;
-        c.set_read_timeout(c.read_timeout().max(std::time::Duration::from_secs(600)));
-        let r = crate::workload::ibench::index_check::check(&mut c).await;
-        c.quit().await;
-        r
-    })?
+    on_quiet_db(t, async |c| {
+        crate::workload::ibench::index_check::check(c).await
+    })
 }
 
 /// Runs a script's command (prepare, cleanup, or its own such as
