@@ -325,7 +325,10 @@ fn syscalls_per_query_agree_with_strace_over_the_same_load() {
     // (the reactor path made about 4 syscalls a query)
     assert!(load["per_query"].as_f64().unwrap() < 3.5, "{load}");
     let per_query = |name: &str| calls_per_query(load, name);
-    assert!(per_query("epoll_wait") < 0.1, "{load}");
+    // (a direct connection yields to its shard's ticker every 10 ms: on
+    // a starved host the queries slow and those yields reach the reactor
+    // more often per query; 0.16 was seen under a load average of 6)
+    assert!(per_query("epoll_wait") < 0.3, "{load}");
     assert!(per_query("poll") + per_query("ppoll") > 0.8, "{load}");
 }
 
