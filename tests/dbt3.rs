@@ -296,3 +296,58 @@ fn bad_options_are_one_line() {
         assert_eq!(s.trim().lines().count(), 1, "{args:?}: {s}");
     }
 }
+
+#[test]
+fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
+    let db = prepared("dbt3_compare");
+    let store = lab().home.join("dbt3_compare.db").display().to_string();
+    let _ = std::fs::remove_file(&store);
+    let run = |label: &str| {
+        let o = ok(
+            &[
+                "run",
+                "dbt3",
+                "--scale",
+                SF,
+                "--queries",
+                "1,6,14",
+                "--refresh",
+                "off",
+                "--label",
+                label,
+                "--store",
+                &store,
+                "--format",
+                "json",
+            ],
+            &db,
+        );
+        json(&o)["run_id"].as_i64().expect("run_id").to_string()
+    };
+    let a = run("with-index");
+    // the variant: the shipdate index gone, so Q14's range scan is a full one
+    lab().sql(&db, "ALTER TABLE lineitem DROP INDEX i_l_shipdate");
+    let b = run("no-index");
+    let shown = lab().qpslab(&["show", &a, "--store", &store]);
+    let s = text(&shown);
+    assert!(shown.status.success(), "{s}");
+    assert!(s.contains("query") && s.contains("plan"), "{s}");
+    for q in ["Q1 ", "Q6 ", "Q14 "] {
+        let line = s.lines().find(|l| l.trim_start().starts_with(q));
+        assert!(line.is_some_and(|l| l.contains("ok")), "{q}: {s}");
+    }
+    let c = lab().qpslab(&["compare", &a, &b, "--store", &store]);
+    let s = text(&c);
+    assert!(c.status.success(), "{s}");
+    assert!(s.contains("no-index (1 run(s)) over with-index"), "{s}");
+    let q14 = s.lines().find(|l| l.trim_start().starts_with("Q14 "));
+    assert!(q14.is_some_and(|l| l.contains("PLAN CHANGED")), "{s}");
+    let q1 = s.lines().find(|l| l.trim_start().starts_with("Q1 "));
+    assert!(q1.is_some_and(|l| l.ends_with("same")), "{s}");
+    let html = lab().home.join("dbt3_compare.html").display().to_string();
+    let r = lab().qpslab(&["report", &a, "-o", &html, "--store", &store]);
+    assert!(r.status.success(), "{}", text(&r));
+    let page = std::fs::read_to_string(&html).expect("the run page");
+    assert!(page.contains("DBT3 seconds per query"), "no chart");
+    assert!(page.contains("Q14"), "no table");
+}

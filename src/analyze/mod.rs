@@ -18,6 +18,7 @@ pub mod class_figures;
 pub mod compare;
 pub mod counter_diff;
 pub mod counters;
+pub mod dbt3_compare;
 pub mod efficiency;
 pub mod headline;
 pub mod latency_spectrum;

@@ -172,3 +172,55 @@ fn summary_text(b: &crate::stats::document::Dbt3Block) -> String {
     );
     s
 }
+
+/// The name a run's series is shown under: its label and variant, else
+/// "run N".
+fn series_name(d: &crate::store::RunDetail) -> String {
+    let r = &d.run;
+    match (&r.label, &r.variant) {
+        (Some(l), Some(v)) => format!("{l}/{v}"),
+        (Some(n), None) | (None, Some(n)) => n.clone(),
+        (None, None) => format!("run {}", r.id),
+    }
+}
+
+/// The DBT3 blocks of `d`'s repeats (its campaign point's runs; itself
+/// alone outside a campaign).
+fn series_blocks(
+    store: &crate::store::Store,
+    d: &crate::store::RunDetail,
+) -> Result<Vec<crate::stats::document::Dbt3Block>> {
+    let mut blocks = Vec::new();
+    for r in store.repeats_of(d.run.id)? {
+        if r.id == d.run.id || !r.excluded {
+            if let Some(b) = store.run_detail(r.id)?.and_then(|x| x.dbt3) {
+                blocks.push(b);
+            }
+        }
+    }
+    Ok(blocks)
+}
+
+/// `compare A B` of two DBT3 runs: each query's time ratio of B's series
+/// over A's (min/median/max over the repeats), plan changes flagged.
+pub(super) fn comparison(
+    store: &crate::store::Store,
+    a: &crate::store::RunDetail,
+    b: &crate::store::RunDetail,
+) -> Result<String> {
+    let (sa, sb) = (series_blocks(store, a)?, series_blocks(store, b)?);
+    let (ra, rb): (Vec<_>, Vec<_>) = (sa.iter().collect(), sb.iter().collect());
+    let ratios = crate::analyze::dbt3_compare::compare(&ra, &rb);
+    if ratios.is_empty() {
+        bail!(
+            "runs {} and {} have no DBT3 query in common that completed",
+            a.run.id,
+            b.run.id
+        );
+    }
+    Ok(crate::report::dbt3_text::comparison_text(
+        (&series_name(a), sa.len()),
+        (&series_name(b), sb.len()),
+        &ratios,
+    ))
+}

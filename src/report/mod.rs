@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod campaign_text;
 pub mod chart;
 pub mod counter_diff;
+pub mod dbt3_text;
 pub mod flame;
 pub mod host_text;
 pub mod ibench_text;

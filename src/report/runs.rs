@@ -163,6 +163,9 @@ pub fn show(d: &RunDetail, percentiles: &[PercentileTable], f: Format) -> String
     if let Some(h) = &d.host_test {
         o.push_str(&host_test_text(h));
     }
+    if let Some(b) = &d.dbt3 {
+        o.push_str(&super::dbt3_text::run_text(b));
+    }
     if let Some(ops) = &d.operations {
         o.push_str(&operations_text(ops));
     }

@@ -249,6 +249,10 @@ pub struct RunDetail {
     /// for other runs (left out of the JSON).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ibench_phase: Option<crate::stats::document::IbenchPhase>,
+    /// A DBT3 run's figures (per-query seconds, plans, fingerprints), from
+    /// its stored summary; None for other runs (left out of the JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dbt3: Option<crate::stats::document::Dbt3Block>,
     /// The full-resolution latency histogram (HDR V2), when the run ended normally.
     #[serde(skip)]
     pub histogram: Option<Vec<u8>>,
@@ -424,7 +428,8 @@ impl Store {
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
                     server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault,
                     json_extract(summary, '$.host_test'), json_extract(summary, '$.operations'),
-                    json_extract(summary, '$.ibench_phase') FROM runs WHERE id = ?1"
+                    json_extract(summary, '$.ibench_phase'), json_extract(summary, '$.dbt3')
+             FROM runs WHERE id = ?1"
         );
         let Some(mut d) = self
             .conn
@@ -450,6 +455,7 @@ impl Store {
                     host_test: document(r.get(n + 11)?),
                     operations: document(r.get(n + 12)?),
                     ibench_phase: document(r.get(n + 13)?),
+                    dbt3: document(r.get(n + 14)?),
                     histogram: None,
                 })
             })

@@ -12,6 +12,7 @@
 //! to a database server.
 
 mod campaign_page;
+mod dbt3_section;
 mod environment_section;
 mod guard;
 mod index_page;

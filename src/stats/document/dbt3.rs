@@ -70,6 +70,82 @@ pub struct QueryFigure {
     /// EXPLAIN FORMAT=JSON of its answering statement, before it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<serde_json::Value>,
+    /// [`plan_fingerprint`] of `plan`: its shape's short stable hash.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_fingerprint: Option<String>,
+}
+
+impl QueryFigure {
+    /// The stored fingerprint, or one computed from the stored plan (runs
+    /// recorded before fingerprints were); None without a plan.
+    pub fn fingerprint(&self) -> Option<String> {
+        self.plan_fingerprint
+            .clone()
+            .or_else(|| self.plan.as_ref().map(plan_fingerprint))
+    }
+
+    /// "timed out", "failed" or "ok".
+    pub fn status(&self) -> &'static str {
+        if self.timed_out {
+            "timed out"
+        } else if self.error.is_some() {
+            "failed"
+        } else {
+            "ok"
+        }
+    }
+}
+
+/// The leaves of an EXPLAIN FORMAT=JSON plan that make its shape: access
+/// types, tables, the keys used. Every other leaf (the possible keys,
+/// rows, costs, filtered, the conditions with their constants, ANALYZE's
+/// r_ figures) is left out; the nesting (join order, subqueries, sorts)
+/// stays.
+const SHAPE_LEAVES: [&str; 4] = ["table_name", "access_type", "key", "used_key_parts"];
+
+/// A short stable hash (12 hex digits, FNV-1a 64) of `plan`'s shape: the
+/// same for two plans that differ only in their numbers.
+pub fn plan_fingerprint(plan: &serde_json::Value) -> String {
+    let shape = shape_of(plan).to_string();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in shape.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:012x}", h >> 16)
+}
+
+/// `v` with only its shape's leaves kept (serde_json's maps are sorted,
+/// so the text is canonical).
+fn shape_of(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, v)| SHAPE_LEAVES.contains(&k.as_str()) || nests(v))
+                .map(|(k, v)| {
+                    let kept = if SHAPE_LEAVES.contains(&k.as_str()) {
+                        v.clone()
+                    } else {
+                        shape_of(v)
+                    };
+                    (k.clone(), kept)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().filter(|v| nests(v)).map(shape_of).collect()),
+        _ => Value::Null,
+    }
+}
+
+/// `v` holds objects (a plan's nesting), not only leaves (a list of
+/// possible keys is a leaf).
+fn nests(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(_) => true,
+        serde_json::Value::Array(a) => a.iter().any(nests),
+        _ => false,
+    }
 }
 
 /// The geometric mean of `secs` (each floored at 1 ms, so that an
@@ -80,4 +156,25 @@ pub fn geomean(secs: &[f64]) -> Option<f64> {
     }
     let logs: f64 = secs.iter().map(|s| s.max(0.001).ln()).sum();
     Some((logs / secs.len() as f64).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_plan_s_numbers_do_not_change_its_fingerprint_its_shape_does() {
+        let plan = |rows: u64, cost: f64, access: &str| {
+            json!({"query_block": {"select_id": 1, "cost": cost, "nested_loop": [
+                {"table": {"table_name": "orders", "access_type": access, "rows": rows,
+                           "filtered": 100, "possible_keys": [format!("k{rows}")], "attached_condition": format!("o_x < {rows}")}},
+                {"table": {"table_name": "lineitem", "access_type": "ref", "key": "PRIMARY",
+                           "used_key_parts": ["l_orderkey"], "rows": 4}}]}})
+        };
+        let a = plan_fingerprint(&plan(10, 1.5, "ALL"));
+        assert_eq!(a.len(), 12);
+        assert_eq!(a, plan_fingerprint(&plan(99, 7.0, "ALL")));
+        assert_ne!(a, plan_fingerprint(&plan(10, 1.5, "range")));
+    }
 }

@@ -19,7 +19,7 @@ mod options;
 mod profile;
 mod tpcc;
 
-pub use dbt3::{geomean, Dbt3Block, QueryFigure, COMPOSITE_NAME};
+pub use dbt3::{geomean, plan_fingerprint, Dbt3Block, QueryFigure, COMPOSITE_NAME};
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use host_test::{HostFigure, HostTestBlock};
 pub use ibench_phase::IbenchPhase;

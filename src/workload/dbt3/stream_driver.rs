@@ -198,6 +198,10 @@ async fn run_query(
     for (i, sql) in stmts.iter().enumerate() {
         if i == answer {
             fig.plan = plan(conn, sql).await;
+            fig.plan_fingerprint = fig
+                .plan
+                .as_ref()
+                .map(crate::stats::document::plan_fingerprint);
         }
         let left = timeout.map(|t| t.saturating_sub(Duration::from_secs_f64(fig.seconds)));
         let started = Instant::now();
