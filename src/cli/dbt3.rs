@@ -120,9 +120,13 @@ pub(super) fn run(p: &LoadPlan) -> Result<i32> {
         );
     } else {
         out!("{}", summary_text(&r.block));
+        let status = match r.status.reason() {
+            Some(why) => format!("{} ({why})", r.status.word()),
+            None => r.status.word().to_string(),
+        };
         match r.id {
-            Some(id) => outln!("status: {:?}; stored as run {id}", r.status),
-            None => outln!("status: {:?}", r.status),
+            Some(id) => outln!("status: {status}; stored as run {id}"),
+            None => outln!("status: {status}"),
         }
     }
     Ok(match r.status {
