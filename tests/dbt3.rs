@@ -5,23 +5,10 @@
 //! query timeout leaves no query running, and bad options are one line.
 
 mod common;
+use common::family::{count, ok};
 use common::{json, lab, text};
 
 const SF: &str = "0.01";
-
-fn ok(args: &[&str], db: &str) -> std::process::Output {
-    let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", text(&o));
-    o
-}
-
-fn count(db: &str, q: &str) -> i64 {
-    lab()
-        .sql(db, q)
-        .trim()
-        .parse()
-        .unwrap_or_else(|_| panic!("{q}"))
-}
 
 fn assert_consistent(db: &str) {
     let o = lab().on_db(db, &["check", "dbt3", "--scale", SF]);

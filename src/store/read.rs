@@ -422,6 +422,27 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The insert benchmark phases kept in a campaign, in the order they
+    /// ran: (run id, label, variant, figures).
+    pub fn campaign_phases(&self, campaign: i64) -> Result<Vec<super::KeptPhase>> {
+        let mut s = self.conn.prepare(
+            "SELECT id, label, variant, json_extract(summary, '$.ibench_phase') FROM runs
+             WHERE campaign_id = ?1 AND json_extract(summary, '$.ibench_phase') IS NOT NULL ORDER BY id",
+        )?;
+        let rows = s.query_map(params![campaign], |r| {
+            let text: String = r.get(3)?;
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, text))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, label, variant, text) = row?;
+            if let Ok(p) = serde_json::from_str(&text) {
+                out.push((id, label, variant, p));
+            }
+        }
+        Ok(out)
+    }
+
     /// Everything stored about run `id`; None when there is no such run.
     pub fn run_detail(&self, id: i64) -> Result<Option<RunDetail>> {
         let sql = format!(

@@ -218,27 +218,6 @@ impl Store {
         Ok(())
     }
 
-    /// The insert benchmark phases kept in a campaign, in the order they
-    /// ran: (run id, label, variant, figures).
-    pub fn campaign_phases(&self, campaign: i64) -> Result<Vec<KeptPhase>> {
-        let mut s = self.conn.prepare(
-            "SELECT id, label, variant, json_extract(summary, '$.ibench_phase') FROM runs
-             WHERE campaign_id = ?1 AND json_extract(summary, '$.ibench_phase') IS NOT NULL ORDER BY id",
-        )?;
-        let rows = s.query_map(params![campaign], |r| {
-            let text: String = r.get(3)?;
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, text))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, label, variant, text) = row?;
-            if let Ok(p) = serde_json::from_str(&text) {
-                out.push((id, label, variant, p));
-            }
-        }
-        Ok(out)
-    }
-
     /// Stores one interval as soon as it is complete, with the latency of
     /// each statement kind it ran (`kinds` names the first of
     /// `s.iv.kinds`: the workload's statement kinds).
