@@ -31,7 +31,7 @@ pub fn campaign(cmd: CampaignCmd) -> Result<i32> {
             Ok(0)
         }
         CampaignCmd::Status(a) => status(&a).map(|_| 0),
-        CampaignCmd::Run(a) => run(&a),
+        CampaignCmd::Run(a) => super::metrics_listen::serving(&a.metrics, || run(&a)),
     }
 }
 

@@ -14,7 +14,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.cmd {
         Cmd::Server { cmd } => super::sandboxes::server(cmd).map(|_| 0),
         Cmd::Prepare(a) => super::load_commands::cmd_prepare(&LoadPlan::from_args(&a)?).map(|_| 0),
-        Cmd::Run(a) => super::load_commands::cmd_run(&LoadPlan::from_args(&a)?),
+        Cmd::Run(a) => super::metrics_listen::serving(&a.monitor.metrics, || {
+            super::load_commands::cmd_run(&LoadPlan::from_args(&a)?)
+        }),
         Cmd::Cleanup(a) => super::load_commands::cmd_cleanup(&LoadPlan::from_args(&a)?).map(|_| 0),
         Cmd::Check(a) => {
             let p = LoadPlan::from_args(&a)?;
@@ -38,7 +40,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         }
         Cmd::Quickstart(a) => super::quickstart::quickstart(&a),
         Cmd::Runs(a) => super::results::cmd_runs(&a).map(|_| 0),
-        Cmd::Sweep(a) => super::sweep::sweep(&a),
+        Cmd::Sweep(a) => {
+            super::metrics_listen::serving(&a.load.monitor.metrics, || super::sweep::sweep(&a))
+        }
         Cmd::Scalability(a) => super::results::analysis(&a, None).map(|_| 0),
         Cmd::Best(a) => {
             let f = report::table::Format::from(a.format.format);
@@ -58,7 +62,9 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Delete(a) => super::run_curation::delete(&a).map(|_| 0),
         Cmd::Baseline(a) => super::run_curation::baseline(&a).map(|_| 0),
         Cmd::Diff(a) => super::run_curation::diff(&a).map(|_| 0),
-        Cmd::Monitor(a) => super::live::monitor(&a),
+        Cmd::Monitor(a) => {
+            super::metrics_listen::serving(&a.monitor.metrics, || super::live::monitor(&a))
+        }
         Cmd::Iostat(a) => super::live::iostat(&a),
         Cmd::Top(a) => super::live::top(&a),
         Cmd::Metrics(a) => super::live::metrics(&a).map(|_| 0),

@@ -20,6 +20,7 @@ mod input_tests;
 mod linkbench;
 mod live;
 mod load_commands;
+mod metrics_listen;
 mod monitor_args;
 mod notes;
 mod pages;

@@ -71,6 +71,7 @@ pub fn monitor_session(
         None => None,
     };
     let sink = record.as_ref().map(|r| r.store).zip(run);
+    super::live_feed::begin_monitor(env, run);
     let clock = Arc::new(OnceLock::new());
     let t0 = Instant::now();
     let _ = clock.set(t0);

@@ -16,6 +16,7 @@ mod export;
 mod host_characterisation;
 mod host_record;
 pub mod insert_phases;
+mod live_feed;
 mod live_session;
 mod preflight;
 pub use preflight::{describe as preflight_line, noisy as preflight_noisy};

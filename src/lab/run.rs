@@ -69,12 +69,15 @@ pub fn run_once(
         .map(|p| super::profiling::begin(p, Some(&cfg.conn), cfg.threads));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
+    super::live_feed::begin_run(cfg, plan.env, &plan.tags, rec.as_ref().map(|r| r.run_id));
     let (mut result, figures, monitor_store_error) = run_watched(cfg, plan.mon, sink, |s| {
         if let Some(rec) = rec.as_mut() {
             rec.sample(s);
         }
+        super::live_feed::sample(s);
         on_sample(s);
     });
+    super::live_feed::end_run();
     if let (Some((sql, class)), Some(before)) = (&tally_sql, before) {
         if let Some(after) = read_tally(cfg, sql) {
             let client = result

@@ -152,6 +152,9 @@ impl Watch {
                     c.total_us += s.took_us;
                     c.max_us = c.max_us.max(s.took_us);
                     absorb(&mut self.counters, s.source.name(), t, &s.values);
+                    if let Some(live) = crate::stats::live::live() {
+                        live.set_source(s.source.name(), &s.values);
+                    }
                     store.map(|(st, run)| {
                         st.add_snapshot(
                             &mut self.writer,
@@ -171,6 +174,9 @@ impl Watch {
                     })
                 }
                 Event::Caps(c) => {
+                    if let Some(live) = crate::stats::live::live() {
+                        live.set_innodb_metric_kinds(&c.innodb_metric_kinds);
+                    }
                     self.caps = Some(c.clone());
                     None
                 }

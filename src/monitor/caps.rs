@@ -27,6 +27,10 @@ pub struct Caps {
     /// The WHERE clause selecting enabled INNODB_METRICS counters, when the
     /// table exists.
     pub innodb_metrics_filter: Option<&'static str>,
+    /// Each enabled INNODB_METRICS counter's subsystem and whether its
+    /// type counts up (`counter`, `status_counter`), by name: how
+    /// mysqld_exporter names and types it.
+    pub innodb_metric_kinds: std::collections::BTreeMap<String, (String, bool)>,
     /// file_summary_by_event_name has 5.6's columns (COUNT_STAR,
     /// COUNT_MISC, SUM_TIMER_WAIT); else 5.5's reads/writes/bytes only.
     pub ps_files_timed: bool,
@@ -100,6 +104,20 @@ pub async fn probe(
         ));
         None
     };
+    if let Some(filter) = caps.innodb_metrics_filter {
+        let sql = format!(
+            "SELECT NAME, SUBSYSTEM, TYPE FROM information_schema.INNODB_METRICS WHERE {filter}"
+        );
+        if let Ok(r) = c.query(&sql).await {
+            for row in r.rows {
+                if let [Some(name), Some(sub), Some(kind)] = &row[..] {
+                    let counter = kind == "counter" || kind == "status_counter";
+                    caps.innodb_metric_kinds
+                        .insert(name.clone(), (sub.clone(), counter));
+                }
+            }
+        }
+    }
     probe_innodb_mutex(c, &mut caps, &mut notes).await;
     if caps.ps_on {
         let cols = c

@@ -13,6 +13,7 @@
 //! carries `run_id`, `workload`, `users`, and `campaign`, `variant`,
 //! `label`, `server` where known. Renders only: lab reads the runs.
 
+use super::metric_families::{escape, labels, metric_part, point, status_family, Families, Format};
 use crate::stats::Hist;
 use crate::store::{MetricTable, RunDetail};
 use std::collections::BTreeMap;
@@ -29,70 +30,6 @@ pub struct ExportRun<'a> {
     pub status: Option<&'a MetricTable>,
     /// All events' latency; None for a run that did not end normally.
     pub latency: Option<&'a Hist>,
-}
-
-/// The latency histogram's bucket bounds, seconds (100 µs to 10 s).
-const BUCKETS_S: [f64; 16] = [
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
-    5.0, 10.0,
-];
-
-/// A metric family being gathered: its type, help and samples (labels
-/// text, value, timestamp).
-struct Family {
-    kind: &'static str,
-    help: &'static str,
-    samples: Vec<(String, String, f64, f64)>,
-}
-
-/// The families by name, in name order (OpenMetrics wants each family's
-/// samples together).
-#[derive(Default)]
-struct Families(BTreeMap<String, Family>);
-
-impl Families {
-    /// Adds sample `suffix` (`_total`, `_bucket` … or "") of family
-    /// `name` with `labels` (already rendered) at `ts`.
-    fn add(
-        &mut self,
-        name: &str,
-        kind: &'static str,
-        help: &'static str,
-        sample: (&str, String, f64, f64),
-    ) {
-        let f = self.0.entry(name.to_string()).or_insert_with(|| Family {
-            kind,
-            help,
-            samples: Vec::new(),
-        });
-        f.samples
-            .push((sample.0.to_string(), sample.1, sample.2, sample.3));
-    }
-}
-
-/// A label value escaped as OpenMetrics wants it.
-fn escape(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
-
-/// `name` made a valid metric name part (lower case, `[a-z0-9_]`).
-fn metric_part(name: &str) -> String {
-    name.to_ascii_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
-}
-
-/// The run's own labels, rendered (`run_id="3",workload="…"`), with
-/// `extra` appended.
-fn labels(base: &str, extra: &[(&str, &str)]) -> String {
-    let mut out = base.to_string();
-    for (k, v) in extra {
-        let _ = write!(out, ",{k}=\"{}\"", escape(v));
-    }
-    out
 }
 
 fn run_labels(d: &RunDetail) -> String {
@@ -132,18 +69,10 @@ pub fn render(runs: &[ExportRun]) -> String {
     // time order: a stable sort by series keeps it); a histogram's lines
     // stay as added (one point a run, buckets in `le` order)
     for fam in f.0.values_mut().filter(|fam| fam.kind != "histogram") {
-        fam.samples.sort_by(|a, b| (&a.1, &a.0).cmp(&(&b.1, &b.0)));
+        fam.samples
+            .sort_by(|a, b| (&a.labels, a.suffix).cmp(&(&b.labels, b.suffix)));
     }
-    let mut out = String::new();
-    for (name, fam) in &f.0 {
-        let _ = writeln!(out, "# TYPE {name} {}", fam.kind);
-        let _ = writeln!(out, "# HELP {name} {}", fam.help);
-        for (suffix, labels, value, ts) in &fam.samples {
-            let _ = writeln!(out, "{name}{suffix}{{{labels}}} {value} {ts:.3}");
-        }
-    }
-    out.push_str("# EOF\n");
-    out
+    f.render(Format::OpenMetrics)
 }
 
 /// A sample time `t` (seconds since measuring began) as Unix seconds.
@@ -189,7 +118,12 @@ fn load_series(f: &mut Families, r: &ExportRun) {
     let threads = r.detail.run.threads as f64;
     for (ts, events, reads, writes, others, reconnects, errors) in &points {
         let c = |f: &mut Families, name: &str, help: &'static str, l: String, v: i64| {
-            f.add(name, "counter", help, ("_total", l, v as f64, *ts));
+            f.add(
+                name,
+                "counter",
+                help,
+                point("_total", l, v as f64, Some(*ts)),
+            );
         };
         c(
             f,
@@ -227,7 +161,7 @@ fn load_series(f: &mut Families, r: &ExportRun) {
             "qpslab_threads",
             "gauge",
             "Connections (users) of the run.",
-            ("", base.clone(), threads, *ts),
+            point("", base.clone(), threads, Some(*ts)),
         );
     }
     if let Some(h) = r.latency {
@@ -237,88 +171,13 @@ fn load_series(f: &mut Families, r: &ExportRun) {
 
 /// The run's event latency as one histogram sample at `ts`.
 fn latency_series(f: &mut Families, base: &str, h: &Hist, ts: f64) {
-    const NAME: &str = "qpslab_event_latency_seconds";
-    const HELP: &str = "Event latency over the run (from its HDR histogram).";
-    let recorded = h.recorded();
-    for le in BUCKETS_S {
-        let n: u64 = recorded
-            .iter()
-            .filter(|(us, _)| (*us as f64) <= le * 1e6)
-            .map(|(_, n)| n)
-            .sum();
-        let l = labels(base, &[("le", &le.to_string())]);
-        f.add(NAME, "histogram", HELP, ("_bucket", l, n as f64, ts));
-    }
-    let count = h.count();
-    let inf = labels(base, &[("le", "+Inf")]);
-    f.add(NAME, "histogram", HELP, ("_bucket", inf, count as f64, ts));
-    f.add(
-        NAME,
-        "histogram",
-        HELP,
-        ("_count", base.to_string(), count as f64, ts),
+    f.histogram(
+        "qpslab_event_latency_seconds",
+        "Event latency over the run (from its HDR histogram).",
+        base,
+        h,
+        Some(ts),
     );
-    let sum = h.mean_ms() / 1000.0 * count as f64;
-    f.add(NAME, "histogram", HELP, ("_sum", base.to_string(), sum, ts));
-}
-
-/// mysqld_exporter's name, type, help and label for a SHOW GLOBAL STATUS
-/// variable (lower-cased): its grouped families, else the generic one.
-fn status_family(
-    key: &str,
-) -> (
-    String,
-    &'static str,
-    &'static str,
-    Option<(&'static str, String)>,
-) {
-    const GROUPS: [(&str, &str, &str, &str); 6] = [
-        ("com_", "commands", "command", "Total number of executed MySQL commands."),
-        ("handler_", "handlers", "handler", "Total number of executed MySQL handlers."),
-        ("connection_errors_", "connection_errors", "error", "Total number of MySQL connection errors."),
-        ("innodb_rows_", "innodb_row_ops", "operation", "Total number of MySQL InnoDB row operations."),
-        (
-            "performance_schema_",
-            "performance_schema_lost",
-            "instrumentation",
-            "Total number of MySQL instrumentations that could not be loaded or created due to memory constraints.",
-        ),
-        ("innodb_buffer_pool_pages_", "", "", ""),
-    ];
-    for (prefix, family, label, help) in GROUPS {
-        let Some(rest) = key.strip_prefix(prefix) else {
-            continue;
-        };
-        if family.is_empty() {
-            return if ["data", "dirty", "free", "misc"].contains(&rest) {
-                (
-                    "mysql_global_status_buffer_pool_pages".into(),
-                    "gauge",
-                    "Innodb buffer pool pages by state.",
-                    Some(("state", rest.to_string())),
-                )
-            } else {
-                (
-                    "mysql_global_status_buffer_pool_page_changes".into(),
-                    "counter",
-                    "Innodb buffer pool page state changes.",
-                    Some(("operation", rest.to_string())),
-                )
-            };
-        }
-        return (
-            format!("mysql_global_status_{family}"),
-            "counter",
-            help,
-            Some((label, rest.to_string())),
-        );
-    }
-    (
-        format!("mysql_global_status_{key}"),
-        "unknown",
-        "Generic metric from SHOW GLOBAL STATUS.",
-        None,
-    )
 }
 
 fn status_series(f: &mut Families, r: &ExportRun, t: &MetricTable) {
@@ -337,7 +196,7 @@ fn status_series(f: &mut Families, r: &ExportRun, t: &MetricTable) {
                 None => base.clone(),
             };
             let suffix = if *kind == "counter" { "_total" } else { "" };
-            f.add(name, kind, help, (suffix, l, *v, ts));
+            f.add(name, kind, help, point(suffix, l, *v, Some(ts)));
         }
     }
 }

@@ -13,6 +13,7 @@ mod counters;
 mod cpu;
 pub mod document;
 mod hist;
+pub mod live;
 mod result;
 
 pub use counters::Interval;

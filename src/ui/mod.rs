@@ -19,6 +19,7 @@ mod index_page;
 mod latency_overlay;
 mod latency_section;
 mod listen;
+pub mod metrics_endpoint;
 mod overlay_page;
 mod page;
 mod phase_section;

@@ -6,6 +6,7 @@
 
 pub mod family;
 pub mod probe;
+pub mod prometheus;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -3,7 +3,9 @@
 
 use super::choices::{ClientSched, IoBackend, ProfileWaits, PsModeArg, RandTypeArg, RunFormat};
 use super::conn::ConnArgs;
-use super::shared::{parse_bool, positive_f64, rate_per_s, timeout_secs, RecordArgs, StoreArg};
+use super::shared::{
+    parse_bool, positive_f64, rate_per_s, timeout_secs, MetricsListenArgs, RecordArgs, StoreArg,
+};
 use crate::workload::OptValues;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -153,6 +155,8 @@ pub(crate) struct MonitorArgs {
     /// a minute, then turned off for the run (with a note).
     #[arg(long, default_value_t = 5.0, value_parser = positive_f64)]
     pub monitor_budget: f64,
+    #[command(flatten)]
+    pub metrics: MetricsListenArgs,
 }
 
 impl Default for MonitorArgs {
@@ -163,6 +167,7 @@ impl Default for MonitorArgs {
             monitor_rates: String::new(),
             monitor_off: String::new(),
             monitor_budget: 5.0,
+            metrics: MetricsListenArgs::default(),
         }
     }
 }
@@ -220,6 +225,8 @@ pub(crate) struct CampaignRunArgs {
     /// anyway and is noted.
     #[arg(long)]
     pub require_quiet: bool,
+    #[command(flatten)]
+    pub metrics: MetricsListenArgs,
 }
 
 /// A percentage above 0 and at most 1000 (an interval may be wider than

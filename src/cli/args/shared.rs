@@ -21,6 +21,31 @@ impl StoreArg {
     }
 }
 
+/// The live Prometheus endpoint beside a run, sweep, campaign or monitor
+/// session.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct MetricsListenArgs {
+    /// Serve the live figures at http://ADDR:PORT/metrics for Prometheus
+    /// (text format or OpenMetrics, as the scraper asks): the load's
+    /// counters and latency histograms, the server under mysqld_exporter's
+    /// names. A bare PORT listens on 127.0.0.1 [default: off].
+    #[arg(long, value_name = "ADDR:PORT", help_heading = super::help::MONITOR)]
+    pub metrics_listen: Option<String>,
+    /// With --metrics-listen: at the end, wait up to this many seconds
+    /// for a scrape to read the final figures (0: exit at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15.0, value_parser = positive_f64, help_heading = super::help::MONITOR)]
+    pub metrics_linger: f64,
+}
+
+impl Default for MetricsListenArgs {
+    fn default() -> Self {
+        MetricsListenArgs {
+            metrics_listen: None,
+            metrics_linger: 15.0,
+        }
+    }
+}
+
 /// Whether and where a run (or monitor session) is recorded, and its label.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct RecordArgs {

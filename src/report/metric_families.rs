@@ -1,0 +1,313 @@
+//! Prometheus metric families being gathered and written out: the one
+//! place that knows the two text formats (Prometheus text 0.0.4 and
+//! OpenMetrics 1.0), label escaping, the latency buckets, and
+//! mysqld_exporter's names for SHOW GLOBAL STATUS. Used by the export of
+//! stored runs (openmetrics.rs) and the live endpoint (exposition.rs);
+//! gathers nothing itself.
+
+use crate::stats::Hist;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The text format a scraper asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// Prometheus text exposition 0.0.4 (`text/plain; version=0.0.4`).
+    Text,
+    /// OpenMetrics 1.0 (`application/openmetrics-text; version=1.0.0`),
+    /// ending in `# EOF`.
+    OpenMetrics,
+}
+
+impl Format {
+    /// The format an HTTP `Accept` header asks for: OpenMetrics when it
+    /// names it, else the Prometheus text format.
+    pub fn negotiate(accept: &str) -> Format {
+        if accept.contains("application/openmetrics-text") {
+            Format::OpenMetrics
+        } else {
+            Format::Text
+        }
+    }
+
+    /// Its Content-Type.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Text => "text/plain; version=0.0.4; charset=utf-8",
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        }
+    }
+}
+
+/// Latency histograms' bucket bounds, seconds (100 µs to 10 s): where
+/// database statements and transactions fall, a bucket a 2–2.5× step.
+pub const BUCKETS_S: [f64; 16] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+/// One sample: the suffix after the family name (`_total`, `_bucket` …
+/// or ""), its labels (rendered), value and timestamp (Unix seconds;
+/// None: the scrape's time).
+pub struct Point {
+    /// After the family name: `_total`, `_bucket`, `_count`, `_sum` or "".
+    pub suffix: &'static str,
+    /// Rendered labels (`k="v",…`).
+    pub labels: String,
+    /// The value.
+    pub value: f64,
+    /// Unix seconds; None: the scrape's time.
+    pub ts: Option<f64>,
+}
+
+/// A metric family being gathered: its type, help and samples.
+pub struct Family {
+    /// counter, gauge, histogram or unknown (OpenMetrics' words).
+    pub kind: &'static str,
+    /// The HELP text.
+    pub help: &'static str,
+    /// Its samples, in the order written.
+    pub samples: Vec<Point>,
+}
+
+/// The families by name, in name order (each family's samples together).
+#[derive(Default)]
+pub struct Families(pub BTreeMap<String, Family>);
+
+impl Families {
+    /// Adds a sample of family `name` (created with `kind` and `help` if new).
+    pub fn add(&mut self, name: &str, kind: &'static str, help: &'static str, p: Point) {
+        match self.0.get_mut(name) {
+            Some(f) => f.samples.push(p),
+            None => {
+                self.0.insert(
+                    name.to_string(),
+                    Family {
+                        kind,
+                        help,
+                        samples: vec![p],
+                    },
+                );
+            }
+        }
+    }
+
+    /// A counter's value now (the scrape's time).
+    pub fn counter(&mut self, name: &str, help: &'static str, labels: String, value: f64) {
+        let p = Point {
+            suffix: "_total",
+            labels,
+            value,
+            ts: None,
+        };
+        self.add(name, "counter", help, p);
+    }
+
+    /// A gauge's value now.
+    pub fn gauge(&mut self, name: &str, help: &'static str, labels: String, value: f64) {
+        let p = Point {
+            suffix: "",
+            labels,
+            value,
+            ts: None,
+        };
+        self.add(name, "gauge", help, p);
+    }
+
+    /// Histogram `name` from `h` (microseconds) over `BUCKETS_S`, with
+    /// `base` labels, at `ts`: cumulative buckets, `+Inf`, count and sum
+    /// in seconds — never percentile gauges, so that histograms of several
+    /// runs or hosts add up in PromQL.
+    pub fn histogram(
+        &mut self,
+        name: &str,
+        help: &'static str,
+        base: &str,
+        h: &Hist,
+        ts: Option<f64>,
+    ) {
+        let recorded = h.recorded();
+        let mut at = 0;
+        let mut n = 0u64;
+        let sep = if base.is_empty() { "" } else { "," };
+        for le in BUCKETS_S {
+            while at < recorded.len() && (recorded[at].0 as f64) <= le * 1e6 {
+                n += recorded[at].1;
+                at += 1;
+            }
+            let labels = format!("{base}{sep}le=\"{le}\"");
+            self.add(
+                name,
+                "histogram",
+                help,
+                point("_bucket", labels, n as f64, ts),
+            );
+        }
+        let count = h.count();
+        let inf = format!("{base}{sep}le=\"+Inf\"");
+        self.add(
+            name,
+            "histogram",
+            help,
+            point("_bucket", inf, count as f64, ts),
+        );
+        self.add(
+            name,
+            "histogram",
+            help,
+            point("_count", base.to_string(), count as f64, ts),
+        );
+        let sum = h.mean_ms() / 1000.0 * count as f64;
+        self.add(
+            name,
+            "histogram",
+            help,
+            point("_sum", base.to_string(), sum, ts),
+        );
+    }
+
+    /// The families as text in `format`, each sample with its timestamp
+    /// when it has one.
+    pub fn render(&self, format: Format) -> String {
+        let mut out = String::with_capacity(64 * 1024);
+        for (name, fam) in &self.0 {
+            let (type_name, kind) = match (format, fam.kind) {
+                (Format::Text, "counter") => (format!("{name}_total"), "counter"),
+                (Format::Text, "unknown") => (name.clone(), "untyped"),
+                (_, kind) => (name.clone(), kind),
+            };
+            let _ = writeln!(out, "# HELP {type_name} {}", fam.help);
+            let _ = writeln!(out, "# TYPE {type_name} {kind}");
+            for p in &fam.samples {
+                let _ = write!(out, "{name}{}", p.suffix);
+                if !p.labels.is_empty() {
+                    let _ = write!(out, "{{{}}}", p.labels);
+                }
+                let _ = write!(out, " {}", p.value);
+                match (p.ts, format) {
+                    (Some(ts), Format::OpenMetrics) => {
+                        let _ = write!(out, " {ts:.3}");
+                    }
+                    // the text format's timestamps are milliseconds
+                    (Some(ts), Format::Text) => {
+                        let _ = write!(out, " {}", (ts * 1000.0).round() as i64);
+                    }
+                    (None, _) => {}
+                }
+                out.push('\n');
+            }
+        }
+        if format == Format::OpenMetrics {
+            out.push_str("# EOF\n");
+        }
+        out
+    }
+}
+
+/// A sample of `suffix` with `labels`, `value` at `ts`.
+pub fn point(suffix: &'static str, labels: String, value: f64, ts: Option<f64>) -> Point {
+    Point {
+        suffix,
+        labels,
+        value,
+        ts,
+    }
+}
+
+/// A label value escaped as both formats want it.
+pub fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// `name` made a valid metric name part (lower case, `[a-z0-9_]`).
+pub fn metric_part(name: &str) -> String {
+    name.to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Labels rendered (`k="v",…`), values escaped.
+pub fn render_labels<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
+    let mut out = String::new();
+    for (k, v) in pairs {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        let _ = write!(out, "{}=\"{}\"", k.as_ref(), escape(v.as_ref()));
+    }
+    out
+}
+
+/// `base` labels (rendered) with `extra` appended.
+pub fn labels(base: &str, extra: &[(&str, &str)]) -> String {
+    let mut out = base.to_string();
+    for (k, v) in extra {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        let _ = write!(out, "{k}=\"{}\"", escape(v));
+    }
+    out
+}
+
+/// mysqld_exporter's name, type, help and label for a SHOW GLOBAL STATUS
+/// variable (lower-cased): its grouped families, else the generic one.
+pub fn status_family(
+    key: &str,
+) -> (
+    String,
+    &'static str,
+    &'static str,
+    Option<(&'static str, String)>,
+) {
+    const GROUPS: [(&str, &str, &str, &str); 6] = [
+        ("com_", "commands", "command", "Total number of executed MySQL commands."),
+        ("handler_", "handlers", "handler", "Total number of executed MySQL handlers."),
+        ("connection_errors_", "connection_errors", "error", "Total number of MySQL connection errors."),
+        ("innodb_rows_", "innodb_row_ops", "operation", "Total number of MySQL InnoDB row operations."),
+        (
+            "performance_schema_",
+            "performance_schema_lost",
+            "instrumentation",
+            "Total number of MySQL instrumentations that could not be loaded or created due to memory constraints.",
+        ),
+        ("innodb_buffer_pool_pages_", "", "", ""),
+    ];
+    for (prefix, family, label, help) in GROUPS {
+        let Some(rest) = key.strip_prefix(prefix) else {
+            continue;
+        };
+        if family.is_empty() {
+            return if ["data", "dirty", "free", "misc"].contains(&rest) {
+                (
+                    "mysql_global_status_buffer_pool_pages".into(),
+                    "gauge",
+                    "Innodb buffer pool pages by state.",
+                    Some(("state", rest.to_string())),
+                )
+            } else {
+                (
+                    "mysql_global_status_buffer_pool_page_changes".into(),
+                    "counter",
+                    "Innodb buffer pool page state changes.",
+                    Some(("operation", rest.to_string())),
+                )
+            };
+        }
+        return (
+            format!("mysql_global_status_{family}"),
+            "counter",
+            help,
+            Some((label, rest.to_string())),
+        );
+    }
+    (
+        format!("mysql_global_status_{key}"),
+        "unknown",
+        "Generic metric from SHOW GLOBAL STATUS.",
+        None,
+    )
+}

@@ -1,0 +1,111 @@
+//! A real Prometheus (Debian's `prometheus` package) for the exposition
+//! tests: started on 127.0.0.1 with a data dir of its own, scraping the
+//! given targets every second, with the remote-write receiver and native
+//! histograms on; stopped and its data dir removed when dropped (also
+//! when a test fails). Queries go through its HTTP API.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A port free on 127.0.0.1 now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port on 127.0.0.1")
+}
+
+/// A running Prometheus.
+pub struct Prometheus {
+    child: Child,
+    dir: PathBuf,
+    /// Its HTTP API's base, `http://127.0.0.1:PORT`.
+    pub url: String,
+}
+
+impl Prometheus {
+    /// Starts one scraping `targets` (`127.0.0.1:PORT`) every second.
+    pub fn start(targets: &[String]) -> Prometheus {
+        let dir = std::env::temp_dir().join(format!(
+            "qpslab-prom-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("prometheus dir");
+        let list = targets
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let config = format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: qpslab\n    static_configs:\n      - targets: [{list}]\n"
+        );
+        std::fs::write(dir.join("prometheus.yml"), config).expect("prometheus config");
+        let port = free_port();
+        let child = Command::new("prometheus")
+            .arg(format!(
+                "--config.file={}",
+                dir.join("prometheus.yml").display()
+            ))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .arg("--web.enable-remote-write-receiver")
+            .arg("--enable-feature=native-histograms")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("prometheus.log")).expect("log file"))
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start prometheus (apt-get install prometheus): {e}")
+            });
+        let p = Prometheus {
+            child,
+            dir,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let ready = format!("{}/-/ready", p.url);
+        super::await_cond(Duration::from_secs(60), "prometheus ready", || {
+            ureq::get(&ready).call().is_ok()
+        });
+        p
+    }
+
+    /// An instant query's result vector (`data.result`), now.
+    pub fn query(&self, q: &str) -> Vec<serde_json::Value> {
+        let url = format!("{}/api/v1/query", self.url);
+        let body = ureq::get(&url)
+            .query("query", q)
+            .call()
+            .unwrap_or_else(|e| panic!("prometheus query {q}: {e}"))
+            .body_mut()
+            .read_to_string()
+            .expect("prometheus answer");
+        let v: serde_json::Value = serde_json::from_str(&body).expect("prometheus JSON");
+        v["data"]["result"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The one value of an instant query; None while it has none.
+    pub fn value(&self, q: &str) -> Option<f64> {
+        let r = self.query(q);
+        let v = r.first()?["value"][1].as_str()?.parse().ok()?;
+        Some(v)
+    }
+
+    /// Its log, for a failing assertion.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("prometheus.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
