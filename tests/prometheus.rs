@@ -243,3 +243,47 @@ fn the_metrics_page_speaks_both_formats_and_passes_promtool() {
         .collect();
     assert!(ours.is_empty(), "promtool check metrics: {ours:?}");
 }
+
+#[test]
+fn remote_write_delivers_the_run_s_series_to_prometheus() {
+    let l = lab();
+    let db = l.prepared_db("promdb3", 1000);
+    // a Prometheus that scrapes nothing: what it holds came by remote write
+    let prom = Prometheus::start(&[]);
+    let url = format!("{}/api/v1/write", prom.url);
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--time",
+            "2",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+            "--no-store",
+            "--remote-write",
+            &url,
+            "--remote-write-header",
+            "X-Scope-OrgID=qpslab-test",
+        ],
+    );
+    assert!(o.status.success(), "{}", outcome(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("dropped"), "{err}\n{}", prom.log());
+    let doc = json(&o);
+    let reads = doc["totals"]["reads"].as_f64().unwrap();
+    let q = "qpslab_queries_total{workload=\"oltp_point_select\",kind=\"read\"}";
+    common::await_cond(Duration::from_secs(30), "the pushed final figures", || {
+        prom.value(q) == Some(reads)
+    });
+    assert!(
+        !prom
+            .query("mysql_global_status_commands_total{command=\"select\"}")
+            .is_empty(),
+        "the server's series came too"
+    );
+}

@@ -15,6 +15,11 @@ use crate::stats::live::{LiveLoad, LiveState};
 
 /// The state as a scrape's page in `format`.
 pub fn render(s: &LiveState, format: Format) -> String {
+    families(s).render(format)
+}
+
+/// The state as metric families (the page's, and remote write's series).
+pub fn families(s: &LiveState) -> Families {
     let mut f = Families::default();
     let base = match &s.load {
         Some(l) => render_labels(&l.labels),
@@ -24,7 +29,7 @@ pub fn render(s: &LiveState, format: Format) -> String {
         load_families(&mut f, l, &base);
     }
     server_families(&mut f, s, &base);
-    f.render(format)
+    f
 }
 
 fn load_families(f: &mut Families, l: &LiveLoad, base: &str) {

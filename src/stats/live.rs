@@ -198,6 +198,11 @@ impl LiveMetrics {
         out
     }
 
+    /// Reads the state without counting a scrape (remote write).
+    pub fn read<T>(&self, read: impl FnOnce(&LiveState) -> T) -> T {
+        read(&self.lock())
+    }
+
     /// Whether the figures as they are now were served to a scrape.
     pub fn served(&self) -> bool {
         self.lock().scrapes_since_change > 0

@@ -24,6 +24,7 @@ mod overlay_page;
 mod page;
 mod phase_section;
 pub mod profile_section;
+pub mod remote_write;
 mod run_chart;
 mod run_curation;
 mod run_page;

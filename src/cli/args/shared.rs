@@ -35,6 +35,19 @@ pub(crate) struct MetricsListenArgs {
     /// for a scrape to read the final figures (0: exit at once).
     #[arg(long, value_name = "SECONDS", default_value_t = 15.0, value_parser = positive_f64, help_heading = super::help::MONITOR)]
     pub metrics_linger: f64,
+    /// Push the same series to a Prometheus remote-write receiver every
+    /// --remote-write-interval (Prometheus, VictoriaMetrics, Mimir,
+    /// Grafana Cloud), e.g. http://127.0.0.1:9090/api/v1/write; a slow
+    /// receiver drops samples (counted), never queries [default: off].
+    #[arg(long, value_name = "URL", help_heading = super::help::MONITOR)]
+    pub remote_write: Option<String>,
+    /// An HTTP header for --remote-write, NAME=VALUE (repeatable), e.g.
+    /// 'Authorization=Bearer TOKEN' [default: none].
+    #[arg(long, value_name = "NAME=VALUE", help_heading = super::help::MONITOR)]
+    pub remote_write_header: Vec<String>,
+    /// Seconds between --remote-write pushes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = super::shared::monitor_interval, help_heading = super::help::MONITOR)]
+    pub remote_write_interval: f64,
 }
 
 impl Default for MetricsListenArgs {
@@ -42,6 +55,9 @@ impl Default for MetricsListenArgs {
         MetricsListenArgs {
             metrics_listen: None,
             metrics_linger: 15.0,
+            remote_write: None,
+            remote_write_header: Vec::new(),
+            remote_write_interval: 1.0,
         }
     }
 }
