@@ -17,6 +17,7 @@
 
 use super::graph::{Access, Graph, MAX_LINK_DATA, MAX_NODE_DATA, P_ADD_EXIST};
 use super::graph::{P_DELETE_EXIST, P_UPDATE_EXIST};
+use super::ledger::{Entry, Tally};
 use super::model::{geometric, lognormal_size, Motif};
 use super::params::{LinkBenchOpts, OPS};
 use crate::protocol::{IntWidth, Outcome, Rows, Stmt};
@@ -132,7 +133,11 @@ pub(crate) struct Requester {
     finished: bool,
     pc: u32,
     text: String,
+    /// Where the connection's set-up (1, 2) or tear-down (3, 4) is; 0
+    /// between them.
     init_step: u8,
+    /// The outcomes the run ledger gets in the tear-down.
+    ledger: Tally,
     id1: u64,
     id2: u64,
     link_type: u64,
@@ -153,6 +158,14 @@ const LINK_ADD_GEN: usize = 0;
 const LINK_UP_GEN: usize = 1;
 const NODE_ADD_GEN: usize = 2;
 const NODE_UP_GEN: usize = 3;
+
+/// Rows a write changed (0 for an outcome that is not a write's).
+fn affected(out: Outcome) -> u64 {
+    match out {
+        Outcome::Affected(n) => n,
+        _ => 0,
+    }
+}
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -183,6 +196,7 @@ impl Requester {
             pc: 0,
             text: String::new(),
             init_step: 0,
+            ledger: Tally::default(),
             id1: 0,
             id2: 0,
             link_type: 0,
@@ -357,8 +371,11 @@ impl Requester {
                 None,
                 Consume::Count,
             ),
-            3..=4 => {
-                self.pc = 5;
+            // (after the count too: a transaction left open would take
+            // the connection's next operations into it, and a rollback
+            // or the connection's end would undo them)
+            3..=5 => {
+                self.pc = 6;
                 self.query("COMMIT")
             }
             _ => None,
@@ -402,13 +419,13 @@ impl Requester {
             }
             ADD_NODE => {
                 let secs = now_ms() / 1000;
-                self.exec(stmts, NODE_INSERT, &[secs], Some(1), Consume::Count)
+                self.exec(stmts, NODE_INSERT, &[secs], Some(1), Consume::Outcome)
             }
             UPDATE_NODE => {
                 let secs = now_ms() / 1000;
                 self.exec(stmts, NODE_UPDATE, &[secs, id1], Some(1), Consume::Count)
             }
-            DELETE_NODE => self.exec(stmts, NODE_DELETE, &[id1], None, Consume::Count),
+            DELETE_NODE => self.exec(stmts, NODE_DELETE, &[id1], None, Consume::Outcome),
             _ => self.exec(stmts, NODE_GET, &[id1], None, Consume::Count),
         }
     }
@@ -449,6 +466,7 @@ impl Session for Requester {
         self.pc = 0;
         self.affected = 0;
         self.visible = false;
+        self.ledger.begin();
         self.draw_input();
     }
 
@@ -465,7 +483,21 @@ impl Session for Requester {
                     stat: usize::MAX,
                 });
             }
-            2 => {
+            3 => {
+                let Some(sql) = self.ledger.flush_sql() else {
+                    self.init_step = 0;
+                    return None;
+                };
+                self.init_step = 4;
+                self.text = sql;
+                // (not one of the run's queries)
+                return Some(Step {
+                    op: Op::Query,
+                    consume: Consume::Skip,
+                    stat: usize::MAX,
+                });
+            }
+            2 | 4 => {
                 self.init_step = 0;
                 return None;
             }
@@ -478,17 +510,32 @@ impl Session for Requester {
         };
         if step.is_none() {
             self.finished = true;
+            self.ledger.complete();
         }
         step
     }
 
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
         match (self.op, self.pc) {
-            (ADD_LINK | UPDATE_LINK, 2) | (DELETE_LINK, 3) => {
-                if let Outcome::Affected(n) = out {
-                    self.affected = n;
+            (ADD_LINK | UPDATE_LINK, 2) => {
+                self.affected = affected(out);
+                match self.affected {
+                    1 => self.ledger.note(Entry::LinkAdded, 1),
+                    2 => self.ledger.note(Entry::LinkShown, 1),
+                    _ => {}
                 }
             }
+            (DELETE_LINK, 3) => {
+                self.affected = affected(out);
+                let e = if self.affected == 1 {
+                    Entry::LinkHidden
+                } else {
+                    Entry::HideRaced
+                };
+                self.ledger.note(e, 1);
+            }
+            (ADD_NODE, 1) => self.ledger.note(Entry::NodeAdded, affected(out)),
+            (DELETE_NODE, 1) => self.ledger.note(Entry::NodeDeleted, affected(out)),
             (DELETE_LINK, 2) => self.visible = rows.int(0, 0) == Some(1),
             (GET_LINKS_LIST, 1) => self.read_list(rows),
             _ => {}
@@ -501,6 +548,11 @@ impl Session for Requester {
 
     fn init(&mut self) -> bool {
         self.init_step = 1;
+        true
+    }
+
+    fn done(&mut self) -> bool {
+        self.init_step = 3;
         true
     }
 
