@@ -50,7 +50,9 @@ fn ledger(db: &str) -> BTreeMap<String, i64> {
 /// the count INSERT when a link appeared (inserted or shown), the data
 /// UPDATE unless inserted, COMMIT; DELETE_LINK is BEGIN, the visibility
 /// SELECT, the hide UPDATE when it read the link visible, the count
-/// INSERT when the hide changed it, COMMIT; the others one statement.
+/// INSERT when the hide changed it, COMMIT; GET_LINKS_LIST the page and,
+/// when it is full, its last time (`tails`, the run's count of
+/// link_list_tail); the others one statement.
 /// qpslab adds, for a run of `threads` without the monitor: its ready
 /// check and environment capture (2 SELECTs), the ledger's rows made
 /// (1 INSERT IGNORE) and each connection's ledger UPDATE. Exact with no
@@ -61,12 +63,13 @@ fn assert_statements(
     ops: &BTreeMap<String, i64>,
     led: &BTreeMap<String, i64>,
     threads: i64,
+    tails: i64,
     errors: i64,
 ) {
     let (o, l) = (|k: &str| ops[k], |k: &str| led[k]);
     let (a, d) = (o("add_link") + o("update_link"), o("delete_link"));
     let hides = l("links_hidden") + l("hides_raced");
-    let selects = d + o("count_link") + o("get_links_list") + o("get_node");
+    let selects = d + o("count_link") + o("get_links_list") + tails + o("get_node");
     let want = [
         ("Com_begin", a + d),
         ("Com_commit", a + d),
@@ -235,7 +238,11 @@ fn prepare_run_and_check() {
     let errors: i64 = j["totals"]["errors_by_code"]
         .as_object()
         .map_or(0, |m| m.values().filter_map(|v| v.as_i64()).sum());
-    assert_statements(&com, &by_op, &led, 16, errors);
+    let tails = j["latency_by_statement"]
+        .as_array()
+        .and_then(|v| v.iter().find(|s| s["statement"] == "link_list_tail"))
+        .map_or(0, |s| s["count"].as_i64().unwrap_or(0));
+    assert_statements(&com, &by_op, &led, 16, tails, errors);
     // Every ADD_NODE made one node. (This once read 513 nodes for 514
     // operations: DELETE_LINK left its transaction open after the count
     // update, so the connection's next operations, an ADD_NODE among
