@@ -2,13 +2,15 @@
 //! (row counts, the out-degree histogram's shape, counttable equal to
 //! the links), both load methods; a 20,000-operation run has the default
 //! mix within 0.3 percentage point per operation, and the server's
-//! statement counters agree; `check` holds after runs of 1 and 16
-//! threads; an interrupted prepare is refused by run and resumed by
+//! statement counters equal the statements its operations make; `check`
+//! holds after runs of 1 and 16 threads and ties the row counts to the
+//! operations; an interrupted prepare is refused by run and resumed by
 //! prepare; bad options are one line.
 
 mod common;
-use common::family::{count, ok, ok_runs, refused, run_campaign};
-use common::{json, lab, text};
+use common::family::{com_delta, count, ok, ok_runs, refused, run_campaign};
+use common::{json, lab, measuring, sharing, text};
+use std::collections::BTreeMap;
 
 /// A graph of 4,000 nodes (its most linked node has 311,772 links, as
 /// LinkBench's histogram gives its first-ranked id).
@@ -18,21 +20,95 @@ fn assert_consistent(db: &str) {
     let o = lab().on_db(db, &["check", "linkbench", "--maxid1", MAXID1]);
     let s = text(&o);
     assert!(
-        o.status.success() && s.contains("consistent: all 3 conditions hold"),
+        o.status.success() && s.contains("consistent: all 6 conditions hold"),
         "{s}"
     );
 }
 
-fn com(db: &str, name: &str) -> i64 {
-    let v = lab().sql(db, &format!("SHOW GLOBAL STATUS LIKE '{name}'"));
-    v.split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0)
+/// The run ledger's totals (`run.nodes_added` …).
+fn ledger(db: &str) -> BTreeMap<String, i64> {
+    lab()
+        .sql(
+            db,
+            "SELECT part, value FROM qpslab_linkbench WHERE part LIKE 'run.%'",
+        )
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once('\t')?;
+            Some((
+                k.trim_start_matches("run.").to_string(),
+                v.trim().parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// The server's statement counters over a run (`com`, the run the only
+/// client) against the statements LinkStoreMysql's operations make, from
+/// the run's operation counts (`ops`) and the outcomes its requesters
+/// added to the ledger (`led`): ADD/UPDATE_LINK is BEGIN, the link INSERT,
+/// the count INSERT when a link appeared (inserted or shown), the data
+/// UPDATE unless inserted, COMMIT; DELETE_LINK is BEGIN, the visibility
+/// SELECT, the hide UPDATE when it read the link visible, the count
+/// INSERT when the hide changed it, COMMIT; GET_LINKS_LIST the page and,
+/// when it is full, its last time (`tails`, the run's count of
+/// link_list_tail); the others one statement.
+/// qpslab adds, for a run of `threads` without the monitor: its ready
+/// check and environment capture (2 SELECTs), the ledger's rows made
+/// (1 INSERT IGNORE) and each connection's ledger UPDATE. Exact with no
+/// errors; a failed attempt ran at most 5 of its statements (each error
+/// is one ROLLBACK).
+fn assert_statements(
+    com: &BTreeMap<String, i64>,
+    ops: &BTreeMap<String, i64>,
+    led: &BTreeMap<String, i64>,
+    threads: i64,
+    tails: i64,
+    errors: i64,
+) {
+    let (o, l) = (|k: &str| ops[k], |k: &str| led[k]);
+    let (a, d) = (o("add_link") + o("update_link"), o("delete_link"));
+    let hides = l("links_hidden") + l("hides_raced");
+    let selects = d + o("count_link") + o("get_links_list") + tails + o("get_node");
+    let want = [
+        ("Com_begin", a + d),
+        ("Com_commit", a + d),
+        (
+            "Com_insert",
+            a + l("links_added") + l("links_shown") + l("links_hidden") + o("add_node") + 1,
+        ),
+        (
+            "Com_update",
+            a - l("links_added") + hides + o("update_node") + threads,
+        ),
+        ("Com_delete", o("delete_node")),
+        ("Com_select", selects + o("multiget_link") + 2),
+        (
+            "Com_stmt_execute",
+            a + l("links_added")
+                + l("links_shown")
+                + (a - l("links_added"))
+                + selects
+                + hides
+                + l("links_hidden")
+                + o("add_node")
+                + o("update_node")
+                + o("delete_node"),
+        ),
+    ];
+    for (k, want) in want {
+        let got = com[k];
+        assert!(
+            (0..=5 * errors).contains(&(got - want)),
+            "{k}: the server counted {got}, the operations make {want} ({errors} errors); operations {ops:?}, ledger {led:?}"
+        );
+    }
+    assert_eq!(com["Com_rollback"], errors, "{com:?}");
 }
 
 #[test]
 fn prepare_run_and_check() {
+    let share = sharing();
     let db = lab().fresh_db("lb_run");
     let o = ok(
         &[
@@ -92,27 +168,36 @@ fn prepare_run_and_check() {
     );
     assert_consistent(&db);
 
-    // 20,000 operations over 16 connections: the default mix
-    let before = [com(&db, "Com_select"), com(&db, "Com_stmt_execute")];
-    let o = ok(
-        &[
-            "run",
-            "linkbench",
-            "--maxid1",
-            MAXID1,
-            "--threads",
-            "16",
-            "--events",
-            "20000",
-            "--time",
-            "300",
-            "--format",
-            "json",
-            "--no-store",
-        ],
-        &db,
-    );
-    let j = json(&o);
+    // 20,000 operations over 16 connections: the default mix, the only
+    // client of the sandbox (the monitor's queries off)
+    let led_before = ledger(&db);
+    drop(share);
+    let alone = measuring();
+    let mut o = None;
+    let com = com_delta(|| {
+        o = Some(ok(
+            &[
+                "run",
+                "linkbench",
+                "--maxid1",
+                MAXID1,
+                "--threads",
+                "16",
+                "--events",
+                "20000",
+                "--time",
+                "300",
+                "--format",
+                "json",
+                "--no-store",
+                "--no-monitor",
+            ],
+            &db,
+        ))
+    });
+    drop(alone);
+    let _share = sharing();
+    let j = json(&o.unwrap());
     let ops = j["operations"].as_array().unwrap_or_else(|| panic!("{j}"));
     let total: u64 = ops.iter().map(|k| k["count"].as_u64().unwrap()).sum();
     assert!((20_000..20_100).contains(&total), "{total}");
@@ -137,24 +222,38 @@ fn prepare_run_and_check() {
         assert!((share - want).abs() <= 0.3, "{op}: {share:.3}% vs {want}%");
         assert!(k["latency_ms"]["max"].as_f64().unwrap() > 0.0, "{k}");
     }
-    // the server ran at least one statement per operation
-    let after = [com(&db, "Com_select"), com(&db, "Com_stmt_execute")];
-    assert!(after[1] - before[1] >= 19_000, "{before:?} {after:?}");
-    let n = |op: &str| {
-        ops.iter().find(|k| k["op"] == op).unwrap()["count"]
-            .as_i64()
-            .unwrap()
-    };
-    assert!(
-        after[0] - before[0] >= n("multiget_link"),
-        "multigets are text SELECTs"
-    );
+    let by_op: BTreeMap<String, i64> = ops
+        .iter()
+        .map(|k| {
+            (
+                k["op"].as_str().unwrap().to_string(),
+                k["count"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let led: BTreeMap<String, i64> = ledger(&db)
+        .into_iter()
+        .map(|(k, v)| (k.clone(), v - led_before.get(&k).copied().unwrap_or(0)))
+        .collect();
+    let errors: i64 = j["totals"]["errors_by_code"]
+        .as_object()
+        .map_or(0, |m| m.values().filter_map(|v| v.as_i64()).sum());
+    let tails = j["latency_by_statement"]
+        .as_array()
+        .and_then(|v| v.iter().find(|s| s["statement"] == "link_list_tail"))
+        .map_or(0, |s| s["count"].as_i64().unwrap_or(0));
+    assert_statements(&com, &by_op, &led, 16, tails, errors);
+    // Every ADD_NODE made one node. (This once read 513 nodes for 514
+    // operations: DELETE_LINK left its transaction open after the count
+    // update, so the connection's next operations, an ADD_NODE among
+    // them, went into it and were lost with it at the connection's end.)
     assert_eq!(
         count(&db, "SELECT COUNT(*) FROM nodetable WHERE id >= 4001"),
-        n("add_node"),
+        by_op["add_node"],
         "nodes added vs add_node; the run's errors: {}",
         j["totals"]["errors_by_code"]
     );
+    assert_eq!(led["nodes_added"], by_op["add_node"], "{led:?}");
     assert_consistent(&db);
 
     // one connection, and the text report's operations table
@@ -176,6 +275,23 @@ fn prepare_run_and_check() {
     assert!(
         s.contains("Operations:") && s.contains("get_links_list") && !s.contains("nopm"),
         "{s}"
+    );
+    assert_consistent(&db);
+
+    // check ties the row counts to the operations: a node deleted behind
+    // the runs' back is found
+    lab().sql(&db, "DELETE FROM nodetable ORDER BY id LIMIT 1");
+    let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", MAXID1]);
+    let s = text(&o);
+    assert!(
+        !o.status.success()
+            && s.contains("nodes = loaded + added by ADD_NODE - deleted by DELETE_NODE (the run ledger): VIOLATED")
+            && s.contains("INCONSISTENT: 1 of 6"),
+        "{s}"
+    );
+    lab().sql(
+        &db,
+        "INSERT INTO nodetable (id, type, version, time, data) VALUES (1, 2048, 1, 0, '')",
     );
     assert_consistent(&db);
 
@@ -202,6 +318,7 @@ fn prepare_run_and_check() {
 
 #[test]
 fn multi_row_inserts_load_the_same_graph() {
+    let _share = sharing();
     let db = lab().fresh_db("lb_insert");
     let o = ok(
         &[
@@ -232,6 +349,7 @@ fn multi_row_inserts_load_the_same_graph() {
 
 #[test]
 fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
+    let _share = sharing();
     let db = lab().fresh_db("lb_resume");
     let args = [
         "prepare",
@@ -337,6 +455,7 @@ fn a_linkbench_properties_file_sets_the_options() {
          addlink = 10\ndeletelink = 0\nupdatelink = 0\ncountlink = 0\ngetlink = 0\ngetlinklist = 90\naddnode = 0\nupdatenode = 0\ndeletenode = 0\ngetnode = 0\n",
     )
     .unwrap();
+    let _share = sharing();
     let db = lab().fresh_db("lb_config");
     let f = file.to_str().unwrap();
     ok(&["prepare", "linkbench", "--config", f], &db);
@@ -385,6 +504,7 @@ fn a_linkbench_properties_file_sets_the_options() {
 
 #[test]
 fn campaigns_load_the_graph_and_store_linkbench_runs() {
+    let _share = sharing();
     let l = lab();
     let toml = r#"
 threads = [1, 4]

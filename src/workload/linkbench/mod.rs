@@ -4,7 +4,8 @@
 //! shuffles, the Zipf, geometric and log-normal draws, the payload
 //! generator; graph.rs: degrees and access per operation), the loader
 //! (loader.rs), the ten operations as LinkBench's MySQL store runs them
-//! (ops.rs) and the consistency check (count_check.rs); its options are
+//! (ops.rs), the run ledger of what they did to the row counts
+//! (ledger.rs) and the consistency check (count_check.rs); its options are
 //! params.rs. What follows LinkBench and what deviates is docs/LINKBENCH.md.
 //!
 //! Like every family it says what to execute and nothing else: exec runs
@@ -14,6 +15,7 @@
 
 mod count_check;
 mod graph;
+mod ledger;
 mod loader;
 mod model;
 mod ops;
@@ -70,7 +72,18 @@ impl LinkBench {
 
     /// The consistency conditions (on a quiet database).
     pub async fn check(&self, conn: &mut Conn) -> anyhow::Result<Vec<Condition>> {
-        count_check::check(conn).await
+        let links = if self.o.nodes_only {
+            0
+        } else {
+            (self.g.start..self.g.start + self.g.n)
+                .map(|id1| self.loaded_links(id1))
+                .sum()
+        };
+        let loaded = count_check::Loaded {
+            nodes: self.o.nodes(),
+            links,
+        };
+        count_check::check(conn, loaded).await
     }
 
     /// Out-links the load gives `id1` over every type.
@@ -124,6 +137,10 @@ impl Family for LinkBench {
                 self.prepare_command()
             ),
         )]
+    }
+
+    fn setup_sql(&self) -> Vec<String> {
+        vec![ledger::create_sql()]
     }
 
     fn prepare_command(&self) -> String {

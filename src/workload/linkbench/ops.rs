@@ -13,10 +13,14 @@
 //! (autocommit), as LinkBench's `…; commit` does in one round trip. An
 //! operation rolled back for a deadlock or lock-wait timeout is retried
 //! as the same operation with fresh draws (exec rolls back and counts the
-//! error by code).
+//! error by code). GET_LINKS_LIST counts its page's rows undecoded and
+//! reads a full page's last time with a second query (link_list_tail).
+//! Each requester tallies its committed outcomes for the run ledger
+//! (ledger.rs) and writes them in its tear-down.
 
 use super::graph::{Access, Graph, MAX_LINK_DATA, MAX_NODE_DATA, P_ADD_EXIST};
 use super::graph::{P_DELETE_EXIST, P_UPDATE_EXIST};
+use super::ledger::{Entry, Tally};
 use super::model::{geometric, lognormal_size, Motif};
 use super::params::{LinkBenchOpts, OPS};
 use crate::protocol::{IntWidth, Outcome, Rows, Stmt};
@@ -71,7 +75,7 @@ impl Deck {
 }
 
 /// The prepared statements, in order, as (latency class, SQL).
-pub(crate) const STATEMENTS: [(&str, &str); 12] = [
+pub(crate) const STATEMENTS: [(&str, &str); 13] = [
     ("link_insert", "INSERT INTO linktable (id1, id2, link_type, visibility, data, time, version) VALUES (?, ?, ?, 1, ?, ?, 0) ON DUPLICATE KEY UPDATE visibility = VALUES(visibility)"),
     ("count_add", "INSERT INTO counttable (id, link_type, count, time, version) VALUES (?, ?, 1, ?, 0) ON DUPLICATE KEY UPDATE count = count + 1, version = version + 1"),
     ("link_update_data", "UPDATE linktable SET visibility = 1, data = ?, time = ?, version = 0 WHERE id1 = ? AND id2 = ? AND link_type = ?"),
@@ -84,6 +88,10 @@ pub(crate) const STATEMENTS: [(&str, &str); 12] = [
     ("node_update", "UPDATE nodetable SET version = 2, time = ?, data = ? WHERE id = ? AND type = 2048"),
     ("node_delete", "DELETE FROM nodetable WHERE id = ? AND type = 2048"),
     ("node_get", "SELECT id, type, version, time, data FROM nodetable WHERE id = ?"),
+    // A full page's last time, for the history queries (not LinkBench's:
+    // it decodes the page; skipping the page's rows undecoded and asking
+    // for that one row costs the client less than rendering ten thousand)
+    ("link_list_tail", "SELECT time FROM linktable WHERE id1 = ? AND link_type = ? AND time >= ? AND time <= ? AND visibility = 1 ORDER BY time DESC LIMIT ?, 1"),
 ];
 const LINK_INSERT: usize = 0;
 const COUNT_ADD: usize = 1;
@@ -97,8 +105,9 @@ const NODE_INSERT: usize = 8;
 const NODE_UPDATE: usize = 9;
 const NODE_DELETE: usize = 10;
 const NODE_GET: usize = 11;
+const LINK_LIST_TAIL: usize = 12;
 /// The latency class of the multiget (a text query: its IN list varies).
-pub(crate) const MULTIGET_STAT: usize = 12;
+pub(crate) const MULTIGET_STAT: usize = STATEMENTS.len();
 
 /// The latency classes: the statements, then the multiget.
 pub(crate) fn stat_names() -> Vec<String> {
@@ -132,13 +141,19 @@ pub(crate) struct Requester {
     finished: bool,
     pc: u32,
     text: String,
+    /// Where the connection's set-up (1, 2) or tear-down (3, 4) is; 0
+    /// between them.
     init_step: u8,
+    /// The outcomes the run ledger gets in the tear-down.
+    ledger: Tally,
     id1: u64,
     id2: u64,
     link_type: u64,
     data: Vec<u8>,
     affected: u64,
     visible: bool,
+    /// Whether the link list just read filled its page.
+    full: bool,
     /// (id1, link_type, time of the oldest link seen) of long lists.
     history: Vec<(u64, u64, u64)>,
     /// The history entry a history query pages from.
@@ -153,6 +168,14 @@ const LINK_ADD_GEN: usize = 0;
 const LINK_UP_GEN: usize = 1;
 const NODE_ADD_GEN: usize = 2;
 const NODE_UP_GEN: usize = 3;
+
+/// Rows a write changed (0 for an outcome that is not a write's).
+fn affected(out: Outcome) -> u64 {
+    match out {
+        Outcome::Affected(n) => n,
+        _ => 0,
+    }
+}
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
@@ -183,12 +206,14 @@ impl Requester {
             pc: 0,
             text: String::new(),
             init_step: 0,
+            ledger: Tally::default(),
             id1: 0,
             id2: 0,
             link_type: 0,
             data: Vec::new(),
             affected: 0,
             visible: false,
+            full: false,
             history: Vec::new(),
             from_history: None,
             max_time: 0,
@@ -357,8 +382,11 @@ impl Requester {
                 None,
                 Consume::Count,
             ),
-            3..=4 => {
-                self.pc = 5;
+            // (after the count too: a transaction left open would take
+            // the connection's next operations into it, and a rollback
+            // or the connection's end would undo them)
+            3..=5 => {
+                self.pc = 6;
                 self.query("COMMIT")
             }
             _ => None,
@@ -389,35 +417,41 @@ impl Requester {
                     stat: MULTIGET_STAT,
                 })
             }
-            GET_LINKS_LIST => {
-                let v = [
-                    id1,
-                    t,
-                    0,
-                    self.max_time,
-                    self.offset,
-                    u64::from(self.o.range_limit),
-                ];
-                self.exec(stmts, LINK_LIST, &v, None, Consume::Decode)
-            }
             ADD_NODE => {
                 let secs = now_ms() / 1000;
-                self.exec(stmts, NODE_INSERT, &[secs], Some(1), Consume::Count)
+                self.exec(stmts, NODE_INSERT, &[secs], Some(1), Consume::Outcome)
             }
             UPDATE_NODE => {
                 let secs = now_ms() / 1000;
                 self.exec(stmts, NODE_UPDATE, &[secs, id1], Some(1), Consume::Count)
             }
-            DELETE_NODE => self.exec(stmts, NODE_DELETE, &[id1], None, Consume::Count),
+            DELETE_NODE => self.exec(stmts, NODE_DELETE, &[id1], None, Consume::Outcome),
             _ => self.exec(stmts, NODE_GET, &[id1], None, Consume::Count),
         }
     }
 
-    /// A link list's rows: a full page is remembered for history
-    /// queries (LinkBenchRequest's addTailCacheEntry / getLinkListTail).
-    fn read_list(&mut self, rows: &Rows) {
-        let full = rows.len() >= self.o.range_limit as usize;
-        let last = full.then(|| rows.int(rows.len() - 1, 5).unwrap_or(0) as u64);
+    /// GET_LINKS_LIST: the page, its rows counted undecoded; when it is
+    /// full, its last row's time (`link_list_tail`).
+    fn next_list(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        let (id1, t, limit) = (self.id1, self.link_type, u64::from(self.o.range_limit));
+        self.pc += 1;
+        match self.pc {
+            1 => {
+                let v = [id1, t, 0, self.max_time, self.offset, limit];
+                self.exec(stmts, LINK_LIST, &v, None, Consume::Outcome)
+            }
+            2 if self.full => {
+                let v = [id1, t, 0, self.max_time, self.offset + limit - 1];
+                self.exec(stmts, LINK_LIST_TAIL, &v, None, Consume::Decode)
+            }
+            _ => None,
+        }
+    }
+
+    /// A link list read: a full page (with `last`, its last row's time)
+    /// is remembered for history queries (LinkBenchRequest's
+    /// addTailCacheEntry / getLinkListTail).
+    fn read_list(&mut self, last: Option<u64>) {
         match (self.from_history, last) {
             (Some(k), Some(time)) => self.history[k].2 = time,
             (Some(k), None) => {
@@ -449,6 +483,8 @@ impl Session for Requester {
         self.pc = 0;
         self.affected = 0;
         self.visible = false;
+        self.full = false;
+        self.ledger.begin();
         self.draw_input();
     }
 
@@ -465,7 +501,21 @@ impl Session for Requester {
                     stat: usize::MAX,
                 });
             }
-            2 => {
+            3 => {
+                let Some(sql) = self.ledger.flush_sql() else {
+                    self.init_step = 0;
+                    return None;
+                };
+                self.init_step = 4;
+                self.text = sql;
+                // (not one of the run's queries)
+                return Some(Step {
+                    op: Op::Query,
+                    consume: Consume::Skip,
+                    stat: usize::MAX,
+                });
+            }
+            2 | 4 => {
                 self.init_step = 0;
                 return None;
             }
@@ -474,23 +524,49 @@ impl Session for Requester {
         let step = match self.op {
             ADD_LINK | UPDATE_LINK => self.next_add(stmts),
             DELETE_LINK => self.next_delete(stmts),
+            GET_LINKS_LIST => self.next_list(stmts),
             _ => self.next_one(stmts),
         };
         if step.is_none() {
             self.finished = true;
+            self.ledger.complete();
         }
         step
     }
 
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
         match (self.op, self.pc) {
-            (ADD_LINK | UPDATE_LINK, 2) | (DELETE_LINK, 3) => {
-                if let Outcome::Affected(n) = out {
-                    self.affected = n;
+            (ADD_LINK | UPDATE_LINK, 2) => {
+                self.affected = affected(out);
+                match self.affected {
+                    1 => self.ledger.note(Entry::LinkAdded, 1),
+                    2 => self.ledger.note(Entry::LinkShown, 1),
+                    _ => {}
                 }
             }
+            (DELETE_LINK, 3) => {
+                self.affected = affected(out);
+                let e = if self.affected == 1 {
+                    Entry::LinkHidden
+                } else {
+                    Entry::HideRaced
+                };
+                self.ledger.note(e, 1);
+            }
+            (ADD_NODE, 1) => self.ledger.note(Entry::NodeAdded, affected(out)),
+            (DELETE_NODE, 1) => self.ledger.note(Entry::NodeDeleted, affected(out)),
             (DELETE_LINK, 2) => self.visible = rows.int(0, 0) == Some(1),
-            (GET_LINKS_LIST, 1) => self.read_list(rows),
+            (GET_LINKS_LIST, 1) => {
+                self.full = matches!(out, Outcome::Rows(n) if n >= u64::from(self.o.range_limit));
+                if !self.full {
+                    self.read_list(None);
+                }
+            }
+            (GET_LINKS_LIST, 2) => {
+                // (none when the page's last link went meanwhile)
+                let last = rows.int(0, 0).map(|t| t as u64);
+                self.read_list(last);
+            }
             _ => {}
         }
     }
@@ -501,6 +577,11 @@ impl Session for Requester {
 
     fn init(&mut self) -> bool {
         self.init_step = 1;
+        true
+    }
+
+    fn done(&mut self) -> bool {
+        self.init_step = 3;
         true
     }
 
