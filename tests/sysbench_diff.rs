@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 /// Identical outputs at the time of the last commit; raise it as qpslab
 /// improves (never lower it to make the test pass).
-const FLOOR: usize = 172;
+const FLOOR: usize = 178;
 /// The goal of issue 31, in percent of the corpus.
 const GOAL_PERCENT: usize = 95;
 /// The database every corpus line works in (dropped and created afresh

@@ -290,6 +290,9 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
                 Some(why) => outln!(
                     "FATAL: `thread_init' function failed: {why}\nFATAL: Thread initialization failed!"
                 ),
+                None if m.starts_with("cannot find the event() function") => {
+                    outln!("FATAL: {m}")
+                }
                 None => outln!("FATAL: `thread_run' function failed: {m}"),
             }
             return Ok(1);

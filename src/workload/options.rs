@@ -71,8 +71,10 @@ impl OptSpec {
         self
     }
 
+    /// `name` is normalized; so is a name a script declared with dashes
+    /// (sysbench's `["dash-opt"]`).
     fn answers_to(&self, name: &str) -> bool {
-        self.name == name || self.aliases.iter().any(|a| a == name)
+        self.name == name || normalize(&self.name) == name || self.aliases.iter().any(|a| a == name)
     }
 }
 

@@ -192,7 +192,14 @@ fn mutex_plan(g: &General, args: &SbArgs) -> Result<Plan<MutexWorker>, Failure> 
 
 /// The memory test: its interval and result lines need the block size.
 fn memory_run(g: &General, args: &SbArgs, keep: bool) -> Result<Done, Failure> {
-    let block = args.size("memory-block-size", 1024)?;
+    // A block size that is no size at all (-1) is refused in the words
+    // of one that is no power of two (sysbench 1.0.20's memory.c).
+    let block = args.size("memory-block-size", 1024).map_err(|_| {
+        Failure::Refused(Refusal::Stdout(format!(
+            "FATAL: Invalid value for memory-block-size: {}",
+            args.text("memory-block-size", "")
+        )))
+    })?;
     let total = args.size("memory-total-size", 100 << 30)?;
     let Some(hugetlb) = args.flag("memory-hugetlb") else {
         return Err(Failure::Refused(Refusal::Stderr(format!(
@@ -219,6 +226,13 @@ fn memory_run(g: &General, args: &SbArgs, keep: bool) -> Result<Done, Failure> {
         workers,
         interval: text::interval,
         result: no_result,
+    };
+    // sysbench 1.0.20's memory test ends at --memory-total-size or
+    // --time: it takes no --events limit (1024 events for 1M whatever
+    // --events says; its regression suite's test_memory.t).
+    let g = &General {
+        events: 0,
+        ..g.clone()
     };
     let ran = execute_with(
         g,

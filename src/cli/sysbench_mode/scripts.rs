@@ -20,6 +20,11 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         outln!("FATAL: Cannot find benchmark '{test}': no such built-in test, file or module");
         return 1;
     }
+    // The script layer logs a failed statement as sysbench's driver does,
+    // at its verbosity (read once, when a script's state is made); a
+    // script loaded without a command sees its argv too.
+    std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
+    std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
     let Some(command) = args.command.clone() else {
         return load_only(test);
     };
@@ -30,10 +35,6 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     if command == "help" {
         return help(test, args);
     }
-    // The script layer logs a failed statement as sysbench's driver does,
-    // at its verbosity (read once, when a script's state is made).
-    std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
-    std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
     if native && matches!(command.as_str(), "run" | "prewarm") {
         if let Some(driver) = args.last("db-driver").flatten().filter(|d| *d != "mysql") {
             return unknown_driver(test, driver, general);
@@ -286,6 +287,20 @@ fn unknown_driver(test: &str, driver: &str, general: &General) -> i32 {
 
 /// `sysbench TEST help`: the test's options as sysbench lists them.
 fn help(test: &str, args: &SbArgs) -> i32 {
+    // A script's own help() is what sysbench 1.0.20 runs first (called
+    // with no argument); its option list only when it has none.
+    if !is_native(test) {
+        if let Ok(path) = crate::workload::script::find_script(test) {
+            match crate::workload::script::script_help(&path) {
+                Ok(true) => return 0,
+                Ok(false) => {}
+                Err(m) => {
+                    outln!("FATAL: {m}");
+                    return 1;
+                }
+            }
+        }
+    }
     // A bundled workload's options as its sysbench script declares them
     // (when sysbench's scripts are installed), else qpslab's.
     let specs = match crate::workload::script::find_script(test) {

@@ -101,12 +101,53 @@ API.histogram = {
   end,
 }
 
+-- sysbench.cmdline.print_test_options -----------------------------------------
+-- The script's own options as sysbench 1.0.20 lists them in a help():
+-- sorted by name, the type its default (or its ARG_* third item) gives,
+-- the default in brackets unless there is none, then a blank line.
+local ARG_SUFFIX = { [1] = "[=on|off]", [2] = "=N", [3] = "=SIZE", [4] = "=N",
+  [5] = "=STRING", [6] = "=[LIST,...]", [7] = "=FILENAME" }
+local function option_row(name, def)
+  local default, declared = def[2], def[3]
+  local suffix = ARG_SUFFIX[declared]
+  if suffix == nil then
+    local kind = type(default)
+    suffix = (kind == "boolean" and "[=on|off]") or (kind == "number" and "=N")
+      or (kind == "table" and "=[LIST,...]") or "=STRING"
+  end
+  local shown
+  if type(default) == "boolean" then shown = default and "on" or "off"
+  elseif type(default) == "table" then shown = table.concat(default, ",")
+  elseif default ~= nil then shown = tostring(default) end
+  return "--" .. name .. suffix, tostring(def[1] or ""), shown
+end
+
+function API.print_test_options(options)
+  local rows, width = {}, 0
+  for name, def in pairs(options or {}) do
+    if type(name) == "string" and type(def) == "table" then
+      local flag, help, shown = option_row(name, def)
+      rows[#rows + 1] = { flag, help, shown, name }
+      if #flag > width then width = #flag end
+    end
+  end
+  table.sort(rows, function(a, b) return a[4] < b[4] end)
+  for _, r in ipairs(rows) do
+    local line = "  " .. r[1] .. rep(" ", width - #r[1]) .. " " .. r[2]
+    if r[3] ~= nil then line = line .. " [" .. r[3] .. "]" end
+    print(line)
+  end
+  print()
+end
+
 -- The legacy names ------------------------------------------------------------
 -- sysbench.db: the 0.5 API over the thread's one connection.
 function API.legacy_db(sb)
   local con
+  -- sysbench 1.0.20 connects on the first use when the script never
+  -- called db_connect() (its drv_mysql.t runs a bare db_query()).
   local function connected()
-    if con == nil then error("Uninitialized database connection", 3) end
+    if con == nil then con = sb.sql.driver():connect() end
     return con
   end
   local function unsupported(name)

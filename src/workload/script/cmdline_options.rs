@@ -91,7 +91,16 @@ fn list_text(items: &Table) -> String {
 /// Runs the script's own `help()` function, if it defines one (it prints
 /// what it wants), as `sysbench SCRIPT help` does; returns whether it did.
 pub fn script_help(path: &Path) -> Result<bool, String> {
-    let st = bare_state(path, "help")?;
+    // help() sees its options at their defaults, as in sysbench.
+    let specs = script_options(path, "help")?;
+    let def = ScriptDef::new(
+        path,
+        &OptValues::new(specs),
+        &BuiltIns::default(),
+        RandParams::default(),
+        1,
+    )?;
+    let st = state::main_state(&def, "help", 1, true)?;
     let Some(f) = st.global_fn("help") else {
         return Ok(false);
     };

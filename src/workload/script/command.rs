@@ -89,11 +89,11 @@ async fn drive_command(
     tid: u32,
     stop: fn() -> bool,
 ) -> Result<(), String> {
-    let Some((f, _)) = st.command(name) else {
+    let Some((f, parallel)) = st.command(name) else {
         return Err(format!("{} has no `{name}` command", def.path.display()));
     };
     let mut s = ScriptSession::new(st, tid);
-    s.begin_command(name, f)?;
+    s.begin_command(name, f, parallel)?;
     let mut stmts: Vec<Stmt> = Vec::new();
     let mut rows = Rows::new();
     while let Some(step) = s.next(&mut stmts) {

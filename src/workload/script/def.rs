@@ -93,8 +93,14 @@ impl ScriptDef {
         let sha256 = hex(ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref());
         let mut opt_values = Vec::new();
         for (spec, raw) in values.entries() {
+            // An option declared without a default and not given is, in
+            // sysbench 1.0.20's sysbench.opt, on when boolean, 0 when a
+            // number or size.
             let v = match spec.kind {
-                OptKind::Bool => OptValue::Bool(matches!(raw, "on" | "true" | "1" | "yes")),
+                OptKind::Bool => OptValue::Bool(matches!(raw, "on" | "true" | "1" | "yes" | "")),
+                OptKind::Count | OptKind::Float | OptKind::Size if raw.trim().is_empty() => {
+                    OptValue::Num(0.0)
+                }
                 OptKind::Count | OptKind::Float => match raw.parse::<f64>() {
                     Ok(n) => OptValue::Num(n),
                     Err(_) => OptValue::Text(raw.to_string()),

@@ -116,7 +116,8 @@ end
 function Phases.events(env, tid)
   local event = rawget(env, "event")
   if type(event) ~= "function" then
-    error("the script defines no event() function, which `run` executes", 0)
+    -- sysbench 1.0.20's words (load_commands prints them as they are)
+    error("cannot find the event() function in " .. tostring(env.sysbench.cmdline.script_path), 0)
   end
   local hooks = env.sysbench.hooks
   while true do
@@ -248,6 +249,9 @@ function Phases.new_env(tid, command, slot)
     report_json = API.report_json,
   }, HIDDEN)
   sb.sql.driver = SQL.driver_for(slot, sb)
+  sb.cmdline.print_test_options = function()
+    API.print_test_options(sb.cmdline.options)
+  end
   sb.db = API.legacy_db(sb)
   env.sysbench = sb
   API.legacy_globals(env, sb)

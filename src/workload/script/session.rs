@@ -95,7 +95,7 @@ impl ScriptSession {
         let Some(f) = self.st.global_fn(name) else {
             return false;
         };
-        match self.st.guarded_thread(f, self.tid) {
+        match self.st.guarded_thread(f, Some(self.tid)) {
             Ok(co) => self.co = Some(co),
             Err(e) => {
                 self.text = message(&e);
@@ -157,13 +157,20 @@ impl ScriptSession {
     }
 
     /// Runs `command`'s coroutine from outside exec (prepare, cleanup,
-    /// custom commands): the caller drives it like `next`.
-    pub(crate) fn begin_command(&mut self, name: &str, f: mlua::Function) -> Result<(), String> {
+    /// custom commands): the caller drives it like `next`. A parallel
+    /// command's function gets its thread's id; any other none (sysbench
+    /// 1.0.20 calls a script's prepare() or cleanup() with no argument).
+    pub(crate) fn begin_command(
+        &mut self,
+        name: &str,
+        f: mlua::Function,
+        parallel: bool,
+    ) -> Result<(), String> {
         self.kind = StepKind::Command;
         self.st.host.guard.set_command(name);
         let co = self
             .st
-            .guarded_thread(f, self.tid)
+            .guarded_thread(f, parallel.then_some(self.tid))
             .map_err(|e| message(&e))?;
         self.co = Some(co);
         self.pending = Pending::Nothing;

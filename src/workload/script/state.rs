@@ -135,7 +135,9 @@ fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
             OptValue::Text(s) => Value::String(lua.create_string(s)?),
             OptValue::List(words) => Value::Table(lua.create_sequence_from(words.iter().cloned())?),
         };
-        opt.set(name.as_str(), v)?;
+        // sysbench.opt names an option with its dashes as underscores
+        // (`--dash-opt` is sysbench.opt.dash_opt), as sysbench 1.0.20 does.
+        opt.set(name.replace('-', "_"), v)?;
     }
     Ok(opt)
 }
@@ -380,8 +382,12 @@ impl ScriptState {
     }
 
     /// A coroutine running `f(tid)` guarded (errors become messages with
-    /// their traceback).
-    pub(crate) fn guarded_thread(&self, f: Function, tid: u32) -> mlua::Result<mlua::Thread> {
+    /// their traceback); `f()` when `tid` is None.
+    pub(crate) fn guarded_thread(
+        &self,
+        f: Function,
+        tid: Option<u32>,
+    ) -> mlua::Result<mlua::Thread> {
         let guarded: Function = self.host.phases.get("guarded")?;
         self.thread_of(guarded, (f, tid))
     }
