@@ -338,3 +338,88 @@ fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
     assert!(page.contains("DBT3 seconds per query"), "no chart");
     assert!(page.contains("Q14"), "no table");
 }
+
+/// A Python that has DuckDB: $QPSLAB_DUCKDB_PYTHON, scripts/deps.sh's
+/// venv (target/duckdb-venv), or python3; none is a failure that says
+/// so, never a pass.
+fn duckdb_python() -> String {
+    let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/target/duckdb-venv/bin/python");
+    let candidates = [
+        std::env::var("QPSLAB_DUCKDB_PYTHON").unwrap_or_default(),
+        venv.into(),
+        "python3".into(),
+    ];
+    for py in candidates.iter().filter(|p| !p.is_empty()) {
+        let has = std::process::Command::new(py)
+            .args(["-c", "import duckdb"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if has {
+            return py.clone();
+        }
+    }
+    panic!("no Python with DuckDB (tried {candidates:?}): run scripts/deps.sh, which installs it in target/duckdb-venv");
+}
+
+#[test]
+fn the_22_answers_match_duckdbs_on_the_same_rows() {
+    let db = prepared("dbt3_answers");
+    // the rows qpslab loaded, as tab-separated files, loaded into DuckDB
+    let dir = lab().home.join("dbt3_answers");
+    let (tsv, answers) = (dir.join("tsv"), dir.join("duckdb"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&tsv).expect("the dump folder");
+    for t in [
+        "region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem",
+    ] {
+        let rows = lab().sql(&db, &format!("SELECT * FROM {t}"));
+        std::fs::write(tsv.join(format!("{t}.tsv")), rows).expect("a dump");
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/dbt3_duckdb.py");
+    let o = std::process::Command::new(duckdb_python())
+        .args([
+            script,
+            &tsv.display().to_string(),
+            &answers.display().to_string(),
+            SF,
+        ])
+        .output()
+        .expect("python");
+    assert!(o.status.success(), "DuckDB's answers: {}", text(&o));
+    let answers = answers.display().to_string();
+    let o = lab().on_db(
+        &db,
+        &["check", "dbt3", "--scale", SF, "--answers", &answers],
+    );
+    let s = text(&o);
+    assert!(
+        o.status.success() && s.contains("answers: 22 of 22 match"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("(0 rows)"),
+        "an empty answer checks little: {s}"
+    );
+    // a wrong reference is found and told, exit 1
+    let q6 = format!("{answers}/q6.out");
+    std::fs::write(&q6, "revenue\n12.34\n").expect("q6");
+    let o = lab().on_db(
+        &db,
+        &[
+            "check",
+            "dbt3",
+            "--scale",
+            SF,
+            "--answers",
+            &answers,
+            "--queries",
+            "6,14",
+        ],
+    );
+    let s = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{s}");
+    assert!(
+        s.contains("Q6: ANSWER DIFFERS: row 1 revenue:") && s.contains("answers: 1 of 2 match"),
+        "{s}"
+    );
+}

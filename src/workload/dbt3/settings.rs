@@ -45,6 +45,10 @@ pub struct Dbt3Opts {
     /// Whether the refresh functions run (power: around the queries;
     /// throughput: the refresh stream).
     pub refresh: bool,
+    /// `check`: the folder of reference answers (`q1.out` … `q22.out`)
+    /// the validation queries' answers are compared with; empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub answers: String,
 }
 
 pub(crate) fn option_specs() -> Vec<OptSpec> {
@@ -95,6 +99,12 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
             Bool,
             "on",
             "run the refresh functions RF1/RF2 (off: queries only)",
+        ),
+        o(
+            "answers",
+            Text,
+            "",
+            "check: a folder of reference answers (q1.out … q22.out, TPC-H's answer-file form) to compare the validation queries' answers with",
         ),
     ]
 }
@@ -154,6 +164,7 @@ impl Dbt3Opts {
             query_timeout_s: v.count("query_timeout"),
             validation: v.flag("validation"),
             refresh: v.flag("refresh"),
+            answers: v.text("answers").to_string(),
         };
         if o.streams < 1 || o.streams > MAX_STREAMS {
             return Err(format!(
