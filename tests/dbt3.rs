@@ -423,3 +423,42 @@ fn the_22_answers_match_duckdbs_on_the_same_rows() {
         "{s}"
     );
 }
+
+#[test]
+fn partitioned_orders_and_lineitem_load_and_a_power_run_passes_check() {
+    let db = lab().fresh_db("dbt3_part");
+    ok(&["prepare", "dbt3", "--scale", SF, "--partition", "4"], &db);
+    let parts = |t: &str| {
+        count(
+            &db,
+            &format!("SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = '{db}' AND table_name = '{t}' AND partition_method = 'HASH'"),
+        )
+    };
+    assert_eq!(
+        (parts("orders"), parts("lineitem"), parts("part")),
+        (4, 4, 0)
+    );
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM lineitem"), 60175);
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--no-store",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let qs = json(&o)["dbt3"]["queries"].clone();
+    assert_eq!(qs.as_object().map(|m| m.len()), Some(22), "{qs}");
+    assert_consistent(&db);
+    let bad = lab().on_db(&db, &["prepare", "dbt3", "--partition", "5000"]);
+    assert!(
+        !bad.status.success() && text(&bad).contains("--partition must be from 0"),
+        "{}",
+        text(&bad)
+    );
+}

@@ -8,6 +8,9 @@ use crate::workload::options::{OptKind, OptSpec, OptValues};
 /// The largest scale factor taken (TPC-H's published sizes stop at
 /// 100000; this host-sized lab stops well before).
 const MAX_SCALE: f64 = 1000.0;
+/// The most partitions taken (MariaDB's limit is 8192; more than this
+/// only slows a lab's load).
+const MAX_PARTITIONS: u32 = 1024;
 /// The most query streams a throughput test runs.
 const MAX_STREAMS: u32 = 64;
 
@@ -30,6 +33,9 @@ pub struct Dbt3Opts {
     pub storage_engine: String,
     /// Further table options at prepare (e.g. `ROW_FORMAT=COMPRESSED`).
     pub table_options: String,
+    /// Partitions of orders and lineitem at prepare, by HASH of the order
+    /// key (0: not partitioned).
+    pub partition: u32,
     /// Loader connections (0: the lab's default).
     pub loaders: u32,
     /// The run's test.
@@ -67,6 +73,12 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
             Text,
             "",
             "further CREATE TABLE options, e.g. ROW_FORMAT=COMPRESSED",
+        ),
+        o(
+            "partition",
+            Count,
+            "0",
+            "partition orders and lineitem by HASH of the order key into N partitions (0: none)",
         ),
         o("loaders", Count, "0", "loader connections (0: four per CPU)"),
         o(
@@ -157,6 +169,7 @@ impl Dbt3Opts {
             scale: parse_scale(v.text("scale"))?,
             storage_engine: v.text("storage_engine").to_string(),
             table_options: v.text("table_options").to_string(),
+            partition: v.count("partition"),
             loaders: v.count("loaders"),
             test,
             streams: v.count("streams"),
@@ -180,6 +193,12 @@ impl Dbt3Opts {
             return Err(format!(
                 "--storage-engine: '{}' is not an engine name",
                 o.storage_engine
+            ));
+        }
+        if o.partition > MAX_PARTITIONS {
+            return Err(format!(
+                "--partition must be from 0 (none) to {MAX_PARTITIONS}, got {}",
+                o.partition
             ));
         }
         if o.table_options.contains(';') {
