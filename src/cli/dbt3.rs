@@ -268,11 +268,13 @@ fn series_blocks(
 }
 
 /// `compare A B` of two DBT3 runs: each query's time ratio of B's series
-/// over A's (min/median/max over the repeats), plan changes flagged.
+/// over A's (min/median/max over the repeats), plan changes flagged; as
+/// text, or one JSON document with `json`.
 pub(super) fn comparison(
     store: &crate::store::Store,
     a: &crate::store::RunDetail,
     b: &crate::store::RunDetail,
+    json: bool,
 ) -> Result<String> {
     let (sa, sb) = (series_blocks(store, a)?, series_blocks(store, b)?);
     let (ra, rb): (Vec<_>, Vec<_>) = (sa.iter().collect(), sb.iter().collect());
@@ -284,7 +286,12 @@ pub(super) fn comparison(
             b.run.id
         );
     }
-    Ok(crate::report::dbt3_text::comparison_text(
+    let render = if json {
+        crate::report::dbt3_text::comparison_json
+    } else {
+        crate::report::dbt3_text::comparison_text
+    };
+    Ok(render(
         (&series_name(a), sa.len()),
         (&series_name(b), sb.len()),
         &ratios,
