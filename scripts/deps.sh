@@ -3,6 +3,8 @@
 # MariaDB server and client, sysbench (for compatibility tests and
 # benchmarks), unzip and Maven (to fetch MariaDB 11.4 for the --basedir
 # test), bc (bench), prometheus (promtool, for the export test), linux-perf (the profiler), strace (its syscall test), and a Rust toolchain when cargo is missing.
+# DuckDB (PyPI), the DBT3 answer test's independent engine, goes in a venv
+# under target/duckdb-venv (Debian's python3 refuses a system-wide pip).
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -18,6 +20,8 @@ command -v strace >/dev/null 2>&1 || need+=(strace)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 # promtool (Debian's prometheus package): the export test backfills with it
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 [ -d /usr/share/fonts/truetype/dejavu ] || need+=(fonts-dejavu-core)
 command -v cc >/dev/null 2>&1 || need+=(build-essential)
 if [ "${QPSLAB_WITH_MAVEN:-0}" = 1 ]; then command -v mvn >/dev/null 2>&1 || need+=(maven); fi
@@ -39,10 +43,16 @@ if ! command -v cargo >/dev/null 2>&1; then
   }
 fi
 export PATH="$HOME/.cargo/bin:$PATH"
+here=$(cd "$(dirname "$0")/.." && pwd)
+venv="$here/target/duckdb-venv"
+if ! "$venv/bin/python" -c 'import duckdb' >/dev/null 2>&1; then
+  rm -rf "$venv"
+  { python3 -m venv "$venv" && "$venv/bin/pip" install -q duckdb; } \
+    || { echo "installing DuckDB (pip install duckdb in target/duckdb-venv) failed: the DBT3 answer test needs it" >&2; exit 1; }
+fi
 if [ "${QPSLAB_WITH_BROWSER:-0}" = 1 ]; then
   major=$(node -p 'process.versions.node.split(".")[0]')
   [ "$major" -ge 20 ] || { echo "the browser test needs Node.js 20 or newer (found $(node --version))" >&2; exit 1; }
-  here=$(cd "$(dirname "$0")/.." && pwd)
   [ -d "$here/tests/ui/node_modules/playwright-core" ] || npm ci --prefix "$here/tests/ui" --no-audit --no-fund >/dev/null
 fi
 # The profiler reads scheduler tracepoints (sched:sched_switch): tracefs

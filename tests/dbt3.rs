@@ -300,6 +300,9 @@ fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
                 "1,6,14",
                 "--refresh",
                 "off",
+                // the same parameters in both (Q14's month decides its plan)
+                "--validation",
+                "on",
                 "--label",
                 label,
                 "--store",
@@ -312,8 +315,11 @@ fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
         json(&o)["run_id"].as_i64().expect("run_id").to_string()
     };
     let a = run("with-index");
-    // the variant: the shipdate index gone, so Q14's range scan is a full one
-    lab().sql(&db, "ALTER TABLE lineitem DROP INDEX i_l_shipdate");
+    // the variant: no index left that Q14 can use (lineitem's shipdate
+    // and partkey ones, part's primary key), so whichever plan the first
+    // run took (the optimizer's pick between them varies at this size),
+    // the second's differs
+    lab().sql(&db, "ALTER TABLE lineitem DROP INDEX i_l_shipdate, DROP INDEX i_l_partkey, DROP INDEX i_l_suppkey_partkey; ALTER TABLE part DROP PRIMARY KEY");
     let b = run("no-index");
     let shown = lab().qpslab(&["show", &a, "--store", &store]);
     let s = text(&shown);
@@ -331,10 +337,188 @@ fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
     assert!(q14.is_some_and(|l| l.contains("PLAN CHANGED")), "{s}");
     let q1 = s.lines().find(|l| l.trim_start().starts_with("Q1 "));
     assert!(q1.is_some_and(|l| l.ends_with("same")), "{s}");
+    let c = lab().qpslab(&["compare", &a, &b, "--store", &store, "--format", "json"]);
+    assert!(c.status.success(), "{}", text(&c));
+    let j = json(&c);
+    assert_eq!(j["other"]["series"], "no-index", "{j}");
+    let qs = j["queries"].as_array().expect("queries");
+    assert_eq!(qs.len(), 3, "{j}");
+    let q14 = qs.iter().find(|q| q["query"] == "Q14").expect("Q14");
+    assert_eq!(q14["plan_changed"], true, "{j}");
+    assert!(q14["ratio_median"].as_f64().is_some_and(|r| r > 0.0), "{j}");
+    // the two runs as a campaign's series: its page has the DBT3 section
+    let campaign = {
+        let conn = rusqlite::Connection::open(&store).expect("the store");
+        conn.execute(
+            "INSERT INTO campaigns (name, kind, definition, created_at) VALUES ('dbt3-index', 'campaign', '{}', '2026-11-27 00:00:00')",
+            [],
+        )
+        .expect("a campaign");
+        let id = conn.last_insert_rowid();
+        conn.execute(
+            &format!("UPDATE runs SET campaign_id = {id} WHERE id IN ({a}, {b})"),
+            [],
+        )
+        .expect("its runs");
+        id.to_string()
+    };
+    let html = lab().home.join("dbt3_campaign.html").display().to_string();
+    let r = lab().qpslab(&[
+        "report",
+        "--campaign",
+        &campaign,
+        "-o",
+        &html,
+        "--store",
+        &store,
+    ]);
+    assert!(r.status.success(), "{}", text(&r));
+    let page = std::fs::read_to_string(&html).expect("the campaign page");
+    // the section's heading (the last of its name: the contents list it first)
+    let section = page
+        .rsplit_once("DBT3 per-query time ratios against with-index")
+        .map(|(_, s)| s)
+        .expect("no DBT3 section on the campaign page");
+    assert!(
+        section.contains("no-index (1 run(s)) over with-index (1 run(s))"),
+        "{section}"
+    );
+    assert!(
+        section.contains("DBT3 median time ratio, no-index"),
+        "no chart"
+    );
+    assert!(
+        section.contains("plan changed"),
+        "Q14's plan change not shown"
+    );
     let html = lab().home.join("dbt3_compare.html").display().to_string();
     let r = lab().qpslab(&["report", &a, "-o", &html, "--store", &store]);
     assert!(r.status.success(), "{}", text(&r));
     let page = std::fs::read_to_string(&html).expect("the run page");
     assert!(page.contains("DBT3 seconds per query"), "no chart");
     assert!(page.contains("Q14"), "no table");
+}
+
+/// A Python that has DuckDB: $QPSLAB_DUCKDB_PYTHON, scripts/deps.sh's
+/// venv (target/duckdb-venv), or python3; none is a failure that says
+/// so, never a pass.
+fn duckdb_python() -> String {
+    let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/target/duckdb-venv/bin/python");
+    let candidates = [
+        std::env::var("QPSLAB_DUCKDB_PYTHON").unwrap_or_default(),
+        venv.into(),
+        "python3".into(),
+    ];
+    for py in candidates.iter().filter(|p| !p.is_empty()) {
+        let has = std::process::Command::new(py)
+            .args(["-c", "import duckdb"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if has {
+            return py.clone();
+        }
+    }
+    panic!("no Python with DuckDB (tried {candidates:?}): run scripts/deps.sh, which installs it in target/duckdb-venv");
+}
+
+#[test]
+fn the_22_answers_match_duckdbs_on_the_same_rows() {
+    let db = prepared("dbt3_answers");
+    // the rows qpslab loaded, as tab-separated files, loaded into DuckDB
+    let dir = lab().home.join("dbt3_answers");
+    let (tsv, answers) = (dir.join("tsv"), dir.join("duckdb"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&tsv).expect("the dump folder");
+    for t in [
+        "region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem",
+    ] {
+        let rows = lab().sql(&db, &format!("SELECT * FROM {t}"));
+        std::fs::write(tsv.join(format!("{t}.tsv")), rows).expect("a dump");
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/dbt3_duckdb.py");
+    let o = std::process::Command::new(duckdb_python())
+        .args([
+            script,
+            &tsv.display().to_string(),
+            &answers.display().to_string(),
+            SF,
+        ])
+        .output()
+        .expect("python");
+    assert!(o.status.success(), "DuckDB's answers: {}", text(&o));
+    let answers = answers.display().to_string();
+    let o = lab().on_db(
+        &db,
+        &["check", "dbt3", "--scale", SF, "--answers", &answers],
+    );
+    let s = text(&o);
+    assert!(
+        o.status.success() && s.contains("answers: 22 of 22 match"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("(0 rows)"),
+        "an empty answer checks little: {s}"
+    );
+    // a wrong reference is found and told, exit 1
+    let q6 = format!("{answers}/q6.out");
+    std::fs::write(&q6, "revenue\n12.34\n").expect("q6");
+    let o = lab().on_db(
+        &db,
+        &[
+            "check",
+            "dbt3",
+            "--scale",
+            SF,
+            "--answers",
+            &answers,
+            "--queries",
+            "6,14",
+        ],
+    );
+    let s = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{s}");
+    assert!(
+        s.contains("Q6: ANSWER DIFFERS: row 1 revenue:") && s.contains("answers: 1 of 2 match"),
+        "{s}"
+    );
+}
+
+#[test]
+fn partitioned_orders_and_lineitem_load_and_a_power_run_passes_check() {
+    let db = lab().fresh_db("dbt3_part");
+    ok(&["prepare", "dbt3", "--scale", SF, "--partition", "4"], &db);
+    let parts = |t: &str| {
+        count(
+            &db,
+            &format!("SELECT COUNT(*) FROM information_schema.partitions WHERE table_schema = '{db}' AND table_name = '{t}' AND partition_method = 'HASH'"),
+        )
+    };
+    assert_eq!(
+        (parts("orders"), parts("lineitem"), parts("part")),
+        (4, 4, 0)
+    );
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM lineitem"), 60175);
+    let o = lab().on_db(
+        &db,
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--no-store",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let qs = json(&o)["dbt3"]["queries"].clone();
+    assert_eq!(qs.as_object().map(|m| m.len()), Some(22), "{qs}");
+    assert_consistent(&db);
+    let bad = lab().on_db(&db, &["prepare", "dbt3", "--partition", "5000"]);
+    assert!(
+        !bad.status.success() && text(&bad).contains("--partition must be from 0"),
+        "{}",
+        text(&bad)
+    );
 }

@@ -1,10 +1,13 @@
 //! The DBT3 commands that differ from the other workloads': `prepare
 //! dbt3` (its own report: scale, rows, rows/s) and `check dbt3` (row
-//! counts for the scale, orders against line items; exit 1 with the
+//! counts for the scale, orders against line items, and with `--answers`
+//! the validation queries' answers against a reference; exit 1 with the
 //! offenders when one does not hold).
 
 use super::plan::LoadPlan;
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// `prepare dbt3`: its loaders, its own report.
 pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
@@ -34,8 +37,10 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
     Ok(())
 }
 
-/// `check dbt3`: the row counts and order/line-item conditions (exit 1
-/// when one is broken).
+/// `check dbt3`: the row counts and order/line-item conditions, and with
+/// `--answers DIR` the validation queries' answers against DIR's
+/// reference answers (exit 1 when a condition is broken or an answer
+/// differs).
 pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.dbt3() else {
         bail!("{} is not dbt3", p.workload_name);
@@ -43,14 +48,27 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let t = p.target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_dbt3(&t, &family)?;
+    let answers = match family.opts().answers.as_str() {
+        "" => None,
+        dir => {
+            let refs = reference_answers(Path::new(dir), family.opts())?;
+            Some(crate::lab::check_dbt3_answers(&t, &family, &refs)?)
+        }
+    };
     let broken = conditions
         .iter()
         .filter(|c| !c.violations.is_empty())
         .count();
+    let differ = answers
+        .iter()
+        .flatten()
+        .filter(|a| !a.differences.is_empty())
+        .count();
     if p.output.json() {
         outln!(
             "{}",
-            serde_json::json!({"conditions": conditions, "violated": broken})
+            serde_json::json!({"conditions": conditions, "violated": broken,
+                "answers": answers, "answers_differ": differ})
         );
     } else {
         for c in &conditions {
@@ -68,8 +86,52 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
                 conditions.len()
             );
         }
+        if let Some(a) = &answers {
+            out!("{}", answers_text(a, &family.opts().answers));
+        }
     }
-    Ok(i32::from(broken > 0))
+    Ok(i32::from(broken > 0 || differ > 0))
+}
+
+/// The reference answers of the chosen queries: `q1.out` … `q22.out` in
+/// `dir`.
+fn reference_answers(
+    dir: &Path,
+    o: &crate::workload::dbt3::Dbt3Opts,
+) -> Result<BTreeMap<u32, String>> {
+    let mut refs = BTreeMap::new();
+    for q in o.chosen(&(1..=22).collect::<Vec<u32>>()) {
+        let f = dir.join(format!("q{q}.out"));
+        let text = std::fs::read_to_string(&f)
+            .with_context(|| format!("--answers: the reference answer of Q{q}, {}", f.display()))?;
+        refs.insert(q, text);
+    }
+    Ok(refs)
+}
+
+/// Each query's answer against its reference, and the count that match.
+fn answers_text(answers: &[crate::workload::dbt3::AnswerCheck], dir: &str) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for a in answers {
+        if a.differences.is_empty() {
+            let _ = writeln!(s, "Q{}: answer matches ({} rows)", a.query, a.rows);
+        } else {
+            let _ = writeln!(
+                s,
+                "Q{}: ANSWER DIFFERS: {}",
+                a.query,
+                a.differences.join(" | ")
+            );
+        }
+    }
+    let ok = answers.iter().filter(|a| a.differences.is_empty()).count();
+    let _ = writeln!(
+        s,
+        "answers: {ok} of {} match the reference in {dir}",
+        answers.len()
+    );
+    s
 }
 
 /// `run dbt3`: the power or throughput test through the family's own
@@ -206,11 +268,13 @@ fn series_blocks(
 }
 
 /// `compare A B` of two DBT3 runs: each query's time ratio of B's series
-/// over A's (min/median/max over the repeats), plan changes flagged.
+/// over A's (min/median/max over the repeats), plan changes flagged; as
+/// text, or one JSON document with `json`.
 pub(super) fn comparison(
     store: &crate::store::Store,
     a: &crate::store::RunDetail,
     b: &crate::store::RunDetail,
+    json: bool,
 ) -> Result<String> {
     let (sa, sb) = (series_blocks(store, a)?, series_blocks(store, b)?);
     let (ra, rb): (Vec<_>, Vec<_>) = (sa.iter().collect(), sb.iter().collect());
@@ -222,7 +286,12 @@ pub(super) fn comparison(
             b.run.id
         );
     }
-    Ok(crate::report::dbt3_text::comparison_text(
+    let render = if json {
+        crate::report::dbt3_text::comparison_json
+    } else {
+        crate::report::dbt3_text::comparison_text
+    };
+    Ok(render(
         (&series_name(a), sa.len()),
         (&series_name(b), sb.len()),
         &ratios,

@@ -51,12 +51,16 @@ pub(super) fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>)
 pub(super) fn compare_runs(a: &CompareArgs) -> Result<()> {
     let store = read_store(a.store.path())?;
     let (da, db) = (stored_run(&store, a.run_a)?, stored_run(&store, a.run_b)?);
+    let f = report::table::Format::from(a.format.format);
     if da.dbt3.is_some() && db.dbt3.is_some() {
-        out!("{}", super::dbt3::comparison(&store, &da, &db)?);
+        let json = f == report::table::Format::Json;
+        outln!(
+            "{}",
+            super::dbt3::comparison(&store, &da, &db, json)?.trim_end()
+        );
         return Ok(());
     }
     let (cq, ct) = compare_runs_intervals(&da, &db).map_err(anyhow::Error::msg)?;
-    let f = report::table::Format::from(a.format.format);
     // The repeats of each point, picked implicitly: the excluded ones
     // left out (the two runs named stay), and said.
     let qps = |id: i64| -> Result<Vec<f64>> {

@@ -159,6 +159,16 @@ pub fn check_dbt3(
     on_quiet_db(t, async |c| family.check(c).await)
 }
 
+/// DBT3's validation queries' answers on the target against
+/// `references` (each query's reference answer text).
+pub fn check_dbt3_answers(
+    t: &Target,
+    family: &crate::workload::dbt3::Dbt3,
+    references: &std::collections::BTreeMap<u32, String>,
+) -> Result<Vec<crate::workload::dbt3::AnswerCheck>> {
+    on_quiet_db(t, async |c| family.check_answers(c, references).await)
+}
+
 /// dbSTRESS's consistency conditions on the target (a quiet database).
 pub fn check_dbstress(
     t: &Target,

@@ -40,8 +40,8 @@ pub use curation::{
     run_row,
 };
 pub use data::{
-    check_dbstress, check_dbt3, check_ibench, check_linkbench, check_tpcc, cleanup, largest_id,
-    prepare, ready, script_command, MissingTable,
+    check_dbstress, check_dbt3, check_dbt3_answers, check_ibench, check_linkbench, check_tpcc,
+    cleanup, largest_id, prepare, ready, script_command, MissingTable,
 };
 pub use dbt3_record::{run_dbt3, Dbt3Run};
 pub use environment_capture::Environment;

@@ -1,6 +1,6 @@
 //! DBT3's text: a run's per-query table (`qpslab show RUN`) and the
 //! per-query comparison of two series (`qpslab compare A B` of two DBT3
-//! runs). Formats only: the figures come from the stored `dbt3` block and
+//! runs, as text or JSON). Formats only: the figures come from the stored `dbt3` block and
 //! analyze::dbt3_compare.
 
 use crate::analyze::dbt3_compare::{query_number, QueryRatio};
@@ -88,4 +88,21 @@ pub fn comparison_text(
     let changed = ratios.iter().filter(|r| r.plan_changed).count();
     o.push_str(&format!("  plans changed: {changed}\n"));
     o
+}
+
+/// The per-query comparison as one JSON document (`compare A B --format
+/// json`): the two series (name, runs), each query's ratios and plans,
+/// and how many plans changed.
+pub fn comparison_json(
+    reference: (&str, usize),
+    other: (&str, usize),
+    ratios: &[QueryRatio],
+) -> String {
+    serde_json::json!({
+        "reference": {"series": reference.0, "runs": reference.1},
+        "other": {"series": other.0, "runs": other.1},
+        "queries": ratios,
+        "plans_changed": ratios.iter().filter(|r| r.plan_changed).count(),
+    })
+    .to_string()
 }

@@ -96,7 +96,9 @@ fn ratio_table(ratios: &[QueryRatio]) -> Markup {
 /// against the first series'; empty without two series of DBT3 runs.
 pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
     let mut series: Vec<(String, Vec<Dbt3Block>)> = Vec::new();
-    for r in ok.iter().filter(|r| r.workload == "dbt3") {
+    // DBT3 runs are stored as `dbt3-sf<scale>`
+    let is_dbt3 = |w: &str| w == "dbt3" || w.starts_with("dbt3-");
+    for r in ok.iter().filter(|r| is_dbt3(&r.workload)) {
         let Some(b) = store.run_detail(r.id)?.and_then(|d| d.dbt3) else {
             continue;
         };

@@ -13,7 +13,7 @@ use tpchgen::generators::{
 };
 
 /// Rows a chunk holds, about.
-const CHUNK_ROWS: u64 = 100_000;
+const CHUNK_ROWS: u64 = 25_000;
 /// Rows written per call of a chunk's filler.
 const ROWS_PER_FILL: usize = 2_000;
 
@@ -141,7 +141,7 @@ mod tests {
         assert_eq!(rows(Table::LineItem, 0.01), 60_175);
         let cs = chunks(0.05);
         let li: Vec<_> = cs.iter().filter(|c| c.table == Table::LineItem).collect();
-        assert_eq!(li.len(), 3);
+        assert_eq!(li.len(), 12);
         let n = Arc::new(AtomicU64::new(0));
         for c in li {
             let mut f = chunk_rows(*c, 0.05, n.clone());

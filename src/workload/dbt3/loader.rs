@@ -75,9 +75,14 @@ async fn begin(conn: &mut Conn, o: &Dbt3Opts) -> Result<HashSet<String>> {
         );
     }
     for t in tables::ALL {
-        conn.exec(&tables::create_sql(t, &o.storage_engine, &o.table_options))
-            .await
-            .with_context(|| format!("creating {}", t.name()))?;
+        conn.exec(&tables::create_sql(
+            t,
+            &o.storage_engine,
+            &o.table_options,
+            o.partition,
+        ))
+        .await
+        .with_context(|| format!("creating {}", t.name()))?;
     }
     conn.exec(&tables::create_progress_sql()).await?;
     conn.exec(&format!(

@@ -2,11 +2,12 @@
 //! the eight tables (tpch_schema.rs), their data from the `tpchgen` crate,
 //! dbgen's own output (datagen.rs), the parallel resumable loader
 //! (loader.rs), the row-count check (row_counts.rs); its options are
-//! settings.rs. What follows TPC-H and what deviates is docs/WORKLOADS.md.
+//! settings.rs; the answers against a reference, answer_check.rs. What follows TPC-H and what deviates is docs/WORKLOADS.md.
 //!
 //! Its runs have their own driver (stream_driver.rs), which times each
 //! query; it never prints or stores (cli prints, lab stores).
 
+mod answer_check;
 mod datagen;
 mod loader;
 mod qgen_params;
@@ -17,6 +18,7 @@ mod settings;
 mod stream_driver;
 mod tpch_schema;
 
+pub use answer_check::AnswerCheck;
 pub use row_counts::Condition;
 pub(crate) use settings::option_specs;
 pub use settings::{Dbt3Opts, Test};
@@ -69,6 +71,17 @@ impl Dbt3 {
     /// database).
     pub async fn check(&self, conn: &mut Conn) -> anyhow::Result<Vec<Condition>> {
         row_counts::check(conn, self.o.scale).await
+    }
+
+    /// The chosen queries' answers at the validation parameters against
+    /// `references` (each query's reference answer text).
+    pub async fn check_answers(
+        &self,
+        conn: &mut Conn,
+        references: &std::collections::BTreeMap<u32, String>,
+    ) -> anyhow::Result<Vec<AnswerCheck>> {
+        let queries = self.o.chosen(&(1..=22).collect::<Vec<u32>>());
+        answer_check::check_answers(conn, self.o.scale, &queries, references).await
     }
 }
 

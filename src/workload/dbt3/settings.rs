@@ -8,6 +8,9 @@ use crate::workload::options::{OptKind, OptSpec, OptValues};
 /// The largest scale factor taken (TPC-H's published sizes stop at
 /// 100000; this host-sized lab stops well before).
 const MAX_SCALE: f64 = 1000.0;
+/// The most partitions taken (MariaDB's limit is 8192; more than this
+/// only slows a lab's load).
+const MAX_PARTITIONS: u32 = 1024;
 /// The most query streams a throughput test runs.
 const MAX_STREAMS: u32 = 64;
 
@@ -30,6 +33,9 @@ pub struct Dbt3Opts {
     pub storage_engine: String,
     /// Further table options at prepare (e.g. `ROW_FORMAT=COMPRESSED`).
     pub table_options: String,
+    /// Partitions of orders and lineitem at prepare, by HASH of the order
+    /// key (0: not partitioned).
+    pub partition: u32,
     /// Loader connections (0: the lab's default).
     pub loaders: u32,
     /// The run's test.
@@ -45,6 +51,10 @@ pub struct Dbt3Opts {
     /// Whether the refresh functions run (power: around the queries;
     /// throughput: the refresh stream).
     pub refresh: bool,
+    /// `check`: the folder of reference answers (`q1.out` … `q22.out`)
+    /// the validation queries' answers are compared with; empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub answers: String,
 }
 
 pub(crate) fn option_specs() -> Vec<OptSpec> {
@@ -63,6 +73,12 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
             Text,
             "",
             "further CREATE TABLE options, e.g. ROW_FORMAT=COMPRESSED",
+        ),
+        o(
+            "partition",
+            Count,
+            "0",
+            "partition orders and lineitem by HASH of the order key into N partitions (0: none)",
         ),
         o("loaders", Count, "0", "loader connections (0: four per CPU)"),
         o(
@@ -95,6 +111,12 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
             Bool,
             "on",
             "run the refresh functions RF1/RF2 (off: queries only)",
+        ),
+        o(
+            "answers",
+            Text,
+            "",
+            "check: a folder of reference answers (q1.out … q22.out, TPC-H's answer-file form) to compare the validation queries' answers with",
         ),
     ]
 }
@@ -147,6 +169,7 @@ impl Dbt3Opts {
             scale: parse_scale(v.text("scale"))?,
             storage_engine: v.text("storage_engine").to_string(),
             table_options: v.text("table_options").to_string(),
+            partition: v.count("partition"),
             loaders: v.count("loaders"),
             test,
             streams: v.count("streams"),
@@ -154,6 +177,7 @@ impl Dbt3Opts {
             query_timeout_s: v.count("query_timeout"),
             validation: v.flag("validation"),
             refresh: v.flag("refresh"),
+            answers: v.text("answers").to_string(),
         };
         if o.streams < 1 || o.streams > MAX_STREAMS {
             return Err(format!(
@@ -169,6 +193,12 @@ impl Dbt3Opts {
             return Err(format!(
                 "--storage-engine: '{}' is not an engine name",
                 o.storage_engine
+            ));
+        }
+        if o.partition > MAX_PARTITIONS {
+            return Err(format!(
+                "--partition must be from 0 (none) to {MAX_PARTITIONS}, got {}",
+                o.partition
             ));
         }
         if o.table_options.contains(';') {

@@ -116,10 +116,23 @@ impl Table {
     }
 }
 
-/// CREATE TABLE for `t`, with the engine and any further table options.
-pub fn create_sql(t: Table, engine: &str, options: &str) -> String {
+/// CREATE TABLE for `t`, with the engine and any further table options;
+/// `partitions` > 0 partitions orders and lineitem by HASH of the order
+/// key into that many partitions (the key every unique key of both holds,
+/// so an order and its line items share a partition number).
+pub fn create_sql(t: Table, engine: &str, options: &str, partitions: u32) -> String {
+    let by = match t {
+        Table::Orders => "o_orderkey",
+        Table::LineItem => "l_orderkey",
+        _ => "",
+    };
+    let partition = if partitions > 0 && !by.is_empty() {
+        format!(" PARTITION BY HASH ({by}) PARTITIONS {partitions}")
+    } else {
+        String::new()
+    };
     format!(
-        "CREATE TABLE {} (\n  {}\n) ENGINE={engine} DEFAULT CHARSET=latin1 {options}",
+        "CREATE TABLE {} (\n  {}\n) ENGINE={engine} DEFAULT CHARSET=latin1 {options}{partition}",
         t.name(),
         t.columns()
     )
@@ -147,8 +160,12 @@ mod tests {
     #[test]
     fn every_table_has_its_key_and_lineitem_its_indexes() {
         for t in ALL {
-            assert!(create_sql(t, "InnoDB", "").contains("PRIMARY KEY"));
+            assert!(create_sql(t, "InnoDB", "", 0).contains("PRIMARY KEY"));
+            assert!(!create_sql(t, "InnoDB", "", 0).contains("PARTITION"));
         }
+        assert!(create_sql(Table::LineItem, "InnoDB", "", 4)
+            .ends_with("PARTITION BY HASH (l_orderkey) PARTITIONS 4"));
+        assert!(!create_sql(Table::Part, "InnoDB", "", 4).contains("PARTITION"));
         let li = index_sql(Table::LineItem).unwrap_or_default();
         assert!(li.starts_with("ALTER TABLE lineitem ADD INDEX i_l_shipdate"));
         assert_eq!(index_sql(Table::Region), None);
