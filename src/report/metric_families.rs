@@ -17,13 +17,22 @@ pub enum Format {
     /// OpenMetrics 1.0 (`application/openmetrics-text; version=1.0.0`),
     /// ending in `# EOF`.
     OpenMetrics,
+    /// Prometheus' protobuf format (length-delimited MetricFamily
+    /// messages), the one that carries native histograms.
+    Protobuf,
 }
 
 impl Format {
     /// The format an HTTP `Accept` header asks for: OpenMetrics when it
     /// names it, else the Prometheus text format.
     pub fn negotiate(accept: &str) -> Format {
-        if accept.contains("application/openmetrics-text") {
+        // a scraper lists what it takes best first
+        let first = accept.split(',').next().unwrap_or("");
+        if first.contains("application/vnd.google.protobuf")
+            && first.contains("io.prometheus.client.MetricFamily")
+        {
+            Format::Protobuf
+        } else if accept.contains("application/openmetrics-text") {
             Format::OpenMetrics
         } else {
             Format::Text
@@ -35,6 +44,9 @@ impl Format {
         match self {
             Format::Text => "text/plain; version=0.0.4; charset=utf-8",
             Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Protobuf => {
+                "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"
+            }
         }
     }
 }
@@ -68,6 +80,70 @@ pub struct Family {
     pub help: &'static str,
     /// Its samples, in the order written.
     pub samples: Vec<Point>,
+    /// A histogram family's histograms whole (for the protobuf format),
+    /// one a label set, beside their text samples.
+    pub hists: Vec<HistPoint>,
+}
+
+/// Schema of the native histograms: 2^3 buckets per power of two, each
+/// about 9% wide.
+pub const NATIVE_SCHEMA: i32 = 3;
+
+/// One histogram of a family, whole: its labels, classic buckets and its
+/// native (exponential) buckets.
+pub struct HistPoint {
+    /// Rendered labels, without `le`.
+    pub labels: String,
+    /// Observations.
+    pub count: u64,
+    /// Their sum, seconds.
+    pub sum: f64,
+    /// (upper bound seconds, cumulative count) over `BUCKETS_S`.
+    pub classic: Vec<(f64, u64)>,
+    /// Observations of 0 (the zero bucket).
+    pub zero_count: u64,
+    /// Native buckets at `NATIVE_SCHEMA`: (index, count), indexes
+    /// ascending; bucket i holds (2^((i-1)/8), 2^(i/8)] seconds.
+    pub native: Vec<(i32, u64)>,
+}
+
+impl HistPoint {
+    /// `h` (microseconds) with `labels`.
+    pub fn of(labels: &str, h: &Hist) -> HistPoint {
+        let recorded = h.recorded();
+        let mut classic = Vec::with_capacity(BUCKETS_S.len());
+        let (mut at, mut n) = (0, 0u64);
+        for le in BUCKETS_S {
+            while at < recorded.len() && (recorded[at].0 as f64) <= le * 1e6 {
+                n += recorded[at].1;
+                at += 1;
+            }
+            classic.push((le, n));
+        }
+        let mut native: Vec<(i32, u64)> = Vec::new();
+        let mut zero_count = 0;
+        let per_octave = f64::from(1 << NATIVE_SCHEMA);
+        for (us, c) in &recorded {
+            if *us == 0 {
+                zero_count += c;
+                continue;
+            }
+            let i = ((*us as f64 / 1e6).log2() * per_octave).ceil() as i32;
+            match native.last_mut() {
+                Some((last, n)) if *last == i => *n += c,
+                _ => native.push((i, *c)),
+            }
+        }
+        let count = h.count();
+        HistPoint {
+            labels: labels.to_string(),
+            count,
+            sum: h.mean_ms() / 1000.0 * count as f64,
+            classic,
+            zero_count,
+            native,
+        }
+    }
 }
 
 /// The families by name, in name order (each family's samples together).
@@ -77,19 +153,16 @@ pub struct Families(pub BTreeMap<String, Family>);
 impl Families {
     /// Adds a sample of family `name` (created with `kind` and `help` if new).
     pub fn add(&mut self, name: &str, kind: &'static str, help: &'static str, p: Point) {
-        match self.0.get_mut(name) {
-            Some(f) => f.samples.push(p),
-            None => {
-                self.0.insert(
-                    name.to_string(),
-                    Family {
-                        kind,
-                        help,
-                        samples: vec![p],
-                    },
-                );
-            }
-        }
+        self.family(name, kind, help).samples.push(p);
+    }
+
+    fn family(&mut self, name: &str, kind: &'static str, help: &'static str) -> &mut Family {
+        self.0.entry(name.to_string()).or_insert_with(|| Family {
+            kind,
+            help,
+            samples: Vec::new(),
+            hists: Vec::new(),
+        })
     }
 
     /// A counter's value now (the scrape's time).
@@ -126,44 +199,34 @@ impl Families {
         h: &Hist,
         ts: Option<f64>,
     ) {
-        let recorded = h.recorded();
-        let mut at = 0;
-        let mut n = 0u64;
+        let hp = HistPoint::of(base, h);
         let sep = if base.is_empty() { "" } else { "," };
-        for le in BUCKETS_S {
-            while at < recorded.len() && (recorded[at].0 as f64) <= le * 1e6 {
-                n += recorded[at].1;
-                at += 1;
-            }
+        for (le, n) in &hp.classic {
             let labels = format!("{base}{sep}le=\"{le}\"");
             self.add(
                 name,
                 "histogram",
                 help,
-                point("_bucket", labels, n as f64, ts),
+                point("_bucket", labels, *n as f64, ts),
             );
         }
-        let count = h.count();
+        let count = hp.count as f64;
         let inf = format!("{base}{sep}le=\"+Inf\"");
+        self.add(name, "histogram", help, point("_bucket", inf, count, ts));
         self.add(
             name,
             "histogram",
             help,
-            point("_bucket", inf, count as f64, ts),
+            point("_count", base.to_string(), count, ts),
         );
-        self.add(
-            name,
-            "histogram",
-            help,
-            point("_count", base.to_string(), count as f64, ts),
-        );
-        let sum = h.mean_ms() / 1000.0 * count as f64;
+        let sum = hp.sum;
         self.add(
             name,
             "histogram",
             help,
             point("_sum", base.to_string(), sum, ts),
         );
+        self.family(name, "histogram", help).hists.push(hp);
     }
 
     /// The families as text in `format`, each sample with its timestamp
@@ -189,7 +252,7 @@ impl Families {
                         let _ = write!(out, " {ts:.3}");
                     }
                     // the text format's timestamps are milliseconds
-                    (Some(ts), Format::Text) => {
+                    (Some(ts), Format::Text | Format::Protobuf) => {
                         let _ = write!(out, " {}", (ts * 1000.0).round() as i64);
                     }
                     (None, _) => {}
@@ -237,6 +300,34 @@ pub fn render_labels<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
             out.push(',');
         }
         let _ = write!(out, "{}=\"{}\"", k.as_ref(), escape(v.as_ref()));
+    }
+    out
+}
+
+/// Rendered labels (`k="v",…`, values escaped) back into pairs.
+pub fn parse_labels(s: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some((name, after)) = rest.split_once("=\"") {
+        let mut value = String::new();
+        let mut chars = after.char_indices();
+        let mut end = after.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some((_, 'n')) => value.push('\n'),
+                    Some((_, c)) => value.push(c),
+                    None => {}
+                },
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                c => value.push(c),
+            }
+        }
+        out.push((name.trim_start_matches(',').to_string(), value));
+        rest = &after[end..];
     }
     out
 }

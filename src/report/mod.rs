@@ -15,6 +15,7 @@ pub mod chart;
 pub mod counter_diff;
 pub mod dbt3_text;
 pub mod exposition;
+pub mod exposition_proto;
 pub mod flame;
 pub mod host_text;
 pub mod ibench_text;

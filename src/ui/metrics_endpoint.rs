@@ -129,7 +129,10 @@ async fn metrics(headers: HeaderMap) -> Response {
     let Some(live) = crate::stats::live::live() else {
         return StatusCode::SERVICE_UNAVAILABLE.into_response();
     };
-    let body = live.scrape(|s| exposition::render(s, format));
+    let body: Vec<u8> = live.scrape(|s| match format {
+        Format::Protobuf => crate::report::exposition_proto::encode(&exposition::families(s)),
+        _ => exposition::render(s, format).into_bytes(),
+    });
     ([(header::CONTENT_TYPE, format.content_type())], body).into_response()
 }
 

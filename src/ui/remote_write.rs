@@ -8,7 +8,7 @@
 //! oldest (counted) when full — never slowing the load.
 
 use crate::report::exposition;
-use crate::report::metric_families::Families;
+use crate::report::metric_families::{parse_labels, Families};
 use anyhow::{bail, Result};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -219,7 +219,10 @@ fn encode(f: &Families, ts_ms: i64) -> Vec<u8> {
     let mut req = WriteRequest::default();
     for (name, fam) in &f.0 {
         for p in &fam.samples {
-            let mut labels = parse_labels(&p.labels);
+            let mut labels: Vec<Label> = parse_labels(&p.labels)
+                .into_iter()
+                .map(|(name, value)| Label { name, value })
+                .collect();
             labels.push(Label {
                 name: "__name__".into(),
                 value: format!("{name}{}", p.suffix),
@@ -238,37 +241,6 @@ fn encode(f: &Families, ts_ms: i64) -> Vec<u8> {
     snap::raw::Encoder::new()
         .compress_vec(&bytes)
         .unwrap_or_default()
-}
-
-/// Rendered labels (`k="v",…`, values escaped) back into pairs.
-fn parse_labels(s: &str) -> Vec<Label> {
-    let mut out = Vec::new();
-    let mut rest = s;
-    while let Some((name, after)) = rest.split_once("=\"") {
-        let mut value = String::new();
-        let mut chars = after.char_indices();
-        let mut end = after.len();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => match chars.next() {
-                    Some((_, 'n')) => value.push('\n'),
-                    Some((_, c)) => value.push(c),
-                    None => {}
-                },
-                '"' => {
-                    end = i + 1;
-                    break;
-                }
-                c => value.push(c),
-            }
-        }
-        out.push(Label {
-            name: name.trim_start_matches(',').to_string(),
-            value,
-        });
-        rest = &after[end..];
-    }
-    out
 }
 
 #[cfg(test)]

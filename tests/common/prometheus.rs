@@ -1,7 +1,8 @@
 //! A real Prometheus (Debian's `prometheus` package) for the exposition
 //! tests: started on 127.0.0.1 with a data dir of its own, scraping the
-//! given targets every second, with the remote-write receiver and native
-//! histograms on; stopped and its data dir removed when dropped (also
+//! given targets every second, with the remote-write receiver on (and
+//! native histograms when asked: then it scrapes the protobuf format and
+//! keeps histograms that have native buckets as native only); stopped and its data dir removed when dropped (also
 //! when a test fails). Queries go through its HTTP API.
 
 use std::net::TcpListener;
@@ -26,8 +27,15 @@ pub struct Prometheus {
 }
 
 impl Prometheus {
-    /// Starts one scraping `targets` (`127.0.0.1:PORT`) every second.
+    /// Starts one scraping `targets` (`127.0.0.1:PORT`) every second,
+    /// classic histograms only.
     pub fn start(targets: &[String]) -> Prometheus {
+        Prometheus::start_with(targets, false)
+    }
+
+    /// Starts one scraping `targets` every second, with native histograms
+    /// on when `native`.
+    pub fn start_with(targets: &[String], native: bool) -> Prometheus {
         let dir = std::env::temp_dir().join(format!(
             "qpslab-prom-{}-{}",
             std::process::id(),
@@ -45,18 +53,21 @@ impl Prometheus {
         );
         std::fs::write(dir.join("prometheus.yml"), config).expect("prometheus config");
         let port = free_port();
-        let child = Command::new("prometheus")
-            .arg(format!(
-                "--config.file={}",
-                dir.join("prometheus.yml").display()
-            ))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-            .arg("--web.enable-remote-write-receiver")
-            .arg("--enable-feature=native-histograms")
+        let mut cmd = Command::new("prometheus");
+        cmd.arg(format!(
+            "--config.file={}",
+            dir.join("prometheus.yml").display()
+        ))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--web.enable-remote-write-receiver");
+        if native {
+            cmd.arg("--enable-feature=native-histograms");
+        }
+        let child = cmd
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(dir.join("prometheus.log")).expect("log file"))
             .spawn()
@@ -72,14 +83,32 @@ impl Prometheus {
         super::await_cond(Duration::from_secs(60), "prometheus ready", || {
             ureq::get(&ready).call().is_ok()
         });
+        // Prometheus hands its scrape loops their targets some seconds
+        // after it starts: scraping has begun once each target has an
+        // `up` series (0 while nothing listens there yet)
+        if !targets.is_empty() {
+            super::await_cond(Duration::from_secs(60), "prometheus scraping", || {
+                p.query("up").len() >= targets.len()
+            });
+        }
         p
     }
 
     /// An instant query's result vector (`data.result`), now.
     pub fn query(&self, q: &str) -> Vec<serde_json::Value> {
+        self.query_at(q, None)
+    }
+
+    /// An instant query's result at Unix time `at` (None: now). A target
+    /// that went away is marked stale a scrape later: a run's figures are
+    /// read at the time of its last scrape.
+    pub fn query_at(&self, q: &str, at: Option<f64>) -> Vec<serde_json::Value> {
         let url = format!("{}/api/v1/query", self.url);
-        let body = ureq::get(&url)
-            .query("query", q)
+        let mut req = ureq::get(&url).query("query", q);
+        if let Some(t) = at {
+            req = req.query("time", format!("{t:.3}"));
+        }
+        let body = req
             .call()
             .unwrap_or_else(|e| panic!("prometheus query {q}: {e}"))
             .body_mut()
@@ -91,9 +120,26 @@ impl Prometheus {
 
     /// The one value of an instant query; None while it has none.
     pub fn value(&self, q: &str) -> Option<f64> {
-        let r = self.query(q);
+        self.value_at(q, None)
+    }
+
+    /// The one value of an instant query at `at` (None: now).
+    pub fn value_at(&self, q: &str, at: Option<f64>) -> Option<f64> {
+        let r = self.query_at(q, at);
         let v = r.first()?["value"][1].as_str()?.parse().ok()?;
         Some(v)
+    }
+
+    /// When series `selector` last had `value` (its points over the last
+    /// ten minutes), Unix seconds.
+    pub fn last_time_of(&self, selector: &str, value: f64) -> Option<f64> {
+        let r = self.query(&format!("{selector}[10m]"));
+        r.first()?["values"]
+            .as_array()?
+            .iter()
+            .rev()
+            .find(|p| p[1].as_str().and_then(|v| v.parse::<f64>().ok()) == Some(value))?[0]
+            .as_f64()
     }
 
     /// Its log, for a failing assertion.
