@@ -250,10 +250,7 @@ mod tests {
     #[test]
     fn rendered_labels_parse_back() {
         let l = parse_labels(r#"a="x",b="q\"u\\o\nte",c="""#);
-        let pairs: Vec<_> = l
-            .iter()
-            .map(|l| (l.name.as_str(), l.value.as_str()))
-            .collect();
+        let pairs: Vec<_> = l.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
         assert_eq!(pairs, [("a", "x"), ("b", "q\"u\\o\nte"), ("c", "")]);
     }
 }
