@@ -24,6 +24,16 @@ enum Failure {
     Fatal(String),
 }
 
+/// How an event ended that ran to its end.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The connection runs its next event.
+    Event,
+    /// The session ended its connection's events with this one
+    /// ([`Op::Finish`]).
+    Connection,
+}
+
 /// How often a connection on direct I/O yields to its shard's other tasks
 /// (the ticker, which sends each interval, and the watchdog).
 const DIRECT_YIELD: Duration = Duration::from_millis(10);
@@ -107,7 +117,7 @@ pub async fn worker(
             first: Some(start),
             last_end: None,
         };
-        let done = attempt(
+        let Some(ended) = attempt(
             &ev,
             &mut conn,
             &mut stmts,
@@ -115,12 +125,15 @@ pub async fn worker(
             &mut rows,
             &mut clock,
         )
-        .await?;
-        if !done {
+        .await?
+        else {
             continue;
-        }
+        };
         let end = clock.last_end.unwrap_or_else(Instant::now);
         record(state, slot, session.class(), intended, start, end);
+        if ended == Ended::Connection {
+            break;
+        }
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;
@@ -276,7 +289,7 @@ async fn arrival(
 
 /// Runs the event, starting it over after an ignored error (like sysbench,
 /// with fresh random draws; its latency still counts from the first
-/// attempt, its statements' from their own start). Ok(false): the event
+/// attempt, its statements' from their own start). Ok(None): the event
 /// failed or the run stopped; it is not counted as done.
 #[inline]
 async fn attempt(
@@ -286,16 +299,16 @@ async fn attempt(
     session: &mut dyn Session,
     rows: &mut Rows,
     clock: &mut Clock,
-) -> Result<bool, String> {
+) -> Result<Option<Ended>, String> {
     let (shared, state) = (ev.link.shared, ev.link.state);
     loop {
         match ev.run(conn, stmts, session, rows, clock).await {
-            Ok(()) => return Ok(true),
+            Ok(ended) => return Ok(Some(ended)),
             Err(Failure::Fatal(m)) => return Err(m),
             Err(Failure::Ignored(code)) => {
                 state.borrow_mut().cur.errors.add(code, 1);
                 if conn.exec("ROLLBACK").await.is_err() && !reconnect(ev.link, conn, stmts).await? {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 if conn.is_direct() {
                     // Direct I/O never waits in the reactor: an event that
@@ -316,11 +329,11 @@ async fn attempt(
                     st.cur.failed += 1;
                 }
                 reconnect(ev.link, conn, stmts).await?;
-                return Ok(false);
+                return Ok(None);
             }
         }
         if shared.abandon_events() {
-            return Ok(false);
+            return Ok(None);
         }
     }
 }
@@ -394,7 +407,8 @@ struct Event<'a> {
 
 impl Event<'_> {
     /// Executes the session's steps until it says the event is complete,
-    /// counting each statement as it completes.
+    /// counting each statement as it completes; says whether the session
+    /// also ended its connection's events.
     async fn run(
         &self,
         conn: &mut Conn,
@@ -402,7 +416,7 @@ impl Event<'_> {
         session: &mut dyn Session,
         rows: &mut Rows,
         clock: &mut Clock,
-    ) -> Result<(), Failure> {
+    ) -> Result<Ended, Failure> {
         let (cfg, state, slot) = (self.link.cfg, self.link.state, self.link.slot);
         while let Some(step) = session.next(&mut stmts.v) {
             let t = clock.first.take().unwrap_or_else(Instant::now);
@@ -439,6 +453,7 @@ impl Event<'_> {
                     }
                 }
                 Op::Fail => return Err(Failure::Fatal(session.text().to_string())),
+                Op::Finish => return Ok(Ended::Connection),
                 // The cold path, boxed so that the per-connection future
                 // the hot path polls stays small.
                 Op::Prepare | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {
@@ -494,7 +509,7 @@ impl Event<'_> {
                 session.result(out, rows);
             }
         }
-        Ok(())
+        Ok(Ended::Event)
     }
 
     /// Runs the session's steps outside any event (set-up, tear-down).
@@ -507,6 +522,7 @@ impl Event<'_> {
     ) -> Result<(), Failure> {
         self.run(conn, stmts, session, rows, &mut Clock::default())
             .await
+            .map(|_| ())
     }
 
     /// A server error for a step: the session decides whether the event

@@ -89,6 +89,12 @@ pub enum Op {
     Sleep(u64),
     /// The session cannot go on; [`Session::text`] says why. The run ends.
     Fail,
+    /// The connection's events are over (a script's event() returned a
+    /// value other than nil/false, or its own thread_run() returned): the
+    /// event in progress completes here, no other starts on this
+    /// connection, its tear-down runs and it closes. The run goes on with
+    /// the other connections and ends when every one has.
+    Finish,
 }
 
 /// One step of an event.

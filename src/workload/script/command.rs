@@ -146,6 +146,8 @@ async fn drive_command(
                 tokio::time::sleep(std::time::Duration::from_micros(us)).await;
                 continue;
             }
+            // (only an event ends its connection: a command has none)
+            Op::Finish => return Ok(()),
             Op::Fail => {
                 // os.exit(code) ends the command: success for 0, else the
                 // command's exit code (after its connections close).

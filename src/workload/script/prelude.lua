@@ -10,7 +10,7 @@
 --
 -- Requests yielded: (1, stmt index, binds) execute; (2, sql) query;
 -- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (6, seconds)
--- sleep; (0) done.
+-- sleep; (7) the connection's events are over; (0) done.
 -- Resumed with (true, has_rows, n, nfields) or (false, errno, sqlstate,
 -- message, ignored); a prepare with (true, index).
 
@@ -19,7 +19,7 @@ local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, er
 local tostring, select, concat, pairs = tostring, select, table.concat, pairs
 local jit_off = jit and jit.off or function() end
 
-local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP = 1, 2, 3, 4, 5, 6
+local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP, FINISH = 1, 2, 3, 4, 5, 6, 7
 
 local RAND = Q.rand
 
@@ -101,11 +101,12 @@ function Phases.guarded(fn, ...)
   end
 end
 
--- One event, started over after an ignored error as sysbench does.
+-- One event, started over after an ignored error as sysbench does; returns
+-- what event() returned.
 local function run_event(event, tid, hooks)
   while true do
     local ok, err = xpcall(event, handler, tid)
-    if ok then return end
+    if ok then return err end
     if type(err) ~= "table" then error(err, 0) end
     local hook = hooks.before_restart_event
     if hook then Phases.guarded(hook, err) end
@@ -119,13 +120,22 @@ function Phases.events(env, tid)
     -- sysbench 1.0.20's words (load_commands prints them as they are)
     error("cannot find the event() function in " .. tostring(env.sysbench.cmdline.script_path), 0)
   end
+  -- A script's own thread_run() replaces the event loop: called once, the
+  -- connection's events are over when it returns (sysbench 1.0.20; here
+  -- it counts as one event).
+  local thread_run = rawget(env, "thread_run")
+  if type(thread_run) == "function" then
+    Phases.guarded(thread_run, tid)
+    yield(FINISH)
+  end
   local hooks = env.sysbench.hooks
   while true do
-    run_event(event, tid, hooks)
+    local ret = run_event(event, tid, hooks)
     -- sysbench's latency histogram draws its slot from the thread's
     -- generator after each event: the next event's numbers follow it
     RAND.uniform_uint64()
-    yield(0)
+    -- sysbench's thread_run loop stops at a value other than nil/false.
+    if ret then yield(FINISH) else yield(0) end
   end
 end
 

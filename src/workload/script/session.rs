@@ -330,6 +330,13 @@ impl Session for ScriptSession {
                 step(Op::Close(i), Consume::Skip, 0)
             }
             5 => step(Op::Reconnect, Consume::Skip, 0),
+            7 => {
+                // event() returned a value (or thread_run() returned): this
+                // connection's events are over.
+                self.in_event = false;
+                self.co = None;
+                step(Op::Finish, Consume::Skip, 0)
+            }
             6 => {
                 let secs = match a {
                     Value::Integer(i) => i as f64,
