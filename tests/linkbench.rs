@@ -529,6 +529,31 @@ name = "linkbench"
         s.contains("\"operations\"") && s.contains("get_links_list"),
         "{s}"
     );
+    // the campaign page's per-operation table
+    let campaign = runs[0]["campaign_id"]
+        .as_i64()
+        .expect("campaign_id")
+        .to_string();
+    let html = l.home.join("lb-camp.html").display().to_string();
+    let o = l.qpslab(&[
+        "report",
+        "--campaign",
+        &campaign,
+        "-o",
+        &html,
+        "--store",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let page = std::fs::read_to_string(&html).expect("the campaign page");
+    assert!(
+        page.contains(">Operations</h2>") && page.contains("get_links_list ops/s"),
+        "no per-operation table on the campaign page; its headings: {:?}",
+        page.split("<h2")
+            .skip(1)
+            .map(|h| h.chars().take(80).collect::<String>())
+            .collect::<Vec<_>>()
+    );
     // a linkbench workload without its graph is refused, in one line
     std::fs::write(&path, "name = \"x\"\nthreads = [1]\ntime = 1\n[[server]]\nlabel = \"m\"\n[[workload]]\nname = \"linkbench\"\n").unwrap();
     let o = l.qpslab(&["campaign", "run", path.to_str().unwrap(), "--store", &store]);

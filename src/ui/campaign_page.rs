@@ -336,6 +336,7 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         (conditions_section(store, &runs)?)
         (super::phase_section::campaign_section(store, id)?)
         (super::dbt3_section::campaign_section(store, &ok)?)
+        (super::operations_section::campaign_section(store, &ok)?)
         (scalability_section("Scalability", &ok))
         (comparisons(&ok))
         (super::latency_overlay::campaign_section(store, id, &ok)?)

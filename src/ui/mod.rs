@@ -20,6 +20,7 @@ mod latency_overlay;
 mod latency_section;
 mod listen;
 pub mod metrics_endpoint;
+mod operations_section;
 mod overlay_page;
 mod page;
 mod phase_section;
