@@ -37,17 +37,8 @@ pub fn query_number(q: &str) -> u32 {
 }
 
 /// The median of `v` (None for none).
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+fn median(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| super::spread::median(v))
 }
 
 /// Each query both series ran to completion, in the spec's order:
@@ -77,14 +68,15 @@ fn query_ratio(q: &str, reference: &[&Dbt3Block], other: &[&Dbt3Block]) -> Optio
             .filter_map(|f| f.fingerprint())
             .collect()
     };
-    let reference_s = median(&mut secs(reference))?;
+    let reference_s = median(&secs(reference))?;
     let mut ratios: Vec<f64> = secs(other).iter().map(|s| s / reference_s).collect();
-    let ratio_median = median(&mut ratios)?;
+    ratios.sort_by(f64::total_cmp); // min and max are its ends
+    let ratio_median = median(&ratios)?;
     let (rp, op) = (plans(reference), plans(other));
     Some(QueryRatio {
         query: q.to_string(),
         reference_s,
-        other_s: median(&mut secs(other))?,
+        other_s: median(&secs(other))?,
         ratio_min: ratios[0],
         ratio_median,
         ratio_max: ratios[ratios.len() - 1],

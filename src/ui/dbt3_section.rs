@@ -65,7 +65,8 @@ pub fn run_section(b: Option<&Dbt3Block>) -> Markup {
 }
 
 /// A run's series name on the campaign page: label/variant.
-fn series_of(r: &RunRow) -> String {
+/// A run's series on a campaign page: label/variant.
+pub(super) fn series_of(r: &RunRow) -> String {
     match (&r.label, &r.variant) {
         (Some(l), Some(v)) => format!("{l}/{v}"),
         (Some(n), None) | (None, Some(n)) => n.clone(),

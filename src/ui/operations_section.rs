@@ -17,25 +17,9 @@ type RowKey = (String, String, i64);
 /// A row and each of its repeats' operations.
 type Row<'a> = (&'a RowKey, &'a Vec<Vec<OperationFigures>>);
 
-fn series_of(r: &RunRow) -> String {
-    match (&r.label, &r.variant) {
-        (Some(l), Some(v)) => format!("{l}/{v}"),
-        (Some(n), None) | (None, Some(n)) => n.clone(),
-        (None, None) => "(unlabelled)".into(),
-    }
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+/// The median of `v`; None for none.
+fn median(v: Vec<f64>) -> Option<f64> {
+    (!v.is_empty()).then(|| crate::analyze::spread::median(&v))
 }
 
 /// The section; empty when no run of `ok` has operations.
@@ -49,9 +33,13 @@ pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
         if ops.is_empty() {
             continue;
         }
-        rows.entry((r.workload.clone(), series_of(r), r.threads))
-            .or_default()
-            .push(ops);
+        rows.entry((
+            r.workload.clone(),
+            super::dbt3_section::series_of(r),
+            r.threads,
+        ))
+        .or_default()
+        .push(ops);
     }
     if rows.is_empty() {
         return Ok(html! {});
