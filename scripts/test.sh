@@ -5,7 +5,10 @@
 # sandbox servers on private datadirs, sockets and ports, and remove them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's end, in seconds since the start (where CI's time goes).
+phase() { echo "test.sh: $1 done at ${SECONDS} s" >&2; }
 QPSLAB_WITH_MAVEN=1 QPSLAB_WITH_BROWSER=1 bash scripts/deps.sh
+phase "dependencies"
 [ -d "$HOME/.cargo/bin" ] && export PATH="$HOME/.cargo/bin:$PATH"
 # The server trees download while the code builds (one after the other:
 # two Maven runs at once share a local repository).
@@ -15,6 +18,7 @@ mkdir -p target
 FETCH=$!
 cargo fmt --check
 cargo build --release
+phase "build"
 wait "$FETCH" || { echo "fetching MariaDB 11.4 or 10.1 failed (scripts/mariadb114.sh, scripts/mariadb101.sh; output above)" >&2; exit 1; }
 QPSLAB_TEST_MARIADB_114=$(cat target/ci-mariadb114.path)
 QPSLAB_TEST_MARIADB_101=$(cat target/ci-mariadb101.path)
@@ -31,13 +35,17 @@ MINUTES=10 SAMPLE=15 WARMUP=420 RESTART_AT=180 PROFILE_EVERY=300 MAX_SLOPE=1 CHE
 SOAK=$!
 trap 'kill "$SOAK" 2>/dev/null || true' EXIT
 cargo clippy --release --all-targets -- -D warnings
+phase "clippy"
 cargo test --release --no-run
+phase "test build"
 soak_rc=0
 wait "$SOAK" || soak_rc=$?
 trap - EXIT
 cat target/ci-soak.log
 [ "$soak_rc" = 0 ] || { echo "the soak failed (exit $soak_rc): see above" >&2; exit 1; }
+phase "soak"
 # Every test binary cargo builds: the measuring ones alone, the others in
 # two parallel streams (scripts/run-tests.sh; STREAMS=1 runs them as cargo
 # does).
 bash scripts/run-tests.sh
+phase "tests"
