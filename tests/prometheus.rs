@@ -323,3 +323,77 @@ fn remote_write_delivers_the_run_s_series_to_prometheus() {
         "the server's series came too"
     );
 }
+
+#[test]
+fn the_ui_serves_the_last_finished_run_s_metrics() {
+    let l = lab();
+    let db = l.prepared_db("promdbui", 1000);
+    let s = Scratch(std::env::temp_dir().join(format!("qpslab-prom-ui-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&s.0);
+    std::fs::create_dir_all(&s.0).unwrap();
+    let store = s.0.join("r.db").display().to_string();
+    let o = l.on_db(
+        &db,
+        &[
+            "run",
+            "oltp_point_select",
+            "--table-size",
+            "1000",
+            "--time",
+            "2",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+            "--store",
+            &store,
+        ],
+    );
+    assert!(o.status.success(), "{}", outcome(&o));
+    let doc = json(&o);
+    let id = doc["run_id"].as_i64().expect("run_id");
+    let (ui_port, metrics_port) = (free_port(), free_port());
+    let metrics = format!("127.0.0.1:{metrics_port}");
+    let mut ui = l
+        .command()
+        .args(["ui", "--store", &store, "--port", &ui_port.to_string()])
+        .args(["--metrics-listen", &metrics])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("qpslab ui");
+    let url = format!("http://{metrics}/metrics");
+    let mut page = None;
+    common::await_cond(Duration::from_secs(30), "the UI's /metrics page", || {
+        page = ureq::get(&url)
+            .call()
+            .ok()
+            .and_then(|mut r| r.body_mut().read_to_string().ok());
+        page.is_some()
+    });
+    let _ = ui.kill();
+    let _ = ui.wait();
+    let page = page.unwrap();
+    // one series of a family with the run's labels: its value
+    let value = |series: &str| -> Option<f64> {
+        page.lines()
+            .find(|l| l.starts_with(series) && l.contains(&format!("run_id=\"{id}\"")))
+            .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+    };
+    let totals = &doc["totals"];
+    assert_eq!(
+        value("qpslab_transactions_total{"),
+        totals["transactions"].as_f64(),
+        "{page}"
+    );
+    assert_eq!(
+        value("qpslab_event_latency_seconds_count{"),
+        totals["transactions"].as_f64(),
+        "the run's latency histogram"
+    );
+    assert_eq!(value("qpslab_run_ended{"), Some(1.0));
+    assert!(
+        value("mysql_global_status_commands_total{").is_some(),
+        "the monitor's last poll of the server: {page}"
+    );
+}

@@ -15,7 +15,50 @@ pub fn ui(a: &UiArgs) -> Result<()> {
             a.bind
         );
     }
+    if let Some(listen) = &a.metrics_listen {
+        last_run_metrics(&path, listen)?;
+    }
     ui::serve(path, &a.bind, a.port)
+}
+
+/// `ui --metrics-listen`: the endpoint up with the store's last finished
+/// run, and a thread that puts a newer one in its place when it ends.
+fn last_run_metrics(path: &std::path::Path, listen: &str) -> Result<()> {
+    let store = read_store(Some(path))?;
+    let mut shown = crate::lab::last_finished_run(&store)?;
+    if let Some(id) = shown {
+        crate::lab::publish_run(&store, id)?;
+    }
+    drop(store);
+    let ep = crate::ui::metrics_endpoint::start(listen)?;
+    errln!(
+        "qpslab: the last finished run's metrics at http://{}/metrics",
+        ep.addr()
+    );
+    let path = path.to_path_buf();
+    std::thread::Builder::new()
+        .name("last-run-metrics".into())
+        .spawn(move || {
+            let _endpoint = ep; // served as long as the UI is
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(5));
+                let newer = read_store(Some(&path)).and_then(|s| {
+                    let last = crate::lab::last_finished_run(&s)?;
+                    if last != shown {
+                        if let Some(id) = last {
+                            crate::lab::publish_run(&s, id)?;
+                        }
+                    }
+                    Ok(last)
+                });
+                match newer {
+                    Ok(last) => shown = last,
+                    Err(e) => log::warn!("metrics: cannot read the last run: {e:#}"),
+                }
+            }
+        })
+        .context("cannot start the metrics thread")?;
+    Ok(())
 }
 
 fn write(path: &std::path::Path, text: &str) -> Result<()> {

@@ -17,8 +17,8 @@ fn server(env: &Environment) -> String {
 
 /// Global variables with a number for a value (ON/YES as 1, OFF/NO as
 /// 0, as mysqld_exporter reads them), by name.
-fn numeric_variables(env: &Environment) -> Vec<(String, f64)> {
-    let Some(m) = env.variables.as_object() else {
+pub(super) fn numeric_variables(variables: &serde_json::Value) -> Vec<(String, f64)> {
+    let Some(m) = variables.as_object() else {
         return Vec::new();
     };
     m.iter()
@@ -34,9 +34,16 @@ fn numeric_variables(env: &Environment) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// A run starts (recorded as `run_id` when stored).
-pub(crate) fn begin_run(cfg: &RunConfig, env: &Environment, tags: &RunTags, run_id: Option<i64>) {
-    let Some(l) = live() else { return };
+/// A run's labels, known ones only (`run_id` when it is recorded).
+pub(super) fn server_labels(
+    run_id: Option<i64>,
+    workload: &str,
+    users: impl ToString,
+    campaign: Option<i64>,
+    variant: Option<String>,
+    label: Option<String>,
+    server: String,
+) -> Vec<(String, String)> {
     let mut labels: Vec<(String, String)> = Vec::new();
     let mut put = |k: &str, v: Option<String>| {
         if let Some(v) = v.filter(|v| !v.is_empty()) {
@@ -44,13 +51,28 @@ pub(crate) fn begin_run(cfg: &RunConfig, env: &Environment, tags: &RunTags, run_
         }
     };
     put("run_id", run_id.map(|i| i.to_string()));
-    put("workload", Some(cfg.workload.name().to_string()));
-    put("users", Some(cfg.threads.to_string()));
-    put("campaign", tags.campaign_id.map(|c| c.to_string()));
-    put("variant", tags.variant.clone());
-    put("label", tags.label.clone());
-    put("server", Some(server(env)));
-    l.set_variables(numeric_variables(env));
+    put("workload", Some(workload.to_string()));
+    put("users", Some(users.to_string()));
+    put("campaign", campaign.map(|c| c.to_string()));
+    put("variant", variant);
+    put("label", label);
+    put("server", Some(server));
+    labels
+}
+
+/// A run starts (recorded as `run_id` when stored).
+pub(crate) fn begin_run(cfg: &RunConfig, env: &Environment, tags: &RunTags, run_id: Option<i64>) {
+    let Some(l) = live() else { return };
+    let labels = server_labels(
+        run_id,
+        cfg.workload.name(),
+        cfg.threads,
+        tags.campaign_id,
+        tags.variant.clone(),
+        tags.label.clone(),
+        server(env),
+    );
+    l.set_variables(numeric_variables(&env.variables));
     l.begin_run(
         labels,
         cfg.threads as usize,
@@ -81,6 +103,6 @@ pub(crate) fn begin_monitor(env: &Environment, run_id: Option<i64>) {
         labels.insert(0, ("run_id".to_string(), id.to_string()));
     }
     labels.push(("server".to_string(), server(env)));
-    l.set_variables(numeric_variables(env));
+    l.set_variables(numeric_variables(&env.variables));
     l.set_monitor_labels(labels);
 }

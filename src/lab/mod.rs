@@ -15,6 +15,7 @@ mod environment_capture;
 mod export;
 mod host_characterisation;
 mod host_record;
+mod last_run_live;
 pub mod insert_phases;
 mod live_feed;
 mod live_session;
@@ -46,6 +47,7 @@ pub use data::{
 pub use dbt3_record::{run_dbt3, Dbt3Run};
 pub use environment_capture::Environment;
 pub use export::{export_data, ExportData};
+pub use last_run_live::{last_finished_run, publish_run};
 pub use host_record::{record_host_test, HostRecord};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};
 pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};

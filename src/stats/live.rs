@@ -161,6 +161,19 @@ impl LiveMetrics {
         s.scrapes_since_change = 0;
     }
 
+    /// A finished run's figures (`qpslab ui --metrics-listen`): they
+    /// replace the load and every source's latest values.
+    pub fn set_load(&self, load: LiveLoad) {
+        let mut s = self.lock();
+        s.load = Some(load);
+        s.scrapes_since_change = 0;
+    }
+
+    /// Forgets every source's latest values (before another run's).
+    pub fn clear_sources(&self) {
+        self.lock().sources.clear();
+    }
+
     /// Labels for a monitor session's series.
     pub fn set_monitor_labels(&self, labels: Vec<(String, String)>) {
         self.lock().monitor_labels = labels;

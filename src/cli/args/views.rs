@@ -196,6 +196,12 @@ pub(crate) struct UiArgs {
     /// Port to listen on.
     #[arg(long, default_value_t = 8780)]
     pub port: u16,
+    /// Also serve /metrics for Prometheus at ADDR:PORT (a bare port binds
+    /// 127.0.0.1): the last finished run's counters, event latency
+    /// histogram and its monitor's last poll, under the names a run's own
+    /// --metrics-listen uses; a run that finishes later replaces it.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_listen: Option<String>,
     #[command(flatten)]
     pub store: StoreArg,
 }
