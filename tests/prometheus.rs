@@ -397,3 +397,87 @@ fn the_ui_serves_the_last_finished_run_s_metrics() {
         "the monitor's last poll of the server: {page}"
     );
 }
+
+#[test]
+fn two_runs_summed_in_promql_give_the_merged_hdr_p99() {
+    let l = lab();
+    let db = l.prepared_db("promdbm", 1000);
+    let s = Scratch(std::env::temp_dir().join(format!("qpslab-prom-merge-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&s.0);
+    std::fs::create_dir_all(&s.0).unwrap();
+    let store = s.0.join("r.db").display().to_string();
+    let targets: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let prom = Prometheus::start(&targets);
+    // two runs at once, of different sizes, each waiting for a scrape of
+    // its final figures
+    let runs: Vec<_> = targets
+        .iter()
+        .zip(["1", "3"])
+        .map(|(target, threads)| {
+            l.command()
+                .args([
+                    "run",
+                    "oltp_read_only",
+                    "--db",
+                    &db,
+                    "--server",
+                    common::SANDBOX,
+                ])
+                .args(["--table-size", "1000", "--time", "3", "--threads", threads])
+                .args(["--format", "json", "--store", &store])
+                .args(["--metrics-listen", target, "--metrics-linger", "60"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("qpslab run")
+        })
+        .collect();
+    let mut ids = Vec::new();
+    let mut at: f64 = 0.0;
+    for child in runs {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", outcome(&o));
+        let doc = json(&o);
+        let id = doc["run_id"].as_i64().expect("run_id");
+        let q = format!("qpslab_transactions_total{{run_id=\"{id}\"}}");
+        let want = doc["totals"]["transactions"].as_f64().unwrap();
+        let mut t = None;
+        common::await_cond(
+            Duration::from_secs(30),
+            "a run's final scrape in Prometheus",
+            || {
+                t = prom.last_time_of(&q, want);
+                t.is_some()
+            },
+        );
+        at = at.max(t.unwrap());
+        ids.push(id);
+    }
+    // the merged HDR histogram of the two stored runs
+    let st = qpslab::lab::read_store(Some(std::path::Path::new(&store))).unwrap();
+    let mut merged = qpslab::stats::Hist::new();
+    for id in &ids {
+        let bytes = st
+            .run_detail(*id)
+            .unwrap()
+            .unwrap()
+            .histogram
+            .expect("histogram");
+        merged.merge(&qpslab::stats::Hist::from_v2_bytes(&bytes).unwrap());
+    }
+    let own_p99 = merged.quantile_ms(0.99) / 1000.0;
+    // a run that ended first is stale by then: its last values count
+    let q = format!(
+        "histogram_quantile(0.99, sum by (le) (last_over_time(qpslab_event_latency_seconds_bucket{{run_id=~\"{}|{}\"}}[10m])))",
+        ids[0], ids[1]
+    );
+    let prom_p99 = prom
+        .value_at(&q, Some(at))
+        .expect("merged p99 from Prometheus");
+    assert!(
+        bucket(prom_p99).abs_diff(bucket(own_p99)) <= 1,
+        "merged p99: Prometheus {prom_p99} s, qpslab's merged histogram {own_p99} s: more than one bucket apart"
+    );
+}

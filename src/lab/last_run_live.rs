@@ -41,7 +41,10 @@ pub fn publish_run(store: &Store, id: i64) -> Result<()> {
             r.campaign_id,
             r.variant.clone(),
             r.label.clone(),
-            crate::server::server_label(d.detail.server_flavor.as_deref(), r.server_version.as_deref()),
+            crate::server::server_label(
+                d.detail.server_flavor.as_deref(),
+                r.server_version.as_deref(),
+            ),
         ),
         threads: r.threads.max(0) as usize,
         load_cpu_s: r.load_cpu_s.unwrap_or(0.0),
