@@ -372,6 +372,54 @@ fn text_output_keeps_sysbench_lines() {
     }
 }
 
+/// The summary and the run document give the spread of events per
+/// connection beside sysbench's threads fairness (issue 37); its figures
+/// depend on timing, so only their presence and order are checked.
+#[test]
+fn summary_gives_events_per_connection() {
+    let db = lab().fresh_db("wl_spread");
+    prepare(&db, "1", "1000");
+    let args = [
+        "oltp_point_select",
+        "--table-size",
+        "1000",
+        "--threads",
+        "4",
+        "--events",
+        "400",
+    ];
+    let mut a = vec!["run", "--db", &db];
+    a.extend_from_slice(&args);
+    let out = lab().on_sandbox(&a);
+    let s = text(&out);
+    assert!(out.status.success(), "{s}");
+    let line = s
+        .lines()
+        .find(|l| l.trim_start().starts_with("events per connection:"))
+        .unwrap_or_else(|| panic!("no spread line: {s}"));
+    for part in ["min ", "/ median ", "/ max ", "stddev ", "% of the mean)"] {
+        assert!(line.contains(part), "'{part}' missing: {line}");
+    }
+    let fairness = s.find("Threads fairness:").expect("sysbench's block");
+    assert!(s.find(line).is_some_and(|at| at > fairness), "{s}");
+    let j = run_json(&db, &args);
+    let f = &j["threads_fairness"];
+    let events: Vec<u64> = f["events"]
+        .as_array()
+        .expect("events by connection")
+        .iter()
+        .filter_map(|e| e.as_u64())
+        .collect();
+    assert_eq!(events.len(), 4, "{f}");
+    let spread = &f["events_spread"];
+    let (min, max) = (spread["min"].as_u64(), spread["max"].as_u64());
+    assert_eq!(min, events.iter().min().copied(), "{f}");
+    assert_eq!(max, events.iter().max().copied(), "{f}");
+    for key in ["median", "stddev", "stddev_over_mean"] {
+        assert!(spread[key].as_f64().is_some_and(|v| v >= 0.0), "{key}: {f}");
+    }
+}
+
 /// `--io-backend uring`: every connection on its client thread's io_uring
 /// ring, the same counts as the reactor (transactions, reads, writes),
 /// reconnects included; `--client-cpus` pins and sizes the client threads

@@ -103,6 +103,7 @@ fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
         class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],
+        events_total: 0,
         text_fallbacks: 0,
         server_version: String::new(),
         arrivals: None,
@@ -412,6 +413,7 @@ async fn ticker(
         iv.load_cpu_s = take_cpu(&mut st.cpu_mark);
         if k + 1 == warmup_ticks {
             st.thread_events.iter_mut().for_each(|e| *e = 0);
+            st.events_total = 0;
             st.thread_time.iter_mut().for_each(|t| *t = 0.0);
         }
         st.current_k = k + 1;

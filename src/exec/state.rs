@@ -159,6 +159,9 @@ pub(crate) struct ShardState {
     /// Per connection: events and busy seconds (sysbench's "threads fairness").
     pub thread_events: Vec<u64>,
     pub thread_time: Vec<f64>,
+    /// The sum of `thread_events` (what a connection's count is weighed
+    /// against to serve the connections evenly).
+    pub events_total: u64,
     pub text_fallbacks: u64,
     pub server_version: String,
     pub arrivals: Option<Arrivals>,

@@ -55,10 +55,7 @@ pub fn document_of(
             })
             .collect(),
         client: client(r),
-        threads_fairness: ThreadsFairness {
-            events: r.thread_events.clone(),
-            execution_time: r.thread_time.clone(),
-        },
+        threads_fairness: ThreadsFairness::of(&r.thread_events, &r.thread_time),
         intervals: r
             .samples
             .iter()

@@ -109,6 +109,7 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     let mut o = String::new();
     sql_statistics(&mut o, r);
     general_and_latency(&mut o, r, pcts);
+    connection_spread(&mut o, r);
     additions(&mut o, r, pcts);
     load_generator(&mut o, r);
     if histogram {
@@ -212,6 +213,22 @@ fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
     o.push_str("\nThreads fairness:\n");
     let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
     let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
+}
+
+/// qpslab's addition to sysbench's threads fairness: the spread of
+/// events per connection (sysbench mode prints sysbench's block alone).
+fn connection_spread(o: &mut String, r: &RunResult) {
+    if let Some(s) = crate::stats::document::EventSpread::of(&r.thread_events) {
+        let _ = writeln!(
+            o,
+            "    events per connection:         min {} / median {} / max {}, stddev {:.1} ({:.1}% of the mean)",
+            s.min,
+            s.median,
+            s.max,
+            s.stddev,
+            s.stddev_over_mean * 100.0
+        );
+    }
 }
 
 /// qpslab's additions: percentiles, schedule lag, latency by statement,

@@ -11,6 +11,7 @@
 
 mod dbt3;
 mod environment;
+mod fairness;
 mod host_test;
 mod ibench_phase;
 mod latency;
@@ -21,6 +22,7 @@ mod tpcc;
 
 pub use dbt3::{geomean, plan_fingerprint, Dbt3Block, QueryFigure, COMPOSITE_NAME};
 pub use environment::{HostDocument, Preflight, SandboxDocument};
+pub use fairness::{EventSpread, ThreadsFairness};
 pub use host_test::{HostFigure, HostTestBlock};
 pub use ibench_phase::IbenchPhase;
 pub use latency::{LatencyMs, PercentileRow, PercentileTable};
@@ -198,16 +200,6 @@ pub struct ClientFigures {
     pub pinned_cpus: String,
     /// "batch" or "normal" scheduling.
     pub sched: String,
-}
-
-/// Per connection: events and seconds spent in events.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ThreadsFairness {
-    /// Events by connection.
-    pub events: Vec<u64>,
-    /// Seconds in events by connection.
-    pub execution_time: Vec<f64>,
 }
 
 /// One interval's figures.
