@@ -282,10 +282,21 @@ fn the_metrics_page_speaks_both_formats_and_passes_promtool() {
 
 #[test]
 fn remote_write_delivers_the_run_s_series_to_prometheus() {
+    remote_write_delivers(false);
+}
+
+#[test]
+fn remote_write_delivers_native_histograms_to_a_prometheus_that_takes_them() {
+    remote_write_delivers(true);
+}
+
+/// A run pushes to a Prometheus (native histograms on when `native`; a
+/// receiver without them keeps the classic buckets of the same pushes).
+fn remote_write_delivers(native: bool) {
     let l = lab();
-    let db = l.prepared_db("promdb3", 1000);
+    let db = l.prepared_db(if native { "promdb3n" } else { "promdb3" }, 1000);
     // a Prometheus that scrapes nothing: what it holds came by remote write
-    let prom = Prometheus::start(&[]);
+    let prom = Prometheus::start_with(&[], native);
     let url = format!("{}/api/v1/write", prom.url);
     let o = l.on_db(
         &db,
@@ -322,6 +333,28 @@ fn remote_write_delivers_the_run_s_series_to_prometheus() {
             .is_empty(),
         "the server's series came too"
     );
+    let events = doc["totals"]["transactions"].as_f64();
+    let sel = "{workload=\"oltp_point_select\"}";
+    assert_eq!(
+        prom.value(&format!("sum(qpslab_event_latency_seconds_count{sel})")),
+        events,
+        "the classic histogram"
+    );
+    let native_count = prom.value(&format!(
+        "sum(histogram_count(qpslab_event_latency_seconds{sel}))"
+    ));
+    if native {
+        assert_eq!(native_count, events, "the native histogram");
+        let p99 = prom.value(&format!(
+            "histogram_quantile(0.99, sum(qpslab_event_latency_seconds{sel}))"
+        ));
+        assert!(p99.is_some_and(|v| v > 0.0), "a native p99: {p99:?}");
+    } else {
+        assert_eq!(
+            native_count, None,
+            "no native histogram without the feature"
+        );
+    }
 }
 
 #[test]

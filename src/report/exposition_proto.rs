@@ -5,7 +5,7 @@
 //! buckets and as a native (exponential, schema 3) histogram, so that
 //! PromQL can merge runs' latencies at about 9% resolution. Encodes only.
 
-use super::metric_families::{parse_labels, Families, HistPoint, NATIVE_SCHEMA};
+use super::metric_families::{parse_labels, Families, HistPoint, NATIVE_SCHEMA, ZERO_THRESHOLD};
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct MetricFamily {
@@ -84,9 +84,6 @@ struct Histogram {
     positive_delta: Vec<i64>,
 }
 
-/// The zero bucket's bound, seconds: only 0 µs observations fall in it.
-const ZERO_THRESHOLD: f64 = 1e-7;
-
 /// The families as length-delimited MetricFamily messages.
 pub fn encode(f: &Families) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 * 1024);
@@ -133,29 +130,11 @@ fn labels(rendered: &str) -> Vec<LabelPair> {
 }
 
 fn histogram(h: &HistPoint) -> Metric {
-    let mut spans: Vec<BucketSpan> = Vec::new();
-    let mut deltas = Vec::with_capacity(h.native.len());
-    let (mut prev_index, mut prev_count): (Option<i32>, i64) = (None, 0);
-    for &(i, n) in &h.native {
-        match prev_index {
-            Some(p) if i == p + 1 => {
-                if let Some(s) = spans.last_mut() {
-                    s.length += 1;
-                }
-            }
-            Some(p) => spans.push(BucketSpan {
-                offset: i - p - 1,
-                length: 1,
-            }),
-            None => spans.push(BucketSpan {
-                offset: i,
-                length: 1,
-            }),
-        }
-        deltas.push(n as i64 - prev_count);
-        prev_count = n as i64;
-        prev_index = Some(i);
-    }
+    let (spans, deltas) = h.native_spans();
+    let spans = spans
+        .into_iter()
+        .map(|(offset, length)| BucketSpan { offset, length })
+        .collect();
     Metric {
         label: labels(&h.labels),
         histogram: Some(Histogram {

@@ -85,6 +85,9 @@ pub struct Family {
     pub hists: Vec<HistPoint>,
 }
 
+/// The zero bucket's bound, seconds: only 0 µs observations fall in it.
+pub const ZERO_THRESHOLD: f64 = 1e-7;
+
 /// Schema of the native histograms: 2^3 buckets per power of two, each
 /// about 9% wide.
 pub const NATIVE_SCHEMA: i32 = 3;
@@ -143,6 +146,32 @@ impl HistPoint {
             zero_count,
             native,
         }
+    }
+}
+
+impl HistPoint {
+    /// The native buckets as Prometheus encodes them: spans of adjacent
+    /// buckets ((offset from the previous span's end, or the first index;
+    /// length)) and each bucket's count as a delta from the previous one.
+    pub fn native_spans(&self) -> (Vec<(i32, u32)>, Vec<i64>) {
+        let mut spans: Vec<(i32, u32)> = Vec::new();
+        let mut deltas = Vec::with_capacity(self.native.len());
+        let (mut prev_index, mut prev_count): (Option<i32>, i64) = (None, 0);
+        for &(i, n) in &self.native {
+            match prev_index {
+                Some(p) if i == p + 1 => {
+                    if let Some(s) = spans.last_mut() {
+                        s.1 += 1;
+                    }
+                }
+                Some(p) => spans.push((i - p - 1, 1)),
+                None => spans.push((i, 1)),
+            }
+            deltas.push(n as i64 - prev_count);
+            prev_count = n as i64;
+            prev_index = Some(i);
+        }
+        (spans, deltas)
     }
 }
 

@@ -8,7 +8,7 @@
 //! oldest (counted) when full — never slowing the load.
 
 use crate::report::exposition;
-use crate::report::metric_families::{parse_labels, Families};
+use crate::report::metric_families::{parse_labels, Families, NATIVE_SCHEMA, ZERO_THRESHOLD};
 use anyhow::{bail, Result};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,6 +36,46 @@ struct TimeSeries {
     labels: Vec<Label>,
     #[prost(message, repeated, tag = "2")]
     samples: Vec<PbSample>,
+    #[prost(message, repeated, tag = "4")]
+    histograms: Vec<PbHistogram>,
+}
+
+/// A native histogram as remote write 1.0 carries it (prompb.Histogram:
+/// integer counts, positive buckets only — latencies are never negative).
+#[derive(Clone, PartialEq, prost::Message)]
+struct PbHistogram {
+    #[prost(uint64, tag = "1")]
+    count_int: u64,
+    #[prost(double, tag = "3")]
+    sum: f64,
+    #[prost(sint32, tag = "4")]
+    schema: i32,
+    #[prost(double, tag = "5")]
+    zero_threshold: f64,
+    #[prost(uint64, tag = "6")]
+    zero_count_int: u64,
+    #[prost(message, repeated, tag = "11")]
+    positive_spans: Vec<PbBucketSpan>,
+    #[prost(sint64, repeated, tag = "12")]
+    positive_deltas: Vec<i64>,
+    #[prost(int64, tag = "15")]
+    timestamp: i64,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PbBucketSpan {
+    #[prost(sint32, tag = "1")]
+    offset: i32,
+    #[prost(uint32, tag = "2")]
+    length: u32,
+}
+
+/// One push, encoded twice: with the latency histograms also as native
+/// histograms, and with classic buckets only (for a receiver that
+/// refuses native histograms — Prometheus without the feature).
+struct Payload {
+    native: Vec<u8>,
+    classic: Vec<u8>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -127,12 +167,20 @@ fn push_loop(
         .http_status_as_error(false)
         .build()
         .into();
-    let mut queue: VecDeque<Vec<u8>> = VecDeque::new();
+    let mut queue: VecDeque<Payload> = VecDeque::new();
     let mut report = PushReport::default();
+    // native histograms until the receiver refuses them
+    let mut native = true;
     let mut next = Instant::now();
     loop {
         let last = stop.load(Ordering::Relaxed);
-        let payload = live.read(|s| encode(&exposition::families(s), now_ms()));
+        let payload = live.read(|s| {
+            let (f, ts) = (exposition::families(s), now_ms());
+            Payload {
+                native: encode(&f, ts, true),
+                classic: encode(&f, ts, false),
+            }
+        });
         if queue.len() >= QUEUE {
             queue.pop_front();
             report.dropped += 1;
@@ -143,10 +191,15 @@ fn push_loop(
             if Instant::now() >= deadline {
                 break;
             }
-            match send(&agent, url, headers, p) {
+            let body = if native { &p.native } else { &p.classic };
+            match send(&agent, url, headers, body) {
                 Sent::Taken => {
                     report.sent += 1;
                     queue.pop_front();
+                }
+                Sent::Refused(why) | Sent::Later(why) if native && refuses_native(&why) => {
+                    log::info!("remote write: the receiver refused native histograms; sending classic buckets only ({why})");
+                    native = false;
                 }
                 Sent::Refused(why) => {
                     report.dropped += 1;
@@ -173,6 +226,12 @@ fn push_loop(
     }
 }
 
+/// Whether a receiver's refusal is of native histograms (Prometheus
+/// without `--enable-feature=native-histograms` says so by name).
+fn refuses_native(why: &str) -> bool {
+    why.to_ascii_lowercase().contains("histogram")
+}
+
 enum Sent {
     Taken,
     /// Not retryable (a 4xx other than 429): dropped.
@@ -193,8 +252,9 @@ fn send(agent: &ureq::Agent, url: &str, headers: &[(String, String)], body: &[u8
     }
     match req.send(body) {
         Ok(r) if r.status().is_success() => Sent::Taken,
-        Ok(r) if r.status().as_u16() == 429 || r.status().is_server_error() => {
-            Sent::Later(format!("{url} answered {}", r.status()))
+        Ok(mut r) if r.status().as_u16() == 429 || r.status().is_server_error() => {
+            let why = r.body_mut().read_to_string().unwrap_or_default();
+            Sent::Later(format!("{url} answered {}: {}", r.status(), why.trim()))
         }
         Ok(mut r) => {
             let why = r.body_mut().read_to_string().unwrap_or_default();
@@ -214,26 +274,42 @@ fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// The families as one snappy-compressed WriteRequest at `ts_ms`.
-fn encode(f: &Families, ts_ms: i64) -> Vec<u8> {
+/// The families as one snappy-compressed WriteRequest at `ts_ms`; with
+/// `native`, each latency histogram also as a native histogram series
+/// named as the family (beside its classic `_bucket` series).
+fn encode(f: &Families, ts_ms: i64, native: bool) -> Vec<u8> {
     let mut req = WriteRequest::default();
+    for (name, fam) in f.0.iter().filter(|_| native) {
+        for h in &fam.hists {
+            let (spans, deltas) = h.native_spans();
+            req.timeseries.push(TimeSeries {
+                labels: series_labels(name, "", &h.labels),
+                histograms: vec![PbHistogram {
+                    count_int: h.count,
+                    sum: h.sum,
+                    schema: NATIVE_SCHEMA,
+                    zero_threshold: ZERO_THRESHOLD,
+                    zero_count_int: h.zero_count,
+                    positive_spans: spans
+                        .into_iter()
+                        .map(|(offset, length)| PbBucketSpan { offset, length })
+                        .collect(),
+                    positive_deltas: deltas,
+                    timestamp: ts_ms,
+                }],
+                ..TimeSeries::default()
+            });
+        }
+    }
     for (name, fam) in &f.0 {
         for p in &fam.samples {
-            let mut labels: Vec<Label> = parse_labels(&p.labels)
-                .into_iter()
-                .map(|(name, value)| Label { name, value })
-                .collect();
-            labels.push(Label {
-                name: "__name__".into(),
-                value: format!("{name}{}", p.suffix),
-            });
-            labels.sort_by(|a, b| a.name.cmp(&b.name));
             req.timeseries.push(TimeSeries {
-                labels,
+                labels: series_labels(name, p.suffix, &p.labels),
                 samples: vec![PbSample {
                     value: p.value,
                     timestamp: p.ts.map_or(ts_ms, |t| (t * 1000.0) as i64),
                 }],
+                ..TimeSeries::default()
             });
         }
     }
@@ -241,6 +317,21 @@ fn encode(f: &Families, ts_ms: i64) -> Vec<u8> {
     snap::raw::Encoder::new()
         .compress_vec(&bytes)
         .unwrap_or_default()
+}
+
+/// A series' labels, `__name__` (the family's name and `suffix`)
+/// among them, sorted by name as remote write asks.
+fn series_labels(name: &str, suffix: &str, rendered: &str) -> Vec<Label> {
+    let mut labels: Vec<Label> = parse_labels(rendered)
+        .into_iter()
+        .map(|(name, value)| Label { name, value })
+        .collect();
+    labels.push(Label {
+        name: "__name__".into(),
+        value: format!("{name}{suffix}"),
+    });
+    labels.sort_by(|a, b| a.name.cmp(&b.name));
+    labels
 }
 
 #[cfg(test)]
