@@ -1,4 +1,4 @@
-//! `qpslab ui --metrics-listen`: the last finished run of the store as
+//! `qpslab ui --metrics-listen 127.0.0.1:9105`: the last finished run of the store as
 //! the live figures (`stats::live`), so a Prometheus scraping the UI's
 //! host sees the latest result's counters, event latency histogram and
 //! the monitor's last poll of each source under the same names as during

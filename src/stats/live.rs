@@ -161,7 +161,7 @@ impl LiveMetrics {
         s.scrapes_since_change = 0;
     }
 
-    /// A finished run's figures (`qpslab ui --metrics-listen`): they
+    /// A finished run's figures (`qpslab ui --metrics-listen 127.0.0.1:9105`): they
     /// replace the load and every source's latest values.
     pub fn set_load(&self, load: LiveLoad) {
         let mut s = self.lock();

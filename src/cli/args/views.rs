@@ -199,7 +199,8 @@ pub(crate) struct UiArgs {
     /// Also serve /metrics for Prometheus at ADDR:PORT (a bare port binds
     /// 127.0.0.1): the last finished run's counters, event latency
     /// histogram and its monitor's last poll, under the names a run's own
-    /// --metrics-listen uses; a run that finishes later replaces it.
+    /// --metrics-listen uses; a run that finishes later replaces it
+    /// [default: off].
     #[arg(long, value_name = "ADDR:PORT")]
     pub metrics_listen: Option<String>,
     #[command(flatten)]
