@@ -117,11 +117,11 @@ pub(crate) struct LoadArgs {
     /// Drive the load from agents (`qpslab agent`) on other hosts:
     /// HOST:PORT[=WEIGHT],… The connections are split by weight (evenly by
     /// default) and the agents' results merged exactly into one run
-    /// (docs/AGENTS.md).
+    /// (docs/AGENTS.md) [default: none: the load runs here].
     #[arg(long, value_name = "LIST", help_heading = super::help::CLIENT)]
     pub agents: Option<String>,
     /// The agents' shared token: the first line of this file (as each
-    /// agent's --token-file).
+    /// agent's --token-file) [default: none].
     #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
     pub token_file: Option<PathBuf>,
     #[command(flatten)]
@@ -325,11 +325,11 @@ impl LoadArgs {
 pub(crate) struct AgentArgs {
     /// Where to listen: PORT (on 127.0.0.1) or ADDR:PORT (0.0.0.0:PORT for
     /// every interface).
-    #[arg(long, value_name = "ADDR:PORT")]
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "Agent")]
     pub listen: String,
     /// The shared token's file (its first line); the controller passes
     /// the same file's token.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Agent")]
     pub token_file: PathBuf,
     /// Testing only: this agent's clock reads this many ms off.
     #[arg(

@@ -136,9 +136,9 @@ pub fn split(threads: u32, weights: &[f64]) -> Option<Vec<u32>> {
         v[i] -= 1;
     }
     while v.iter().sum::<u32>() < threads {
-        let i = (0..v.len()).max_by(|&a, &b| {
-            (exact[a] - f64::from(v[a])).total_cmp(&(exact[b] - f64::from(v[b])))
-        })?;
+        // the largest remainder, the first agent on a tie
+        let short = |i: usize| exact[i] - f64::from(v[i]);
+        let i = (0..v.len()).fold(0, |b, i| if short(i) > short(b) { i } else { b });
         v[i] += 1;
     }
     Some(v)
