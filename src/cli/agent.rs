@@ -19,7 +19,10 @@ pub(super) fn agent(a: &AgentArgs) -> Result<i32> {
     let token = read_token(&a.token_file, "--token-file")?;
     let addr = crate::ui::metrics_endpoint::parse_listen(&a.listen)
         .map_err(|_| anyhow!("--listen {:?}: give PORT, IP:PORT or [IPV6]:PORT", a.listen))?;
-    let core = AgentCore::new(&token, a.fake_clock_offset_ms, Arc::new(build));
+    let mut core = AgentCore::new(&token, a.fake_clock_offset_ms, Arc::new(build));
+    if let Some(d) = &a.dump {
+        core = core.dumping_to(d.clone());
+    }
     crate::ui::agent_api::serve_agent(addr, core, |bound| {
         outln!("qpslab agent listening on {bound}");
         crate::out::flush();

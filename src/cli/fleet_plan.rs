@@ -5,6 +5,16 @@
 use super::args::LoadArgs;
 use crate::lab::agent::{parse_agents, token_of, FleetPlan};
 use anyhow::{anyhow, bail, Context, Result};
+use std::sync::OnceLock;
+
+/// The command line as given, kept before the process title is scrubbed
+/// (which rewrites what `std::env::args` reads).
+static ARGV: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Keeps `argv` (called by `cli::main` before the scrub).
+pub(super) fn keep_argv(argv: &[String]) {
+    let _ = ARGV.set(argv.to_vec());
+}
 
 /// The token in `path` (its first line).
 pub(super) fn read_token(path: &std::path::Path, what: &str) -> Result<String> {
@@ -28,7 +38,7 @@ pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
         bail!("--agents needs --token-file (the token the agents were started with)");
     };
     let token = read_token(file, "--token-file")?;
-    let argv: Vec<String> = std::env::args().collect();
+    let argv = ARGV.get().cloned().unwrap_or_default();
     let Some(at) = argv.iter().position(|w| w == "run") else {
         bail!("--agents works with `qpslab run WORKLOAD …`");
     };

@@ -54,6 +54,7 @@ pub fn main() -> ! {
         exec::install_ctrl_c();
         sysbench_mode::main(argv)
     }
+    fleet_plan::keep_argv(&argv);
     let args = parse_command_line();
     notes::install();
     secret::scrub_process_title();

@@ -339,4 +339,7 @@ pub(crate) struct AgentArgs {
         allow_negative_numbers = true
     )]
     pub fake_clock_offset_ms: f64,
+    /// Testing only: write each run's samples and end to this file (JSON).
+    #[arg(long, hide = true)]
+    pub dump: Option<PathBuf>,
 }

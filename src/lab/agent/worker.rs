@@ -52,6 +52,8 @@ pub struct AgentCore {
     build: Builder,
     current: Mutex<Option<Arc<RunSlot>>>,
     next_id: Mutex<u64>,
+    /// Testing: each run's samples and end written here as a `Poll`.
+    dump: Option<std::path::PathBuf>,
 }
 
 /// The token as read from its file: the first line, trimmed.
@@ -77,7 +79,15 @@ impl AgentCore {
             build,
             current: Mutex::new(None),
             next_id: Mutex::new(0),
+            dump: None,
         }
+    }
+
+    /// Writes each run's samples and end to `path` (tests recompute the
+    /// merge from what the agents sent).
+    pub fn dumping_to(mut self, path: std::path::PathBuf) -> AgentCore {
+        self.dump = Some(path);
+        self
     }
 
     /// Whether `given` (the request's bearer token) is the agent's: the
@@ -180,8 +190,15 @@ impl AgentCore {
         let deadline =
             Duration::from_secs_f64((start_at - self.now()).max(0.0) + w.warmup + w.time + 30.0)
                 + DEADLINE_GRACE;
-        spawn_run(cfg, slot.clone(), start_at, offset, deadline)
-            .map_err(|e| Refusal::Bad(format!("cannot start the run's thread: {e}")))?;
+        spawn_run(
+            cfg,
+            slot.clone(),
+            start_at,
+            offset,
+            deadline,
+            self.dump.clone(),
+        )
+        .map_err(|e| Refusal::Bad(format!("cannot start the run's thread: {e}")))?;
         Ok(Started { run: id })
     }
 
@@ -249,6 +266,7 @@ fn spawn_run(
     start_at: f64,
     offset: f64,
     deadline: Duration,
+    dump: Option<std::path::PathBuf>,
 ) -> std::io::Result<()> {
     let watch = slot.clone();
     std::thread::Builder::new()
@@ -280,6 +298,9 @@ fn spawn_run(
                 .unwrap_or(0.0);
             if let Ok(mut d) = slot.done.lock() {
                 *d = Some(final_of(&r, &slot, late));
+            }
+            if let Some(path) = dump {
+                dump_run(&slot, &path);
             }
             slot.finished.store(true, Ordering::SeqCst);
         })?;
@@ -337,5 +358,17 @@ fn final_of(r: &RunResult, slot: &RunSlot, late: f64) -> WireFinal {
         client_stall_s: r.client_stall_s,
         events_all,
         started_late_s: late,
+    }
+}
+
+/// Writes what the run sent (its samples and end) to `path` as a `Poll`.
+fn dump_run(slot: &RunSlot, path: &std::path::Path) {
+    let poll = Poll {
+        samples: slot.samples.lock().map(|v| v.clone()).unwrap_or_default(),
+        done: slot.done.lock().ok().and_then(|d| d.clone()),
+        failed: None,
+    };
+    if let Err(e) = serde_json::to_vec(&poll).map(|b| std::fs::write(path, b)) {
+        log::warn!("cannot dump the run to {}: {e}", path.display());
     }
 }
