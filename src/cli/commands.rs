@@ -17,6 +17,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Run(a) => super::metrics_listen::serving(&a.monitor.metrics, || {
             super::load_commands::cmd_run(&LoadPlan::from_args(&a)?)
         }),
+        Cmd::Agent(a) => super::agent::agent(&a),
         Cmd::Cleanup(a) => super::load_commands::cmd_cleanup(&LoadPlan::from_args(&a)?).map(|_| 0),
         Cmd::Check(a) => {
             let p = LoadPlan::from_args(&a)?;

@@ -147,6 +147,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         }
     }
     let sized = p.sized_to_data(&t)?;
+    let resized = sized.is_some();
     let p = sized.as_ref().unwrap_or(p);
     // sysbench reports SQL statistics when the SQL driver was used: a
     // family of qpslab's always, a script when it asked for the driver.
@@ -159,6 +160,10 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             crate::out::flush();
         }));
     }
+    let fleet = match &p.agents {
+        Some(a) => Some(super::agent::gather(p, a, &cfg, style.is_some(), resized)?),
+        None => None,
+    };
     let store = p.recording.open()?;
     let env = if t.opts.detached {
         crate::lab::Environment::without_server()
@@ -218,6 +223,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         tags: p.recording.tags(),
         pcts,
         profile: profile.as_ref(),
+        agents: fleet.as_ref(),
     };
     // A script's report hooks replace the interval lines (and come before
     // the summary), as in sysbench.
@@ -323,6 +329,9 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         let text = (&pcts[..], p.output.histogram);
         let end = report::sysbench::run_end(&run.result, run.figures.as_ref(), run.run_id, text);
         out!("{end}");
+        if let Some(a) = &run.result.agents {
+            out!("{}", report::agents_text::agents_table(a));
+        }
         if let Some(p) = &run.profile {
             super::profile::print_profile(p);
         }

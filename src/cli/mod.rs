@@ -6,12 +6,14 @@
 //! lab's), nor statistics (analyze), SQL (lab, workload) or rendering
 //! beyond choosing what to print (report).
 
+mod agent;
 mod args;
 mod campaign;
 mod check_report;
 mod commands;
 mod dbstress;
 mod dbt3;
+mod fleet_plan;
 mod help_topics;
 mod host_tests;
 mod ibench;
@@ -52,6 +54,7 @@ pub fn main() -> ! {
         exec::install_ctrl_c();
         sysbench_mode::main(argv)
     }
+    fleet_plan::keep_argv(&argv);
     let args = parse_command_line();
     notes::install();
     secret::scrub_process_title();

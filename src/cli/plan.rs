@@ -162,6 +162,9 @@ pub(crate) struct LoadPlan {
     pub recording: Recording,
     /// How the results are printed.
     pub output: Output,
+    /// `--agents`: the agents that drive the load, the token and the
+    /// workload's words to ship; None: the load runs here.
+    pub agents: Option<crate::lab::agent::FleetPlan>,
 }
 
 /// `--threads` as a list (sweep) or a single number (everything else).
@@ -214,6 +217,7 @@ impl LoadPlan {
                 histogram: a.histogram,
                 report_interval: a.report_interval,
             },
+            agents: super::fleet_plan::fleet_plan(a)?,
         };
         let first = plan.threads[0];
         let family: Arc<dyn Family> = match plan.workload {
@@ -374,6 +378,34 @@ impl LoadPlan {
         let seed = seed(self.rand_seed);
         let family = self.family_for(threads, seed)?;
         Ok(self.config_with(threads, conn, family, seed))
+    }
+
+    /// The run of `threads` connections against `conn` with `seed` (an
+    /// agent's share of a controller's run).
+    pub(super) fn run_config_seeded(
+        &self,
+        threads: u32,
+        conn: &ConnOpts,
+        seed: u64,
+    ) -> Result<RunConfig> {
+        let family = self.family_for(threads, seed)?;
+        Ok(self.config_with(threads, conn, family, seed))
+    }
+
+    /// A script's path, when the workload is one.
+    pub(super) fn script_path(&self) -> Option<&std::path::Path> {
+        match &self.workload {
+            WorkloadChoice::Script(p, _) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The OLTP tables' size the plan runs with, when it is an OLTP one.
+    pub(super) fn oltp_table_size(&self) -> Option<u32> {
+        match &self.workload {
+            WorkloadChoice::Oltp(_, o) => Some(o.table_size),
+            _ => None,
+        }
     }
 
     fn config_with(
@@ -596,6 +628,7 @@ fn shape(a: &LoadArgs, pcts: &[f64], seed: u64) -> Result<RunConfig> {
         },
         sample_quantiles: pcts.iter().map(|p| p / 100.0).collect(),
         on_started: None,
+        halt: None,
     })
 }
 

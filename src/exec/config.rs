@@ -87,6 +87,9 @@ pub struct RunConfig {
     /// Called once when every connection is ready, just before the clock
     /// starts (sysbench mode says "Threads started!" then); None: nothing.
     pub on_started: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// Set from outside to stop the run as Ctrl-C would (an agent's
+    /// controller said stop); None: only Ctrl-C, the limits and errors.
+    pub halt: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunConfig {

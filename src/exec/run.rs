@@ -57,7 +57,7 @@ pub fn run_clocked(
     let nshards = cfg.shards;
     let shared = Arc::new(Shared::new(cfg.events));
     let (joins, recycle, rx) = spawn_shards(&cfg, &shared);
-    let mut status = wait_ready(&shared, &rx, &joins, threads as usize);
+    let mut status = wait_ready(&shared, &rx, &joins, threads as usize, &cfg);
     if let (RunStatus::Ok, Some(started)) = (&status, &cfg.on_started) {
         started();
     }
@@ -157,6 +157,7 @@ pub fn run_clocked(
         client_stall_s,
         server_tally: None,
         headline: None,
+        agents: None,
     }
 }
 
@@ -225,6 +226,7 @@ fn wait_ready(
     rx: &Receiver<Msg>,
     joins: &[std::io::Result<std::thread::JoinHandle<()>>],
     threads: usize,
+    cfg: &RunConfig,
 ) -> RunStatus {
     let mut status = RunStatus::Ok;
     if let Some(Err(e)) = joins.iter().find(|j| j.is_err()) {
@@ -238,7 +240,7 @@ fn wait_ready(
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
-        if interrupted() {
+        if interrupted() || halted(cfg) {
             status = RunStatus::Aborted("interrupted before the start".into());
             shared.stop.store(true, Ordering::SeqCst);
             break;
@@ -273,6 +275,8 @@ fn stop_reason(
     let (_, spell) = shared.unreachable();
     if interrupted() {
         Some(Some(RunStatus::Aborted("interrupted (Ctrl-C)".into())))
+    } else if halted(cfg) {
+        Some(Some(RunStatus::Aborted("stopped by the controller".into())))
     } else if end_at.is_some_and(|e| Instant::now() >= e) {
         Some(None)
     } else if spell > cfg.max_unreachable {
@@ -289,6 +293,11 @@ fn stop_reason(
     } else {
         None
     }
+}
+
+/// Whether the run's outside stop (`RunConfig::halt`) was set.
+fn halted(cfg: &RunConfig) -> bool {
+    cfg.halt.as_ref().is_some_and(|h| h.load(Ordering::SeqCst))
 }
 
 /// Seconds measured since `t0`: a timed run measures its planned length

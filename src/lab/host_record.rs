@@ -140,6 +140,7 @@ pub(super) fn empty_result(status: RunStatus) -> RunResult {
         client_stall_s: 0.0,
         server_tally: None,
         headline: None,
+        agents: None,
     }
 }
 

@@ -7,6 +7,7 @@
 //! (cli does), never renders (report does). Its SQL is limited to checking
 //! a target and applying a campaign variant's settings.
 
+pub mod agent;
 mod campaign_points;
 mod curation;
 mod data;

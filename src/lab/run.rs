@@ -35,6 +35,8 @@ pub struct RunPlan<'a> {
     pub pcts: &'a [f64],
     /// Profile the server during the run.
     pub profile: Option<&'a ProfilePlan>,
+    /// Drive the load from these agents; None: from this process.
+    pub agents: Option<&'a super::agent::Fleet>,
 }
 
 /// What one run gave: its result, what the monitor and profiler drew
@@ -70,13 +72,14 @@ pub fn run_once(
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     super::live_feed::begin_run(cfg, plan.env, &plan.tags, rec.as_ref().map(|r| r.run_id));
-    let (mut result, figures, monitor_store_error) = run_watched(cfg, plan.mon, sink, |s| {
-        if let Some(rec) = rec.as_mut() {
-            rec.sample(s);
-        }
-        super::live_feed::sample(s);
-        on_sample(s);
-    });
+    let (mut result, figures, monitor_store_error) =
+        run_watched(cfg, plan.mon, sink, plan.agents, |s| {
+            if let Some(rec) = rec.as_mut() {
+                rec.sample(s);
+            }
+            super::live_feed::sample(s);
+            on_sample(s);
+        });
     super::live_feed::end_run();
     if let (Some((sql, class)), Some(before)) = (&tally_sql, before) {
         if let Some(after) = read_tally(cfg, sql) {
@@ -164,6 +167,7 @@ pub(crate) fn record_run(
         tags: tags.clone(),
         pcts: &[50.0, 95.0, 99.0, 99.9],
         profile,
+        agents: None,
     };
     let SingleRun {
         result,

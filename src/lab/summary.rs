@@ -61,6 +61,7 @@ pub fn document_of(
             .iter()
             .map(|s| interval(s, r.classes.len(), pcts))
             .collect(),
+        agents: r.agents.clone(),
     }
 }
 

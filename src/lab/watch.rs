@@ -252,7 +252,7 @@ impl Finished {
     }
 }
 
-/// Runs `cfg` with the monitor beside it (none when `mon` is None); stores
+/// Runs `cfg` (here, or on `fleet`'s agents) with the monitor beside it (none when `mon` is None); stores
 /// its snapshots with run `store.1`. Returns the result and the monitor's
 /// figures for the run (see `analyze::run_figures`), and the first store
 /// write of the monitor's that failed.
@@ -260,6 +260,7 @@ pub(crate) fn run_watched(
     cfg: &RunConfig,
     mon: Option<MonitorConfig>,
     store: Option<(&Store, i64)>,
+    fleet: Option<&super::agent::Fleet>,
     mut on_sample: impl FnMut(&Sample),
 ) -> (RunResult, Option<MonitorFigures>, Option<String>) {
     let clock = Arc::new(OnceLock::new());
@@ -273,12 +274,18 @@ pub(crate) fn run_watched(
     if let Some(w) = watch.as_mut() {
         w.wait_ready(std::time::Duration::from_secs(5));
     }
-    let r = crate::exec::run_clocked(cfg, &clock, |s| {
+    let each = |s: &Sample| {
         on_sample(s);
         if let Some(w) = watch.as_mut() {
             w.pump(store, std::time::Duration::ZERO);
         }
-    });
+    };
+    // The load from this process, or from the agents (merged into the
+    // same result).
+    let r = match fleet {
+        None => crate::exec::run_clocked(cfg, &clock, each),
+        Some(f) => super::agent::drive(f, cfg, &clock, each),
+    };
     // The last poll may take as long as the load's own grace after the
     // planned end: the two waits overlap.
     let by = clock

@@ -9,6 +9,7 @@
 //! that stats, exec or analyze did not, never talks to a server or writes
 //! the store, and never calls lab (lab calls it through cli).
 
+pub mod agents_text;
 pub mod analysis;
 pub mod campaign_text;
 pub mod chart;

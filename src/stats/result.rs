@@ -144,6 +144,8 @@ pub struct RunResult {
     /// The family's headline figure (TPC-C's tpmC), or why the run does
     /// not allow it; None for families without one.
     pub headline: Option<Headline>,
+    /// A run driven by agents: each one's figures (None: one process).
+    pub agents: Option<super::document::AgentsBlock>,
 }
 
 /// A headline figure and the rules it was checked against.

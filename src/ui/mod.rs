@@ -11,6 +11,7 @@
 //! construction (see `page`). It never writes to the store and never talks
 //! to a database server.
 
+pub mod agent_api;
 mod campaign_page;
 mod dbt3_section;
 mod environment_section;

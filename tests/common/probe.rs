@@ -167,6 +167,7 @@ pub fn config(
         max_unreachable: 30.0,
         sample_quantiles: Vec::new(),
         on_started: None,
+        halt: None,
     };
     (cfg, failing)
 }

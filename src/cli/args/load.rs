@@ -114,6 +114,16 @@ pub(crate) struct LoadArgs {
     /// ring of its own, one system call a round trip).
     #[arg(long, value_enum, default_value_t = IoBackend::Auto, help_heading = super::help::CLIENT)]
     pub io_backend: IoBackend,
+    /// Drive the load from agents (`qpslab agent`) on other hosts:
+    /// HOST:PORT[=WEIGHT],… The connections are split by weight (evenly by
+    /// default) and the agents' results merged exactly into one run
+    /// (docs/AGENTS.md) [default: none: the load runs here].
+    #[arg(long, value_name = "LIST", help_heading = super::help::CLIENT)]
+    pub agents: Option<String>,
+    /// The agents' shared token: the first line of this file (as each
+    /// agent's --token-file) [default: none].
+    #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
+    pub token_file: Option<PathBuf>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     /// Profile the server during the run: cpu, offcpu, syscalls, waits,
@@ -308,4 +318,28 @@ impl LoadArgs {
     pub fn warmup(&self) -> f64 {
         self.warmup_time.unwrap_or(0.0)
     }
+}
+
+/// `qpslab agent`: where to listen and the shared token.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct AgentArgs {
+    /// Where to listen: PORT (on 127.0.0.1) or ADDR:PORT (0.0.0.0:PORT for
+    /// every interface).
+    #[arg(long, value_name = "ADDR:PORT", help_heading = "Agent")]
+    pub listen: String,
+    /// The shared token's file (its first line); the controller passes
+    /// the same file's token.
+    #[arg(long, value_name = "FILE", help_heading = "Agent")]
+    pub token_file: PathBuf,
+    /// Testing only: this agent's clock reads this many ms off.
+    #[arg(
+        long,
+        hide = true,
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub fake_clock_offset_ms: f64,
+    /// Testing only: write each run's samples and end to this file (JSON).
+    #[arg(long, hide = true)]
+    pub dump: Option<PathBuf>,
 }

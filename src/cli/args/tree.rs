@@ -3,7 +3,7 @@
 //! in mod.rs) and no validation beyond clap's.
 
 use super::conn::ServerCmd;
-use super::load::{CampaignCmd, LoadArgs, QuickArgs, SweepArgs};
+use super::load::{AgentArgs, CampaignCmd, LoadArgs, QuickArgs, SweepArgs};
 use super::manage::{
     BaselineArgs, DeleteArgs, DiffArgs, ExcludeArgs, ExportArgs, NoteArgs, TagArgs,
 };
@@ -35,6 +35,9 @@ pub(crate) enum Cmd {
     Prepare(LoadArgs),
     /// Run a workload and print sysbench-style results.
     Run(LoadArgs),
+    /// Wait for work from a controller (`run … --agents`) on this client
+    /// host: one run at a time, for the controller with the shared token.
+    Agent(AgentArgs),
     /// Drop the sbtest tables.
     Cleanup(LoadArgs),
     /// A workload's consistency conditions on its data (`check tpcc`:

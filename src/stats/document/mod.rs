@@ -9,6 +9,7 @@
 //! Versions: documents written before `version` existed read as version
 //! 0 (every field they lack takes its default); 1 is the first typed one.
 
+mod agents;
 mod dbt3;
 mod environment;
 mod fairness;
@@ -20,6 +21,7 @@ mod options;
 mod profile;
 mod tpcc;
 
+pub use agents::{AgentRow, AgentsBlock};
 pub use dbt3::{geomean, plan_fingerprint, Dbt3Block, QueryFigure, COMPOSITE_NAME};
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use fairness::{EventSpread, ThreadsFairness};
@@ -91,6 +93,10 @@ pub struct RunDocument {
     pub threads_fairness: ThreadsFairness,
     /// Every interval, warm-up included.
     pub intervals: Vec<IntervalFigures>,
+    /// A run driven by agents: each one's share and figures; absent for
+    /// a run from one process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agents: Option<AgentsBlock>,
 }
 
 impl RunDocument {

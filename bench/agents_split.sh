@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 36's goal: 4 agents x 64 connections give the same total QPS as one
+# process with 256 connections on the same host (the split costs nothing
+# measurable). Interleaved rounds: one process (--threads 256), then four
+# agents on 127.0.0.1 (--agents, 64 each), against one sandbox bound to
+# 127.0.0.1; prints each round's QPS and the medians and their ratio.
+#
+# Usage: bench/agents_split.sh [BIN]
+#   env: TIME=20 ROUNDS=3 TABLES=4 ROWS=100000 WORKLOAD=oltp_point_select
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-target/release/qpslab}
+TIME=${TIME:-20}
+ROUNDS=${ROUNDS:-3}
+TABLES=${TABLES:-4}
+ROWS=${ROWS:-100000}
+WORKLOAD=${WORKLOAD:-oltp_point_select}
+export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
+SERVER=${SERVER:-agents}
+echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run"
+"$BIN" server start --name "$SERVER" --preset bench --set max_connections=600 >/dev/null
+SOCK="$QPSLAB_HOME/sandboxes/$SERVER/mysqld.sock"
+PORT=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['port'])" "$QPSLAB_HOME/sandboxes/$SERVER/meta.json")
+mariadb -uroot --socket="$SOCK" -e "CREATE USER IF NOT EXISTS 'bench'@'127.0.0.1' IDENTIFIED BY 'bench'; GRANT ALL ON *.* TO 'bench'@'127.0.0.1'; CREATE DATABASE IF NOT EXISTS sbtest"
+if ! "$BIN" run "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "$ROWS" --time 1 --no-store >/dev/null 2>&1; then
+  "$BIN" prepare "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "$ROWS" >/dev/null
+fi
+TOKEN=$(mktemp)
+head -c 24 /dev/urandom | base64 > "$TOKEN"
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "$TOKEN"; }
+trap cleanup EXIT
+AGENTS=""
+for i in 0 1 2 3; do
+  port=$((17400 + i))
+  "$BIN" agent --listen "127.0.0.1:$port" --token-file "$TOKEN" >/dev/null &
+  PIDS+=("$!")
+  AGENTS="${AGENTS:+$AGENTS,}127.0.0.1:$port"
+done
+sleep 1
+COMMON=(--mysql-host 127.0.0.1 --mysql-port "$PORT" --mysql-user bench --mysql-password bench
+  --tables "$TABLES" --table-size "$ROWS" --threads 256 --time "$TIME" --no-store --format json)
+qps() { python3 -c "import json,sys; print(round(json.load(sys.stdin)['totals']['qps'], 1))"; }
+one=() split=()
+for r in $(seq 1 "$ROUNDS"); do
+  a=$("$BIN" run "$WORKLOAD" "${COMMON[@]}" 2>/dev/null | qps)
+  b=$("$BIN" run "$WORKLOAD" "${COMMON[@]}" --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null | qps)
+  echo "round $r: one process $a qps, 4 agents x 64 $b qps"
+  one+=("$a") split+=("$b")
+done
+python3 - "${one[*]}" "${split[*]}" <<'PY'
+import statistics, sys
+a = [float(x) for x in sys.argv[1].split()]
+b = [float(x) for x in sys.argv[2].split()]
+ma, mb = statistics.median(a), statistics.median(b)
+print(f"median: one process {ma:.1f} qps, 4 agents {mb:.1f} qps, ratio {mb / ma:.3f}")
+PY

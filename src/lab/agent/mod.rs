@@ -1,0 +1,21 @@
+//! Agents: several client hosts driving one server, their results merged
+//! exactly into one run. The agent's side (`worker`: one run at a time for
+//! the controller with the token; served over HTTP by ui/agent_api.rs),
+//! the wire's JSON messages (`wire`, documented in docs/AGENTS.md), the
+//! controller's preflight (`controller`: greeting, clock offsets, the
+//! split, the reach check), the run (`drive`) and the merging (`merge`).
+//! A run on agents goes through the same `run_once` as a local one: only
+//! the load's source differs (`lab::watch::run_watched`).
+
+mod controller;
+mod drive;
+mod merge;
+pub mod wire;
+mod worker;
+
+pub use controller::{
+    hex, parse_agents, script_text, split, AgentAddr, Fleet, FleetPlan, Member, MAX_OFFSET_MS,
+};
+pub(crate) use drive::drive;
+pub use merge::CLIENT_BOUND_BUSY;
+pub use worker::{token_of, unix_now, AgentCore, Builder, Refusal, DEADLINE_GRACE};

@@ -1,0 +1,323 @@
+//! Agents on one machine: each agent in its own network namespace (a veth
+//! pair, addresses made here, removed on drop), the sandbox on the host
+//! side listening on 0.0.0.0; a controller drives them. Checks the exact
+//! merge (the merged percentiles equal those of the union of what the
+//! agents sent, recomputed here), the transactions against Com_commit,
+//! the per-second lines, an agent killed mid-run (degraded, named), a
+//! wrong token (refused in one line) and an injected clock offset
+//! (refused, named). Needs root and `ip netns`: fails saying so otherwise.
+
+mod common;
+use common::{json, lab, text};
+use qpslab::stats::Hist;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A network namespace with a veth pair to the host: host side
+/// 10.201.N.1/30, namespace side 10.201.N.2/30, default route to the host.
+struct Netns {
+    name: String,
+    net: u32,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let o = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip {}: {e}", args.join(" ")))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ))
+    }
+}
+
+impl Netns {
+    fn new(i: u32) -> Netns {
+        let pid = std::process::id();
+        let net = (pid % 60) * 4 + i;
+        let name = format!("qa{}x{i}", pid % 100_000);
+        let ns = Netns { name, net };
+        let (h, n) = (
+            format!("qh{}x{i}", pid % 100_000),
+            format!("qn{}x{i}", pid % 100_000),
+        );
+        let host_addr = format!("10.201.{net}.1/30");
+        let ns_addr = format!("10.201.{net}.2/30");
+        let gw = format!("10.201.{net}.1");
+        let steps: Vec<Vec<&str>> = vec![
+            vec!["netns", "add", &ns.name],
+            vec!["link", "add", &h, "type", "veth", "peer", "name", &n],
+            vec!["link", "set", &n, "netns", &ns.name],
+            vec!["addr", "add", &host_addr, "dev", &h],
+            vec!["link", "set", &h, "up"],
+            vec!["-n", &ns.name, "addr", "add", &ns_addr, "dev", &n],
+            vec!["-n", &ns.name, "link", "set", &n, "up"],
+            vec!["-n", &ns.name, "link", "set", "lo", "up"],
+            vec!["-n", &ns.name, "route", "add", "default", "via", &gw],
+        ];
+        for s in steps {
+            if let Err(e) = ip(&s) {
+                panic!("this test needs root and network namespaces (ip netns): {e}");
+            }
+        }
+        ns
+    }
+
+    fn host_ip(&self) -> String {
+        format!("10.201.{}.1", self.net)
+    }
+
+    fn agent_ip(&self) -> String {
+        format!("10.201.{}.2", self.net)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        // deleting the namespace deletes the veth pair with it
+        let _ = ip(&["netns", "del", &self.name]);
+    }
+}
+
+/// An agent process inside a namespace, killed on drop.
+struct Agent {
+    child: Child,
+    addr: String,
+    dump: std::path::PathBuf,
+}
+
+impl Agent {
+    fn start(ns: &Netns, port: u16, token: &std::path::Path, extra: &[&str]) -> Agent {
+        let addr = format!("{}:{port}", ns.agent_ip());
+        let dump = lab().home.join(format!("dump-{}-{port}.json", ns.name));
+        let mut child = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &ns.name,
+                common::bin(),
+                "agent",
+                "--listen",
+                &addr,
+            ])
+            .arg("--token-file")
+            .arg(token)
+            .arg("--dump")
+            .arg(&dump)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start an agent");
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        out.read_line(&mut line).expect("agent's first line");
+        assert!(line.contains("listening"), "agent did not start: {line}");
+        Agent { child, addr, dump }
+    }
+
+    fn sent(&self) -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(&self.dump).expect("agent's dump")).expect("dump")
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn hist(b64: &str) -> Hist {
+    use base64::Engine;
+    let b = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .unwrap();
+    Hist::from_v2_bytes(&b).unwrap()
+}
+
+/// The sandbox on 0.0.0.0 with a user for TCP and sbtest data; its port.
+fn sandbox() -> u16 {
+    let l = lab();
+    let o = l.qpslab(&[
+        "server",
+        "start",
+        "--name",
+        "ag",
+        "--set",
+        "bind_address=0.0.0.0",
+        "--set",
+        "max_connections=300",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let sock = l.home.join("sandboxes/ag/mysqld.sock");
+    let o = Command::new("mariadb")
+        .args(["-uroot", &format!("--socket={}", sock.display())])
+        .args(["-e", "CREATE DATABASE agt; CREATE USER 'qa'@'%' IDENTIFIED BY 'pw'; GRANT ALL ON *.* TO 'qa'@'%'"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let o = l.qpslab(&[
+        "prepare",
+        "oltp_read_write",
+        "--server",
+        "ag",
+        "--db",
+        "agt",
+        "--table-size",
+        "2000",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(l.home.join("sandboxes/ag/meta.json")).unwrap())
+            .unwrap();
+    meta["port"].as_u64().unwrap() as u16
+}
+
+fn run(
+    host: &str,
+    port: u16,
+    agents: &str,
+    token: &std::path::Path,
+    time: &str,
+) -> std::process::Output {
+    lab()
+        .command()
+        .args([
+            "run",
+            "oltp_read_write",
+            "--mysql-host",
+            host,
+            "--mysql-user",
+            "qa",
+        ])
+        .args([
+            "--mysql-password",
+            "pw",
+            "--db",
+            "agt",
+            "--threads",
+            "6",
+            "--time",
+            time,
+        ])
+        .args([
+            "--mysql-port",
+            &port.to_string(),
+            "--agents",
+            agents,
+            "--no-store",
+            "--format",
+            "json",
+        ])
+        .arg("--token-file")
+        .arg(token)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn agents_in_namespaces() {
+    let port = sandbox();
+    let nss: Vec<Netns> = (0..3).map(Netns::new).collect();
+    let token = lab().home.join("token");
+    std::fs::write(&token, "s3cret-token\n").unwrap();
+    let agents: Vec<Agent> = nss
+        .iter()
+        .map(|n| Agent::start(n, 7070, &token, &[]))
+        .collect();
+    let list: Vec<String> = agents.iter().map(|a| a.addr.clone()).collect();
+    let list = list.join(",");
+    let host = nss[0].host_ip();
+
+    // 3 agents x 2 connections: one run, merged exactly.
+    let o = run(&host, port, &list, &token, "3");
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    let mut union = Hist::new();
+    let mut seconds = 0;
+    let mut events_all = 0;
+    for a in &agents {
+        let sent = a.sent();
+        union.merge(&hist(sent["done"]["total"]["hist"].as_str().unwrap()));
+        events_all += sent["done"]["events_all"].as_u64().unwrap();
+        seconds = seconds.max(sent["samples"].as_array().unwrap().len());
+    }
+    let lat = &doc["totals"]["latency_ms"];
+    for (key, q) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
+        let merged = lat[key].as_f64().unwrap();
+        assert!(
+            (merged - union.quantile_ms(q)).abs() < 1e-9,
+            "{key}: merged {merged}, union {}",
+            union.quantile_ms(q)
+        );
+    }
+    assert_eq!(
+        doc["totals"]["transactions"].as_u64().unwrap(),
+        union.count()
+    );
+    assert_eq!(
+        doc["intervals"].as_array().unwrap().len(),
+        seconds,
+        "per-second lines"
+    );
+    let block = &doc["agents"];
+    assert_eq!(block["agents"].as_array().unwrap().len(), 3);
+    let server = block["server_commits"].as_i64().unwrap();
+    assert_eq!(block["client_transactions"].as_u64().unwrap(), events_all);
+    assert!(
+        (server - events_all as i64).abs() <= 12,
+        "Com_commit {server} vs {events_all}"
+    );
+    assert!(block["commit_mismatch"].is_null());
+
+    // A wrong token: refused in one line naming the agent.
+    let wrong = lab().home.join("wrong-token");
+    std::fs::write(&wrong, "nope\n").unwrap();
+    let o = run(&host, port, &list, &wrong, "3");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    let line = err
+        .lines()
+        .find(|l| l.contains("wrong token"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains(&agents[0].addr), "{line}");
+
+    // A clock 400 ms off: refused, naming the agent.
+    let skewed = Agent::start(&nss[1], 7071, &token, &["--fake-clock-offset-ms", "400"]);
+    let o = run(
+        &host,
+        port,
+        &format!("{},{}", agents[0].addr, skewed.addr),
+        &token,
+        "3",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains(&skewed.addr) && err.contains("clock"), "{err}");
+    drop(skewed);
+
+    // An agent killed mid-run: degraded, named, the others' figures kept.
+    let mut agents = agents;
+    let victim = agents[2].addr.clone();
+    let child = std::thread::spawn({
+        let list = list.clone();
+        let host = host.clone();
+        let token = token.clone();
+        move || run(&host, port, &list, &token, "5")
+    });
+    std::thread::sleep(std::time::Duration::from_millis(4500));
+    let _ = agents[2].child.kill();
+    let o = child.join().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let doc = json(&o);
+    assert_eq!(doc["status"]["status"], "degraded");
+    let why = doc["status"]["reason"].as_str().unwrap();
+    assert!(why.contains(&victim) && why.contains("33%"), "{why}");
+    assert!(doc["totals"]["transactions"].as_u64().unwrap() > 0);
+}
