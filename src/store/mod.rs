@@ -12,6 +12,7 @@
 
 mod curation;
 mod db;
+mod dialect;
 mod integrity;
 mod latency_read;
 mod location;
@@ -21,6 +22,7 @@ mod read;
 mod read_open;
 mod recover;
 mod schema;
+mod server_schema;
 mod write;
 
 pub use curation::{Baseline, RunFootprint};
@@ -29,6 +31,7 @@ pub use latency_read::{RunHistograms, StatementSample};
 pub use location::url_scheme;
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
+pub use server_schema::{migrate as migrate_server, server_migrations, ServerSql};
 pub use write::{KeptPhase, NewRun};
 
 /// The current time as RFC 3339 UTC (what the store writes).
