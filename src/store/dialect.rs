@@ -377,6 +377,5 @@ mod tests {
         ] {
             assert!(!all.contains(sqlite_only), "{sqlite_only} in:\n{all}");
         }
-        println!("{all};");
     }
 }

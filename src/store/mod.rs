@@ -23,6 +23,7 @@ mod read_open;
 mod recover;
 mod schema;
 mod server_schema;
+mod server_url;
 mod write;
 
 pub use curation::{Baseline, RunFootprint};
@@ -32,6 +33,7 @@ pub use location::url_scheme;
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
 pub use server_schema::{migrate as migrate_server, server_migrations, ServerSql};
+pub use server_url::{ServerUrl, UrlError};
 pub use write::{KeptPhase, NewRun};
 
 /// The current time as RFC 3339 UTC (what the store writes).
