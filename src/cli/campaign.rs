@@ -148,7 +148,8 @@ fn id_argument(a: &CampaignArgs) -> Option<i64> {
 fn status(a: &CampaignArgs) -> Result<()> {
     // Read only: a campaign not run yet is all pending, and stays unrecorded.
     let path = crate::lab::store_path(a.store.path());
-    let store = if path.exists() {
+    let url = crate::store::url_scheme(&path.to_string_lossy()).is_some();
+    let store = if path.exists() || url {
         Some(crate::lab::read_store(Some(&path))?)
     } else {
         None

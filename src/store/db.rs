@@ -34,6 +34,7 @@ impl Store {
     /// migration runs in one IMMEDIATE transaction. A damaged file (see
     /// `integrity`) is refused with one line saying how to recover it.
     pub fn open(path: &Path) -> Result<Store> {
+        super::location::refuse_url(path)?;
         let at = || format!("the results store {}", path.display());
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
@@ -77,6 +78,7 @@ impl Store {
     /// store is a one-line error naming it; a store whose WAL could not be
     /// read carries a `note` saying so.
     pub fn open_read_only(path: &Path, alive: IsAlive) -> Result<Store> {
+        super::location::refuse_url(path)?;
         if !path.exists() {
             anyhow::bail!(
                 "no results store at {}: record a run first (qpslab run ...), or pass --store FILE",

@@ -12,21 +12,28 @@
 
 mod curation;
 mod db;
+mod dialect;
 mod integrity;
 mod latency_read;
+mod location;
 mod metrics;
 mod profile_read;
 mod read;
 mod read_open;
 mod recover;
 mod schema;
+mod server_schema;
+mod server_url;
 mod write;
 
 pub use curation::{Baseline, RunFootprint};
 pub use db::{IsAlive, Store};
 pub use latency_read::{RunHistograms, StatementSample};
+pub use location::url_scheme;
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
+pub use server_schema::{migrate as migrate_server, server_migrations, ServerSql};
+pub use server_url::{ServerUrl, UrlError};
 pub use write::{KeptPhase, NewRun};
 
 /// The current time as RFC 3339 UTC (what the store writes).

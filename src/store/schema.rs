@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use rusqlite::Connection;
 
 /// Migrations in order; entry i takes the schema from version i to i + 1.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // v1: runs, samples, statements, histograms, campaigns.
     r#"
     CREATE TABLE campaigns (
@@ -204,7 +204,7 @@ fn version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |r| r.get(0))
 }
 
-fn refuse_newer(current: i64) -> Result<()> {
+pub(super) fn refuse_newer(current: i64) -> Result<()> {
     let latest = MIGRATIONS.len() as i64;
     if current > latest {
         bail!("the results store has schema version {current}, newer than this qpslab knows ({latest}); use a newer qpslab or another --store");
