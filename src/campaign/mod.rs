@@ -343,6 +343,7 @@ impl CampaignFile {
                 crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
             } else if !crate::workload::tpcc::is_tpcc(&w.name)
                 && !crate::workload::linkbench::is_linkbench(&w.name)
+                && !crate::workload::dbt3::is_dbt3(&w.name)
             {
                 crate::workload::Workload::parse(&w.name)?;
             }
