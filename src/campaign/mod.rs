@@ -127,7 +127,8 @@ pub struct VariantDef {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
-    /// A built-in workload, `tpcc` or a sysbench Lua script's path.
+    /// A built-in workload (`tpcc`, `linkbench`, `dbt3` …) or a sysbench
+    /// Lua script's path.
     pub name: String,
     /// The workload's options, named as on the command line.
     #[serde(default)]
