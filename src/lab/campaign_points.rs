@@ -321,13 +321,17 @@ type Tell<'a, 'b> = (
     &'b mut dyn FnMut(crate::server::Progress),
 );
 
+/// Where setup_server's servers and data come from: an external server's
+/// target by its DSN, and the families whose data the points need.
+type Sources<'a, 'b> = (&'a dyn Fn(&str) -> Result<Target>, &'b [Arc<dyn Family>]);
+
 /// Makes the server of point `p` ready for its variant; returns the target.
 fn setup_server(
     c: &CampaignFile,
     s: usize,
     v: usize,
     restart: bool,
-    (external, families): (&dyn Fn(&str) -> Result<Target>, &[Arc<dyn Family>]),
+    (external, families): Sources,
     (say, progress): Tell,
     started: &mut Vec<String>,
 ) -> Result<Target> {
