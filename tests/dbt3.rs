@@ -522,3 +522,54 @@ fn partitioned_orders_and_lineitem_load_and_a_power_run_passes_check() {
         text(&bad)
     );
 }
+
+/// A campaign file runs DBT3: its tables prepared once at the workload's
+/// scale, two variants (the second drops the indexes Q14 can use, by the
+/// variant's SQL) × two repeats, and the campaign's report has each
+/// query's ratio with its min/median/max over the repeats and Q14's plan
+/// change flagged; `ratio --campaign` gives the same per query.
+#[test]
+fn a_campaign_runs_dbt3_variants_and_reports_per_query_ratios() {
+    let toml = r#"
+threads = [1]
+time = 1
+repeat = 2
+[[variant]]
+name = "with-index"
+[[variant]]
+name = "no-index"
+sql = ["ALTER TABLE lineitem DROP INDEX i_l_shipdate, DROP INDEX i_l_partkey, DROP INDEX i_l_suppkey_partkey", "ALTER TABLE part DROP PRIMARY KEY"]
+[[workload]]
+name = "dbt3"
+options = { scale = 0.01, queries = "1,6,14", refresh = "off", validation = "on" }
+"#;
+    let camp = common::family::run_campaign("dbt3-camp", toml, "campdbt3");
+    let (runs, o) = common::family::ok_runs(&camp.store);
+    assert_eq!(runs.len(), 4, "{}", text(&o));
+    assert!(
+        runs.iter()
+            .all(|r| r["workload"].as_str() == Some("dbt3-sf0.01")),
+        "{}",
+        text(&o)
+    );
+    // rerun: every point is done, the end report again
+    let again = lab().qpslab(&[
+        "campaign",
+        "run",
+        camp.path.to_str().expect("a path"),
+        "--store",
+        &camp.store,
+    ]);
+    let s = text(&again);
+    assert!(again.status.success(), "{s}");
+    let q14 = s.lines().find(|l| l.trim_start().starts_with("Q14 "));
+    assert!(q14.is_some_and(|l| l.contains("PLAN CHANGED")), "{s}");
+    let c = lab().qpslab(&["ratio", "--campaign", "1", "--store", &camp.store]);
+    let s = text(&c);
+    assert!(c.status.success(), "{s}");
+    assert!(s.contains("no-index dbt3-sf0.01 (2 run(s)) over"), "{s}");
+    let q14 = s.lines().find(|l| l.trim_start().starts_with("Q14 "));
+    assert!(q14.is_some_and(|l| l.contains("PLAN CHANGED")), "{s}");
+    let q1 = s.lines().find(|l| l.trim_start().starts_with("Q1 "));
+    assert!(q1.is_some_and(|l| l.ends_with("same")), "{s}");
+}

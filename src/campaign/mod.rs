@@ -127,7 +127,8 @@ pub struct VariantDef {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
-    /// A built-in workload, `tpcc` or a sysbench Lua script's path.
+    /// A built-in workload (`tpcc`, `linkbench`, `dbt3` …) or a sysbench
+    /// Lua script's path.
     pub name: String,
     /// The workload's options, named as on the command line.
     #[serde(default)]
@@ -343,6 +344,7 @@ impl CampaignFile {
                 crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
             } else if !crate::workload::tpcc::is_tpcc(&w.name)
                 && !crate::workload::linkbench::is_linkbench(&w.name)
+                && !crate::workload::dbt3::is_dbt3(&w.name)
             {
                 crate::workload::Workload::parse(&w.name)?;
             }

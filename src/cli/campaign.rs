@@ -251,6 +251,8 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
         if !w.options.contains_key("maxid1") {
             words.extend(["--maxid1".into(), c.data.maxid1.to_string()]);
         }
+    } else if crate::workload::dbt3::is_dbt3(&w.name) {
+        // its own data (options' scale), its own streams, no time limit
     } else {
         if declares("tables") {
             words.extend(["--tables".into(), c.data.tables.to_string()]);
@@ -347,6 +349,14 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             plan.profile_for(t)?,
         ))
     };
+    let dbt3 = |w: usize| -> Result<Option<std::sync::Arc<crate::workload::dbt3::Dbt3>>> {
+        match c.points().iter().find(|p| p.workload == w) {
+            Some(p) if crate::workload::dbt3::is_dbt3(&c.workloads[w].name) => {
+                Ok(point_plan(&c, p)?.dbt3())
+            }
+            _ => Ok(None),
+        }
+    };
     let reference = c.reference_variant().to_string();
     let widest = || -> Result<Option<(f64, String)>> {
         let mut runs = store.list_runs(&RunFilter {
@@ -371,6 +381,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         keep_servers: r.keep_servers,
         require_quiet: r.require_quiet,
         until: Some(&until),
+        dbt3: &dbt3,
     };
     let out = run_campaign(
         &run,
@@ -409,6 +420,10 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         errln!("note: {l}");
     }
     out!("{}", campaign_end(&c, &runs, out.failed, out.degraded));
+    out!(
+        "{}",
+        super::dbt3::campaign_ratios(&store, &runs, c.reference_variant(), false)?
+    );
     out!(
         "{}",
         crate::report::campaign_text::host_characterisation(&host_runs(&store, id)?)

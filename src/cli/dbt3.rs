@@ -142,18 +142,8 @@ pub(super) fn run(p: &LoadPlan) -> Result<i32> {
         bail!("{} is not dbt3", p.workload_name);
     };
     let t = p.target()?;
-    let o = family.opts();
     let json = p.output.json();
-    let options = crate::stats::document::RunOptions {
-        threads: if o.test == crate::workload::dbt3::Test::Power {
-            1
-        } else {
-            o.streams
-        },
-        rand_seed: family.seed(),
-        oltp: crate::workload::Family::options(family.as_ref()),
-        ..Default::default()
-    };
+    let options = crate::lab::dbt3_options(&family);
     let (tx, rx) = std::sync::mpsc::channel::<crate::workload::dbt3::Event>();
     let printer = std::thread::spawn(move || {
         for e in rx {
@@ -296,4 +286,63 @@ pub(super) fn comparison(
         (&series_name(b), sb.len()),
         &ratios,
     ))
+}
+
+/// The DBT3 runs of a campaign (`runs`, its finished ones) compared per
+/// query: for each server label and scale, every variant's series
+/// against the `reference` variant's (ratios with min/median/max over
+/// the repeats, plan changes flagged); "" when it has none, text or one
+/// JSON array with `json`.
+pub(super) fn campaign_ratios(
+    store: &crate::store::Store,
+    runs: &[crate::store::RunRow],
+    reference: &str,
+    json: bool,
+) -> Result<String> {
+    type Series = BTreeMap<String, Vec<crate::stats::document::Dbt3Block>>;
+    let mut groups: BTreeMap<(String, String), Series> = BTreeMap::new();
+    for r in runs.iter().filter(|r| {
+        r.workload.starts_with(crate::workload::dbt3::NAME) && r.status == "ok" && !r.excluded
+    }) {
+        if let Some(b) = store.run_detail(r.id)?.and_then(|d| d.dbt3) {
+            let key = (r.label.clone().unwrap_or_default(), r.workload.clone());
+            let variant = r.variant.clone().unwrap_or_default();
+            groups
+                .entry(key)
+                .or_default()
+                .entry(variant)
+                .or_default()
+                .push(b);
+        }
+    }
+    let mut text = String::new();
+    let mut docs = Vec::new();
+    for ((label, workload), series) in &groups {
+        let Some(base) = series.get(reference) else {
+            continue;
+        };
+        let base: Vec<_> = base.iter().collect();
+        for (variant, blocks) in series.iter().filter(|(v, _)| *v != reference) {
+            let other: Vec<_> = blocks.iter().collect();
+            let ratios = crate::analyze::dbt3_compare::compare(&base, &other);
+            let name = |v: &str| format!("{label}/{v} {workload}");
+            let (a, b) = ((name(reference), base.len()), (name(variant), other.len()));
+            if json {
+                docs.push(serde_json::json!({"label": label, "workload": workload,
+                    "reference": reference, "variant": variant, "queries": ratios}));
+            } else {
+                text.push('\n');
+                text.push_str(&crate::report::dbt3_text::comparison_text(
+                    (&a.0, a.1),
+                    (&b.0, b.1),
+                    &ratios,
+                ));
+            }
+        }
+    }
+    Ok(if json {
+        serde_json::Value::Array(docs).to_string()
+    } else {
+        text
+    })
 }

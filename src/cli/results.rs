@@ -28,12 +28,46 @@ pub(super) fn finished_runs(a: &AnalysisArgs) -> Result<Vec<crate::store::RunRow
     Ok(runs)
 }
 
+/// `ratio` of DBT3 runs: per query, each variant against the reference
+/// (`--reference`, the pair's second, else the earliest run's variant:
+/// a campaign's reference variant runs first).
+fn dbt3_ratio(
+    a: &AnalysisArgs,
+    r: &super::args::RatioArgs,
+    runs: &mut Vec<crate::store::RunRow>,
+    json: bool,
+) -> Result<String> {
+    let pair = (r.a.as_deref(), r.b.as_deref());
+    let reference = match crate::analyze::ratio_runs(runs, pair, r.reference.clone()) {
+        Ok(v) => v,
+        Err(_) => runs
+            .iter()
+            .min_by_key(|r| r.id)
+            .and_then(|r| r.variant.clone())
+            .context("these DBT3 runs have no variant: give --reference VARIANT or two series")?,
+    };
+    let store = read_store(a.store.path())?;
+    let out = super::dbt3::campaign_ratios(&store, runs, &reference, json)?;
+    if out.trim().is_empty() || out.trim() == "[]" {
+        bail!("no DBT3 runs of another variant to compare with '{reference}'");
+    }
+    Ok(out)
+}
+
 /// `scalability` (ratio = None) and `ratio` over the stored ok runs.
 pub(super) fn analysis(a: &AnalysisArgs, ratio: Option<&super::args::RatioArgs>) -> Result<()> {
     let f = report::table::Format::from(a.format.format);
     let mut runs = finished_runs(a)?;
     match ratio {
         None => out!("{}", report::analysis::scalability_table(&runs, f)),
+        Some(r)
+            if runs
+                .iter()
+                .all(|r| r.workload.starts_with(crate::workload::dbt3::NAME)) =>
+        {
+            let json = matches!(f, report::table::Format::Json);
+            out!("{}", dbt3_ratio(a, r, &mut runs, json)?);
+        }
         Some(r) => {
             let pair = (r.a.as_deref(), r.b.as_deref());
             let reference = crate::analyze::ratio_runs(&mut runs, pair, r.reference.clone())

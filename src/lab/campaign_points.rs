@@ -16,10 +16,12 @@ use crate::protocol::Conn;
 use crate::server::{CnfPreset, Sandbox};
 use crate::stats::RunStatus;
 use crate::store::Store;
+use crate::workload::dbt3::Dbt3;
 use crate::workload::prepare::default_loaders;
 use crate::workload::tpcc::{is_tpcc, Tpcc, TpccOpts};
 use crate::workload::{Family, Oltp, OltpOpts, Workload};
 use anyhow::{Context, Result};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A campaign being run: its file, and its row in the store.
@@ -40,6 +42,10 @@ pub struct CampaignRun<'a> {
     /// Asked when a round ends (its number): a reason to stop here, or
     /// None to go on (`--until-interval`: every ratio narrow enough).
     pub until: Option<&'a dyn Fn(u32) -> Option<String>>,
+    /// The DBT3 family of a workload (by its index in the file), None
+    /// for the other workloads: its data is prepared with the others',
+    /// and its points run through DBT3's own driver.
+    pub dbt3: &'a dyn Fn(usize) -> Result<Option<Arc<Dbt3>>>,
 }
 
 /// Pre-flight checks a round waits through for a quiet host with
@@ -177,6 +183,7 @@ fn run_points(
         done,
     } = h;
     let c = r.file;
+    let families = data(c, r.dbt3)?;
     let _ctrl_c = crate::exec::Cooperative::enter();
     let mut current: Option<(usize, usize)> = None;
     // Before each round of repeats: how quiet the host is.
@@ -236,7 +243,7 @@ fn run_points(
                 p.server,
                 p.variant,
                 restart,
-                external,
+                (external, &families),
                 (say, server),
                 started,
             )?);
@@ -261,8 +268,6 @@ fn run_points(
             }
         }
         let t = target.as_ref().context("no server")?;
-        let (cfg, mon, profile) = config_for(p, t)?;
-        let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
         let tags = RunTags {
             label: Some(c.servers[p.server].label.clone()),
             variant: Some(c.variants[p.variant].name.clone()),
@@ -271,7 +276,14 @@ fn run_points(
             command_line: r.command_line.clone(),
             preflight: preflight.clone(),
         };
-        let rec = record_run(r.store, &cfg, mon, &env, &tags, profile.as_ref())?;
+        let rec = match (r.dbt3)(p.workload)? {
+            Some(f) => super::dbt3_record::dbt3_point(r.store, t, &f, &tags)?,
+            None => {
+                let (cfg, mon, profile) = config_for(p, t)?;
+                let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
+                record_run(r.store, &cfg, mon, &env, &tags, profile.as_ref())?
+            }
+        };
         match &rec.result.status {
             RunStatus::Ok => {}
             RunStatus::Failed(_) => out.failed += 1,
@@ -309,13 +321,17 @@ type Tell<'a, 'b> = (
     &'b mut dyn FnMut(crate::server::Progress),
 );
 
+/// Where setup_server's servers and data come from: an external server's
+/// target by its DSN, and the families whose data the points need.
+type Sources<'a, 'b> = (&'a dyn Fn(&str) -> Result<Target>, &'b [Arc<dyn Family>]);
+
 /// Makes the server of point `p` ready for its variant; returns the target.
 fn setup_server(
     c: &CampaignFile,
     s: usize,
     v: usize,
     restart: bool,
-    external: &dyn Fn(&str) -> Result<Target>,
+    (external, families): Sources,
     (say, progress): Tell,
     started: &mut Vec<String>,
 ) -> Result<Target> {
@@ -341,7 +357,7 @@ fn setup_server(
             conn.quit().await;
             Ok::<_, anyhow::Error>(())
         })??;
-        ensure_data(c, &t)?;
+        ensure_data(families, &t)?;
         return Ok(t);
     };
     let mut sb = Sandbox::open_or_new(&name)?;
@@ -369,9 +385,17 @@ fn setup_server(
     spec.cpus = server.cpus.clone();
     spec.sets = base_sets.clone();
     let marker = sb.dir.join("template.json");
-    let data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size,
-        "warehouses": c.data.warehouses, "basedir": spec.basedir})
-    .to_string();
+    let mut data_id = serde_json::json!({"tables": c.data.tables, "table_size": c.data.table_size,
+        "warehouses": c.data.warehouses, "basedir": spec.basedir});
+    let dbt3: Vec<&str> = families
+        .iter()
+        .map(|f| f.name())
+        .filter(|n| n.starts_with(crate::workload::dbt3::NAME))
+        .collect();
+    if !dbt3.is_empty() {
+        data_id["dbt3"] = serde_json::json!(dbt3);
+    }
+    let data_id = data_id.to_string();
     let template_ok = sb.has_template()
         && std::fs::read_to_string(&marker).ok().as_deref() == Some(data_id.as_str());
     if !template_ok {
@@ -380,10 +404,10 @@ fn setup_server(
         sb.spec = spec.clone();
         sb.start(Duration::from_secs(120), progress)?;
         let t = sandbox_target(&sb, "sbtest")?;
-        for f in data(c) {
+        for f in families {
             super::data::cleanup(&t, f.as_ref(), |_| {})?;
         }
-        load_data(&t, c)?;
+        load_data(&t, families)?;
         sb.stop(Duration::from_secs(300))?;
         sb.save_template()?;
         std::fs::write(&marker, &data_id)?;
@@ -421,16 +445,16 @@ async fn run_sql(conn: &mut Conn, sql: &[String], variant: &str) -> Result<()> {
 }
 
 /// Loads a campaign's data: same seed every time, quiet, stops on Ctrl-C.
-fn load_data(t: &Target, c: &CampaignFile) -> Result<()> {
-    for f in data(c) {
+fn load_data(t: &Target, families: &[Arc<dyn Family>]) -> Result<()> {
+    for f in families {
         super::data::prepare(t, f.as_ref(), default_loaders(), &mut |_| {})?;
     }
     Ok(())
 }
 
 /// External servers: prepare the tables when they are missing.
-fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
-    for f in data(c) {
+fn ensure_data(families: &[Arc<dyn Family>], t: &Target) -> Result<()> {
+    for f in families {
         if block_on(super::data::ready(t, f.as_ref()))?.is_err() {
             super::data::prepare(t, f.as_ref(), default_loaders(), &mut |_| {})?;
         }
@@ -440,20 +464,26 @@ fn ensure_data(c: &CampaignFile, t: &Target) -> Result<()> {
 
 /// A campaign's data: the oltp tables (sysbench's defaults otherwise)
 /// when a workload other than tpcc and linkbench needs them, TPC-C's
-/// warehouses and LinkBench's graph when [data] asks for them.
-fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
-    let mut v: Vec<Box<dyn Family>> = Vec::new();
+/// warehouses and LinkBench's graph when [data] asks for them, DBT3's
+/// tables at each scale its workloads name (`dbt3` says which family a
+/// workload index is).
+fn data(
+    c: &CampaignFile,
+    dbt3: &dyn Fn(usize) -> Result<Option<Arc<Dbt3>>>,
+) -> Result<Vec<Arc<dyn Family>>> {
+    let mut v: Vec<Arc<dyn Family>> = Vec::new();
     let linkbench = crate::workload::linkbench::is_linkbench;
+    let is_dbt3 = crate::workload::dbt3::is_dbt3;
     if c.workloads
         .iter()
-        .any(|w| !is_tpcc(&w.name) && !linkbench(&w.name))
+        .any(|w| !is_tpcc(&w.name) && !linkbench(&w.name) && !is_dbt3(&w.name))
     {
         let o = OltpOpts {
             tables: c.data.tables,
             table_size: c.data.table_size,
             ..Default::default()
         };
-        v.push(Box::new(Oltp::new(Workload::ReadWrite, o, 1)));
+        v.push(Arc::new(Oltp::new(Workload::ReadWrite, o, 1)));
     }
     if c.data.warehouses > 0 {
         let o = TpccOpts {
@@ -465,12 +495,19 @@ fn data(c: &CampaignFile) -> Vec<Box<dyn Family>> {
             keying: false,
             procedures: false,
         };
-        v.push(Box::new(Tpcc::new(o, 1)));
+        v.push(Arc::new(Tpcc::new(o, 1)));
     }
     if c.data.maxid1 > 0 {
         if let Ok(o) = crate::workload::linkbench::LinkBenchOpts::with_maxid1(c.data.maxid1) {
-            v.push(Box::new(crate::workload::linkbench::LinkBench::new(o, 1)));
+            v.push(Arc::new(crate::workload::linkbench::LinkBench::new(o, 1)));
         }
     }
-    v
+    for i in 0..c.workloads.len() {
+        if let Some(f) = dbt3(i)? {
+            if !v.iter().any(|x| x.name() == f.name()) {
+                v.push(f);
+            }
+        }
+    }
+    Ok(v)
 }

@@ -53,9 +53,55 @@ pub fn run_dbt3(
     let id = if no_store {
         None
     } else {
-        Some(record(store, &env, family, options, tags, &block, &status)?)
+        let store = super::record::open_store(store)?;
+        Some(record(&store, &env, family, options, tags, &block, &status)?.0)
     };
     Ok(Dbt3Run { block, status, id })
+}
+
+/// The run options a DBT3 run is stored with: its streams (1 for a
+/// power test), its seed and its options.
+pub fn dbt3_options(family: &Dbt3) -> RunOptions {
+    let o = family.opts();
+    RunOptions {
+        threads: if o.test == crate::workload::dbt3::Test::Power {
+            1
+        } else {
+            o.streams
+        },
+        rand_seed: family.seed(),
+        oltp: crate::workload::Family::options(family),
+        ..Default::default()
+    }
+}
+
+/// A campaign point's DBT3 run: `family`'s test on `t`, recorded in
+/// `store` under `tags` (the campaign, variant and point), its events
+/// dropped.
+pub(super) fn dbt3_point(
+    store: &crate::store::Store,
+    t: &Target,
+    family: &Dbt3,
+    tags: &RunTags,
+) -> Result<super::run::Recorded> {
+    let env = super::runtime::block_on(ready(t, family))??;
+    let (events, _) = std::sync::mpsc::channel();
+    let block = crate::workload::dbt3::run(
+        &t.opts,
+        family.opts(),
+        family.seed(),
+        events,
+        crate::exec::interrupted,
+    )?;
+    let status = status_of(&block);
+    let options = dbt3_options(family);
+    let (run_id, result) = record(store, &env, family, options, tags, &block, &status)?;
+    Ok(super::run::Recorded {
+        result,
+        run_id,
+        figures: None,
+        locks: None,
+    })
 }
 
 /// Failed when a query failed, degraded when one timed out, aborted
@@ -81,16 +127,15 @@ fn status_of(b: &Dbt3Block) -> RunStatus {
 }
 
 fn record(
-    store: Option<&Path>,
+    store: &crate::store::Store,
     env: &super::Environment,
     family: &Dbt3,
     options: RunOptions,
     tags: &RunTags,
     block: &Dbt3Block,
     status: &RunStatus,
-) -> Result<i64> {
+) -> Result<(i64, crate::stats::RunResult)> {
     use crate::workload::Family;
-    let store = super::record::open_store(store)?;
     let new = env.new_run(
         tags,
         family.name(),
@@ -133,5 +178,5 @@ fn record(
             store.path().display()
         )
     })?;
-    Ok(id)
+    Ok((id, result))
 }

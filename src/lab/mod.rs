@@ -45,7 +45,7 @@ pub use data::{
     check_dbstress, check_dbt3, check_dbt3_answers, check_ibench, check_linkbench, check_tpcc,
     cleanup, largest_id, prepare, ready, script_command, MissingTable,
 };
-pub use dbt3_record::{run_dbt3, Dbt3Run};
+pub use dbt3_record::{dbt3_options, run_dbt3, Dbt3Run};
 pub use environment_capture::Environment;
 pub use export::{export_data, ExportData};
 pub use host_record::{record_host_test, HostRecord};
