@@ -31,6 +31,18 @@ fn bucket(s: f64) -> usize {
 /// A scratch store path, removed on drop.
 struct Scratch(std::path::PathBuf);
 
+impl Scratch {
+    /// An empty scratch folder named by `tag` and this process, and the
+    /// path of a results store in it.
+    fn store(tag: &str) -> (Scratch, String) {
+        let s = Scratch(std::env::temp_dir().join(format!("qpslab-{tag}-{}", std::process::id())));
+        let _ = std::fs::remove_dir_all(&s.0);
+        std::fs::create_dir_all(&s.0).unwrap();
+        let store = s.0.join("r.db").display().to_string();
+        (s, store)
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
@@ -52,10 +64,7 @@ fn with_native_histograms_the_p99_is_within_a_native_bucket() {
 fn scraped_run_matches(native: bool) {
     let l = lab();
     let db = l.prepared_db(if native { "promdbn" } else { "promdb" }, 1000);
-    let s = Scratch(std::env::temp_dir().join(format!("qpslab-prom-store-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&s.0);
-    std::fs::create_dir_all(&s.0).unwrap();
-    let store = s.0.join("r.db").display().to_string();
+    let (_scratch, store) = Scratch::store("prom-store");
     let port = free_port();
     let target = format!("127.0.0.1:{port}");
     let prom = Prometheus::start_with(std::slice::from_ref(&target), native);
@@ -361,10 +370,7 @@ fn remote_write_delivers(native: bool) {
 fn the_ui_serves_the_last_finished_run_s_metrics() {
     let l = lab();
     let db = l.prepared_db("promdbui", 1000);
-    let s = Scratch(std::env::temp_dir().join(format!("qpslab-prom-ui-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&s.0);
-    std::fs::create_dir_all(&s.0).unwrap();
-    let store = s.0.join("r.db").display().to_string();
+    let (_scratch, store) = Scratch::store("prom-ui");
     let o = l.on_db(
         &db,
         &[
@@ -435,10 +441,7 @@ fn the_ui_serves_the_last_finished_run_s_metrics() {
 fn two_runs_summed_in_promql_give_the_merged_hdr_p99() {
     let l = lab();
     let db = l.prepared_db("promdbm", 1000);
-    let s = Scratch(std::env::temp_dir().join(format!("qpslab-prom-merge-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&s.0);
-    std::fs::create_dir_all(&s.0).unwrap();
-    let store = s.0.join("r.db").display().to_string();
+    let (_scratch, store) = Scratch::store("prom-merge");
     let targets: Vec<String> = (0..2)
         .map(|_| format!("127.0.0.1:{}", free_port()))
         .collect();

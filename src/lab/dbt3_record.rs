@@ -40,8 +40,25 @@ pub fn run_dbt3(
     no_store: bool,
     events: Sender<Event>,
 ) -> Result<Dbt3Run> {
-    let env = super::runtime::block_on(ready(t, family))??;
     let _ctrl_c = crate::exec::Cooperative::enter();
+    let (env, block, status) = execute(t, family, events)?;
+    let id = if no_store {
+        None
+    } else {
+        let store = super::record::open_store(store)?;
+        Some(record(&store, &env, family, options, tags, &block, &status)?.0)
+    };
+    Ok(Dbt3Run { block, status, id })
+}
+
+/// `family`'s test on `t` (the server readied first), its events sent
+/// to `events`: the server's environment, the run's block and status.
+fn execute(
+    t: &Target,
+    family: &Dbt3,
+    events: Sender<Event>,
+) -> Result<(super::Environment, Dbt3Block, RunStatus)> {
+    let env = super::runtime::block_on(ready(t, family))??;
     let block = crate::workload::dbt3::run(
         &t.opts,
         family.opts(),
@@ -50,13 +67,7 @@ pub fn run_dbt3(
         crate::exec::interrupted,
     )?;
     let status = status_of(&block);
-    let id = if no_store {
-        None
-    } else {
-        let store = super::record::open_store(store)?;
-        Some(record(&store, &env, family, options, tags, &block, &status)?.0)
-    };
-    Ok(Dbt3Run { block, status, id })
+    Ok((env, block, status))
 }
 
 /// The run options a DBT3 run is stored with: its streams (1 for a
@@ -84,16 +95,8 @@ pub(super) fn dbt3_point(
     family: &Dbt3,
     tags: &RunTags,
 ) -> Result<super::run::Recorded> {
-    let env = super::runtime::block_on(ready(t, family))??;
     let (events, _) = std::sync::mpsc::channel();
-    let block = crate::workload::dbt3::run(
-        &t.opts,
-        family.opts(),
-        family.seed(),
-        events,
-        crate::exec::interrupted,
-    )?;
-    let status = status_of(&block);
+    let (env, block, status) = execute(t, family, events)?;
     let options = dbt3_options(family);
     let (run_id, result) = record(store, &env, family, options, tags, &block, &status)?;
     Ok(super::run::Recorded {
