@@ -100,8 +100,8 @@ fn without_perf_the_note_says_how_to_install_it() {
 }
 
 /// A sweep at 2 and 16 users of oltp_update_non_index on one table of
-/// `engine`, with off-CPU profiles; its output.
-fn profiled_sweep(engine: &str) -> String {
+/// `engine`, with off-CPU profiles; its output (and with `extra` options).
+fn profiled_sweep(engine: &str, extra: &[&str]) -> String {
     let l = lab();
     let db = l.fresh_db(&format!("prof_sweep_{engine}"));
     let common = [
@@ -127,6 +127,7 @@ fn profiled_sweep(engine: &str) -> String {
     ];
     sweep.extend(common);
     sweep.extend(["--profile", "offcpu", "--store", store.to_str().unwrap()]);
+    sweep.extend(extra);
     let o = l.on_db(&db, &sweep);
     let s = text(&o);
     assert!(o.status.success(), "{s}");
@@ -137,7 +138,40 @@ fn profiled_sweep(engine: &str) -> String {
 fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
     // measures: alone on the shared sandbox
     let _use = common::measuring();
-    let myisam = profiled_sweep("myisam");
+    // its /metrics page, read until the sweep ends: the last page has the
+    // last step's lock shares
+    let listen = format!("127.0.0.1:{}", common::prometheus::free_port());
+    let url = format!("http://{listen}/metrics");
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let scraper = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut last = String::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some(p) = ureq::get(&url)
+                    .call()
+                    .ok()
+                    .and_then(|mut r| r.body_mut().read_to_string().ok())
+                {
+                    last = p;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            last
+        })
+    };
+    let myisam = profiled_sweep(
+        "myisam",
+        &["--metrics-listen", &listen, "--metrics-linger", "30"],
+    );
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let page = scraper.join().unwrap();
+    assert!(
+        page.lines()
+            .any(|l| l.starts_with("qpslab_profile_lock_share{")
+                && l.contains("family=\"THR_LOCK (table lock)\"")),
+        "the profile's lock shares on /metrics:\n{page}"
+    );
     let limiter = myisam
         .lines()
         .find(|l| l.starts_with("Scaling limiter:"))
@@ -175,7 +209,7 @@ fn a_sweep_names_the_table_lock_of_myisam_as_its_limiter_and_not_innodbs() {
         .nth(1)
         .expect("no scaling limiters on the campaign page");
     assert!(limiters.split("</ul>").next().unwrap().contains("THR_LOCK"));
-    let innodb = profiled_sweep("innodb");
+    let innodb = profiled_sweep("innodb", &[]);
     assert!(
         !innodb.contains("THR_LOCK"),
         "InnoDB named the table lock:\n{innodb}"

@@ -54,6 +54,9 @@ pub fn begin(
 pub fn end(s: Session, hz: u32, threads: u32, queries: Option<u64>) -> Profiled {
     let outcomes = s.stop();
     let locks = limiter::of_run(&outcomes, threads, hz);
+    if let (Some(l), Some(live)) = (&locks, crate::stats::live::live()) {
+        live.set_lock_shares(&l.source, &l.shares);
+    }
     Profiled {
         outcomes,
         hz,

@@ -29,6 +29,16 @@ pub fn families(s: &LiveState) -> Families {
         load_families(&mut f, l, &base);
     }
     server_families(&mut f, s, &base);
+    if let Some((source, shares)) = &s.lock_shares {
+        for (family, share) in shares {
+            f.gauge(
+                "qpslab_profile_lock_share",
+                "A lock family's share of the server's connection threads' time in the run's profile (--profile).",
+                labels(&base, &[("family", family), ("source", source)]),
+                *share,
+            );
+        }
+    }
     f
 }
 

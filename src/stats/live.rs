@@ -65,6 +65,9 @@ pub struct LiveState {
     /// INNODB_METRICS counters' subsystem and whether each counts up, by
     /// name (from the monitor's probe).
     pub innodb_metric_kinds: BTreeMap<String, (String, bool)>,
+    /// The last profile's lock families: source ("stacks" or "waits")
+    /// and (family, share of the connection threads' time).
+    pub lock_shares: Option<(String, Vec<(String, f64)>)>,
     /// How many times the state was read by a scrape since the last
     /// change (0: the current figures were never served).
     pub scrapes_since_change: u64,
@@ -113,6 +116,7 @@ impl LiveMetrics {
         };
         let mut s = self.lock();
         s.load = Some(load);
+        s.lock_shares = None;
         s.scrapes_since_change = 0;
     }
 
@@ -166,6 +170,13 @@ impl LiveMetrics {
     pub fn set_load(&self, load: LiveLoad) {
         let mut s = self.lock();
         s.load = Some(load);
+        s.scrapes_since_change = 0;
+    }
+
+    /// A profile's lock-family shares (the run's, once drawn).
+    pub fn set_lock_shares(&self, source: &str, shares: &[(String, f64)]) {
+        let mut s = self.lock();
+        s.lock_shares = Some((source.to_string(), shares.to_vec()));
         s.scrapes_since_change = 0;
     }
 
