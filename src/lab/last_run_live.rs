@@ -4,9 +4,9 @@
 //! the monitor's last poll of each source under the same names as during
 //! a run. Reads the store only; serving the page is ui's job.
 
-use super::export::export_data;
 use super::live_feed::{numeric_variables, server_labels};
 use crate::stats::live::{enable, LiveLoad};
+use crate::stats::Hist;
 use crate::store::{RunFilter, Store};
 use anyhow::Result;
 
@@ -28,11 +28,11 @@ pub fn last_finished_run(store: &Store) -> Result<Option<i64>> {
 /// `stats::live::enable`). The load's counters are its measured
 /// intervals' sums, as a run's own endpoint would show them at its end.
 pub fn publish_run(store: &Store, id: i64) -> Result<()> {
-    let data = export_data(store, &[id], None)?;
-    let Some(d) = data.into_iter().next() else {
-        return Ok(());
-    };
-    let r = &d.detail.run;
+    // the run's detail and histogram only: each source's table is read
+    // once below (export_data would read the status table a second time)
+    let detail = super::record::stored_run(store, id)?;
+    let latency = detail.histogram.as_deref().and_then(Hist::from_v2_bytes);
+    let r = &detail.run;
     let mut load = LiveLoad {
         labels: server_labels(
             Some(r.id),
@@ -42,18 +42,18 @@ pub fn publish_run(store: &Store, id: i64) -> Result<()> {
             r.variant.clone(),
             r.label.clone(),
             crate::server::server_label(
-                d.detail.server_flavor.as_deref(),
+                detail.server_flavor.as_deref(),
                 r.server_version.as_deref(),
             ),
         ),
         threads: r.threads.max(0) as usize,
         load_cpu_s: r.load_cpu_s.unwrap_or(0.0),
         client_cpu_s: r.client_cpu_s.unwrap_or(0.0),
-        latency: d.latency.unwrap_or_default(),
+        latency: latency.unwrap_or_default(),
         ended: true,
         ..LiveLoad::default()
     };
-    for s in d.detail.samples.iter().filter(|s| !s.warmup) {
+    for s in detail.samples.iter().filter(|s| !s.warmup) {
         load.events += s.events.max(0) as u64;
         load.reads += s.reads.max(0) as u64;
         load.writes += s.writes.max(0) as u64;
@@ -67,7 +67,7 @@ pub fn publish_run(store: &Store, id: i64) -> Result<()> {
     }
     let live = enable();
     live.clear_sources();
-    live.set_variables(numeric_variables(&d.detail.server_variables));
+    live.set_variables(numeric_variables(&detail.server_variables));
     for (source, n) in store.metric_sources(id)? {
         if n == 0 {
             continue;
