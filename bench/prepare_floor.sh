@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# qpslab's prepare of sysbench tables against the server's own floor for
+# the same rows, in one run, rounds interleaved (issue 37 item 4).
+#
+# Each round:
+#  1. qpslab: `qpslab prepare oltp_point_select --tables T --table-size N`
+#     into an empty database (tables created, rows generated and streamed
+#     by LOAD DATA LOCAL, the secondary index built after): wall seconds of
+#     the whole process.
+#  2. the server's floor: the rows qpslab just loaded are written out with
+#     SELECT … INTO OUTFILE (one file per table, primary-key order), then
+#     loaded into empty copies of the tables (same definition, secondary
+#     index dropped) by T `mariadb` clients at once, each running LOAD DATA
+#     INFILE (the server reads the file itself: no client generating rows,
+#     no network) with unique/foreign key checks off, then CREATE INDEX k:
+#     wall seconds from the first client's start to the last one's end.
+# Prints each measure, the medians, and qpslab's rate as a share of the
+# floor's (issue 37's goal: >= 0.90).
+#
+# Usage: bench/prepare_floor.sh   env: TABLES=4 ROWS=500000 ROUNDS=3
+# Results go to stdout and bench/results/prepare-floor-<date>.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TABLES=${TABLES:-4}
+ROWS=${ROWS:-500000}
+ROUNDS=${ROUNDS:-3}
+export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
+Q=$PWD/target/release/qpslab
+[ -x "$Q" ] || cargo build --release
+mkdir -p bench/results
+OUT=bench/results/prepare-floor-$(date +%Y%m%d-%H%M%S).txt
+exec > >(tee "$OUT") 2>&1
+FILES=$QPSLAB_HOME/pfloor-files
+mkdir -p "$FILES" && chmod 777 "$FILES"
+"$Q" server start --name pfloor --preset bench --set "secure_file_priv=$FILES" >/dev/null
+SOCK=$QPSLAB_HOME/sandboxes/pfloor/mysqld.sock
+sql() { mariadb -uroot -N -B --socket="$SOCK" "$@"; }
+DIR=$FILES/run-$$
+mkdir -p "$DIR" && chmod 777 "$DIR"
+M=$(mktemp -d)
+trap 'rm -rf "$DIR" "$M"' EXIT
+echo "prepare floor: $TABLES tables x $ROWS rows, $ROUNDS rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(sql -e 'SELECT VERSION()')"
+echo "buffer pool $(sql -e 'SELECT @@innodb_buffer_pool_size/1048576') MB, flush_log_at_trx_commit $(sql -e 'SELECT @@innodb_flush_log_at_trx_commit')"
+
+now() { date +%s.%N; }
+
+qpslab_secs() {
+  sql -e "DROP DATABASE IF EXISTS pfloor; CREATE DATABASE pfloor"
+  local t0 t1
+  t0=$(now)
+  "$Q" prepare oltp_point_select --server pfloor --mysql-db pfloor --tables "$TABLES" \
+    --table-size "$ROWS" >/dev/null
+  t1=$(now)
+  echo "$t1 - $t0" | bc
+}
+
+floor_secs() {
+  rm -f "$DIR"/*
+  local i
+  for i in $(seq "$TABLES"); do
+    sql pfloor -e "SELECT * FROM sbtest$i ORDER BY id INTO OUTFILE '$DIR/t$i.tsv'"
+    sql pfloor -e "DROP TABLE IF EXISTS copy$i; CREATE TABLE copy$i LIKE sbtest$i; ALTER TABLE copy$i DROP INDEX k_$i"
+  done
+  chmod 644 "$DIR"/*
+  local t0 t1
+  t0=$(now)
+  for i in $(seq "$TABLES"); do
+    sql pfloor -e "SET unique_checks=0, foreign_key_checks=0; LOAD DATA INFILE '$DIR/t$i.tsv' INTO TABLE copy$i; CREATE INDEX k_$i ON copy$i(k)" &
+  done
+  wait
+  t1=$(now)
+  local n
+  n=$(sql pfloor -e "SELECT SUM(c) FROM ($(for i in $(seq "$TABLES"); do [ "$i" = 1 ] || printf ' UNION ALL '; printf 'SELECT COUNT(*) c FROM copy%s' "$i"; done)) x")
+  [ "$n" = "$((TABLES * ROWS))" ] || { echo "the floor loaded $n rows, not $((TABLES * ROWS))" >&2; exit 1; }
+  echo "$t1 - $t0" | bc
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+for r in $(seq "$ROUNDS"); do
+  q=$(qpslab_secs); echo "$q" >>"$M/q"
+  f=$(floor_secs); echo "$f" >>"$M/f"
+  awk -v r="$r" -v q="$q" -v f="$f" -v n="$((TABLES * ROWS))" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
+    'BEGIN {printf "round %s: qpslab prepare %.2f s (%.0f rows/s), server LOAD DATA INFILE + index %.2f s (%.0f rows/s), share %.3f; load %s\n", r, q, n/q, f, n/f, f/q, l}'
+done
+mq=$(median <"$M/q"); mf=$(median <"$M/f")
+awk -v q="$mq" -v f="$mf" -v n="$((TABLES * ROWS))" \
+  'BEGIN {printf "median: qpslab prepare %.2f s (%.0f rows/s), server floor %.2f s (%.0f rows/s)\nqpslab prepare / server floor (rate): %.3f (goal >= 0.90)\n", q, n/q, f, n/f, f/q}'
+sql -e "DROP DATABASE pfloor"
+"$Q" server stop --name pfloor >/dev/null
