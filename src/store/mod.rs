@@ -21,6 +21,7 @@ mod profile_read;
 mod read;
 mod read_open;
 mod recover;
+mod run_parts;
 mod schema;
 mod server_schema;
 mod server_url;

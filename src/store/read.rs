@@ -308,7 +308,7 @@ fn run_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
 
 /// A stored document read into its type; its default when absent or
 /// unreadable (said in the log: a document that does not read is a bug).
-fn document<T: serde::de::DeserializeOwned + Default>(s: Option<String>) -> T {
+pub(super) fn document<T: serde::de::DeserializeOwned + Default>(s: Option<String>) -> T {
     let Some(text) = s else {
         return T::default();
     };

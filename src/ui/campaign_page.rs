@@ -367,12 +367,10 @@ fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
     let mut rounds: Vec<String> = Vec::new();
     let mut noisy = 0;
     for r in runs {
-        let Some(d) = store.run_detail(r.id)? else {
+        let Some(pre) = store.run_preflight(r.id)? else {
             continue;
         };
-        let Some(v) = &d.host.preflight else {
-            continue;
-        };
+        let v = &pre;
         let line = crate::lab::preflight_line(rounds.len() as u32 + 1, v);
         // Runs of one round share their pre-flight document.
         let body = line

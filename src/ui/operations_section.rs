@@ -27,7 +27,7 @@ pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
     // per row: each repeat's operations
     let mut rows: BTreeMap<RowKey, Vec<Vec<OperationFigures>>> = BTreeMap::new();
     for r in ok {
-        let Some(ops) = store.run_detail(r.id)?.and_then(|d| d.operations) else {
+        let Some(ops) = store.run_operations(r.id)? else {
             continue;
         };
         if ops.is_empty() {
