@@ -18,7 +18,7 @@
 # qpslab/server.
 #
 # Usage: bench/dbt3_load.sh
-#   env: SCALE=0.1 LOADERS=4 ROUNDS=3
+#   env: SCALE=0.1 LOADERS=4 ROUNDS=3 QPSLAB=target/release/qpslab (the binary measured)
 # Results go to stdout and bench/results/dbt3-load-<date>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ SCALE=${SCALE:-0.1}
 LOADERS=${LOADERS:-4}
 ROUNDS=${ROUNDS:-3}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=$PWD/target/release/qpslab
+Q=${QPSLAB:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 mkdir -p bench/results
 OUT=bench/results/dbt3-load-$(date +%Y%m%d-%H%M%S).txt

@@ -399,6 +399,120 @@ fn show_compare_and_the_run_page_give_per_query_figures_and_plan_changes() {
     assert!(page.contains("Q14"), "no table");
 }
 
+#[test]
+fn a_profiled_power_run_keeps_each_querys_own_cpu_profile() {
+    let db = prepared("dbt3_prof");
+    let store = lab().home.join("dbt3_prof.db").display().to_string();
+    let _ = std::fs::remove_file(&store);
+    let o = ok(
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--queries",
+            "9,1",
+            "--validation",
+            "on",
+            "--profile",
+            "cpu",
+            "--profile-hz",
+            "999",
+            "--store",
+            &store,
+            "--format",
+            "json",
+        ],
+        &db,
+    );
+    let j = json(&o);
+    let run = j["run_id"].as_i64().expect("run_id").to_string();
+    // the run's profile, as any run's
+    assert_eq!(j["profile"]["kinds"][0]["kind"], "cpu", "{j}");
+    // each query its own window (RF1 and RF2 too)
+    let q9 = &j["dbt3"]["queries"]["Q9"]["cpu"];
+    assert_eq!(q9["stacks"], "cpu-Q9", "{j}");
+    assert!(q9["samples"].as_u64().unwrap_or(0) > 0, "{q9}");
+    assert!(j["dbt3"]["queries"]["Q1"]["cpu"].is_object(), "{j}");
+    let conn = rusqlite::Connection::open(&store).expect("the store");
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).expect(sql) };
+    // Debian's mariadbd has its symbols: Q9's stacks go through the
+    // executor (JOIN::exec, sub_select, evaluate_join_record) or the
+    // storage engine's handler
+    let executor = count(
+        "SELECT COUNT(*) FROM profile_stacks WHERE kind = 'cpu-Q9' AND (stack LIKE '%JOIN::exec%' OR stack LIKE '%sub_select%' OR stack LIKE '%evaluate_join_record%' OR stack LIKE '%handler::%' OR stack LIKE '%ha_innobase::%')",
+    );
+    let some: Vec<String> = conn
+        .prepare(
+            "SELECT stack FROM profile_stacks WHERE kind = 'cpu-Q9' ORDER BY weight DESC LIMIT 3",
+        )
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .unwrap_or_default();
+    assert!(executor > 0, "no executor frame in Q9's stacks: {some:?}");
+    for kind in ["cpu", "cpu-RF1", "cpu-RF2"] {
+        let n = count(&format!(
+            "SELECT COUNT(*) FROM profile_stacks WHERE run_id = {run} AND kind = '{kind}'"
+        ));
+        assert!(n > 0, "no {kind} stacks kept");
+    }
+    // its flame graph, and `show` names each query's innermost functions
+    let svg = lab().home.join("dbt3_q9.svg").display().to_string();
+    let f = lab().qpslab(&[
+        "flamegraph",
+        &run,
+        "--kind",
+        "cpu-Q9",
+        "-o",
+        &svg,
+        "--store",
+        &store,
+    ]);
+    assert!(f.status.success(), "{}", text(&f));
+    let page = std::fs::read_to_string(&svg).expect("the flame graph");
+    assert!(
+        page.contains("<svg") && page.contains("cpu-Q9"),
+        "{}",
+        &page[..page.len().min(300)]
+    );
+    let shown = lab().qpslab(&["show", &run, "--store", &store]);
+    let s = text(&shown);
+    assert!(
+        s.contains("each query's own window") && s.contains("flamegraph --kind cpu-Q9"),
+        "{s}"
+    );
+    // the run page: the query's top functions beside a link to its graph
+    let html = lab().home.join("dbt3_prof.html").display().to_string();
+    let r = lab().qpslab(&["report", &run, "-o", &html, "--store", &store]);
+    assert!(r.status.success(), "{}", text(&r));
+    let page = std::fs::read_to_string(&html).expect("the run page");
+    assert!(
+        page.contains("on-CPU (innermost functions)") && page.contains("<h2>Profile</h2>"),
+        "no per-query profile on the run page"
+    );
+    // in text: the profile after the table, then each query's window
+    let o = ok(
+        &[
+            "run",
+            "dbt3",
+            "--scale",
+            SF,
+            "--queries",
+            "6",
+            "--refresh",
+            "off",
+            "--profile",
+            "cpu",
+            "--no-store",
+        ],
+        &db,
+    );
+    let s = text(&o);
+    assert!(
+        s.contains("On-CPU profile") && s.contains("each query's own window") && s.contains("Q6"),
+        "{s}"
+    );
+}
+
 /// A Python that has DuckDB: $QPSLAB_DUCKDB_PYTHON, scripts/deps.sh's
 /// venv (target/duckdb-venv), or python3; none is a failure that says
 /// so, never a pass.

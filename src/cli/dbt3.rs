@@ -136,14 +136,16 @@ fn answers_text(answers: &[crate::workload::dbt3::AnswerCheck], dir: &str) -> St
 
 /// `run dbt3`: the power or throughput test through the family's own
 /// driver, each query printed as it ends, then the per-query table, the
-/// geometric mean and the composite; stored like any run.
+/// geometric mean and the composite, and with `--profile` the server's
+/// profile (a power test's per query too); stored like any run.
 pub(super) fn run(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.dbt3() else {
         bail!("{} is not dbt3", p.workload_name);
     };
     let t = p.target()?;
     let json = p.output.json();
-    let options = crate::lab::dbt3_options(&family);
+    // refused before anything runs
+    let profile = p.profile_for(&t)?;
     let (tx, rx) = std::sync::mpsc::channel::<crate::workload::dbt3::Event>();
     let printer = std::thread::spawn(move || {
         for e in rx {
@@ -156,11 +158,11 @@ pub(super) fn run(p: &LoadPlan) -> Result<i32> {
     let r = crate::lab::run_dbt3(
         &t,
         &family,
-        options,
         &rec.tags(),
         rec.store.as_deref(),
         rec.no_store,
         tx,
+        profile.as_ref(),
     );
     let _ = printer.join();
     let r = r?;
@@ -168,10 +170,15 @@ pub(super) fn run(p: &LoadPlan) -> Result<i32> {
         outln!(
             "{}",
             serde_json::json!({"workload": crate::workload::Family::name(family.as_ref()),
-                "status": r.status, "run_id": r.id, "dbt3": r.block})
+                "status": r.status, "run_id": r.id, "dbt3": r.block,
+                "profile": r.profile.as_ref().map(|p| crate::lab::profile_summary(&p.run))})
         );
     } else {
         out!("{}", summary_text(&r.block));
+        if let Some(prof) = &r.profile {
+            super::profile::print_profile(&prof.run);
+            out!("{}", windows_text(&r.block, r.id));
+        }
         let status = match r.status.reason() {
             Some(why) => format!("{} ({why})", r.status.word()),
             None => r.status.word().to_string(),
@@ -185,6 +192,31 @@ pub(super) fn run(p: &LoadPlan) -> Result<i32> {
         crate::stats::RunStatus::Ok => 0,
         _ => 1,
     })
+}
+
+/// Each profiled query's innermost on-CPU functions, and how to draw its
+/// flame graph; "" when no query has its own profile.
+fn windows_text(b: &crate::stats::document::Dbt3Block, id: Option<i64>) -> String {
+    use std::fmt::Write;
+    let qs: Vec<_> = crate::report::dbt3_text::ordered(b)
+        .into_iter()
+        .filter_map(|(q, f)| Some((q, f.cpu.as_ref()?)))
+        .collect();
+    let Some((first, c)) = qs.first() else {
+        return String::new();
+    };
+    let mut s = String::from("\nOn-CPU, each query's own window (innermost functions):\n");
+    for (q, c) in &qs {
+        let _ = writeln!(s, "  {q:<4} {:>7} samples  {}", c.samples, c.top_text());
+    }
+    if let Some(id) = id {
+        let _ = writeln!(
+            s,
+            "a query's flame graph: qpslab flamegraph {id} --kind {} (for {first})",
+            c.stacks
+        );
+    }
+    s
 }
 
 /// The per-query table and the figures after a run.

@@ -138,12 +138,17 @@ pub(super) fn print_profile(p: &Profiled) {
 
 /// `qpslab flamegraph RUN [--diff OTHER]`.
 pub(super) fn flamegraph(a: &FlamegraphArgs) -> Result<()> {
+    // cpu, offcpu, or one DBT3 query's own (cpu-Q9)
+    let base = |k: &str| {
+        k.split_once('-')
+            .map_or(k.to_string(), |(b, _)| b.to_string())
+    };
     if let Some(k) = a
         .kind
         .as_deref()
-        .filter(|k| !matches!(*k, "cpu" | "offcpu"))
+        .filter(|k| !matches!(base(k).as_str(), "cpu" | "offcpu"))
     {
-        anyhow::bail!("--kind: '{k}' has no stacks; use cpu or offcpu");
+        anyhow::bail!("--kind: '{k}' has no stacks; use cpu or offcpu (or a DBT3 query's, cpu-Q9)");
     }
     let store = crate::lab::read_store(a.store.path())?;
     crate::lab::stored_run(&store, a.run)?;

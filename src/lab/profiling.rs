@@ -52,7 +52,17 @@ pub fn begin(
 
 /// Stops a session and draws the lock shares.
 pub fn end(s: Session, hz: u32, threads: u32, queries: Option<u64>) -> Profiled {
-    let outcomes = s.stop();
+    profiled(s.stop(), hz, threads, queries)
+}
+
+/// A profile of what the collectors gathered (one session's, or several
+/// windows' put together), with its lock shares.
+pub fn profiled(
+    outcomes: Vec<crate::profiler::Outcome>,
+    hz: u32,
+    threads: u32,
+    queries: Option<u64>,
+) -> Profiled {
     let locks = limiter::of_run(&outcomes, threads, hz);
     if let (Some(l), Some(live)) = (&locks, crate::stats::live::live()) {
         live.set_lock_shares(&l.source, &l.shares);

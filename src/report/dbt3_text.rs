@@ -14,7 +14,8 @@ pub fn ordered(b: &Dbt3Block) -> Vec<(&String, &crate::stats::document::QueryFig
 }
 
 /// A run's DBT3 figures: the test, the geometric mean, the composite and
-/// one line a query (seconds, status, rows, plan fingerprint).
+/// one line a query (seconds, status, rows, plan fingerprint), then each
+/// query's innermost on-CPU functions when it was profiled.
 pub fn run_text(b: &Dbt3Block) -> String {
     let mut o = format!(
         "  DBT3 {} test, scale {}, {} stream(s){}\n",
@@ -46,6 +47,21 @@ pub fn run_text(b: &Dbt3Block) -> String {
             f.rows,
             f.fingerprint().unwrap_or_else(|| "-".into())
         ));
+    }
+    let profiled: Vec<_> = ordered(b)
+        .into_iter()
+        .filter_map(|(q, f)| Some((q, f.cpu.as_ref()?)))
+        .collect();
+    if !profiled.is_empty() {
+        o.push_str("\n  on-CPU, each query's own window (innermost functions):\n");
+        for (q, c) in profiled {
+            o.push_str(&format!(
+                "  {q:<6} {:>7} samples  {}   (flamegraph --kind {})\n",
+                c.samples,
+                c.top_text(),
+                c.stacks
+            ));
+        }
     }
     for (rf, s) in &b.refresh {
         o.push_str(&format!("  {rf:<6} {s:>10.4}\n"));

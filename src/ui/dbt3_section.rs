@@ -35,8 +35,10 @@ fn bar_chart(title: &str, bars: &[(String, f64, bool)], unit: &str) -> Markup {
     }
 }
 
-/// A DBT3 run's per-query chart and table; empty for other runs.
-pub fn run_section(b: Option<&Dbt3Block>) -> Markup {
+/// A DBT3 run's per-query chart and table (with each query's innermost
+/// on-CPU functions when it was profiled, linked to its flame graph
+/// when `flame_of` is the run's id in the UI); empty for other runs.
+pub fn run_section(b: Option<&Dbt3Block>, flame_of: Option<i64>) -> Markup {
     let Some(b) = b else {
         return html! {};
     };
@@ -45,6 +47,7 @@ pub fn run_section(b: Option<&Dbt3Block>) -> Markup {
         .iter()
         .map(|(q, f)| ((*q).clone(), f.seconds, f.status() != "ok"))
         .collect();
+    let profiled = qs.iter().any(|(_, f)| f.cpu.is_some());
     html! {
         h2 { "DBT3 " (b.test) " test, scale " (b.scale) }
         p {
@@ -53,11 +56,24 @@ pub fn run_section(b: Option<&Dbt3Block>) -> Markup {
         }
         (bar_chart("DBT3 seconds per query", &bars, "s"))
         table.dbt3 {
-            tr { th.l { "query" } th { "seconds" } th.l { "status" } th { "rows" } th.l { "plan" } }
+            tr {
+                th.l { "query" } th { "seconds" } th.l { "status" } th { "rows" } th.l { "plan" }
+                @if profiled { th.l { "on-CPU (innermost functions)" } }
+            }
             @for (q, f) in &qs {
                 tr {
                     td.l { (q) } td { (num(Some(f.seconds), 4)) } td.l { (f.status()) }
                     td { (f.rows) } td.l { code { (f.fingerprint().unwrap_or_else(|| "-".into())) } }
+                    @if profiled {
+                        td.l {
+                            @if let Some(c) = &f.cpu {
+                                (c.top_text())
+                                @if let Some(id) = flame_of {
+                                    " · " a href=(format!("/run/{id}/flame/{}.svg", c.stacks)) { "flame graph" }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -21,17 +21,28 @@ pub fn stacks(store: &Store, run: i64, kind: Kind) -> Result<Folded> {
     })
 }
 
+/// The kind of stacks kept as `name`: `cpu`, `offcpu`, or one DBT3
+/// query's own (`cpu-Q9`).
 fn kind_of(name: &str) -> Option<Kind> {
+    let base = name.split_once('-').map_or(name, |(b, _)| b);
     [Kind::Cpu, Kind::OffCpu]
         .into_iter()
-        .find(|k| k.name() == name)
+        .find(|k| k.name() == base)
 }
 
-/// The flame graph of run `run`'s `kind` stacks (`cpu` or `offcpu`).
+/// The flame graph of run `run`'s `kind` stacks (`cpu` or `offcpu`, or a
+/// DBT3 query's, `cpu-Q9`).
 pub fn flame_svg(store: &Store, run: i64, kind: &str) -> Result<Option<String>> {
     let Some(k) = kind_of(kind) else {
         return Ok(None);
     };
+    if k.name() != kind {
+        let f = Folded {
+            stacks: store.profile_stacks(run, kind)?,
+        };
+        let title = format!("run {run}: {kind} stacks");
+        return crate::report::flame::svg(&f, k, &title).map(Some);
+    }
     let f = stacks(store, run, k)?;
     flame_of(&f, k, run).map(Some)
 }

@@ -829,7 +829,7 @@ pub fn run_page(store: &Store, id: i64, mode: Mode) -> Result<Option<String>> {
         (charts)
         (tpcc_section(d.tpcc.as_ref()))
         (host_test_section(d.host_test.as_ref()))
-        (super::dbt3_section::run_section(d.dbt3.as_ref()))
+        (super::dbt3_section::run_section(d.dbt3.as_ref(), (mode == Mode::Ui).then_some(id)))
         (super::phase_section::run_section(d.ibench_phase.as_ref()))
         (operations_section(d.operations.as_ref()))
         (super::profile_section::section(store, &d, mode)?)

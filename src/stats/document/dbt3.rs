@@ -73,6 +73,38 @@ pub struct QueryFigure {
     /// [`plan_fingerprint`] of `plan`: its shape's short stable hash.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan_fingerprint: Option<String>,
+    /// Its own on-CPU profile, when a power test ran with `--profile
+    /// cpu` (one recording a query).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<QueryCpu>,
+}
+
+/// A query's on-CPU profile: the server's samples while it ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QueryCpu {
+    /// The server's on-CPU samples in its window.
+    pub samples: u64,
+    /// The name its stacks are kept under with the run (`cpu-Q9`: `qpslab
+    /// flamegraph RUN --kind cpu-Q9` draws them).
+    pub stacks: String,
+    /// The innermost functions' shares of its samples, largest first.
+    pub top_self: Vec<super::profile::Share>,
+}
+
+impl QueryCpu {
+    /// Its three innermost functions with their shares, or "-".
+    pub fn top_text(&self) -> String {
+        if self.top_self.is_empty() {
+            return "-".into();
+        }
+        self.top_self
+            .iter()
+            .take(3)
+            .map(|s| format!("{} {:.1}%", s.name, s.pct))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 impl QueryFigure {

@@ -22,7 +22,7 @@ mod profile;
 mod tpcc;
 
 pub use agents::{AgentRow, AgentsBlock};
-pub use dbt3::{geomean, plan_fingerprint, Dbt3Block, QueryFigure, COMPOSITE_NAME};
+pub use dbt3::{geomean, plan_fingerprint, Dbt3Block, QueryCpu, QueryFigure, COMPOSITE_NAME};
 pub use environment::{HostDocument, Preflight, SandboxDocument};
 pub use fairness::{EventSpread, ThreadsFairness};
 pub use host_test::{HostFigure, HostTestBlock};

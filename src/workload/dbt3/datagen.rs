@@ -59,6 +59,16 @@ pub fn rows_about(t: Table, sf: f64) -> u64 {
     }
 }
 
+/// Builds dbgen's text pool (300 MB of generated text that every
+/// table's comments are cut from; built once a process, single-threaded,
+/// before the first row can be written) on a thread of its own, so that
+/// it is under way while the tables are created and the loaders connect.
+pub fn warm_up() {
+    std::thread::spawn(|| {
+        tpchgen::text::TextPool::get_or_init_default();
+    });
+}
+
 /// Every chunk of every table at scale `sf`, the largest first.
 pub fn chunks(sf: f64) -> Vec<Chunk> {
     let mut out = Vec::new();

@@ -101,6 +101,7 @@ pub fn prepare(
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
     let started = Instant::now();
+    datagen::warm_up();
     let mut opts = opts.clone();
     opts.local_infile = true;
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -22,7 +22,7 @@ pub use answer_check::AnswerCheck;
 pub use row_counts::Condition;
 pub(crate) use settings::option_specs;
 pub use settings::{Dbt3Opts, Test};
-pub use stream_driver::{order, run, Event};
+pub use stream_driver::{order, run, Event, Windows};
 
 use super::family::{BoxFuture, Family, PrepareReport, Session, Step};
 use super::family::{Consume, Op, StatementSpec};

@@ -6,7 +6,9 @@
 //! connection. Each query's plan (EXPLAIN FORMAT=JSON) is read before it
 //! runs, untimed; a query past `--query-timeout` is killed server-side
 //! (KILL QUERY from another connection, MySQL and MariaDB alike) and
-//! marked. Fills the document's DBT3 block; prints and stores nothing.
+//! marked. A power test tells a caller's [`Windows`] when each query and
+//! refresh function starts and ends (a profiler draws one window each).
+//! Fills the document's DBT3 block; prints and stores nothing.
 
 use super::qgen_params::{self, Draw};
 use super::query_text;
@@ -19,9 +21,9 @@ use std::collections::BTreeMap;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-/// The spec's query orders (Appendix A) for streams 0 to 10; stream `s`
-/// takes order `s mod 11`.
-const ORDERS: [[u32; 22]; 11] = [
+/// The spec's query orders (Appendix A) for streams 0 to 40, as qgen's
+/// permutation table holds them; stream `s` takes order `s mod 41`.
+const ORDERS: [[u32; 22]; 41] = [
     [
         14, 2, 9, 20, 6, 17, 18, 8, 21, 13, 3, 22, 16, 4, 11, 15, 1, 10, 19, 5, 7, 12,
     ],
@@ -55,11 +57,113 @@ const ORDERS: [[u32; 22]; 11] = [
     [
         6, 15, 18, 17, 12, 1, 7, 2, 22, 13, 21, 10, 14, 9, 3, 16, 20, 19, 11, 4, 8, 5,
     ],
+    [
+        15, 14, 18, 17, 10, 20, 16, 11, 1, 8, 4, 22, 5, 12, 3, 9, 21, 2, 13, 6, 19, 7,
+    ],
+    [
+        1, 7, 16, 17, 18, 22, 12, 6, 8, 9, 11, 4, 2, 5, 20, 21, 13, 10, 19, 3, 14, 15,
+    ],
+    [
+        21, 17, 7, 3, 1, 10, 12, 22, 9, 16, 6, 11, 2, 4, 5, 14, 8, 20, 13, 18, 15, 19,
+    ],
+    [
+        2, 9, 5, 4, 18, 1, 20, 15, 16, 17, 7, 21, 13, 14, 19, 8, 22, 11, 10, 3, 12, 6,
+    ],
+    [
+        16, 9, 17, 8, 14, 11, 10, 12, 6, 21, 7, 3, 15, 5, 22, 20, 1, 13, 19, 2, 4, 18,
+    ],
+    [
+        1, 3, 6, 5, 2, 16, 14, 22, 17, 20, 4, 9, 10, 11, 15, 8, 12, 19, 18, 13, 7, 21,
+    ],
+    [
+        3, 16, 5, 11, 21, 9, 2, 15, 10, 18, 17, 7, 8, 19, 14, 13, 1, 4, 22, 20, 6, 12,
+    ],
+    [
+        14, 4, 13, 5, 21, 11, 8, 6, 3, 17, 2, 20, 1, 19, 10, 9, 12, 18, 15, 7, 22, 16,
+    ],
+    [
+        4, 12, 22, 14, 5, 15, 16, 2, 8, 10, 17, 9, 21, 7, 3, 6, 13, 18, 11, 20, 19, 1,
+    ],
+    [
+        16, 15, 14, 13, 4, 22, 18, 19, 7, 1, 12, 17, 5, 10, 20, 3, 9, 21, 11, 2, 6, 8,
+    ],
+    [
+        20, 14, 21, 12, 15, 17, 4, 19, 13, 10, 11, 1, 16, 5, 18, 7, 8, 22, 9, 6, 3, 2,
+    ],
+    [
+        16, 14, 13, 2, 21, 10, 11, 4, 1, 22, 18, 12, 19, 5, 7, 8, 6, 3, 15, 20, 9, 17,
+    ],
+    [
+        18, 15, 9, 14, 12, 2, 8, 11, 22, 21, 16, 1, 6, 17, 5, 10, 19, 4, 20, 13, 3, 7,
+    ],
+    [
+        7, 3, 10, 14, 13, 21, 18, 6, 20, 4, 9, 8, 22, 15, 2, 1, 5, 12, 19, 17, 11, 16,
+    ],
+    [
+        18, 1, 13, 7, 16, 10, 14, 2, 19, 5, 21, 11, 22, 15, 8, 17, 20, 3, 4, 12, 6, 9,
+    ],
+    [
+        13, 2, 22, 5, 11, 21, 20, 14, 7, 10, 4, 9, 19, 18, 6, 3, 1, 8, 15, 12, 17, 16,
+    ],
+    [
+        14, 17, 21, 8, 2, 9, 6, 4, 5, 13, 22, 7, 15, 3, 1, 18, 16, 11, 10, 12, 20, 19,
+    ],
+    [
+        10, 22, 1, 12, 13, 18, 21, 20, 2, 14, 16, 7, 15, 3, 4, 17, 5, 19, 6, 8, 9, 11,
+    ],
+    [
+        10, 8, 9, 18, 12, 6, 1, 5, 20, 11, 17, 22, 16, 3, 13, 2, 15, 21, 14, 19, 7, 4,
+    ],
+    [
+        7, 17, 22, 5, 3, 10, 13, 18, 9, 1, 14, 15, 21, 19, 16, 12, 8, 6, 11, 20, 4, 2,
+    ],
+    [
+        2, 9, 21, 3, 4, 7, 1, 11, 16, 5, 20, 19, 18, 8, 17, 13, 10, 12, 15, 6, 14, 22,
+    ],
+    [
+        15, 12, 8, 4, 22, 13, 16, 17, 18, 3, 7, 5, 6, 1, 9, 11, 21, 10, 14, 20, 19, 2,
+    ],
+    [
+        15, 16, 2, 11, 17, 7, 5, 14, 20, 4, 21, 3, 10, 9, 12, 8, 13, 6, 18, 19, 22, 1,
+    ],
+    [
+        1, 13, 11, 3, 4, 21, 6, 14, 15, 22, 18, 9, 7, 5, 10, 20, 12, 16, 17, 8, 19, 2,
+    ],
+    [
+        14, 17, 22, 20, 8, 16, 5, 10, 1, 13, 2, 21, 12, 9, 4, 18, 3, 7, 6, 19, 15, 11,
+    ],
+    [
+        9, 17, 7, 4, 5, 13, 21, 18, 11, 3, 22, 1, 6, 16, 20, 14, 15, 10, 8, 2, 12, 19,
+    ],
+    [
+        13, 14, 5, 22, 19, 11, 9, 6, 18, 15, 8, 10, 7, 4, 17, 16, 3, 1, 12, 2, 21, 20,
+    ],
+    [
+        20, 5, 4, 14, 11, 1, 6, 16, 8, 22, 7, 3, 2, 12, 21, 19, 17, 13, 10, 15, 18, 9,
+    ],
+    [
+        3, 7, 14, 15, 6, 5, 21, 20, 18, 10, 4, 16, 19, 1, 13, 9, 8, 17, 11, 12, 22, 2,
+    ],
+    [
+        13, 15, 17, 1, 22, 11, 3, 4, 7, 20, 14, 21, 9, 8, 2, 18, 16, 6, 10, 12, 5, 19,
+    ],
 ];
 
 /// The order of stream `s`.
 pub fn order(s: u32) -> &'static [u32; 22] {
     &ORDERS[s as usize % ORDERS.len()]
+}
+
+/// Told around each query and refresh function of a power test (one
+/// stream, one statement at a time): `begin` just before its first timed
+/// statement (after its plan is read, except Q15's, whose plan needs its
+/// view), `end` after its last, whatever happened. A profiler draws one
+/// window each; a throughput test's streams overlap and tell nothing.
+pub trait Windows {
+    /// `what` ("Q9", "RF1") starts.
+    fn begin(&mut self, what: &str);
+    /// `what` ended.
+    fn end(&mut self, what: &str);
 }
 
 /// What a run tells its caller as it goes, one line each.
@@ -188,7 +292,9 @@ async fn run_query(
     params: Vec<String>,
     stream: u32,
     timeout: Option<Duration>,
+    windows: &mut Option<&mut dyn Windows>,
 ) -> QueryFigure {
+    let label = format!("Q{q}");
     let stmts = query_text::statements(q, &params, stream);
     let answer = query_text::answer_statement(q);
     let mut fig = QueryFigure {
@@ -202,6 +308,11 @@ async fn run_query(
                 .plan
                 .as_ref()
                 .map(crate::stats::document::plan_fingerprint);
+        }
+        if i == 0 {
+            if let Some(w) = windows.as_deref_mut() {
+                w.begin(&label);
+            }
         }
         let left = timeout.map(|t| t.saturating_sub(Duration::from_secs_f64(fig.seconds)));
         let started = Instant::now();
@@ -225,37 +336,67 @@ async fn run_query(
             }
         }
     }
+    if let Some(w) = windows.as_deref_mut() {
+        w.end(&label);
+    }
     fig
 }
 
-/// Runs refresh function `name` (RF1 or RF2) of pair `pair`; its seconds.
-async fn refresh(conn: &mut Conn, name: &str, sf: f64, pair: u32) -> Result<f64> {
+/// Runs refresh function `name` (RF1 or RF2) of pair `pair`, inside a
+/// window of `windows` when given; its seconds.
+async fn refresh(
+    conn: &mut Conn,
+    name: &str,
+    sf: f64,
+    pair: u32,
+    windows: &mut Option<&mut dyn Windows>,
+) -> Result<f64> {
     let stmts = if name == "RF1" {
         refresh_sql::rf1(sf, pair)
     } else {
         refresh_sql::rf2(sf, pair)
     };
+    if let Some(w) = windows.as_deref_mut() {
+        w.begin(name);
+    }
     let started = Instant::now();
+    let mut failed = None;
     for sql in &stmts {
         if let Err(e) = conn.exec_unbounded(sql).await {
             let _ = conn.exec("ROLLBACK").await;
-            return Err(e).with_context(|| format!("{name} of refresh pair {pair}"));
+            failed = Some(e);
+            break;
         }
     }
-    Ok(started.elapsed().as_secs_f64())
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(w) = windows.as_deref_mut() {
+        w.end(name);
+    }
+    match failed {
+        Some(e) => Err(e).with_context(|| format!("{name} of refresh pair {pair}")),
+        None => Ok(seconds),
+    }
+}
+
+/// What every query stream of a run shares: the options, the seed, where
+/// events go and the stop.
+struct Shared<'a> {
+    o: &'a Dbt3Opts,
+    seed: u64,
+    events: &'a Sender<Event>,
+    stop: fn() -> bool,
 }
 
 /// One query stream's queries, each sent to `events` as it ends.
 async fn query_stream(
     conn: &mut Conn,
     killer: &Killer,
-    o: &Dbt3Opts,
-    seed: u64,
+    sh: &Shared<'_>,
     stream: u32,
-    events: &Sender<Event>,
-    stop: fn() -> bool,
+    windows: &mut Option<&mut dyn Windows>,
 ) -> BTreeMap<String, QueryFigure> {
-    let mut draw = Draw::new(seed, stream);
+    let (o, events, stop) = (sh.o, sh.events, sh.stop);
+    let mut draw = Draw::new(sh.seed, stream);
     let timeout =
         (o.query_timeout_s > 0).then(|| Duration::from_secs(u64::from(o.query_timeout_s)));
     let mut out = BTreeMap::new();
@@ -269,7 +410,7 @@ async fn query_stream(
         } else {
             drawn
         };
-        let fig = run_query(conn, killer, q, params, stream, timeout).await;
+        let fig = run_query(conn, killer, q, params, stream, timeout, windows).await;
         let _ = events.send(Event::Query {
             stream,
             q,
@@ -288,13 +429,15 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// Runs the test `o` asks for against `opts`, query parameters drawn
 /// from `seed`; `events` hears each query and refresh function as it
-/// ends; `stop` (Ctrl-C) ends it between queries.
+/// ends; `stop` (Ctrl-C) ends it between queries; a power test tells
+/// `windows` around each query and refresh function.
 pub fn run(
     opts: &ConnOpts,
     o: &Dbt3Opts,
     seed: u64,
     events: Sender<Event>,
     stop: fn() -> bool,
+    windows: Option<&mut dyn Windows>,
 ) -> Result<Dbt3Block> {
     let started = Instant::now();
     let mut block = Dbt3Block {
@@ -309,7 +452,7 @@ pub fn run(
         ..Dbt3Block::default()
     };
     match o.test {
-        Test::Power => power(opts, o, seed, &events, stop, &mut block)?,
+        Test::Power => power(opts, o, seed, &events, stop, windows, &mut block)?,
         Test::Throughput => throughput(opts, o, seed, &events, stop, &mut block)?,
     }
     block.elapsed_s = started.elapsed().as_secs_f64();
@@ -323,12 +466,13 @@ fn power(
     seed: u64,
     events: &Sender<Event>,
     stop: fn() -> bool,
+    mut windows: Option<&mut dyn Windows>,
     block: &mut Dbt3Block,
 ) -> Result<()> {
     runtime()?.block_on(async {
         let (mut conn, killer) = stream_conn(opts, o.query_timeout_s).await?;
         if o.refresh {
-            let s = refresh(&mut conn, "RF1", o.scale, 1).await?;
+            let s = refresh(&mut conn, "RF1", o.scale, 1, &mut windows).await?;
             let _ = events.send(Event::Refresh {
                 name: "RF1",
                 pair: 1,
@@ -336,9 +480,15 @@ fn power(
             });
             block.refresh.insert("RF1".into(), s);
         }
-        block.queries = query_stream(&mut conn, &killer, o, seed, 0, events, stop).await;
+        let sh = Shared {
+            o,
+            seed,
+            events,
+            stop,
+        };
+        block.queries = query_stream(&mut conn, &killer, &sh, 0, &mut windows).await;
         if o.refresh {
-            let s = refresh(&mut conn, "RF2", o.scale, 1).await?;
+            let s = refresh(&mut conn, "RF2", o.scale, 1, &mut windows).await?;
             let _ = events.send(Event::Refresh {
                 name: "RF2",
                 pair: 1,
@@ -365,7 +515,13 @@ fn throughput(
         handles.push(std::thread::spawn(move || -> Result<_> {
             runtime()?.block_on(async {
                 let (mut conn, killer) = stream_conn(&opts, o.query_timeout_s).await?;
-                let out = query_stream(&mut conn, &killer, &o, seed, s, &events, stop).await;
+                let sh = Shared {
+                    o: &o,
+                    seed,
+                    events: &events,
+                    stop,
+                };
+                let out = query_stream(&mut conn, &killer, &sh, s, &mut None).await;
                 conn.quit().await;
                 Ok(out)
             })
@@ -379,7 +535,7 @@ fn throughput(
                     if stop() {
                         break;
                     }
-                    let s = refresh(&mut conn, name, o.scale, pair).await?;
+                    let s = refresh(&mut conn, name, o.scale, pair, &mut None).await?;
                     let _ = events.send(Event::Refresh {
                         name,
                         pair,
@@ -431,4 +587,27 @@ fn figures(b: &mut Dbt3Block, o: &Dbt3Opts) {
         (Some(p), Some(t)) => Some((p * t).sqrt()),
         (p, t) => p.or(t),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_0_to_40_take_appendix_a_orders() {
+        let mut seen = std::collections::BTreeSet::new();
+        for s in 0..=40 {
+            let mut o = order(s).to_vec();
+            assert!(seen.insert(o.clone()), "stream {s} repeats an order");
+            o.sort_unstable();
+            assert_eq!(o, (1..=22).collect::<Vec<u32>>(), "stream {s}");
+        }
+        assert_eq!(order(0)[..3], [14, 2, 9]);
+        assert_eq!(order(11)[..3], [15, 14, 18]);
+        assert_eq!(order(40)[..3], [13, 15, 17]);
+        assert_eq!(order(40)[21], 19);
+        // past the table, qgen's rule: stream s takes order s mod 41
+        assert_eq!(order(41), order(0));
+        assert_eq!(order(52), order(11));
+    }
 }
