@@ -8,7 +8,8 @@
 //! named), an agent that never starts (refused before the start, named),
 //! Ctrl-C on the controller (every agent's connections gone), the
 //! controller killed (every agent stops at the run's deadline on its
-//! own), and a sweep whose every step is split and merged. The tests take
+//! own), and a sweep and a campaign (`[agents]`) whose every step is
+//! split and merged. The tests take
 //! the sandbox one at a time (its Com_commit is server-wide). Needs root
 //! and `ip netns`: fails saying so otherwise.
 
@@ -497,7 +498,7 @@ fn the_controller_refused_interrupted_or_killed() {
 }
 
 #[test]
-fn a_sweep_on_agents() {
+fn a_sweep_and_a_campaign_on_agents() {
     let _alone = common::measuring();
     let port = sandbox();
     let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
@@ -542,6 +543,60 @@ fn a_sweep_on_agents() {
         assert_eq!(
             done["thread_events"].as_array().unwrap().len(),
             2,
+            "{}",
+            a.addr
+        );
+    }
+
+    // A campaign whose [agents] drive its point (a dsn server the agents
+    // reach over TCP): the point's 2 connections split 1 and 1.
+    let sock = lab().home.join("sandboxes/ag/mysqld.sock");
+    let o = Command::new("mariadb")
+        .args(["-uroot", &format!("--socket={}", sock.display())])
+        .args(["-e", "CREATE DATABASE IF NOT EXISTS agc"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let file = lab().home.join("agents-campaign.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "on-agents"
+threads = [2]
+time = 1
+[data]
+tables = 1
+table_size = 300
+[agents]
+addresses = ["{}", "{}"]
+token_file = "{}"
+[[server]]
+label = "db"
+dsn = "mysql://qa:pw@{}:{port}/agc"
+[[workload]]
+name = "oltp_read_only"
+"#,
+            agents[0].addr,
+            agents[1].addr,
+            token.display(),
+            nss[0].host_ip()
+        ),
+    )
+    .unwrap();
+    let cstore = lab().home.join("campaign-agents.db");
+    let cstore = cstore.to_str().unwrap();
+    let o = lab().qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", cstore]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = json(&lab().qpslab(&["runs", "--store", cstore, "--format", "json"]));
+    let runs = runs.as_array().expect("runs");
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["status"], "ok");
+    for a in &agents {
+        let done = &a.sent()["done"];
+        assert_eq!(
+            done["thread_events"].as_array().unwrap().len(),
+            1,
             "{}",
             a.addr
         );
