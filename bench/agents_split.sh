@@ -4,6 +4,11 @@
 # measurable). Interleaved rounds: one process (--threads 256), then four
 # agents on 127.0.0.1 (--agents, 64 each), against one sandbox bound to
 # 127.0.0.1; prints each round's QPS and the medians and their ratio.
+# Also the agents' own overhead: each agent's process CPU outside its load
+# threads (its HTTP server, the intervals' encoding) as a share of its
+# load threads' CPU, beside the same share of the one process (whose
+# reporter and clock do the rest of that work too); the difference is
+# what being an agent costs.
 #
 # Usage: bench/agents_split.sh [BIN]
 #   env: TIME=20 ROUNDS=3 TABLES=4 ROWS=100000 WORKLOAD=oltp_point_select
@@ -26,14 +31,15 @@ if ! "$BIN" run "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "
   "$BIN" prepare "$WORKLOAD" --server "$SERVER" --tables "$TABLES" --table-size "$ROWS" >/dev/null
 fi
 TOKEN=$(mktemp)
+DUMPS=$(mktemp -d)
 head -c 24 /dev/urandom | base64 > "$TOKEN"
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "$TOKEN"; }
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TOKEN" "$DUMPS"; }
 trap cleanup EXIT
 AGENTS=""
 for i in 0 1 2 3; do
   port=$((17400 + i))
-  "$BIN" agent --listen "127.0.0.1:$port" --token-file "$TOKEN" >/dev/null &
+  "$BIN" agent --listen "127.0.0.1:$port" --token-file "$TOKEN" --dump "$DUMPS/$i.json" >/dev/null &
   PIDS+=("$!")
   AGENTS="${AGENTS:+$AGENTS,}127.0.0.1:$port"
 done
@@ -41,17 +47,34 @@ sleep 1
 COMMON=(--mysql-host 127.0.0.1 --mysql-port "$PORT" --mysql-user bench --mysql-password bench
   --tables "$TABLES" --table-size "$ROWS" --threads 256 --time "$TIME" --no-store --format json)
 qps() { python3 -c "import json,sys; print(round(json.load(sys.stdin)['totals']['qps'], 1))"; }
-one=() split=()
+# one process: its CPU outside the load threads over its load threads' CPU
+own() { python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['client']; print(round((c['process_cpu_seconds']-c['load_cpu_seconds'])/c['load_cpu_seconds']*100, 2))" "$1"; }
+# the agents: the same from what each sent at its end
+agents_own() { python3 -c "
+import json,glob,sys
+p=l=0.0
+for f in glob.glob(sys.argv[1]+'/*.json'):
+    d=json.load(open(f))['done']; p+=d['client_cpu_s']; l+=d['total']['load_cpu_s']
+print(round((p-l)/l*100, 2))" "$DUMPS"; }
+one=() split=() own_one=() own_agents=()
+OUT=$(mktemp)
 for r in $(seq 1 "$ROUNDS"); do
-  a=$("$BIN" run "$WORKLOAD" "${COMMON[@]}" 2>/dev/null | qps)
-  b=$("$BIN" run "$WORKLOAD" "${COMMON[@]}" --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null | qps)
-  echo "round $r: one process $a qps, 4 agents x 64 $b qps"
-  one+=("$a") split+=("$b")
+  echo "# round $r: load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$BIN" run "$WORKLOAD" "${COMMON[@]}" 2>/dev/null >"$OUT"
+  a=$(qps <"$OUT"); oa=$(own "$OUT")
+  "$BIN" run "$WORKLOAD" "${COMMON[@]}" --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null >"$OUT"
+  b=$(qps <"$OUT"); ob=$(agents_own)
+  echo "round $r: one process $a qps, 4 agents x 64 $b qps; CPU outside the load threads: one process $oa%, agents $ob% of their load CPU"
+  one+=("$a") split+=("$b") own_one+=("$oa") own_agents+=("$ob")
 done
-python3 - "${one[*]}" "${split[*]}" <<'PY'
+rm -f "$OUT"
+python3 - "${one[*]}" "${split[*]}" "${own_one[*]}" "${own_agents[*]}" <<'PY'
 import statistics, sys
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
+a, b, oa, ob = ([float(x) for x in s.split()] for s in sys.argv[1:5])
 ma, mb = statistics.median(a), statistics.median(b)
 print(f"median: one process {ma:.1f} qps, 4 agents {mb:.1f} qps, ratio {mb / ma:.3f}")
+ra = [y / x for x, y in zip(a, b)]
+print(f"per-round ratios: {' '.join(f'{r:.3f}' for r in ra)}")
+moa, mob = statistics.median(oa), statistics.median(ob)
+print(f"median CPU outside the load threads: one process {moa:.2f}%, agents {mob:.2f}% of load CPU; the agents' own overhead {mob - moa:+.2f} points")
 PY

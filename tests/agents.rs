@@ -4,14 +4,23 @@
 //! merge (the merged percentiles equal those of the union of what the
 //! agents sent, recomputed here), the transactions against Com_commit,
 //! the per-second lines, an agent killed mid-run (degraded, named), a
-//! wrong token (refused in one line) and an injected clock offset
-//! (refused, named). Needs root and `ip netns`: fails saying so otherwise.
+//! wrong token (refused in one line), an injected clock offset (refused,
+//! named), an agent that never starts (refused before the start, named),
+//! Ctrl-C on the controller (every agent's connections gone), the
+//! controller killed (every agent stops at the run's deadline on its
+//! own), and a sweep and a campaign (`[agents]`) whose every step is
+//! split and merged. The tests take
+//! the sandbox one at a time (its Com_commit is server-wide). Needs root
+//! and `ip netns`: fails saying so otherwise.
 
 mod common;
 use common::{json, lab, text};
 use qpslab::stats::Hist;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// A network namespace with a veth pair to the host: host side
 /// 10.201.N.1/30, namespace side 10.201.N.2/30, default route to the host.
@@ -36,10 +45,15 @@ fn ip(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Namespaces made so far by this process (each test takes its own).
+static MADE: AtomicU32 = AtomicU32::new(0);
+
 impl Netns {
-    fn new(i: u32) -> Netns {
+    fn new() -> Netns {
+        let i = MADE.fetch_add(1, Ordering::SeqCst);
+        assert!(i < 12, "at most 12 namespaces a test process");
         let pid = std::process::id();
-        let net = (pid % 60) * 4 + i;
+        let net = (pid % 20) * 12 + i;
         let name = format!("qa{}x{i}", pid % 100_000);
         let ns = Netns { name, net };
         let (h, n) = (
@@ -141,8 +155,14 @@ fn hist(b64: &str) -> Hist {
     Hist::from_v2_bytes(&b).unwrap()
 }
 
-/// The sandbox on 0.0.0.0 with a user for TCP and sbtest data; its port.
+/// The sandbox on 0.0.0.0 with a user for TCP and sbtest data; its port
+/// (started once for every test here).
 fn sandbox() -> u16 {
+    static PORT: OnceLock<u16> = OnceLock::new();
+    *PORT.get_or_init(start_sandbox)
+}
+
+fn start_sandbox() -> u16 {
     let l = lab();
     let o = l.qpslab(&[
         "server",
@@ -186,47 +206,103 @@ fn run(
     token: &std::path::Path,
     time: &str,
 ) -> std::process::Output {
-    lab()
-        .command()
-        .args([
-            "run",
-            "oltp_read_write",
-            "--mysql-host",
-            host,
-            "--mysql-user",
-            "qa",
-        ])
-        .args([
-            "--mysql-password",
-            "pw",
-            "--db",
-            "agt",
-            "--threads",
-            "6",
-            "--time",
-            time,
-        ])
-        .args([
-            "--mysql-port",
-            &port.to_string(),
-            "--agents",
-            agents,
-            "--no-store",
-            "--format",
-            "json",
-        ])
-        .arg("--token-file")
-        .arg(token)
+    controller(host, port, agents, token, time)
         .output()
         .unwrap()
 }
 
-#[test]
-fn agents_in_namespaces() {
-    let port = sandbox();
-    let nss: Vec<Netns> = (0..3).map(Netns::new).collect();
+/// The controller's command line (a run of 6 connections on the agents).
+fn controller(host: &str, port: u16, agents: &str, token: &std::path::Path, time: &str) -> Command {
+    let mut c = lab().command();
+    c.args([
+        "run",
+        "oltp_read_write",
+        "--mysql-host",
+        host,
+        "--mysql-user",
+        "qa",
+    ])
+    .args([
+        "--mysql-password",
+        "pw",
+        "--db",
+        "agt",
+        "--threads",
+        "6",
+        "--time",
+        time,
+    ])
+    .args([
+        "--mysql-port",
+        &port.to_string(),
+        "--agents",
+        agents,
+        "--no-store",
+        "--format",
+        "json",
+    ])
+    .arg("--token-file")
+    .arg(token);
+    c
+}
+
+/// The sandbox's connections from the agents' namespaces (10.201.N.2),
+/// from its processlist.
+fn agent_connections() -> usize {
+    let sock = lab().home.join("sandboxes/ag/mysqld.sock");
+    let o = Command::new("mariadb")
+        .args([
+            "-uroot",
+            "-N",
+            "-B",
+            &format!("--socket={}", sock.display()),
+        ])
+        .args([
+            "-e",
+            "SELECT COUNT(*) FROM information_schema.processlist WHERE host LIKE '10.201.%.2:%'",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+}
+
+/// Polls `cond` every 200 ms until it holds; fails naming `what` after
+/// `limit` (a bound, not a measure).
+fn wait_for(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let end = Instant::now() + limit;
+    while !cond() {
+        assert!(
+            Instant::now() < end,
+            "{what}: not within {} s",
+            limit.as_secs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// An agent's hello (its clock, whether it is busy).
+fn hello(addr: &str, token: &str) -> serde_json::Value {
+    let mut r = ureq::get(&format!("http://{addr}/v1/hello"))
+        .header("Authorization", &format!("Bearer {token}"))
+        .call()
+        .unwrap_or_else(|e| panic!("hello {addr}: {e}"));
+    serde_json::from_str(&r.body_mut().read_to_string().unwrap()).unwrap()
+}
+
+/// The token file every agent here is started with.
+fn token_file() -> std::path::PathBuf {
     let token = lab().home.join("token");
     std::fs::write(&token, "s3cret-token\n").unwrap();
+    token
+}
+
+#[test]
+fn agents_in_namespaces() {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let nss: Vec<Netns> = (0..3).map(|_| Netns::new()).collect();
+    let token = token_file();
     let agents: Vec<Agent> = nss
         .iter()
         .map(|n| Agent::start(n, 7070, &token, &[]))
@@ -320,4 +396,209 @@ fn agents_in_namespaces() {
     let why = doc["status"]["reason"].as_str().unwrap();
     assert!(why.contains(&victim) && why.contains("33%"), "{why}");
     assert!(doc["totals"]["transactions"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_controller_refused_interrupted_or_killed() {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
+    let token = token_file();
+    let agents: Vec<Agent> = nss
+        .iter()
+        .map(|n| Agent::start(n, 7070, &token, &[]))
+        .collect();
+    let list = format!("{},{}", agents[0].addr, agents[1].addr);
+    let host = nss[0].host_ip();
+
+    // An agent that never started (nothing listens there): refused
+    // before the start, naming it; the other agent got no work.
+    let absent = format!("{}:7099", nss[1].agent_ip());
+    let o = run(
+        &host,
+        port,
+        &format!("{},{absent}", agents[0].addr),
+        &token,
+        "3",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{}", text(&o));
+    let line = err
+        .lines()
+        .find(|l| l.contains("refused before it starts"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains(&absent), "{line}");
+    assert!(
+        !line.contains(&format!("agent {}:", agents[0].addr)),
+        "{line}"
+    );
+    assert_eq!(hello(&agents[0].addr, "s3cret-token")["busy"], false);
+
+    // Ctrl-C on the controller: every agent stops (its connections to
+    // the sandbox vanish long before the run's 60 s), what they measured
+    // merged into an aborted run.
+    let child = controller(&host, port, &list, &token, "60")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(Duration::from_secs(30), "the agents' 6 connections", || {
+        agent_connections() >= 6
+    });
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    wait_for(
+        Duration::from_secs(20),
+        "the agents' connections gone after Ctrl-C on the controller",
+        || agent_connections() == 0,
+    );
+    let o = child.wait_with_output().unwrap();
+    let doc = json(&o);
+    assert_eq!(doc["status"]["status"], "aborted", "{}", text(&o));
+    let rows = doc["agents"]["agents"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["status"] == "aborted"), "{rows:?}");
+
+    // The controller killed: every agent goes on to the run's deadline
+    // and stops there on its own (no load left behind), free again.
+    let time = 4.0;
+    let mut child = controller(&host, port, &list, &token, "4")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(Duration::from_secs(30), "the agents' 6 connections", || {
+        agent_connections() >= 6
+    });
+    child.kill().unwrap();
+    let _ = child.wait();
+    // the deadline (2 s of lead, the run's time) and the agent's own
+    // grace after it bound when the load is gone
+    let bound = Duration::from_secs_f64(2.0 + time + 30.0 + 5.0 + 10.0);
+    wait_for(
+        bound,
+        "the agents' load gone after the controller was killed",
+        || agent_connections() == 0,
+    );
+    for a in &agents {
+        wait_for(Duration::from_secs(10), "the agent free again", || {
+            hello(&a.addr, "s3cret-token")["busy"] == false
+        });
+    }
+    // each agent ran its whole share: its run ended at its deadline, not
+    // stopped
+    for a in &agents {
+        let sent = a.sent();
+        assert_eq!(sent["done"]["status"]["status"], "ok", "{}", a.addr);
+        let t = sent["done"]["elapsed"].as_f64().unwrap();
+        assert!(t >= time - 0.5, "{}: ran {t} s of {time}", a.addr);
+    }
+}
+
+#[test]
+fn a_sweep_and_a_campaign_on_agents() {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
+    let token = token_file();
+    let agents: Vec<Agent> = nss
+        .iter()
+        .map(|n| Agent::start(n, 7070, &token, &[]))
+        .collect();
+    let list = format!("{},{}", agents[0].addr, agents[1].addr);
+    let store = lab().home.join("sweep-agents.db");
+    let store = store.to_str().unwrap();
+    let o = lab()
+        .command()
+        .args(["sweep", "oltp_read_only", "--mysql-host"])
+        .arg(nss[0].host_ip())
+        .args(["--mysql-port", &port.to_string(), "--mysql-user", "qa"])
+        .args(["--mysql-password", "pw", "--db", "agt", "--threads", "2,4"])
+        .args(["--time", "2", "--warmup-time", "0", "--repeat", "1"])
+        .args(["--agents", &list, "--store", store])
+        .arg("--token-file")
+        .arg(&token)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    // each step a run of its own, merged from both agents
+    let runs = json(&lab().qpslab(&["runs", "--store", store, "--format", "json"]));
+    let runs = runs.as_array().expect("runs");
+    let mut threads: Vec<u64> = runs
+        .iter()
+        .map(|r| {
+            assert_eq!(r["status"], "ok", "{r}");
+            assert!(r["queries"].as_u64().unwrap() > 0, "{r}");
+            r["threads"].as_u64().unwrap()
+        })
+        .collect();
+    threads.sort();
+    assert_eq!(threads, [2, 4]);
+    // the last step's 4 connections split 2 and 2: what each agent ran
+    for a in &agents {
+        let done = &a.sent()["done"];
+        assert_eq!(done["status"]["status"], "ok", "{}", a.addr);
+        assert_eq!(
+            done["thread_events"].as_array().unwrap().len(),
+            2,
+            "{}",
+            a.addr
+        );
+    }
+
+    // A campaign whose [agents] drive its point (a dsn server the agents
+    // reach over TCP): the point's 2 connections split 1 and 1.
+    let sock = lab().home.join("sandboxes/ag/mysqld.sock");
+    let o = Command::new("mariadb")
+        .args(["-uroot", &format!("--socket={}", sock.display())])
+        .args(["-e", "CREATE DATABASE IF NOT EXISTS agc"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let file = lab().home.join("agents-campaign.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"
+name = "on-agents"
+threads = [2]
+time = 1
+[data]
+tables = 1
+table_size = 300
+[agents]
+addresses = ["{}", "{}"]
+token_file = "{}"
+[[server]]
+label = "db"
+dsn = "mysql://qa:pw@{}:{port}/agc"
+[[workload]]
+name = "oltp_read_only"
+"#,
+            agents[0].addr,
+            agents[1].addr,
+            token.display(),
+            nss[0].host_ip()
+        ),
+    )
+    .unwrap();
+    let cstore = lab().home.join("campaign-agents.db");
+    let cstore = cstore.to_str().unwrap();
+    let o = lab().qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", cstore]);
+    assert!(o.status.success(), "{}", text(&o));
+    let runs = json(&lab().qpslab(&["runs", "--store", cstore, "--format", "json"]));
+    let runs = runs.as_array().expect("runs");
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["status"], "ok");
+    for a in &agents {
+        let done = &a.sent()["done"];
+        assert_eq!(
+            done["thread_events"].as_array().unwrap().len(),
+            1,
+            "{}",
+            a.addr
+        );
+    }
 }

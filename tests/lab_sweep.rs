@@ -58,7 +58,7 @@ fn a_sweep_runs_each_concurrency_and_repeat_in_order_in_its_campaign() {
         &plan,
         |th| {
             let (cfg, _) = probe::config(common::lab().socket(), Mode::Select, th, 0.0, 200);
-            Ok((cfg, None, None))
+            Ok((cfg, None, None, None))
         },
         |s| steps.push((s.threads, s.repeat, s.run_id, s.status.word())),
     )
@@ -108,7 +108,7 @@ fn a_failed_run_is_recorded_failed_with_its_samples_and_ends_the_sweep() {
             // gives up 1.5 s in: several 0.25 s intervals are measured first
             let mode = Mode::GiveUpAfter(Duration::from_millis(1500));
             let (cfg, _) = probe::config(common::lab().socket(), mode, th, 60.0, 0);
-            Ok((cfg, None, None))
+            Ok((cfg, None, None, None))
         },
         |s| steps.push((s.threads, s.run_id, s.status.word())),
     )

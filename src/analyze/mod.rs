@@ -13,6 +13,7 @@
 //! pass everything else they read. report renders what it returns (text,
 //! markdown, CSV, JSON, HTML).
 
+pub mod agents_verdict;
 pub mod bottleneck;
 pub mod class_figures;
 pub mod compare;

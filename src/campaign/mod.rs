@@ -6,10 +6,12 @@
 //! skips what is already done. It runs nothing itself; `lab` drives the
 //! points through server, exec and store.
 
+mod agents_def;
 mod host_step;
 pub mod presets;
 mod sweep_definition;
 
+pub use agents_def::AgentsDef;
 pub use host_step::HostStep;
 pub use sweep_definition::{SweepDefinition, SWEEP_DEFINITION_VERSION};
 
@@ -187,6 +189,9 @@ pub struct CampaignFile {
     /// The host characterisation run before the points (`[host]`); none
     /// when absent.
     pub host: Option<HostStep>,
+    /// The agents that drive every point (`[agents]`, as `run --agents`);
+    /// none: the load runs here.
+    pub agents: Option<AgentsDef>,
 }
 
 fn default_time() -> f64 {
@@ -271,6 +276,9 @@ impl CampaignFile {
         seconds("time", self.time, true)?;
         seconds("warmup", self.warmup, false)?;
         seconds("cooldown", self.cooldown, false)?;
+        if let Some(a) = &self.agents {
+            a.validate()?;
+        }
         if self.data.tables == 0 || self.data.table_size == 0 {
             bail!("[data] tables and table_size must be at least 1");
         }

@@ -318,6 +318,10 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         point_plan(&c, &p)
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
+    if let Some(ag) = &c.agents {
+        super::fleet_plan::agents_plan(&ag.spec(), &ag.token_file, Vec::new())
+            .context("[agents]")?;
+    }
     let (store, id) = open(a, &c, &text)?;
     let _lock = lock_campaign(&store, id, &c.name)?;
     let done = store.done_points(id)?;
@@ -341,13 +345,20 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         };
         resolve(&args, "sbtest")
     };
+    // `[agents]`: each point's agents greeted, checked and split anew,
+    // shipped the point's own words.
     let config_for = |p: &Point, t: &Target| {
         let plan = point_plan(&c, p)?;
-        Ok((
-            plan.run_config(plan.single_threads()?, &t.opts)?,
-            plan.monitor_for(t),
-            plan.profile_for(t)?,
-        ))
+        let cfg = plan.run_config(plan.single_threads()?, &t.opts)?;
+        let fleet = match &c.agents {
+            Some(a) => {
+                let fp =
+                    super::fleet_plan::agents_plan(&a.spec(), &a.token_file, point_words(&c, p))?;
+                Some(super::agent::gather(&plan, &fp, &cfg, false, false)?)
+            }
+            None => None,
+        };
+        Ok((cfg, plan.monitor_for(t), plan.profile_for(t)?, fleet))
     };
     let dbt3 = |w: usize| -> Result<Option<std::sync::Arc<crate::workload::dbt3::Dbt3>>> {
         match c.points().iter().find(|p| p.workload == w) {

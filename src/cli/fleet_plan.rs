@@ -3,7 +3,7 @@
 //! this command line to ship (without those two options). Parses only.
 
 use super::args::LoadArgs;
-use crate::lab::agent::{parse_agents, token_of, FleetPlan};
+use crate::lab::agent::{resolve_agents, token_of, FleetPlan};
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::OnceLock;
 
@@ -24,8 +24,9 @@ pub(super) fn read_token(path: &std::path::Path, what: &str) -> Result<String> {
 }
 
 /// `--agents` and `--token-file` of a load command: None without
-/// `--agents`. The words shipped are this command line's after `run`,
-/// without those two options.
+/// `--agents`. The words shipped are this command line's after `run` (or
+/// `sweep`: without its own options), without those two options (a
+/// campaign's points ship their own: `agents_plan`).
 pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
     let Some(list) = &a.agents else {
         if a.token_file.is_some() {
@@ -33,24 +34,37 @@ pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
         }
         return Ok(None);
     };
-    let agents = parse_agents(list)?;
     let Some(file) = &a.token_file else {
         bail!("--agents needs --token-file (the token the agents were started with)");
     };
-    let token = read_token(file, "--token-file")?;
     let argv = ARGV.get().cloned().unwrap_or_default();
-    let Some(at) = argv.iter().position(|w| w == "run") else {
-        bail!("--agents works with `qpslab run WORKLOAD …`");
+    let Some(at) = argv.iter().skip(1).position(|w| w == "run" || w == "sweep") else {
+        bail!("--agents works with `qpslab run WORKLOAD …` and `qpslab sweep WORKLOAD …` (a campaign takes them from its file's [agents])");
     };
-    Ok(Some(FleetPlan {
-        agents,
-        token,
-        words: shipped_words(&argv[at + 1..]),
-        script: None,
-    }))
+    let words = shipped_words(&argv[at + 2..]);
+    agents_plan(list, file, words).map(Some)
 }
 
-/// `words` without `--agents` and `--token-file` (and their values).
+/// The agents named by `list` (a list, `@FILE`, `dns:NAME:PORT`) with the
+/// token of `token_file`, shipping `words` (a campaign point's).
+pub(super) fn agents_plan(
+    list: &str,
+    token_file: &std::path::Path,
+    words: Vec<String>,
+) -> Result<FleetPlan> {
+    Ok(FleetPlan {
+        agents: resolve_agents(list)?,
+        token: read_token(token_file, "--token-file")?,
+        words,
+        script: None,
+    })
+}
+
+/// Options of the controller's command that the agents' `run` does not
+/// take: they are not shipped (with their values).
+const NOT_SHIPPED: [&str; 4] = ["--agents", "--token-file", "--repeat", "--cooldown"];
+
+/// `words` without `NOT_SHIPPED` (and their values).
 fn shipped_words(words: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut skip = false;
@@ -59,12 +73,13 @@ fn shipped_words(words: &[String]) -> Vec<String> {
             skip = false;
             continue;
         }
-        if w == "--agents" || w == "--token-file" {
+        if NOT_SHIPPED.contains(&w.as_str()) {
             skip = true;
             continue;
         }
         // (an empty word is what scrubbing the process title leaves)
-        if w.is_empty() || w.starts_with("--agents=") || w.starts_with("--token-file=") {
+        let with_value = |o: &&str| w.starts_with(&format!("{o}="));
+        if w.is_empty() || NOT_SHIPPED.iter().any(with_value) {
             continue;
         }
         out.push(w.clone());
@@ -82,6 +97,9 @@ mod tests {
             "a:1",
             "--time=3",
             "--token-file=/t",
+            "--repeat",
+            "2",
+            "--cooldown=1",
         ]
         .iter()
         .map(|s| s.to_string())

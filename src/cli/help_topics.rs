@@ -122,6 +122,10 @@ client_cpus = "0"
 tables = 1
 table_size = 10
 warehouses = 1
+[agents]
+addresses = ["c1:7070"]
+weights = [1]
+token_file = "/t"
 [[server]]
 label = "s"
 sandbox = "s"
@@ -163,6 +167,7 @@ options = { range_size = 1 }
                 "variant" => "[[variant]]".to_string(),
                 "workload" => "[[workload]]".to_string(),
                 "data" => "[data]".to_string(),
+                "agents" => "[agents]".to_string(),
                 _ => format!("  {k} "),
             };
             assert!(page.contains(&k), "the campaign page does not explain {k}");

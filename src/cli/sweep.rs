@@ -56,7 +56,14 @@ pub(super) fn sweep(a: &SweepArgs) -> Result<i32> {
         .map(|w| {
             let mut l = load.clone();
             l.workload = w.to_string();
-            LoadPlan::from_args(&l)
+            let mut p = LoadPlan::from_args(&l)?;
+            // the agents run this workload, not the list
+            if let Some(a) = p.agents.as_mut() {
+                for word in a.words.iter_mut().filter(|x| **x == load.workload) {
+                    *word = w.to_string();
+                }
+            }
+            Ok(p)
         })
         .collect::<Result<_>>()?;
     let first = &plans[0];
@@ -136,12 +143,15 @@ fn sweep_workload(steps: &Steps, p: &LoadPlan, campaign: Option<i64>) -> Result<
         tags: p.recording.tags(),
     };
     let profile = p.profile_for(&t)?;
+    // Each step's agents greeted, checked and split anew (refused,
+    // naming the agent, before that step starts).
     let config_for = |th: u32| {
-        Ok((
-            p.run_config(th, &t.opts)?,
-            p.monitor_for(&t),
-            profile.clone(),
-        ))
+        let cfg = p.run_config(th, &t.opts)?;
+        let fleet = match &p.agents {
+            Some(a) => Some(super::agent::gather(p, a, &cfg, false, sized.is_some())?),
+            None => None,
+        };
+        Ok((cfg, p.monitor_for(&t), profile.clone(), fleet))
     };
     let json = p.output.json();
     let out = crate::lab::sweep(&plan, config_for, |s| {

@@ -5,13 +5,11 @@
 //! reading the file and printing is cli's.
 
 use super::host_characterisation::{characterise, Keep};
-use super::run::{record_run, Recorded};
+use super::run::{record_step, Recorded};
 use super::runtime::block_on;
 use super::tags::RunTags;
 use super::target::{check, sandbox_target, Target};
 use crate::campaign::{value_text, CampaignFile, Point, Restart};
-use crate::exec::RunConfig;
-use crate::monitor::MonitorConfig;
 use crate::protocol::Conn;
 use crate::server::{CnfPreset, Sandbox};
 use crate::stats::RunStatus;
@@ -125,10 +123,7 @@ pub fn run_campaign(
     r: &CampaignRun,
     pending: &[&Point],
     external: &dyn Fn(&str) -> Result<Target>,
-    config_for: impl Fn(
-        &Point,
-        &Target,
-    ) -> Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>,
+    config_for: impl Fn(&Point, &Target) -> Result<super::StepRun>,
     mut say: impl FnMut(&str),
     server: &mut dyn FnMut(crate::server::Progress),
     mut done: impl FnMut(usize, &Point, &Recorded),
@@ -159,7 +154,7 @@ pub fn run_campaign(
 }
 
 /// How a point runs: run_campaign's callbacks, passed on.
-type PointConfig = Result<(RunConfig, Option<MonitorConfig>, Option<super::ProfilePlan>)>;
+type PointConfig = Result<super::StepRun>;
 struct Hooks<'a> {
     external: &'a dyn Fn(&str) -> Result<Target>,
     config_for: &'a dyn Fn(&Point, &Target) -> PointConfig,
@@ -279,9 +274,10 @@ fn run_points(
         let rec = match (r.dbt3)(p.workload)? {
             Some(f) => super::dbt3_record::dbt3_point(r.store, t, &f, &tags)?,
             None => {
-                let (cfg, mon, profile) = config_for(p, t)?;
+                let (cfg, mon, profile, agents) = config_for(p, t)?;
                 let env = block_on(super::data::ready(t, cfg.workload.as_ref()))??;
-                record_run(r.store, &cfg, mon, &env, &tags, profile.as_ref())?
+                let step = (&cfg, mon, profile.as_ref(), agents.as_ref());
+                record_step(r.store, step, &env, &tags)?
             }
         };
         match &rec.result.status {

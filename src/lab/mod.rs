@@ -54,7 +54,7 @@ pub use live_session::{live_view, monitor_session, probe, SessionRecord};
 pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{open_store, read_store, store_path, stored_run, EXIT_NOT_STORED};
-pub use run::{run_document, run_once, RunPlan};
+pub use run::{run_document, run_once, RunPlan, StepRun};
 pub use runtime::block_on;
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange, DEFAULT_SANDBOX};
 pub use sweep::{new_sweep, sweep, SweepPlan};

@@ -150,6 +150,16 @@ fn read_tally(cfg: &RunConfig, sql: &str) -> Option<i64> {
     query_number(&cfg.conn, sql).map(|v| v as i64)
 }
 
+/// How one sweep step or campaign point runs: its configuration, its
+/// monitor, its profile, and the agents that drive it (None: this
+/// process).
+pub type StepRun = (
+    RunConfig,
+    Option<MonitorConfig>,
+    Option<ProfilePlan>,
+    Option<super::agent::Fleet>,
+);
+
 /// Runs `cfg` and records it: the usual path of sweeps, campaigns and the
 /// quickstart.
 pub(crate) fn record_run(
@@ -160,6 +170,22 @@ pub(crate) fn record_run(
     tags: &RunTags,
     profile: Option<&ProfilePlan>,
 ) -> Result<Recorded> {
+    record_step(store, (cfg, mon, profile, None), env, tags)
+}
+
+/// As `record_run`, the load from `agents` when given (a sweep's step, a
+/// campaign's point).
+pub(crate) fn record_step(
+    store: &Store,
+    (cfg, mon, profile, agents): (
+        &RunConfig,
+        Option<MonitorConfig>,
+        Option<&ProfilePlan>,
+        Option<&super::agent::Fleet>,
+    ),
+    env: &Environment,
+    tags: &RunTags,
+) -> Result<Recorded> {
     let plan = RunPlan {
         env,
         mon,
@@ -167,7 +193,7 @@ pub(crate) fn record_run(
         tags: tags.clone(),
         pcts: &[50.0, 95.0, 99.0, 99.9],
         profile,
-        agents: None,
+        agents,
     };
     let SingleRun {
         result,

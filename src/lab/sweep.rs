@@ -7,12 +7,9 @@
 //! was measured; a failed step ends it; a degraded one does not.
 
 use super::environment_capture::Environment;
-use super::profiling::ProfilePlan;
-use super::run::record_run;
+use super::run::{record_step, StepRun};
 use super::tags::RunTags;
 use crate::analyze::{median, StepFigures, StepMedians};
-use crate::exec::RunConfig;
-use crate::monitor::MonitorConfig;
 use crate::stats::RunStatus;
 use crate::store::Store;
 use anyhow::Result;
@@ -74,10 +71,11 @@ pub struct SweepOutcome {
 }
 
 /// Runs the plan; `config_for(threads)` gives each step's run and monitor
-/// configuration, `on_step` sees each step as it ends.
+/// configuration (and its agents, greeted anew for each step), `on_step`
+/// sees each step as it ends.
 pub fn sweep(
     plan: &SweepPlan,
-    config_for: impl Fn(u32) -> Result<(RunConfig, Option<MonitorConfig>, Option<ProfilePlan>)>,
+    config_for: impl Fn(u32) -> Result<StepRun>,
     mut on_step: impl FnMut(&Step),
 ) -> Result<SweepOutcome> {
     let mut steps: Vec<(u32, Vec<StepFigures>)> = Vec::new();
@@ -105,14 +103,15 @@ pub fn sweep(
                 code = 130;
                 break 'steps;
             }
-            let (cfg, mon, profile) = config_for(th)?;
+            let (cfg, mon, profile, agents) = config_for(th)?;
             let tags = RunTags {
                 campaign_id: Some(plan.campaign),
                 point_hash: Some(format!("{}:{th}:{rep}", plan.workload)),
                 preflight: Some(noise.clone()),
                 ..plan.tags.clone()
             };
-            let rec = record_run(plan.store, &cfg, mon, plan.env, &tags, profile.as_ref())?;
+            let step = (&cfg, mon, profile.as_ref(), agents.as_ref());
+            let rec = record_step(plan.store, step, plan.env, &tags)?;
             if let Some(l) = &rec.locks {
                 locks.retain(|(t, _, _)| *t != th);
                 locks.push((th, rec.result.qps(), l.clone()));

@@ -355,6 +355,10 @@ pub fn run_figures(cfg: &RunConfig, r: &RunResult, f: &Finished) -> MonitorFigur
             r.elapsed,
         ));
     }
+    // An agent whose host was saturated is named in the verdict.
+    if let (Some(b), Some(a)) = (m.bottleneck.as_mut(), r.agents.as_ref()) {
+        crate::analyze::agents_verdict::agents_client_bound(b, a);
+    }
     // An unstable run says so wherever its verdict is shown.
     if let (Some(b), Some(flag)) = (
         m.bottleneck.as_mut(),

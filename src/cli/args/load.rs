@@ -115,9 +115,11 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_enum, default_value_t = IoBackend::Auto, help_heading = super::help::CLIENT)]
     pub io_backend: IoBackend,
     /// Drive the load from agents (`qpslab agent`) on other hosts:
-    /// HOST:PORT[=WEIGHT],… The connections are split by weight (evenly by
-    /// default) and the agents' results merged exactly into one run
-    /// (docs/AGENTS.md) [default: none: the load runs here].
+    /// HOST:PORT[=WEIGHT],…, @FILE (one a line, # comments) or
+    /// dns:NAME:PORT (each address of NAME an agent). The connections are
+    /// split by weight (evenly by default) and the agents' results merged
+    /// exactly into one run, each sweep step's too (docs/AGENTS.md)
+    /// [default: none: the load runs here].
     #[arg(long, value_name = "LIST", help_heading = super::help::CLIENT)]
     pub agents: Option<String>,
     /// The agents' shared token: the first line of this file (as each

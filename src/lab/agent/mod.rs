@@ -2,17 +2,20 @@
 //! exactly into one run. The agent's side (`worker`: one run at a time for
 //! the controller with the token; served over HTTP by ui/agent_api.rs),
 //! the wire's JSON messages (`wire`, documented in docs/AGENTS.md), the
+//! agents' addresses (`addresses`: a list, a file, a DNS name), the
 //! controller's preflight (`controller`: greeting, clock offsets, the
 //! split, the reach check), the run (`drive`) and the merging (`merge`).
 //! A run on agents goes through the same `run_once` as a local one: only
 //! the load's source differs (`lab::watch::run_watched`).
 
+mod addresses;
 mod controller;
 mod drive;
 mod merge;
 pub mod wire;
 mod worker;
 
+pub use addresses::resolve_agents;
 pub use controller::{
     hex, parse_agents, script_text, split, AgentAddr, Fleet, FleetPlan, Member, MAX_OFFSET_MS,
 };
