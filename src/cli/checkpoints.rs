@@ -3,7 +3,6 @@
 //! run's own samples. It owns only that bookkeeping and its printing;
 //! the figures' text is report::sysbench's.
 
-use super::load_commands::SysbenchStyle;
 use crate::report;
 use crate::stats::RunResult;
 
@@ -30,15 +29,13 @@ pub(super) struct Checkpoints {
 
 impl Checkpoints {
     pub(super) fn new(
-        style: Option<&SysbenchStyle>,
+        checkpoints: &[u64],
         cfg: &crate::exec::RunConfig,
         pct: f64,
         scripted: bool,
     ) -> Checkpoints {
         Checkpoints {
-            due: style
-                .map(|s| s.checkpoints.iter().copied().collect())
-                .unwrap_or_default(),
+            due: checkpoints.iter().copied().collect(),
             part: crate::stats::Interval::default(),
             last_t: 0.0,
             reported: false,

@@ -259,7 +259,12 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         .event_classes()
         .first()
         .is_some_and(|c| c == crate::workload::tpcc::NEW_ORDER);
-    let mut checkpoints = super::checkpoints::Checkpoints::new(style, &cfg, pct, scripted);
+    let mut checkpoints = super::checkpoints::Checkpoints::new(
+        style.map_or(&[][..], |s| &s.checkpoints[..]),
+        &cfg,
+        pct,
+        scripted,
+    );
     let run = crate::lab::run_once(&cfg, plan, |s| {
         if says {
             checkpoints.sample(s);
