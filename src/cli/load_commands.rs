@@ -26,6 +26,10 @@ pub(super) struct SysbenchStyle {
     /// on a connection, where sysbench fails when a table is missing (""
     /// when the test prepares none there).
     pub prepare_at: String,
+    /// --report-checkpoints: seconds from the start, sorted; at each, the
+    /// part of the run since the last is reported (and the summary then
+    /// covers the part after the last).
+    pub checkpoints: Vec<u64>,
 }
 
 pub(super) fn cmd_prepare(p: &LoadPlan) -> Result<()> {
@@ -255,7 +259,16 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         .event_classes()
         .first()
         .is_some_and(|c| c == crate::workload::tpcc::NEW_ORDER);
+    let mut checkpoints = super::checkpoints::Checkpoints::new(
+        style.map_or(&[][..], |s| &s.checkpoints[..]),
+        &cfg,
+        pct,
+        scripted,
+    );
     let run = crate::lab::run_once(&cfg, plan, |s| {
+        if says {
+            checkpoints.sample(s);
+        }
         // (sysbench's reporter is usually stopped before the interval
         // that ends at --time: sysbench mode leaves that one out)
         let at_end = style.is_some() && cfg.time > 0.0 && s.t >= cfg.time - 0.05;
@@ -311,10 +324,13 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             );
         }
         if says && !summarized {
+            let whole = report::sysbench::Part::of(r);
+            let part = checkpoints.rest(r).unwrap_or(whole);
             out!(
                 "{}",
-                report::sysbench::sysbench_summary(
+                report::sysbench::sysbench_summary_of(
                     r,
+                    &part,
                     pct,
                     p.output.histogram,
                     uses_sql(),

@@ -10,6 +10,7 @@ mod agent;
 mod args;
 mod campaign;
 mod check_report;
+mod checkpoints;
 mod commands;
 mod dbstress;
 mod dbt3;

@@ -629,6 +629,7 @@ fn shape(a: &LoadArgs, pcts: &[f64], seed: u64) -> Result<RunConfig> {
         sample_quantiles: pcts.iter().map(|p| p / 100.0).collect(),
         on_started: None,
         halt: None,
+        statement_latency: true,
     })
 }
 

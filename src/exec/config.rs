@@ -90,6 +90,14 @@ pub struct RunConfig {
     /// Set from outside to stop the run as Ctrl-C would (an agent's
     /// controller said stop); None: only Ctrl-C, the limits and errors.
     pub halt: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Whether each statement's own latency is measured (its kind's
+    /// histogram: the report's "Latency by statement", `--db-debug`'s
+    /// figures): a clock read at each statement's start and end. Off (a
+    /// sysbench-mode run that neither stores nor prints them), an event
+    /// reads the clock at its start and its end only, as sysbench does,
+    /// and the read-timeout watchdog times a statement from its own first
+    /// look at it (worker.rs, `Watch::fresh`).
+    pub statement_latency: bool,
 }
 
 impl RunConfig {

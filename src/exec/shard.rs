@@ -322,6 +322,10 @@ async fn watchdog(limit: Duration, state: &Rc<RefCell<ShardState>>) {
         let now = Instant::now();
         let mut st = state.borrow_mut();
         for w in st.watch.iter_mut() {
+            if std::mem::take(&mut w.fresh) && w.since.is_some() {
+                w.since = Some(now);
+                continue;
+            }
             if let (Some(since), Some(b)) = (w.since, w.breaker) {
                 if !w.cut && now.saturating_duration_since(since) > limit {
                     w.cut = true;

@@ -148,6 +148,11 @@ pub struct Watch {
     /// The statement in flight belongs to a counted event (not set-up or
     /// tear-down): dropped at the end, that event failed.
     pub in_event: bool,
+    /// `since` is not the statement's own start (a run without per-statement
+    /// latency reads no clock for it): the watchdog's first look at it sets
+    /// `since` to that look's time, so that a statement is cut late by up to
+    /// one of the watchdog's periods, never early.
+    pub fresh: bool,
 }
 
 /// A shard's own accumulators.

@@ -84,6 +84,11 @@ pub async fn worker(
         .flatten();
     let evened = !direct && !paced; // ahead of its shard: waits a pass (`record`)
 
+    // A dry run's connection never waits either (every answer is ready in
+    // the process): it yields as direct I/O does, or the shard's ticker
+    // would not run until the end.
+    let yields = direct || cfg.conn.dry_run;
+
     while !shared.stopping() {
         // (an atomic shared by every shard: only touched under --events)
         if shared.limited && shared.events_left.fetch_sub(1, Ordering::Relaxed) <= 0 {
@@ -112,10 +117,7 @@ pub async fn worker(
             (None, Instant::now())
         };
         session.start();
-        let mut clock = Clock {
-            first: Some(start),
-            last_end: None,
-        };
+        let mut clock = Clock::new(start);
         let Some(ended) = attempt(
             &ev,
             &mut conn,
@@ -142,10 +144,10 @@ pub async fn worker(
         }
         // Direct I/O never waits in the reactor: hand the thread to the
         // shard's ticker and watchdog now and then.
-        if direct && end >= next_yield {
+        if yields && end >= next_yield {
             next_yield = end + DIRECT_YIELD;
             tokio::task::yield_now().await;
-            if !conn.is_direct() {
+            if direct && !conn.is_direct() {
                 // reconnected since
                 go_direct(&mut conn, cfg, shared, state);
             }
@@ -303,7 +305,14 @@ async fn attempt(
 ) -> Result<Option<Ended>, String> {
     let (shared, state) = (ev.link.shared, ev.link.state);
     loop {
-        match ev.run(conn, stmts, session, rows, clock).await {
+        // (two builds of the loop: the timed one is the normal path,
+        // without a test a statement for the untimed one)
+        let ran = if ev.link.cfg.statement_latency {
+            ev.run::<true>(conn, stmts, session, rows, clock).await
+        } else {
+            ev.run::<false>(conn, stmts, session, rows, clock).await
+        };
+        match ran {
             Ok(ended) => return Ok(Some(ended)),
             Err(Failure::Fatal(m)) => return Err(m),
             Err(Failure::Ignored(code)) => {
@@ -402,11 +411,25 @@ impl Failure {
 /// event's first statement starts when the event did (`first`), and the
 /// event ends when its last statement did (`last_end`). Later statements
 /// read their own start, so that what a script does between statements is
-/// not counted in the next one's latency.
-#[derive(Default)]
+/// not counted in the next one's latency. A run that keeps no statement
+/// latency (`RunConfig::statement_latency` off) reads the clock at the
+/// event's start and end only: two reads an event, as sysbench's.
 struct Clock {
+    /// The event's start (its latency counts from it, or from its
+    /// intended start in rate mode).
+    start: Instant,
     first: Option<Instant>,
     last_end: Option<Instant>,
+}
+
+impl Clock {
+    fn new(start: Instant) -> Clock {
+        Clock {
+            start,
+            first: Some(start),
+            last_end: None,
+        }
+    }
 }
 
 /// One event's (or set-up's) execution on a connection.
@@ -424,7 +447,7 @@ impl Event<'_> {
     /// Executes the session's steps until it says the event is complete,
     /// counting each statement as it completes; says whether the session
     /// also ended its connection's events.
-    async fn run(
+    async fn run<const TIMED: bool>(
         &self,
         conn: &mut Conn,
         stmts: &mut Statements,
@@ -433,8 +456,18 @@ impl Event<'_> {
         clock: &mut Clock,
     ) -> Result<Ended, Failure> {
         let (cfg, state, slot) = (self.link.cfg, self.link.state, self.link.slot);
+        // (set-up and tear-down are timed: their statements are few)
+        let timed = TIMED || !self.counted;
         while let Some(step) = session.next(&mut stmts.v) {
-            let t = clock.first.take().unwrap_or_else(Instant::now);
+            // Untimed, a later statement's start is the event's (the
+            // watchdog then times it from its own first look: `fresh`).
+            let first = clock.first.take();
+            let t = match first {
+                Some(t) => t,
+                None if timed => Instant::now(),
+                None => clock.start,
+            };
+            let fresh = first.is_none() && !timed;
             let decode = step.consume == Consume::Decode;
             let res = match step.op {
                 Op::Execute(i) => {
@@ -447,6 +480,9 @@ impl Event<'_> {
                     {
                         let w = &mut state.borrow_mut().watch[slot];
                         w.since = Some(t);
+                        if !TIMED {
+                            w.fresh = fresh;
+                        }
                         w.in_event = self.counted;
                     }
                     if decode {
@@ -459,6 +495,9 @@ impl Event<'_> {
                     {
                         let w = &mut state.borrow_mut().watch[slot];
                         w.since = Some(t);
+                        if !TIMED {
+                            w.fresh = fresh;
+                        }
                         w.in_event = self.counted;
                     }
                     if decode {
@@ -478,9 +517,14 @@ impl Event<'_> {
                     continue;
                 }
             };
-            let end = Instant::now();
-            clock.last_end = Some(end);
-            let us = end.saturating_duration_since(t).as_micros() as u64;
+            // (untimed: the event's end is read once, after its last step)
+            let us = if timed {
+                let end = Instant::now();
+                clock.last_end = Some(end);
+                end.saturating_duration_since(t).as_micros() as u64
+            } else {
+                0
+            };
             let mut st = state.borrow_mut();
             let watch = &mut st.watch[slot];
             watch.since = None;
@@ -514,7 +558,7 @@ impl Event<'_> {
                     Outcome::Affected(_) => st.cur.others += 1,
                 }
             }
-            if self.counted {
+            if self.counted && timed {
                 if let Some(h) = st.cur.kinds.get_mut(step.stat) {
                     h.record(us);
                 }
@@ -535,7 +579,9 @@ impl Event<'_> {
         session: &mut dyn Session,
         rows: &mut Rows,
     ) -> Result<(), Failure> {
-        self.run(conn, stmts, session, rows, &mut Clock::default())
+        let mut clock = Clock::new(Instant::now());
+        clock.first = None;
+        self.run::<true>(conn, stmts, session, rows, &mut clock)
             .await
             .map(|_| ())
     }

@@ -107,8 +107,9 @@ fn label_value(o: &mut String, label: &str, v: String) {
 /// The final summary, sysbench's sections first.
 pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
     let mut o = String::new();
-    sql_statistics(&mut o, r);
-    general_and_latency(&mut o, r, pcts);
+    let part = Part::of(r);
+    sql_statistics(&mut o, &part);
+    general_and_latency(&mut o, &part, pcts);
     connection_spread(&mut o, r);
     additions(&mut o, r, pcts);
     load_generator(&mut o, r);
@@ -121,9 +122,9 @@ pub fn summary(r: &RunResult, pcts: &[f64], histogram: bool) -> String {
 
 /// sysbench's SQL statistics: queries by kind, transactions, errors,
 /// reconnects (and failures when there were any).
-fn sql_statistics(o: &mut String, r: &RunResult) {
-    let t = &r.total;
-    let secs = r.elapsed;
+fn sql_statistics(o: &mut String, r: &Part) {
+    let t = r.total;
+    let secs = r.secs;
     let w = label_value;
     o.push_str("SQL statistics:\n    queries performed:\n");
     w(o, "        read:", t.reads.to_string());
@@ -133,12 +134,12 @@ fn sql_statistics(o: &mut String, r: &RunResult) {
     w(
         o,
         "    transactions:",
-        format!("{:<6} ({:.2} per sec.)", t.events, r.tps()),
+        format!("{:<6} ({:.2} per sec.)", t.events, t.tps(secs)),
     );
     w(
         o,
         "    queries:",
-        format!("{:<6} ({:.2} per sec.)", t.queries(), r.qps()),
+        format!("{:<6} ({:.2} per sec.)", t.queries(), t.qps(secs)),
     );
     w(
         o,
@@ -178,8 +179,8 @@ fn sql_statistics(o: &mut String, r: &RunResult) {
 }
 
 /// sysbench's general statistics, latency and threads fairness.
-fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
-    let t = &r.total;
+fn general_and_latency(o: &mut String, r: &Part, pcts: &[f64]) {
+    let t = r.total;
     o.push_str("\nGeneral statistics:\n");
     let secs = r.elapsed;
     let w = label_value;
@@ -207,12 +208,78 @@ fn general_and_latency(o: &mut String, r: &RunResult, pcts: &[f64]) {
         );
     }
     lw(o, "sum:", t.hist.mean_ms() * t.hist.count() as f64);
-    let ev: Vec<f64> = r.thread_events.iter().map(|&e| e as f64).collect();
-    let (em, esd) = crate::stats::mean_stddev(&ev);
-    let (tm, tsd) = crate::stats::mean_stddev(&r.thread_time);
     o.push_str("\nThreads fairness:\n");
-    let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
-    let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
+    match r.fairness {
+        Fairness::PerConnection(events, time) => {
+            let ev: Vec<f64> = events.iter().map(|&e| e as f64).collect();
+            let (em, esd) = crate::stats::mean_stddev(&ev);
+            let (tm, tsd) = crate::stats::mean_stddev(time);
+            let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{esd:.2}");
+            let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{tsd:.2}");
+        }
+        Fairness::MeanOf(n) => {
+            // (part of a run: its connections' own counts are not kept
+            // per part, so their spread is not known)
+            let n = f64::from(n.max(1));
+            let em = t.events as f64 / n;
+            let tm = t.hist.mean_ms() * t.hist.count() as f64 / 1000.0 / n;
+            let sd = if n == 1.0 { "0.00" } else { "n/a" };
+            let _ = writeln!(o, "    events (avg/stddev):           {em:.4}/{sd}");
+            let _ = writeln!(o, "    execution time (avg/stddev):   {tm:.4}/{sd}");
+        }
+    }
+}
+
+/// What sysbench's SQL, general and latency blocks read: the run's
+/// totals, or (`--report-checkpoints`) the part of the run since the last
+/// checkpoint report.
+pub struct Part<'a> {
+    /// What the part counted.
+    pub total: &'a Interval,
+    /// Seconds since the run's start, printed as its total time.
+    pub elapsed: f64,
+    /// The part's own seconds, which its per-second rates are over.
+    pub secs: f64,
+    /// Seconds no connection could reach the server.
+    pub unreachable_s: f64,
+    /// How the connections shared its events.
+    pub fairness: Fairness<'a>,
+}
+
+/// The threads-fairness block's source.
+pub enum Fairness<'a> {
+    /// Each connection's events and busy seconds (a whole run's, or a
+    /// one-connection part's).
+    PerConnection(&'a [u64], &'a [f64]),
+    /// Only the part's totals over this many connections: the means are
+    /// printed, the spread as n/a (0 for one connection).
+    MeanOf(u32),
+}
+
+impl<'a> Part<'a> {
+    /// A whole run.
+    pub fn of(r: &'a RunResult) -> Part<'a> {
+        Part {
+            total: &r.total,
+            elapsed: r.elapsed,
+            secs: r.elapsed,
+            unreachable_s: r.unreachable_s,
+            fairness: Fairness::PerConnection(&r.thread_events, &r.thread_time),
+        }
+    }
+}
+
+/// sysbench's checkpoint report (`--report-checkpoints`): at `at_s`
+/// seconds, the SQL, general and latency blocks of the part of the run
+/// since the last one.
+pub fn sysbench_checkpoint(at_s: u64, part: &Part, pct: f64, sql: bool) -> String {
+    let mut o = format!("[ {at_s}s ] Checkpoint report:\n");
+    if sql {
+        sql_statistics(&mut o, part);
+    }
+    general_and_latency(&mut o, part, &[pct]);
+    o.push('\n');
+    o
 }
 
 /// qpslab's addition to sysbench's threads fairness: the spread of
@@ -613,17 +680,30 @@ pub fn sysbench_summary(
     sql: bool,
     db_debug: bool,
 ) -> String {
+    sysbench_summary_of(r, &Part::of(r), pct, histogram, sql, db_debug)
+}
+
+/// As `sysbench_summary`, of `part` of run `r` (after checkpoint reports,
+/// sysbench's summary covers the time since the last one).
+pub fn sysbench_summary_of(
+    r: &RunResult,
+    part: &Part,
+    pct: f64,
+    histogram: bool,
+    sql: bool,
+    db_debug: bool,
+) -> String {
     let mut o = String::new();
     if histogram {
-        sysbench_histogram(&mut o, &r.total.hist);
+        sysbench_histogram(&mut o, &part.total.hist);
     }
     if sql {
-        sql_statistics(&mut o, r);
+        sql_statistics(&mut o, part);
         if db_debug {
             super::sysbench_db_debug::db_debug_statistics(&mut o, r);
         }
     }
-    general_and_latency(&mut o, r, &[pct]);
+    general_and_latency(&mut o, part, &[pct]);
     o.push('\n');
     o
 }

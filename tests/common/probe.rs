@@ -168,6 +168,7 @@ pub fn config(
         sample_quantiles: Vec::new(),
         on_started: None,
         halt: None,
+        statement_latency: true,
     };
     (cfg, failing)
 }

@@ -41,33 +41,57 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         }
     }
     let relaxed;
+    let mut undeclared = false;
     let args = if native {
         args
     } else {
         match script_values(test, &command, args) {
-            Ok(a) => {
+            Ok((a, declares)) => {
                 relaxed = a;
+                undeclared = !declares;
                 &relaxed
             }
-            Err(word) => {
+            Err(Refused::Word(word)) => {
                 errln!("invalid option: {word}");
+                return 1;
+            }
+            Err(Refused::Fatal(m)) => {
+                // (the script's chunk failed, or its options are not
+                // sysbench's structure: said once, before anything runs)
+                outln!("FATAL: {}", bundled::lua_message(&m));
                 return 1;
             }
         }
     };
-    let words = qpslab_words(test, native, &command, general, args);
-    let cli = match crate::cli::args::parse_translated(&words) {
+    let mut words = qpslab_words(test, native, &command, general, args);
+    let cli = loop {
+        let m = match crate::cli::args::parse_translated(&words) {
+            Ok(c) => break Ok(c),
+            Err(m) => m,
+        };
+        // A script that declares no options takes any: sysbench leaves
+        // them to the script (qpslab's script family has no place for
+        // them: they are dropped).
+        let dropped = undeclared
+            .then(|| unexpected_word(&m))
+            .flatten()
+            .and_then(|name| words.iter().position(|w| w.split('=').next() == Some(name)));
+        match dropped {
+            Some(i) => {
+                words.remove(i);
+            }
+            None => break Err(m),
+        }
+    };
+    let cli = match cli {
         Ok(c) => c,
         Err(m) => {
             // An option neither sysbench's nor the script's: sysbench's words.
-            let unknown = m
-                .strip_prefix("unexpected argument '")
-                .and_then(|r| r.split('\'').next())
-                .and_then(|name| {
-                    args.opts
-                        .iter()
-                        .find(|o| o.2.split('=').next() == Some(name))
-                });
+            let unknown = unexpected_word(&m).and_then(|name| {
+                args.opts
+                    .iter()
+                    .find(|o| o.2.split('=').next() == Some(name))
+            });
             match unknown {
                 Some(o) => errln!("invalid option: {}", o.2),
                 None => outln!("FATAL: {}", bundled::lua_message(&m)),
@@ -81,6 +105,7 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         echo: general.echo(),
         connect_at: bundled::function_at(test, "thread_init", ":connect("),
         db_debug: general.db_debug,
+        checkpoints: general.report_checkpoints.clone(),
         prepare_at: if native && prepares_on_connect(test, args) {
             let func = if test.starts_with("oltp_") {
                 "prepare_for_each_table"
@@ -93,10 +118,14 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
         },
     };
     // (a script may run without a server, as in sysbench, until it
-    // uses a connection)
+    // uses a connection; each statement's own latency is measured only
+    // when something keeps it: the store, or --db-debug's figures —
+    // sysbench prints event latency alone)
+    let statement_latency = storing(args) || general.db_debug;
     let plan = |a: &crate::cli::args::LoadArgs| {
         LoadPlan::from_args(a).map(|mut p| {
             p.detach_unreachable = true;
+            p.config.statement_latency = statement_latency;
             p
         })
     };
@@ -196,16 +225,34 @@ pub fn from_stdin(verbosity: u32) -> i32 {
     }
 }
 
+/// The option a parse error of qpslab's command line names as unexpected.
+fn unexpected_word(m: &str) -> Option<&str> {
+    m.strip_prefix("unexpected argument '")
+        .and_then(|r| r.split('\'').next())
+}
+
+/// Why a script's command line is refused before it runs.
+enum Refused {
+    /// An option's word (`invalid option: WORD`, on stderr).
+    Word(String),
+    /// The script failed to load, or declares its options wrongly
+    /// (`FATAL: …`).
+    Fatal(String),
+}
+
 /// A script's option values read as sysbench reads them: a number from
 /// its leading digits (0 when there are none), a size that does not
-/// parse as 0; Err is the word of an on/off option given neither.
-fn script_values(test: &str, command: &str, args: &SbArgs) -> Result<SbArgs, String> {
+/// parse as 0; with whether the script declares options at all (one
+/// that declares none takes any).
+fn script_values(test: &str, command: &str, args: &SbArgs) -> Result<(SbArgs, bool), Refused> {
     use crate::workload::OptKind;
     let Ok(path) = crate::workload::script::find_script(test) else {
-        return Ok(args.clone());
+        return Ok((args.clone(), true));
     };
-    let Ok(specs) = crate::workload::script::script_options(&path, command) else {
-        return Ok(args.clone());
+    let specs = match crate::workload::script::declared_options(&path, command) {
+        Ok(Some(specs)) => specs,
+        Ok(None) => return Ok((args.clone(), false)),
+        Err(m) => return Err(Refused::Fatal(m)),
     };
     let mut out = args.clone();
     for (name, value, word) in &mut out.opts {
@@ -218,13 +265,15 @@ fn script_values(test: &str, command: &str, args: &SbArgs) -> Result<SbArgs, Str
         let relaxed = match spec.kind {
             OptKind::Float => number_prefix(v).to_string(),
             OptKind::Size => crate::workload::parse_size(v).unwrap_or(0).to_string(),
-            OptKind::Bool if super::argv::parse_bool(Some(v)).is_none() => return Err(word.clone()),
+            OptKind::Bool if super::argv::parse_bool(Some(v)).is_none() => {
+                return Err(Refused::Word(word.clone()))
+            }
             _ => continue,
         };
         *word = format!("--{}={relaxed}", name);
         *value = Some(relaxed);
     }
-    Ok(out)
+    Ok((out, true))
 }
 
 /// The number C's strtod reads at the start of `v` (0 when none).
@@ -358,7 +407,8 @@ fn qpslab_words(
     general: &General,
     args: &SbArgs,
 ) -> Vec<String> {
-    const READ_HERE: [&str; 18] = [
+    const READ_HERE: [&str; 19] = [
+        "report-checkpoints",
         "verbosity",
         "version",
         "help",

@@ -14,6 +14,18 @@ use std::path::Path;
 /// declares, in name order. Err is one line (the Lua error's first line,
 /// which names the file and line).
 pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>, String> {
+    declared_options(path, command).map(Option::unwrap_or_default)
+}
+
+/// sysbench's words for a `sysbench.cmdline.options` entry that is not
+/// `name = {…}` (its cmdline module's assertion, as sysbench 1.0.20 prints
+/// it).
+const WRONG_STRUCTURE: &str = "`sysbench.cmdline.read_cmdline_options' function failed: \
+     [string \"sysbench.cmdline.lua\"]:132: wrong table structure in sysbench.cmdline.options";
+
+/// As `script_options`; None when the script declares no options at all
+/// (sysbench then takes any `--name=value`, as the script may read it).
+pub(crate) fn declared_options(path: &Path, command: &str) -> Result<Option<Vec<OptSpec>>, String> {
     let st =
         bare_state(path, command).map_err(|m| m.lines().next().unwrap_or("error").to_string())?;
     let first_line = |e: mlua::Error| state::first_line(&e);
@@ -22,9 +34,19 @@ pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>,
         .and_then(|s| s.get::<Table>("cmdline"))
         .and_then(|c| c.get::<Table>("options"))
         .map_err(first_line)?;
+    let untouched = options
+        .metatable()
+        .is_some_and(|m| m.get::<bool>("__qpslab_undeclared").unwrap_or(false));
+    if untouched && options.is_empty() {
+        return Ok(None);
+    }
     let mut specs = Vec::new();
-    for pair in options.pairs::<String, Value>() {
+    for pair in options.pairs::<Value, Value>() {
         let (name, v) = pair.map_err(first_line)?;
+        let (Value::String(name), Value::Table(_)) = (&name, &v) else {
+            return Err(WRONG_STRUCTURE.to_string());
+        };
+        let name = name.to_string_lossy().to_string();
         if name.is_empty()
             || name
                 .chars()
@@ -37,10 +59,7 @@ pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>,
             ));
         }
         let Value::Table(t) = v else {
-            return Err(format!(
-                "script {}: sysbench.cmdline.options.{name} is not {{\"description\", default}}",
-                path.display()
-            ));
+            return Err(WRONG_STRUCTURE.to_string());
         };
         let help: String = t.get(1).unwrap_or_default();
         let default: Value = t.get(2).unwrap_or(Value::Nil);
@@ -67,7 +86,7 @@ pub(crate) fn script_options(path: &Path, command: &str) -> Result<Vec<OptSpec>,
         specs.push(OptSpec::new(&name, kind, &default, &help));
     }
     specs.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(specs)
+    Ok(Some(specs))
 }
 
 /// A list option's default as the command line would give it: the
@@ -254,6 +273,40 @@ mod tests {
                 }
                 Err(e) => prop_assert!(one_line(&e), "{e:?}"),
             }
+        }
+    }
+    #[test]
+    fn no_options_empty_options_and_a_wrong_structure_are_told_apart() {
+        let write = |name: &str, text: &str| {
+            let p = std::env::temp_dir()
+                .join(format!("qpslab-optdecl-{}-{name}.lua", std::process::id()));
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let none = write("none", "function event() end\n");
+        let empty = write(
+            "empty",
+            "sysbench.cmdline.options = {}\nfunction event() end\n",
+        );
+        let wrong = write(
+            "wrong",
+            "sysbench.cmdline.options = { {} }\nfunction event() end\n",
+        );
+        // (none declared: sysbench takes any option; an empty table: none)
+        assert_eq!(
+            declared_options(&none, "run").map(|o| o.is_none()),
+            Ok(true)
+        );
+        assert_eq!(
+            declared_options(&empty, "run").map(|o| o.map(|v| v.len())),
+            Ok(Some(0))
+        );
+        assert_eq!(
+            declared_options(&wrong, "run").err().as_deref(),
+            Some(WRONG_STRUCTURE)
+        );
+        for p in [none, empty, wrong] {
+            let _ = std::fs::remove_file(p);
         }
     }
 }

@@ -29,8 +29,15 @@ pub fn run_command(
             def.path.display()
         ));
     };
-    let main = (!parallel).then_some(main);
     let threads = if parallel { def.threads } else { 1 };
+    if threads > 1 && sysbench_notices() {
+        // (sysbench's notice before it starts a parallel command's
+        // threads; the script's own print keeps it in its output's order)
+        if let Some(print) = main.global_fn("print") {
+            let _ = print.call::<()>("Initializing worker threads...\n");
+        }
+    }
+    let main = (!parallel).then_some(main);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -63,6 +70,15 @@ pub fn run_command(
         }
         first_err.map_or(Ok(()), Err)
     })
+}
+
+/// Whether sysbench's notices are printed: in sysbench mode (which passes
+/// its verbosity) at verbosity 3 and up; never in qpslab's own mode.
+fn sysbench_notices() -> bool {
+    std::env::var("QPSLAB_SYSBENCH_VERBOSITY")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .is_some_and(|v| v >= 3)
 }
 
 /// Runs command `name` on `conn` as connection 0 (cleanup, on the

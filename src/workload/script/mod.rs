@@ -24,7 +24,7 @@ mod session;
 mod stat_class;
 mod state;
 
-pub(crate) use cmdline_options::script_options;
+pub(crate) use cmdline_options::{declared_options, script_options};
 pub use cmdline_options::{load_only, script_help};
 pub use def::{BuiltIns, ScriptDef};
 pub use find::find_script;

@@ -240,13 +240,17 @@ end
 -- A connection's environment: the libraries, its own `sysbench` table
 -- (qpslab's additions reachable, not listed), sysbench's legacy globals.
 local HIDDEN = { __index = { qpslab = QPSLAB } }
+-- sysbench.cmdline.options before a script sets its own: marked, so that a
+-- script that declares none is told apart (sysbench then takes any --opt).
+local UNDECLARED = { __qpslab_undeclared = true }
 function Phases.new_env(tid, command, slot)
   local env = copy(GLOBALS)
   env._G = env
   local sb = setmetatable({
     version = Q.version, version_string = Q.version_string,
     cmdline = {
-      command = command, script_path = Q.script_path, options = {}, commands = {},
+      command = command, script_path = Q.script_path,
+      options = setmetatable({}, UNDECLARED), commands = {},
       argv = ARGV, PARALLEL_COMMAND = true,
       -- option types a script may name as an option's third item
       ARG_NULL = 0, ARG_BOOL = 1, ARG_INT = 2, ARG_SIZE = 3, ARG_DOUBLE = 4,
