@@ -20,6 +20,19 @@ pub struct Store {
     pub(super) read_only: bool,
     /// A read-only open's warning (see `note`).
     note: Option<String>,
+    /// The server store this one is the spool of: its finished runs are
+    /// copied there when it closes (see `push_on_close`).
+    upstream: Option<Upstream>,
+}
+
+/// How a spool reaches its server store: a new session each time (a
+/// recording may outlast any one connection's idle timeout).
+pub type Connect = Box<dyn Fn() -> Result<Box<dyn super::ServerSql + Send>> + Send>;
+
+/// A server store a spool pushes into, and how to name it in messages.
+struct Upstream {
+    connect: Connect,
+    shown: String,
 }
 
 impl Store {
@@ -70,6 +83,7 @@ impl Store {
             path: path.to_path_buf(),
             read_only: false,
             note: None,
+            upstream: None,
         })
     }
 
@@ -97,11 +111,31 @@ impl Store {
             path: path.to_path_buf(),
             read_only: true,
             note: opened.note,
+            upstream: None,
         };
         store
             .overlay_dead_runs(alive, &added)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
+    }
+
+    /// Makes this store the spool of a server store: when it closes, its
+    /// finished runs the server lacks are copied there (a run still being
+    /// recorded by another process goes with a later close or open). A
+    /// failed push is a warning: the runs stay here, and the next qpslab
+    /// that opens this server store pushes them.
+    pub fn push_on_close(&mut self, connect: Connect, shown: String) {
+        self.upstream = Some(Upstream { connect, shown });
+    }
+
+    /// Copies this spool's finished runs that `server` lacks into it (see
+    /// `push_on_close`), saying what it copied.
+    pub fn push(&self, server: &mut dyn super::ServerSql, shown: &str) -> Result<()> {
+        let r = self.copy_to_server(server, &super::CopySelection::All)?;
+        for (local, stored) in &r.copied {
+            log::info!("run {local} stored in {shown} as run {stored}");
+        }
+        Ok(())
     }
 
     /// What a reader should be told about this store (runs it may not
@@ -149,6 +183,22 @@ const WRITER_CACHE_KIB: i64 = 512;
 
 /// How long a writer waits for another process holding the store's lock.
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(up) = self.upstream.take() {
+            let pushed =
+                (up.connect)().and_then(|mut server| self.push(server.as_mut(), &up.shown));
+            if let Err(e) = pushed {
+                log::warn!(
+                    "cannot store the runs in {}: {e:#}; they stay in {} and the next qpslab using that store pushes them",
+                    up.shown,
+                    self.path.display()
+                );
+            }
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
