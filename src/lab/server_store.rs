@@ -267,6 +267,15 @@ pub fn keep_mirror_fresh(arg: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// The SQLite store at `path`, opened to record (dead runs marked).
+fn open_file(path: &str) -> Result<Store> {
+    let store = Store::open(Path::new(path))?;
+    store
+        .mark_dead_runs(crate::server::process_alive)
+        .with_context(|| format!("cannot update {path}"))?;
+    Ok(store)
+}
+
 /// Copies the runs `sel` names from store `from` into store `to`, either
 /// a SQLite file or a server store URL (server to server is refused).
 pub fn copy_between(from: &str, to: &str, sel: &CopySelection) -> Result<crate::store::CopyReport> {
@@ -282,19 +291,19 @@ pub fn copy_between(from: &str, to: &str, sel: &CopySelection) -> Result<crate::
             anyhow::bail!("store copy: no results store at {from}")
         }
         (false, false) => {
-            let src = super::open_store(Some(Path::new(from)))?;
-            let dst = super::open_store(Some(Path::new(to)))?;
+            let src = open_file(from)?;
+            let dst = open_file(to)?;
             src.copy_into(&dst, sel)
         }
         (false, true) => {
-            let src = super::open_store(Some(Path::new(from)))?;
+            let src = open_file(from)?;
             let (url, mut conn) = connect_store(to)?;
             src.copy_to_server(&mut conn, sel)
                 .with_context(|| format!("cannot copy into {}", url.shown()))
         }
         (true, false) => {
             let (url, mut conn) = connect_store(from)?;
-            let dst = super::open_store(Some(Path::new(to)))?;
+            let dst = open_file(to)?;
             dst.copy_from_server(&mut conn, sel, false)
                 .with_context(|| format!("cannot copy from {}", url.shown()))
         }

@@ -637,6 +637,34 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Copies this spool's finished runs that `server` lacks into it (see
+    /// `push_on_close`), saying what it copied.
+    pub fn push(&self, server: &mut dyn ServerSql, shown: &str) -> Result<()> {
+        let r = self.copy_to_server(server, &CopySelection::All)?;
+        for (local, stored) in &r.copied {
+            log::info!("run {local} stored in {shown} as run {stored}");
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(up) = self.upstream.take() {
+            let pushed =
+                (up.connect)().and_then(|mut server| self.push(server.as_mut(), &up.shown));
+            if let Err(e) = pushed {
+                log::warn!(
+                    "cannot store the runs in {}: {e:#}; they stay in {} and the next qpslab using that store pushes them",
+                    up.shown,
+                    self.path.display()
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

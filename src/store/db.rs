@@ -22,7 +22,7 @@ pub struct Store {
     note: Option<String>,
     /// The server store this one is the spool of: its finished runs are
     /// copied there when it closes (see `push_on_close`).
-    upstream: Option<Upstream>,
+    pub(super) upstream: Option<Upstream>,
 }
 
 /// How a spool reaches its server store: a new session each time (a
@@ -30,9 +30,9 @@ pub struct Store {
 pub type Connect = Box<dyn Fn() -> Result<Box<dyn super::ServerSql + Send>> + Send>;
 
 /// A server store a spool pushes into, and how to name it in messages.
-struct Upstream {
-    connect: Connect,
-    shown: String,
+pub(super) struct Upstream {
+    pub(super) connect: Connect,
+    pub(super) shown: String,
 }
 
 impl Store {
@@ -128,16 +128,6 @@ impl Store {
         self.upstream = Some(Upstream { connect, shown });
     }
 
-    /// Copies this spool's finished runs that `server` lacks into it (see
-    /// `push_on_close`), saying what it copied.
-    pub fn push(&self, server: &mut dyn super::ServerSql, shown: &str) -> Result<()> {
-        let r = self.copy_to_server(server, &super::CopySelection::All)?;
-        for (local, stored) in &r.copied {
-            log::info!("run {local} stored in {shown} as run {stored}");
-        }
-        Ok(())
-    }
-
     /// What a reader should be told about this store (runs it may not
     /// show), if anything.
     pub fn note(&self) -> Option<&str> {
@@ -183,22 +173,6 @@ const WRITER_CACHE_KIB: i64 = 512;
 
 /// How long a writer waits for another process holding the store's lock.
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-impl Drop for Store {
-    fn drop(&mut self) {
-        if let Some(up) = self.upstream.take() {
-            let pushed =
-                (up.connect)().and_then(|mut server| self.push(server.as_mut(), &up.shown));
-            if let Err(e) = pushed {
-                log::warn!(
-                    "cannot store the runs in {}: {e:#}; they stay in {} and the next qpslab using that store pushes them",
-                    up.shown,
-                    self.path.display()
-                );
-            }
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {
