@@ -550,7 +550,7 @@ fn a_wal_that_cannot_be_read_is_noted_not_dropped_silently() {
         c.execute_batch(
             "PRAGMA wal_autocheckpoint = 0;
              CREATE TEMP TABLE r AS SELECT * FROM runs WHERE id = 1;
-             UPDATE r SET id = 4;
+             UPDATE r SET id = 4, uid = lower(hex(randomblob(16)));
              INSERT INTO runs SELECT * FROM r;",
         )
         .unwrap();

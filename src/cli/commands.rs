@@ -70,6 +70,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Cmd::Top(a) => super::live::top(&a),
         Cmd::Metrics(a) => super::live::metrics(&a).map(|_| 0),
         Cmd::Ui(a) => super::pages::ui(&a).map(|_| 0),
+        Cmd::Store { cmd } => super::store_copy::store(&cmd).map(|_| 0),
         Cmd::Report(a) => super::pages::report(&a).map(|_| 0),
         Cmd::Profile(a) => super::profile::profile(&a),
         Cmd::Flamegraph(a) => super::profile::flamegraph(&a).map(|_| 0),

@@ -34,6 +34,7 @@ mod quickstart;
 mod results;
 mod run_curation;
 mod sandboxes;
+mod store_copy;
 mod sweep;
 mod sysbench_mode;
 mod target;

@@ -7,7 +7,13 @@ use crate::ui::{self, Mode};
 use anyhow::{bail, Context, Result};
 
 pub fn ui(a: &UiArgs) -> Result<()> {
-    let path = store_path(a.store.path());
+    let path = match a.store.path() {
+        // A server store: its local mirror, refreshed on a thread.
+        Some(p) if crate::lab::server_store::is_server_store(p) => {
+            crate::lab::server_store::keep_mirror_fresh(&p.to_string_lossy())?
+        }
+        p => store_path(p),
+    };
     read_store(Some(&path))?; // fail here, with the path, if it cannot be read
     if a.bind != "127.0.0.1" && a.bind != "localhost" && a.bind != "::1" {
         errln!(

@@ -4,7 +4,7 @@
 //! any, and says what it did in one line per run.
 
 use super::args::{all_ids, BaselineArgs, DeleteArgs, DiffArgs, ExcludeArgs, NoteArgs, TagArgs};
-use crate::lab::{self, open_store, read_store};
+use crate::lab::{self, open_store_to_edit as open_store, read_store};
 use crate::report;
 use anyhow::{bail, Result};
 use std::io::IsTerminal;

@@ -28,6 +28,7 @@ mod record;
 mod run;
 mod runtime;
 mod sandbox;
+pub mod server_store;
 mod summary;
 mod sweep;
 mod tags;
@@ -53,7 +54,9 @@ pub use last_run_live::{last_finished_run, publish_run};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};
 pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
-pub use record::{open_store, read_store, store_path, stored_run, EXIT_NOT_STORED};
+pub use record::{
+    open_store, open_store_to_edit, read_store, store_path, stored_run, EXIT_NOT_STORED,
+};
 pub use run::{run_document, run_once, RunPlan, StepRun};
 pub use runtime::block_on;
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange, DEFAULT_SANDBOX};

@@ -27,7 +27,12 @@ pub const EXIT_NOT_STORED: i32 = 4;
 
 /// The store at `path` (default: the state directory's), opened to record;
 /// runs left "running" by processes that died are marked failed first.
+/// A server store (`mysql://…`) is recorded into through its local spool
+/// (see `server_store`).
 pub fn open_store(path: Option<&Path>) -> Result<Store> {
+    if let Some(url) = path.filter(|p| super::server_store::is_server_store(p)) {
+        return super::server_store::open_spool(&url.to_string_lossy());
+    }
     let store = Store::open(&store_path(path))?;
     store
         .mark_dead_runs(crate::server::process_alive)
@@ -36,12 +41,31 @@ pub fn open_store(path: Option<&Path>) -> Result<Store> {
 }
 
 /// The store at `path`, opened to read: never created, migrated or written.
+/// A server store is read through its local mirror, brought up to date
+/// first (see `server_store`).
 pub fn read_store(path: Option<&Path>) -> Result<Store> {
-    let store = Store::open_read_only(&store_path(path), crate::server::process_alive)?;
+    let path = match path.filter(|p| super::server_store::is_server_store(p)) {
+        Some(url) => super::server_store::sync_mirror(&url.to_string_lossy())?,
+        None => store_path(path),
+    };
+    let store = Store::open_read_only(&path, crate::server::process_alive)?;
     if let Some(note) = store.note() {
         log::info!("{note}");
     }
     Ok(store)
+}
+
+/// The store at `path` opened to change its runs (tag, note, exclude,
+/// delete, baseline): a SQLite store only: a server store's runs are
+/// changed nowhere yet (its readers' mirrors would not see it).
+pub fn open_store_to_edit(path: Option<&Path>) -> Result<Store> {
+    if let Some(url) = path.filter(|p| super::server_store::is_server_store(p)) {
+        anyhow::bail!(
+            "--store {}: runs in a server store cannot be changed yet; copy them into a SQLite file (qpslab store copy) and change them there",
+            crate::store::masked_url(&url.to_string_lossy())
+        );
+    }
+    open_store(path)
 }
 
 /// Run `id` with its samples, or an error saying how to list the runs.

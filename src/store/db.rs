@@ -20,6 +20,19 @@ pub struct Store {
     pub(super) read_only: bool,
     /// A read-only open's warning (see `note`).
     note: Option<String>,
+    /// The server store this one is the spool of: its finished runs are
+    /// copied there when it closes (see `push_on_close`).
+    pub(super) upstream: Option<Upstream>,
+}
+
+/// How a spool reaches its server store: a new session each time (a
+/// recording may outlast any one connection's idle timeout).
+pub type Connect = Box<dyn Fn() -> Result<Box<dyn super::ServerSql + Send>> + Send>;
+
+/// A server store a spool pushes into, and how to name it in messages.
+pub(super) struct Upstream {
+    pub(super) connect: Connect,
+    pub(super) shown: String,
 }
 
 impl Store {
@@ -70,6 +83,7 @@ impl Store {
             path: path.to_path_buf(),
             read_only: false,
             note: None,
+            upstream: None,
         })
     }
 
@@ -97,11 +111,21 @@ impl Store {
             path: path.to_path_buf(),
             read_only: true,
             note: opened.note,
+            upstream: None,
         };
         store
             .overlay_dead_runs(alive, &added)
             .with_context(|| format!("cannot read the results store {}", path.display()))?;
         Ok(store)
+    }
+
+    /// Makes this store the spool of a server store: when it closes, its
+    /// finished runs the server lacks are copied there (a run still being
+    /// recorded by another process goes with a later close or open). A
+    /// failed push is a warning: the runs stay here, and the next qpslab
+    /// that opens this server store pushes them.
+    pub fn push_on_close(&mut self, connect: Connect, shown: String) {
+        self.upstream = Some(Upstream { connect, shown });
     }
 
     /// What a reader should be told about this store (runs it may not

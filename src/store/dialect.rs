@@ -131,16 +131,37 @@ fn parse_create_table(stmt: &str) -> Option<CreateTable> {
     })
 }
 
-/// `CREATE INDEX name ON table(columns)` as (name, table, columns).
-fn parse_create_index(stmt: &str) -> Option<(String, String, Vec<String>)> {
-    let rest = stmt.strip_prefix("CREATE INDEX ")?;
+/// A parsed `CREATE [UNIQUE] INDEX name ON table(columns)`.
+struct CreateIndex {
+    name: String,
+    table: String,
+    columns: Vec<String>,
+    unique: bool,
+}
+
+fn parse_create_index(stmt: &str) -> Option<CreateIndex> {
+    let (unique, rest) = match stmt.strip_prefix("CREATE UNIQUE INDEX ") {
+        Some(rest) => (true, rest),
+        None => (false, stmt.strip_prefix("CREATE INDEX ")?),
+    };
     let (name, on) = rest.split_once(" ON ")?;
     let (table, _) = on.split_once('(')?;
-    Some((
-        name.trim().to_string(),
-        table.trim().to_string(),
-        column_list(on),
-    ))
+    Some(CreateIndex {
+        name: name.trim().to_string(),
+        table: table.trim().to_string(),
+        columns: column_list(on),
+        unique,
+    })
+}
+
+/// The server form of an `UPDATE` that fills a new column: only the
+/// fill of new `uid`s (SQLite's random hex, the server's UUID without its
+/// dashes: 128 bits in hex as well) is known.
+fn mysql_update(stmt: &str) -> Result<String, DialectError> {
+    match stmt.contains(super::schema::NEW_UID) {
+        true => Ok(stmt.replace(super::schema::NEW_UID, "LOWER(REPLACE(UUID(), '-', ''))")),
+        false => Err(DialectError(format!("unknown statement: {stmt}"))),
+    }
 }
 
 /// Every (table, column) that is part of a primary key or an index.
@@ -156,9 +177,9 @@ fn key_columns(migrations: &[&str]) -> Result<HashSet<(String, String)>, Dialect
                     keys.insert((t.name.clone(), col.to_string()));
                 }
             }
-        } else if let Some((_, table, cols)) = parse_create_index(&stmt) {
-            keys.extend(cols.into_iter().map(|c| (table.clone(), c)));
-        } else if !stmt.starts_with("ALTER TABLE ") {
+        } else if let Some(i) = parse_create_index(&stmt) {
+            keys.extend(i.columns.into_iter().map(|c| (i.table.clone(), c)));
+        } else if !stmt.starts_with("ALTER TABLE ") && !stmt.starts_with("UPDATE ") {
             return Err(DialectError(format!("unknown statement: {stmt}")));
         }
     }
@@ -229,10 +250,16 @@ fn mysql_key(table: &str, pk: &str) -> String {
     }
 }
 
-/// `CREATE TABLE` for the server, with `indexes` (name, columns) inline.
+/// An index as a server table's item (`[UNIQUE] KEY name (columns)`).
+fn index_item(i: &CreateIndex) -> String {
+    let unique = if i.unique { "UNIQUE " } else { "" };
+    format!("{unique}KEY {} ({})", i.name, quoted_list(&i.columns))
+}
+
+/// `CREATE TABLE` for the server, with `indexes` inline.
 fn mysql_create_table(
     t: &CreateTable,
-    indexes: &[(String, Vec<String>)],
+    indexes: &[CreateIndex],
     keys: &HashSet<(String, String)>,
 ) -> Result<String, DialectError> {
     let (mut items, mut foreign) = (Vec::new(), Vec::new());
@@ -254,8 +281,8 @@ fn mysql_create_table(
         let at = items.iter().position(|i| i.starts_with("UNIQUE KEY"));
         items.insert(at.unwrap_or(items.len()), sha);
     }
-    for (name, cols) in indexes {
-        items.push(format!("KEY {name} ({})", quoted_list(cols)));
+    for i in indexes {
+        items.push(index_item(i));
     }
     items.extend(foreign);
     Ok(format!(
@@ -271,16 +298,22 @@ fn mysql_migration(
     keys: &HashSet<(String, String)>,
 ) -> Result<Vec<String>, DialectError> {
     let stmts = statements(sql);
-    let mut indexes: BTreeMap<String, Vec<(String, Vec<String>)>> = BTreeMap::new();
-    for (name, table, cols) in stmts.iter().filter_map(|s| parse_create_index(s)) {
-        indexes.entry(table).or_default().push((name, cols));
+    let mut indexes: BTreeMap<String, Vec<CreateIndex>> = BTreeMap::new();
+    for i in stmts.iter().filter_map(|s| parse_create_index(s)) {
+        indexes.entry(i.table.clone()).or_default().push(i);
     }
-    let mut out = Vec::new();
+    let created: HashSet<String> = stmts
+        .iter()
+        .filter_map(|s| parse_create_table(s).map(|t| t.name))
+        .collect();
+    let (mut out, mut updates) = (Vec::new(), Vec::new());
     let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for stmt in &stmts {
         if let Some(t) = parse_create_table(stmt) {
             let inline = indexes.remove(&t.name).unwrap_or_default();
             out.push(mysql_create_table(&t, &inline, keys)?);
+        } else if stmt.starts_with("UPDATE ") {
+            updates.push(mysql_update(stmt)?);
         } else if let Some(rest) = stmt.strip_prefix("ALTER TABLE ") {
             let Some((table, column)) = rest.split_once(" ADD COLUMN ") else {
                 return Err(DialectError(format!("unknown statement: {stmt}")));
@@ -295,16 +328,23 @@ fn mysql_migration(
                 .push(format!("ADD COLUMN {column}"));
         }
     }
-    if let Some(table) = indexes.keys().next() {
-        return Err(DialectError(format!(
-            "an index on {table}, a table not created in the same migration"
-        )));
+    // An index on a table a column was added to in the same migration
+    // joins that table's one ALTER (after its columns); any other is a
+    // form not known here.
+    for (table, list) in indexes {
+        let Some(adds) = added.get_mut(&table).filter(|_| !created.contains(&table)) else {
+            return Err(DialectError(format!(
+                "an index on {table}, a table neither created nor altered in the same migration"
+            )));
+        };
+        adds.extend(list.iter().map(|i| format!("ADD {}", index_item(i))));
     }
     out.extend(
         added
             .into_iter()
             .map(|(table, adds)| format!("ALTER TABLE {table} {}", adds.join(", "))),
     );
+    out.extend(updates);
     Ok(out)
 }
 
@@ -354,6 +394,25 @@ mod tests {
             s[2],
             "ALTER TABLE runs ADD COLUMN `excluded` BIGINT NOT NULL DEFAULT 0, ADD COLUMN `note` LONGTEXT"
         );
+    }
+
+    #[test]
+    fn a_later_unique_index_and_uid_fill_are_translated() {
+        let sql = "
+            ALTER TABLE runs ADD COLUMN uid TEXT;
+            CREATE UNIQUE INDEX runs_uid ON runs(uid);
+            UPDATE runs SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+        ";
+        let steps = mysql_migrations(&[sql]).unwrap();
+        assert_eq!(
+            steps[0],
+            vec![
+                "ALTER TABLE runs ADD COLUMN `uid` VARCHAR(255), ADD UNIQUE KEY runs_uid (`uid`)"
+                    .to_string(),
+                "UPDATE runs SET uid = LOWER(REPLACE(UUID(), '-', '')) WHERE uid IS NULL".into(),
+            ]
+        );
+        assert!(mysql_migrations(&["UPDATE runs SET note = 'x';"]).is_err());
     }
 
     #[test]

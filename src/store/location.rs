@@ -35,12 +35,14 @@ pub fn masked(arg: &str) -> String {
 }
 
 /// Refuses a URL-shaped store argument in one line (with its password
-/// masked): until a server store exists, only SQLite files are stores.
+/// masked): the store opens SQLite files only; a server store is reached
+/// through its local spool and mirror (lab's `server_store`), and a
+/// command that hands a URL here does not support one.
 pub fn refuse_url(path: &Path) -> anyhow::Result<()> {
     let arg = path.to_string_lossy();
     if let Some(scheme) = url_scheme(&arg) {
         anyhow::bail!(
-            "--store {}: a {scheme}:// server store is not supported by this qpslab; pass a SQLite file path",
+            "--store {}: this command does not work with a {scheme}:// server store; pass a SQLite file path",
             masked(&arg)
         );
     }

@@ -9,7 +9,17 @@
 //! reads back as failed from a read-only open without any write. Reads
 //! never write. The store is given its path; it knows nothing about
 //! servers or workloads beyond the values it is given.
+//!
+//! A shared store on a MySQL/MariaDB server (issue 36 item 6) is reached
+//! by copying, not by a second dialect of every statement: the server has
+//! the same schema (`dialect`, `server_schema`), and `copy` moves whole
+//! runs, known by their uid, between a SQLite store and a server one
+//! (`ServerSql`, a connection the lab hands in) or two SQLite stores. The
+//! lab records into a local spool that pushes its finished runs when it
+//! closes (`push_on_close`), and reads through a local mirror (see
+//! `lab::server_store`); this SQLite code stays the one writer and reader.
 
+mod copy;
 mod curation;
 mod db;
 mod dialect;
@@ -27,13 +37,14 @@ mod server_schema;
 mod server_url;
 mod write;
 
+pub use copy::{CopyReport, CopySelection};
 pub use curation::{Baseline, RunFootprint};
-pub use db::{IsAlive, Store};
+pub use db::{Connect, IsAlive, Store};
 pub use latency_read::{RunHistograms, StatementSample};
-pub use location::url_scheme;
+pub use location::{masked as masked_url, url_scheme};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
-pub use server_schema::{migrate as migrate_server, server_migrations, ServerSql};
+pub use server_schema::{migrate as migrate_server, server_migrations, DuplicateKey, ServerSql};
 pub use server_url::{ServerUrl, UrlError};
 pub use write::{KeptPhase, NewRun};
 

@@ -198,7 +198,21 @@ pub(super) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (workload, label)
     );
     "#,
+    // v9: a run's and a campaign's identity across stores (`store copy`,
+    // a server store's spool and mirror): 128 random bits in hex, unique;
+    // runs and campaigns stored before get theirs here.
+    r#"
+    ALTER TABLE runs ADD COLUMN uid TEXT;
+    ALTER TABLE campaigns ADD COLUMN uid TEXT;
+    CREATE UNIQUE INDEX runs_uid ON runs(uid);
+    CREATE UNIQUE INDEX campaigns_uid ON campaigns(uid);
+    UPDATE runs SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    UPDATE campaigns SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+    "#,
 ];
+
+/// SQLite's expression for a new `uid` (see migration v9).
+pub(super) const NEW_UID: &str = "lower(hex(randomblob(16)))";
 
 fn version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |r| r.get(0))

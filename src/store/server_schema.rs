@@ -5,24 +5,43 @@
 //! the database) so that many hosts opening one store at once migrate it
 //! once. It runs SQL through `ServerSql` and owns no connection.
 //!
-//! The connection (next step) will be the project's own client
-//! (`protocol::Conn`: text queries, rows as raw bytes through
-//! `query_into`, so blobs survive), driven from a current-thread runtime:
-//! the `mysql` crate cannot be fetched in this build environment (no
-//! registry), and `protocol` already speaks every auth plugin and TLS mode
-//! qpslab supports. `tests/shared_store.rs` drives this module through it.
+//! The connection is the project's own client (`protocol::Conn`: text
+//! queries, rows as raw bytes, so blobs survive), owned by lab
+//! (`lab::server_store`) and handed to the store as a `ServerSql`: the
+//! `mysql` crate cannot be fetched in this build environment, and
+//! `protocol` already speaks every auth plugin and TLS mode qpslab
+//! supports; the store stays below protocol.
 
 use anyhow::{bail, Result};
 
-/// What the migration needs of a server connection: one session (the
-/// lock is the session's), statements run one at a time.
+/// What the store needs of a server connection: one session (the
+/// migration's lock and a copy's transaction are the session's),
+/// statements run one at a time. A statement refused for a duplicate key
+/// fails with a `DuplicateKey` error (the copy tells "already there" by
+/// it).
 pub trait ServerSql {
     /// Runs one statement that returns no rows.
     fn execute(&mut self, sql: &str) -> Result<()>;
+    /// Runs a query; its rows, each value as the server's text (bytes:
+    /// blobs stay whole), None for NULL.
+    fn query_rows(&mut self, sql: &str) -> Result<Vec<Vec<Option<Vec<u8>>>>>;
     /// The first column of the first row as an integer (None: no row, or
     /// NULL).
-    fn query_i64(&mut self, sql: &str) -> Result<Option<i64>>;
+    fn query_i64(&mut self, sql: &str) -> Result<Option<i64>> {
+        let rows = self.query_rows(sql)?;
+        let first = rows.into_iter().next().and_then(|r| r.into_iter().next());
+        Ok(first
+            .flatten()
+            .and_then(|v| String::from_utf8(v).ok())
+            .and_then(|v| v.parse().ok()))
+    }
 }
+
+/// A server statement refused because a unique key already holds the
+/// value (error 1062): another writer stored that row first.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct DuplicateKey(pub String);
 
 /// How long an opening waits for another host's migration.
 const LOCK_WAIT_S: u32 = 60;

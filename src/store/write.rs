@@ -82,8 +82,9 @@ impl Store {
         self.conn.execute(
             "INSERT INTO runs (campaign_id, point_hash, label, variant, workload, threads, options,
                 server_flavor, server_version, server_variables, server_cnf, sandbox, host,
-                qpslab_version, git_hash, command_line, started_at, status, pid, boot_id, server_nondefault)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'running', ?18, ?19, ?20)",
+                qpslab_version, git_hash, command_line, started_at, status, pid, boot_id, server_nondefault, uid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 'running', ?18, ?19, ?20,
+                     lower(hex(randomblob(16))))",
             params![
                 r.campaign_id,
                 r.point_hash,
@@ -144,7 +145,8 @@ impl Store {
     /// Creates a campaign (a sweep or a campaign file's matrix); returns its id.
     pub fn create_campaign(&self, name: &str, kind: &str, definition: &str) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO campaigns (name, kind, definition, created_at) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO campaigns (name, kind, definition, created_at, uid)
+             VALUES (?1, ?2, ?3, ?4, lower(hex(randomblob(16))))",
             params![name, kind, definition, now()],
         )?;
         Ok(self.conn.last_insert_rowid())

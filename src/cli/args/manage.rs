@@ -186,3 +186,35 @@ pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub store: StoreArg,
 }
+
+/// `qpslab store …`.
+#[derive(clap::Subcommand, Debug)]
+pub(crate) enum StoreCmd {
+    /// Copy runs (with their samples, statements, histograms, counters,
+    /// profiles, tags, baseline pins and campaigns) from one store into
+    /// another: SQLite → server, server → SQLite or SQLite → SQLite. Ids
+    /// are the destination's; a run the destination already holds (by its
+    /// uid) is skipped, so copying again adds nothing.
+    Copy(StoreCopyArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct StoreCopyArgs {
+    /// The store to copy from: a SQLite file, or
+    /// mysql://user[:password]@host[:port]/db (password also from
+    /// MYSQL_PWD, else asked).
+    #[arg(value_name = "FROM")]
+    pub from: String,
+    /// The store to copy into (created or migrated as needed): a SQLite
+    /// file, or a mysql:// server store.
+    #[arg(value_name = "TO")]
+    pub to: String,
+    /// Only these runs of FROM: ids, ranges and lists (`1,2,5-9`)
+    /// [default: every finished run].
+    #[arg(long, value_name = "RUNS", value_parser = run_ids, conflicts_with = "campaign")]
+    pub runs: Option<RunIds>,
+    /// Only this campaign (or sweep) of FROM, with its runs [default:
+    /// every finished run].
+    #[arg(long, value_name = "ID")]
+    pub campaign: Option<i64>,
+}

@@ -9,9 +9,12 @@ use std::path::{Path, PathBuf};
 /// records runs.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct StoreArg {
-    /// Results store (SQLite) [default: $QPSLAB_HOME/results.db, else
+    /// Results store: a SQLite file, or a shared server store
+    /// mysql://user[:password]@host[:port]/db (password also from
+    /// MYSQL_PWD, else asked; never stored; see `qpslab help store`)
+    /// [default: $QPSLAB_HOME/results.db, else
     /// ~/.local/share/qpslab/results.db].
-    #[arg(long = "store", id = "store", value_name = "FILE", help_heading = super::help::STORE)]
+    #[arg(long = "store", id = "store", value_name = "FILE|URL", help_heading = super::help::STORE)]
     pub file: Option<PathBuf>,
 }
 

@@ -99,6 +99,12 @@ pub(crate) enum Cmd {
     Metrics(MetricsArgs),
     /// The local web UI over the results store (read-only).
     Ui(UiArgs),
+    /// Move runs between results stores: `store copy FROM TO` (a SQLite
+    /// file or a mysql://user@host[:port]/db server store, either way).
+    Store {
+        #[command(subcommand)]
+        cmd: super::manage::StoreCmd,
+    },
     /// Profile a server for a while (on-/off-CPU stacks, syscalls,
     /// Performance Schema waits) and print the top functions, lock
     /// families, syscalls per query and the limiting lock.
