@@ -291,6 +291,18 @@ fn hello(addr: &str, token: &str) -> serde_json::Value {
 }
 
 /// The token file every agent here is started with.
+/// Two agents, each in a namespace of its own, started with `token`:
+/// the namespaces, the agents and their `--agents` list.
+fn two_agents(token: &std::path::Path) -> (Vec<Netns>, Vec<Agent>, String) {
+    let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
+    let agents: Vec<Agent> = nss
+        .iter()
+        .map(|n| Agent::start(n, 7070, token, &[]))
+        .collect();
+    let list = format!("{},{}", agents[0].addr, agents[1].addr);
+    (nss, agents, list)
+}
+
 fn token_file() -> std::path::PathBuf {
     let token = lab().home.join("token");
     std::fs::write(&token, "s3cret-token\n").unwrap();
@@ -402,13 +414,8 @@ fn agents_in_namespaces() {
 fn the_controller_refused_interrupted_or_killed() {
     let _alone = common::measuring();
     let port = sandbox();
-    let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
     let token = token_file();
-    let agents: Vec<Agent> = nss
-        .iter()
-        .map(|n| Agent::start(n, 7070, &token, &[]))
-        .collect();
-    let list = format!("{},{}", agents[0].addr, agents[1].addr);
+    let (nss, agents, list) = two_agents(&token);
     let host = nss[0].host_ip();
 
     // An agent that never started (nothing listens there): refused
@@ -501,13 +508,8 @@ fn the_controller_refused_interrupted_or_killed() {
 fn a_sweep_and_a_campaign_on_agents() {
     let _alone = common::measuring();
     let port = sandbox();
-    let nss: Vec<Netns> = (0..2).map(|_| Netns::new()).collect();
     let token = token_file();
-    let agents: Vec<Agent> = nss
-        .iter()
-        .map(|n| Agent::start(n, 7070, &token, &[]))
-        .collect();
-    let list = format!("{},{}", agents[0].addr, agents[1].addr);
+    let (nss, agents, list) = two_agents(&token);
     let store = lab().home.join("sweep-agents.db");
     let store = store.to_str().unwrap();
     let o = lab()
