@@ -27,7 +27,7 @@ echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ ! -s "$YEAR" ]; then
   T=$W/template.db
   rm -f "$T" "$T-wal" "$T-shm"
-  "$Q" server start --name scale --preset bench --create >/dev/null
+  "$Q" server start --name scale --preset bench >/dev/null
   "$Q" prepare oltp_read_write --server scale >/dev/null 2>&1 || true
   "$Q" sweep oltp_read_write --server scale --threads 1,2,4 --time 3 --store "$T" >/dev/null
   sqlite3 "$T" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null

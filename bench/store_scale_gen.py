@@ -106,6 +106,8 @@ for c in range(1, a.campaigns + 1):
     db.execute("INSERT INTO main.campaigns (id,name,kind,definition,created_at) VALUES (?,?,?,?,?)",
                (c, f"generated campaign {c}", "campaign" if c % 2 else "sweep", definition,
                 made.strftime("%Y-%m-%dT%H:%M:%S.000Z")))
+    if "uid" in cols("campaigns"):
+        db.execute("UPDATE main.campaigns SET uid = ? WHERE id = ?", ("%032x" % rnd.getrandbits(128), c))
 
 t0 = time.time()
 seen = {}
@@ -131,6 +133,8 @@ for i in range(a.runs):
             "ended_at": end.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "seconds": float(secs),
             "qps": qps, "tps": qps / 20, "queries": int(qps * secs), "transactions": int(qps * secs / 20),
             "status": "ok" if rnd.random() > 0.03 else "failed"}
+    if "uid" in run_cols:  # schema v9: each run's identity across stores
+        over["uid"] = "%032x" % rnd.getrandbits(128)
     sel = ",".join(f":{c}" if c in over else c for c in run_cols)
     db.execute(f"INSERT INTO main.runs ({','.join(run_cols)}) SELECT {sel} FROM tpl.runs WHERE id = :tpl",
                {**over, "tpl": tpl})
