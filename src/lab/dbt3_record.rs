@@ -16,6 +16,7 @@ use super::target::Target;
 use crate::analyze::limiter::Profiled;
 use crate::profiler::{Data, Folded, Kind, Outcome, Session};
 use crate::stats::document::{Dbt3Block, OptionsDocument, QueryCpu, RunOptions};
+use crate::stats::RunResult;
 use crate::stats::{Hist, Interval, RunStatus};
 use crate::workload::dbt3::{Dbt3, Event, Windows};
 use anyhow::{Context, Result};
@@ -314,7 +315,7 @@ fn record(
     tags: &RunTags,
     block: &Dbt3Block,
     status: &RunStatus,
-) -> Result<(i64, crate::stats::RunResult)> {
+) -> Result<(i64, RunResult)> {
     use crate::workload::Family;
     let new = env.new_run(
         tags,
@@ -342,7 +343,7 @@ fn record(
             events += 1;
         }
     }
-    let mut result = super::host_record::empty_result(status.clone());
+    let mut result = RunResult::empty(status.clone());
     result.total = Interval {
         events,
         reads: events,

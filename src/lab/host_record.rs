@@ -113,40 +113,9 @@ fn sample_of(iv: &HostInterval, ops: FileOps) -> Sample {
     }
 }
 
-/// A result with nothing measured.
-pub(super) fn empty_result(status: RunStatus) -> RunResult {
-    RunResult {
-        status,
-        total: Interval::default(),
-        elapsed: 0.0,
-        kinds: Vec::new(),
-        classes: Vec::new(),
-        thread_events: Vec::new(),
-        thread_time: Vec::new(),
-        client_cpu_s: 0.0,
-        host_cpu_s: 0.0,
-        host_busy: 0.0,
-        samples: Vec::new(),
-        server_version: String::new(),
-        text_fallbacks: 0,
-        client_shards: 0,
-        direct_connections: 0,
-        uring_connections: 0,
-        direct_ring_connections: 0,
-        metadata_off_connections: 0,
-        client_cpus: Vec::new(),
-        client_sched_batch: false,
-        unreachable_s: 0.0,
-        client_stall_s: 0.0,
-        server_tally: None,
-        headline: None,
-        agents: None,
-    }
-}
-
 fn run_result(r: &HostRecord) -> RunResult {
     let Some(m) = r.measured else {
-        return empty_result(r.status.clone());
+        return RunResult::empty(r.status.clone());
     };
     let s = &m.stats;
     RunResult {
@@ -166,7 +135,7 @@ fn run_result(r: &HostRecord) -> RunResult {
             .iter()
             .map(|(iv, o)| sample_of(iv, *o))
             .collect(),
-        ..empty_result(r.status.clone())
+        ..RunResult::empty(r.status.clone())
     }
 }
 

@@ -171,6 +171,38 @@ pub struct Tally {
 }
 
 impl RunResult {
+    /// A result with nothing measured (a run that never started, or one
+    /// whose figures come from elsewhere and fill what they have).
+    pub fn empty(status: RunStatus) -> RunResult {
+        RunResult {
+            status,
+            total: Interval::default(),
+            elapsed: 0.0,
+            kinds: Vec::new(),
+            classes: Vec::new(),
+            thread_events: Vec::new(),
+            thread_time: Vec::new(),
+            client_cpu_s: 0.0,
+            host_cpu_s: 0.0,
+            host_busy: 0.0,
+            samples: Vec::new(),
+            server_version: String::new(),
+            text_fallbacks: 0,
+            client_shards: 0,
+            direct_connections: 0,
+            uring_connections: 0,
+            direct_ring_connections: 0,
+            metadata_off_connections: 0,
+            client_cpus: Vec::new(),
+            client_sched_batch: false,
+            unreachable_s: 0.0,
+            client_stall_s: 0.0,
+            server_tally: None,
+            headline: None,
+            agents: None,
+        }
+    }
+
     /// The completed events of the class named `name`, if the family has it.
     pub fn class_count(&self, name: &str) -> Option<u64> {
         self.classes

@@ -249,17 +249,10 @@ pub(crate) fn result_of(cfg: &RunConfig, seen: &[Seen], samples: Vec<Sample>) ->
             .unwrap_or_default(),
         text_fallbacks: finals.iter().map(|f| f.text_fallbacks).sum(),
         client_shards: finals.iter().map(|f| f.client_shards).sum(),
-        direct_connections: 0,
-        uring_connections: 0,
-        direct_ring_connections: 0,
-        metadata_off_connections: 0,
-        client_cpus: Vec::new(),
-        client_sched_batch: false,
         unreachable_s: max(|f| f.unreachable_s),
         client_stall_s: max(|f| f.client_stall_s),
-        server_tally: None,
-        headline: None,
         agents: Some(block(cfg, seen, &all)),
+        ..RunResult::empty(RunStatus::Ok)
     }
 }
 
