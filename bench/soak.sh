@@ -22,13 +22,16 @@
 # Usage: bench/soak.sh   env: MINUTES=120 THREADS=32 RESTARTS=2
 #        PROFILE_EVERY=600 SAMPLE=60 WARMUP=300 MAX_SLOPE=1 CHECK=0
 #        RESTART_AT="s1 s2…" (default: evenly spaced)
+#        RATE=N: at most N events a second over all users (default 0: as
+#        fast as the server answers; CI caps it so the compiling beside
+#        it keeps the CPUs)
 #        Q=path/to/qpslab (default: target/release/qpslab, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${MINUTES:-120}; THREADS=${THREADS:-32}; RESTARTS=${RESTARTS:-2}
 PROFILE_EVERY=${PROFILE_EVERY:-600}; SAMPLE=${SAMPLE:-60}; WARMUP=${WARMUP:-300}
 MAX_SLOPE=${MAX_SLOPE:-1}; CHECK=${CHECK:-0}; UI_PORT=${UI_PORT:-18787}
-TABLES=${TABLES:-4}; ROWS=${ROWS:-10000}
+TABLES=${TABLES:-4}; ROWS=${ROWS:-10000}; RATE=${RATE:-0}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/soak-home}
 OUT=$PWD/target/soak; mkdir -p "$OUT"
 Q=${Q:-$PWD/target/release/qpslab}
@@ -52,11 +55,11 @@ trap cleanup EXIT
 "$Q" server start --name soak >/dev/null
 "$Q" cleanup oltp_point_select --server soak --create --tables "$TABLES" >/dev/null 2>&1 || true
 "$Q" prepare oltp_point_select --server soak --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
-echo "# soak: $THREADS users, $MINUTES min, monitor 1 s, profile every ${PROFILE_EVERY}s, $RESTARTS restarts; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# soak: $THREADS users, $MINUTES min, rate $RATE/s (0: unbounded), monitor 1 s, profile every ${PROFILE_EVERY}s, $RESTARTS restarts; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$Q" run oltp_point_select --server soak --create --tables "$TABLES" --table-size "$ROWS" \
   --threads "$THREADS" --time "$SECS" --store "$STORE" --report-interval 10 \
-  --max-unreachable 60 >"$OUT/run.log" 2>&1 &
+  --max-unreachable 60 --rate "$RATE" >"$OUT/run.log" 2>&1 &
 RUN=$!; pids+=("$RUN")
 "$Q" ui --store "$STORE" --port "$UI_PORT" >"$OUT/ui.log" 2>&1 &
 pids+=("$!")
