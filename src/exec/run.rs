@@ -23,14 +23,18 @@ const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 ///   client/server pair that wakes each other stays on one CPU.
 /// - up to two connections per CPU: still a thread per connection (each on
 ///   direct I/O), under SCHED_BATCH; past that sharing wins.
-/// - beyond: one shard per 4 CPUs under SCHED_BATCH. The client needs
-///   about a quarter of the server's CPU a query, so a quarter of the CPUs
-///   keeps up with a server on the rest; more runtimes only sleep and wake
-///   more often and take CPU from the server.
+/// - beyond: a shard per CPU up to 4, then one per 4 CPUs, under
+///   SCHED_BATCH. The client needs about a quarter of the server's CPU a
+///   query, so on many CPUs a quarter of them keeps up with a server on the
+///   rest, and more runtimes only sleep and wake more often. On few CPUs
+///   the scheduler gives each runnable thread an equal share, so a single
+///   client thread among dozens of server threads gets too little of it
+///   and the server waits on the client: up to 4 CPUs, one shard per CPU.
 ///
 /// The measurements behind each step are in docs/BENCHMARKS.md: "Client
 /// shards on 16 CPUs, and the rule changed", "A thread per connection up
-/// to two connections per CPU" and "The client floor on this 2-CPU host".
+/// to two connections per CPU", "The client floor on this 2-CPU host" and
+/// "Item 1, peak QPS: a shard per CPU on small hosts".
 pub(crate) fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
     let cores = cores.max(1);
     if threads <= cores {
@@ -38,7 +42,7 @@ pub(crate) fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
     } else if threads <= 2 * cores {
         (threads, true)
     } else {
-        ((cores / 4).max(1), true)
+        (cores.min(4).max(cores / 4), true)
     }
 }
 
@@ -575,11 +579,14 @@ mod tests {
         assert_eq!(auto_threading(2, 2), (2, false));
         assert_eq!(auto_threading(3, 2), (3, true));
         assert_eq!(auto_threading(4, 2), (4, true));
-        assert_eq!(auto_threading(5, 2), (1, true));
-        assert_eq!(auto_threading(1024, 2), (1, true));
+        assert_eq!(auto_threading(5, 2), (2, true));
+        assert_eq!(auto_threading(1024, 2), (2, true));
+        assert_eq!(auto_threading(3, 1), (1, true));
         assert_eq!(auto_threading(32, 16), (32, true));
         assert_eq!(auto_threading(64, 16), (4, true));
         assert_eq!(auto_threading(1024, 16), (4, true));
-        assert_eq!(auto_threading(1024, 4), (1, true));
+        assert_eq!(auto_threading(1024, 4), (4, true));
+        assert_eq!(auto_threading(64, 8), (4, true));
+        assert_eq!(auto_threading(1024, 64), (16, true));
     }
 }
