@@ -4,7 +4,8 @@
 //! and each write as one DELETE, one INSERT and one UPDATE, auto-committed
 //! (no BEGIN, no COMMIT), with no deadlock; the check still holds after
 //! the writes and counts them; read-only writes nothing; bad input is one
-//! line; a sweep over sessions stores a run per count.
+//! line; a sweep over sessions stores a run per count; a campaign file
+//! runs dbSTRESS and the insert benchmark from their own options.
 
 mod common;
 use common::family::{com_delta, ok};
@@ -205,4 +206,44 @@ fn a_sweep_over_sessions_stores_one_run_per_count() {
         "{}",
         text(&o)
     );
+}
+
+/// A campaign file names dbSTRESS and the insert benchmark beside each
+/// other: their tables are prepared once from their own options (not
+/// from `[data]`), every point ends ok under its own workload name, and
+/// the insert benchmark's `phases` (a campaign of its own) is refused in
+/// one line before anything runs.
+#[test]
+fn a_campaign_runs_dbstress_and_the_insert_benchmark() {
+    let toml = r#"
+threads = [1, 2]
+time = 1
+[[variant]]
+name = "base"
+[[workload]]
+name = "dbstress"
+options = { objects = 200, history_tables = 2, history_per_object = 4 }
+[[workload]]
+name = "insert-benchmark"
+options = { rows_per_commit = 10 }
+"#;
+    let camp = common::family::run_campaign("dbs-camp", toml, "campdbs");
+    let (runs, o) = common::family::ok_runs(&camp.store);
+    // recorded under the names a `run` gives them (the rw ratio, rows per commit)
+    let named = |n: &str| runs.iter().filter(|r| r["workload"] == n).count();
+    assert_eq!(runs.len(), 4, "{}", text(&o));
+    assert_eq!(named("dbstress-rw1"), 2, "{}", text(&o));
+    assert_eq!(named("insert-benchmark-rpc10"), 2, "{}", text(&o));
+
+    let l = lab();
+    let bad = l.home.join("ib-phases.toml");
+    std::fs::write(
+        &bad,
+        "name = \"p\"\nthreads = [1]\n[[server]]\nlabel = \"x\"\n[[workload]]\nname = \"insert-benchmark\"\noptions = { phases = \"all\" }\n",
+    )
+    .unwrap();
+    let o = l.qpslab(&["campaign", "run", bad.to_str().unwrap()]);
+    let s = text(&o);
+    assert!(!o.status.success(), "{s}");
+    assert!(s.contains("phases are a campaign of their own"), "{s}");
 }

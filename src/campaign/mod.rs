@@ -129,8 +129,8 @@ pub struct VariantDef {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadDef {
-    /// A built-in workload (`tpcc`, `linkbench`, `dbt3` …) or a sysbench
-    /// Lua script's path.
+    /// A built-in workload (`tpcc`, `linkbench`, `dbt3`, `dbstress`,
+    /// `insert-benchmark` …) or a sysbench Lua script's path.
     pub name: String,
     /// The workload's options, named as on the command line.
     #[serde(default)]
@@ -350,9 +350,17 @@ impl CampaignFile {
         for w in &self.workloads {
             if crate::workload::script::is_script(&w.name) {
                 crate::workload::script::find_script(&w.name).map_err(anyhow::Error::msg)?;
+            } else if crate::workload::ibench::is_ibench(&w.name)
+                && w.options.contains_key("phases")
+            {
+                bail!(
+                    "workload '{}': phases are a campaign of their own; drop `phases` here (each point runs the insert benchmark's steady phase), or run `qpslab run insert-benchmark --phases …`",
+                    w.name
+                );
             } else if !crate::workload::tpcc::is_tpcc(&w.name)
                 && !crate::workload::linkbench::is_linkbench(&w.name)
                 && !crate::workload::dbt3::is_dbt3(&w.name)
+                && !own_data(&w.name)
             {
                 crate::workload::Workload::parse(&w.name)?;
             }
@@ -450,6 +458,13 @@ impl CampaignFile {
         }
         out
     }
+}
+
+/// Workloads whose tables come from their own options (dbSTRESS, the
+/// insert benchmark): each is prepared from its workload's options, not
+/// from `[data]`.
+pub fn own_data(name: &str) -> bool {
+    crate::workload::dbstress::is_dbstress(name) || crate::workload::ibench::is_ibench(name)
 }
 
 #[cfg(test)]

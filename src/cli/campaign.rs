@@ -253,6 +253,8 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
         }
     } else if crate::workload::dbt3::is_dbt3(&w.name) {
         // its own data (options' scale), its own streams, no time limit
+    } else if crate::campaign::own_data(&w.name) {
+        // its own tables, sized by its own options
     } else {
         if declares("tables") {
             words.extend(["--tables".into(), c.data.tables.to_string()]);
@@ -368,6 +370,14 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             _ => Ok(None),
         }
     };
+    let own_data = |w: usize| -> Result<Option<std::sync::Arc<dyn crate::workload::Family>>> {
+        match c.points().iter().find(|p| p.workload == w) {
+            Some(p) if crate::campaign::own_data(&c.workloads[w].name) => {
+                Ok(Some(point_plan(&c, p)?.family().clone()))
+            }
+            _ => Ok(None),
+        }
+    };
     let reference = c.reference_variant().to_string();
     let widest = || -> Result<Option<(f64, String)>> {
         let mut runs = store.list_runs(&RunFilter {
@@ -393,6 +403,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         require_quiet: r.require_quiet,
         until: Some(&until),
         dbt3: &dbt3,
+        own_data: &own_data,
     };
     let out = run_campaign(
         &run,

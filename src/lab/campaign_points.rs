@@ -44,6 +44,10 @@ pub struct CampaignRun<'a> {
     /// for the other workloads: its data is prepared with the others',
     /// and its points run through DBT3's own driver.
     pub dbt3: &'a dyn Fn(usize) -> Result<Option<Arc<Dbt3>>>,
+    /// The family of a workload whose tables come from its own options
+    /// (dbSTRESS, the insert benchmark: `campaign::own_data`), None for
+    /// the others: prepared with the campaign's other data.
+    pub own_data: &'a dyn Fn(usize) -> Result<Option<Arc<dyn Family>>>,
 }
 
 /// Pre-flight checks a round waits through for a quiet host with
@@ -178,7 +182,7 @@ fn run_points(
         done,
     } = h;
     let c = r.file;
-    let families = data(c, r.dbt3)?;
+    let families = data(c, r.dbt3, r.own_data)?;
     let _ctrl_c = crate::exec::Cooperative::enter();
     let mut current: Option<(usize, usize)> = None;
     // Before each round of repeats: how quiet the host is.
@@ -391,6 +395,16 @@ fn setup_server(
     if !dbt3.is_empty() {
         data_id["dbt3"] = serde_json::json!(dbt3);
     }
+    // The workloads that size their own tables, with the options that do.
+    let own: Vec<_> = c
+        .workloads
+        .iter()
+        .filter(|w| crate::campaign::own_data(&w.name))
+        .map(|w| serde_json::json!([w.name, w.options]))
+        .collect();
+    if !own.is_empty() {
+        data_id["own"] = serde_json::json!(own);
+    }
     let data_id = data_id.to_string();
     let template_ok = sb.has_template()
         && std::fs::read_to_string(&marker).ok().as_deref() == Some(data_id.as_str());
@@ -462,17 +476,20 @@ fn ensure_data(families: &[Arc<dyn Family>], t: &Target) -> Result<()> {
 /// when a workload other than tpcc and linkbench needs them, TPC-C's
 /// warehouses and LinkBench's graph when [data] asks for them, DBT3's
 /// tables at each scale its workloads name (`dbt3` says which family a
-/// workload index is).
+/// workload index is), and the tables of the workloads that size their
+/// own (`own_data`: dbSTRESS, the insert benchmark).
 fn data(
     c: &CampaignFile,
     dbt3: &dyn Fn(usize) -> Result<Option<Arc<Dbt3>>>,
+    own_data: &dyn Fn(usize) -> Result<Option<Arc<dyn Family>>>,
 ) -> Result<Vec<Arc<dyn Family>>> {
     let mut v: Vec<Arc<dyn Family>> = Vec::new();
     let linkbench = crate::workload::linkbench::is_linkbench;
     let is_dbt3 = crate::workload::dbt3::is_dbt3;
+    let own = crate::campaign::own_data;
     if c.workloads
         .iter()
-        .any(|w| !is_tpcc(&w.name) && !linkbench(&w.name) && !is_dbt3(&w.name))
+        .any(|w| !is_tpcc(&w.name) && !linkbench(&w.name) && !is_dbt3(&w.name) && !own(&w.name))
     {
         let o = OltpOpts {
             tables: c.data.tables,
@@ -500,6 +517,11 @@ fn data(
     }
     for i in 0..c.workloads.len() {
         if let Some(f) = dbt3(i)? {
+            if !v.iter().any(|x| x.name() == f.name()) {
+                v.push(f);
+            }
+        }
+        if let Some(f) = own_data(i)? {
             if !v.iter().any(|x| x.name() == f.name()) {
                 v.push(f);
             }
