@@ -9,8 +9,9 @@
 # share it gets). Issue 31's goal: qpslab's dry-run
 # event rate at least 1.5x sysbench's on the same host.
 #
-# Usage: bench/dry_run.sh [--threads "1 2"]   (env: TIME=10 ROUNDS=3 OLD=)
-# qpslab runs as `sysbench` through a symlink to target/release/qpslab;
+# Usage: bench/dry_run.sh [--threads "1 2"]   (env: TIME=10 ROUNDS=3 OLD= QPSLAB_BIN=)
+# qpslab runs as `sysbench` through a symlink to target/release/qpslab
+# (or QPSLAB_BIN);
 # OLD=path/to/another/qpslab adds that build to each round (a before/after
 # figure in the same rounds).
 # Example: OLD=/tmp/qpslab-main TIME=5 bash bench/dry_run.sh --threads 1
@@ -20,7 +21,7 @@ THREADS="1 2"
 if [ "${1:-}" = "--threads" ]; then THREADS=$2; fi
 TIME=${TIME:-10}
 ROUNDS=${ROUNDS:-3}
-Q=$PWD/target/release/qpslab
+Q=${QPSLAB_BIN:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 command -v sysbench >/dev/null || { echo "sysbench is needed: apt-get install sysbench" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is needed: apt-get install time" >&2; exit 2; }

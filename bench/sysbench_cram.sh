@@ -3,12 +3,16 @@
 # sandbox MariaDB this script starts and stops: once with the real
 # sysbench, once with qpslab standing in (a `sysbench` symlink to the
 # release binary first on PATH, i.e. sysbench mode). Prints each test's
-# result for both and the counts (issue 31; figures in docs/BENCHMARKS.md).
+# result for both, whether a test both fail fails alike (the same output
+# once run-dependent figures are masked), and the counts (issue 31;
+# figures in docs/BENCHMARKS.md).
 #
 # Usage: bench/sysbench_cram.sh TESTS_DIR [NAME.t ...]
 #   TESTS_DIR: the tests/ directory of a sysbench source checkout (t/*.t,
 #   include/); fetched by the user, never copied into this repository.
 #   NAME.t: only these tests (default: every t/*.t but PostgreSQL's).
+# QPSLAB_BIN: the qpslab binary to stand in (default target/release/qpslab,
+# built if missing).
 # Needs: cram (pip install cram), sysbench (Debian's 1.0.20) and its Lua
 # scripts in /usr/share/sysbench. Each test's cram diff is kept under
 # target/sysbench-cram/{sysbench,qpslab}/NAME.t.err.
@@ -24,7 +28,7 @@ for tool in cram sysbench; do
   command -v "$tool" >/dev/null || { echo "$0: $tool not found (cram: pip install cram)" >&2; exit 2; }
 done
 SRC=$(cd "$SRC" && pwd)
-Q=$PWD/target/release/qpslab
+Q=${QPSLAB_BIN:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 OUT=$PWD/target/sysbench-cram
 rm -rf "$OUT" && mkdir -p "$OUT/sysbench" "$OUT/qpslab" "$OUT/bin" "$OUT/qbin"
@@ -78,16 +82,38 @@ run_one() {
   echo "${result:-failed}"
 }
 
-total=0 sb_pass=0 q_pass=0 q_of_sb=0
-printf "%-40s %-9s %-9s\n" test sysbench qpslab
+# A failed test's cram output with what varies from run to run masked:
+# the banner's parentheses, figures with a decimal point (times, rates,
+# latencies) and the spaces that align them, a random-function test's
+# values.
+masked() {
+  sed -E -e 's/^(  sysbench [0-9.]+) \(.*\)$/\1/' -e 's/ *[0-9]+\.[0-9]+/ X/g' \
+    -e 's/^(  sb_rand[a-z_]*\(.*\) = ).*/\1X/' "$1"
+}
+
+total=0 sb_pass=0 q_pass=0 q_of_sb=0 same_fail=0
+printf "%-40s %-9s %-9s %s\n" test sysbench qpslab "same output"
 for name in "${names[@]}"; do
   s=$(run_one sysbench "$name")
   q=$(run_one qpslab "$name")
-  printf "%-40s %-9s %-9s\n" "$name" "$s" "$q"
+  # Where both fail, whether they fail alike: the same output but for
+  # what the masks take out (sysbench fails a test whose revision or
+  # server differs from what it expects; qpslab should then print what
+  # sysbench prints).
+  same=-
+  if [ "$s" != passed ] && [ "$q" != passed ] && [ -f "$OUT/sysbench/$name.err" ] && [ -f "$OUT/qpslab/$name.err" ]; then
+    if diff -q <(masked "$OUT/sysbench/$name.err") <(masked "$OUT/qpslab/$name.err") >/dev/null; then
+      same=yes same_fail=$((same_fail + 1))
+    else
+      same=no
+    fi
+  fi
+  [ "$s" = "$q" ] && [ "$s" != failed ] && same=yes
+  printf "%-40s %-9s %-9s %s\n" "$name" "$s" "$q" "$same"
   total=$((total + 1))
   [ "$s" = passed ] && sb_pass=$((sb_pass + 1))
   [ "$q" = passed ] && q_pass=$((q_pass + 1))
   [ "$s" = passed ] && [ "$q" = passed ] && q_of_sb=$((q_of_sb + 1))
 done
-echo "$total tests: sysbench passes $sb_pass; qpslab passes $q_of_sb of those ($q_pass in all)"
+echo "$total tests: sysbench passes $sb_pass; qpslab passes $q_of_sb of those ($q_pass in all); of the tests both fail, $same_fail fail with the same output"
 echo "diffs: $OUT/{sysbench,qpslab}/*.t.err"

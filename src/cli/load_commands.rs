@@ -219,7 +219,9 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
             })
         );
     }
-    let print_lines = p.output.report_interval > 0.0 && !json && says;
+    // (a script's report_intermediate hook is called at every verbosity,
+    // as in sysbench; the default line only from 3)
+    let print_lines = p.output.report_interval > 0.0 && !json;
     let plan = crate::lab::RunPlan {
         env: &env,
         mon: p.monitor_for(&t),
@@ -274,7 +276,7 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         let at_end = style.is_some() && cfg.time > 0.0 && s.t >= cfg.time - 0.05;
         if print_lines && !s.sliver && !at_end {
             let stat = report::sysbench::report_stat(&s.iv, s.dur, s.t, cfg.threads, pct);
-            if !hooked(&stat, false) {
+            if !hooked(&stat, false) && says {
                 let line = match style {
                     Some(_) => {
                         report::sysbench::sysbench_interval_line(s, cfg.threads, pct, uses_sql())

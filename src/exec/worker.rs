@@ -117,7 +117,10 @@ pub async fn worker(
             (None, Instant::now())
         };
         session.start();
-        let mut clock = Clock::new(start);
+        let mut clock = Clock {
+            first: Some(start),
+            last_end: None,
+        };
         let Some(ended) = attempt(
             &ev,
             &mut conn,
@@ -413,23 +416,12 @@ impl Failure {
 /// read their own start, so that what a script does between statements is
 /// not counted in the next one's latency. A run that keeps no statement
 /// latency (`RunConfig::statement_latency` off) reads the clock at the
-/// event's start and end only: two reads an event, as sysbench's.
+/// event's start and end only: two reads an event, as sysbench's (`first`
+/// is then kept for every statement of the event).
+#[derive(Default)]
 struct Clock {
-    /// The event's start (its latency counts from it, or from its
-    /// intended start in rate mode).
-    start: Instant,
     first: Option<Instant>,
     last_end: Option<Instant>,
-}
-
-impl Clock {
-    fn new(start: Instant) -> Clock {
-        Clock {
-            start,
-            first: Some(start),
-            last_end: None,
-        }
-    }
 }
 
 /// One event's (or set-up's) execution on a connection.
@@ -458,16 +450,18 @@ impl Event<'_> {
         let (cfg, state, slot) = (self.link.cfg, self.link.state, self.link.slot);
         // (set-up and tear-down are timed: their statements are few)
         let timed = TIMED || !self.counted;
+        // (untimed: whether a statement came before in this event)
+        let mut later = false;
         while let Some(step) = session.next(&mut stmts.v) {
-            // Untimed, a later statement's start is the event's (the
-            // watchdog then times it from its own first look: `fresh`).
-            let first = clock.first.take();
-            let t = match first {
-                Some(t) => t,
-                None if timed => Instant::now(),
-                None => clock.start,
+            // The timed path reads each later statement's start; untimed,
+            // every statement starts at the event's start (the watchdog
+            // then times a later one from its own first look: `fresh`).
+            let (t, fresh) = if timed {
+                (clock.first.take().unwrap_or_else(Instant::now), false)
+            } else {
+                let t = *clock.first.get_or_insert_with(Instant::now);
+                (t, std::mem::replace(&mut later, true))
             };
-            let fresh = first.is_none() && !timed;
             let decode = step.consume == Consume::Decode;
             let res = match step.op {
                 Op::Execute(i) => {
@@ -579,9 +573,7 @@ impl Event<'_> {
         session: &mut dyn Session,
         rows: &mut Rows,
     ) -> Result<(), Failure> {
-        let mut clock = Clock::new(Instant::now());
-        clock.first = None;
-        self.run::<true>(conn, stmts, session, rows, &mut clock)
+        self.run::<true>(conn, stmts, session, rows, &mut Clock::default())
             .await
             .map(|_| ())
     }

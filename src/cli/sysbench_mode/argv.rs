@@ -3,7 +3,10 @@
 //! for on), anywhere on the line; the first other word names the test,
 //! the second its command, a third is refused. An option given twice
 //! takes its last value (wrappers append overrides). Names compare with
-//! `-` and `_` alike; sysbench's messages name an option with `_`.
+//! `-` and `_` alike; sysbench's messages name an option with `_`. The
+//! deprecated `--test=NAME` names the test (the last one given wins, over
+//! a positional word too), so the first word is then the command; each
+//! one is warned of on stderr as it is read.
 
 /// A parse failure: the text sysbench prints, on its stream, and the
 /// exit code (always 1 in 1.0.20).
@@ -28,7 +31,13 @@ pub struct SbArgs {
     /// The whole command line, program name first (a script's
     /// `sysbench.cmdline.argv`).
     pub argv: Vec<String>,
+    /// How many `--test=NAME` words the line has: sysbench warns of each
+    /// on stderr while it parses, before anything else.
+    pub test_option: usize,
 }
+
+/// sysbench 1.0.20's warning for each `--test=NAME`.
+pub const TEST_OPTION_WARNING: &str = "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.";
 
 /// The general options sysbench 1.0.20 knows before it loads a test.
 pub const GENERAL: [&str; 29] = [
@@ -70,7 +79,12 @@ pub fn split(argv: &[String]) -> Result<SbArgs, Refusal> {
         ..SbArgs::default()
     };
     for w in argv.iter().skip(1) {
-        if let Some(body) = w.strip_prefix("--") {
+        if let Some(name) = w.strip_prefix("--test=") {
+            // (sysbench sets the test's name and reads on; a positional
+            // word already taken as the test is replaced)
+            a.test_option += 1;
+            a.test = Some(name.to_string());
+        } else if let Some(body) = w.strip_prefix("--") {
             let (name, value) = match body.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (body, None),
@@ -82,7 +96,8 @@ pub fn split(argv: &[String]) -> Result<SbArgs, Refusal> {
             a.command = Some(w.clone());
         } else {
             return Err(Refusal::Stderr(format!(
-                "Unrecognized command line argument: {w}"
+                "{}Unrecognized command line argument: {w}",
+                format!("{TEST_OPTION_WARNING}\n").repeat(a.test_option)
             )));
         }
     }
@@ -389,6 +404,27 @@ mod tests {
 
     fn w(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_test_option_names_the_test_and_the_first_word_is_the_command() {
+        let a = split(&w("sysbench --test=a.lua --test=b.lua --events=2 run")).unwrap();
+        assert_eq!(a.test.as_deref(), Some("b.lua"));
+        assert_eq!(a.command.as_deref(), Some("run"));
+        assert_eq!(a.test_option, 2);
+        assert!(a.opts.iter().all(|o| o.0 != "test"), "not an option");
+        // (a word taken as the test is replaced; the next is the command)
+        let a = split(&w("sysbench cpu --test=a.lua run")).unwrap();
+        assert_eq!(
+            (a.test.as_deref(), a.command.as_deref()),
+            (Some("a.lua"), Some("run"))
+        );
+        assert_eq!(
+            split(&w("sysbench --test=a.lua cpu run")).unwrap_err(),
+            Refusal::Stderr(format!(
+                "{TEST_OPTION_WARNING}\nUnrecognized command line argument: run"
+            ))
+        );
     }
 
     #[test]

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 /// scripts share oltp_common.lua), when sysbench's scripts are installed.
 fn common_file(test: &str) -> Option<PathBuf> {
     let script = crate::workload::script::find_script(test).ok()?;
-    if test.starts_with("oltp_") {
+    // (named or given by path)
+    let name = script.file_name()?.to_string_lossy();
+    if name.starts_with("oltp_") {
         Some(script.with_file_name("oltp_common.lua"))
     } else {
         Some(script)
@@ -25,7 +27,13 @@ pub fn function_at(test: &str, func: &str, needle: &str) -> String {
     let Some(file) = common_file(test) else {
         return String::new();
     };
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    at_in(&file, func, needle)
+}
+
+/// `FILE:LINE: ` for the first line of function `func` of `file` that
+/// contains `needle`, else "".
+fn at_in(file: &std::path::Path, func: &str, needle: &str) -> String {
+    let Ok(text) = std::fs::read_to_string(file) else {
         return String::new();
     };
     let mut inside = false;
@@ -39,6 +47,40 @@ pub fn function_at(test: &str, func: &str, needle: &str) -> String {
         }
     }
     String::new()
+}
+
+/// What sysbench 1.0.20 says when bundled test `test`'s `command`
+/// (prepare, prewarm, cleanup) finds no such driver: the function it
+/// names (a command of `sysbench.cmdline.commands` is run through
+/// `call_command`) and `FILE:LINE: ` of its `sysbench.sql.driver()` call —
+/// in the test's own script, else in oltp_common.lua, which the OLTP and
+/// select_random scripts share.
+pub fn driver_failure_at(test: &str, command: &str) -> (&'static str, String) {
+    let needle = "sysbench.sql.driver(";
+    let (own, label) = match command {
+        "prepare" => ("prepare", "prepare"),
+        "cleanup" => ("cleanup", "cleanup"),
+        _ => ("", ""),
+    };
+    let script = crate::workload::script::find_script(test).ok();
+    if !own.is_empty() {
+        if let Some(s) = &script {
+            let at = at_in(s, own, needle);
+            if !at.is_empty() {
+                return (label, at);
+            }
+        }
+    }
+    let common = script.map(|s| s.with_file_name("oltp_common.lua"));
+    let (func, label) = match command {
+        "prepare" => ("cmd_prepare", "sysbench.cmdline.call_command"),
+        "prewarm" => ("cmd_prewarm", "sysbench.cmdline.call_command"),
+        _ => ("cleanup", "cleanup"),
+    };
+    (
+        label,
+        common.map(|c| at_in(&c, func, needle)).unwrap_or_default(),
+    )
 }
 
 /// The message of a Lua error as sysbench prints it: qpslab's wrapping

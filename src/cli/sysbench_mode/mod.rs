@@ -65,6 +65,9 @@ fn run(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(r) => return refuse(r),
     };
+    for _ in 0..args.test_option {
+        errln!("{}", argv::TEST_OPTION_WARNING);
+    }
     // sysbench answers --help, then --version, before it reads any other
     // option's value or warns of a deprecated name
     if args.flag("help") == Some(true) {

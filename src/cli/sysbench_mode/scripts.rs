@@ -35,9 +35,27 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     if command == "help" {
         return help(test, args);
     }
-    if native && matches!(command.as_str(), "run" | "prewarm") {
-        if let Some(driver) = args.last("db-driver").flatten().filter(|d| *d != "mysql") {
-            return unknown_driver(test, driver, general);
+    // A driver sysbench does not know: said where sysbench's script asks
+    // for it (a bundled test, or its script named by path).
+    if let Some(driver) = args.last("db-driver").flatten().filter(|d| *d != "mysql") {
+        let asks = |func: &str| {
+            native || !bundled::function_at(test, func, "sysbench.sql.driver(").is_empty()
+        };
+        match command.as_str() {
+            "run" if asks("thread_init") && (native || driver != "pgsql") => {
+                return unknown_driver(test, driver, general)
+            }
+            "prepare" | "prewarm" | "cleanup" if driver != "pgsql" => {
+                let (func, at) = bundled::driver_failure_at(test, &command);
+                if native || !at.is_empty() {
+                    outln!("FATAL: invalid database driver name: '{driver}'");
+                    outln!(
+                        "FATAL: `{func}' function failed: {at}failed to initialize the DB driver"
+                    );
+                    return 1;
+                }
+            }
+            _ => {}
         }
     }
     let relaxed;
@@ -151,7 +169,11 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
             // A command the script lacks: sysbench's words, on stderr.
             if m.contains(&format!("has no `{command}` command")) {
                 if matches!(command.as_str(), "prepare" | "cleanup") {
-                    errln!("'{test}' test does not implement the '{command}' command.");
+                    // (named by its file name, as in help)
+                    let name = std::path::Path::new(test)
+                        .file_name()
+                        .map_or(test.into(), |n| n.to_string_lossy());
+                    errln!("'{name}' test does not implement the '{command}' command.");
                 } else {
                     errln!("Unknown command: {command}");
                 }
@@ -323,19 +345,22 @@ fn unknown_driver(test: &str, driver: &str, general: &General) -> i32 {
             crate::report::sysbench::sysbench_header(general.verbosity, &general.echo())
         );
     }
-    if general.verbosity >= 1 {
-        outln!("FATAL: invalid database driver name: '{driver}'");
-        outln!(
-            "FATAL: `thread_init' function failed: {}failed to initialize the DB driver",
-            bundled::function_at(test, "thread_init", "sysbench.sql.driver(")
-        );
-        outln!("FATAL: Thread initialization failed!");
-    }
+    // (FATAL is said at every verbosity, 0 included)
+    outln!("FATAL: invalid database driver name: '{driver}'");
+    outln!(
+        "FATAL: `thread_init' function failed: {}failed to initialize the DB driver",
+        bundled::function_at(test, "thread_init", "sysbench.sql.driver(")
+    );
+    outln!("FATAL: Thread initialization failed!");
     1
 }
 
 /// `sysbench TEST help`: the test's options as sysbench lists them.
 fn help(test: &str, args: &SbArgs) -> i32 {
+    // (sysbench names a script by its file name, whatever path led to it)
+    let name = std::path::Path::new(test)
+        .file_name()
+        .map_or(test.into(), |n| n.to_string_lossy());
     // A script's own help() is what sysbench 1.0.20 runs first (called
     // with no argument); its option list only when it has none.
     if !is_native(test) {
@@ -362,12 +387,12 @@ fn help(test: &str, args: &SbArgs) -> i32 {
     };
     match specs {
         Ok(specs) if specs.is_empty() => {
-            errln!("'{test}' test does not implement the 'help' command.");
+            errln!("'{name}' test does not implement the 'help' command.");
             1
         }
         Ok(specs) => {
             let values = crate::workload::OptValues::new(specs);
-            outln!("{test} options:\n{}", values.sysbench_help());
+            outln!("{name} options:\n{}", values.sysbench_help());
             0
         }
         Err(m) => {
