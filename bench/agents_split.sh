@@ -56,25 +56,34 @@ p=l=0.0
 for f in glob.glob(sys.argv[1]+'/*.json'):
     d=json.load(open(f))['done']; p+=d['client_cpu_s']; l+=d['total']['load_cpu_s']
 print(round((p-l)/l*100, 2))" "$DUMPS"; }
-one=() split=() own_one=() own_agents=()
+# what shipping cost the agents (their HTTP thread between the first and
+# last poll, and encoding the intervals), as a share of their load CPU
+agents_ship() { python3 -c "
+import json,glob,sys
+s=l=0.0
+for f in glob.glob(sys.argv[1]+'/*.json'):
+    d=json.load(open(f))['done']; s+=d.get('shipping_cpu_s',0.0); l+=d['total']['load_cpu_s']
+print(round(s/l*100, 3))" "$DUMPS"; }
+one=() split=() own_one=() own_agents=() ship=()
 OUT=$(mktemp)
 for r in $(seq 1 "$ROUNDS"); do
   echo "# round $r: load average $(cut -d' ' -f1-3 /proc/loadavg)"
   "$BIN" run "$WORKLOAD" "${COMMON[@]}" 2>/dev/null >"$OUT"
   a=$(qps <"$OUT"); oa=$(own "$OUT")
   "$BIN" run "$WORKLOAD" "${COMMON[@]}" --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null >"$OUT"
-  b=$(qps <"$OUT"); ob=$(agents_own)
-  echo "round $r: one process $a qps, 4 agents x 64 $b qps; CPU outside the load threads: one process $oa%, agents $ob% of their load CPU"
-  one+=("$a") split+=("$b") own_one+=("$oa") own_agents+=("$ob")
+  b=$(qps <"$OUT"); ob=$(agents_own); sh=$(agents_ship)
+  echo "round $r: one process $a qps, 4 agents x 64 $b qps; CPU outside the load threads: one process $oa%, agents $ob% of their load CPU; shipping (RPC + encoding) $sh%"
+  one+=("$a") split+=("$b") own_one+=("$oa") own_agents+=("$ob") ship+=("$sh")
 done
 rm -f "$OUT"
-python3 - "${one[*]}" "${split[*]}" "${own_one[*]}" "${own_agents[*]}" <<'PY'
+python3 - "${one[*]}" "${split[*]}" "${own_one[*]}" "${own_agents[*]}" "${ship[*]}" <<'PY'
 import statistics, sys
-a, b, oa, ob = ([float(x) for x in s.split()] for s in sys.argv[1:5])
+a, b, oa, ob, sh = ([float(x) for x in s.split()] for s in sys.argv[1:6])
 ma, mb = statistics.median(a), statistics.median(b)
 print(f"median: one process {ma:.1f} qps, 4 agents {mb:.1f} qps, ratio {mb / ma:.3f}")
 ra = [y / x for x, y in zip(a, b)]
 print(f"per-round ratios: {' '.join(f'{r:.3f}' for r in ra)}")
 moa, mob = statistics.median(oa), statistics.median(ob)
 print(f"median CPU outside the load threads: one process {moa:.2f}%, agents {mob:.2f}% of load CPU; the agents' own overhead {mob - moa:+.2f} points")
+print(f"median shipping (the agents' RPC thread and interval encoding): {statistics.median(sh):.3f}% of their load CPU")
 PY

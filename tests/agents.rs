@@ -604,3 +604,102 @@ name = "oltp_read_only"
         );
     }
 }
+
+/// An agent beside the sandbox, on the host side (listening on the veth's
+/// host address), killed on drop.
+fn host_agent(ns: &Netns, port: u16, token: &std::path::Path) -> Agent {
+    let addr = format!("{}:{port}", ns.host_ip());
+    let mut child = lab()
+        .command()
+        .args(["agent", "--listen", &addr])
+        .arg("--token-file")
+        .arg(token)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start the server's agent");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("agent's first line");
+    assert!(line.contains("listening"), "agent did not start: {line}");
+    Agent {
+        child,
+        addr,
+        dump: std::path::PathBuf::new(),
+    }
+}
+
+/// Item 5: the controller in a namespace of its own (another host, as
+/// far as it can tell), the server on the host side with an agent beside
+/// it: the stored run has the server host's OS sources (its CPU, the
+/// mariadbd process, its threads, disks, the host side's network
+/// interfaces, memory) and the server's on-CPU stacks, read and recorded
+/// by that agent. Without perf this fails with the reason.
+#[test]
+fn a_remote_servers_insides_through_the_agent_beside_it() {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let token = token_file();
+    let ns = Netns::new();
+    let agent = host_agent(&ns, 7090, &token);
+    let store = lab().home.join("server-agent.db");
+    let o = Command::new("ip")
+        .args(["netns", "exec", &ns.name, common::bin()])
+        .env("QPSLAB_HOME", &lab().home)
+        .env_remove("MYSQL_PWD")
+        .args(["run", "oltp_read_only", "--mysql-host", &ns.host_ip()])
+        .args(["--mysql-port", &port.to_string(), "--mysql-user", "qa"])
+        .args(["--mysql-password", "pw", "--db", "agt", "--threads", "2"])
+        .args(["--time", "7", "--profile", "cpu", "--format", "json"])
+        .args(["--server-agent", &agent.addr, "--token-file"])
+        .arg(&token)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    let cpu = &doc["profile"]["kinds"][0];
+    assert_eq!(cpu["kind"], "cpu", "{doc}");
+    assert!(
+        cpu["weight"].as_u64().unwrap_or(0) > 0,
+        "no on-CPU stacks of the server came back from its agent (is perf usable on this host?): {cpu}"
+    );
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let run = count("SELECT MAX(id) FROM runs");
+    for source in ["cpu", "server_proc", "server_tasks", "disk", "net", "mem"] {
+        let n = count(&format!(
+            "SELECT COUNT(*) FROM metric_snaps WHERE run_id = {run} AND source = '{source}'"
+        ));
+        assert!(n >= 2, "{source}: {n} snapshots");
+    }
+    // the network is the server host's: the veth's host end, which the
+    // controller's namespace does not have
+    let host_end = format!("qh{}x", std::process::id() % 100_000);
+    let n = count(&format!(
+        "SELECT COUNT(*) FROM metric_keys WHERE run_id = {run} AND source = 'net' AND name LIKE '{host_end}%'"
+    ));
+    assert!(
+        n > 0,
+        "net has no {host_end}* interface: not the server's host"
+    );
+    // the server's CPU per query, from its process on that host
+    let us: Option<f64> = db
+        .query_row(
+            &format!("SELECT server_us_per_q FROM runs WHERE id = {run}"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(us.is_some_and(|u| u > 0.0), "server CPU per query: {us:?}");
+    let said = count(&format!(
+        "SELECT COUNT(*) FROM monitor_notes WHERE run_id = {run} AND text LIKE '%read on the server''s host by the agent at {}%'",
+        agent.addr
+    ));
+    assert_eq!(said, 1, "the note naming the agent");
+    let stacks = count(&format!(
+        "SELECT COUNT(*) FROM profile_stacks WHERE run_id = {run} AND kind = 'cpu' AND stack LIKE '%dispatch_command%'"
+    ));
+    assert!(stacks > 0, "no dispatch_command stack of mariadbd stored");
+}

@@ -3,7 +3,7 @@
 //! this command line to ship (without those two options). Parses only.
 
 use super::args::LoadArgs;
-use crate::lab::agent::{resolve_agents, token_of, FleetPlan};
+use crate::lab::agent::{resolve_agents, token_of, FleetPlan, ServerAgent};
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::OnceLock;
 
@@ -23,14 +23,27 @@ pub(super) fn read_token(path: &std::path::Path, what: &str) -> Result<String> {
     token_of(&text).ok_or_else(|| anyhow!("{what}: {} holds no token", path.display()))
 }
 
+/// `--server-agent` of a load command, with `--token-file`'s token: None
+/// without it.
+pub(super) fn server_agent(a: &LoadArgs) -> Result<Option<ServerAgent>> {
+    let Some(addr) = &a.server_agent else {
+        return Ok(None);
+    };
+    let Some(file) = &a.token_file else {
+        bail!("--server-agent needs --token-file (the token the agent was started with)");
+    };
+    let token = read_token(file, "--token-file")?;
+    ServerAgent::new(addr, &token).map(Some)
+}
+
 /// `--agents` and `--token-file` of a load command: None without
 /// `--agents`. The words shipped are this command line's after `run` (or
 /// `sweep`: without its own options), without those two options (a
 /// campaign's points ship their own: `agents_plan`).
 pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
     let Some(list) = &a.agents else {
-        if a.token_file.is_some() {
-            bail!("--token-file goes with --agents");
+        if a.token_file.is_some() && a.server_agent.is_none() {
+            bail!("--token-file goes with --agents or --server-agent");
         }
         return Ok(None);
     };
@@ -62,7 +75,13 @@ pub(super) fn agents_plan(
 
 /// Options of the controller's command that the agents' `run` does not
 /// take: they are not shipped (with their values).
-const NOT_SHIPPED: [&str; 4] = ["--agents", "--token-file", "--repeat", "--cooldown"];
+const NOT_SHIPPED: [&str; 5] = [
+    "--agents",
+    "--token-file",
+    "--server-agent",
+    "--repeat",
+    "--cooldown",
+];
 
 /// `words` without `NOT_SHIPPED` (and their values).
 fn shipped_words(words: &[String]) -> Vec<String> {

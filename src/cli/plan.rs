@@ -165,6 +165,9 @@ pub(crate) struct LoadPlan {
     /// `--agents`: the agents that drive the load, the token and the
     /// workload's words to ship; None: the load runs here.
     pub agents: Option<crate::lab::agent::FleetPlan>,
+    /// `--server-agent`: the agent beside the server, which reads its
+    /// host's OS sources and records it with perf; None: this host's.
+    server_agent: Option<crate::lab::agent::ServerAgent>,
 }
 
 /// `--threads` as a list (sweep) or a single number (everything else).
@@ -218,6 +221,7 @@ impl LoadPlan {
                 report_interval: a.report_interval,
             },
             agents: super::fleet_plan::fleet_plan(a)?,
+            server_agent: super::fleet_plan::server_agent(a)?,
         };
         let first = plan.threads[0];
         let family: Arc<dyn Family> = match plan.workload {
@@ -229,7 +233,10 @@ impl LoadPlan {
             _ => plan.family_for(first, seed)?,
         };
         plan.config = plan.config_with(first, &placeholder, family, seed);
-        let monitor = monitor_config(&placeholder, &a.monitor)?;
+        let mut monitor = monitor_config(&placeholder, &a.monitor)?;
+        if let Some(sa) = &plan.server_agent {
+            monitor.host = Some(Arc::new(sa.clone()));
+        }
         plan.monitor = (!a.monitor.no_monitor).then_some(monitor);
         plan.profile.kinds = parse_kinds(&a.profile).map_err(|e| anyhow!("--profile: {e}"))?;
         Ok(plan)
@@ -440,7 +447,8 @@ impl LoadPlan {
         if p.kinds.is_empty() {
             return Ok(None);
         }
-        super::profile::plan(p.kinds.clone(), p.hz, p.waits, t, None).map(Some)
+        let agent = self.server_agent.as_ref();
+        super::profile::plan(p.kinds.clone(), p.hz, p.waits, t, None, agent).map(Some)
     }
 
     /// A built-in OLTP workload run without --table-size on tables prepared

@@ -12,20 +12,25 @@ fn work_dir() -> std::path::PathBuf {
 }
 
 /// A plan for `kinds` on target `t`'s server. The server's process is
-/// needed by every kind but waits; without perf, the perf kinds are
-/// skipped with a note (said once, here) and the others go on.
+/// needed by every kind but waits (found here, or by the agent beside a
+/// server on another host, which then records it); without perf, the
+/// perf kinds are skipped with a note (said once, here) and the others
+/// go on.
 pub(super) fn plan(
     kinds: Vec<Kind>,
     hz: u32,
     waits: ProfileWaits,
     t: &crate::lab::Target,
     pid: Option<i32>,
+    agent: Option<&crate::lab::agent::ServerAgent>,
 ) -> Result<ProfilePlan> {
     let perf_kinds = kinds.iter().any(|k| *k != Kind::Waits);
-    let pid = match pid {
-        Some(p) => p,
-        None if perf_kinds => crate::lab::server_pid(t)?,
-        None => 0,
+    let agent = agent.filter(|_| perf_kinds && !crate::monitor::on_this_host(&t.opts.endpoint));
+    let pid = match (pid, agent) {
+        (Some(p), _) => p,
+        (None, Some(a)) => crate::lab::server_pid_on(t, a)?,
+        (None, None) if perf_kinds => crate::lab::server_pid(t)?,
+        (None, None) => 0,
     };
     Ok(ProfilePlan {
         pid,
@@ -33,6 +38,7 @@ pub(super) fn plan(
         hz,
         dir: work_dir(),
         enable_waits: waits == ProfileWaits::Enable,
+        agent: agent.cloned(),
     })
 }
 
@@ -54,13 +60,14 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
         resolve(&a.conn, "sbtest").ok()
     };
     let p = match &t {
-        Some(t) => plan(kinds, a.profile_hz, a.profile_waits, t, a.pid)?,
+        Some(t) => plan(kinds, a.profile_hz, a.profile_waits, t, a.pid, None)?,
         None => ProfilePlan {
             pid: a.pid.unwrap_or(0),
             kinds,
             hz: a.profile_hz,
             dir: work_dir(),
             enable_waits: false,
+            agent: None,
         },
     };
     let names: Vec<&str> = p.kinds.iter().map(|k| k.name()).collect();

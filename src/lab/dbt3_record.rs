@@ -10,11 +10,12 @@
 
 use super::data::ready;
 use super::profiling::ProfilePlan;
+use super::profiling::Profiling;
 use super::summary::document_of;
 use super::tags::RunTags;
 use super::target::Target;
 use crate::analyze::limiter::Profiled;
-use crate::profiler::{Data, Folded, Kind, Outcome, Session};
+use crate::profiler::{Data, Folded, Kind, Outcome};
 use crate::stats::document::{Dbt3Block, OptionsDocument, QueryCpu, RunOptions};
 use crate::stats::RunResult;
 use crate::stats::{Hist, Interval, RunStatus};
@@ -131,7 +132,7 @@ fn execute(
             ..p.clone()
         })
         .filter(|p| !p.kinds.is_empty())
-        .map(|p| super::profiling::begin(&p, Some(&t.opts), threads));
+        .map(|p| super::profiling::begin(&p, Some(&t.opts), threads, PROFILE_LIMIT_S));
     let ran = crate::workload::dbt3::run(
         &t.opts,
         o,
@@ -144,13 +145,13 @@ fn execute(
         Ok(b) => b,
         Err(e) => {
             // the collectors put back what they changed (waits' setup)
-            let _ = whole.map(Session::stop);
+            let _ = whole.map(Profiling::stop);
             return Err(e);
         }
     };
     let status = status_of(&block);
     let profile = profile.map(|p| {
-        let mut outcomes = whole.map(Session::stop).unwrap_or_default();
+        let mut outcomes = whole.map(Profiling::stop).unwrap_or_default();
         let mut kept = Vec::new();
         if let Some(w) = windows {
             for kind in &w.plan.kinds {
@@ -180,19 +181,23 @@ fn execute(
     Ok((env, block, status, profile))
 }
 
+/// The longest a recording on a server's host's agent is kept there if
+/// never stopped (a DBT3 test has no planned end).
+const PROFILE_LIMIT_S: f64 = 86_400.0;
+
 /// A power test's windows: one stack recording a query or refresh
 /// function, started and stopped by the driver.
 struct PerWindow {
     /// The stack kinds only.
     plan: ProfilePlan,
-    open: Option<(String, Session)>,
+    open: Option<(String, Profiling)>,
     /// Each window's outcomes, in the order they ran.
     done: Vec<(String, Vec<Outcome>)>,
 }
 
 impl Windows for PerWindow {
     fn begin(&mut self, what: &str) {
-        let s = super::profiling::begin(&self.plan, None, 1);
+        let s = super::profiling::begin(&self.plan, None, 1, PROFILE_LIMIT_S);
         self.open = Some((what.to_string(), s));
     }
 

@@ -52,7 +52,9 @@ pub use export::{export_data, ExportData};
 pub use host_record::{record_host_test, HostRecord};
 pub use last_run_live::{last_finished_run, publish_run};
 pub use live_session::{live_view, monitor_session, probe, SessionRecord};
-pub use profiling::{profile, server_pid, summary as profile_summary, ProfilePlan};
+pub use profiling::{
+    profile, server_pid, server_pid_on, summary as profile_summary, ProfilePlan, Profiling,
+};
 pub use quickstart::{fresh_data, quickstart, QuickPlan};
 pub use record::{
     open_store, open_store_to_edit, read_store, store_path, stored_run, EXIT_NOT_STORED,

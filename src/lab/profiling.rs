@@ -28,18 +28,79 @@ pub struct ProfilePlan {
     pub dir: PathBuf,
     /// `--profile-waits enable`: time every wait instrument for the run.
     pub enable_waits: bool,
+    /// The agent beside a server on another host: perf records there
+    /// (`pid` is the server's pid on that host); waits stay here.
+    pub agent: Option<crate::lab::agent::ServerAgent>,
+}
+
+/// Collectors running: here, and on the server's host's agent.
+pub struct Profiling {
+    local: Session,
+    remote: Option<Remote>,
+}
+
+/// A recording on the server's host's agent (or why it could not start).
+struct Remote {
+    agent: crate::lab::agent::ServerAgent,
+    kinds: Vec<Kind>,
+    id: Result<u64, String>,
+    started_unix: f64,
+}
+
+impl Profiling {
+    /// Stops every collector (here and on the agent) and reads what each
+    /// gathered; a kind the agent could not record says why.
+    pub fn stop(self) -> Vec<crate::profiler::Outcome> {
+        let mut out = self.local.stop();
+        if let Some(r) = self.remote {
+            let got = r.id.and_then(|id| r.agent.stop_profile(id));
+            match got {
+                Ok(o) => out.extend(o),
+                Err(e) => out.extend(r.kinds.iter().map(|k| crate::profiler::Outcome {
+                    kind: *k,
+                    secs: 0.0,
+                    started_unix: r.started_unix,
+                    cost_cpu_s: None,
+                    result: Err(format!("the agent at {}: {e}", r.agent.addr)),
+                })),
+            }
+        }
+        out.sort_by_key(|o| o.kind);
+        out
+    }
 }
 
 /// Starts the plan's collectors on a server reached with `conn` (None: a
-/// process only, no waits), whose load runs `threads` connections.
+/// process only, no waits), whose load runs `threads` connections; on
+/// the server's host's agent, perf's kinds, dropped there after `max_s`
+/// if never stopped.
 pub fn begin(
     plan: &ProfilePlan,
     conn: Option<&crate::protocol::ConnOpts>,
     threads: u32,
-) -> Session {
-    Session::start(&Plan {
+    max_s: f64,
+) -> Profiling {
+    let (here, there): (Vec<Kind>, Vec<Kind>) = match &plan.agent {
+        Some(_) => plan.kinds.iter().partition(|k| **k == Kind::Waits),
+        None => (plan.kinds.clone(), Vec::new()),
+    };
+    let remote = plan
+        .agent
+        .clone()
+        .filter(|_| !there.is_empty())
+        .map(|agent| {
+            let started_unix = crate::stats::clock::now_unix();
+            let id = agent.start_profile(plan.pid, &there, plan.hz, max_s);
+            Remote {
+                agent,
+                kinds: there,
+                id,
+                started_unix,
+            }
+        });
+    let local = Session::start(&Plan {
         pid: plan.pid,
-        kinds: plan.kinds.clone(),
+        kinds: here,
         hz: plan.hz,
         dir: plan.dir.clone(),
         waits: conn.map(|c| WaitsPlan {
@@ -47,11 +108,12 @@ pub fn begin(
             enable: plan.enable_waits,
             threads,
         }),
-    })
+    });
+    Profiling { local, remote }
 }
 
 /// Stops a session and draws the lock shares.
-pub fn end(s: Session, hz: u32, threads: u32, queries: Option<u64>) -> Profiled {
+pub fn end(s: Profiling, hz: u32, threads: u32, queries: Option<u64>) -> Profiled {
     profiled(s.stop(), hz, threads, queries)
 }
 
@@ -75,20 +137,36 @@ pub fn profiled(
     }
 }
 
-/// The server process of a target on this host (its pid file, else the
-/// process whose working directory is its datadir).
-pub fn server_pid(t: &Target) -> Result<i32> {
-    let (datadir, pid_file) = block_on(async {
+/// The server's @@datadir and @@pid_file.
+fn datadir_and_pid_file(t: &Target) -> Result<(String, String)> {
+    block_on(async {
         let mut c = check(t).await?;
         let r = c.query("SELECT @@datadir, @@pid_file").await;
         c.quit().await;
         let row = r?.rows.into_iter().next().unwrap_or_default();
         let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
         Ok::<_, anyhow::Error>((get(0), get(1)))
-    })??;
+    })?
+}
+
+/// The server process of a target on this host (its pid file, else the
+/// process whose working directory is its datadir).
+pub fn server_pid(t: &Target) -> Result<i32> {
+    let (datadir, pid_file) = datadir_and_pid_file(t)?;
     crate::monitor::find_server_pid(Some(Path::new(&datadir)), &pid_file).ok_or_else(|| {
         anyhow!("the server's process is not on this host (or not readable): profile it where it runs, with --pid")
     })
+}
+
+/// The server process of target `t` on its own host, found by the agent
+/// beside it (its pid file, datadir or port).
+pub fn server_pid_on(t: &Target, agent: &crate::lab::agent::ServerAgent) -> Result<i32> {
+    let (datadir, pid_file) = datadir_and_pid_file(t)?;
+    let port = match &t.opts.endpoint {
+        crate::protocol::Endpoint::Tcp { port, .. } => *port,
+        crate::protocol::Endpoint::Unix(_) => 0,
+    };
+    agent.server_pid(datadir.trim_end_matches('/'), &pid_file, port)
 }
 
 /// A global status counter of the server (`Questions`,
@@ -108,7 +186,7 @@ pub fn profile(
     conn: Option<&crate::protocol::ConnOpts>,
     secs: f64,
 ) -> Result<Profiled> {
-    if !Path::new(&format!("/proc/{}", plan.pid)).exists() {
+    if plan.agent.is_none() && !Path::new(&format!("/proc/{}", plan.pid)).exists() {
         bail!("no process {} on this host", plan.pid);
     }
     let questions = |c| global_status(c, "Questions");
@@ -117,7 +195,7 @@ pub fn profile(
     let threads = conn
         .and_then(|c| global_status(c, "Threads_connected"))
         .map_or(1, |n| n.saturating_sub(1).max(1) as u32);
-    let session = begin(plan, conn, threads);
+    let session = begin(plan, conn, threads, secs + 60.0);
     let _ctrl_c = crate::exec::Cooperative::enter();
     let until = std::time::Instant::now() + Duration::from_secs_f64(secs);
     while std::time::Instant::now() < until && !crate::exec::interrupted() {

@@ -53,6 +53,17 @@ pub struct SingleRun {
     pub store_error: Option<String>,
 }
 
+/// The longest a recording on the server's host's agent is kept there
+/// if the controller never stops it: the run's planned length and a
+/// minute, a day without one.
+fn profile_limit(cfg: &RunConfig) -> f64 {
+    if cfg.time > 0.0 {
+        cfg.warmup + cfg.time + 60.0
+    } else {
+        86_400.0
+    }
+}
+
 /// Runs `cfg` under `plan`; `on_sample` sees each interval as it ends.
 pub fn run_once(
     cfg: &RunConfig,
@@ -68,7 +79,7 @@ pub fn run_once(
     // after its end.
     let session = plan
         .profile
-        .map(|p| super::profiling::begin(p, Some(&cfg.conn), cfg.threads));
+        .map(|p| super::profiling::begin(p, Some(&cfg.conn), cfg.threads, profile_limit(cfg)));
     let tally_sql = cfg.workload.server_tally();
     let before = tally_sql.as_ref().and_then(|(sql, _)| read_tally(cfg, sql));
     super::live_feed::begin_run(cfg, plan.env, &plan.tags, rec.as_ref().map(|r| r.run_id));

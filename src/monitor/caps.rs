@@ -46,6 +46,12 @@ pub struct Caps {
     pub disk: Option<String>,
     /// Whether the endpoint is on this host (socket or loopback).
     pub local: bool,
+    /// Whose host the OS sources are read on when the server is not on
+    /// this one ("the agent at db1:7070"); None: this host's.
+    pub host_reader: Option<String>,
+    /// The server's @@pid_file, kept for the agent beside a server on
+    /// another host.
+    pub pid_file: String,
 }
 
 async fn one_row(c: &mut Conn, sql: &str) -> Result<Vec<Option<String>>, ProtoError> {
@@ -66,6 +72,7 @@ pub(crate) type ProbeNote = (NoteKind, String);
 pub async fn probe(
     c: &mut Conn,
     endpoint: &Endpoint,
+    agent: bool,
 ) -> Result<(Caps, Vec<ProbeNote>), ProtoError> {
     let mut notes: Vec<ProbeNote> = Vec::new();
     let row = one_row(
@@ -158,12 +165,7 @@ pub async fn probe(
         notes.push((NoteKind::Skipped, "ps_waits, ps_files: performance_schema is OFF (enable it with performance_schema=ON in my.cnf, a restart is needed)"
                 .into()));
     }
-    caps.local = match endpoint {
-        Endpoint::Unix(_) => true,
-        Endpoint::Tcp { host, .. } => {
-            matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1") || host.starts_with("127.")
-        }
-    };
+    caps.local = on_this_host(endpoint);
     let datadir = get(2);
     if !datadir.is_empty() {
         caps.datadir = Some(PathBuf::from(datadir.trim_end_matches('/')));
@@ -181,12 +183,26 @@ pub async fn probe(
                     .into(),
             ));
         }
+    } else if agent {
+        // the agent beside it finds its process (host::locate_remote)
+        caps.pid_file = get(3);
     } else {
         notes.push((NoteKind::Skipped, format!(
-            "server_proc, disk: the server at {endpoint} is not on this host; only its SQL counters are read"
+            "server_proc, disk: the server at {endpoint} is not on this host; only its SQL counters are read \
+             (an agent on its host, --server-agent, reads them there)"
         )));
     }
     Ok((caps, notes))
+}
+
+/// Whether `endpoint` is on this host: a unix socket or a loopback address.
+pub fn on_this_host(endpoint: &Endpoint) -> bool {
+    match endpoint {
+        Endpoint::Unix(_) => true,
+        Endpoint::Tcp { host, .. } => {
+            matches!(host.as_str(), "localhost" | "127.0.0.1" | "::1") || host.starts_with("127.")
+        }
+    }
 }
 
 /// SHOW ENGINE INNODB MUTEX: collected when it answers with rows, or when
@@ -205,7 +221,7 @@ async fn probe_innodb_mutex(c: &mut Conn, caps: &mut Caps, notes: &mut Vec<Probe
     }
 }
 
-fn is_server(pid: i32) -> bool {
+pub(crate) fn is_server(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|c| matches!(c.trim(), "mariadbd" | "mysqld"))
         .unwrap_or(false)

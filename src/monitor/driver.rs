@@ -4,6 +4,7 @@
 //! and rides out the server going away (a gap note, reconnect attempts each
 //! tick, a resumed note, capabilities probed again).
 
+use super::host::{locate_remote, served_by_agent, HostReader};
 use super::{caps, os, sql, Caps, Event, Note, NoteKind, Snapshot, SourceId, ALL_SOURCES};
 use crate::protocol::{Conn, ConnOpts};
 use std::collections::BTreeMap;
@@ -29,6 +30,9 @@ pub struct MonitorConfig {
     pub align: Option<Arc<OnceLock<Instant>>>,
     /// Share of its interval a poll may take before the source is slowed down.
     pub budget_share: f64,
+    /// The server's host's reader (an agent beside a server on another
+    /// host): its OS sources are read there. None: this host's.
+    pub host: Option<Arc<dyn HostReader>>,
 }
 
 impl MonitorConfig {
@@ -41,6 +45,7 @@ impl MonitorConfig {
             off: Vec::new(),
             align: None,
             budget_share: 0.05,
+            host: None,
         }
     }
 
@@ -263,7 +268,11 @@ impl Driver {
         let limit = self.connect_within();
         let attempt = async {
             let mut c = Conn::connect(&self.cfg.conn).await?;
-            let (caps, notes) = caps::probe(&mut c, &self.cfg.conn.endpoint).await?;
+            let (mut caps, mut notes) =
+                caps::probe(&mut c, &self.cfg.conn.endpoint, self.cfg.host.is_some()).await?;
+            if let (Some(h), false) = (self.cfg.host.as_deref(), caps.local) {
+                locate_remote(h, &self.cfg.conn.endpoint, &mut caps, &mut notes);
+            }
             Ok::<_, crate::protocol::ProtoError>((c, caps, notes))
         };
         match tokio::time::timeout(limit, attempt).await {
@@ -317,6 +326,10 @@ impl Driver {
         let Some(pid) = self.caps.server_pid else {
             return;
         };
+        if self.remote_host().is_some() {
+            // another host's process: a restart shows as a resumed gap
+            return;
+        }
         if std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return;
         }
@@ -325,10 +338,16 @@ impl Driver {
             return;
         };
         if let Ok(Ok((caps, _))) =
-            tokio::time::timeout(limit, caps::probe(conn, &self.cfg.conn.endpoint)).await
+            tokio::time::timeout(limit, caps::probe(conn, &self.cfg.conn.endpoint, false)).await
         {
             self.adopt(caps);
         }
+    }
+
+    /// The reader of the server's host, when the server is not on this
+    /// one and an agent beside it was given.
+    fn remote_host(&self) -> Option<Arc<dyn HostReader>> {
+        self.cfg.host.clone().filter(|_| !self.caps.local)
     }
 
     fn lost(&mut self, why: String) {
@@ -365,6 +384,8 @@ impl Driver {
                     return None;
                 }
             }
+        } else if let (Some(h), true) = (self.remote_host(), served_by_agent(slot.id)) {
+            h.poll(slot.id, self.caps.server_pid, self.caps.disk.as_deref())
         } else {
             os::poll(slot.id, &self.caps)
         };

@@ -9,17 +9,22 @@
 //! channel; it never stores, derives or prints anything (store, analyze and
 //! report do), and it never touches the load's connections.
 //!
+//! A server on another host: an agent beside it (`HostReader`) reads
+//! its host's OS sources with this module's code (`read_host`).
+//!
 //! Low intrusion: one connection, polls one after another on one thread,
 //! expensive sources at lower rates, every poll's own duration recorded.
 
 mod caps;
 pub mod clients;
 mod driver;
+mod host;
 mod innodb_status;
 mod os;
 mod source;
 mod sql;
 
-pub use caps::{filesystem_of, find_server_pid, Caps, NoteKind};
+pub use caps::{filesystem_of, find_server_pid, on_this_host, Caps, NoteKind};
 pub use driver::{Monitor, MonitorConfig};
+pub use host::{locate_server, read_host, served_by_agent, HostReader, Located, Values};
 pub use source::{Event, Note, Snapshot, SourceId, ALL_SOURCES};

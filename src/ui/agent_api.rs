@@ -2,10 +2,14 @@
 //! `AgentCore`, JSON bodies (lab::agent::wire; the schema in
 //! docs/AGENTS.md), every request authenticated by the shared token as a
 //! bearer token; a wrong one, a busy agent or bad work get a one-line
-//! refusal the controller prints. Serves until the process ends; knows
+//! refusal the controller prints. Beside a database server it also
+//! answers the controller's monitor (`/v1/host/…`) and profiler
+//! (`/v1/profile/…`). Serves until the process ends; knows
 //! nothing of runs beyond calling the core.
 
-use crate::lab::agent::wire::{StartRequest, TargetSpec};
+use crate::lab::agent::wire::{
+    HostPollRequest, LocateRequest, ProfileStart, StartRequest, TargetSpec,
+};
 use crate::lab::agent::{AgentCore, Refusal};
 use anyhow::{Context, Result};
 use axum::extract::{Path, Query, State};
@@ -118,6 +122,72 @@ async fn stop(State(core): State<Arc<AgentCore>>, h: HeaderMap, Path(id): Path<u
     }
 }
 
+/// A JSON body, or the one-line refusal saying it does not parse.
+fn body_of<T: serde::de::DeserializeOwned>(body: &str) -> Result<T, Box<Response>> {
+    serde_json::from_str(body).map_err(|e| {
+        Box::new(refuse(
+            StatusCode::BAD_REQUEST,
+            &format!("refused: the request does not parse: {e}"),
+        ))
+    })
+}
+
+async fn host_locate(State(core): State<Arc<AgentCore>>, h: HeaderMap, body: String) -> Response {
+    if let Some(r) = denied(&core, &h) {
+        return r;
+    }
+    match body_of::<LocateRequest>(&body) {
+        Ok(req) => json(&core.host().locate(&req)),
+        Err(r) => *r,
+    }
+}
+
+/// One host source, read inline: /proc reads take microseconds.
+async fn host_poll(State(core): State<Arc<AgentCore>>, h: HeaderMap, body: String) -> Response {
+    if let Some(r) = denied(&core, &h) {
+        return r;
+    }
+    match body_of::<HostPollRequest>(&body) {
+        Ok(req) => json(&core.host().poll(&req)),
+        Err(r) => *r,
+    }
+}
+
+async fn profile_start(State(core): State<Arc<AgentCore>>, h: HeaderMap, body: String) -> Response {
+    if let Some(r) = denied(&core, &h) {
+        return r;
+    }
+    let req = match body_of::<ProfileStart>(&body) {
+        Ok(r) => r,
+        Err(r) => return *r,
+    };
+    let host = core.host().clone();
+    match tokio::task::spawn_blocking(move || host.start_profile(&req)).await {
+        Ok(Ok(s)) => json(&s),
+        Ok(Err(m)) => refuse(StatusCode::BAD_REQUEST, &format!("refused: {m}")),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
+async fn profile_stop(
+    State(core): State<Arc<AgentCore>>,
+    h: HeaderMap,
+    Path(id): Path<u64>,
+) -> Response {
+    if let Some(r) = denied(&core, &h) {
+        return r;
+    }
+    let host = core.host().clone();
+    match tokio::task::spawn_blocking(move || host.stop_profile(id)).await {
+        Ok(Some(o)) => json(&o),
+        Ok(None) => refuse(
+            StatusCode::NOT_FOUND,
+            &format!("refused: no recording {id} here"),
+        ),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
+
 /// Serves `core` on `addr` until the process ends; `listening` is called
 /// with the bound address once requests are taken.
 pub fn serve_agent(
@@ -135,6 +205,10 @@ pub fn serve_agent(
         .route("/v1/start", post(start))
         .route("/v1/runs/{id}", get(poll))
         .route("/v1/runs/{id}/stop", post(stop))
+        .route("/v1/host/locate", post(host_locate))
+        .route("/v1/host/poll", post(host_poll))
+        .route("/v1/profile/start", post(profile_start))
+        .route("/v1/profile/{id}/stop", post(profile_stop))
         .with_state(Arc::new(core));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -126,6 +126,14 @@ pub(crate) struct LoadArgs {
     /// agent's --token-file) [default: none].
     #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
     pub token_file: Option<PathBuf>,
+    /// The agent (`qpslab agent`) running beside a server on another
+    /// host, as HOST:PORT, with --token-file's token: the monitor reads
+    /// that host's CPU, the server's process, disks, network, memory and
+    /// pressure through it, and --profile records the server there
+    /// (docs/AGENTS.md) [default: none: a remote server's host sources
+    /// are skipped].
+    #[arg(long, value_name = "HOST:PORT", help_heading = super::help::CLIENT)]
+    pub server_agent: Option<String>,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     /// Profile the server during the run: cpu, offcpu, syscalls, waits,

@@ -22,8 +22,24 @@ const START_LEAD: Duration = Duration::from_secs(2);
 /// without it, degraded.
 const LOST_AFTER: Duration = Duration::from_secs(4);
 
-/// How often the agents are polled.
+/// The shortest pause between two rounds of polls (an agent late with an
+/// interval is asked again this often).
 const POLL_EVERY: Duration = Duration::from_millis(150);
+
+/// After an interval's planned end, how long the agents are given to
+/// close it before they are polled for it.
+const AFTER_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The next round of polls: just after interval `next_k`'s planned end
+/// (one round an interval, not one each `POLL_EVERY`: an agent answering
+/// polls is what it spends on shipping), at least `POLL_EVERY` and at
+/// most a second away.
+fn next_poll(t0: Instant, interval: f64, next_k: u64, now: Instant) -> Duration {
+    let due =
+        t0 + Duration::from_secs_f64(interval.max(0.01) * (next_k + 1) as f64) + AFTER_INTERVAL;
+    due.saturating_duration_since(now)
+        .clamp(POLL_EVERY, Duration::from_secs(1))
+}
 
 /// Runs `cfg`'s load on the fleet; `clock` is set to the agreed start
 /// (as exec sets it for a local run), `on_sample` sees each merged
@@ -122,7 +138,14 @@ fn poll_until_done(
         if seen.iter().all(|s| !s.running()) {
             break;
         }
-        std::thread::sleep(POLL_EVERY);
+        // (Ctrl-C is noticed within 50 ms meanwhile)
+        let wake = Instant::now() + next_poll(t0, cfg.interval, next_k, Instant::now());
+        while Instant::now() < wake && !interrupted() {
+            std::thread::sleep(
+                wake.saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(50)),
+            );
+        }
     }
     while let Some(sample) = merge_sample(cfg, seen, next_k, true) {
         on_sample(&sample);
@@ -173,4 +196,23 @@ fn com_commit(cfg: &RunConfig) -> Option<i64> {
     })
     .ok()
     .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_agents_are_polled_once_an_interval() {
+        let t0 = Instant::now();
+        // interval 0 ends at 1 s: polled 1.1 s after the start
+        assert_eq!(next_poll(t0, 1.0, 0, t0), Duration::from_millis(1000));
+        let at = t0 + Duration::from_millis(300);
+        assert_eq!(next_poll(t0, 1.0, 0, at), Duration::from_millis(800));
+        // late with interval 0: asked again soon, not at once
+        let late = t0 + Duration::from_millis(1200);
+        assert_eq!(next_poll(t0, 1.0, 0, late), POLL_EVERY);
+        // long intervals: a second at most (a lost agent is noticed)
+        assert_eq!(next_poll(t0, 10.0, 0, t0), Duration::from_secs(1));
+    }
 }

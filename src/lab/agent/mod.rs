@@ -5,13 +5,18 @@
 //! agents' addresses (`addresses`: a list, a file, a DNS name), the
 //! controller's preflight (`controller`: greeting, clock offsets, the
 //! split, the reach check), the run (`drive`) and the merging (`merge`).
+//! Beside the database server, an agent serves its host's OS sources
+//! and perf recordings to the controller's monitor and profiler
+//! (`host_serve`; the controller's client is `server_agent`).
 //! A run on agents goes through the same `run_once` as a local one: only
 //! the load's source differs (`lab::watch::run_watched`).
 
 mod addresses;
 mod controller;
 mod drive;
+mod host_serve;
 mod merge;
+mod server_agent;
 pub mod wire;
 mod worker;
 
@@ -20,5 +25,7 @@ pub use controller::{
     hex, parse_agents, script_text, split, AgentAddr, Fleet, FleetPlan, Member, MAX_OFFSET_MS,
 };
 pub(crate) use drive::drive;
+pub use host_serve::HostCore;
 pub use merge::CLIENT_BOUND_BUSY;
+pub use server_agent::ServerAgent;
 pub use worker::{token_of, unix_now, AgentCore, Builder, Refusal, DEADLINE_GRACE};

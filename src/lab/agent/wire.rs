@@ -205,6 +205,10 @@ pub struct WireFinal {
     pub events_all: u64,
     /// How late the agent's clock started after the agreed instant (s).
     pub started_late_s: f64,
+    /// CPU seconds the agent spent shipping the run: answering the
+    /// controller's polls (its HTTP thread) and encoding the intervals.
+    #[serde(default)]
+    pub shipping_cpu_s: f64,
 }
 
 /// `GET /v1/runs/{run}?after=N`: the samples numbered N and above, and the
@@ -217,6 +221,91 @@ pub struct Poll {
     pub done: Option<WireFinal>,
     /// Events that could not complete.
     pub failed: Option<String>,
+}
+
+/// `POST /v1/host/locate`: find the server's process on the agent's host
+/// (the agent beside a server on another host).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct LocateRequest {
+    /// The server's datadir (@@datadir).
+    pub datadir: Option<String>,
+    /// Its pid file (@@pid_file), relative to the datadir or absolute.
+    pub pid_file: String,
+    /// The TCP port it listens on (0: unknown).
+    pub port: u16,
+}
+
+/// `POST /v1/host/poll`: one host source, read on the agent's host by
+/// the monitor's own code. The answer is `HostValues`.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct HostPollRequest {
+    /// The source's name (`cpu`, `server_proc`, `disk`, …).
+    pub source: String,
+    /// The server's pid on that host, as `locate` found it.
+    pub pid: Option<i32>,
+    /// The datadir's device, as `locate` found it.
+    pub disk: Option<String>,
+}
+
+/// The parsed counters of one host source (name, value), or why not.
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+pub struct HostValues {
+    /// The values, as a local poll gives them.
+    pub values: Vec<(String, f64)>,
+    /// Why the source could not be read.
+    pub error: Option<String>,
+}
+
+/// `POST /v1/profile/start`: record the server process `pid` with perf
+/// (kinds cpu, offcpu, syscalls) until stopped, or `max_s` at most.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct ProfileStart {
+    /// The server's pid on the agent's host.
+    pub pid: i32,
+    /// The kinds by name (waits is the controller's: it reads SQL).
+    pub kinds: Vec<String>,
+    /// On-CPU samples per second.
+    pub hz: u32,
+    /// The agent stops and drops the recording on its own after this
+    /// many seconds (a controller that vanished leaves no perf behind).
+    pub max_s: f64,
+}
+
+/// `POST /v1/profile/start`'s answer.
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct ProfileStarted {
+    /// The recording's id (`POST /v1/profile/{id}/stop`).
+    pub id: u64,
+}
+
+/// A syscalls recording: one sample stands for `period` entries;
+/// (side, name, estimated entries each second).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct WireSyscalls {
+    /// Sampling period.
+    pub period: u64,
+    /// (side, syscall name, per-second counts).
+    pub counts: Vec<(String, String, Vec<u64>)>,
+}
+
+/// One kind's outcome of a recording, as `POST /v1/profile/{id}/stop`
+/// answers (a list of them).
+#[derive(Serialize, Deserialize, Clone, Debug)]
+pub struct WireOutcome {
+    /// The kind's name.
+    pub kind: String,
+    /// Seconds recorded.
+    pub secs: f64,
+    /// When recording began, seconds since the epoch (the agent's clock).
+    pub started_unix: f64,
+    /// perf's own CPU seconds.
+    pub cost_cpu_s: Option<f64>,
+    /// cpu and offcpu: folded stacks and their weights.
+    pub stacks: Option<std::collections::BTreeMap<String, u64>>,
+    /// syscalls: the sampling period and the per-second counts.
+    pub syscalls: Option<WireSyscalls>,
+    /// Why the kind gathered nothing.
+    pub error: Option<String>,
 }
 
 fn b64(h: &Hist) -> String {

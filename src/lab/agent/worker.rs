@@ -42,6 +42,11 @@ pub struct RunSlot {
     failed: Mutex<Option<String>>,
     halt: Arc<AtomicBool>,
     finished: AtomicBool,
+    /// The HTTP thread's CPU seconds at this run's first and latest poll
+    /// (that thread does nothing else: the difference is the RPC's cost).
+    http_cpu: Mutex<Option<(f64, f64)>>,
+    /// CPU seconds the run thread spent putting intervals in wire form.
+    encode_cpu: Mutex<f64>,
 }
 
 /// The agent: its token's digest, its clock's test offset, how it builds
@@ -54,6 +59,8 @@ pub struct AgentCore {
     next_id: Mutex<u64>,
     /// Testing: each run's samples and end written here as a `Poll`.
     dump: Option<std::path::PathBuf>,
+    /// Beside a database server: its host's sources and recordings.
+    host: Arc<super::host_serve::HostCore>,
 }
 
 /// The token as read from its file: the first line, trimmed.
@@ -80,6 +87,7 @@ impl AgentCore {
             current: Mutex::new(None),
             next_id: Mutex::new(0),
             dump: None,
+            host: Arc::default(),
         }
     }
 
@@ -101,6 +109,12 @@ impl AgentCore {
             .zip(self.token_digest.as_ref())
             .fold(0u8, |acc, (a, b)| acc | (a ^ b));
         diff == 0 && !given.is_empty()
+    }
+
+    /// The host's side: the server's process, its OS sources, its
+    /// recordings (an agent beside a database server).
+    pub fn host(&self) -> &Arc<super::host_serve::HostCore> {
+        &self.host
     }
 
     /// This agent's clock (with the test offset).
@@ -169,6 +183,8 @@ impl AgentCore {
             failed: Mutex::new(None),
             halt: Arc::new(AtomicBool::new(false)),
             finished: AtomicBool::new(false),
+            http_cpu: Mutex::new(None),
+            encode_cpu: Mutex::new(0.0),
         });
         let w = &req.work;
         cfg.threads = w.threads;
@@ -205,6 +221,10 @@ impl AgentCore {
     /// Run `id`'s samples from number `after` on, and its end once there.
     pub fn poll(&self, id: u64, after: u64) -> Option<Poll> {
         let slot = self.current.lock().ok()?.clone().filter(|r| r.id == id)?;
+        if let Ok(mut c) = slot.http_cpu.lock() {
+            let now = crate::stats::thread_cpu_seconds();
+            *c = Some((c.map_or(now, |(first, _)| first), now));
+        }
         let samples = slot
             .samples
             .lock()
@@ -287,8 +307,13 @@ fn spawn_run(
             let clock = Arc::new(OnceLock::new());
             let mut k = 0u64;
             let r = crate::exec::run_clocked(&cfg, &clock, |s| {
+                let c0 = crate::stats::thread_cpu_seconds();
+                let w = wire_sample(k, s);
                 if let Ok(mut v) = slot.samples.lock() {
-                    v.push(wire_sample(k, s));
+                    v.push(w);
+                }
+                if let Ok(mut e) = slot.encode_cpu.lock() {
+                    *e += crate::stats::thread_cpu_seconds() - c0;
                 }
                 k += 1;
             });
@@ -358,7 +383,20 @@ fn final_of(r: &RunResult, slot: &RunSlot, late: f64) -> WireFinal {
         client_stall_s: r.client_stall_s,
         events_all,
         started_late_s: late,
+        shipping_cpu_s: shipping_cpu(slot),
     }
+}
+
+/// What shipping the run's intervals cost so far: the HTTP thread's CPU
+/// between the first and the latest poll, and the encoding's.
+fn shipping_cpu(slot: &RunSlot) -> f64 {
+    let http = slot
+        .http_cpu
+        .lock()
+        .ok()
+        .and_then(|c| *c)
+        .map_or(0.0, |(first, last)| last - first);
+    http + slot.encode_cpu.lock().map_or(0.0, |e| *e)
 }
 
 /// Writes what the run sent (its samples and end) to `path` as a `Poll`.
