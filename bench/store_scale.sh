@@ -12,13 +12,20 @@
 #    `best`, `scalability`, the campaign report, and the UI's start page,
 #    a run page and the big campaign's page (curl, server time).
 #
+# 4. Retention (a qpslab with `store prune`): the first open to write
+#    (which migrates a store of an older schema: its time is the
+#    migration's), and `store prune --dry-run` of the oldest month.
+#
 # Usage: bench/store_scale.sh   env: RUNS=10000 CAMPAIGNS=200 BIG=500 ROUNDS=3
 #        YEAR=/path/year.db (reuse a generated store; kept after the run)
+#        NO_REPORT=1 (leave out the campaign report, the slowest reader)
+#        QPSLAB=/path/qpslab (another build, e.g. the one before a change:
+#        run it first on a store of the old schema, then this one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-10000}; CAMPAIGNS=${CAMPAIGNS:-200}; BIG=${BIG:-500}; ROUNDS=${ROUNDS:-3}
 export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=$PWD/target/release/qpslab
+Q=${QPSLAB:-$PWD/target/release/qpslab}
 [ -x "$Q" ] || cargo build --release
 W=${WORK:-$PWD/target/store-scale}
 mkdir -p "$W"
@@ -44,6 +51,14 @@ if [ ! -s "$YEAR" ]; then
   python3 bench/store_scale_gen.py "$T" "$YEAR" --runs "$RUNS" --campaigns "$CAMPAIGNS" --big "$BIG"
 fi
 echo "store: $YEAR, $(du -h "$YEAR" | cut -f1); $(sqlite3 "$YEAR" "SELECT COUNT(*) || ' runs, ' || (SELECT COUNT(*) FROM campaigns) || ' campaigns, ' || (SELECT COUNT(*) FROM samples) || ' samples, ' || (SELECT COUNT(*) FROM metric_snaps) || ' snapshots' FROM runs")"
+if "$Q" store prune --help >/dev/null 2>&1; then
+  v0=$(sqlite3 "$YEAR" "PRAGMA user_version")
+  /usr/bin/time -f "%e %U %S" -o "$W/time.txt" "$Q" store prune --before 1970-01-01 --store "$YEAR" >/dev/null
+  printf "%-44s wall %7.3f s  cpu %7.3f s  (schema v%s -> v%s)\n" "first open to write (migration)" \
+    "$(cut -d' ' -f1 "$W/time.txt")" "$(awk '{print $2 + $3}' "$W/time.txt")" "$v0" "$(sqlite3 "$YEAR" "PRAGMA user_version")"
+  MONTH=$(sqlite3 "$YEAR" "SELECT substr(date(MIN(started_at), '+1 month'), 1, 10) FROM runs")
+  "$Q" store prune --before "$MONTH" --dry-run --store "$YEAR"
+fi
 RUN=$(sqlite3 "$YEAR" "SELECT MAX(id) FROM runs")
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # Wall and CPU seconds (user + sys) of a command, medians of ROUNDS: on a
@@ -60,8 +75,9 @@ timed "runs" "$Q" runs --store "$YEAR"
 timed "show $RUN" "$Q" show "$RUN" --store "$YEAR"
 timed "best" "$Q" best --store "$YEAR"
 timed "scalability" "$Q" scalability --store "$YEAR"
+if [ -n "${MONTH:-}" ]; then timed "store prune --dry-run (before $MONTH)" "$Q" store prune --before "$MONTH" --dry-run --store "$YEAR"; fi
 timed "scalability --campaign 1 ($BIG points)" "$Q" scalability --campaign 1 --store "$YEAR"
-timed "report --campaign 1" "$Q" report --campaign 1 -o "$W/campaign1.html" --store "$YEAR"
+[ -n "${NO_REPORT:-}" ] || timed "report --campaign 1" "$Q" report --campaign 1 -o "$W/campaign1.html" --store "$YEAR"
 PORT=${PORT:-8793}
 "$Q" ui --port "$PORT" --store "$YEAR" >/dev/null 2>&1 & UI=$!
 trap 'kill $UI 2>/dev/null || true' EXIT

@@ -137,3 +137,58 @@ fn the_ui_renders_an_old_store() {
     drop(s);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
+
+/// Schema v10 keeps what a listing shows of the documents (NOPM, the load
+/// threads' CPU, lock shares, the options' key) as columns: the
+/// migration fills them for the runs stored before, with the values a
+/// read-only open of the unmigrated store computes from the documents.
+#[test]
+fn the_listed_columns_are_backfilled_as_read_before() {
+    let before = fixture_copy("listed-ro");
+    let ro = Store::open_read_only(&before, |_| false).unwrap();
+    let read = ro.list_runs(&Default::default()).unwrap();
+    let path = fixture_copy("listed-rw");
+    let migrated = Store::open(&path).unwrap();
+    let listed = migrated.list_runs(&Default::default()).unwrap();
+    assert_eq!(read.len(), listed.len());
+    let key = |r: &qpslab::store::RunRow| {
+        (
+            r.id,
+            r.nopm.map(f64::to_bits),
+            r.load_cpu_s.map(f64::to_bits),
+            r.locks.clone(),
+            r.options_key.clone(),
+        )
+    };
+    assert_eq!(
+        read.iter().map(key).collect::<Vec<_>>(),
+        listed.iter().map(key).collect::<Vec<_>>()
+    );
+    let tpcc = listed
+        .iter()
+        .find(|r| r.workload.starts_with("tpcc"))
+        .unwrap();
+    assert!(tpcc.nopm.is_some_and(|n| n > 0.0), "{tpcc:?}");
+    assert!(listed.iter().filter(|r| r.load_cpu_s.is_some()).count() >= 4);
+    assert!(listed[0]
+        .options_key
+        .as_deref()
+        .is_some_and(|k| k.contains("table_size")));
+    drop(migrated);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let v: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(v >= 10);
+    let index: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'runs_listing'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(index, 1);
+    for p in [&before, &path] {
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
+    }
+}

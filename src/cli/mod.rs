@@ -35,6 +35,7 @@ mod results;
 mod run_curation;
 mod sandboxes;
 mod store_copy;
+mod store_retention;
 mod sweep;
 mod sysbench_mode;
 mod target;

@@ -1,6 +1,7 @@
 //! `qpslab store copy FROM TO [--runs …|--campaign N]`: moves runs
 //! between a SQLite store and a server store (either way) or two SQLite
-//! stores, through the lab, and says what it copied and skipped.
+//! stores, through the lab, and says what it copied and skipped; the
+//! other `store` commands are in `store_retention`.
 
 use super::args::{StoreCmd, StoreCopyArgs};
 use crate::store::{masked_url, CopySelection};
@@ -9,6 +10,8 @@ use anyhow::Result;
 pub(super) fn store(cmd: &StoreCmd) -> Result<()> {
     match cmd {
         StoreCmd::Copy(a) => copy(a),
+        StoreCmd::Prune(a) => super::store_retention::prune(a),
+        StoreCmd::Vacuum(a) => super::store_retention::vacuum(a),
     }
 }
 

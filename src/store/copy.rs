@@ -141,6 +141,12 @@ trait End {
     fn insert_new(&mut self, table: &str, cols: &[&str], row: &[Value]) -> Result<Option<i64>>;
     /// Opens a transaction (COMMIT and ROLLBACK go through `exec`).
     fn begin(&mut self) -> Result<()>;
+    /// After run `id`'s row is inserted here: a SQLite store computes its
+    /// listed columns from its documents (a server store's runs pushed
+    /// before schema v10 have none).
+    fn fill_listed(&mut self, _id: i64) -> Result<()> {
+        Ok(())
+    }
 }
 
 fn quoted_cols(cols: &[&str]) -> String {
@@ -204,6 +210,10 @@ impl End for Sqlite<'_> {
 
     fn begin(&mut self) -> Result<()> {
         Ok(self.0.execute_batch("BEGIN IMMEDIATE")?)
+    }
+
+    fn fill_listed(&mut self, id: i64) -> Result<()> {
+        super::write::fill_listed(self.0, id)
     }
 }
 
@@ -484,6 +494,7 @@ impl Copy<'_> {
             return Ok(None);
         };
         self.report.rows += 1;
+        self.dst.fill_listed(new)?;
         let children: Vec<(String, Vec<String>, Vec<Ty>, usize)> = self
             .tables
             .iter()

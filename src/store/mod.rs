@@ -10,6 +10,9 @@
 //! never write. The store is given its path; it knows nothing about
 //! servers or workloads beyond the values it is given.
 //!
+//! Retention is asked for, never automatic: `retention` deletes the runs
+//! a prune plan names and vacuums the file.
+//!
 //! A shared store on a MySQL/MariaDB server (issue 36 item 6) is reached
 //! by copying, not by a second dialect of every statement: the server has
 //! the same schema (`dialect`, `server_schema`), and `copy` moves whole
@@ -31,6 +34,7 @@ mod profile_read;
 mod read;
 mod read_open;
 mod recover;
+mod retention;
 mod run_parts;
 mod schema;
 mod server_schema;
@@ -44,6 +48,7 @@ pub use latency_read::{RunHistograms, StatementSample};
 pub use location::{masked as masked_url, url_scheme};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
+pub use retention::{PruneKeep, PrunePlan, Vacuumed};
 pub use server_schema::{migrate as migrate_server, server_migrations, DuplicateKey, ServerSql};
 pub use server_url::{ServerUrl, UrlError};
 pub use write::{KeptPhase, NewRun};

@@ -108,7 +108,11 @@ impl Store {
     /// would write them, with the columns an older schema lacks (`added`:
     /// name, SQL value; see `schema::read_compat`). Nothing reaches the
     /// file.
-    pub(super) fn overlay_dead_runs(&self, alive: IsAlive, added: &[(&str, &str)]) -> Result<()> {
+    pub(super) fn overlay_dead_runs(
+        &self,
+        alive: IsAlive,
+        added: &[(String, String)],
+    ) -> Result<()> {
         let ids = self.dead_run_ids(alive)?;
         if ids.is_empty() && added.is_empty() {
             return Ok(());

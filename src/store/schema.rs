@@ -209,7 +209,62 @@ pub(super) const MIGRATIONS: &[&str] = &[
     UPDATE runs SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
     UPDATE campaigns SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
     "#,
+    // v10: what a listing shows of a run's documents, kept as columns (a
+    // list then never parses the documents): TPC-C's NOPM and the load
+    // threads' CPU (summary), lock shares (profile), the workload's
+    // options without the thread count (options). Filled by `FILL_LISTED`
+    // (here for the runs stored before, in SQLite; see `SQLITE_ONLY`).
+    r#"
+    ALTER TABLE runs ADD COLUMN nopm REAL;
+    ALTER TABLE runs ADD COLUMN load_cpu_s REAL;
+    ALTER TABLE runs ADD COLUMN locks TEXT;
+    ALTER TABLE runs ADD COLUMN options_key TEXT;
+    "#,
 ];
+
+/// The columns of v10, as SQLite computes them from a run's documents:
+/// written by the store when a document is (`fill_listed`), and for the
+/// runs stored before by the migration. A read-only open of an older
+/// store computes them the same way (`read_compat`).
+pub(super) const LISTED: [(&str, &str); 4] = [
+    ("nopm", "json_extract(summary, '$.tpcc.nopm')"),
+    (
+        "load_cpu_s",
+        "json_extract(summary, '$.client.load_cpu_seconds')",
+    ),
+    ("locks", "json_extract(profile, '$.locks')"),
+    (
+        "options_key",
+        "json_remove(json_extract(options, '$.oltp'), '$.threads')",
+    ),
+];
+
+/// `UPDATE runs SET` each of `LISTED` from its documents (a WHERE clause
+/// is added by the caller).
+pub(super) fn fill_listed() -> String {
+    let set: Vec<String> = LISTED.iter().map(|(c, e)| format!("{c} = {e}")).collect();
+    format!("UPDATE runs SET {}", set.join(", "))
+}
+
+/// The columns a listing reads (`read::RUN_COLUMNS` less the tags, which
+/// come from their own table), in one index: SQLite reads a list from it
+/// alone and never walks a run's documents, which sit before the later
+/// columns in each row (a 30 KB summary, the server's variables, the
+/// monitor's figures). SQLite only: a server store is read through its
+/// local mirror, and InnoDB keeps long values off the row anyway.
+const LISTING_INDEX: &str = "CREATE INDEX runs_listing ON runs(id, started_at, workload, threads, \
+    label, variant, status, reason, server_version, seconds, tps, qps, lat_p95_ms, lat_p99_ms, \
+    client_cpu_s, queries, campaign_id, server_us_per_q, csw_per_q, hint, nopm, locks, \
+    server_flavor, options_key, load_cpu_s, note, excluded)";
+
+/// What a SQLite store does after migration i (0-based) besides the
+/// statements both kinds of store share.
+fn sqlite_only(step: usize) -> Option<String> {
+    match step {
+        9 => Some(format!("{};\n{LISTING_INDEX};", fill_listed())),
+        _ => None,
+    }
+}
 
 /// SQLite's expression for a new `uid` (see migration v9).
 pub(super) const NEW_UID: &str = "lower(hex(randomblob(16)))";
@@ -237,8 +292,15 @@ pub(crate) fn migrate(conn: &Connection) -> rusqlite::Result<()> {
     }
     let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)?;
     let current = version(&tx)?;
-    for sql in MIGRATIONS.iter().skip(current.clamp(0, latest) as usize) {
+    for (step, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(current.clamp(0, latest) as usize)
+    {
         tx.execute_batch(sql)?;
+        if let Some(local) = sqlite_only(step) {
+            tx.execute_batch(&local)?;
+        }
     }
     tx.pragma_update(None, "user_version", latest.max(current))?;
     tx.commit()
@@ -259,6 +321,9 @@ const OLDEST_READABLE: i64 = 6;
 
 /// The version that added the curation tables and columns.
 const CURATION: i64 = 8;
+
+/// The version that added the listed columns (`LISTED`).
+const LISTED_COLUMNS: i64 = 10;
 
 /// For read-only opens: the schema must be one this qpslab reads (from
 /// `OLDEST_READABLE` to the latest).
@@ -285,16 +350,29 @@ pub(crate) fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool>
 /// `OLDEST_READABLE`): the tables later versions add, made empty in the
 /// connection's TEMP schema (nothing reaches the file), and the columns
 /// they add to `runs` as (name, SQL value) for the TEMP view over it.
-pub(crate) fn read_compat(conn: &Connection) -> Result<Vec<(&'static str, &'static str)>> {
-    if version(conn)? >= CURATION {
-        return Ok(Vec::new());
+/// The listed columns (v10) are computed from the documents, as the
+/// migration would fill them.
+pub(crate) fn read_compat(conn: &Connection) -> Result<Vec<(String, String)>> {
+    let v = version(conn)?;
+    let mut added = Vec::new();
+    if v < CURATION {
+        conn.execute_batch(
+            "CREATE TEMP TABLE run_tags (run_id INTEGER NOT NULL, tag TEXT NOT NULL);
+             CREATE TEMP TABLE baselines (workload TEXT NOT NULL, label TEXT NOT NULL,
+                                          run_id INTEGER NOT NULL, pinned_at TEXT NOT NULL);",
+        )?;
+        added.extend([
+            ("note".into(), "NULL".into()),
+            ("excluded".into(), "0".into()),
+        ]);
     }
-    conn.execute_batch(
-        "CREATE TEMP TABLE run_tags (run_id INTEGER NOT NULL, tag TEXT NOT NULL);
-         CREATE TEMP TABLE baselines (workload TEXT NOT NULL, label TEXT NOT NULL,
-                                      run_id INTEGER NOT NULL, pinned_at TEXT NOT NULL);",
-    )?;
-    Ok(vec![("note", "NULL"), ("excluded", "0")])
+    if v < LISTED_COLUMNS {
+        for (c, e) in LISTED {
+            // the view reads the table as `r`
+            added.push((c.to_string(), e.replace("json_extract(", "json_extract(r.")));
+        }
+    }
+    Ok(added)
 }
 
 #[cfg(test)]

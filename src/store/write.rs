@@ -76,6 +76,16 @@ pub type KeptPhase = (
     crate::stats::document::IbenchPhase,
 );
 
+/// Sets run `id`'s listed columns (schema v10) from its documents as
+/// they are now: after each write of a document they come from.
+pub(super) fn fill_listed(conn: &rusqlite::Connection, id: i64) -> Result<()> {
+    conn.execute(
+        &format!("{} WHERE id = ?1", super::schema::fill_listed()),
+        [id],
+    )?;
+    Ok(())
+}
+
 impl Store {
     /// Records the start of a run; returns its id.
     pub fn begin_run(&self, r: &NewRun) -> Result<i64> {
@@ -108,7 +118,9 @@ impl Store {
                 r.server_nondefault.as_ref().map(Value::to_string),
             ],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        let id = self.conn.last_insert_rowid();
+        fill_listed(&self.conn, id)?;
+        Ok(id)
     }
 
     /// The newest campaign of this name and kind, if any (reads only).
@@ -202,7 +214,7 @@ impl Store {
             "UPDATE runs SET profile = ?2 WHERE id = ?1",
             params![run, text],
         )?;
-        Ok(())
+        fill_listed(&self.conn, run)
     }
 
     /// Keeps an insert benchmark phase's figures in its run's summary
@@ -344,6 +356,7 @@ impl Store {
             "INSERT OR REPLACE INTO histograms (run_id, unit, encoding, data) VALUES (?1, 'us', 'hdr-v2', ?2)",
             params![run, t.hist.to_v2_bytes()],
         )?;
+        fill_listed(&tx, run)?;
         tx.commit()?;
         Ok(())
     }

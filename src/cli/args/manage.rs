@@ -148,6 +148,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn prune_dates_are_days_or_utc_instants() {
+        assert_eq!(prune_date("2026-01-31").unwrap(), "2026-01-31");
+        assert_eq!(
+            prune_date("2026-01-31T12:00:00Z").unwrap(),
+            "2026-01-31T12:00:00Z"
+        );
+        for bad in [
+            "",
+            "2026",
+            "2026-13-01",
+            "26-01-31",
+            "2026-01-31 12:00",
+            "yesterday",
+            "2026-01-3x",
+        ] {
+            assert!(prune_date(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn run_words_take_ids_ranges_and_lists() {
         assert_eq!(run_ids("12").unwrap().0, vec![12]);
         assert_eq!(run_ids("12-14").unwrap().0, vec![12, 13, 14]);
@@ -196,6 +216,69 @@ pub(crate) enum StoreCmd {
     /// are the destination's; a run the destination already holds (by its
     /// uid) is skipped, so copying again adds nothing.
     Copy(StoreCopyArgs),
+    /// Delete the runs started before a date, with their samples,
+    /// statements, histograms, counters and profiles: prints what goes
+    /// (runs, samples, MB) and asks first (--yes where stdin is not a
+    /// terminal). Pinned baselines and running runs are always kept. The
+    /// file keeps its size until `qpslab store vacuum`.
+    Prune(StorePruneArgs),
+    /// Give the space of deleted runs back to the file system: rewrites
+    /// the store without its free pages (SQLite's VACUUM; needs free disk
+    /// about the store's size while it runs) and says how much it gained.
+    Vacuum(StoreVacuumArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct StorePruneArgs {
+    /// Delete the runs started before this day (YYYY-MM-DD, UTC) or
+    /// instant (YYYY-MM-DDTHH:MM:SSZ).
+    #[arg(long, value_name = "DATE", value_parser = prune_date, required = true)]
+    pub before: String,
+    /// Keep the runs that belong to a campaign or a sweep.
+    #[arg(long)]
+    pub keep_campaigns: bool,
+    /// Keep the runs that have a tag (`qpslab tag`).
+    #[arg(long)]
+    pub keep_tagged: bool,
+    /// Print what would be deleted and delete nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Delete without asking (needed when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    #[command(flatten)]
+    pub store: StoreArg,
+}
+
+/// Parses `--before`: a day or a UTC instant, in the store's own form
+/// (runs' start times are RFC 3339 UTC, compared as text).
+pub(crate) fn prune_date(s: &str) -> Result<String, String> {
+    let bad = || {
+        format!("'{s}' is not a date: give YYYY-MM-DD (e.g. 2026-01-31) or YYYY-MM-DDTHH:MM:SSZ")
+    };
+    let s = s.trim();
+    let day = s.get(..10).filter(|d| d.is_ascii()).ok_or_else(bad)?;
+    let digits = |r: std::ops::Range<usize>| day[r].bytes().all(|b| b.is_ascii_digit());
+    let shaped =
+        digits(0..4) && &day[4..5] == "-" && digits(5..7) && &day[7..8] == "-" && digits(8..10);
+    let (m, d): (u32, u32) = (
+        day[5..7].parse().unwrap_or(0),
+        day[8..10].parse().unwrap_or(0),
+    );
+    if !shaped || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Err(bad());
+    }
+    match &s[10..] {
+        "" => Ok(day.to_string()),
+        t if t.len() == 10 && t.starts_with('T') && t.ends_with('Z') => Ok(s.to_string()),
+        _ => Err(bad()),
+    }
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct StoreVacuumArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
 }
 
 #[derive(Args, Debug)]

@@ -100,7 +100,8 @@ pub(crate) enum Cmd {
     /// The local web UI over the results store (read-only).
     Ui(UiArgs),
     /// Move runs between results stores: `store copy FROM TO` (a SQLite
-    /// file or a mysql://user@host[:port]/db server store, either way).
+    /// file or a mysql://user@host[:port]/db server store, either way);
+    /// retention: `store prune --before DATE`, `store vacuum`.
     Store {
         #[command(subcommand)]
         cmd: super::manage::StoreCmd,
