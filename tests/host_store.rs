@@ -8,46 +8,10 @@
 
 mod common;
 use common::{json, lab, text};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 /// A scratch directory, removed on drop (also when a test fails).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let p =
-            std::env::temp_dir().join(format!("qpslab-host-store-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("scratch dir");
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// qpslab in `dir` with its state directory there.
-fn qpslab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qpslab"))
-        .args(args)
-        .current_dir(dir)
-        .env("QPSLAB_HOME", dir.join("home"))
-        .env_remove("QPSLAB_STORE")
-        .output()
-        .expect("run qpslab")
-}
-
-fn all(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use common::scratch::{all, qpslab_in as qpslab, Scratch};
 
 fn runs(dir: &Path, store: &str) -> Vec<serde_json::Value> {
     let o = qpslab(dir, &["runs", "--store", store, "--format", "json"]);
@@ -87,7 +51,7 @@ fn figure(d: &serde_json::Value, name: &str) -> f64 {
 
 #[test]
 fn qpslab_run_cpu_is_stored_like_any_run() {
-    let s = Scratch::new("cpu");
+    let s = Scratch::new("host-store", "cpu");
     let store = s.0.join("r.db").display().to_string();
     let o = qpslab(
         &s.0,
@@ -163,7 +127,7 @@ fn qpslab_run_cpu_is_stored_like_any_run() {
 
 #[test]
 fn qpslab_run_fileio_keeps_its_reads_writes_and_throughput() {
-    let s = Scratch::new("fileio");
+    let s = Scratch::new("host-store", "fileio");
     let store = s.0.join("r.db").display().to_string();
     let size = "--file-total-size=8M";
     let o = qpslab(&s.0, &["prepare", "fileio", size, "--file-num=2"]);
@@ -207,7 +171,7 @@ fn qpslab_run_fileio_keeps_its_reads_writes_and_throughput() {
 
 #[test]
 fn sysbench_mode_stores_only_when_asked() {
-    let s = Scratch::new("sbmode");
+    let s = Scratch::new("host-store", "sbmode");
     let o = qpslab(&s.0, &["sysbench", "cpu", "--time=1", "run"]);
     assert!(o.status.success(), "{}", all(&o));
     assert!(!all(&o).contains("stored as run"), "{}", all(&o));
@@ -251,7 +215,7 @@ fn a_campaign_characterises_the_host_once_and_keeps_it_apart_from_its_points() {
     let l = lab();
     l.fresh_db("camphost");
     l.sql("mysql", "CREATE OR REPLACE USER 'camph'@'%' IDENTIFIED BY 'camph-pw'; GRANT ALL ON *.* TO 'camph'@'%';");
-    let s = Scratch::new("campaign");
+    let s = Scratch::new("host-store", "campaign");
     let path = s.0.join("c-host.toml");
     std::fs::write(
         &path,

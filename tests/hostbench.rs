@@ -5,31 +5,16 @@
 //! "Threads started!" on, the histogram's rows, the interval lines'
 //! count). No mock: without sysbench installed these tests fail.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn qpslab() -> &'static str {
     env!("CARGO_BIN_EXE_qpslab")
 }
 
-/// A scratch directory, removed on drop (also when a test fails).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let p =
-            std::env::temp_dir().join(format!("qpslab-hostbench-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("scratch dir");
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 fn run(prog: &str, pre: &[&str], args: &[&str], dir: &Path) -> Output {
     Command::new(prog)
@@ -106,7 +91,7 @@ fn mask(text: &str) -> (String, Vec<String>) {
 
 /// Runs `args` through both and asserts they agree.
 fn same(args: &[&str]) {
-    let dir = Scratch::new(&args.join("_").replace(['/', '-', '='], ""));
+    let dir = Scratch::new("hostbench", &args.join("_").replace(['/', '-', '='], ""));
     same_in(args, &dir.0);
 }
 
@@ -235,7 +220,7 @@ fn refusals_and_help_come_on_sysbenchs_streams_with_its_codes() {
 
 #[test]
 fn a_sysbench_link_to_the_binary_is_sysbench() {
-    let dir = Scratch::new("link");
+    let dir = Scratch::new("hostbench", "link");
     let link = dir.0.join("sysbench");
     std::os::unix::fs::symlink(qpslab(), &link).expect("symlink");
     let args = ["cpu", "--events=20", "--threads=2", "run"];
@@ -254,8 +239,8 @@ fn same_apart(args: &[&str], theirs: &Path, ours: &Path) {
 
 #[test]
 fn fileio_prepares_runs_and_cleans_up_as_sysbench() {
-    let theirs = Scratch::new("fileio-theirs");
-    let ours = Scratch::new("fileio-ours");
+    let theirs = Scratch::new("hostbench", "fileio-theirs");
+    let ours = Scratch::new("hostbench", "fileio-ours");
     let files = ["fileio", "--file-total-size=4M", "--file-num=4"];
     let with = |more: &[&'static str]| -> Vec<&'static str> {
         files.iter().chain(more).copied().collect()

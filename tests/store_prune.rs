@@ -8,44 +8,12 @@
 //! runs (`qpslab run cpu`, no server needed), moved back in time.
 
 use rusqlite::Connection;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 /// A scratch directory, removed on drop (also when a test fails).
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let p = std::env::temp_dir().join(format!("qpslab-prune-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("scratch dir");
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn qpslab(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qpslab"))
-        .args(args)
-        .current_dir(dir)
-        .env("QPSLAB_HOME", dir.join("home"))
-        .env_remove("QPSLAB_STORE")
-        .output()
-        .expect("run qpslab")
-}
-
-fn all(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+#[path = "common/scratch.rs"]
+mod scratch;
+use scratch::{all, qpslab_in as qpslab, Scratch};
 
 /// `qpslab ARGS --store STORE`, which must succeed; its output.
 fn ok(dir: &Path, store: &str, args: &[&str]) -> String {
@@ -80,7 +48,7 @@ fn ids(db: &Connection) -> Vec<i64> {
 
 #[test]
 fn prune_deletes_only_what_it_is_asked_to_and_vacuum_shrinks() {
-    let s = Scratch::new("store");
+    let s = Scratch::new("prune", "store");
     let dir = s.0.as_path();
     let store = dir.join("results.db");
     let st = store.to_str().unwrap();
@@ -190,7 +158,7 @@ fn prune_deletes_only_what_it_is_asked_to_and_vacuum_shrinks() {
 
 #[test]
 fn bad_dates_and_server_stores_are_refused_in_one_line() {
-    let s = Scratch::new("refuse");
+    let s = Scratch::new("prune", "refuse");
     let dir = s.0.as_path();
     let st = dir.join("results.db");
     let st = st.to_str().unwrap();

@@ -7,6 +7,7 @@
 pub mod family;
 pub mod probe;
 pub mod prometheus;
+pub mod scratch;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

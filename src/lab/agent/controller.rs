@@ -153,6 +153,9 @@ pub(crate) fn http() -> ureq::Agent {
         .into()
 }
 
+/// The largest answer read from an agent (a long run's profile).
+const ANSWER_LIMIT: u64 = 1 << 30;
+
 /// A request's answer: the body on success, else the agent's one-line
 /// refusal (or the transport's error).
 pub(crate) fn call(
@@ -175,7 +178,15 @@ pub(crate) fn call(
     match answer {
         Ok(mut r) => {
             let ok = r.status().is_success();
-            let text = r.body_mut().read_to_string().unwrap_or_default();
+            // A profile's folded stacks can pass ureq's default 10 MB
+            // limit on a busy server; an unreadable answer is said, not
+            // taken for an empty one.
+            let text = r
+                .body_mut()
+                .with_config()
+                .limit(ANSWER_LIMIT)
+                .read_to_string()
+                .map_err(|e| format!("its answer to {path} could not be read: {e}"))?;
             if ok {
                 Ok(text)
             } else {
