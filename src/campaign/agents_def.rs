@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// `[agents]`: `addresses` as `--agents` takes them (`HOST:PORT`,
-/// `@FILE`, `dns:NAME:PORT`), optional `weights` (one per address), and
-/// `token_file`.
+/// `@FILE`, `dns:NAME:PORT`), optional `weights` (one per address),
+/// `token_file`, and `ca_file` for HTTPS.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentsDef {
@@ -23,6 +23,10 @@ pub struct AgentsDef {
     pub weights: Vec<f64>,
     /// The shared token's file (its first line), as each agent's.
     pub token_file: PathBuf,
+    /// HTTPS to the agents, trusting this PEM file's certificates (as
+    /// `--agent-ca`); plain HTTP without it.
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
 }
 
 impl AgentsDef {

@@ -23,8 +23,13 @@ pub(super) fn agent(a: &AgentArgs) -> Result<i32> {
     if let Some(d) = &a.dump {
         core = core.dumping_to(d.clone());
     }
-    crate::ui::agent_api::serve_agent(addr, core, |bound| {
-        outln!("qpslab agent listening on {bound}");
+    let tls = match (&a.tls_cert, &a.tls_key) {
+        (Some(c), Some(k)) => Some(crate::ui::tls_acceptor(c, k).map_err(|e| anyhow!(e))?),
+        _ => None,
+    };
+    let over = if tls.is_some() { " (TLS)" } else { "" };
+    crate::ui::agent_api::serve_agent(addr, core, tls, |bound| {
+        outln!("qpslab agent listening on {bound}{over}");
         crate::out::flush();
     })?;
     Ok(0)

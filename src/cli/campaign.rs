@@ -321,8 +321,13 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
     if let Some(ag) = &c.agents {
-        super::fleet_plan::agents_plan(&ag.spec(), &ag.token_file, Vec::new())
-            .context("[agents]")?;
+        super::fleet_plan::agents_plan(
+            &ag.spec(),
+            &ag.token_file,
+            ag.ca_file.as_deref(),
+            Vec::new(),
+        )
+        .context("[agents]")?;
     }
     let (store, id) = open(a, &c, &text)?;
     let _lock = lock_campaign(&store, id, &c.name)?;
@@ -354,8 +359,12 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         let cfg = plan.run_config(plan.single_threads()?, &t.opts)?;
         let fleet = match &c.agents {
             Some(a) => {
-                let fp =
-                    super::fleet_plan::agents_plan(&a.spec(), &a.token_file, point_words(&c, p))?;
+                let fp = super::fleet_plan::agents_plan(
+                    &a.spec(),
+                    &a.token_file,
+                    a.ca_file.as_deref(),
+                    point_words(&c, p),
+                )?;
                 Some(super::agent::gather(&plan, &fp, &cfg, false, false)?)
             }
             None => None,

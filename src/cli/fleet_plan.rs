@@ -1,9 +1,10 @@
-//! A load command's `--agents` and `--token-file`, checked, as lab's
-//! `FleetPlan`: the agents with their weights, the token, and the words of
-//! this command line to ship (without those two options). Parses only.
+//! A load command's `--agents`, `--token-file` and `--agent-ca`, checked,
+//! as lab's `FleetPlan`: the agents with their weights, the link (token,
+//! TLS), and the words of this command line to ship (without those
+//! options). Parses only.
 
 use super::args::LoadArgs;
-use crate::lab::agent::{resolve_agents, token_of, FleetPlan, ServerAgent};
+use crate::lab::agent::{resolve_agents, token_of, FleetPlan, Link, ServerAgent};
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::OnceLock;
 
@@ -23,8 +24,17 @@ pub(super) fn read_token(path: &std::path::Path, what: &str) -> Result<String> {
     token_of(&text).ok_or_else(|| anyhow!("{what}: {} holds no token", path.display()))
 }
 
-/// `--server-agent` of a load command, with `--token-file`'s token: None
-/// without it.
+/// The token of `token_file`, over TLS trusting `ca` when given.
+pub(super) fn link(token_file: &std::path::Path, ca: Option<&std::path::Path>) -> Result<Link> {
+    let token = read_token(token_file, "--token-file")?;
+    match ca {
+        Some(ca) => Link::with_ca(&token, ca).map_err(|e| anyhow!(e)),
+        None => Ok(Link::plain(&token)),
+    }
+}
+
+/// `--server-agent` of a load command, with `--token-file`'s token (and
+/// `--agent-ca`'s TLS): None without it.
 pub(super) fn server_agent(a: &LoadArgs) -> Result<Option<ServerAgent>> {
     let Some(addr) = &a.server_agent else {
         return Ok(None);
@@ -32,8 +42,7 @@ pub(super) fn server_agent(a: &LoadArgs) -> Result<Option<ServerAgent>> {
     let Some(file) = &a.token_file else {
         bail!("--server-agent needs --token-file (the token the agent was started with)");
     };
-    let token = read_token(file, "--token-file")?;
-    ServerAgent::new(addr, &token).map(Some)
+    ServerAgent::new(addr, link(file, a.agent_ca.as_deref())?).map(Some)
 }
 
 /// `--agents` and `--token-file` of a load command: None without
@@ -45,6 +54,9 @@ pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
         if a.token_file.is_some() && a.server_agent.is_none() {
             bail!("--token-file goes with --agents or --server-agent");
         }
+        if a.agent_ca.is_some() && a.server_agent.is_none() {
+            bail!("--agent-ca goes with --agents or --server-agent (the agents' certificate or their CA's)");
+        }
         return Ok(None);
     };
     let Some(file) = &a.token_file else {
@@ -55,19 +67,21 @@ pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
         bail!("--agents works with `qpslab run WORKLOAD …` and `qpslab sweep WORKLOAD …` (a campaign takes them from its file's [agents])");
     };
     let words = shipped_words(&argv[at + 2..]);
-    agents_plan(list, file, words).map(Some)
+    agents_plan(list, file, a.agent_ca.as_deref(), words).map(Some)
 }
 
 /// The agents named by `list` (a list, `@FILE`, `dns:NAME:PORT`) with the
-/// token of `token_file`, shipping `words` (a campaign point's).
+/// token of `token_file` (over TLS trusting `ca` when given), shipping
+/// `words` (a campaign point's).
 pub(super) fn agents_plan(
     list: &str,
     token_file: &std::path::Path,
+    ca: Option<&std::path::Path>,
     words: Vec<String>,
 ) -> Result<FleetPlan> {
     Ok(FleetPlan {
         agents: resolve_agents(list)?,
-        token: read_token(token_file, "--token-file")?,
+        link: link(token_file, ca)?,
         words,
         script: None,
     })
@@ -75,9 +89,10 @@ pub(super) fn agents_plan(
 
 /// Options of the controller's command that the agents' `run` does not
 /// take: they are not shipped (with their values).
-const NOT_SHIPPED: [&str; 5] = [
+const NOT_SHIPPED: [&str; 6] = [
     "--agents",
     "--token-file",
+    "--agent-ca",
     "--server-agent",
     "--repeat",
     "--cooldown",
@@ -116,6 +131,8 @@ mod tests {
             "a:1",
             "--time=3",
             "--token-file=/t",
+            "--agent-ca",
+            "/ca.pem",
             "--repeat",
             "2",
             "--cooldown=1",

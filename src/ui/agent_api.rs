@@ -199,11 +199,13 @@ async fn profile_stop(
     }
 }
 
-/// Serves `core` on `addr` until the process ends; `listening` is called
-/// with the bound address once requests are taken.
+/// Serves `core` on `addr` until the process ends, over TLS when `tls`
+/// is given; `listening` is called with the bound address once requests
+/// are taken.
 pub fn serve_agent(
     addr: SocketAddr,
     core: AgentCore,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     listening: impl FnOnce(SocketAddr),
 ) -> Result<()> {
     let std_listener = std::net::TcpListener::bind(addr)
@@ -228,7 +230,7 @@ pub fn serve_agent(
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(std_listener)?;
         listening(bound);
-        super::listen::serve(listener, router, std::future::pending::<()>()).await
+        super::listen::serve_with(listener, router, std::future::pending::<()>(), tls).await
     })?;
     Ok(())
 }

@@ -20,6 +20,7 @@ mod index_page;
 mod latency_overlay;
 mod latency_section;
 mod listen;
+pub use listen::tls_acceptor;
 pub mod metrics_endpoint;
 mod operations_section;
 mod overlay_page;

@@ -126,6 +126,12 @@ pub(crate) struct LoadArgs {
     /// agent's --token-file) [default: none].
     #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
     pub token_file: Option<PathBuf>,
+    /// Reach the agents (--agents, --server-agent) over HTTPS, trusting
+    /// the certificates in this PEM file (the agents' own self-signed
+    /// certificate, or the CA that signed theirs; each must name the
+    /// address it is reached by) [default: none: plain HTTP].
+    #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
+    pub agent_ca: Option<PathBuf>,
     /// The agent (`qpslab agent`) running beside a server on another
     /// host, as HOST:PORT, with --token-file's token: the monitor reads
     /// that host's CPU, the server's process, disks, network, memory and
@@ -341,6 +347,23 @@ pub(crate) struct AgentArgs {
     /// the same file's token.
     #[arg(long, value_name = "FILE", help_heading = "Agent")]
     pub token_file: PathBuf,
+    /// Serve over TLS with this PEM certificate (chain), with --tls-key;
+    /// the controller then gives --agent-ca [default: none: plain HTTP].
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tls_key",
+        help_heading = "Agent"
+    )]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert [default: none].
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tls_cert",
+        help_heading = "Agent"
+    )]
+    pub tls_key: Option<PathBuf>,
     /// Testing only: this agent's clock reads this many ms off.
     #[arg(
         long,

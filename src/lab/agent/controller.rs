@@ -3,7 +3,8 @@
 //! midpoint, best of a few samples), the connections split by weight, and
 //! every agent asked to reach the target; any agent that cannot is named
 //! with its reason and the run is refused before it starts. The run
-//! itself is `drive.rs`. HTTP through ureq, JSON bodies (wire.rs).
+//! itself is `drive.rs`. HTTP(S) through ureq (link.rs), JSON bodies
+//! (wire.rs).
 
 use super::wire::{CheckAnswer, Hello, ScriptText, TargetSpec, PROTOCOL};
 use crate::protocol::{ConnOpts, Endpoint};
@@ -67,8 +68,8 @@ pub fn parse_agents(s: &str) -> Result<Vec<AgentAddr>> {
 pub struct FleetPlan {
     /// The agents, in the order given.
     pub agents: Vec<AgentAddr>,
-    /// The shared token (bearer token of every request).
-    pub token: String,
+    /// The token, and TLS when asked (link.rs).
+    pub link: super::Link,
     /// The workload as `qpslab run` words (workload first).
     pub words: Vec<String>,
     /// A script's text and digest, when the workload is one.
@@ -144,15 +145,6 @@ pub fn split(threads: u32, weights: &[f64]) -> Option<Vec<u32>> {
     Some(v)
 }
 
-/// The HTTP client every request to the agents goes through.
-pub(crate) fn http() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(REQUEST_TIMEOUT))
-        .http_status_as_error(false)
-        .build()
-        .into()
-}
-
 /// The largest answer read from an agent (a long run's profile).
 const ANSWER_LIMIT: u64 = 1 << 30;
 
@@ -160,13 +152,13 @@ const ANSWER_LIMIT: u64 = 1 << 30;
 /// refusal (or the transport's error).
 pub(crate) fn call(
     http: &ureq::Agent,
-    token: &str,
+    link: &super::Link,
     addr: &str,
     path: &str,
     body: Option<String>,
 ) -> Result<String, String> {
-    let url = format!("http://{addr}{path}");
-    let auth = format!("Bearer {token}");
+    let url = link.url(addr, path);
+    let auth = format!("Bearer {}", link.token);
     let answer = match body {
         Some(b) => http
             .post(&url)
@@ -193,7 +185,7 @@ pub(crate) fn call(
                 Err(text.lines().next().unwrap_or("").trim().to_string())
             }
         }
-        Err(e) => Err(format!("cannot reach it: {e}")),
+        Err(e) => Err(link.unreachable(&e)),
     }
 }
 
@@ -218,12 +210,12 @@ fn target_spec(conn: &ConnOpts) -> Result<TargetSpec> {
 
 /// The offset of `addr`'s clock against ours: the sample with the
 /// shortest round trip, its reading against the round trip's midpoint.
-fn clock_of(http: &ureq::Agent, token: &str, addr: &str) -> Result<(f64, f64), String> {
+fn clock_of(http: &ureq::Agent, link: &super::Link, addr: &str) -> Result<(f64, f64), String> {
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..CLOCK_SAMPLES {
         let sent = super::worker::unix_now();
         let t0 = Instant::now();
-        let text = call(http, token, addr, "/v1/hello", None)?;
+        let text = call(http, link, addr, "/v1/hello", None)?;
         let rtt = t0.elapsed().as_secs_f64();
         let hello: Hello =
             serde_json::from_str(&text).map_err(|e| format!("its hello does not parse: {e}"))?;
@@ -258,13 +250,13 @@ impl Fleet {
                 weights.len()
             )
         })?;
-        let http = http();
+        let http = plan.link.client(REQUEST_TIMEOUT);
         let body = serde_json::to_string(&target)?;
         let mut members = Vec::new();
         let mut refused = Vec::new();
         for (a, n) in plan.agents.iter().zip(shares) {
-            let checked = clock_of(&http, &plan.token, &a.addr).and_then(|(offset_s, rtt_s)| {
-                let text = call(&http, &plan.token, &a.addr, "/v1/check", Some(body.clone()))?;
+            let checked = clock_of(&http, &plan.link, &a.addr).and_then(|(offset_s, rtt_s)| {
+                let text = call(&http, &plan.link, &a.addr, "/v1/check", Some(body.clone()))?;
                 let c: CheckAnswer = serde_json::from_str(&text)
                     .map_err(|e| format!("its check does not parse: {e}"))?;
                 match c.error {

@@ -73,7 +73,7 @@ pub(crate) fn drive(
         let body = serde_json::to_string(&req).unwrap_or_default();
         let started = call(
             &fleet.http,
-            &fleet.plan.token,
+            &fleet.plan.link,
             &m.addr,
             "/v1/start",
             Some(body),
@@ -163,7 +163,7 @@ fn compacted(mut s: Sample, cfg: &RunConfig) -> Sample {
 /// One poll of one agent: new samples, its end, or its silence.
 fn poll_one(fleet: &Fleet, s: &mut Seen) {
     let path = format!("/v1/runs/{}?after={}", s.run, s.next_k());
-    let answer = call(&fleet.http, &fleet.plan.token, &s.member.addr, &path, None)
+    let answer = call(&fleet.http, &fleet.plan.link, &s.member.addr, &path, None)
         .and_then(|t| serde_json::from_str::<Poll>(&t).map_err(|e| format!("its poll: {e}")));
     match answer {
         Ok(p) => s.absorb(p),
@@ -178,7 +178,7 @@ fn stop_all(fleet: &Fleet, seen: &[Seen]) {
         let path = format!("/v1/runs/{}/stop", s.run);
         let _ = call(
             &fleet.http,
-            &fleet.plan.token,
+            &fleet.plan.link,
             &s.member.addr,
             &path,
             Some("{}".into()),

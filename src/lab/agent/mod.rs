@@ -7,7 +7,8 @@
 //! split, the reach check), the run (`drive`) and the merging (`merge`).
 //! Beside the database server, an agent serves its host's OS sources
 //! and perf recordings to the controller's monitor and profiler
-//! (`host_serve`; the controller's client is `server_agent`).
+//! (`host_serve`; the controller's client is `server_agent`). How the
+//! controller reaches agents (token, HTTPS with a CA) is `link`.
 //! A run on agents goes through the same `run_once` as a local one: only
 //! the load's source differs (`lab::watch::run_watched`).
 
@@ -15,6 +16,7 @@ mod addresses;
 mod controller;
 mod drive;
 mod host_serve;
+mod link;
 mod merge;
 mod server_agent;
 pub mod wire;
@@ -26,6 +28,7 @@ pub use controller::{
 };
 pub(crate) use drive::drive;
 pub use host_serve::HostCore;
+pub use link::Link;
 pub use merge::CLIENT_BOUND_BUSY;
 pub use server_agent::ServerAgent;
 pub use worker::{token_of, unix_now, AgentCore, Builder, Refusal, DEADLINE_GRACE};

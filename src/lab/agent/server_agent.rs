@@ -27,7 +27,7 @@ const POLL_TIMEOUT: Duration = Duration::from_millis(800);
 pub struct ServerAgent {
     /// host:port.
     pub addr: String,
-    token: String,
+    link: super::Link,
     http: ureq::Agent,
 }
 
@@ -37,26 +37,18 @@ impl std::fmt::Debug for ServerAgent {
     }
 }
 
-fn client(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .build()
-        .into()
-}
-
 impl ServerAgent {
-    /// The agent at `addr` (HOST:PORT) answering to `token`; nothing is
-    /// sent yet.
-    pub fn new(addr: &str, token: &str) -> Result<ServerAgent> {
+    /// The agent at `addr` (HOST:PORT) reached through `link` (its
+    /// token, TLS); nothing is sent yet.
+    pub fn new(addr: &str, link: super::Link) -> Result<ServerAgent> {
         match addr.rsplit_once(':') {
             Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok() => {}
             _ => bail!("--server-agent: '{addr}' is not HOST:PORT (the address the agent beside the server listens on)"),
         }
         Ok(ServerAgent {
             addr: addr.to_string(),
-            token: token.to_string(),
-            http: client(POLL_TIMEOUT),
+            http: link.client(POLL_TIMEOUT),
+            link,
         })
     }
 
@@ -67,7 +59,7 @@ impl ServerAgent {
         body: &impl serde::Serialize,
     ) -> Result<T, String> {
         let body = serde_json::to_string(body).map_err(|e| e.to_string())?;
-        let text = call(http, &self.token, &self.addr, path, Some(body))?;
+        let text = call(http, &self.link, &self.addr, path, Some(body))?;
         serde_json::from_str(&text).map_err(|e| format!("its answer to {path} does not parse: {e}"))
     }
 
@@ -104,14 +96,14 @@ impl ServerAgent {
             hz,
             max_s,
         };
-        let http = client(REQUEST_TIMEOUT);
+        let http = self.link.client(REQUEST_TIMEOUT);
         let s: ProfileStarted = self.post(&http, "/v1/profile/start", &req)?;
         Ok(s.id)
     }
 
     /// Stops recording `id` and brings back what each kind gathered.
     pub fn stop_profile(&self, id: u64) -> Result<Vec<Outcome>, String> {
-        let http = client(PROFILE_READ_TIMEOUT);
+        let http = self.link.client(PROFILE_READ_TIMEOUT);
         let w: Vec<WireOutcome> = self.post(
             &http,
             &format!("/v1/profile/{id}/stop"),
@@ -134,7 +126,7 @@ impl HostReader for ServerAgent {
             pid_file: pid_file.to_string(),
             port,
         };
-        let http = client(REQUEST_TIMEOUT);
+        let http = self.link.client(REQUEST_TIMEOUT);
         self.post(&http, "/v1/host/locate", &req)
     }
 
@@ -165,19 +157,21 @@ mod tests {
 
     #[test]
     fn the_server_agent_is_host_and_port() {
-        assert!(ServerAgent::new("db1:7070", "t").is_ok());
-        let e = ServerAgent::new("db1", "t").unwrap_err().to_string();
+        assert!(ServerAgent::new("db1:7070", crate::lab::agent::Link::plain("t")).is_ok());
+        let e = ServerAgent::new("db1", crate::lab::agent::Link::plain("t"))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("--server-agent") && e.contains("HOST:PORT"),
             "{e}"
         );
-        assert!(ServerAgent::new(":7070", "t").is_err());
+        assert!(ServerAgent::new(":7070", crate::lab::agent::Link::plain("t")).is_err());
     }
 
     #[test]
     fn an_agent_that_does_not_answer_is_said_in_one_line() {
         // nothing listens on port 1
-        let a = ServerAgent::new("127.0.0.1:1", "t").unwrap();
+        let a = ServerAgent::new("127.0.0.1:1", crate::lab::agent::Link::plain("t")).unwrap();
         let e = a.poll(SourceId::Cpu, None, None).unwrap_err();
         assert!(
             e.starts_with("the agent at 127.0.0.1:1: cannot reach it"),
