@@ -27,18 +27,21 @@ local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP, FINISH = 1, 2, 3, 4, 5, 6, 
 -- Added to a request's code: the event before it is over.
 local AFTER_END = 8
 
--- The events coroutine whose last event is over and not yet said so (it
--- runs on into its next event, whose first request says it); requests
--- made so far in this state (a change across an event: it made one).
-local ENDED, NREQ = nil, 0
+-- FOLD.ended: the events coroutine whose last event is over and not yet
+-- said so (it runs on into its next event, whose first request says it;
+-- qpslab reads it when a step is stopped there, so that the event over
+-- still counts); requests made so far in this state (a change across an
+-- event: it made one).
+local FOLD, NREQ = {}, 0
 
 -- Every request goes out here (an execution's values: up to six).
 local function request(code, a, b, c, d, e, f)
   NREQ = NREQ + 1
-  if ENDED ~= nil then
+  local ended = FOLD.ended
+  if ended ~= nil then
     -- (another coroutine's mark is stale: a step the guard stopped)
-    local mine = ENDED == running()
-    ENDED = nil
+    local mine = ended == running()
+    FOLD.ended = nil
     if mine then return yield(code + AFTER_END, a, b, c, d, e, f) end
   end
   return yield(code, a, b, c, d, e, f)
@@ -114,7 +117,7 @@ local function handler(e)
   return traceback(e, 2)
 end
 
-local Phases = {}
+local Phases = { fold = FOLD }
 
 -- Calls `fn` and turns any error into its message with a traceback.
 function Phases.guarded(fn, ...)
@@ -128,8 +131,9 @@ end
 -- Says the last event's end if this coroutine has not yet (before an
 -- error, a FINISH, or after an event that made no request); true if so.
 local function say_end()
-  if ENDED ~= nil and ENDED == running() then
-    ENDED = nil
+  local ended = FOLD.ended
+  if ended ~= nil and ended == running() then
+    FOLD.ended = nil
     yield(0)
     return true
   end
@@ -186,7 +190,7 @@ function Phases.events(env, tid, fold)
     if ret then
       yield(FINISH)
     elseif fold and NREQ ~= before then
-      ENDED = me
+      FOLD.ended = me
     else
       yield(0)
     end

@@ -40,6 +40,9 @@ pub(crate) struct ScriptSession {
     /// The next event's first request, yielded with the last event's end
     /// (prelude.lua's AFTER_END): the next `next` takes it, not a resume.
     ahead: Option<Req>,
+    /// A step that failed in the event begun ahead: the event before it
+    /// is over (and counted); this is the next step (or tear-down's).
+    failed_ahead: Option<String>,
     /// The bound types of each statement index's parameters (sql.lua
     /// sends them with a statement's first execution after bind_param).
     types: Vec<Vec<u8>>,
@@ -72,6 +75,7 @@ impl ScriptSession {
             co: None,
             in_event: false,
             ahead: None,
+            failed_ahead: None,
             types: Vec::new(),
             pending: Pending::Nothing,
             text: String::new(),
@@ -355,6 +359,9 @@ impl Session for ScriptSession {
         if let Some(m) = self.parked.take() {
             return self.fail(m);
         }
+        if let Some(m) = self.failed_ahead.take() {
+            return self.fail(m);
+        }
         if let Some(req) = self.ahead.take() {
             return self.request(req, stmts);
         }
@@ -367,6 +374,13 @@ impl Session for ScriptSession {
         };
         let req = match self.resume(&co, stmts.len().saturating_sub(1)) {
             Ok(r) => r,
+            Err(m) if self.kind == StepKind::Event && self.st.ended_ahead(&co) => {
+                // Stopped in the event begun ahead: the one before is over.
+                self.in_event = false;
+                self.co = None;
+                self.failed_ahead = Some(m);
+                return None;
+            }
             Err(m) => return self.fail(m),
         };
         if self.parked.is_some() {
@@ -421,6 +435,10 @@ impl Session for ScriptSession {
     }
 
     fn done(&mut self) -> bool {
+        if self.failed_ahead.is_some() {
+            // (its failure is the tear-down's first step)
+            return true;
+        }
         self.phase("thread_done", StepKind::Done)
     }
 }

@@ -429,6 +429,18 @@ impl ScriptState {
         self.host.lua.create_thread(body)
     }
 
+    /// Whether `co`'s last event was over when its step stopped (it ran
+    /// on into the next event: prelude.lua's `FOLD.ended`); clears the mark.
+    pub(crate) fn ended_ahead(&self, co: &mlua::Thread) -> bool {
+        let Ok(fold) = self.host.phases.get::<Table>("fold") else {
+            return false;
+        };
+        match fold.raw_get::<Value>("ended") {
+            Ok(Value::Thread(t)) if t == *co => fold.raw_set("ended", Value::Nil).is_ok(),
+            _ => false,
+        }
+    }
+
     /// Keeps `rows` as the connection's latest query result (swapped, not
     /// copied).
     pub(crate) fn keep_rows(&self, rows: &mut Rows) {
