@@ -11,6 +11,8 @@
 #
 #   bash scripts/run-tests.sh            # all
 #   STREAMS=1 bash scripts/run-tests.sh  # one at a time, as cargo does
+#   AFTER=target/ci-soak.rc bash scripts/run-tests.sh  # the measuring
+#                                        # binaries after that file appears
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STREAMS=${STREAMS:-2}
@@ -83,6 +85,13 @@ done
 for p in "${pids[@]}"; do wait "$p"; done
 for ((s = 0; s < STREAMS; s++)); do cat "$logs/stream-$s.out"; done
 echo "run-tests: the parallel part took $(( $(date +%s) - t0 )) s in $STREAMS streams"
+# AFTER=FILE: the measuring binaries wait (20 minutes at most) for FILE,
+# which a load beside the parallel part (CI's soak) writes when it ends.
+if [ -n "${AFTER:-}" ]; then
+  waited=0
+  until [ -s "$AFTER" ] || [ "$waited" -ge 1200 ]; do sleep 5; waited=$(( waited + 5 )); done
+  echo "run-tests: waited ${waited} s for $AFTER before the measuring binaries"
+fi
 while IFS=$'\t' read -r name path; do
   is_alone "$name" || continue
   run_one "$name" "$path" "$@"

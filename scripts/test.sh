@@ -28,26 +28,32 @@ export QPSLAB_TEST_MARIADB_114 QPSLAB_TEST_MARIADB_101
 # its memory grows by 1 MB per 10 minutes or more after its first 7
 # minutes (the counters' and the store's caches fill until about then,
 # and stay flat after: docs/BENCHMARKS.md; bench/soak.sh runs 2 hours).
-# It runs while the lints and the tests compile (its check is memory,
-# which compiling beside it does not change); the tests run after it. Its
+# It runs while the lints, the tests' build and the tests that do not
+# measure run (its check is memory, which load beside it does not change);
+# the measuring tests wait for its end (AFTER in scripts/run-tests.sh). Its
 # load is capped at 400 events a second and niced: unbounded, its 32 users
 # and the server took most of the 2 CPUs from the compiler for 10 minutes.
-MINUTES=10 SAMPLE=15 WARMUP=420 RESTART_AT=180 PROFILE_EVERY=300 MAX_SLOPE=1 CHECK=1 RATE=400 \
-  nice -n 10 bash bench/soak.sh > target/ci-soak.log 2>&1 &
+rm -f target/ci-soak.rc
+{ rc=0
+  MINUTES=10 SAMPLE=15 WARMUP=420 RESTART_AT=180 PROFILE_EVERY=300 MAX_SLOPE=1 CHECK=1 RATE=400 \
+    nice -n 10 bash bench/soak.sh > target/ci-soak.log 2>&1 || rc=$?
+  echo "$rc" > target/ci-soak.rc; } &
 SOAK=$!
 trap 'kill "$SOAK" 2>/dev/null || true' EXIT
 cargo clippy --release --all-targets -- -D warnings
 phase "clippy"
 cargo test --release --no-run
 phase "test build"
-soak_rc=0
-wait "$SOAK" || soak_rc=$?
+# Every test binary cargo builds: the measuring ones alone, after the
+# soak, the others in two parallel streams beside its end
+# (scripts/run-tests.sh; STREAMS=1 runs them as cargo does).
+tests_rc=0
+AFTER=target/ci-soak.rc bash scripts/run-tests.sh || tests_rc=$?
+phase "tests"
+wait "$SOAK" || true
 trap - EXIT
 cat target/ci-soak.log
+soak_rc=$(cat target/ci-soak.rc 2>/dev/null || echo "none (it did not end)")
 [ "$soak_rc" = 0 ] || { echo "the soak failed (exit $soak_rc): see above" >&2; exit 1; }
 phase "soak"
-# Every test binary cargo builds: the measuring ones alone, the others in
-# two parallel streams (scripts/run-tests.sh; STREAMS=1 runs them as cargo
-# does).
-bash scripts/run-tests.sh
-phase "tests"
+exit "$tests_rc"

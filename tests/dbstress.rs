@@ -246,4 +246,20 @@ options = { rows_per_commit = 10 }
     let s = text(&o);
     assert!(!o.status.success(), "{s}");
     assert!(s.contains("phases are a campaign of their own"), "{s}");
+
+    // two sizes of the same tables: refused before any server starts
+    let two = l.home.join("dbs-two-sizes.toml");
+    std::fs::write(
+        &two,
+        "name = \"t\"\nthreads = [1]\n[[server]]\nlabel = \"x\"\n[[workload]]\nname = \"dbstress\"\noptions = { objects = 100 }\n[[workload]]\nname = \"dbstress\"\noptions = { objects = 200, rw_ratio = 0 }\n",
+    )
+    .unwrap();
+    let o = l.qpslab(&["campaign", "run", two.to_str().unwrap()]);
+    let s = text(&o);
+    assert!(!o.status.success(), "{s}");
+    assert!(
+        s.contains("share tables but size them differently") && s.contains("--objects 100"),
+        "{s}"
+    );
+    assert!(!s.contains("Started sandbox"), "{s}");
 }

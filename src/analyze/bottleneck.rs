@@ -53,8 +53,9 @@ pub fn client_stalled(stall_s: f64, elapsed: f64) -> Hint {
 /// `LIMITER_SHARE` of the connection threads' time or more, a
 /// "contention", latency-bound or server-CPU verdict becomes
 /// "contention: FAMILY", with the family's share and top stack as
-/// evidence; other verdicts (client-, IO-bound, a shared host) keep their
-/// word and get the share as evidence.
+/// evidence, and so does a host-bound one when the family takes
+/// `DOMINANT_SHARE` or more; other verdicts (client-, IO-bound, a shared
+/// host) keep their word and get the share as evidence.
 pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
     h.locks = Some(locks.clone());
     let Some((family, share)) = locks.limiter() else {
@@ -89,13 +90,28 @@ pub fn name_limiter(h: &mut Hint, locks: &super::limiter::LockShares) {
         Some(i) => h.verdict.split_at(i),
         None => (h.verdict.as_str(), ""),
     };
-    if matches!(
+    let own = matches!(
         base,
         "contention" | LATENCY_BOUND | "CPU-bound in the server" | "unknown" | ""
-    ) {
+    );
+    // A host used up by client and server while most of the connections'
+    // time went to one lock: the lock set the throughput (the CPU went to
+    // handing it over), and the busy host is kept as evidence.
+    let host_bound_under_a_lock = base.starts_with(HOST_BOUND) && share >= DOMINANT_SHARE;
+    if host_bound_under_a_lock {
+        h.evidence.push(format!(
+            "the host's CPU was used up too ({base}), but {family} held the connections for {:.0}% of their time: the lock, not the host, limits this step",
+            100.0 * share
+        ));
+    }
+    if own || host_bound_under_a_lock {
         h.verdict = format!("contention: {family}{note}");
     }
 }
+
+/// The share of connection-thread time in one lock family from which the
+/// lock names the verdict even on a used-up host.
+pub const DOMINANT_SHARE: f64 = 0.5;
 
 /// What the hint looks at.
 pub struct Inputs<'a> {
@@ -602,6 +618,39 @@ mod tests {
         assert_eq!(with(cpu(0.4, 0.05, 0.55), 1, 64).verdict, "contention");
         // Two threads at 1.8 of 2 CPUs: saturated.
         assert_eq!(with(cpu(0.05, 0.9, 0.05), 2, 2).verdict, "client-bound");
+    }
+
+    /// A used-up host keeps its verdict under a lock that takes a modest
+    /// share; a lock that holds most of the connections' time names it.
+    #[test]
+    fn a_dominant_lock_names_a_host_bound_step() {
+        let c = Counters::default();
+        let io = IoRates::default();
+        let split = CpuSplit {
+            server: 0.66,
+            client: 0.25,
+            idle: 0.04,
+            ..Default::default()
+        };
+        let locks = |share: f64| crate::stats::document::LockShares {
+            source: "stacks".into(),
+            shares: vec![("THR_LOCK (table lock)".into(), share)],
+            top_stack: Some("mysql_update;lock_tables;thr_multi_lock".into()),
+        };
+        let mut h = hint(&inputs(&c, &io, split, 16));
+        assert!(h.verdict.starts_with(HOST_BOUND), "{}", h.verdict);
+        name_limiter(&mut h, &locks(0.3));
+        assert!(h.verdict.starts_with(HOST_BOUND), "{}", h.verdict);
+        let mut h = hint(&inputs(&c, &io, split, 16));
+        name_limiter(&mut h, &locks(0.83));
+        assert_eq!(h.verdict, "contention: THR_LOCK (table lock)");
+        assert!(
+            h.evidence
+                .iter()
+                .any(|e| e.contains("used up too (host-bound")),
+            "{:?}",
+            h.evidence
+        );
     }
 
     #[test]

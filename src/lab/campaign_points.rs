@@ -522,8 +522,21 @@ fn data(
             }
         }
         if let Some(f) = own_data(i)? {
-            if !v.iter().any(|x| x.name() == f.name()) {
-                v.push(f);
+            let tables = f.required_tables();
+            let shares =
+                |x: &Arc<dyn Family>| x.required_tables().iter().any(|t| tables.contains(t));
+            match v.iter().find(|x| shares(x)) {
+                None => v.push(f),
+                Some(x) if x.prepare_command() == f.prepare_command() => {}
+                // One data set per set of tables: a second size would run
+                // the first's points on the second's data.
+                Some(x) => anyhow::bail!(
+                    "campaign: {} and {} share tables but size them differently (`{}` and `{}`): give both entries the same data options, or run them in two campaigns",
+                    x.name(),
+                    f.name(),
+                    x.prepare_command(),
+                    f.prepare_command()
+                ),
             }
         }
     }

@@ -111,7 +111,16 @@ async fn poll(
     }
 }
 
-async fn stop(State(core): State<Arc<AgentCore>>, h: HeaderMap, Path(id): Path<u64>) -> Response {
+/// Takes the (empty) request body like every POST here: a body left
+/// unread makes hyper close the connection with bytes in the socket, and
+/// the kernel then resets it, which can cut a long answer short on the
+/// client's side (a profile's stacks came back "Peer disconnected").
+async fn stop(
+    State(core): State<Arc<AgentCore>>,
+    h: HeaderMap,
+    Path(id): Path<u64>,
+    _body: String,
+) -> Response {
     if let Some(r) = denied(&core, &h) {
         return r;
     }
@@ -169,10 +178,12 @@ async fn profile_start(State(core): State<Arc<AgentCore>>, h: HeaderMap, body: S
     }
 }
 
+/// Takes its request body (see `stop`).
 async fn profile_stop(
     State(core): State<Arc<AgentCore>>,
     h: HeaderMap,
     Path(id): Path<u64>,
+    _body: String,
 ) -> Response {
     if let Some(r) = denied(&core, &h) {
         return r;
