@@ -715,3 +715,64 @@ fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
         assert_eq!(lab().sql(&db, "SELECT COUNT(*) FROM exit_t").trim(), "0");
     }
 }
+
+#[test]
+fn an_event_without_a_query_gets_interval_reports_and_json_arrays_per_state() {
+    let db = lab().fresh_db("sc_busy_reports");
+    let out = bounded_run(
+        &db,
+        &own("busy_reports.lua"),
+        &[
+            "--threads=1",
+            "--time=3",
+            "--report-interval=1",
+            "--no-store",
+        ],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The main state, the connection's and the reporting thread's.
+    let mut states: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("state\t"))
+        .collect();
+    states.sort_unstable();
+    assert_eq!(states, ["state\t0", "state\t0", "state\t1"], "{all}");
+    // Each array's objects' "threads" values, in order.
+    let mut arrays: Vec<Vec<String>> = Vec::new();
+    let mut open = false;
+    for line in stdout.lines() {
+        match line {
+            "[" => {
+                assert!(!open, "an array begun inside another: {all}");
+                arrays.push(Vec::new());
+                open = true;
+            }
+            "]" => {
+                assert!(open, "an array ended that was not begun: {all}");
+                open = false;
+            }
+            l if open && l.trim_start().starts_with("\"threads\":") => {
+                let v = l.trim().trim_start_matches("\"threads\":").trim();
+                arrays
+                    .last_mut()
+                    .unwrap()
+                    .push(v.trim_end_matches(',').to_string());
+            }
+            _ => {}
+        }
+    }
+    assert!(!open, "an array left open: {all}");
+    assert_eq!(
+        arrays.len(),
+        2,
+        "intermediate reports, then the cumulative one: {all}"
+    );
+    // (the event never waits: without its yield no interval was reported)
+    assert!(
+        !arrays[0].is_empty() && arrays[0].iter().all(|t| t == "1"),
+        "{all}"
+    );
+    assert_eq!(arrays[1], ["0"], "{all}");
+}

@@ -301,6 +301,8 @@ local HIDDEN = { __index = { qpslab = QPSLAB } }
 -- sysbench.cmdline.options before a script sets its own: marked, so that a
 -- script that declares none is told apart (sysbench then takes any --opt).
 local UNDECLARED = { __qpslab_undeclared = true }
+-- Each environment's report_json closer (Phases.close_reports), weakly.
+local REPORTS_CLOSE = setmetatable({}, { __mode = "k" })
 function Phases.new_env(tid, command, slot)
   local env = copy(GLOBALS)
   env._G = env
@@ -318,8 +320,8 @@ function Phases.new_env(tid, command, slot)
     sql = { type = TYPES, error = SQL_ERR },
     tid = tid, histogram = API.histogram,
     report_default = API.report_default, report_csv = API.report_csv,
-    report_json = API.report_json,
   }, HIDDEN)
+  sb.report_json, REPORTS_CLOSE[env] = API.report_json_for()
   sb.sql.driver = SQL.driver_for(slot, sb)
   sb.cmdline.print_test_options = function()
     API.print_test_options(sb.cmdline.options)
@@ -329,6 +331,14 @@ function Phases.new_env(tid, command, slot)
   API.legacy_globals(env, sb)
   env.require = require_for(env)
   return env
+end
+
+-- Ends what the reports of `env` left open (its JSON array), as sysbench's
+-- closing of that state would (report.rs: the intermediate reports' state
+-- before the cumulative report).
+function Phases.close_reports(env)
+  local close = REPORTS_CLOSE[env]
+  if close then close() end
 end
 
 -- Binds the main state's environment `env` to option values and random

@@ -375,6 +375,13 @@ impl ScriptState {
             .set("command", name)
     }
 
+    /// Ends what the environment's reports left open (a JSON array), as
+    /// the closing of a sysbench state would.
+    pub(crate) fn close_reports(&self) -> mlua::Result<()> {
+        let close: Function = self.host.phases.get("close_reports")?;
+        close.call::<()>(self.env.clone())
+    }
+
     /// The connection's `sysbench` table.
     pub fn sysbench(&self) -> mlua::Result<Table> {
         self.env.get("sysbench")
