@@ -130,6 +130,84 @@ fn the_whole_script_api_works() {
     assert!(out.status.success(), "{}", text(&out));
 }
 
+/// Without --events an event's end rides on the next event's first
+/// request (one resume an event): every event qpslab counts ran (one row
+/// each) and an event begun ahead at the run's end did not; six
+/// parameters of every bound type (sent as one list) and two (sent as
+/// the request's own values) bind as declared; an event with no request
+/// stops the folding; with --events nothing is begun ahead.
+#[test]
+fn an_events_end_said_with_the_next_request_counts_each_event_once() {
+    let db = lab().fresh_db("sc_fold");
+    let fold = own("fold.lua");
+    let runs: [(&[&str], u64); 3] = [
+        (&["--time=2"], 0),
+        (&["--time=2", "--noreq-at=3"], 3),
+        (&["--events=40", "--time=120"], 0),
+    ];
+    for (args, noreq) in runs {
+        let out = qpslab(&db, &["cleanup", &fold]);
+        assert!(out.status.success(), "{}", text(&out));
+        let out = qpslab(&db, &["prepare", &fold]);
+        assert!(out.status.success(), "{}", text(&out));
+        let mut a = vec![
+            "run",
+            &fold,
+            "--threads=2",
+            "--format",
+            "json",
+            "--no-store",
+        ];
+        a.extend(args);
+        let out = qpslab(&db, &a);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        let j = json(&out);
+        let events = j["totals"]["transactions"].as_u64().unwrap_or(0);
+        let rows: u64 = lab()
+            .sql(&db, "SELECT COUNT(*) FROM fold_t")
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        let no_request = if noreq > 0 { 2 } else { 0 };
+        assert!(rows > 10, "{args:?}: {rows} rows");
+        assert_eq!(events, rows + no_request, "{args:?}: events and rows");
+        let wrong = lab().sql(
+            &db,
+            "SELECT COUNT(*) FROM fold_t WHERE i <> n * 1000000007 OR d <> n + 0.5 \
+             OR s <> LEFT(CONCAT('s', n, '-too-long'), 8) OR z IS NOT NULL",
+        );
+        assert_eq!(wrong.trim(), "0", "{args:?}: values bound wrong");
+        // Per connection: rows, the highest event number, and the events
+        // its Lua began (thread_done's count).
+        let per = lab().sql(
+            &db,
+            "SELECT x.c, x.m, s.n FROM (SELECT tid, COUNT(*) c, MAX(n) m FROM fold_t \
+             GROUP BY tid) x JOIN fold_seen s USING (tid) ORDER BY tid",
+        );
+        let per: Vec<Vec<u64>> = per
+            .lines()
+            .map(|l| {
+                l.split_whitespace()
+                    .filter_map(|w| w.parse().ok())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(per.len(), 2, "{args:?}: {per:?}");
+        for v in &per {
+            let (c, m, began) = (v[0], v[1], v[2]);
+            if noreq > 0 {
+                // (folding stopped at the event with no request)
+                assert_eq!((m, began), (c + 1, c + 1), "{args:?}: {per:?}");
+            } else if args[0].starts_with("--events") {
+                assert_eq!((m, began), (c, c), "{args:?}: {per:?}");
+            } else {
+                assert_eq!(m, c, "{args:?}: {per:?}");
+                assert!(began == c || began == c + 1, "{args:?}: {per:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn script_errors_name_the_file_and_line_once() {
     let db = lab().fresh_db("sc_err");
@@ -636,4 +714,65 @@ fn os_exit_in_a_script_ends_the_run_as_failed_or_the_command_with_its_code() {
         );
         assert_eq!(lab().sql(&db, "SELECT COUNT(*) FROM exit_t").trim(), "0");
     }
+}
+
+#[test]
+fn an_event_without_a_query_gets_interval_reports_and_json_arrays_per_state() {
+    let db = lab().fresh_db("sc_busy_reports");
+    let out = bounded_run(
+        &db,
+        &own("busy_reports.lua"),
+        &[
+            "--threads=1",
+            "--time=3",
+            "--report-interval=1",
+            "--no-store",
+        ],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The main state, the connection's and the reporting thread's.
+    let mut states: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("state\t"))
+        .collect();
+    states.sort_unstable();
+    assert_eq!(states, ["state\t0", "state\t0", "state\t1"], "{all}");
+    // Each array's objects' "threads" values, in order.
+    let mut arrays: Vec<Vec<String>> = Vec::new();
+    let mut open = false;
+    for line in stdout.lines() {
+        match line {
+            "[" => {
+                assert!(!open, "an array begun inside another: {all}");
+                arrays.push(Vec::new());
+                open = true;
+            }
+            "]" => {
+                assert!(open, "an array ended that was not begun: {all}");
+                open = false;
+            }
+            l if open && l.trim_start().starts_with("\"threads\":") => {
+                let v = l.trim().trim_start_matches("\"threads\":").trim();
+                arrays
+                    .last_mut()
+                    .unwrap()
+                    .push(v.trim_end_matches(',').to_string());
+            }
+            _ => {}
+        }
+    }
+    assert!(!open, "an array left open: {all}");
+    assert_eq!(
+        arrays.len(),
+        2,
+        "intermediate reports, then the cumulative one: {all}"
+    );
+    // (the event never waits: without its yield no interval was reported)
+    assert!(
+        !arrays[0].is_empty() && arrays[0].iter().all(|t| t == "1"),
+        "{all}"
+    );
+    assert_eq!(arrays[1], ["0"], "{all}");
 }

@@ -140,6 +140,13 @@ pub async fn worker(
         if ended == Ended::Connection {
             break;
         }
+        if !yields {
+            // An event that never waits (a script's event() without a
+            // query) would keep the shard's ticker from running: it
+            // yields once the task's cooperative budget is spent (a
+            // counter; an event that waited on its socket never spends it).
+            tokio::task::coop::consume_budget().await;
+        }
         done_since_reconnect += 1;
         if cfg.reconnect_every > 0 && done_since_reconnect >= cfg.reconnect_every {
             done_since_reconnect = 0;

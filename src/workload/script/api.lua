@@ -38,25 +38,39 @@ function API.report_csv(stat)
     stat.errors / s, stat.reconnects / s))
 end
 
--- A JSON array, one object per report: "[" before the first, "]" when the
--- Lua state that reported is closed.
-local json_open
-function API.report_json(stat)
-  if not json_open then
-    io.write("[\n")
-    json_open = newproxy(true)
-    getmetatable(json_open).__gc = function() io.write("\n]\n") end
-  else
-    io.write(",\n")
+-- sysbench.report_json of one environment (one of sysbench's Lua states)
+-- and the function that ends its array: a JSON array, one object per
+-- report, "[" before the first and "]" when the state that reported is
+-- closed (sysbench closes its reporting thread's state, that of the
+-- intermediate reports, when the run ends, before the cumulative report
+-- in the main state: the reporter calls `close` then; a state closed
+-- otherwise closes the array when the proxy is collected).
+function API.report_json_for()
+  local open
+  local function close()
+    if open then
+      open = nil
+      io.write("\n]\n")
+    end
   end
-  local s, tps, qps = rates(stat)
-  io.write(format('  {\n    "time": %4.0f,\n    "threads": %u,\n    "tps": %4.2f,\n'
-      .. '    "qps": {\n      "total": %4.2f,\n      "reads": %4.2f,\n'
-      .. '      "writes": %4.2f,\n      "other": %4.2f\n    },\n'
-      .. '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
-    stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
-    stat.writes / s, stat.other / s, stat.latency_pct * 1000,
-    stat.errors / s, stat.reconnects / s))
+  local function json(stat)
+    if not open then
+      io.write("[\n")
+      open = newproxy(true)
+      getmetatable(open).__gc = close
+    else
+      io.write(",\n")
+    end
+    local s, tps, qps = rates(stat)
+    io.write(format('  {\n    "time": %4.0f,\n    "threads": %u,\n    "tps": %4.2f,\n'
+        .. '    "qps": {\n      "total": %4.2f,\n      "reads": %4.2f,\n'
+        .. '      "writes": %4.2f,\n      "other": %4.2f\n    },\n'
+        .. '    "latency": %4.2f,\n    "errors": %4.2f,\n    "reconnects": %4.2f\n  }',
+      stat.time_total, stat.threads_running, tps, qps, stat.reads / s,
+      stat.writes / s, stat.other / s, stat.latency_pct * 1000,
+      stat.errors / s, stat.reconnects / s))
+  end
+  return json, close
 end
 
 -- sysbench.histogram ----------------------------------------------------------

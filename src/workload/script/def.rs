@@ -77,6 +77,9 @@ pub struct ScriptDef {
     /// The run's length, warm-up included (None: no --time), which bounds
     /// how long a step of the script may run without yielding (guard.rs).
     pub run_length: Option<std::time::Duration>,
+    /// No --events limit: an event's end may be said by the next event's
+    /// first request (prelude.lua's `fold`), the next event begun ahead.
+    pub fold_events: bool,
 }
 
 impl ScriptDef {
@@ -151,6 +154,7 @@ impl ScriptDef {
             unique: Arc::new(Unique::new(seed as u32)),
             threads,
             run_length,
+            fold_events: num("events") <= 0.0,
         })
     }
 

@@ -8,18 +8,44 @@
 -- (the coroutine is resumed with its result), so one OS thread runs many
 -- connections. Random numbers and row values come from Rust (`Q`).
 --
--- Requests yielded: (1, stmt index, binds) execute; (2, sql) query;
+-- Requests yielded: (1, stmt index, types or nil, values) execute (sql.lua's
+-- exec_request: the parameters' values, or past four one list); (2, sql) query;
 -- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (6, seconds)
--- sleep; (7) the connection's events are over; (0) done.
--- Resumed with (true, has_rows, n, nfields) or (false, errno, sqlstate,
--- message, ignored); a prepare with (true, index).
+-- sleep; (7) the connection's events are over; (0) the event is done.
+-- A request's code plus 8 says that the event before it is done too (its
+-- end folded into the next event's first request: one resume an event,
+-- not two). Resumed with (true, has_rows, n, nfields) or (false, errno,
+-- sqlstate, message, ignored); a prepare with (true, index).
 
 local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
 local tostring, select, concat, pairs = tostring, select, table.concat, pairs
+local running = coroutine.running
 local jit_off = jit and jit.off or function() end
 
 local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP, FINISH = 1, 2, 3, 4, 5, 6, 7
+-- Added to a request's code: the event before it is over.
+local AFTER_END = 8
+
+-- FOLD.ended: the events coroutine whose last event is over and not yet
+-- said so (it runs on into its next event, whose first request says it;
+-- qpslab reads it when a step is stopped there, so that the event over
+-- still counts); requests made so far in this state (a change across an
+-- event: it made one).
+local FOLD, NREQ = {}, 0
+
+-- Every request goes out here (an execution's values: up to six).
+local function request(code, a, b, c, d, e, f)
+  NREQ = NREQ + 1
+  local ended = FOLD.ended
+  if ended ~= nil then
+    -- (another coroutine's mark is stale: a step the guard stopped)
+    local mine = ended == running()
+    FOLD.ended = nil
+    if mine then return yield(code + AFTER_END, a, b, c, d, e, f) end
+  end
+  return yield(code, a, b, c, d, e, f)
+end
 
 local RAND = Q.rand
 
@@ -61,7 +87,8 @@ end
 
 -- sysbench.sql (sql.lua): connections, statements, results, errors.
 local SQL = assert(load(Q.sql_source, "=qpslab prelude sql"))(
-  { EXEC = EXEC, QUERY = QUERY, PREPARE = PREPARE, CLOSE = CLOSE, RECONNECT = RECONNECT },
+  { EXEC = EXEC, QUERY = QUERY, PREPARE = PREPARE, CLOSE = CLOSE, RECONNECT = RECONNECT,
+    request = request },
   Q, log, function() return RAND end)
 local ERR, SQL_ERR, TYPES = SQL.ERR, SQL.SQL_ERR, SQL.TYPES
 
@@ -71,7 +98,7 @@ local QPSLAB = {
   -- Waits without blocking the other connections of the shard (an FFI
   -- usleep would block them all).
   sleep = function(seconds)
-    yield(SLEEP, seconds)
+    request(SLEEP, seconds)
   end,
 }
 
@@ -90,7 +117,7 @@ local function handler(e)
   return traceback(e, 2)
 end
 
-local Phases = {}
+local Phases = { fold = FOLD }
 
 -- Calls `fn` and turns any error into its message with a traceback.
 function Phases.guarded(fn, ...)
@@ -101,20 +128,41 @@ function Phases.guarded(fn, ...)
   end
 end
 
+-- Says the last event's end if this coroutine has not yet (before an
+-- error, a FINISH, or after an event that made no request); true if so.
+local function say_end()
+  local ended = FOLD.ended
+  if ended ~= nil and ended == running() then
+    FOLD.ended = nil
+    yield(0)
+    return true
+  end
+  return false
+end
+
 -- One event, started over after an ignored error as sysbench does; returns
 -- what event() returned.
 local function run_event(event, tid, hooks)
   while true do
     local ok, err = xpcall(event, handler, tid)
     if ok then return err end
-    if type(err) ~= "table" then error(err, 0) end
+    if type(err) ~= "table" then
+      say_end()
+      error(err, 0)
+    end
     local hook = hooks.before_restart_event
     if hook then Phases.guarded(hook, err) end
   end
 end
 
--- The events of connection `env`, one per resume cycle.
-function Phases.events(env, tid)
+-- The events of connection `env`. With `fold` (no --events limit: an
+-- event begun ahead and then not run changes no count), an event that
+-- made a request runs on into the next event up to its first request,
+-- which says the end (AFTER_END): one resume an event instead of two.
+-- An event that makes no request then ran whole ahead of its turn: the
+-- connection stops folding (a run ending there would have run an event
+-- it does not count).
+function Phases.events(env, tid, fold)
   local event = rawget(env, "event")
   if type(event) ~= "function" then
     -- sysbench 1.0.20's words (load_commands prints them as they are)
@@ -129,13 +177,23 @@ function Phases.events(env, tid)
     yield(FINISH)
   end
   local hooks = env.sysbench.hooks
+  local me = running()
   while true do
+    local before = NREQ
     local ret = run_event(event, tid, hooks)
     -- sysbench's latency histogram draws its slot from the thread's
     -- generator after each event: the next event's numbers follow it
     RAND.uniform_uint64()
+    -- (this event made no request: the last one's end is said now)
+    if say_end() then fold = false end
     -- sysbench's thread_run loop stops at a value other than nil/false.
-    if ret then yield(FINISH) else yield(0) end
+    if ret then
+      yield(FINISH)
+    elseif fold and NREQ ~= before then
+      FOLD.ended = me
+    else
+      yield(0)
+    end
   end
 end
 
@@ -215,8 +273,8 @@ typedef enum {
 } sb_counter_type;
 ]]
 local FFI_OWN = {
-  usleep = function(us) yield(SLEEP, tonumber(us) / 1e6); return 0 end,
-  sleep = function(s) yield(SLEEP, tonumber(s)); return 0 end,
+  usleep = function(us) request(SLEEP, tonumber(us) / 1e6); return 0 end,
+  sleep = function(s) request(SLEEP, tonumber(s)); return 0 end,
   sb_counter_inc = function() end,
 }
 local FFI = setmetatable({
@@ -243,6 +301,8 @@ local HIDDEN = { __index = { qpslab = QPSLAB } }
 -- sysbench.cmdline.options before a script sets its own: marked, so that a
 -- script that declares none is told apart (sysbench then takes any --opt).
 local UNDECLARED = { __qpslab_undeclared = true }
+-- Each environment's report_json closer (Phases.close_reports), weakly.
+local REPORTS_CLOSE = setmetatable({}, { __mode = "k" })
 function Phases.new_env(tid, command, slot)
   local env = copy(GLOBALS)
   env._G = env
@@ -260,8 +320,8 @@ function Phases.new_env(tid, command, slot)
     sql = { type = TYPES, error = SQL_ERR },
     tid = tid, histogram = API.histogram,
     report_default = API.report_default, report_csv = API.report_csv,
-    report_json = API.report_json,
   }, HIDDEN)
+  sb.report_json, REPORTS_CLOSE[env] = API.report_json_for()
   sb.sql.driver = SQL.driver_for(slot, sb)
   sb.cmdline.print_test_options = function()
     API.print_test_options(sb.cmdline.options)
@@ -271,6 +331,14 @@ function Phases.new_env(tid, command, slot)
   API.legacy_globals(env, sb)
   env.require = require_for(env)
   return env
+end
+
+-- Ends what the reports of `env` left open (its JSON array), as sysbench's
+-- closing of that state would (report.rs: the intermediate reports' state
+-- before the cumulative report).
+function Phases.close_reports(env)
+  local close = REPORTS_CLOSE[env]
+  if close then close() end
 end
 
 -- Binds the main state's environment `env` to option values and random

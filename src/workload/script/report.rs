@@ -1,6 +1,9 @@
 //! A script's report hooks (`sysbench.hooks.report_intermediate`,
-//! `report_cumulative`), called in a Lua state of their own on the thread
-//! that reports, with sysbench's stat table.
+//! `report_cumulative`), called on the thread that reports with sysbench's
+//! stat table, each in the state sysbench calls it in: the intermediate
+//! reports in the reporting thread's own (made when there is a report
+//! interval, `sysbench.tid` = --threads, ended before the cumulative
+//! report), the cumulative one in the main state.
 
 use super::guard::StepKind;
 use super::state::{message, ScriptState};
@@ -8,13 +11,16 @@ use crate::workload::family::{ReportHook, ReportStat};
 use mlua::{Function, Table};
 
 pub(crate) struct ScriptReporter {
-    pub st: ScriptState,
+    /// The main state (cumulative reports).
+    pub main: ScriptState,
+    /// The reporting thread's state (intermediate reports) until the
+    /// cumulative report ends it; None without a report interval.
+    pub interval: Option<ScriptState>,
 }
 
 impl ScriptReporter {
-    fn hook(&self, name: &str) -> Option<Function> {
-        self.st
-            .sysbench()
+    fn hook(st: &ScriptState, name: &str) -> Option<Function> {
+        st.sysbench()
             .and_then(|s| s.get::<Table>("hooks"))
             .and_then(|h| h.get::<Function>(name))
             .ok()
@@ -22,11 +28,20 @@ impl ScriptReporter {
 
     /// Calls hook `name` with sysbench's stat table (the whole run's, when
     /// `cumulative`: no thread running then, and the latency's extremes).
-    fn call(&self, name: &str, s: &ReportStat, cumulative: bool) -> Result<bool, String> {
-        let Some(f) = self.hook(name) else {
+    fn call(&mut self, name: &str, s: &ReportStat, cumulative: bool) -> Result<bool, String> {
+        if cumulative {
+            if let Some(ended) = self.interval.take() {
+                ended.close_reports().map_err(|e| message(&e))?;
+            }
+        }
+        let st = match &self.interval {
+            Some(st) if !cumulative => st,
+            _ => &self.main,
+        };
+        let Some(f) = Self::hook(st, name) else {
             return Ok(false);
         };
-        let lua = &self.st.host.lua;
+        let lua = &st.host.lua;
         let t = lua.create_table().map_err(|e| message(&e))?;
         let running = if cumulative { 0 } else { s.threads_running };
         let fields: [(&str, f64); 10] = [
@@ -52,7 +67,7 @@ impl ScriptReporter {
             t.set(*k, *v).map_err(|e| message(&e))?;
         }
         let lua_error = |m| format!("sysbench.hooks.{name}: {m}");
-        self.st.call(StepKind::Report, f, t, lua_error)?;
+        st.call(StepKind::Report, f, t, lua_error)?;
         Ok(true)
     }
 }

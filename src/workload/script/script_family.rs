@@ -1,7 +1,7 @@
 //! A script as a [`Family`]: the family's answers exec and lab ask for,
 //! over the script's definition (def.rs).
 
-use super::def::ScriptDef;
+use super::def::{OptValue, ScriptDef};
 use super::guard::StepKind;
 use super::session::{FailedSession, ScriptSession};
 use super::stat_class::STAT_NAMES;
@@ -140,8 +140,18 @@ impl Family for Script {
     }
 
     fn report_hook(&self) -> Option<Box<dyn ReportHook>> {
-        let st = state::main_state(&self.def, "run", self.seed, true).ok()?;
-        let r = super::report::ScriptReporter { st };
+        let main = state::main_state(&self.def, "run", self.seed, true).ok()?;
+        // (sysbench's reporting thread has a state of its own, whose
+        // sysbench.tid is --threads, when there is a report interval)
+        let interval = self
+            .def
+            .opt_values
+            .iter()
+            .any(|(n, v)| n == "report_interval" && matches!(v, OptValue::Num(x) if *x > 0.0));
+        let interval = interval
+            .then(|| state::load(&self.def, "run", self.def.threads, self.seed).ok())
+            .flatten();
+        let r = super::report::ScriptReporter { main, interval };
         Some(Box::new(r))
     }
 

@@ -10,7 +10,11 @@ use super::state::{message, ScriptState};
 use crate::protocol::{IntWidth, Outcome, Rows, ServerError, Stmt};
 use crate::workload::family::{Consume, OnError, Op, Session, Step};
 use mlua::thread::ThreadStatus;
-use mlua::{Table, Thread, Value};
+use mlua::{Thread, Value};
+
+/// A request the coroutine yielded: its code, then up to six values
+/// (prelude.lua's `request`).
+type Req = (Option<i64>, Value, Value, Value, Value, Value, Value);
 
 /// What the next resume hands the coroutine.
 enum Pending {
@@ -33,6 +37,15 @@ pub(crate) struct ScriptSession {
     /// The events coroutine is inside an event (an abandoned one must not
     /// be resumed: the connection it was using is gone).
     in_event: bool,
+    /// The next event's first request, yielded with the last event's end
+    /// (prelude.lua's AFTER_END): the next `next` takes it, not a resume.
+    ahead: Option<Req>,
+    /// A step that failed in the event begun ahead: the event before it
+    /// is over (and counted); this is the next step (or tear-down's).
+    failed_ahead: Option<String>,
+    /// The bound types of each statement index's parameters (sql.lua
+    /// sends them with a statement's first execution after bind_param).
+    types: Vec<Vec<u8>>,
     pending: Pending,
     /// The SQL of a query or prepare step; a failure's message.
     text: String,
@@ -61,6 +74,9 @@ impl ScriptSession {
             tid,
             co: None,
             in_event: false,
+            ahead: None,
+            failed_ahead: None,
+            types: Vec::new(),
             pending: Pending::Nothing,
             text: String::new(),
             stat_of: Vec::new(),
@@ -82,6 +98,7 @@ impl ScriptSession {
     fn fail(&mut self, msg: String) -> Option<Step> {
         self.text = msg;
         self.co = None;
+        self.ahead = None;
         Some(Step {
             op: Op::Fail,
             consume: Consume::Skip,
@@ -92,6 +109,7 @@ impl ScriptSession {
     /// Begins a guarded phase running global `name`, if the script has it.
     fn phase(&mut self, name: &str, kind: StepKind) -> bool {
         self.kind = kind;
+        self.ahead = None;
         let Some(f) = self.st.global_fn(name) else {
             return false;
         };
@@ -110,11 +128,7 @@ impl ScriptSession {
     /// Resumes `co` with the pending answer, as a step the guard watches;
     /// `prepared` is the index a statement prepared by the last step took.
     /// Err is the guard's reason or the script's error.
-    fn resume(
-        &mut self,
-        co: &Thread,
-        prepared: usize,
-    ) -> Result<(Option<i64>, Value, Value), String> {
+    fn resume(&mut self, co: &Thread, prepared: usize) -> Result<Req, String> {
         self.st.host.guard.begin(self.kind);
         let r = self.resume_with(co, prepared);
         if let Some(stop) = self.st.end_step() {
@@ -124,18 +138,15 @@ impl ScriptSession {
                 && matches!(self.kind, StepKind::Init | StepKind::Event | StepKind::Done)
             {
                 self.parked = Some(stop.why);
-                return Ok((None, Value::Nil, Value::Nil));
+                let nil = || Value::Nil;
+                return Ok((None, nil(), nil(), nil(), nil(), nil(), nil()));
             }
             return Err(stop.why);
         }
         r.map_err(|e| message(&e))
     }
 
-    fn resume_with(
-        &mut self,
-        co: &Thread,
-        prepared: usize,
-    ) -> mlua::Result<(Option<i64>, Value, Value)> {
+    fn resume_with(&mut self, co: &Thread, prepared: usize) -> mlua::Result<Req> {
         match std::mem::replace(&mut self.pending, Pending::Nothing) {
             Pending::Nothing => co.resume(()),
             Pending::Prepared => {
@@ -167,6 +178,7 @@ impl ScriptSession {
         parallel: bool,
     ) -> Result<(), String> {
         self.kind = StepKind::Command;
+        self.ahead = None;
         self.st.host.guard.set_command(name);
         let co = self
             .st
@@ -176,116 +188,13 @@ impl ScriptSession {
         self.pending = Pending::Nothing;
         Ok(())
     }
-}
 
-/// sysbench.sql.type's BIGINT and DOUBLE: what bind_create binds every
-/// integer and floating type as (sql.lua), as sysbench does.
-const BIGINT: i64 = 4;
-const DOUBLE: i64 = 6;
-
-/// Writes a parameter's value into the statement as its bound type asks
-/// (BIGINT, DOUBLE, else text).
-fn bind_one(b: &mut crate::protocol::Binder<'_>, p: &Table) -> mlua::Result<()> {
-    let ty: i64 = p.raw_get(1).unwrap_or(0);
-    let v: Value = p.raw_get(2)?;
-    match v {
-        Value::Nil => b.null(),
-        Value::Integer(i) => match ty {
-            DOUBLE => b.double(i as f64, false),
-            BIGINT => b.int(i, IntWidth::LongLong),
-            _ => b.bytes(i.to_string().as_bytes()),
-        },
-        Value::Number(n) => match ty {
-            BIGINT if n.fract() == 0.0 => b.int(n as i64, IntWidth::LongLong),
-            BIGINT | DOUBLE => b.double(n, false),
-            _ => b.bytes(n.to_string().as_bytes()),
-        },
-        Value::Boolean(x) => b.int(i64::from(x), IntWidth::Tiny),
-        Value::String(s) => b.bytes(&s.as_bytes()),
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "param:set() got a {}, not a number, string or nil",
-                other.type_name()
-            )))
-        }
-    }
-    Ok(())
-}
-
-/// The statement index a request names (usize::MAX when it names none).
-fn stmt_index(v: &Value) -> usize {
-    match v {
-        Value::Integer(i) => *i as usize,
-        Value::Number(n) => *n as usize,
-        _ => usize::MAX,
-    }
-}
-
-fn bind_all(stmt: &mut Stmt, binds: &Value) -> mlua::Result<()> {
-    let mut b = stmt.binder();
-    if let Value::Table(t) = binds {
-        for i in 1..=t.raw_len() {
-            let p: Table = t.raw_get(i)?;
-            bind_one(&mut b, &p)?;
-        }
-    }
-    Ok(())
-}
-
-impl Session for ScriptSession {
-    fn stopped(&self) -> bool {
-        self.stopped
-    }
-
-    fn start(&mut self) {
-        if self.co.is_none() || self.in_event {
-            match self.st.events_thread(self.tid) {
-                Ok(co) => self.co = Some(co),
-                Err(e) => {
-                    self.text = message(&e);
-                    self.co = None;
-                }
-            }
-        }
-        self.in_event = true;
-        self.pending = Pending::Nothing;
-        self.kind = StepKind::Event;
-        self.st.host.guard.event_started();
-    }
-
-    fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
-        if let Some(m) = self.parked.take() {
-            return self.fail(m);
-        }
-        let Some(co) = self.co.clone() else {
-            if !self.text.is_empty() && self.in_event {
-                let m = std::mem::take(&mut self.text);
-                return self.fail(m);
-            }
-            return None;
-        };
-        let (code, a, b) = match self.resume(&co, stmts.len().saturating_sub(1)) {
-            Ok(r) => r,
-            Err(m) => return self.fail(m),
-        };
-        if self.parked.is_some() {
-            // Stopped by Ctrl-C in a run: a nap the run's stop cuts short
-            // first, so that the run ends as interrupted, not as failed by
-            // this step; its failure is the next step.
-            self.co = None;
-            return Some(Step {
-                op: Op::Sleep(PARK_US),
-                consume: Consume::Skip,
-                stat: 0,
-            });
-        }
-        if co.status() != ThreadStatus::Resumable {
-            // The phase returned.
-            self.co = None;
-            return None;
-        }
+    /// The step for a request of the coroutine.
+    fn request(&mut self, req: Req, stmts: &mut [Stmt]) -> Option<Step> {
+        let (code, a, b, v1, v2, v3, v4) = req;
+        let code = code.unwrap_or(-1);
         let step = |op, consume, stat| Some(Step { op, consume, stat });
-        match code.unwrap_or(-1) {
+        match code {
             0 => {
                 self.in_event = false;
                 None
@@ -295,7 +204,16 @@ impl Session for ScriptSession {
                 let Some(stmt) = stmts.get_mut(i) else {
                     return self.fail(format!("internal: statement {i} is not prepared"));
                 };
-                if let Err(e) = bind_all(stmt, &b) {
+                if let Value::Table(t) = &b {
+                    if self.types.len() <= i {
+                        self.types.resize_with(i + 1, Vec::new);
+                    }
+                    let types = &mut self.types[i];
+                    types.clear();
+                    types.extend(t.sequence_values::<i64>().map(|v| v.unwrap_or(0) as u8));
+                }
+                let types = self.types.get(i).map_or(&[][..], |t| &t[..]);
+                if let Err(e) = bind_all(stmt, types, [v1, v2, v3, v4]) {
                     return self.fail(message(&e));
                 }
                 let stat = self.stat_of.get(i).copied().unwrap_or(0);
@@ -317,7 +235,7 @@ impl Session for ScriptSession {
                     }
                 }
                 let class = stat_class(&self.text);
-                if code == Some(2) {
+                if code == 2 {
                     step(Op::Query, Consume::Decode, class)
                 } else {
                     self.preparing = class;
@@ -350,6 +268,146 @@ impl Session for ScriptSession {
             )),
         }
     }
+}
+
+/// sysbench.sql.type's BIGINT and DOUBLE: what bind_create binds every
+/// integer and floating type as (sql.lua), as sysbench does.
+const BIGINT: i64 = 4;
+const DOUBLE: i64 = 6;
+
+/// Writes a parameter's value into the statement as its bound type asks
+/// (BIGINT, DOUBLE, else text).
+fn bind_one(b: &mut crate::protocol::Binder<'_>, ty: u8, v: Value) -> mlua::Result<()> {
+    let ty = i64::from(ty);
+    match v {
+        // (sql.lua's NULL: Q.null)
+        Value::Nil | Value::LightUserData(_) => b.null(),
+        Value::Integer(i) => match ty {
+            DOUBLE => b.double(i as f64, false),
+            BIGINT => b.int(i, IntWidth::LongLong),
+            _ => b.bytes(i.to_string().as_bytes()),
+        },
+        Value::Number(n) => match ty {
+            BIGINT if n.fract() == 0.0 => b.int(n as i64, IntWidth::LongLong),
+            BIGINT | DOUBLE => b.double(n, false),
+            _ => b.bytes(n.to_string().as_bytes()),
+        },
+        Value::Boolean(x) => b.int(i64::from(x), IntWidth::Tiny),
+        Value::String(s) => b.bytes(&s.as_bytes()),
+        other => {
+            return Err(mlua::Error::runtime(format!(
+                "param:set() got a {}, not a number, string or nil",
+                other.type_name()
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Added to a request's code when the event before it is over too
+/// (prelude.lua's AFTER_END).
+const AFTER_END: i64 = 8;
+
+/// The statement index a request names (usize::MAX when it names none).
+fn stmt_index(v: &Value) -> usize {
+    match v {
+        Value::Integer(i) => *i as usize,
+        Value::Number(n) => *n as usize,
+        _ => usize::MAX,
+    }
+}
+
+/// Binds an execution's values (`vals`, or, past four, one list of them
+/// in `vals[0]`) as `types` says.
+fn bind_all(stmt: &mut Stmt, types: &[u8], vals: [Value; 4]) -> mlua::Result<()> {
+    let mut b = stmt.binder();
+    if types.len() <= vals.len() {
+        for (ty, v) in types.iter().zip(vals) {
+            bind_one(&mut b, *ty, v)?;
+        }
+    } else if let [Value::Table(t), ..] = &vals {
+        for (i, ty) in types.iter().enumerate() {
+            bind_one(&mut b, *ty, t.raw_get(i + 1)?)?;
+        }
+    }
+    Ok(())
+}
+
+impl Session for ScriptSession {
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    fn start(&mut self) {
+        if self.co.is_none() || self.in_event {
+            self.ahead = None;
+            match self.st.events_thread(self.tid) {
+                Ok(co) => self.co = Some(co),
+                Err(e) => {
+                    self.text = message(&e);
+                    self.co = None;
+                }
+            }
+        }
+        self.in_event = true;
+        self.pending = Pending::Nothing;
+        self.kind = StepKind::Event;
+        self.st.host.guard.event_started();
+    }
+
+    fn next(&mut self, stmts: &mut [Stmt]) -> Option<Step> {
+        if let Some(m) = self.parked.take() {
+            return self.fail(m);
+        }
+        if let Some(m) = self.failed_ahead.take() {
+            return self.fail(m);
+        }
+        if let Some(req) = self.ahead.take() {
+            return self.request(req, stmts);
+        }
+        let Some(co) = self.co.clone() else {
+            if !self.text.is_empty() && self.in_event {
+                let m = std::mem::take(&mut self.text);
+                return self.fail(m);
+            }
+            return None;
+        };
+        let req = match self.resume(&co, stmts.len().saturating_sub(1)) {
+            Ok(r) => r,
+            Err(m) if self.kind == StepKind::Event && self.st.ended_ahead(&co) => {
+                // Stopped in the event begun ahead: the one before is over.
+                self.in_event = false;
+                self.co = None;
+                self.failed_ahead = Some(m);
+                return None;
+            }
+            Err(m) => return self.fail(m),
+        };
+        if self.parked.is_some() {
+            // Stopped by Ctrl-C in a run: a nap the run's stop cuts short
+            // first, so that the run ends as interrupted, not as failed by
+            // this step; its failure is the next step.
+            self.co = None;
+            return Some(Step {
+                op: Op::Sleep(PARK_US),
+                consume: Consume::Skip,
+                stat: 0,
+            });
+        }
+        if co.status() != ThreadStatus::Resumable {
+            // The phase returned.
+            self.co = None;
+            return None;
+        }
+        if let Some(code) = req.0.filter(|c| *c >= AFTER_END) {
+            // The event is over; the request is the next one's first.
+            self.in_event = false;
+            let (_, a, b, c, d, e, f) = req;
+            self.ahead = Some((Some(code - AFTER_END), a, b, c, d, e, f));
+            return None;
+        }
+        self.request(req, stmts)
+    }
 
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
         self.pending = match out {
@@ -377,6 +435,10 @@ impl Session for ScriptSession {
     }
 
     fn done(&mut self) -> bool {
+        if self.failed_ahead.is_some() {
+            // (its failure is the tear-down's first step)
+            return true;
+        }
         self.phase("thread_done", StepKind::Done)
     }
 }

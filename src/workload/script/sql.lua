@@ -10,7 +10,9 @@
 -- sqlstate, message, ignored); a prepare with (true, index).
 
 local R, Q, log, rand = ...
-local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
+local setmetatable, type, error = setmetatable, type, error
+-- (the prelude's: every request goes out through it)
+local yield = R.request
 local tostring, select, concat, unpack = tostring, select, table.concat, unpack
 local ffi = require("ffi")
 
@@ -120,11 +122,16 @@ local param_mt = {
   __tostring = function() return "<sql_param>" end,
 }
 
--- A parameter is { type, value, max_len } (read by qpslab at each
--- execution); its type is what sysbench binds it as: BIGINT, DOUBLE or
--- VARCHAR. Text longer than max_len is cut, as sysbench's buffer cuts it.
+-- A parameter is { type, value, max_len }; its type is what sysbench
+-- binds it as: BIGINT, DOUBLE or VARCHAR. Text longer than max_len is
+-- cut, as sysbench's buffer cuts it.
+-- A NULL value is Q.null (a light userdata qpslab binds as NULL), never
+-- nil: a missing value would reach `strict`.
+local NULL, VARCHAR = Q.null, TYPES.VARCHAR
 function param_methods.set(p, v)
-  if p[1] == TYPES.VARCHAR and type(v) == "string" and #v > p[3] then
+  if v == nil then
+    v = NULL
+  elseif p[1] == VARCHAR and type(v) == "string" and #v > p[3] then
     v = v:sub(1, p[3])
   end
   p[2] = v
@@ -156,28 +163,73 @@ function stmt_methods.bind_create(stmt, ty, len)
     error("Unsupported argument type: " .. tostring(ty), 2)
   end
   if as ~= TYPES.VARCHAR then len = 8 end
-  return setmetatable({ as, nil, len }, param_mt)
+  return setmetatable({ as, NULL, len }, param_mt)
 end
+
+-- A statement is a list (no hash part: a connection holds dozens, and a
+-- shard a thousand connections): its connection, its index in qpslab,
+-- the parameters bound (bind_param) and how many, their types as one
+-- list until sent with the next execution (qpslab keeps them by index
+-- from then on, so that an execution sends only the values: up to four
+-- as the request's own, more in the one list VALS), whether it runs as
+-- text (--db-ps-mode=disable), whether closed, the connection's result
+-- set. Never nil: a missing field would reach `strict`.
+local S_CON, S_ID, S_BINDS, S_NB, S_TYPES, S_VALS, S_TEXT, S_CLOSED, S_RS = 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 function stmt_methods.bind_param(stmt, ...)
   local n = select("#", ...)
   if n < 1 then return nil end
-  local b = {}
-  for i = 1, n do b[i] = select(i, ...) end
-  stmt.binds = b
+  local b, t = {}, {}
+  for i = 1, n do
+    local p = select(i, ...)
+    if type(p) ~= "table" then
+      error("bind_param: argument " .. i .. " is not a parameter from bind_create()", 2)
+    end
+    b[i], t[i] = p, p[1]
+  end
+  stmt[S_BINDS], stmt[S_NB], stmt[S_TYPES] = b, n, t
+  stmt[S_VALS] = n > 4 and {} or false
   return 0
 end
 
+local EXEC = R.EXEC
+
+-- The execution's request: the statement's index, its types when not
+-- yet sent (else false), its parameters' values.
+local function exec_request(stmt)
+  local t = stmt[S_TYPES]
+  if t then stmt[S_TYPES] = false end
+  local b, n, id = stmt[S_BINDS], stmt[S_NB], stmt[S_ID]
+  if n == 1 then return yield(EXEC, id, t, b[1][2]) end
+  if n == 2 then return yield(EXEC, id, t, b[1][2], b[2][2]) end
+  if n == 0 then return yield(EXEC, id, t) end
+  if n == 3 then return yield(EXEC, id, t, b[1][2], b[2][2], b[3][2]) end
+  if n == 4 then return yield(EXEC, id, t, b[1][2], b[2][2], b[3][2], b[4][2]) end
+  local vals = stmt[S_VALS]
+  for i = 1, n do vals[i] = b[i][2] end
+  return yield(EXEC, id, t, vals)
+end
+
+-- A statement's result (`result` for a statement: its result set is at
+-- hand, not looked up through the connection's cdata).
+local function stmt_result(stmt, ok, a, b, c, d)
+  if not ok then raise(stmt[S_CON], "<prepared statement>", a, b, c, d) end
+  if not a then return nil end
+  local rs, readable = stmt[S_RS], stmt[S_TEXT]
+  rs.nrows, rs.pos, rs.readable = b, 0, readable
+  rs.nfields = readable and c or 0
+  return rs
+end
+
 function stmt_methods.execute(stmt)
-  if stmt.closed then error("execute of a closed statement", 2) end
-  return result(stmt.text, stmt.con, "<prepared statement>",
-    yield(R.EXEC, stmt.id, stmt.binds))
+  if stmt[S_CLOSED] then error("execute of a closed statement", 2) end
+  return stmt_result(stmt, exec_request(stmt))
 end
 
 function stmt_methods.close(stmt)
-  if not stmt.closed then
-    stmt.closed = true
-    yield(R.CLOSE, stmt.id)
+  if not stmt[S_CLOSED] then
+    stmt[S_CLOSED] = true
+    yield(R.CLOSE, stmt[S_ID])
   end
   return 0
 end
@@ -209,9 +261,11 @@ local function prepare_failed(con, sql, errno, _, msg)
   error(string.format("SQL error, errno = %d, state = '00000': ", last), 2)
 end
 
-local function new_stmt(con, index, sql)
-  return setmetatable({ con = con, id = index, sql = sql, binds = {},
-    text = Q.ps_disabled == true, closed = false }, stmt_mt)
+local function new_stmt(con, index)
+  -- (no parameters: an empty list of types, sent with the first
+  -- execution, replaces what qpslab kept for the index)
+  return setmetatable({ con, index, {}, 0, {}, false, Q.ps_disabled == true, false,
+    SIDE[con.slot].rs }, stmt_mt)
 end
 
 -- prepare and query_row raise from the lines sysbench's do (its errors

@@ -30,6 +30,9 @@ pub struct Host {
     next_slot: Cell<usize>,
     /// Stops a step that runs too long, after Ctrl-C, or at os.exit.
     pub guard: Rc<Guard>,
+    /// The events' ends are folded into the next events' first requests
+    /// ([`ScriptDef::fold_events`]).
+    fold: bool,
 }
 
 thread_local! {
@@ -119,6 +122,11 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result
     q.set("version_string", "sysbench 1.0.20")?;
     q.set("script_path", def.path.display().to_string())?;
     q.set("ps_disabled", def.ps_disabled())?;
+    // A parameter's NULL (sql.lua: a value never nil in its table).
+    q.set(
+        "null",
+        Value::LightUserData(mlua::LightUserData(std::ptr::null_mut())),
+    )?;
     q.set("sql_source", include_str!("sql.lua"))?;
     q.set("api_source", include_str!("api.lua"))?;
     q.set("opt", opt_table(lua, def)?)?;
@@ -228,6 +236,7 @@ impl Host {
             rows,
             next_slot: Cell::new(0),
             guard,
+            fold: def.fold_events,
         }))
     }
 
@@ -366,6 +375,13 @@ impl ScriptState {
             .set("command", name)
     }
 
+    /// Ends what the environment's reports left open (a JSON array), as
+    /// the closing of a sysbench state would.
+    pub(crate) fn close_reports(&self) -> mlua::Result<()> {
+        let close: Function = self.host.phases.get("close_reports")?;
+        close.call::<()>(self.env.clone())
+    }
+
     /// The connection's `sysbench` table.
     pub fn sysbench(&self) -> mlua::Result<Table> {
         self.env.get("sysbench")
@@ -405,10 +421,11 @@ impl ScriptState {
         self.thread_of(guarded, (f, tid))
     }
 
-    /// A coroutine running the script's events, one per resume cycle.
+    /// A coroutine running the script's events (prelude.lua's
+    /// `Phases.events`).
     pub(crate) fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
         let events: Function = self.host.phases.get("events")?;
-        self.thread_of(events, (self.env.clone(), tid))
+        self.thread_of(events, (self.env.clone(), tid, self.host.fold))
     }
 
     /// A coroutine whose body is `f(args…)` (prelude.lua's `bind`: no
@@ -417,6 +434,18 @@ impl ScriptState {
         let bind: Function = self.host.phases.get("bind")?;
         let body: Function = bind.call((f, args))?;
         self.host.lua.create_thread(body)
+    }
+
+    /// Whether `co`'s last event was over when its step stopped (it ran
+    /// on into the next event: prelude.lua's `FOLD.ended`); clears the mark.
+    pub(crate) fn ended_ahead(&self, co: &mlua::Thread) -> bool {
+        let Ok(fold) = self.host.phases.get::<Table>("fold") else {
+            return false;
+        };
+        match fold.raw_get::<Value>("ended") {
+            Ok(Value::Thread(t)) if t == *co => fold.raw_set("ended", Value::Nil).is_ok(),
+            _ => false,
+        }
     }
 
     /// Keeps `rows` as the connection's latest query result (swapped, not
