@@ -290,6 +290,18 @@ fn a_sweep_stores_one_run_per_step_in_one_campaign() {
         "{}",
         shown["host"]
     );
+    // ... and in its own column (schema v11), which the campaign page
+    // reads for all its runs in one query
+    let s = qpslab::store::Store::open_read_only(std::path::Path::new(&store), |_| false).unwrap();
+    let parts = s.campaign_parts(campaign).unwrap();
+    assert_eq!(parts.len(), 6, "{parts:?}");
+    assert!(
+        parts.values().all(
+            |p| p.preflight.as_ref().is_some_and(|f| f.seconds > 0.0) && p.operations.is_none()
+        ),
+        "{parts:?}"
+    );
+    drop(s);
     // --threads takes one number outside sweeps
     let o = l.on_sandbox(&["run", "oltp_point_select", "--db", &db, "--threads", "1,2"]);
     assert!(

@@ -192,3 +192,95 @@ fn the_listed_columns_are_backfilled_as_read_before() {
         let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
 }
+
+/// Schema v11 keeps what a campaign page reads of each point's documents
+/// (the round's pre-flight check, the operations' figures) as columns, a
+/// campaign's in one partial index: the migration fills them for the runs
+/// stored before with what a read-only open of the unmigrated store reads
+/// from the documents, and the page shows them.
+#[test]
+fn a_campaign_s_parts_are_backfilled_as_read_before() {
+    let before = fixture_copy("parts-ro");
+    let path = fixture_copy("parts-rw");
+    // The fixture's sweep (campaign 1, runs 4 and 5) given a pre-flight
+    // check and operations in the documents they are stored in.
+    for p in [&before, &path] {
+        let db = rusqlite::Connection::open(p).unwrap();
+        db.execute_batch(
+            r#"UPDATE runs SET host = json_set(host, '$.preflight', json('{"loop_cov":0.04,"host_busy_outside_qpslab":0.02,"seconds":1.0,"load_average":"0.50"}')) WHERE campaign_id = 1;
+               UPDATE runs SET summary = json_set(summary, '$.operations', json('[{"op":"get_node","count":500,"share_pct":100.0,"per_s":250.0,"latency_ms":{"p99":1.5}}]')) WHERE id = 5;
+               PRAGMA wal_checkpoint(TRUNCATE);"#,
+        )
+        .unwrap();
+    }
+    let key = |parts: std::collections::BTreeMap<i64, qpslab::store::RunParts>| {
+        parts
+            .into_iter()
+            .map(|(id, p)| {
+                let ops = p.operations.map(|o| {
+                    o.iter()
+                        .map(|o| (o.op.clone(), o.count, o.per_s.to_bits()))
+                        .collect::<Vec<_>>()
+                });
+                let pre = p.preflight.map(|f| (f.loop_cov.to_bits(), f.load_average));
+                (id, pre, ops)
+            })
+            .collect::<Vec<_>>()
+    };
+    let ro = Store::open_read_only(&before, |_| false).unwrap();
+    let read = key(ro.campaign_parts(1).unwrap());
+    drop(ro);
+    let migrated = Store::open(&path).unwrap();
+    let parts = key(migrated.campaign_parts(1).unwrap());
+    assert_eq!(read, parts);
+    assert_eq!(parts.len(), 2, "{parts:?}");
+    assert!(parts.iter().all(|(_, pre, _)| pre.is_some()), "{parts:?}");
+    assert_eq!(parts[1].2.as_ref().unwrap()[0].0, "get_node");
+    assert!(parts[0].2.is_none());
+    assert!(migrated.campaign_parts(2).unwrap().is_empty());
+    let page = ui::campaign_page(&migrated, 1, Mode::Ui)
+        .unwrap()
+        .expect("the sweep's page");
+    for part in [
+        "Measurement conditions",
+        "load average 0.50",
+        ">Operations</h2>",
+        "get_node ops/s",
+    ] {
+        assert!(page.contains(part), "{part} missing in the campaign page");
+    }
+    drop(migrated);
+    let db = rusqlite::Connection::open(&path).unwrap();
+    let v: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert!(v >= 11);
+    // The page's query is answered from the partial index alone.
+    let plan: Vec<String> = db
+        .prepare(
+            "EXPLAIN QUERY PLAN SELECT id, preflight, operations FROM runs \
+             WHERE campaign_id = 1 AND (preflight IS NOT NULL OR operations IS NOT NULL)",
+        )
+        .unwrap()
+        .query_map([], |r| r.get::<_, String>(3))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(
+        plan.iter().any(|p| p.contains("COVERING INDEX runs_parts")),
+        "{plan:?}"
+    );
+    // Each open's search for runs left running reads an index of them.
+    let plan: String = db
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT id, pid, boot_id FROM main.runs WHERE status = 'running'",
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("INDEX runs_running"), "{plan}");
+    drop(db);
+    for p in [&before, &path] {
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
+    }
+}

@@ -208,6 +208,10 @@ pub fn keep_apart(runs: &mut [RunRow]) -> Option<String> {
         }
     }
     let mut split = 0;
+    // What differs, worked out once per series and options set (it parses
+    // the series' options: once per run was most of `best`'s list work at
+    // a year of runs).
+    let mut named: BTreeMap<(SeriesKey, Option<String>), String> = BTreeMap::new();
     for r in runs.iter_mut() {
         let k = (
             r.workload.clone(),
@@ -217,11 +221,10 @@ pub fn keep_apart(runs: &mut [RunRow]) -> Option<String> {
         let opts = &keys[&k];
         if opts.len() > 1 {
             split += 1;
-            r.workload = format!(
-                "{} [{}]",
-                r.workload,
-                options_difference(opts, &r.options_key)
-            );
+            let diff = named
+                .entry((k, r.options_key.clone()))
+                .or_insert_with_key(|(_, mine)| options_difference(opts, mine));
+            r.workload = format!("{} [{diff}]", r.workload);
         }
     }
     if campaigns.len() <= 1 {

@@ -49,6 +49,7 @@ pub use location::{masked as masked_url, url_scheme};
 pub use metrics::{MetricTable, MetricWriter, MonitorColumns};
 pub use read::{RunDetail, RunFilter, RunRow, SampleRow, HOST_TESTS};
 pub use retention::{PruneKeep, PrunePlan, Vacuumed};
+pub use run_parts::RunParts;
 pub use server_schema::{migrate as migrate_server, server_migrations, DuplicateKey, ServerSql};
 pub use server_url::{ServerUrl, UrlError};
 pub use write::{KeptPhase, NewRun};

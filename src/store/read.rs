@@ -449,7 +449,7 @@ impl Store {
         let sql = format!(
             "SELECT {RUN_COLUMNS}, options, command_line, qpslab_version, git_hash, ended_at, server_cnf,
                     server_variables, sandbox, host, json_extract(summary, '$.tpcc'), server_nondefault,
-                    json_extract(summary, '$.host_test'), json_extract(summary, '$.operations'),
+                    json_extract(summary, '$.host_test'), operations,
                     json_extract(summary, '$.ibench_phase'), json_extract(summary, '$.dbt3')
              FROM runs WHERE id = ?1"
         );
@@ -485,33 +485,7 @@ impl Store {
         else {
             return Ok(None);
         };
-        let mut s = self.conn.prepare(
-            "SELECT seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog, lat_p95_ms, lat_p99_ms, client_cpu_s,
-                    lat_p50_ms, lat_max_ms
-             FROM samples WHERE run_id = ?1 ORDER BY seq",
-        )?;
-        d.samples = s
-            .query_map(params![id], |r| {
-                Ok(SampleRow {
-                    seq: r.get(0)?,
-                    t: r.get(1)?,
-                    dur: r.get(2)?,
-                    warmup: r.get(3)?,
-                    events: r.get(4)?,
-                    reads: r.get(5)?,
-                    writes: r.get(6)?,
-                    others: r.get(7)?,
-                    errors: json(r.get(8)?),
-                    reconnects: r.get(9)?,
-                    backlog: r.get(10)?,
-                    lat_p95_ms: r.get(11)?,
-                    lat_p99_ms: r.get(12)?,
-                    client_cpu_s: r.get(13)?,
-                    lat_p50_ms: r.get(14)?,
-                    lat_max_ms: r.get(15)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        d.samples = self.run_samples(id)?;
         let mut s = self.conn.prepare(
             "SELECT statement, count, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms FROM run_statements WHERE run_id = ?1 ORDER BY rowid",
         )?;
@@ -536,6 +510,39 @@ impl Store {
             )
             .optional()?;
         Ok(Some(d))
+    }
+
+    /// Run `id`'s per-interval samples, in order (what `run_detail` holds
+    /// of them, without the rest: a campaign report's charts of each run).
+    pub fn run_samples(&self, id: i64) -> Result<Vec<SampleRow>> {
+        let mut s = self.conn.prepare(
+            "SELECT seq, t, dur, warmup, events, reads, writes, others, errors, reconnects, backlog, lat_p95_ms, lat_p99_ms, client_cpu_s,
+                    lat_p50_ms, lat_max_ms
+             FROM samples WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        let rows = s
+            .query_map(params![id], |r| {
+                Ok(SampleRow {
+                    seq: r.get(0)?,
+                    t: r.get(1)?,
+                    dur: r.get(2)?,
+                    warmup: r.get(3)?,
+                    events: r.get(4)?,
+                    reads: r.get(5)?,
+                    writes: r.get(6)?,
+                    others: r.get(7)?,
+                    errors: json(r.get(8)?),
+                    reconnects: r.get(9)?,
+                    backlog: r.get(10)?,
+                    lat_p95_ms: r.get(11)?,
+                    lat_p99_ms: r.get(12)?,
+                    client_cpu_s: r.get(13)?,
+                    lat_p50_ms: r.get(14)?,
+                    lat_max_ms: r.get(15)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
     }
 }
 

@@ -220,31 +220,85 @@ pub(super) const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN locks TEXT;
     ALTER TABLE runs ADD COLUMN options_key TEXT;
     "#,
+    // v11: what a campaign's page reads of each point's documents, kept
+    // as columns beside the listed ones: the round's pre-flight check
+    // (host) and the operations' figures (summary), each NULL when the
+    // run has none. Filled as v10's are; in SQLite one partial covering
+    // index holds the runs that have either, so a page reads a
+    // campaign's in one search and parses no document; another holds the
+    // runs still "running", which every open looks for.
+    r#"
+    ALTER TABLE runs ADD COLUMN preflight TEXT;
+    ALTER TABLE runs ADD COLUMN operations TEXT;
+    "#,
 ];
 
-/// The columns of v10, as SQLite computes them from a run's documents:
-/// written by the store when a document is (`fill_listed`), and for the
-/// runs stored before by the migration. A read-only open of an older
-/// store computes them the same way (`read_compat`).
-pub(super) const LISTED: [(&str, &str); 4] = [
-    ("nopm", "json_extract(summary, '$.tpcc.nopm')"),
+/// The columns of v10 and v11, as SQLite computes them from a run's
+/// documents: written by the store when a document is (`fill_listed`),
+/// and for the runs stored before by the migration that adds them. A
+/// read-only open of an older store computes them the same way
+/// (`read_compat`). (column, SQL value, the version that added it)
+pub(super) const LISTED: [(&str, &str, i64); 6] = [
+    (
+        "nopm",
+        "json_extract(summary, '$.tpcc.nopm')",
+        LISTED_COLUMNS,
+    ),
     (
         "load_cpu_s",
         "json_extract(summary, '$.client.load_cpu_seconds')",
+        LISTED_COLUMNS,
     ),
-    ("locks", "json_extract(profile, '$.locks')"),
+    ("locks", "json_extract(profile, '$.locks')", LISTED_COLUMNS),
     (
         "options_key",
         "json_remove(json_extract(options, '$.oltp'), '$.threads')",
+        LISTED_COLUMNS,
+    ),
+    // A document that is not JSON (never written by qpslab) reads as
+    // none rather than failing the write or the copy that fills these.
+    (
+        "preflight",
+        "CASE WHEN json_valid(host) THEN json_extract(host, '$.preflight') END",
+        PART_COLUMNS,
+    ),
+    (
+        "operations",
+        "CASE WHEN json_valid(summary) THEN json_extract(summary, '$.operations') END",
+        PART_COLUMNS,
     ),
 ];
+
+/// `UPDATE runs SET` each of `LISTED` added by a version `pick` takes,
+/// from its documents (a WHERE clause is added by the caller).
+fn fill_listed_of(pick: impl Fn(i64) -> bool) -> String {
+    let set: Vec<String> = LISTED
+        .iter()
+        .filter(|(_, _, v)| pick(*v))
+        .map(|(c, e, _)| format!("{c} = {e}"))
+        .collect();
+    format!("UPDATE runs SET {}", set.join(", "))
+}
 
 /// `UPDATE runs SET` each of `LISTED` from its documents (a WHERE clause
 /// is added by the caller).
 pub(super) fn fill_listed() -> String {
-    let set: Vec<String> = LISTED.iter().map(|(c, e)| format!("{c} = {e}")).collect();
-    format!("UPDATE runs SET {}", set.join(", "))
+    fill_listed_of(|_| true)
 }
+
+/// v11's columns: a campaign's runs that have a pre-flight check or
+/// operations, in one partial index that holds the values too.
+const PARTS_INDEX: &str = "CREATE INDEX runs_parts ON runs(campaign_id, preflight, operations) \
+    WHERE preflight IS NOT NULL OR operations IS NOT NULL";
+
+/// The runs still recording (or left "running" by a process that died),
+/// which every open looks for (`recover`): without it, that search read
+/// every run's row, documents included, on each open of a year's store.
+const RUNNING_INDEX: &str = "CREATE INDEX runs_running ON runs(status) WHERE status = 'running'";
+
+/// The condition a query repeats to read `runs_parts` (SQLite uses a
+/// partial index only for a query whose WHERE holds the index's own).
+pub(super) const HAS_PARTS: &str = "(preflight IS NOT NULL OR operations IS NOT NULL)";
 
 /// The columns a listing reads (`read::RUN_COLUMNS` less the tags, which
 /// come from their own table), in one index: SQLite reads a list from it
@@ -261,7 +315,15 @@ const LISTING_INDEX: &str = "CREATE INDEX runs_listing ON runs(id, started_at, w
 /// statements both kinds of store share.
 fn sqlite_only(step: usize) -> Option<String> {
     match step {
-        9 => Some(format!("{};\n{LISTING_INDEX};", fill_listed())),
+        9 => Some(format!(
+            "{};\n{LISTING_INDEX};",
+            fill_listed_of(|v| v == LISTED_COLUMNS)
+        )),
+        // Only the rows whose documents name a part are rewritten.
+        10 => Some(format!(
+            "{} WHERE instr(host, '\"preflight\"') OR instr(summary, '\"operations\"');\n{PARTS_INDEX};\n{RUNNING_INDEX};",
+            fill_listed_of(|v| v == PART_COLUMNS)
+        )),
         _ => None,
     }
 }
@@ -325,6 +387,9 @@ const CURATION: i64 = 8;
 /// The version that added the listed columns (`LISTED`).
 const LISTED_COLUMNS: i64 = 10;
 
+/// The version that added the campaign page's parts (`LISTED`'s last two).
+const PART_COLUMNS: i64 = 11;
+
 /// For read-only opens: the schema must be one this qpslab reads (from
 /// `OLDEST_READABLE` to the latest).
 pub(crate) fn check_readable(conn: &Connection) -> Result<()> {
@@ -366,10 +431,13 @@ pub(crate) fn read_compat(conn: &Connection) -> Result<Vec<(String, String)>> {
             ("excluded".into(), "0".into()),
         ]);
     }
-    if v < LISTED_COLUMNS {
-        for (c, e) in LISTED {
+    for (c, e, since) in LISTED {
+        if v < since {
             // the view reads the table as `r`
-            added.push((c.to_string(), e.replace("json_extract(", "json_extract(r.")));
+            let e = e
+                .replace("json_extract(", "json_extract(r.")
+                .replace("json_valid(", "json_valid(r.");
+            added.push((c.to_string(), e));
         }
     }
     Ok(added)

@@ -6,9 +6,10 @@ use super::page::{link, num, page, Mode};
 use crate::analyze;
 use crate::report::chart::Chart;
 use crate::report::table::Format;
-use crate::store::{RunFilter, RunRow, Store};
+use crate::store::{RunFilter, RunParts, RunRow, Store};
 use anyhow::Result;
 use maud::{html, Markup, PreEscaped};
+use std::collections::BTreeMap;
 
 /// Which figure a scalability chart plots against users.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,6 +319,8 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
     })?;
     let title = format!("Campaign {id}: {}", c.name);
     let progress = super::run_progress::progress_of(store, id, &runs)?;
+    // each run's pre-flight check and operations, in one read
+    let parts = store.campaign_parts(id)?;
     let mut ok: Vec<RunRow> = runs.iter().filter(|r| r.status == "ok").cloned().collect();
     let left_out = crate::analyze::counter_diff::leave_out_excluded(&mut ok);
     let mut run_charts = Vec::new();
@@ -333,10 +336,10 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
         @if let Some(p) = progress {
             p.live #live { "running: " (p.text()) }
         }
-        (conditions_section(store, &runs)?)
+        (conditions_section(&parts, &runs))
         (super::phase_section::campaign_section(store, id)?)
         (super::dbt3_section::campaign_section(store, &ok)?)
-        (super::operations_section::campaign_section(store, &ok)?)
+        (super::operations_section::campaign_section(&parts, &ok))
         (scalability_section("Scalability", &ok))
         (comparisons(&ok))
         (super::latency_overlay::campaign_section(store, id, &ok)?)
@@ -363,14 +366,13 @@ fn campaign_body(store: &Store, id: i64, mode: Mode) -> Result<Option<(String, M
 /// prominently as the terminal says it: each round's pre-flight check
 /// (the idle host's noise, flagged when not quiet), how many runs a busy
 /// host shared, and whether points were measured once only.
-fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
+fn conditions_section(parts: &BTreeMap<i64, RunParts>, runs: &[RunRow]) -> Markup {
     let mut rounds: Vec<String> = Vec::new();
     let mut noisy = 0;
     for r in runs {
-        let Some(pre) = store.run_preflight(r.id)? else {
+        let Some(v) = parts.get(&r.id).and_then(|p| p.preflight.as_ref()) else {
             continue;
         };
-        let v = &pre;
         let line = crate::lab::preflight_line(rounds.len() as u32 + 1, v);
         // Runs of one round share their pre-flight document.
         let body = line
@@ -403,7 +405,7 @@ fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
     }
     let single = per_point.values().filter(|n| **n == 1).count();
     let warn = noisy > 0 || shared > 0 || (single > 0 && single == per_point.len());
-    Ok(html! {
+    html! {
         @if !rounds.is_empty() || shared > 0 || single > 0 {
             h2 { "Measurement conditions" }
             @if warn {
@@ -417,7 +419,7 @@ fn conditions_section(store: &Store, runs: &[RunRow]) -> Result<Markup> {
                 ul.notes { @for l in &rounds { li { (l) } } }
             }
         }
-    })
+    }
 }
 
 /// Scaling limiters, best to best and the ratios to the first variant, of

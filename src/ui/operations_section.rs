@@ -2,12 +2,11 @@
 //! are operations (LinkBench's ten, TPC-C's five): for each workload,
 //! series (label/variant) and user count, the median over repeats of each
 //! operation's rate (ops/s) and p99, and the total ops/s. Renders; reads
-//! only the runs' stored `operations` blocks.
+//! only the runs' stored `operations` blocks (`Store::campaign_parts`).
 
 use super::page::num;
 use crate::stats::document::OperationFigures;
-use crate::store::{RunRow, Store};
-use anyhow::Result;
+use crate::store::{RunParts, RunRow};
 use maud::{html, Markup};
 use std::collections::BTreeMap;
 
@@ -23,11 +22,12 @@ fn median(v: Vec<f64>) -> Option<f64> {
 }
 
 /// The section; empty when no run of `ok` has operations.
-pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
+/// `parts`: the campaign's runs' parts (`Store::campaign_parts`).
+pub fn campaign_section(parts: &BTreeMap<i64, RunParts>, ok: &[RunRow]) -> Markup {
     // per row: each repeat's operations
     let mut rows: BTreeMap<RowKey, Vec<Vec<OperationFigures>>> = BTreeMap::new();
     for r in ok {
-        let Some(ops) = store.run_operations(r.id)? else {
+        let Some(ops) = parts.get(&r.id).and_then(|p| p.operations.clone()) else {
             continue;
         };
         if ops.is_empty() {
@@ -42,13 +42,13 @@ pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
         .push(ops);
     }
     if rows.is_empty() {
-        return Ok(html! {});
+        return html! {};
     }
     let mut workloads: BTreeMap<&str, Vec<Row>> = BTreeMap::new();
     for (k, v) in &rows {
         workloads.entry(k.0.as_str()).or_default().push((k, v));
     }
-    Ok(html! {
+    html! {
         h2 { "Operations" }
         p.meta { "Each operation's rate (ops/s) and p99 (ms), the median over a point's repeats." }
         @for (workload, rows) in &workloads {
@@ -73,7 +73,7 @@ pub fn campaign_section(store: &Store, ok: &[RunRow]) -> Result<Markup> {
                 }
             }
         }
-    })
+    }
 }
 
 /// The operations' names, in the order the first run gives them.

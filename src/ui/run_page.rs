@@ -34,8 +34,7 @@ fn chart(title: &str, y: &str, series: Vec<(&str, Points)>) -> Chart {
 }
 
 /// Throughput, latency and errors from the run's own samples.
-fn load_charts(d: &RunDetail) -> Vec<Chart> {
-    let s = &d.samples;
+fn load_charts(s: &[SampleRow]) -> Vec<Chart> {
     let per = |f: &dyn Fn(&SampleRow) -> i64| -> Points {
         thin(
             s.iter()
@@ -521,18 +520,19 @@ fn monitor_charts(m: &RunMetrics, per_interval: &[PerInterval]) -> Vec<(&'static
 /// A run's main per-second charts (throughput, latency, CPU split), for
 /// the runs section of a campaign report.
 pub(crate) fn run_summary_svgs(store: &Store, id: i64) -> Result<Markup> {
-    let Some(d) = store.run_detail(id)? else {
-        return Ok(html! {});
-    };
+    // the samples alone: the run's row and documents are not needed here
+    let samples = store.run_samples(id)?;
     let mon = MonitorFigures::load(store, id)?.unwrap_or_default();
-    let mut charts: Vec<Chart> = load_charts(&d).into_iter().take(2).collect();
+    let mut charts: Vec<Chart> = load_charts(&samples).into_iter().take(2).collect();
     let per_interval = &mon.per_interval;
     if !per_interval.is_empty() {
-        let metrics = RunMetrics::load(store, id)?;
+        // The CPU split is drawn from the per-interval figures alone: the
+        // run's snapshots are not decoded (a campaign report of 500
+        // points decoded each point's every snapshot for nothing).
         let cpu = MONITOR_CHARTS
             .iter()
             .filter(|s| s.title == "CPU split")
-            .filter_map(|s| spec_chart(s, &metrics, per_interval))
+            .filter_map(|s| spec_chart(s, &RunMetrics::default(), per_interval))
             .filter(|c| !c.is_empty());
         charts.extend(cpu);
     }
@@ -655,7 +655,7 @@ fn chart_groups(
 ) -> (Markup, Option<(f64, f64)>) {
     let mut groups: Vec<(&str, Vec<Chart>)> = Vec::new();
     if d.run.workload != "monitor" {
-        groups.push(("Load", load_charts(d)));
+        groups.push(("Load", load_charts(&d.samples)));
     }
     groups.extend(monitor_charts(metrics, &mon.per_interval));
     // A source with nothing to show (e.g. no network traffic over a

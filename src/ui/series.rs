@@ -27,7 +27,8 @@ pub fn thin(p: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// A run's snapshots, decoded once per source.
+/// A run's snapshots, decoded once per source (`default()`: none).
+#[derive(Default)]
 pub(crate) struct RunMetrics {
     tables: HashMap<String, MetricTable>,
 }
