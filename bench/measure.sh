@@ -9,7 +9,9 @@ one() {
   q=$(awk '/queries:/ && /per sec/{print $2}' "$t")
   qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$t")
   if [ -z "$q" ]; then echo "- - -"; tail -n 3 "$t" >&2; else
-    awk -v q="$q" -v qps="$qps" '{printf "%.0f %.2f %.1f\n", qps, ($1+$2)*1e6/q, $3/1024}' "$t.time"
+    # the last line: a run that ends degraded (exit 3) has its figures
+    # after time's "Command exited with non-zero status" line
+    tail -n 1 "$t.time" | awk -v q="$q" -v qps="$qps" '{printf "%.0f %.2f %.1f\n", qps, ($1+$2)*1e6/q, $3/1024}'
   fi
   rm -f "$t" "$t.time"
 }

@@ -30,21 +30,6 @@ WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
 WORKLOAD=oltp_read_write
 source bench/lib.sh
 source bench/measure.sh
-# measure.sh's `one`, reading the last line of /usr/bin/time's output: a
-# run that ends degraded (exit 3: events still in flight at its end, as
-# at 1,024 read_write connections on a busy host) has its figures after
-# time's "Command exited with non-zero status" line.
-one() {
-  local t; t=$(mktemp)
-  /usr/bin/time -f "%U %S %M" -o "$t.time" "${@:2}" > "$t" 2>&1 || true
-  local q qps
-  q=$(awk '/queries:/ && /per sec/{print $2}' "$t")
-  qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$t")
-  if [ -z "$q" ]; then echo "- - -"; tail -n 3 "$t" >&2; else
-    tail -n 1 "$t.time" | awk -v q="$q" -v qps="$qps" '{printf "%.0f %.2f %.1f\n", qps, ($1+$2)*1e6/q, $3/1024}'
-  fi
-  rm -f "$t" "$t.time"
-}
 echo "# host: $(nproc) CPUs; OLD $("$OLD" --version); NEW $("$NEW" --version)"
 echo "# $TABLES tables x $ROWS rows, $TIME s a run, $ROUNDS rounds"
 

@@ -472,6 +472,8 @@ fn a_linkbench_properties_file_sets_the_options() {
             f,
             "--events",
             "1000",
+            "--rand-seed",
+            "7",
             "--format",
             "json",
             "--no-store",
@@ -487,8 +489,10 @@ fn a_linkbench_properties_file_sets_the_options() {
     };
     let total: u64 = ops.iter().map(|k| k["count"].as_u64().unwrap()).sum();
     assert_eq!(n("add_link") + n("get_links_list"), total);
+    // 10% of 1,000 draws: a standard deviation of 0.0095, so 0.04 is over
+    // four of them (the seed fixes the draws; the bound holds for any)
     assert!(
-        (n("add_link") as f64 / total as f64 - 0.1).abs() < 0.02,
+        (n("add_link") as f64 / total as f64 - 0.1).abs() < 0.04,
         "{j}"
     );
     assert_eq!(n("get_node"), 0);
