@@ -110,20 +110,26 @@ impl Agent {
     fn start(ns: &Netns, port: u16, token: &std::path::Path, extra: &[&str]) -> Agent {
         let addr = format!("{}:{port}", ns.agent_ip());
         let dump = lab().home.join(format!("dump-{}-{port}.json", ns.name));
-        let mut child = Command::new("ip")
-            .args([
-                "netns",
-                "exec",
-                &ns.name,
-                common::bin(),
-                "agent",
-                "--listen",
-                &addr,
-            ])
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &ns.name, common::bin()]);
+        let mut more = vec!["--dump", dump.to_str().unwrap()];
+        more.extend(extra);
+        Agent::spawn(c, addr, token, &more, dump.clone())
+    }
+
+    /// `qpslab` (the command `c` starts) as `agent --listen ADDR
+    /// --token-file TOKEN EXTRA…`, once it says it listens.
+    fn spawn(
+        mut c: Command,
+        addr: String,
+        token: &std::path::Path,
+        extra: &[&str],
+        dump: std::path::PathBuf,
+    ) -> Agent {
+        let mut child = c
+            .args(["agent", "--listen", &addr])
             .arg("--token-file")
             .arg(token)
-            .arg("--dump")
-            .arg(&dump)
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -610,24 +616,7 @@ name = "oltp_read_only"
 /// host address), killed on drop.
 fn host_agent(ns: &Netns, port: u16, token: &std::path::Path) -> Agent {
     let addr = format!("{}:{port}", ns.host_ip());
-    let mut child = lab()
-        .command()
-        .args(["agent", "--listen", &addr])
-        .arg("--token-file")
-        .arg(token)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start the server's agent");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("agent's first line");
-    assert!(line.contains("listening"), "agent did not start: {line}");
-    Agent {
-        child,
-        addr,
-        dump: std::path::PathBuf::new(),
-    }
+    Agent::spawn(lab().command(), addr, token, &[], std::path::PathBuf::new())
 }
 
 /// Item 5: the controller in a namespace of its own (another host, as
