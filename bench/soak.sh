@@ -44,6 +44,9 @@ if [ -n "${RESTART_AT:-}" ]; then
 else
   due=(); for ((i = 1; i <= RESTARTS; i++)); do due+=($((i * SECS / (RESTARTS + 1)))); done
 fi
+# A command that ends the script says which one and where: CI shows this
+# log and nothing else of the soak.
+trap 'echo "soak: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -77,22 +80,28 @@ start=$SECONDS; next_profile=$PROFILE_EVERY; restarts_done=0
 while kill -0 "$RUN" 2>/dev/null; do
   t=$((SECONDS - start))
   rss=$(awk '/^VmRSS/{print $2}' "/proc/$RUN/status" 2>/dev/null || echo 0)
-  fds=$(ls "/proc/$RUN/fd" 2>/dev/null | wc -l)
+  # Each reading may find nothing (the run gone between the check and the
+  # read, the store not yet created by a run still starting): it reads 0,
+  # never ends the script (pipefail made a missing store a silent exit 1
+  # in CI when the run was slower to create it than this loop's first
+  # sample).
+  fds=$( { ls "/proc/$RUN/fd" 2>/dev/null || true; } | wc -l)
   thr=$(awk '/^Threads/{print $2}' "/proc/$RUN/status" 2>/dev/null || echo 0)
-  st=$(du -k -c "$STORE"* 2>/dev/null | tail -1 | cut -f1)
+  st=$( { du -k -c "$STORE"* 2>/dev/null || true; } | tail -1 | cut -f1)
   anon=$(awk '/^Anonymous/{print $2}' "/proc/$RUN/smaps_rollup" 2>/dev/null || echo 0)
-  [ -n "$rss" ] && echo "$t,$rss,$fds,$thr,$st,${anon:-0}" >>"$OUT/samples.csv"
+  [ -n "$rss" ] && echo "$t,$rss,$fds,$thr,${st:-0},${anon:-0}" >>"$OUT/samples.csv"
   if [ "$t" -ge "$next_profile" ] && [ "$t" -lt $((SECS - 60)) ]; then
     "$Q" profile --server soak --create --kind syscalls --time 10 >"$OUT/profile-$t.log" 2>&1 || echo "profile at ${t}s failed (see $OUT/profile-$t.log)"
     next_profile=$((next_profile + PROFILE_EVERY))
   fi
   if [ "$restarts_done" -lt "$RESTARTS" ] && [ "$t" -ge "${due[$restarts_done]}" ]; then
-    "$Q" server stop --name soak >/dev/null && "$Q" server start --name soak >/dev/null
+    "$Q" server stop --name soak >/dev/null || echo "soak: stopping the sandbox at ${t}s failed (above)"
+    "$Q" server start --name soak >/dev/null || { echo "soak: starting the sandbox again at ${t}s failed (above)"; exit 1; }
     restarts_done=$((restarts_done + 1)); echo "restart $restarts_done at ${t}s"
   fi
   sleep "$SAMPLE"
 done
-set +e; wait "$RUN"; rc=$?; set -e
+rc=0; wait "$RUN" || rc=$?
 echo "run exit code: $rc (3 = degraded, as restarts make it)"
 tail -25 "$OUT/run.log" | grep -E "queries:|DEGRADED|FAILED|reconnects" || true
 

@@ -54,6 +54,10 @@ wait "$SOAK" || true
 trap - EXIT
 cat target/ci-soak.log
 soak_rc=$(cat target/ci-soak.rc 2>/dev/null || echo "none (it did not end)")
-[ "$soak_rc" = 0 ] || { echo "the soak failed (exit $soak_rc): see above" >&2; exit 1; }
+if [ "$soak_rc" != 0 ]; then
+  echo "the soak's run, its last lines (target/soak/run.log):" >&2
+  tail -15 target/soak/run.log >&2 2>/dev/null || echo "(no run.log: the run never started)" >&2
+  echo "the soak failed (exit $soak_rc): see above" >&2; exit 1
+fi
 phase "soak"
 exit "$tests_rc"
