@@ -110,6 +110,7 @@ fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
         current_k: 0,
         cpu_mark: 0.0,
         watch: (0..n).map(|_| Watch::default()).collect(),
+        sleep_alarms: (0..n).map(|_| None).collect(),
     }))
 }
 

@@ -176,4 +176,7 @@ pub(crate) struct ShardState {
     pub cpu_mark: f64,
     /// Per connection, for the read-timeout watchdog.
     pub watch: Vec<Watch>,
+    /// Per connection, the precise wake-up of a session's sleeps (a
+    /// script's `usleep`), made at its first sleep.
+    pub sleep_alarms: Vec<Option<super::alarm::Alarm>>,
 }

@@ -661,7 +661,7 @@ impl Event<'_> {
                     }
                 }
             }
-            Op::Sleep(us) => nap(self.link.shared, us).await,
+            Op::Sleep(us) => sleep_precisely(self.link, us).await,
             Op::Reconnect
                 if !reconnect(self.link, conn, stmts)
                     .await
@@ -683,6 +683,34 @@ async fn nap(shared: &Shared, us: u64) {
         let left = until.saturating_duration_since(Instant::now());
         tokio::time::sleep(left.min(Duration::from_millis(100))).await;
     }
+}
+
+/// A session's sleep of `us` (a script's `usleep`, `sysbench.sleep`):
+/// waited out as precisely as the thread's own sleep would be (the
+/// connection's timerfd for the last stretch: tokio's timer rounds up to
+/// whole milliseconds, and a 1 ms usleep took 2.3), without blocking the
+/// shard; the run's stop cuts the coarse part short.
+async fn sleep_precisely(link: &Link<'_>, us: u64) {
+    let due = Instant::now() + Duration::from_micros(us);
+    let coarse = Duration::from_millis(100);
+    while !link.shared.stopping() && due.saturating_duration_since(Instant::now()) > coarse {
+        tokio::time::sleep(coarse).await;
+    }
+    if link.shared.stopping() {
+        return;
+    }
+    let slot = link.slot;
+    let mut alarm = link.state.borrow_mut().sleep_alarms[slot]
+        .take()
+        .or_else(|| super::alarm::Alarm::new().ok());
+    let woke = match alarm.as_mut() {
+        Some(a) => a.until(due).await.is_ok(),
+        None => false,
+    };
+    if !woke {
+        tokio::time::sleep_until(due.into()).await;
+    }
+    link.state.borrow_mut().sleep_alarms[slot] = alarm;
 }
 
 /// A scheduled session's pause of `us`: waited out precisely (the

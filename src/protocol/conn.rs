@@ -416,7 +416,31 @@ impl Conn {
         } else {
             self.io.write_raw(stmt.framed()).await?;
         }
+        // (an OK already whole in the buffer, a dry run's always, is taken
+        // without building the response reader's future)
+        if let Some(o) = self.buffered_ok() {
+            return Ok(o);
+        }
         self.read_response(Sink::Skip).await
+    }
+
+    /// The answer when it is one OK packet, with nothing after it, whole in
+    /// the buffer already: what `read_response` makes of it, without an
+    /// await. None: anything else (nothing buffered yet, a result set, an
+    /// error, more results), the buffer untouched.
+    #[inline]
+    fn buffered_ok(&mut self) -> Option<Outcome> {
+        let pkt = self.io.peek_packet()?;
+        if pkt.first() != Some(&0x00) {
+            return None;
+        }
+        let (affected, n) = lenenc_int(&pkt[1..])?;
+        if ok_status(&pkt[1 + n..]) & SERVER_MORE_RESULTS_EXISTS != 0 {
+            return None;
+        }
+        self.io.buffered_packet();
+        self.io.response_done();
+        Some(Outcome::Affected(affected))
     }
 
     /// Executes a statement and keeps its rows in `rows` (cleared first),
@@ -518,7 +542,12 @@ impl Conn {
         let deprecate_eof = self.deprecate_eof();
         let mut total_rows = 0u64;
         loop {
-            let pkt = self.io.read_packet().await?;
+            // (an answer already whole in the buffer is taken without an
+            // await: a dry run's always, a result's later packets mostly)
+            let pkt = match self.io.buffered_packet() {
+                Some(p) => p,
+                None => self.io.read_packet().await?,
+            };
             let (ncols, used) = match pkt.first() {
                 Some(0x00) => {
                     let (affected, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 0));

@@ -278,6 +278,35 @@ impl PacketIo {
             }
             self.fill(4 + len).await?;
         }
+        Ok(self.take_packet())
+    }
+
+    /// The next packet's payload when it is whole in the buffer already,
+    /// taken without an await (a dry run's answers always are; a server's
+    /// first packet of an answer never is, its later ones mostly are).
+    #[inline]
+    pub(crate) fn buffered_packet(&mut self) -> Option<&[u8]> {
+        if self.whole_packet_buffered() {
+            Some(self.take_packet())
+        } else {
+            None
+        }
+    }
+
+    /// The next packet's payload when it is whole in the buffer, left
+    /// there (`buffered_packet` then takes it).
+    #[inline]
+    pub(crate) fn peek_packet(&self) -> Option<&[u8]> {
+        if !self.whole_packet_buffered() {
+            return None;
+        }
+        let s = self.start + 4;
+        Some(&self.buf[s..s + self.header_len()])
+    }
+
+    /// Takes the packet whole in the buffer at `start`.
+    #[inline]
+    fn take_packet(&mut self) -> &[u8] {
         let len = self.header_len();
         self.seq = self.buf[self.start + 3].wrapping_add(1);
         let s = self.start + 4;
@@ -286,7 +315,7 @@ impl PacketIo {
             self.start = 0;
             self.end = 0;
         }
-        Ok(&self.buf[s..s + len])
+        &self.buf[s..s + len]
     }
 
     /// The payload length in the header at `start` (4 bytes buffered).
@@ -369,8 +398,46 @@ impl PacketIo {
         self.send_wbuf(false).await
     }
 
+    /// A dry run's request (`Stream::DryRun`): answered at once, the
+    /// answer put in the read buffer as a server's bytes would be received
+    /// (and then framed and parsed as those), without a read call. False:
+    /// a real stream, nothing done.
+    #[inline(always)]
+    fn dry_run_exchange(&mut self, request: Option<&[u8]>) -> bool {
+        if !matches!(self.stream, Stream::DryRun(_)) {
+            return false;
+        }
+        self.dry_run_answer(request);
+        true
+    }
+
+    /// `dry_run_exchange`'s work, out of the real streams' way.
+    #[inline(never)]
+    fn dry_run_answer(&mut self, request: Option<&[u8]>) {
+        let Stream::DryRun(d) = &mut self.stream else {
+            return;
+        };
+        let answer = d.exchange(request.unwrap_or(&self.wbuf));
+        let n = answer.len();
+        if self.end + n > self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end + n > self.buf.len() {
+                self.buf.resize((self.end + n).next_power_of_two(), 0);
+            }
+        }
+        self.buf[self.end..self.end + n].copy_from_slice(answer);
+        self.end += n;
+    }
+
     /// Sends what `wbuf` holds (`then_reply`: see `send`).
     async fn send_wbuf(&mut self, then_reply: bool) -> Result<(), ProtoError> {
+        if self.dry_run_exchange(None) {
+            return Ok(());
+        }
         Self::send(
             &mut self.stream,
             self.direct.as_mut(),
@@ -414,6 +481,9 @@ impl PacketIo {
     /// Writes a request that already carries its packet headers (a
     /// prepared template) and whose answer is read next.
     pub(crate) async fn write_raw(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
+        if self.dry_run_exchange(Some(framed)) {
+            return Ok(());
+        }
         Self::send(
             &mut self.stream,
             self.direct.as_mut(),

@@ -11,13 +11,14 @@ pub(crate) const PAD_LEN: usize = 59;
 /// Fills `out` with groups of 11 random digits separated by '-', one draw
 /// per digit as sysbench's `sysbench.rand.string("###…")` makes them (a
 /// run's strings with a fixed seed: the same draws as sysbench's). Fewer
-/// instructions than cutting 18 digits out of one draw (valgrind).
+/// instructions than cutting 18 digits out of one draw (valgrind); each
+/// digit in integer arithmetic (`Xoroshiro::digit`, the same bytes).
 #[inline]
 pub(crate) fn fill_groups(out: &mut [u8], x: &mut Xoroshiro) {
     for group in out.chunks_mut(12) {
         let (digits, dash) = group.split_at_mut(group.len().min(11));
         for b in digits {
-            *b = x.uniform(u32::from(b'0'), u32::from(b'9')) as u8;
+            *b = x.digit();
         }
         if let Some(d) = dash.first_mut() {
             *d = b'-';

@@ -73,6 +73,32 @@ impl Xoroshiro {
         let n = b.wrapping_sub(a).wrapping_add(1);
         (f64::from(a) + self.unit() * f64::from(n)) as u32
     }
+
+    /// An ASCII digit as `uniform('0', '9')` draws it (sysbench's strings'
+    /// `#`), the same byte for every draw, in integer arithmetic: see
+    /// `digit_of`.
+    #[inline]
+    pub fn digit(&mut self) -> u8 {
+        digit_of(self.next_u64() >> 12)
+    }
+}
+
+/// The digit `uniform('0', '9')` makes of the 52 bits `m` (the double
+/// `m / 2^52`): `'0' + floor(10 m / 2^52)` in integers. The double path
+/// rounds twice (the product, then the sum with 48), less than 2^-47 in
+/// all, and rounding never goes down past an integer it starts above; so
+/// the two agree wherever the fraction of `10 m / 2^52` is below
+/// `1 - 2^-44`, and the rest (1 draw in 2^44) takes the double path itself.
+#[inline]
+pub(crate) fn digit_of(m: u64) -> u8 {
+    const FRAC: u64 = (1 << 52) - 1;
+    let t = m * 10;
+    if t & FRAC < FRAC - (1 << 8) {
+        b'0' + (t >> 52) as u8
+    } else {
+        let unit = f64::from_bits((0x3FF << 52) | m) - 1.0;
+        (f64::from(b'0') + unit * 10.0) as u32 as u8
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +122,27 @@ mod tests {
         );
         assert_eq!(Xoroshiro::sysbench(42, 1).next_u64(), 7773676201520882466);
         assert_eq!(Xoroshiro::sysbench(42, 2).next_u64(), 6148745658769126950);
+    }
+
+    #[test]
+    fn digits_are_the_uniform_draws_to_the_bit() {
+        let float = |m: u64| {
+            let unit = f64::from_bits((0x3FF << 52) | m) - 1.0;
+            (f64::from(b'0') + unit * 10.0) as u32 as u8
+        };
+        // every neighbourhood where a digit changes, and the range's ends
+        for k in 0..=10u64 {
+            let edge = (k << 52).div_ceil(10);
+            for m in edge.saturating_sub(5000)..edge + 5000 {
+                let m = m.min((1 << 52) - 1);
+                assert_eq!(digit_of(m), float(m), "m = {m}");
+            }
+        }
+        let mut x = Xoroshiro::from_seed(7);
+        let mut y = x;
+        for _ in 0..1_000_000 {
+            assert_eq!(x.digit(), y.uniform(u32::from(b'0'), u32::from(b'9')) as u8);
+        }
     }
 
     #[test]
