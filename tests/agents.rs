@@ -9,10 +9,13 @@
 //! Ctrl-C on the controller (every agent's connections gone), the
 //! controller killed (every agent stops at the run's deadline on its
 //! own), a sweep and a campaign (`[agents]`) whose every step is
-//! split and merged, and agents over TLS (--tls-cert, --agent-ca). The
-//! tests take
-//! the sandbox one at a time (its Com_commit is server-wide). Needs root
-//! and `ip netns`: fails saying so otherwise.
+//! split and merged, `--events` and `--rate` split across agents (the
+//! events' total exact, the rate's near its target, the schedule lag
+//! merged), agents over TLS (--tls-cert, --agent-ca), and the agent
+//! beside the server (`--server-agent`) for run, monitor, iostat, top,
+//! profile and a campaign's `[[server]] agent`. The tests take the
+//! sandbox one at a time (its Com_commit is server-wide). Needs root and
+//! `ip netns`: fails saying so otherwise.
 
 mod common;
 use common::{json, lab, text};
@@ -52,9 +55,10 @@ static MADE: AtomicU32 = AtomicU32::new(0);
 impl Netns {
     fn new() -> Netns {
         let i = MADE.fetch_add(1, Ordering::SeqCst);
-        assert!(i < 12, "at most 12 namespaces a test process");
+        // (10.201.N.0/30 for N below 256: 15 processes' blocks of 16)
+        assert!(i < 16, "at most 16 namespaces a test process");
         let pid = std::process::id();
-        let net = (pid % 20) * 12 + i;
+        let net = (pid % 15) * 16 + i;
         let name = format!("qa{}x{i}", pid % 100_000);
         let ns = Netns { name, net };
         let (h, n) = (
@@ -89,6 +93,16 @@ impl Netns {
 
     fn agent_ip(&self) -> String {
         format!("10.201.{}.2", self.net)
+    }
+
+    /// `qpslab` run inside this namespace (another host, as far as it can
+    /// tell), on the lab's state directory.
+    fn qpslab(&self) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.name, common::bin()])
+            .env("QPSLAB_HOME", &lab().home)
+            .env_remove("MYSQL_PWD");
+        c
     }
 }
 
@@ -182,13 +196,9 @@ fn start_sandbox() -> u16 {
         "max_connections=300",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let sock = l.home.join("sandboxes/ag/mysqld.sock");
-    let o = Command::new("mariadb")
-        .args(["-uroot", &format!("--socket={}", sock.display())])
-        .args(["-e", "CREATE DATABASE agt; CREATE USER 'qa'@'%' IDENTIFIED BY 'pw'; GRANT ALL ON *.* TO 'qa'@'%'"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    sandbox_sql(
+        "CREATE DATABASE agt; CREATE USER 'qa'@'%' IDENTIFIED BY 'pw'; GRANT ALL ON *.* TO 'qa'@'%'",
+    );
     let o = l.qpslab(&[
         "prepare",
         "oltp_read_write",
@@ -220,42 +230,48 @@ fn run(
 
 /// The controller's command line (a run of 6 connections on the agents).
 fn controller(host: &str, port: u16, agents: &str, token: &std::path::Path, time: &str) -> Command {
+    controller_of("oltp_read_write", "6", host, port, agents, token, time)
+}
+
+/// The controller's command line: `workload` on `threads` connections.
+fn controller_of(
+    workload: &str,
+    threads: &str,
+    host: &str,
+    port: u16,
+    agents: &str,
+    token: &std::path::Path,
+    time: &str,
+) -> Command {
     let mut c = lab().command();
-    c.args([
-        "run",
-        "oltp_read_write",
-        "--mysql-host",
-        host,
-        "--mysql-user",
-        "qa",
-    ])
-    .args([
-        "--mysql-password",
-        "pw",
-        "--db",
-        "agt",
-        "--threads",
-        "6",
-        "--time",
-        time,
-    ])
-    .args([
-        "--mysql-port",
-        &port.to_string(),
-        "--agents",
-        agents,
-        "--no-store",
-        "--format",
-        "json",
-    ])
-    .arg("--token-file")
-    .arg(token);
+    c.args(["run", workload, "--mysql-host", host, "--mysql-user", "qa"])
+        .args([
+            "--mysql-password",
+            "pw",
+            "--db",
+            "agt",
+            "--threads",
+            threads,
+            "--time",
+            time,
+        ])
+        .args([
+            "--mysql-port",
+            &port.to_string(),
+            "--agents",
+            agents,
+            "--no-store",
+            "--format",
+            "json",
+        ])
+        .arg("--token-file")
+        .arg(token);
     c
 }
 
-/// The sandbox's connections from the agents' namespaces (10.201.N.2),
-/// from its processlist.
-fn agent_connections() -> usize {
+/// What the sandbox answers `sql` with (as root, on its socket; no
+/// column names).
+fn sandbox_sql(sql: &str) -> String {
     let sock = lab().home.join("sandboxes/ag/mysqld.sock");
     let o = Command::new("mariadb")
         .args([
@@ -264,14 +280,24 @@ fn agent_connections() -> usize {
             "-B",
             &format!("--socket={}", sock.display()),
         ])
-        .args([
-            "-e",
-            "SELECT COUNT(*) FROM information_schema.processlist WHERE host LIKE '10.201.%.2:%'",
-        ])
+        .args(["-e", sql])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+    assert!(o.status.success(), "{sql}: {}", text(&o));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// A number the sandbox answers `sql` with.
+fn sandbox_number(sql: &str) -> i64 {
+    sandbox_sql(sql).parse().unwrap()
+}
+
+/// The sandbox's connections from the agents' namespaces (10.201.N.2),
+/// from its processlist.
+fn agent_connections() -> usize {
+    sandbox_number(
+        "SELECT COUNT(*) FROM information_schema.processlist WHERE host LIKE '10.201.%.2:%'",
+    ) as usize
 }
 
 /// Polls `cond` every 200 ms until it holds; fails naming `what` after
@@ -559,40 +585,17 @@ fn a_sweep_and_a_campaign_on_agents() {
 
     // A campaign whose [agents] drive its point (a dsn server the agents
     // reach over TCP): the point's 2 connections split 1 and 1.
-    let sock = lab().home.join("sandboxes/ag/mysqld.sock");
-    let o = Command::new("mariadb")
-        .args(["-uroot", &format!("--socket={}", sock.display())])
-        .args(["-e", "CREATE DATABASE IF NOT EXISTS agc"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let file = lab().home.join("agents-campaign.toml");
-    std::fs::write(
-        &file,
-        format!(
-            r#"
-name = "on-agents"
-threads = [2]
-time = 1
-[data]
-tables = 1
-table_size = 300
-[agents]
-addresses = ["{}", "{}"]
-token_file = "{}"
-[[server]]
-label = "db"
-dsn = "mysql://qa:pw@{}:{port}/agc"
-[[workload]]
-name = "oltp_read_only"
-"#,
+    let file = campaign_file(
+        "agc",
+        "time = 1",
+        &format!(
+            "addresses = [\"{}\", \"{}\"]\ntoken_file = \"{}\"",
             agents[0].addr,
             agents[1].addr,
-            token.display(),
-            nss[0].host_ip()
+            token.display()
         ),
-    )
-    .unwrap();
+        &format!("dsn = \"mysql://qa:pw@{}:{port}/agc\"", nss[0].host_ip()),
+    );
     let cstore = lab().home.join("campaign-agents.db");
     let cstore = cstore.to_str().unwrap();
     let o = lab().qpslab(&["campaign", "run", file.to_str().unwrap(), "--store", cstore]);
@@ -619,6 +622,53 @@ fn host_agent(ns: &Netns, port: u16, token: &std::path::Path) -> Agent {
     Agent::spawn(lab().command(), addr, token, &[], std::path::PathBuf::new())
 }
 
+/// The sandbox taken alone, with an agent beside it on `agent_port` and a
+/// namespace for the controller (another host).
+struct ServerSide {
+    _alone: std::sync::RwLockWriteGuard<'static, ()>,
+    port: u16,
+    token: std::path::PathBuf,
+    ns: Netns,
+    agent: Agent,
+}
+
+impl ServerSide {
+    /// `qpslab ARGS` in the namespace against the sandbox over TCP (user
+    /// qa), through the agent beside it when `via_agent`.
+    fn remote(&self, args: &[&str], via_agent: bool) -> Command {
+        let mut c = self.ns.qpslab();
+        c.args(args)
+            .args(["--mysql-host", &self.ns.host_ip(), "--mysql-port"])
+            .arg(self.port.to_string())
+            .args(["--mysql-user", "qa", "--mysql-password", "pw"]);
+        if via_agent {
+            c.args(["--server-agent", &self.agent.addr, "--token-file"])
+                .arg(&self.token);
+        }
+        c
+    }
+
+    /// `remote(args, via_agent)` run to its end.
+    fn output(&self, args: &[&str], via_agent: bool) -> std::process::Output {
+        self.remote(args, via_agent).output().unwrap()
+    }
+}
+
+fn server_side(agent_port: u16) -> ServerSide {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let token = token_file();
+    let ns = Netns::new();
+    let agent = host_agent(&ns, agent_port, &token);
+    ServerSide {
+        _alone,
+        port,
+        token,
+        ns,
+        agent,
+    }
+}
+
 /// Item 5: the controller in a namespace of its own (another host, as
 /// far as it can tell), the server on the host side with an agent beside
 /// it: the stored run has the server host's OS sources (its CPU, the
@@ -627,22 +677,14 @@ fn host_agent(ns: &Netns, port: u16, token: &std::path::Path) -> Agent {
 /// by that agent. Without perf this fails with the reason.
 #[test]
 fn a_remote_servers_insides_through_the_agent_beside_it() {
-    let _alone = common::measuring();
-    let port = sandbox();
-    let token = token_file();
-    let ns = Netns::new();
-    let agent = host_agent(&ns, 7090, &token);
+    let side = server_side(7090);
     let store = lab().home.join("server-agent.db");
-    let o = Command::new("ip")
-        .args(["netns", "exec", &ns.name, common::bin()])
-        .env("QPSLAB_HOME", &lab().home)
-        .env_remove("MYSQL_PWD")
-        .args(["run", "oltp_read_only", "--mysql-host", &ns.host_ip()])
-        .args(["--mysql-port", &port.to_string(), "--mysql-user", "qa"])
-        .args(["--mysql-password", "pw", "--db", "agt", "--threads", "2"])
+    let o = side
+        .remote(
+            &["run", "oltp_read_only", "--db", "agt", "--threads", "2"],
+            true,
+        )
         .args(["--time", "7", "--profile", "cpu", "--format", "json"])
-        .args(["--server-agent", &agent.addr, "--token-file"])
-        .arg(&token)
         .arg("--store")
         .arg(&store)
         .output()
@@ -656,23 +698,10 @@ fn a_remote_servers_insides_through_the_agent_beside_it() {
         "no on-CPU stacks of the server came back from its agent (is perf usable on this host?): {cpu}"
     );
     let db = rusqlite::Connection::open(&store).unwrap();
-    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
-    let run = count("SELECT MAX(id) FROM runs");
-    for source in ["cpu", "server_proc", "server_tasks", "disk", "net", "mem"] {
-        let n = count(&format!(
-            "SELECT COUNT(*) FROM metric_snaps WHERE run_id = {run} AND source = '{source}'"
-        ));
-        assert!(n >= 2, "{source}: {n} snapshots");
-    }
-    // the network is the server host's: the veth's host end, which the
-    // controller's namespace does not have
-    let host_end = format!("qh{}x", std::process::id() % 100_000);
-    let n = count(&format!(
-        "SELECT COUNT(*) FROM metric_keys WHERE run_id = {run} AND source = 'net' AND name LIKE '{host_end}%'"
-    ));
-    assert!(
-        n > 0,
-        "net has no {host_end}* interface: not the server's host"
+    let run = read_on_the_servers_host(
+        &db,
+        &side.agent.addr,
+        &["cpu", "server_proc", "server_tasks", "disk", "net", "mem"],
     );
     // the server's CPU per query, from its process on that host
     let us: Option<f64> = db
@@ -683,15 +712,401 @@ fn a_remote_servers_insides_through_the_agent_beside_it() {
         )
         .unwrap();
     assert!(us.is_some_and(|u| u > 0.0), "server CPU per query: {us:?}");
+    has_dispatch_command_stacks(&db, run);
+}
+
+/// The last run of store `db` has the server host's OS sources (each of
+/// `sources` twice at least), read there by the agent at `agent` (the
+/// note naming it once), and the host side's veth ends among its network
+/// interfaces, which a controller in a namespace does not have; its id.
+fn read_on_the_servers_host(db: &rusqlite::Connection, agent: &str, sources: &[&str]) -> i64 {
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let run = count("SELECT MAX(id) FROM runs");
+    for source in sources {
+        let n = count(&format!(
+            "SELECT COUNT(*) FROM metric_snaps WHERE run_id = {run} AND source = '{source}'"
+        ));
+        assert!(n >= 2, "{source}: {n} snapshots");
+    }
+    let host_end = format!("qh{}x", std::process::id() % 100_000);
+    let n = count(&format!(
+        "SELECT COUNT(*) FROM metric_keys WHERE run_id = {run} AND source = 'net' AND name LIKE '{host_end}%'"
+    ));
+    assert!(
+        n > 0,
+        "net has no {host_end}* interface: not the server's host"
+    );
     let said = count(&format!(
-        "SELECT COUNT(*) FROM monitor_notes WHERE run_id = {run} AND text LIKE '%read on the server''s host by the agent at {}%'",
-        agent.addr
+        "SELECT COUNT(*) FROM monitor_notes WHERE run_id = {run} AND text LIKE '%read on the server''s host by the agent at {agent}%'"
     ));
     assert_eq!(said, 1, "the note naming the agent");
-    let stacks = count(&format!(
-        "SELECT COUNT(*) FROM profile_stacks WHERE run_id = {run} AND kind = 'cpu' AND stack LIKE '%dispatch_command%'"
-    ));
+    run
+}
+
+/// Run `run` of `db` kept mariadbd's on-CPU `dispatch_command` stacks.
+fn has_dispatch_command_stacks(db: &rusqlite::Connection, run: i64) {
+    let stacks: i64 = db
+        .query_row(
+            &format!(
+                "SELECT COUNT(*) FROM profile_stacks WHERE run_id = {run} AND kind = 'cpu' AND stack LIKE '%dispatch_command%'"
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     assert!(stacks > 0, "no dispatch_command stack of mariadbd stored");
+}
+
+/// A campaign file named after database `db` (made on the sandbox): 2
+/// connections of oltp_read_only on one table of 300 rows, with `top`'s
+/// keys, `[agents]` holding `agents` and the one `[[server]]` `server`.
+fn campaign_file(db: &str, top: &str, agents: &str, server: &str) -> std::path::PathBuf {
+    sandbox_sql(&format!("CREATE DATABASE IF NOT EXISTS {db}"));
+    let file = lab().home.join(format!("{db}-campaign.toml"));
+    let text = format!(
+        "name = \"{db}\"\nthreads = [2]\n{top}\n[data]\ntables = 1\ntable_size = 300\n[agents]\n{agents}\n[[server]]\nlabel = \"db\"\n{server}\n[[workload]]\nname = \"oltp_read_only\"\n"
+    );
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// A process killed (and reaped) on drop: a load beside a test.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `--server-agent` beyond run and sweep: `monitor` (a stored session
+/// with the server host's sources), `iostat` (the device columns, said
+/// to come from the agent), `top` (the server's CPU share) and `profile`
+/// (mariadbd's stacks recorded there), each from a namespace of its own
+/// (another host) against the sandbox with its agent beside it; without
+/// the agent, the host sources are skipped with a note as before; a lone
+/// --token-file is refused in one line.
+#[test]
+fn monitor_iostat_top_and_profile_through_the_server_agent() {
+    let side = server_side(7091);
+    let addr = &side.agent.addr;
+    let ok = |o: std::process::Output| {
+        assert!(o.status.success(), "{}", text(&o));
+        o
+    };
+
+    let store = lab().home.join("monitor-agent.db");
+    let store_arg = store.to_str().unwrap();
+    ok(side.output(
+        &["monitor", "--time", "4", "--quiet", "--store", store_arg],
+        true,
+    ));
+    let db = rusqlite::Connection::open(&store).unwrap();
+    read_on_the_servers_host(&db, addr, &["cpu", "server_proc", "disk", "net"]);
+
+    // without the agent: the remote server's host sources skipped, said
+    let o = ok(side.output(&["monitor", "--time", "2", "--quiet", "--no-store"], false));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("is not on this host; only its SQL counters are read"),
+        "{err}"
+    );
+
+    let o = ok(side.output(&["iostat", "--count", "2"], true));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let said = format!("on the server's host (read by the agent at {addr})");
+    assert!(err.contains(&said), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("util%"), "no device columns: {out}");
+
+    let o = ok(side.output(&["top", "--count", "3"], true));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let cpu = out
+        .lines()
+        .rfind(|l| l.starts_with("CPU ("))
+        .unwrap_or_else(|| panic!("no CPU line: {out}"));
+    let server = cpu.split("server ").nth(1).unwrap_or("");
+    assert!(
+        server.starts_with(|ch: char| ch.is_ascii_digit()),
+        "the server's CPU share not read through the agent: {cpu}"
+    );
+
+    // profile: a load on the sandbox meanwhile (its 2 connections seen
+    // before recording), the stacks recorded on the server's host
+    let _load = Killed(
+        lab()
+            .command()
+            .args(["run", "oltp_point_select", "--server", "ag", "--db", "agt"])
+            .args(["--threads", "2", "--time", "120", "--no-store"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(Duration::from_secs(30), "the load's 2 connections", || {
+        sandbox_number(
+            "SELECT COUNT(*) FROM information_schema.processlist WHERE db = 'agt' AND host = 'localhost'",
+        ) >= 2
+    });
+    let folded = lab().home.join("agent-profile.folded");
+    let o = ok(side.output(
+        &[
+            "profile",
+            "--kind",
+            "cpu",
+            "--time",
+            "3",
+            "--db",
+            "agt",
+            "--folded",
+            folded.to_str().unwrap(),
+        ],
+        true,
+    ));
+    let said = format!("through the agent at {addr}");
+    assert!(text(&o).contains(&said), "{}", text(&o));
+    let stacks = std::fs::read_to_string(&folded).expect("the folded stacks");
+    assert!(
+        stacks.contains("dispatch_command"),
+        "no dispatch_command stack of mariadbd came back from its agent (is perf usable on this host?)"
+    );
+
+    // --token-file with no agent to give it to: one line, said why
+    let token = side.token.to_str().unwrap();
+    let o = side.output(&["monitor", "--time", "1", "--token-file", token], false);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.trim().lines().count() == 1 && err.contains("--token-file goes with --server-agent"),
+        "{err}"
+    );
+}
+
+/// A server restarted during a monitor session from another host: the
+/// agent beside it finds its new process (the note says pid A -> B) and
+/// the server's /proc figures go on from that one.
+#[test]
+fn a_restarted_server_is_found_again_by_its_agent() {
+    let side = server_side(7093);
+    let store = lab().home.join("restart-agent.db");
+    let said = lab().home.join("restart-monitor.err");
+    let mut monitor = Killed(
+        side.remote(
+            &["monitor", "--quiet", "--store", store.to_str().unwrap()],
+            true,
+        )
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&said).unwrap())
+        .spawn()
+        .unwrap(),
+    );
+    let said = || std::fs::read_to_string(&said).unwrap_or_default();
+    let count = |sql: &str| -> i64 {
+        let Ok(db) = rusqlite::Connection::open_with_flags(
+            &store,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        ) else {
+            return 0;
+        };
+        db.query_row(sql, [], |r| r.get(0)).unwrap_or(0)
+    };
+    let server_procs = || count("SELECT COUNT(*) FROM metric_snaps WHERE source = 'server_proc'");
+    wait_for(
+        Duration::from_secs(30),
+        "the server's /proc read through its agent",
+        || {
+            let n = server_procs();
+            assert!(
+                n > 0 || monitor.0.try_wait().unwrap().is_none(),
+                "the monitor ended: {}",
+                said()
+            );
+            n >= 2
+        },
+    );
+    for step in ["stop", "start"] {
+        let o = lab().qpslab(&["server", step, "--name", "ag"]);
+        assert!(o.status.success(), "server {step}: {}", text(&o));
+    }
+    let changed = "SELECT COUNT(*) FROM monitor_notes WHERE text LIKE '%the server''s process changed (pid %'";
+    wait_for(
+        Duration::from_secs(60),
+        "the new process found by the agent",
+        || count(changed) == 1,
+    );
+    let after = server_procs();
+    wait_for(
+        Duration::from_secs(30),
+        "the new process's /proc read",
+        || server_procs() >= after + 2,
+    );
+    let sent = Command::new("kill")
+        .args(["-INT", &monitor.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = monitor.0.wait().unwrap();
+    assert!(status.success(), "monitor: {status}: {}", said());
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let note: String = db
+        .query_row(
+            "SELECT text FROM monitor_notes WHERE text LIKE '%process changed%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let pids: Vec<&str> = note
+        .split("(pid ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .map(|p| p.split(" -> ").collect())
+        .unwrap_or_default();
+    assert!(pids.len() == 2 && pids[0] != pids[1], "{note}");
+}
+
+/// A campaign whose dsn server names the agent beside it (`[[server]]
+/// agent`, the token from `[agents]` without addresses: the load runs
+/// here), run from a namespace: its point has the server host's sources
+/// and mariadbd's stacks (`profile = ["cpu"]`) recorded there.
+#[test]
+fn a_campaign_servers_agent() {
+    let side = server_side(7092);
+    let file = campaign_file(
+        "agsrv",
+        "time = 4\nprofile = [\"cpu\"]",
+        &format!("token_file = \"{}\"", side.token.display()),
+        &format!(
+            "dsn = \"mysql://qa:pw@{}:{}/agsrv\"\nagent = \"{}\"",
+            side.ns.host_ip(),
+            side.port,
+            side.agent.addr
+        ),
+    );
+    let store = lab().home.join("server-agent-campaign.db");
+    let o = side
+        .ns
+        .qpslab()
+        .args(["campaign", "run", file.to_str().unwrap(), "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let db = rusqlite::Connection::open(&store).unwrap();
+    let run = read_on_the_servers_host(
+        &db,
+        &side.agent.addr,
+        &["cpu", "server_proc", "disk", "net"],
+    );
+    has_dispatch_command_stacks(&db, run);
+
+    // a sandbox server has no agent of its own: refused, said why
+    let bad = lab().home.join("server-agent-sandbox.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\nthreads = [1]\n[agents]\ntoken_file = \"/t\"\n[[server]]\nlabel = \"s\"\nagent = \"db1:7070\"\n[[workload]]\nname = \"oltp_read_only\"\n",
+    )
+    .unwrap();
+    let o = lab().qpslab(&["campaign", "status", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("agent goes with dsn"), "{}", text(&o));
+}
+
+/// `--events N` and `--rate R` on 3 agents (weights 1, 1, 2: 2, 2 and 4
+/// of 8 connections): the events split so that the merged total is N
+/// exactly (the remainder to the first agent); the rate split by the
+/// connections' shares, the merged event rate near R over the run (a
+/// bound of 30%, R far below what the sandbox does) and each agent's near
+/// its share, the schedule lag the union of the agents' lags; too few
+/// events for the agents and no --time are refused in one line.
+#[test]
+fn events_and_rate_split_across_agents() {
+    let _alone = common::measuring();
+    let port = sandbox();
+    let token = token_file();
+    let nss: Vec<Netns> = (0..3).map(|_| Netns::new()).collect();
+    let agents: Vec<Agent> = nss
+        .iter()
+        .map(|n| Agent::start(n, 7070, &token, &[]))
+        .collect();
+    let list = format!("{},{},{}=2", agents[0].addr, agents[1].addr, agents[2].addr);
+    let host = nss[0].host_ip();
+    let load = |time: &str, extra: &[&str]| {
+        controller_of("oltp_point_select", "8", &host, port, &list, &token, time)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+
+    let o = load("60", &["--events", "301"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    assert_eq!(doc["status"]["status"], "ok", "{doc}");
+    assert_eq!(doc["totals"]["transactions"].as_u64(), Some(301), "{doc}");
+    // floors 75, 75, 150 of 301 x 2/8, 2/8, 4/8: the one left to the first
+    let each: Vec<u64> = agents
+        .iter()
+        .map(|a| a.sent()["done"]["total"]["events"].as_u64().unwrap())
+        .collect();
+    assert_eq!(each, [76, 75, 150]);
+
+    let (rate, secs) = (120.0, 5.0);
+    let o = load("5", &["--rate", "120"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = json(&o);
+    assert_eq!(doc["status"]["status"], "ok", "{doc}");
+    let tps = doc["totals"]["tps"].as_f64().unwrap();
+    assert!(
+        (tps - rate).abs() <= 0.3 * rate,
+        "merged rate {tps:.1} events/s, target {rate}"
+    );
+    let mut lag = Hist::new();
+    for (a, share) in agents.iter().zip([0.25, 0.25, 0.5]) {
+        let total = &a.sent()["done"]["total"];
+        let n = total["events"].as_f64().unwrap();
+        let want = rate * share * secs;
+        assert!(
+            (n - want).abs() <= 0.4 * want,
+            "agent {}: {n} events, its share {want}",
+            a.addr
+        );
+        lag.merge(&hist(
+            total["lag"].as_str().expect("the agent's schedule lag"),
+        ));
+    }
+    let merged = &doc["totals"]["schedule_lag_ms"];
+    assert!(
+        (merged["max"].as_f64().unwrap() - lag.max_ms()).abs() < 1e-9,
+        "schedule lag: merged {merged}, union max {}",
+        lag.max_ms()
+    );
+    assert!(
+        (merged["p95"].as_f64().unwrap() - lag.quantile_ms(0.95)).abs() < 1e-9,
+        "schedule lag: merged {merged}, union p95 {}",
+        lag.quantile_ms(0.95)
+    );
+
+    for (time, extra, why) in [
+        (
+            "5",
+            &["--events", "2"][..],
+            "--events 2 is too few for the agents",
+        ),
+        (
+            "0",
+            &["--events", "100"][..],
+            "--agents needs --time above 0",
+        ),
+    ] {
+        let o = load(time, extra);
+        assert!(!o.status.success(), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        let line = err
+            .lines()
+            .find(|l| l.contains(why))
+            .unwrap_or_else(|| panic!("{err}"));
+        assert!(!line.is_empty());
+    }
 }
 
 /// A self-signed certificate naming `ip`, made with openssl into the lab's

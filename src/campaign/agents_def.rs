@@ -10,12 +10,16 @@ use std::path::PathBuf;
 
 /// `[agents]`: `addresses` as `--agents` takes them (`HOST:PORT`,
 /// `@FILE`, `dns:NAME:PORT`), optional `weights` (one per address),
-/// `token_file`, and `ca_file` for HTTPS.
+/// `token_file`, and `ca_file` for HTTPS. The token and TLS are also the
+/// servers' agents' (`[[server]] agent`); without addresses the load runs
+/// here.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentsDef {
     /// The agents, one entry each (an entry may be `@FILE` or
-    /// `dns:NAME:PORT`, which name several).
+    /// `dns:NAME:PORT`, which name several); none: the load runs here
+    /// (the section then gives a `[[server]] agent`'s token).
+    #[serde(default)]
     pub addresses: Vec<String>,
     /// Each address's share of the connections, relative to the others
     /// (1 each by default); as many as `addresses`.
@@ -30,10 +34,11 @@ pub struct AgentsDef {
 }
 
 impl AgentsDef {
-    /// Checks the section: addresses given, one weight each when any.
-    pub fn validate(&self) -> Result<()> {
-        if self.addresses.is_empty() {
-            bail!("[agents] addresses must name at least one agent (\"HOST:PORT\")");
+    /// Checks the section: addresses given (unless `server_agents`: a
+    /// server's agent takes its token), one weight each when any.
+    pub fn validate(&self, server_agents: bool) -> Result<()> {
+        if self.addresses.is_empty() && !server_agents {
+            bail!("[agents] addresses must name at least one agent (\"HOST:PORT\"), or a [[server]] agent = \"HOST:PORT\" the section gives the token of");
         }
         if !self.weights.is_empty() && self.weights.len() != self.addresses.len() {
             bail!(
@@ -46,6 +51,11 @@ impl AgentsDef {
             bail!("[agents] weights: {w} is not a positive number");
         }
         Ok(())
+    }
+
+    /// Whether the load runs on agents (addresses given).
+    pub fn drive(&self) -> bool {
+        !self.addresses.is_empty()
     }
 
     /// The section as one `--agents` value.
@@ -72,17 +82,22 @@ mod tests {
             "addresses = [\"c1:7070\", \"c2:7070\"]\nweights = [1, 3]\ntoken_file = \"/etc/qpslab/token\"",
         )
         .unwrap();
-        a.validate().unwrap();
+        a.validate(false).unwrap();
         assert_eq!(a.spec(), "c1:7070=1,c2:7070=3");
         let b = AgentsDef {
             weights: vec![1.0],
             ..a.clone()
         };
-        assert!(b.validate().is_err());
+        assert!(b.validate(false).is_err());
         let c = AgentsDef {
             weights: vec![],
             ..a
         };
         assert_eq!(c.spec(), "c1:7070,c2:7070");
+        // the token of a server's agent only: the load runs here
+        let d: AgentsDef = toml::from_str("token_file = \"/t\"").unwrap();
+        assert!(d.validate(false).is_err());
+        d.validate(true).unwrap();
+        assert!(!d.drive());
     }
 }

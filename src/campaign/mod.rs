@@ -109,6 +109,11 @@ pub struct ServerDef {
     /// Server variables for every variant of this server.
     #[serde(default)]
     pub set: BTreeMap<String, toml::Value>,
+    /// The agent beside a dsn server on another host (HOST:PORT, with
+    /// `[agents]`'s token_file and ca_file): its host's OS sources and
+    /// perf recordings, as `--server-agent`. Not part of a point's
+    /// identity (left out of its definition).
+    pub agent: Option<String>,
 }
 
 /// A configuration variant applied to every server.
@@ -276,8 +281,9 @@ impl CampaignFile {
         seconds("time", self.time, true)?;
         seconds("warmup", self.warmup, false)?;
         seconds("cooldown", self.cooldown, false)?;
+        let server_agents = self.servers.iter().any(|s| s.agent.is_some());
         if let Some(a) = &self.agents {
-            a.validate()?;
+            a.validate(server_agents)?;
         }
         if self.data.tables == 0 || self.data.table_size == 0 {
             bail!("[data] tables and table_size must be at least 1");
@@ -312,6 +318,12 @@ impl CampaignFile {
             bail!("the matrix has {points} points, more than {MAX_POINTS}: split the campaign");
         }
         for s in &self.servers {
+            if s.agent.is_some() && s.dsn.is_none() {
+                bail!("server '{}': agent goes with dsn (a sandbox runs on this host, whose OS sources are read here): drop agent, or give the server as a dsn", s.label);
+            }
+            if s.agent.is_some() && self.agents.is_none() {
+                bail!("server '{}': agent needs [agents] token_file = \"FILE\" (the token the agent beside it was started with)", s.label);
+            }
             if s.basedir.is_some() && s.version.is_some() {
                 bail!("server '{}': give basedir or version, not both", s.label);
             }
@@ -403,6 +415,10 @@ impl CampaignFile {
         repeat: u32,
     ) -> serde_json::Value {
         let mut server = serde_json::json!(self.servers[server]);
+        // Where the server's host is read from does not define a point.
+        if let Some(o) = server.as_object_mut() {
+            o.remove("agent");
+        }
         // A DSN's password does not define a point (and the stored
         // definition has it redacted: `campaign status ID` hashes that).
         if let Some(dsn) = server["dsn"].as_str() {

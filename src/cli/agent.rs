@@ -78,11 +78,8 @@ pub(super) fn gather(
     if sysbench_style {
         bail!("--agents is qpslab's own: use `qpslab run WORKLOAD … --agents …`");
     }
-    if cfg.time <= 0.0 || cfg.events > 0 {
-        bail!("--agents needs --time (and no --events): each agent ends on its own at the run's deadline");
-    }
-    if cfg.rate > 0.0 {
-        bail!("--agents with --rate is not supported yet: run closed-loop");
+    if cfg.time <= 0.0 {
+        bail!("--agents needs --time above 0: each agent ends on its own at the run's deadline, should the controller vanish (with --events, give a --time the events fit in)");
     }
     let mut plan = plan.clone();
     if let Some(path) = p.script_path() {
@@ -91,10 +88,17 @@ pub(super) fn gather(
     if let (true, Some(rows)) = (resized, p.oltp_table_size()) {
         plan.words.push(format!("--table-size={rows}"));
     }
-    let fleet = crate::lab::agent::Fleet::gather(plan, &cfg.conn, cfg.threads)?;
+    let fleet = crate::lab::agent::Fleet::gather(plan, cfg)?;
     for m in &fleet.members {
+        let mut share = String::new();
+        if m.events > 0 {
+            share += &format!(", {} events", m.events);
+        }
+        if m.rate > 0.0 {
+            share += &format!(", {:.1} events/s", m.rate);
+        }
         errln!(
-            "agent {}: {} connections, clock offset {:+.1} ms (round trip {:.1} ms)",
+            "agent {}: {} connections{share}, clock offset {:+.1} ms (round trip {:.1} ms)",
             m.addr,
             m.threads,
             m.offset_s * 1e3,

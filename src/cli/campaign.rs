@@ -284,6 +284,20 @@ pub(super) fn point_words(c: &CampaignFile, p: &Point) -> Vec<String> {
     words
 }
 
+/// Server `s`'s agent (`[[server]] agent`, with `[agents]`'s token and
+/// TLS): None without one.
+fn server_agent(c: &CampaignFile, s: usize) -> Result<Option<crate::lab::agent::ServerAgent>> {
+    let def = &c.servers[s];
+    let (Some(addr), Some(ag)) = (&def.agent, &c.agents) else {
+        return Ok(None);
+    };
+    let link = super::fleet_plan::link(&ag.token_file, ag.ca_file.as_deref())
+        .with_context(|| format!("server '{}': agent, with [agents] token_file", def.label))?;
+    crate::lab::agent::ServerAgent::new(addr, link)
+        .with_context(|| format!("server '{}': agent", def.label))
+        .map(Some)
+}
+
 /// A point's plan, from the words its run is described by.
 pub(super) fn point_plan(c: &CampaignFile, p: &Point) -> Result<LoadPlan> {
     LoadPlan::from_args(&LoadArgs::from_words(&point_words(c, p))?)
@@ -320,7 +334,7 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
         point_plan(&c, &p)
             .with_context(|| format!("workload '{}' options", c.workloads[p.workload].name))?;
     }
-    if let Some(ag) = &c.agents {
+    if let Some(ag) = c.agents.as_ref().filter(|a| a.drive()) {
         super::fleet_plan::agents_plan(
             &ag.spec(),
             &ag.token_file,
@@ -328,6 +342,9 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
             Vec::new(),
         )
         .context("[agents]")?;
+    }
+    for s in 0..c.servers.len() {
+        server_agent(&c, s)?;
     }
     let (store, id) = open(a, &c, &text)?;
     let _lock = lock_campaign(&store, id, &c.name)?;
@@ -355,9 +372,9 @@ fn run(r: &CampaignRunArgs) -> Result<i32> {
     // `[agents]`: each point's agents greeted, checked and split anew,
     // shipped the point's own words.
     let config_for = |p: &Point, t: &Target| {
-        let plan = point_plan(&c, p)?;
+        let plan = point_plan(&c, p)?.with_server_agent(server_agent(&c, p.server)?);
         let cfg = plan.run_config(plan.single_threads()?, &t.opts)?;
-        let fleet = match &c.agents {
+        let fleet = match c.agents.as_ref().filter(|a| a.drive()) {
             Some(a) => {
                 let fp = super::fleet_plan::agents_plan(
                     &a.spec(),

@@ -3,7 +3,7 @@
 //! TLS), and the words of this command line to ship (without those
 //! options). Parses only.
 
-use super::args::LoadArgs;
+use super::args::{AgentLinkArgs, LoadArgs};
 use crate::lab::agent::{resolve_agents, token_of, FleetPlan, Link, ServerAgent};
 use anyhow::{anyhow, bail, Context, Result};
 use std::sync::OnceLock;
@@ -33,9 +33,9 @@ pub(super) fn link(token_file: &std::path::Path, ca: Option<&std::path::Path>) -
     }
 }
 
-/// `--server-agent` of a load command, with `--token-file`'s token (and
-/// `--agent-ca`'s TLS): None without it.
-pub(super) fn server_agent(a: &LoadArgs) -> Result<Option<ServerAgent>> {
+/// `--server-agent` with `--token-file`'s token (and `--agent-ca`'s
+/// TLS): None without it.
+pub(super) fn server_agent(a: &AgentLinkArgs) -> Result<Option<ServerAgent>> {
     let Some(addr) = &a.server_agent else {
         return Ok(None);
     };
@@ -45,21 +45,41 @@ pub(super) fn server_agent(a: &LoadArgs) -> Result<Option<ServerAgent>> {
     ServerAgent::new(addr, link(file, a.agent_ca.as_deref())?).map(Some)
 }
 
+/// `--token-file` and `--agent-ca` are refused without an agent to reach
+/// (`with`: the options that name one, in words).
+fn no_lone_link(a: &AgentLinkArgs, with: &str) -> Result<()> {
+    if a.token_file.is_some() {
+        bail!("--token-file goes with {with}: name the agent it is the token of");
+    }
+    if a.agent_ca.is_some() {
+        bail!("--agent-ca goes with {with} (the agents' certificate or their CA's)");
+    }
+    Ok(())
+}
+
+/// `--server-agent` of a command without load agents (`monitor`,
+/// `iostat`, `top`, `profile`): None without it (`--token-file` or
+/// `--agent-ca` alone refused).
+pub(super) fn server_agent_alone(a: &AgentLinkArgs) -> Result<Option<ServerAgent>> {
+    if a.server_agent.is_none() {
+        no_lone_link(a, "--server-agent")?;
+    }
+    server_agent(a)
+}
+
 /// `--agents` and `--token-file` of a load command: None without
 /// `--agents`. The words shipped are this command line's after `run` (or
 /// `sweep`: without its own options), without those two options (a
 /// campaign's points ship their own: `agents_plan`).
 pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
+    let link = &a.agent_link;
     let Some(list) = &a.agents else {
-        if a.token_file.is_some() && a.server_agent.is_none() {
-            bail!("--token-file goes with --agents or --server-agent");
-        }
-        if a.agent_ca.is_some() && a.server_agent.is_none() {
-            bail!("--agent-ca goes with --agents or --server-agent (the agents' certificate or their CA's)");
+        if link.server_agent.is_none() {
+            no_lone_link(link, "--agents or --server-agent")?;
         }
         return Ok(None);
     };
-    let Some(file) = &a.token_file else {
+    let Some(file) = &link.token_file else {
         bail!("--agents needs --token-file (the token the agents were started with)");
     };
     let argv = ARGV.get().cloned().unwrap_or_default();
@@ -67,7 +87,7 @@ pub(super) fn fleet_plan(a: &LoadArgs) -> Result<Option<FleetPlan>> {
         bail!("--agents works with `qpslab run WORKLOAD …` and `qpslab sweep WORKLOAD …` (a campaign takes them from its file's [agents])");
     };
     let words = shipped_words(&argv[at + 2..]);
-    agents_plan(list, file, a.agent_ca.as_deref(), words).map(Some)
+    agents_plan(list, file, link.agent_ca.as_deref(), words).map(Some)
 }
 
 /// The agents named by `list` (a list, `@FILE`, `dns:NAME:PORT`) with the

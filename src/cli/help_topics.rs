@@ -126,6 +126,7 @@ warehouses = 1
 addresses = ["c1:7070"]
 weights = [1]
 token_file = "/t"
+ca_file = "/ca.pem"
 [[server]]
 label = "s"
 sandbox = "s"
@@ -133,6 +134,10 @@ profile = "default"
 version = "mariadb-11.4.5"
 cpus = "0"
 set = { a = 1 }
+[[server]]
+label = "d"
+dsn = "mysql://u@db1:3306/x"
+agent = "db1:7070"
 [[variant]]
 name = "a"
 set = { b = 1 }

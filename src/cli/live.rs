@@ -3,17 +3,19 @@
 //! (stored snapshots out as CSV/JSON). The sessions are lab's; the lines
 //! and screens report's.
 
-use super::args::{IostatArgs, MetricsArgs, MonitorArgs, MonitorCmdArgs};
+use super::args::{AgentLinkArgs, IostatArgs, MetricsArgs, MonitorArgs, MonitorCmdArgs};
+use super::fleet_plan::server_agent_alone;
 use super::monitor_args::monitor_config;
 use super::target::resolve;
 use crate::lab::{live_view, monitor_session, probe, RunTags, SessionRecord, Target};
-use crate::monitor::{Note, NoteKind, SourceId};
+use crate::monitor::{HostReader, Note, NoteKind, SourceId};
 use crate::report::live_text::{
     iostat_header, iostat_line, iostat_preface, monitor_line, top_screen, watching, MONITOR_HEADER,
 };
 use crate::secret::redacted_command_line;
 use crate::stats::document::MonitorOptions;
 use anyhow::{bail, Result};
+use std::sync::Arc;
 use std::time::Instant;
 
 fn target_without_db(conn: &super::args::ConnArgs) -> Result<Target> {
@@ -28,9 +30,17 @@ fn print_note(n: &Note) {
     }
 }
 
+/// The reader of the server's host: the agent beside it (`--server-agent`),
+/// or None (this host's, or a remote server's host sources skipped).
+fn host_reader(a: &AgentLinkArgs) -> Result<Option<Arc<dyn HostReader>>> {
+    Ok(server_agent_alone(a)?.map(|s| Arc::new(s) as Arc<dyn HostReader>))
+}
+
 pub fn monitor(a: &MonitorCmdArgs) -> Result<i32> {
+    let host = host_reader(&a.agent)?;
     let t = target_without_db(&a.conn)?;
-    let cfg = monitor_config(&t.opts, &a.monitor)?;
+    let mut cfg = monitor_config(&t.opts, &a.monitor)?;
+    cfg.host = host;
     let env = probe(&t)?;
     let store = super::plan::Recording::from_args(&a.record, None).open()?;
     let record = store.as_ref().map(|store| SessionRecord {
@@ -87,6 +97,7 @@ fn concerns(n: &Note, sources: &[SourceId]) -> bool {
 }
 
 pub fn iostat(a: &IostatArgs) -> Result<i32> {
+    let host = host_reader(&a.agent)?;
     let t = target_without_db(&a.conn)?;
     let sources = [SourceId::Status, SourceId::Disk];
     let note = |n: &Note| {
@@ -94,8 +105,9 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
             print_note(n)
         }
     };
-    live_view(&t, a.interval, &sources, a.count, note, |l, n| {
-        let local = l.caps().is_some_and(|c| c.local);
+    live_view(&t, host, a.interval, &sources, a.count, note, |l, n| {
+        // the device columns: this host's, or the server's host's agent's
+        let local = l.caps().is_some_and(|c| c.local || c.host_reader.is_some());
         if n == 0 {
             errln!("{}", iostat_preface(&t.describe(), l.caps()));
         }
@@ -110,6 +122,7 @@ pub fn iostat(a: &IostatArgs) -> Result<i32> {
 }
 
 pub fn top(a: &IostatArgs) -> Result<i32> {
+    let host = host_reader(&a.agent)?;
     let t = target_without_db(&a.conn)?;
     let sources = [
         SourceId::Status,
@@ -119,8 +132,11 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
     ];
     // The client figure counts the processes connected to this server
     // (found again each screen: connections come and go), each from the
-    // first screen it was seen on.
-    let server = crate::lab::server_pid(&t).ok();
+    // first screen it was seen on: this host's server only (another
+    // host's clients are not here).
+    let server = crate::monitor::on_this_host(&t.opts.endpoint)
+        .then(|| crate::lab::server_pid(&t).ok())
+        .flatten();
     let mut seen: std::collections::HashMap<i32, f64> = Default::default();
     let mut prev_at: Option<Instant> = None;
     let who = t.describe();
@@ -129,7 +145,7 @@ pub fn top(a: &IostatArgs) -> Result<i32> {
             print_note(n)
         }
     };
-    live_view(&t, a.interval, &sources, a.count, note, |l, _| {
+    live_view(&t, host, a.interval, &sources, a.count, note, |l, _| {
         let now = Instant::now();
         let client = server.and_then(|pid| {
             let pids = crate::monitor::clients::connected_pids(pid).ok()?;

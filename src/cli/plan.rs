@@ -221,7 +221,7 @@ impl LoadPlan {
                 report_interval: a.report_interval,
             },
             agents: super::fleet_plan::fleet_plan(a)?,
-            server_agent: super::fleet_plan::server_agent(a)?,
+            server_agent: super::fleet_plan::server_agent(&a.agent_link)?,
         };
         let first = plan.threads[0];
         let family: Arc<dyn Family> = match plan.workload {
@@ -233,13 +233,27 @@ impl LoadPlan {
             _ => plan.family_for(first, seed)?,
         };
         plan.config = plan.config_with(first, &placeholder, family, seed);
-        let mut monitor = monitor_config(&placeholder, &a.monitor)?;
-        if let Some(sa) = &plan.server_agent {
-            monitor.host = Some(Arc::new(sa.clone()));
-        }
+        let monitor = monitor_config(&placeholder, &a.monitor)?;
         plan.monitor = (!a.monitor.no_monitor).then_some(monitor);
         plan.profile.kinds = parse_kinds(&a.profile).map_err(|e| anyhow!("--profile: {e}"))?;
-        Ok(plan)
+        let agent = plan.server_agent.take();
+        Ok(plan.with_server_agent(agent))
+    }
+
+    /// The plan with `agent` beside its server (a campaign's `[[server]]
+    /// agent`): its monitor reads that host's OS sources there, its
+    /// profile records the server there.
+    pub(super) fn with_server_agent(
+        mut self,
+        agent: Option<crate::lab::agent::ServerAgent>,
+    ) -> LoadPlan {
+        if let Some(m) = self.monitor.as_mut() {
+            m.host = agent
+                .clone()
+                .map(|a| Arc::new(a) as Arc<dyn crate::monitor::HostReader>);
+        }
+        self.server_agent = agent;
+        self
     }
 
     /// The one thread count of a command that takes one (all but sweep).

@@ -43,14 +43,23 @@ pub(super) fn plan(
 }
 
 pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
+    let agent = super::fleet_plan::server_agent_alone(&a.agent)?;
     let kinds = parse_kinds(&a.kind).map_err(|e| anyhow::anyhow!("--kind: {e}"))?;
     if kinds.is_empty() {
         anyhow::bail!("--kind: name at least one of cpu, offcpu, syscalls, waits");
     }
-    if kinds.iter().all(|k| *k != Kind::Waits) {
-        if let Err(note) = crate::profiler::probe() {
-            anyhow::bail!("cannot profile: {note}");
+    // perf here: probed before anything else (no server reached or
+    // started for a profile that cannot be taken)
+    let perf_here = || -> Result<()> {
+        if kinds.iter().all(|k| *k != Kind::Waits) {
+            if let Err(note) = crate::profiler::probe() {
+                anyhow::bail!("cannot profile: {note}");
+            }
         }
+        Ok(())
+    };
+    if agent.is_none() {
+        perf_here()?;
     }
     // The server is reached for the waits and per-query figures; a --pid
     // of a process that is not a server profiles without them.
@@ -59,20 +68,44 @@ pub(super) fn profile(a: &ProfileArgs) -> Result<i32> {
     } else {
         resolve(&a.conn, "sbtest").ok()
     };
+    // The agent beside a server on another host records it there (a
+    // server on this host is recorded here whatever --server-agent says).
+    let here = t
+        .as_ref()
+        .is_some_and(|t| crate::monitor::on_this_host(&t.opts.endpoint));
+    let agent = match agent {
+        Some(_) if here => {
+            perf_here()?;
+            None
+        }
+        other => other,
+    };
     let p = match &t {
-        Some(t) => plan(kinds, a.profile_hz, a.profile_waits, t, a.pid, None)?,
+        Some(t) => plan(
+            kinds,
+            a.profile_hz,
+            a.profile_waits,
+            t,
+            a.pid,
+            agent.as_ref(),
+        )?,
         None => ProfilePlan {
             pid: a.pid.unwrap_or(0),
             kinds,
             hz: a.profile_hz,
             dir: work_dir(),
             enable_waits: false,
-            agent: None,
+            agent,
         },
     };
     let names: Vec<&str> = p.kinds.iter().map(|k| k.name()).collect();
+    let on = p
+        .agent
+        .as_ref()
+        .map(|g| format!(" on the server's host, through the agent at {}", g.addr))
+        .unwrap_or_default();
     errln!(
-        "recording process {} ({}) for {} s...",
+        "recording process {}{on} ({}) for {} s...",
         p.pid,
         names.join(", "),
         a.time

@@ -10,7 +10,7 @@ use super::target::{check, Target};
 use super::watch::Watch;
 use crate::analyze::live_rates::Live;
 use crate::exec::interrupted;
-use crate::monitor::{Event, MonitorConfig, Note, NoteKind, SourceId, ALL_SOURCES};
+use crate::monitor::{Event, HostReader, MonitorConfig, Note, NoteKind, SourceId, ALL_SOURCES};
 use crate::store::Store;
 use anyhow::Result;
 use std::sync::{Arc, OnceLock};
@@ -120,9 +120,11 @@ pub fn monitor_session(
 /// A live view: polls `sources` of the target every `interval` seconds,
 /// `count` times (0: until Ctrl-C), and calls `draw` with the rates and the
 /// number of screens drawn so far after each status snapshot (the OS
-/// sources of the same tick included).
+/// sources of the same tick included). `host`: the reader of a remote
+/// server's host (the agent beside it), whose OS sources it reads.
 pub fn live_view(
     t: &Target,
+    host: Option<Arc<dyn HostReader>>,
     interval: f64,
     sources: &[SourceId],
     count: u64,
@@ -134,6 +136,7 @@ pub fn live_view(
         Ok::<_, anyhow::Error>(())
     })??;
     let mut cfg = MonitorConfig::new(t.opts.clone());
+    cfg.host = host;
     cfg.base = interval;
     cfg.off = ALL_SOURCES
         .iter()

@@ -154,7 +154,7 @@ fn datadir_and_pid_file(t: &Target) -> Result<(String, String)> {
 pub fn server_pid(t: &Target) -> Result<i32> {
     let (datadir, pid_file) = datadir_and_pid_file(t)?;
     crate::monitor::find_server_pid(Some(Path::new(&datadir)), &pid_file).ok_or_else(|| {
-        anyhow!("the server's process is not on this host (or not readable): profile it where it runs, with --pid")
+        anyhow!("the server's process is not on this host (or not readable): profile it where it runs, with --pid, or name the agent beside it with --server-agent HOST:PORT --token-file FILE")
     })
 }
 

@@ -88,9 +88,9 @@ pub fn iostat_line(l: &Live, local: bool) -> String {
 /// and the time zone of the time column.
 pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> String {
     let zone = zone_name();
-    let Some(c) = caps.filter(|c| c.local) else {
+    let Some(c) = caps.filter(|c| c.local || c.host_reader.is_some()) else {
         return format!(
-            "iostat on {target}: InnoDB's IO counters only (the server is not on this host, so no device columns); times are {zone}"
+            "iostat on {target}: InnoDB's IO counters only (the server is not on this host, so no device columns; an agent beside it, --server-agent, reads them there); times are {zone}"
         );
     };
     let datadir = c
@@ -98,9 +98,11 @@ pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> Stri
         .as_deref()
         .map(|d| d.display().to_string())
         .unwrap_or_else(|| "?".into());
+    // (the filesystem only where the datadir is this host's)
     let fs = c
         .datadir
         .as_deref()
+        .filter(|_| c.local)
         .and_then(crate::monitor::filesystem_of)
         .map(|(fstype, mount)| format!(", {fstype} mounted on {mount}"))
         .unwrap_or_default();
@@ -108,7 +110,11 @@ pub fn iostat_preface(target: &str, caps: Option<&crate::monitor::Caps>) -> Stri
         Some(d) => format!("device {d}"),
         None => "all whole disks (the datadir's device is not in /proc/diskstats)".into(),
     };
-    format!("iostat on {target}: phys and util% are {device}, holding the datadir {datadir}{fs}; times are {zone}")
+    let host = match (&c.host_reader, c.local) {
+        (Some(who), false) => format!(" on the server's host (read by {who})"),
+        _ => String::new(),
+    };
+    format!("iostat on {target}: phys and util% are {device}{host}, holding the datadir {datadir}{fs}; times are {zone}")
 }
 
 /// The local wall-clock time of day as HH:MM:SS.

@@ -15,6 +15,7 @@ pub const STATEMENTS: &str = "Statements and errors";
 pub(crate) const OUTPUT: &str = "Output";
 pub const STORE: &str = "Results store";
 pub(crate) const CLIENT: &str = "Client threads";
+pub(crate) const AGENTS: &str = "Agents";
 pub(crate) const MONITOR: &str = "Monitor";
 pub(crate) const PROFILER: &str = "Profiler";
 
@@ -136,7 +137,7 @@ mod tests {
         };
         let run = help("run");
         for h in [
-            CONNECTION, LOAD, RANDOM, STATEMENTS, OUTPUT, STORE, CLIENT, MONITOR, PROFILER,
+            CONNECTION, LOAD, RANDOM, STATEMENTS, OUTPUT, STORE, CLIENT, AGENTS, MONITOR, PROFILER,
         ] {
             assert!(
                 run.contains(&format!("\n{h}:\n")),

@@ -4,7 +4,8 @@
 use super::choices::{ClientSched, IoBackend, ProfileWaits, PsModeArg, RandTypeArg, RunFormat};
 use super::conn::ConnArgs;
 use super::shared::{
-    parse_bool, positive_f64, rate_per_s, timeout_secs, MetricsListenArgs, RecordArgs, StoreArg,
+    parse_bool, positive_f64, rate_per_s, timeout_secs, AgentLinkArgs, MetricsListenArgs,
+    RecordArgs, StoreArg,
 };
 use crate::workload::OptValues;
 use clap::{Args, Subcommand};
@@ -116,30 +117,14 @@ pub(crate) struct LoadArgs {
     pub io_backend: IoBackend,
     /// Drive the load from agents (`qpslab agent`) on other hosts:
     /// HOST:PORT[=WEIGHT],…, @FILE (one a line, # comments) or
-    /// dns:NAME:PORT (each address of NAME an agent). The connections are
-    /// split by weight (evenly by default) and the agents' results merged
-    /// exactly into one run, each sweep step's too (docs/AGENTS.md)
-    /// [default: none: the load runs here].
-    #[arg(long, value_name = "LIST", help_heading = super::help::CLIENT)]
+    /// dns:NAME:PORT (each address of NAME an agent). The connections (and
+    /// --rate, --events) are split by weight (evenly by default) and the
+    /// agents' results merged exactly into one run, each sweep step's too
+    /// (docs/AGENTS.md) [default: none: the load runs here].
+    #[arg(long, value_name = "LIST", help_heading = super::help::AGENTS)]
     pub agents: Option<String>,
-    /// The agents' shared token: the first line of this file (as each
-    /// agent's --token-file) [default: none].
-    #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
-    pub token_file: Option<PathBuf>,
-    /// Reach the agents (--agents, --server-agent) over HTTPS, trusting
-    /// the certificates in this PEM file (the agents' own self-signed
-    /// certificate, or the CA that signed theirs; each must name the
-    /// address it is reached by) [default: none: plain HTTP].
-    #[arg(long, value_name = "FILE", help_heading = super::help::CLIENT)]
-    pub agent_ca: Option<PathBuf>,
-    /// The agent (`qpslab agent`) running beside a server on another
-    /// host, as HOST:PORT, with --token-file's token: the monitor reads
-    /// that host's CPU, the server's process, disks, network, memory and
-    /// pressure through it, and --profile records the server there
-    /// (docs/AGENTS.md) [default: none: a remote server's host sources
-    /// are skipped].
-    #[arg(long, value_name = "HOST:PORT", help_heading = super::help::CLIENT)]
-    pub server_agent: Option<String>,
+    #[command(flatten)]
+    pub agent_link: AgentLinkArgs,
     #[command(flatten)]
     pub monitor: MonitorArgs,
     /// Profile the server during the run: cpu, offcpu, syscalls, waits,

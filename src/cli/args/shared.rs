@@ -65,6 +65,33 @@ impl Default for MetricsListenArgs {
     }
 }
 
+/// The agent beside a server on another host (`--server-agent`) and how
+/// agents are reached (the token, TLS): shared by the load commands (whose
+/// `--agents` take the same token and TLS), `monitor`, `iostat`, `top`
+/// and `profile`.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = super::help::AGENTS)]
+pub(crate) struct AgentLinkArgs {
+    /// The agents' shared token: the first line of this file (as each
+    /// agent's --token-file) [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Reach the agents over HTTPS, trusting the certificates in this PEM
+    /// file (the agents' own self-signed certificate, or the CA that
+    /// signed theirs; each must name the address it is reached by)
+    /// [default: none: plain HTTP].
+    #[arg(long, value_name = "FILE")]
+    pub agent_ca: Option<PathBuf>,
+    /// The agent (`qpslab agent`) running beside a server on another
+    /// host, as HOST:PORT, with --token-file's token: the monitor reads
+    /// that host's CPU, the server's process, disks, network, memory and
+    /// pressure through it, and perf records the server there
+    /// (docs/AGENTS.md) [default: none: a remote server's host sources
+    /// are skipped].
+    #[arg(long, value_name = "HOST:PORT")]
+    pub server_agent: Option<String>,
+}
+
 /// Whether and where a run (or monitor session) is recorded, and its label.
 #[derive(Args, Debug, Clone, Default)]
 pub(crate) struct RecordArgs {

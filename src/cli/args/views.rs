@@ -5,7 +5,7 @@ use super::choices::{DumpFormat, ProfileWaits};
 use super::conn::ConnArgs;
 use super::load::MonitorArgs;
 use super::shared::{
-    positive_f64, timeout_secs, RecordArgs, RunFilterArgs, StoreArg, TableFormatArg,
+    positive_f64, timeout_secs, AgentLinkArgs, RecordArgs, RunFilterArgs, StoreArg, TableFormatArg,
 };
 use clap::Args;
 use std::path::PathBuf;
@@ -112,6 +112,8 @@ pub(crate) struct MonitorCmdArgs {
     /// No per-second lines.
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub agent: AgentLinkArgs,
 }
 
 #[derive(Args, Debug)]
@@ -124,16 +126,20 @@ pub(crate) struct IostatArgs {
     /// Stop after N lines; 0 = until Ctrl-C.
     #[arg(long, default_value_t = 0)]
     pub count: u64,
+    #[command(flatten)]
+    pub agent: AgentLinkArgs,
 }
 
 #[derive(Args, Debug)]
 pub(crate) struct ProfileArgs {
     /// The server (a sandbox by --server, or --socket/--host…) whose
-    /// process is profiled; it must run on this host.
+    /// process is profiled: on this host, or on another with
+    /// --server-agent beside it.
     #[command(flatten)]
     pub conn: ConnArgs,
-    /// Profile this process instead of finding the server's [default: the
-    /// server's, found from its pid file or socket].
+    /// Profile this process instead of finding the server's (its pid on
+    /// the agent's host with --server-agent) [default: the server's, found
+    /// from its pid file or socket].
     #[arg(long)]
     pub pid: Option<i32>,
     /// What to record, comma-separated: cpu (on-CPU stacks sampled at
@@ -164,6 +170,8 @@ pub(crate) struct ProfileArgs {
     /// Rows in each top table.
     #[arg(long, default_value_t = 15)]
     pub top: usize,
+    #[command(flatten)]
+    pub agent: AgentLinkArgs,
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,7 @@
 //! (wire.rs).
 
 use super::wire::{CheckAnswer, Hello, ScriptText, TargetSpec, PROTOCOL};
+use crate::exec::RunConfig;
 use crate::protocol::{ConnOpts, Endpoint};
 use anyhow::{anyhow, bail, Context, Result};
 use std::time::{Duration, Instant};
@@ -83,6 +84,10 @@ pub struct Member {
     pub addr: String,
     /// Its connections.
     pub threads: u32,
+    /// Its share of `--events` (0: none).
+    pub events: u64,
+    /// Its share of `--rate`, events/s (0: closed loop).
+    pub rate: f64,
     /// Its clock minus ours, seconds.
     pub offset_s: f64,
     /// The round trip of the best clock sample, seconds.
@@ -143,6 +148,43 @@ pub fn split(threads: u32, weights: &[f64]) -> Option<Vec<u32>> {
         v[i] += 1;
     }
     Some(v)
+}
+
+/// `events` split in proportion to each agent's `threads` (the floor of
+/// its share), the remainder one each to the first agents: the shares add
+/// up to `events` exactly. 0 stays 0 for all (no limit).
+pub fn split_events(events: u64, threads: &[u32]) -> Vec<u64> {
+    let total: u64 = threads.iter().map(|&t| u64::from(t)).sum();
+    if events == 0 || total == 0 {
+        return vec![0; threads.len()];
+    }
+    let mut v: Vec<u64> = threads
+        .iter()
+        .map(|&t| (u128::from(events) * u128::from(t) / u128::from(total)) as u64)
+        .collect();
+    let short = events - v.iter().sum::<u64>();
+    // (each floor loses less than one: fewer than one an agent are left)
+    for x in v.iter_mut().take(short as usize) {
+        *x += 1;
+    }
+    v
+}
+
+/// `rate` split in proportion to each agent's `threads`: each agent's
+/// schedule is its share of the Poisson arrivals (independent Poisson
+/// processes add up to one at the sum of their rates).
+pub fn split_rate(rate: f64, threads: &[u32]) -> Vec<f64> {
+    let total: f64 = threads.iter().map(|&t| f64::from(t)).sum();
+    threads
+        .iter()
+        .map(|&t| {
+            if total > 0.0 {
+                rate * f64::from(t) / total
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// The largest answer read from an agent (a long run's profile).
@@ -237,11 +279,12 @@ fn clock_of(http: &ureq::Agent, link: &super::Link, addr: &str) -> Result<(f64, 
 }
 
 impl Fleet {
-    /// Greets every agent, measures its clock, splits `threads` and has
-    /// each reach `conn`: refused (naming each agent that failed, and
-    /// why) unless all can, and unless every offset is within
-    /// `MAX_OFFSET_MS`.
-    pub fn gather(plan: FleetPlan, conn: &ConnOpts, threads: u32) -> Result<Fleet> {
+    /// Greets every agent, measures its clock, splits `cfg`'s threads
+    /// (and its events and rate in proportion) and has each reach its
+    /// server: refused (naming each agent that failed, and why) unless all
+    /// can, and unless every offset is within `MAX_OFFSET_MS`.
+    pub fn gather(plan: FleetPlan, cfg: &RunConfig) -> Result<Fleet> {
+        let (conn, threads) = (&cfg.conn, cfg.threads);
         let target = target_spec(conn)?;
         let weights: Vec<f64> = plan.agents.iter().map(|a| a.weight).collect();
         let shares = split(threads, &weights).ok_or_else(|| {
@@ -250,11 +293,21 @@ impl Fleet {
                 weights.len()
             )
         })?;
+        let events = split_events(cfg.events, &shares);
+        if let Some(i) = (0..shares.len()).find(|&i| cfg.events > 0 && events[i] == 0) {
+            bail!(
+                "--events {} is too few for the agents: agent {} ({} of the {threads} connections) would get none; give --events {threads} or more",
+                cfg.events,
+                plan.agents[i].addr,
+                shares[i]
+            );
+        }
+        let rates = split_rate(cfg.rate, &shares);
         let http = plan.link.client(REQUEST_TIMEOUT);
         let body = serde_json::to_string(&target)?;
         let mut members = Vec::new();
         let mut refused = Vec::new();
-        for (a, n) in plan.agents.iter().zip(shares) {
+        for (i, (a, n)) in plan.agents.iter().zip(shares).enumerate() {
             let checked = clock_of(&http, &plan.link, &a.addr).and_then(|(offset_s, rtt_s)| {
                 let text = call(&http, &plan.link, &a.addr, "/v1/check", Some(body.clone()))?;
                 let c: CheckAnswer = serde_json::from_str(&text)
@@ -277,6 +330,8 @@ impl Fleet {
                 Ok((offset_s, rtt_s)) => members.push(Member {
                     addr: a.addr.clone(),
                     threads: n,
+                    events: events[i],
+                    rate: rates[i],
                     offset_s,
                     rtt_s,
                 }),
@@ -318,5 +373,21 @@ mod tests {
         assert_eq!(split(3, &[1.0, 100.0, 1.0]), Some(vec![1, 1, 1]));
         assert_eq!(split(2, &[1.0, 1.0, 1.0]), None);
         assert_eq!(split(256, &[1.0; 4]), Some(vec![64; 4]));
+    }
+
+    #[test]
+    fn events_and_rate_split_by_connections() {
+        // the remainder to the first agents; the total exact
+        assert_eq!(split_events(301, &[2, 2, 2]), vec![101, 100, 100]);
+        assert_eq!(split_events(302, &[2, 2, 2]), vec![101, 101, 100]);
+        assert_eq!(split_events(10, &[1, 3]), vec![3, 7]);
+        assert_eq!(split_events(7, &[1, 1, 2]), vec![2, 2, 3]);
+        assert_eq!(split_events(0, &[1, 1]), vec![0, 0]);
+        for (n, t) in [(1_000_003u64, vec![3u32, 5, 7]), (5, vec![1, 1, 100])] {
+            assert_eq!(split_events(n, &t).iter().sum::<u64>(), n);
+        }
+        assert_eq!(split_events(2, &[1, 1, 100]), vec![1, 0, 1]);
+        assert_eq!(split_rate(300.0, &[1, 1, 2]), vec![75.0, 75.0, 150.0]);
+        assert_eq!(split_rate(0.0, &[1, 1]), vec![0.0, 0.0]);
     }
 }

@@ -67,6 +67,8 @@ pub(crate) fn drive(
                 seed: cfg
                     .seed
                     .wrapping_add((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                events: m.events,
+                rate: m.rate,
             },
             start_at: start_unix + m.offset_s,
         };

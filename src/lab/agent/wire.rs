@@ -9,8 +9,8 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 /// The wire's version: a controller and an agent of different versions
-/// refuse each other at the hello.
-pub const PROTOCOL: u32 = 1;
+/// refuse each other at the hello (2: `Work` has `events` and `rate`).
+pub const PROTOCOL: u32 = 2;
 
 /// `GET /v1/hello`: who the agent is, whether it is busy, and its clock
 /// (seconds since the epoch, read while answering: the controller's
@@ -78,6 +78,10 @@ pub struct Work {
     pub interval: f64,
     /// This agent's seed (each agent draws its own values).
     pub seed: u64,
+    /// This agent's share of `--events` (0: no limit but `time`).
+    pub events: u64,
+    /// This agent's share of `--rate`, events/s (0: closed loop).
+    pub rate: f64,
 }
 
 /// `POST /v1/check`: can the agent reach the target (connect and log in)?

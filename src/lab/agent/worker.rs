@@ -190,7 +190,8 @@ impl AgentCore {
         cfg.threads = w.threads;
         cfg.time = w.time;
         cfg.warmup = w.warmup;
-        cfg.events = 0;
+        cfg.events = w.events;
+        cfg.rate = w.rate;
         cfg.interval = w.interval;
         cfg.halt = Some(slot.halt.clone());
         let offset = self.fake_offset_s;
