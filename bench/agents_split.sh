@@ -12,6 +12,10 @@
 #
 # Usage: bench/agents_split.sh [BIN]
 #   env: TIME=20 ROUNDS=3 TABLES=4 ROWS=100000 WORKLOAD=oltp_point_select
+#        ONE_OPTS="…" options of the one process alone, AGENT_OPTS="…" of the
+#        agents' run alone (e.g. ONE_OPTS="--client-shards 4"
+#        AGENT_OPTS="--client-shards 1": the same four load threads on both
+#        sides, so that only the split differs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-target/release/qpslab}
@@ -47,6 +51,8 @@ sleep 1
 COMMON=(--mysql-host 127.0.0.1 --mysql-port "$PORT" --mysql-user bench --mysql-password bench
   --tables "$TABLES" --table-size "$ROWS" --threads 256 --time "$TIME" --no-store --format json)
 qps() { python3 -c "import json,sys; print(round(json.load(sys.stdin)['totals']['qps'], 1))"; }
+# the load threads' CPU a query (all agents' together in a merged run)
+load_us() { python3 -c "import json,sys; print(round(json.load(open(sys.argv[1]))['client']['load_cpu_us_per_query'], 2))" "$1"; }
 # one process: its CPU outside the load threads over its load threads' CPU
 own() { python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['client']; print(round((c['process_cpu_seconds']-c['load_cpu_seconds'])/c['load_cpu_seconds']*100, 2))" "$1"; }
 # the agents: the same from what each sent at its end
@@ -68,11 +74,13 @@ one=() split=() own_one=() own_agents=() ship=()
 OUT=$(mktemp)
 for r in $(seq 1 "$ROUNDS"); do
   echo "# round $r: load average $(cut -d' ' -f1-3 /proc/loadavg)"
-  "$BIN" run "$WORKLOAD" "${COMMON[@]}" 2>/dev/null >"$OUT"
-  a=$(qps <"$OUT"); oa=$(own "$OUT")
-  "$BIN" run "$WORKLOAD" "${COMMON[@]}" --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null >"$OUT"
-  b=$(qps <"$OUT"); ob=$(agents_own); sh=$(agents_ship)
-  echo "round $r: one process $a qps, 4 agents x 64 $b qps; CPU outside the load threads: one process $oa%, agents $ob% of their load CPU; shipping (RPC + encoding) $sh%"
+  # shellcheck disable=SC2086
+  "$BIN" run "$WORKLOAD" "${COMMON[@]}" ${ONE_OPTS:-} 2>/dev/null >"$OUT"
+  a=$(qps <"$OUT"); oa=$(own "$OUT"); ua=$(load_us "$OUT")
+  # shellcheck disable=SC2086
+  "$BIN" run "$WORKLOAD" "${COMMON[@]}" ${AGENT_OPTS:-} --agents "$AGENTS" --token-file "$TOKEN" 2>/dev/null >"$OUT"
+  b=$(qps <"$OUT"); ob=$(agents_own); sh=$(agents_ship); ub=$(load_us "$OUT")
+  echo "round $r: one process $a qps, 4 agents x 64 $b qps; load CPU a query: one process $ua us, agents $ub us; CPU outside the load threads: one process $oa%, agents $ob% of their load CPU; shipping (RPC + encoding) $sh%"
   one+=("$a") split+=("$b") own_one+=("$oa") own_agents+=("$ob") ship+=("$sh")
 done
 rm -f "$OUT"

@@ -686,43 +686,24 @@ async fn nap(shared: &Shared, us: u64) {
 }
 
 /// A session's sleep of `us` (a script's `usleep`, `sysbench.sleep`):
-/// waited out as precisely as the thread's own sleep would be (the
-/// connection's timerfd for the last stretch: tokio's timer rounds up to
-/// whole milliseconds, and a 1 ms usleep took 2.3), without blocking the
-/// shard; the run's stop cuts the coarse part short.
+/// waited out as precisely as the thread's own sleep would be (tokio's
+/// timer rounds up to whole milliseconds: a 1 ms usleep took 2.3), on the
+/// connection's own timerfd, made at its first sleep; the shard's other
+/// connections go on meanwhile.
 async fn sleep_precisely(link: &Link<'_>, us: u64) {
     let due = Instant::now() + Duration::from_micros(us);
-    let coarse = Duration::from_millis(100);
-    while !link.shared.stopping() && due.saturating_duration_since(Instant::now()) > coarse {
-        tokio::time::sleep(coarse).await;
-    }
-    if link.shared.stopping() {
-        return;
-    }
     let slot = link.slot;
-    let mut alarm = link.state.borrow_mut().sleep_alarms[slot]
-        .take()
-        .or_else(|| super::alarm::Alarm::new().ok());
-    let woke = match alarm.as_mut() {
-        Some(a) => a.until(due).await.is_ok(),
-        None => false,
-    };
-    if !woke {
-        tokio::time::sleep_until(due.into()).await;
+    let mut alarm = link.state.borrow_mut().sleep_alarms[slot].take();
+    if alarm.is_none() && due > Instant::now() {
+        alarm = super::alarm::Alarm::new().ok();
     }
+    wait_until(link.shared, due, &mut alarm).await;
     link.state.borrow_mut().sleep_alarms[slot] = alarm;
 }
 
-/// A scheduled session's pause of `us`: waited out precisely (the
-/// timerfd for its last stretch; the run's stop cuts it short), and how
-/// late it ended recorded as the interval's lag, as rate mode's arrivals.
-async fn wake_at(
-    shared: &Shared,
-    state: &Rc<RefCell<ShardState>>,
-    alarm: &mut Option<super::alarm::Alarm>,
-    us: u64,
-) {
-    let due = Instant::now() + Duration::from_micros(us);
+/// Returns at `due`: tokio's timer for all but the last 100 ms (the run's
+/// stop cuts that part short), then `alarm` (tokio's timer without one).
+async fn wait_until(shared: &Shared, due: Instant, alarm: &mut Option<super::alarm::Alarm>) {
     let coarse = Duration::from_millis(100);
     while !shared.stopping() && due.saturating_duration_since(Instant::now()) > coarse {
         tokio::time::sleep(coarse).await;
@@ -736,6 +717,22 @@ async fn wake_at(
     };
     if !woke {
         tokio::time::sleep_until(due.into()).await;
+    }
+}
+
+/// A scheduled session's pause of `us`: waited out precisely (the
+/// timerfd for its last stretch; the run's stop cuts it short), and how
+/// late it ended recorded as the interval's lag, as rate mode's arrivals.
+async fn wake_at(
+    shared: &Shared,
+    state: &Rc<RefCell<ShardState>>,
+    alarm: &mut Option<super::alarm::Alarm>,
+    us: u64,
+) {
+    let due = Instant::now() + Duration::from_micros(us);
+    wait_until(shared, due, alarm).await;
+    if shared.stopping() {
+        return;
     }
     let lag = Instant::now().saturating_duration_since(due).as_micros() as u64;
     state

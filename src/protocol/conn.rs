@@ -438,7 +438,7 @@ impl Conn {
         if ok_status(&pkt[1 + n..]) & SERVER_MORE_RESULTS_EXISTS != 0 {
             return None;
         }
-        self.io.buffered_packet();
+        self.io.take_peeked();
         self.io.response_done();
         Some(Outcome::Affected(affected))
     }

@@ -304,6 +304,13 @@ impl PacketIo {
         Some(&self.buf[s..s + self.header_len()])
     }
 
+    /// Takes the packet `peek_packet` just returned (whole in the
+    /// buffer: no check again).
+    #[inline]
+    pub(crate) fn take_peeked(&mut self) {
+        self.take_packet();
+    }
+
     /// Takes the packet whole in the buffer at `start`.
     #[inline]
     fn take_packet(&mut self) -> &[u8] {
@@ -370,6 +377,7 @@ impl PacketIo {
     }
 
     /// True when a whole response has been consumed; clears read readiness.
+    #[inline]
     pub(crate) fn response_done(&mut self) {
         if self.start == self.end {
             self.stream.clear_read_ready();
