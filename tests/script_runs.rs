@@ -776,3 +776,41 @@ fn an_event_without_a_query_gets_interval_reports_and_json_arrays_per_state() {
     );
     assert_eq!(arrays[1], ["0"], "{all}");
 }
+
+#[test]
+fn a_connection_in_an_ffi_usleep_holds_up_no_other_on_its_shard() {
+    // Both connections on one shard: connection 0 sleeps (ffi.C.usleep of
+    // a minute) from its first event on; connection 1's events go on, and
+    // the run's end cuts the sleep short. A blocking usleep would give
+    // connection 1 no event and hold the run for the minute.
+    let db = lab().fresh_db("sc_sleeper");
+    let out = qpslab(
+        &db,
+        &[
+            "run",
+            &own("sleeper.lua"),
+            "--threads=2",
+            "--client-shards=1",
+            "--time=1",
+            "--format",
+            "json",
+            "--no-store",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let j = json(&out);
+    assert_eq!(j["client"]["shards"], 1, "{j}");
+    let events: Vec<u64> = j["threads_fairness"]["events"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|v| v.as_u64()).collect())
+        .unwrap_or_default();
+    assert_eq!(events.len(), 2, "{j}");
+    assert!(
+        events[0] <= 1,
+        "the sleeping connection ends no event before the run's end: {events:?}"
+    );
+    assert!(
+        events[1] > 1,
+        "the other connection ran its events while connection 0 slept: {events:?}"
+    );
+}
