@@ -721,7 +721,11 @@ async fn wake_at(
 /// The SQL a step ran, for an error message.
 fn step_sql(op: Op, stmts: &Statements, session: &dyn Session) -> String {
     match op {
-        Op::Execute(i) => stmts.v.get(i).map(|s| s.sql.clone()).unwrap_or_default(),
+        Op::Execute(i) => stmts
+            .v
+            .get(i)
+            .map(|s| s.sql.to_string())
+            .unwrap_or_default(),
         _ => session.text().to_string(),
     }
 }

@@ -35,9 +35,9 @@ async fn prepare_all(
                 .iter()
                 .map(|s| {
                     if s.dynamic {
-                        Stmt::new_dynamic_text(&s.sql)
+                        Stmt::new_dynamic_text(s.sql.as_str())
                     } else {
-                        Stmt::new_text(&s.sql, &s.params)
+                        Stmt::new_text(s.sql.as_str(), &s.params)
                     }
                 })
                 .collect();
