@@ -38,21 +38,22 @@ enum Ended {
 /// (the ticker, which sends each interval, and the watchdog).
 const DIRECT_YIELD: Duration = Duration::from_millis(10);
 
-/// Runs one connection; returns Err with a message for a fatal error.
+/// Runs one connection (`templates`: the family's statements, unprepared);
+/// returns Err with a message for a fatal error.
 pub async fn worker(
     id: u32,
     slot: usize,
     cfg: &RunConfig,
     shared: &Arc<Shared>,
     state: &Rc<RefCell<ShardState>>,
+    templates: &[Stmt],
 ) -> Result<(), String> {
-    let specs = cfg.workload.statements();
     let link = Link {
         cfg,
         shared,
         state,
         slot,
-        specs: &specs,
+        templates,
     };
     // The connection's set-up (a script's thread_init) and tear-down, not counted.
     let setup = Event {
@@ -232,6 +233,9 @@ async fn set_up(
             return Err(format!("connection {id} setting up: {}", f.message()));
         }
     }
+    // (a script prepares its statements one at a time: its list grew by
+    // doubling, and is kept for the run)
+    stmts.v.shrink_to_fit();
     shared.ready.fetch_add(1, Ordering::SeqCst);
     while !shared.go.load(Ordering::SeqCst) {
         if shared.stopping() {
@@ -634,7 +638,8 @@ impl Event<'_> {
         let lost = |e: &ProtoError| Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST));
         match op {
             Op::Prepare => {
-                let like = crate::protocol::Stmt::new_dynamic_text(session.text());
+                let sql = state.borrow_mut().shared_text(session.text());
+                let like = crate::protocol::Stmt::new_dynamic_text(sql);
                 match prepare_one(conn, &like, cfg, state).await {
                     Ok(s) => stmts.v.push(s),
                     Err(e) if e.is_connection_lost() => return Err(lost(&e)),
