@@ -7,6 +7,7 @@ use super::config::{IoMode, RunConfig};
 use super::rate::Arrivals;
 use super::state::{ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
+use super::worker_link::templates;
 use crate::stats::thread_cpu_seconds;
 use crate::stats::Interval;
 use std::cell::RefCell;
@@ -111,6 +112,7 @@ fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
         cpu_mark: 0.0,
         watch: (0..n).map(|_| Watch::default()).collect(),
         sleep_alarms: (0..n).map(|_| None).collect(),
+        sql_texts: Default::default(),
     }))
 }
 
@@ -177,15 +179,19 @@ impl Shard<'_> {
     /// A task per connection, in slot order; a fatal error stops the run.
     fn spawn_workers(&self, workers: &[u32]) -> Vec<JoinHandle<()>> {
         let mut handles = Vec::with_capacity(workers.len());
+        // The family's statements, unprepared, once for the shard's
+        // connections (each prepares its own from them, sharing their text).
+        let templates = templates(&self.cfg.workload.statements());
         for (slot, &id) in workers.iter().enumerate() {
-            let (cfg, shared, state, tx) = (
+            let (cfg, shared, state, tx, templates) = (
                 self.cfg.clone(),
                 self.shared.clone(),
                 self.state.clone(),
                 self.tx.clone(),
+                templates.clone(),
             );
             handles.push(tokio::task::spawn_local(async move {
-                if let Err(msg) = worker(id, slot, &cfg, &shared, &state).await {
+                if let Err(msg) = worker(id, slot, &cfg, &shared, &state, &templates).await {
                     shared.stop.store(true, Ordering::SeqCst);
                     let _ = tx.send(Msg::Fatal(msg));
                 }

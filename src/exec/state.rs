@@ -179,4 +179,20 @@ pub(crate) struct ShardState {
     /// Per connection, the precise wake-up of a session's sleeps (a
     /// script's `usleep`), made at its first sleep.
     pub sleep_alarms: Vec<Option<super::alarm::Alarm>>,
+    /// The text of each statement a session prepared on this shard (a
+    /// script's `con:prepare`), kept once for all its connections.
+    pub sql_texts: std::collections::HashSet<std::sync::Arc<str>>,
+}
+
+impl ShardState {
+    /// The shard's copy of `sql` (made on first use): a statement prepared
+    /// with the same text on a thousand connections keeps it once.
+    pub fn shared_text(&mut self, sql: &str) -> std::sync::Arc<str> {
+        if let Some(t) = self.sql_texts.get(sql) {
+            return t.clone();
+        }
+        let t: std::sync::Arc<str> = sql.into();
+        self.sql_texts.insert(t.clone());
+        t
+    }
 }

@@ -17,33 +17,30 @@ pub(super) struct Statements {
     pub(super) v: Vec<Stmt>,
 }
 
-/// Prepares every statement the workload needs on `conn`: the family's
-/// (`specs`) on a first connect, else those of the connection it replaces
-/// (the session's own included).
+/// The family's statements as templates to prepare connections' own from
+/// (over the text protocol until prepared).
+pub(super) fn templates(specs: &[StatementSpec]) -> Rc<[Stmt]> {
+    specs
+        .iter()
+        .map(|s| {
+            if s.dynamic {
+                Stmt::new_dynamic_text(s.sql.as_str())
+            } else {
+                Stmt::new_text(s.sql.as_str(), &s.params)
+            }
+        })
+        .collect()
+}
+
+/// Prepares every statement in `wanted` on `conn` (the family's templates
+/// on a first connect, else those of the connection it replaces, the
+/// session's own included), in one list of exactly their number.
 async fn prepare_all(
     conn: &mut Conn,
-    specs: &[StatementSpec],
-    previous: Option<&[Stmt]>,
+    wanted: &[Stmt],
     cfg: &RunConfig,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<Statements, ProtoError> {
-    let fresh: Vec<Stmt>;
-    let wanted = match previous {
-        Some(p) => p,
-        None => {
-            fresh = specs
-                .iter()
-                .map(|s| {
-                    if s.dynamic {
-                        Stmt::new_dynamic_text(&s.sql)
-                    } else {
-                        Stmt::new_text(&s.sql, &s.params)
-                    }
-                })
-                .collect();
-            &fresh
-        }
-    };
     let mut v = Vec::with_capacity(wanted.len());
     for old in wanted {
         v.push(prepare_one(conn, old, cfg, state).await?);
@@ -118,7 +115,8 @@ pub(super) fn go_direct(
 }
 
 /// Opens a load connection within the shared connect gate (and at the
-/// paced rate, if any) and prepares its statements (see `prepare_all`).
+/// paced rate, if any) and prepares its statements (`previous`, else the
+/// family's: see `prepare_all`).
 pub(super) async fn open(
     link: &Link<'_>,
     opts: &crate::protocol::ConnOpts,
@@ -131,7 +129,8 @@ pub(super) async fn open(
         let _permit = link.shared.connect_gate.acquire().await;
         Conn::connect(opts).await?
     };
-    let stmts = prepare_all(&mut conn, link.specs, previous, link.cfg, link.state).await?;
+    let wanted = previous.unwrap_or(link.templates);
+    let stmts = prepare_all(&mut conn, wanted, link.cfg, link.state).await?;
     // Column definitions are known from the prepares: the server need not
     // send them again with each result (MySQL 8). A server that refuses
     // keeps sending them.
@@ -152,7 +151,8 @@ pub(super) struct Link<'a> {
     pub(super) shared: &'a Shared,
     pub(super) state: &'a Rc<RefCell<ShardState>>,
     pub(super) slot: usize,
-    pub(super) specs: &'a [StatementSpec],
+    /// The family's statements, unprepared (the shard's `templates`).
+    pub(super) templates: &'a [Stmt],
 }
 
 /// Replaces a lost connection, retrying with backoff until it works or the

@@ -6,8 +6,9 @@
 //! text protocol. After the first executions nothing is allocated.
 
 use super::io::put_lenenc_int;
-use super::stmt::Stmt;
+use super::stmt::{Stmt, TextForm};
 use std::io::Write;
+use std::sync::Arc;
 
 const TYPE_TINY: u8 = 0x01;
 const TYPE_SHORT: u8 = 0x02;
@@ -39,25 +40,25 @@ impl Stmt {
     /// with each execution.
     pub(crate) fn new_dynamic(id: u32, sql: &str, nparams: usize) -> Stmt {
         let mut s = Stmt::new(id, sql, &[]);
-        s.dynamic = Some(nparams);
+        s.dynamic = Some(nparams as u32);
         s
     }
 
     /// The same over the text protocol (`--db-ps-mode disable`, or the
     /// server refused to prepare it).
-    pub fn new_dynamic_text(sql: &str) -> Stmt {
+    pub fn new_dynamic_text(sql: impl Into<Arc<str>>) -> Stmt {
         let mut s = Stmt::new_text(sql, &[]);
-        let pieces = s.text.as_ref().map(|t| t.0.len()).unwrap_or(1);
-        s.dynamic = Some(pieces - 1);
+        let pieces = s.text.as_ref().map(|t| t.pieces.len()).unwrap_or(1);
+        s.dynamic = Some((pieces - 1) as u32);
         s
     }
 
     /// Starts binding the values of the next execution, in placeholder
     /// order; placeholders left unbound are sent as NULL.
     pub fn binder(&mut self) -> Binder<'_> {
-        let n = self.dynamic.unwrap_or(0);
-        match self.text.as_mut() {
-            Some((_, buf)) => {
+        let n = self.dynamic.unwrap_or(0) as usize;
+        match self.text.as_deref_mut() {
+            Some(TextForm { buf, .. }) => {
                 buf.clear();
                 buf.extend_from_slice(&[0, 0, 0, 0, 0x03]);
             }
@@ -98,8 +99,8 @@ impl Binder<'_> {
         self.i += 1;
         let at = self.types_at() + 2 * i;
         let s = &mut *self.s;
-        match s.text.as_mut() {
-            Some((pieces, buf)) => {
+        match s.text.as_deref_mut() {
+            Some(TextForm { pieces, buf }) => {
                 buf.extend_from_slice(pieces[i].as_bytes());
                 Some(buf)
             }
@@ -198,8 +199,8 @@ impl Drop for Binder<'_> {
             self.null();
         }
         let s = &mut *self.s;
-        let out = match s.text.as_mut() {
-            Some((pieces, buf)) => {
+        let out = match s.text.as_deref_mut() {
+            Some(TextForm { pieces, buf }) => {
                 if let Some(last) = pieces.last() {
                     buf.extend_from_slice(last.as_bytes());
                 }

@@ -335,12 +335,14 @@ impl Conn {
 
     /// Prepares on this connection the statement `old` (from another
     /// connection, or a text-protocol one): the same SQL and parameters.
+    /// The new statement shares `old`'s text.
     pub async fn prepare_like(&mut self, old: &Stmt) -> Result<Stmt, ProtoError> {
-        if old.dynamic.is_some() {
+        let s = if old.dynamic.is_some() {
             self.prepare_dynamic(&old.sql).await
         } else {
             self.prepare(&old.sql, &old.params).await
-        }
+        };
+        s.map(|s| s.with_sql(&old.sql))
     }
 
     /// Prepares with column definitions in the response, whatever the

@@ -124,11 +124,20 @@ impl PacketIo {
             end: 0,
             big: Vec::new(),
             seq: 0,
-            wbuf: Vec::with_capacity(1024),
+            // (grown on demand: a load connection's statements are prepared,
+            // so it holds no more than its handshake and prepares)
+            wbuf: Vec::new(),
             limit: MAX_PACKET,
             direct: None,
             uring: None,
         }
+    }
+
+    /// The bytes its buffers hold (read, split-packet scratch, write):
+    /// a thousand connections hold a thousand of them (footprint.rs).
+    #[cfg(test)]
+    pub(crate) fn buffer_capacity(&self) -> usize {
+        self.buf.capacity() + self.big.capacity() + self.wbuf.capacity()
     }
 
     pub fn is_direct(&self) -> bool {

@@ -18,6 +18,8 @@ mod direct;
 mod dry_run;
 mod error;
 #[cfg(test)]
+mod footprint;
+#[cfg(test)]
 mod fuzz;
 mod io;
 mod literal;

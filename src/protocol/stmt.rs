@@ -15,6 +15,7 @@ pub enum Param {
 }
 
 use super::rows::ColType;
+use std::sync::Arc;
 
 const MYSQL_TYPE_LONG: u8 = 0x03;
 const MYSQL_TYPE_STRING: u8 = 0xFE;
@@ -22,29 +23,73 @@ const COM_STMT_EXECUTE: u8 = 0x17;
 
 /// A prepared statement and its COM_STMT_EXECUTE packet, built once and
 /// patched in place with each execution's values.
+///
+/// A connection holds one per statement its workload prepares (sysbench's
+/// read_write: 38 a connection with 4 tables), so its size counts a
+/// thousand times over: the text is shared (the connections of a shard
+/// prepare the same SQL), the lists are exact, and the text protocol's
+/// parts, which prepared statements never use, are boxed
+/// (footprint.rs, `a_statement_stays_small`).
 #[derive(Debug, Clone)]
 pub struct Stmt {
-    /// The statement's text, with `?` placeholders.
-    pub sql: String,
-    pub(super) params: Vec<Param>,
+    /// The statement's text, with `?` placeholders (shared with the
+    /// statement it was prepared like).
+    pub sql: Arc<str>,
+    pub(super) params: Box<[Param]>,
     /// Offset of each parameter's value bytes inside `packet`.
-    pub(super) offsets: Vec<usize>,
+    pub(super) offsets: Box<[usize]>,
     /// The whole framed packet: 4-byte header followed by the payload.
     pub(super) packet: Vec<u8>,
     /// Text mode (`--db-ps-mode disable`, or the server refused to prepare):
     /// the SQL split at its placeholders, and the COM_QUERY packet rendered
     /// from the template's values before each execution.
-    pub(super) text: Option<(Vec<String>, Vec<u8>)>,
+    pub(super) text: Option<Box<TextForm>>,
     /// The result's column types, known once prepared (binary rows need them).
-    pub(super) columns: Vec<ColType>,
+    pub(super) columns: Box<[ColType]>,
     /// A statement whose parameter types come with each execution
     /// ([`Stmt::binder`]): its number of placeholders.
-    pub(super) dynamic: Option<usize>,
+    pub(super) dynamic: Option<u32>,
+}
+
+/// A text-protocol statement's parts: the SQL split at its placeholders,
+/// and the COM_QUERY packet rendered from them.
+#[derive(Debug, Clone)]
+pub(super) struct TextForm {
+    pub(super) pieces: Vec<String>,
+    pub(super) buf: Vec<u8>,
+}
+
+/// The bytes `put_lenenc_int` writes for `v`.
+fn lenenc_len(v: usize) -> usize {
+    match v {
+        0..251 => 1,
+        251..0x1_0000 => 3,
+        0x1_0000..0x100_0000 => 4,
+        _ => 9,
+    }
+}
+
+/// The COM_STMT_EXECUTE packet's length for `params`, header included.
+fn packet_len(params: &[Param]) -> usize {
+    let values: usize = params
+        .iter()
+        .map(|p| match *p {
+            Param::Int => 4,
+            Param::Char(n) => lenenc_len(n) + n,
+        })
+        .sum();
+    let bound = if params.is_empty() {
+        0
+    } else {
+        params.len().div_ceil(8) + 1 + 2 * params.len()
+    };
+    14 + bound + values
 }
 
 impl Stmt {
-    pub(crate) fn new(id: u32, sql: &str, params: &[Param]) -> Stmt {
-        let mut p = vec![0, 0, 0, 0, COM_STMT_EXECUTE];
+    pub(crate) fn new(id: u32, sql: impl Into<Arc<str>>, params: &[Param]) -> Stmt {
+        let mut p = Vec::with_capacity(packet_len(params));
+        p.extend_from_slice(&[0, 0, 0, 0, COM_STMT_EXECUTE]);
         p.extend_from_slice(&id.to_le_bytes());
         p.push(0); // CURSOR_TYPE_NO_CURSOR
         p.extend_from_slice(&1u32.to_le_bytes()); // iteration count
@@ -73,21 +118,30 @@ impl Stmt {
                 }
             }
         }
+        debug_assert_eq!(p.len(), packet_len(params));
         let len = (p.len() - 4) as u32;
         p[..3].copy_from_slice(&len.to_le_bytes()[..3]);
         Stmt {
-            sql: sql.to_string(),
-            params: params.to_vec(),
-            offsets,
+            sql: sql.into(),
+            params: params.into(),
+            offsets: offsets.into_boxed_slice(),
             packet: p,
             text: None,
-            columns: Vec::new(),
+            columns: Box::default(),
             dynamic: None,
         }
     }
 
     pub(crate) fn with_columns(mut self, columns: Vec<ColType>) -> Stmt {
-        self.columns = columns;
+        self.columns = columns.into_boxed_slice();
+        self
+    }
+
+    /// The same statement with `sql` as its text (the one it was prepared
+    /// like: one copy of the text for every connection that prepares it).
+    pub(crate) fn with_sql(mut self, sql: &Arc<str>) -> Stmt {
+        debug_assert_eq!(*self.sql, **sql);
+        self.sql = sql.clone();
         self
     }
 
@@ -96,10 +150,13 @@ impl Stmt {
     }
 
     /// A statement executed over the text protocol with the same setters.
-    pub fn new_text(sql: &str, params: &[Param]) -> Stmt {
+    pub fn new_text(sql: impl Into<Arc<str>>, params: &[Param]) -> Stmt {
         let mut s = Stmt::new(0, sql, params);
-        let pieces: Vec<String> = sql.split('?').map(str::to_string).collect();
-        s.text = Some((pieces, Vec::with_capacity(sql.len() + 256)));
+        let pieces: Vec<String> = s.sql.split('?').map(str::to_string).collect();
+        s.text = Some(Box::new(TextForm {
+            pieces,
+            buf: Vec::with_capacity(s.sql.len() + 256),
+        }));
         s
     }
 
@@ -107,9 +164,9 @@ impl Stmt {
     /// prepare it, or prepared statements are off).
     pub fn as_text(&self) -> Stmt {
         let mut t = if self.dynamic.is_some() {
-            Stmt::new_dynamic_text(&self.sql)
+            Stmt::new_dynamic_text(self.sql.clone())
         } else {
-            Stmt::new_text(&self.sql, &self.params)
+            Stmt::new_text(self.sql.clone(), &self.params)
         };
         t.columns = self.columns.clone();
         t
@@ -131,7 +188,7 @@ impl Stmt {
     /// Renders the COM_QUERY packet (header included) from the current values.
     pub(crate) fn render_text(&mut self) -> &[u8] {
         use std::io::Write;
-        let Some((pieces, buf)) = self.text.as_mut() else {
+        let Some(TextForm { pieces, buf }) = self.text.as_deref_mut() else {
             return &self.packet;
         };
         if self.dynamic.is_some() {

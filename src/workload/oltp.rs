@@ -464,7 +464,7 @@ mod tests {
             let specs = f.statements();
             let mut stmts: Vec<Stmt> = specs
                 .iter()
-                .map(|s| Stmt::new_text(&s.sql, &s.params))
+                .map(|s| Stmt::new_text(s.sql.as_str(), &s.params))
                 .collect();
             let mut s = f.session(0, 4, 1);
             for _ in 0..50 {
@@ -499,7 +499,7 @@ mod tests {
         let specs = f.statements();
         let mut stmts: Vec<Stmt> = specs
             .iter()
-            .map(|s| Stmt::new_text(&s.sql, &s.params))
+            .map(|s| Stmt::new_text(s.sql.as_str(), &s.params))
             .collect();
         let mut s = f.session(0, 1, 1);
         s.start();

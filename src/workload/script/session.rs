@@ -45,12 +45,12 @@ pub(crate) struct ScriptSession {
     failed_ahead: Option<String>,
     /// The bound types of each statement index's parameters (sql.lua
     /// sends them with a statement's first execution after bind_param).
-    types: Vec<Vec<u8>>,
+    types: Vec<TypeList>,
     pending: Pending,
     /// The SQL of a query or prepare step; a failure's message.
     text: String,
     /// The statistic class of each statement index.
-    stat_of: Vec<usize>,
+    stat_of: Vec<u8>,
     /// The class of the statement being prepared.
     preparing: usize,
     /// The phase in progress, for the guard (guard.rs).
@@ -153,7 +153,7 @@ impl ScriptSession {
                 if self.stat_of.len() <= prepared {
                     self.stat_of.resize(prepared + 1, 0);
                 }
-                self.stat_of[prepared] = self.preparing;
+                self.stat_of[prepared] = self.preparing as u8;
                 co.resume((true, prepared))
             }
             Pending::Done(rows, n, nf) => co.resume((true, rows, n, nf)),
@@ -206,17 +206,15 @@ impl ScriptSession {
                 };
                 if let Value::Table(t) = &b {
                     if self.types.len() <= i {
-                        self.types.resize_with(i + 1, Vec::new);
+                        self.types.resize_with(i + 1, TypeList::default);
                     }
-                    let types = &mut self.types[i];
-                    types.clear();
-                    types.extend(t.sequence_values::<i64>().map(|v| v.unwrap_or(0) as u8));
+                    self.types[i] = TypeList::new(t);
                 }
-                let types = self.types.get(i).map_or(&[][..], |t| &t[..]);
+                let types = self.types.get(i).map_or(&[][..], TypeList::as_slice);
                 if let Err(e) = bind_all(stmt, types, [v1, v2, v3, v4]) {
                     return self.fail(message(&e));
                 }
-                let stat = self.stat_of.get(i).copied().unwrap_or(0);
+                let stat = usize::from(self.stat_of.get(i).copied().unwrap_or(0));
                 // A text statement (--db-ps-mode=disable) has its rows
                 // read, as sysbench's emulated statements do.
                 let consume = if stmt.is_text() {
@@ -314,6 +312,52 @@ fn stmt_index(v: &Value) -> usize {
         Value::Integer(i) => *i as usize,
         Value::Number(n) => *n as usize,
         _ => usize::MAX,
+    }
+}
+
+/// The types a statement's parameters were bound with (sql.lua's
+/// bind_param: sysbench's type codes). A connection keeps one list per
+/// statement for the run: up to seven types (every sysbench OLTP
+/// statement's) are kept in the 16 bytes of the entry, more in a box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TypeList {
+    Inline(u8, [u8; 7]),
+    Boxed(Box<[u8]>),
+}
+
+impl Default for TypeList {
+    fn default() -> Self {
+        TypeList::Inline(0, [0; 7])
+    }
+}
+
+impl TypeList {
+    /// The types of the Lua list `t`.
+    fn new(t: &mlua::Table) -> TypeList {
+        let mut inline = [0u8; 7];
+        let mut n = 0;
+        for v in t.sequence_values::<i64>() {
+            let ty = v.unwrap_or(0) as u8;
+            match inline.get_mut(n) {
+                Some(slot) => *slot = ty,
+                None => {
+                    let all: Vec<u8> = t
+                        .sequence_values::<i64>()
+                        .map(|v| v.unwrap_or(0) as u8)
+                        .collect();
+                    return TypeList::Boxed(all.into_boxed_slice());
+                }
+            }
+            n += 1;
+        }
+        TypeList::Inline(n as u8, inline)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            TypeList::Inline(n, t) => &t[..usize::from(*n)],
+            TypeList::Boxed(t) => t,
+        }
     }
 }
 
@@ -464,5 +508,28 @@ impl Session for FailedSession {
 
     fn init(&mut self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection keeps one entry per statement (38 under read_write
+    /// with 4 tables): 16 bytes and no allocation of its own for up to
+    /// seven parameters.
+    #[test]
+    fn a_statements_types_are_kept_inline() {
+        assert_eq!(std::mem::size_of::<TypeList>(), 16);
+        let lua = mlua::Lua::new();
+        let four = lua.create_sequence_from([4i64, 4, 12, 12]).unwrap();
+        let t = TypeList::new(&four);
+        assert!(matches!(t, TypeList::Inline(4, _)));
+        assert_eq!(t.as_slice(), &[4, 4, 12, 12]);
+        let nine = lua.create_sequence_from(1..=9i64).unwrap();
+        let t = TypeList::new(&nine);
+        assert!(matches!(t, TypeList::Boxed(_)));
+        assert_eq!(t.as_slice(), &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(TypeList::default().as_slice(), &[] as &[u8]);
     }
 }

@@ -168,27 +168,37 @@ end
 
 -- A statement is a list (no hash part: a connection holds dozens, and a
 -- shard a thousand connections): its connection, its index in qpslab,
--- the parameters bound (bind_param) and how many, their types as one
--- list until sent with the next execution (qpslab keeps them by index
--- from then on, so that an execution sends only the values: up to four
--- as the request's own, more in the one list VALS), whether it runs as
--- text (--db-ps-mode=disable), whether closed, the connection's result
--- set. Never nil: a missing field would reach `strict`.
+-- the parameters bound (bind_param) past four and how many, their types
+-- as one list until sent with the next execution (qpslab keeps them by
+-- index from then on, so that an execution sends only the values: up to
+-- four as the request's own, more in the one list VALS), whether it runs
+-- as text (--db-ps-mode=disable), whether closed, the connection's result
+-- set; then up to four parameters bound, in the statement itself (slots
+-- 10-13: no list of its own, ~90 bytes a statement less). Never nil: a
+-- missing field would reach `strict`.
 local S_CON, S_ID, S_BINDS, S_NB, S_TYPES, S_VALS, S_TEXT, S_CLOSED, S_RS = 1, 2, 3, 4, 5, 6, 7, 8, 9
+-- No parameters, no types: one list for every statement, never written.
+local NONE = {}
 
 function stmt_methods.bind_param(stmt, ...)
   local n = select("#", ...)
   if n < 1 then return nil end
-  local b, t = {}, {}
+  local t = {}
   for i = 1, n do
     local p = select(i, ...)
     if type(p) ~= "table" then
       error("bind_param: argument " .. i .. " is not a parameter from bind_create()", 2)
     end
-    b[i], t[i] = p, p[1]
+    t[i] = p[1]
   end
-  stmt[S_BINDS], stmt[S_NB], stmt[S_TYPES] = b, n, t
-  stmt[S_VALS] = n > 4 and {} or false
+  if n <= 4 then
+    local p1, p2, p3, p4 = ...
+    stmt[10], stmt[11], stmt[12], stmt[13] = p1, p2 or false, p3 or false, p4 or false
+    stmt[S_BINDS], stmt[S_VALS] = NONE, false
+  else
+    stmt[S_BINDS], stmt[S_VALS] = { ... }, {}
+  end
+  stmt[S_NB], stmt[S_TYPES] = n, t
   return 0
 end
 
@@ -199,13 +209,13 @@ local EXEC = R.EXEC
 local function exec_request(stmt)
   local t = stmt[S_TYPES]
   if t then stmt[S_TYPES] = false end
-  local b, n, id = stmt[S_BINDS], stmt[S_NB], stmt[S_ID]
-  if n == 1 then return yield(EXEC, id, t, b[1][2]) end
-  if n == 2 then return yield(EXEC, id, t, b[1][2], b[2][2]) end
+  local n, id = stmt[S_NB], stmt[S_ID]
+  if n == 1 then return yield(EXEC, id, t, stmt[10][2]) end
+  if n == 2 then return yield(EXEC, id, t, stmt[10][2], stmt[11][2]) end
   if n == 0 then return yield(EXEC, id, t) end
-  if n == 3 then return yield(EXEC, id, t, b[1][2], b[2][2], b[3][2]) end
-  if n == 4 then return yield(EXEC, id, t, b[1][2], b[2][2], b[3][2], b[4][2]) end
-  local vals = stmt[S_VALS]
+  if n == 3 then return yield(EXEC, id, t, stmt[10][2], stmt[11][2], stmt[12][2]) end
+  if n == 4 then return yield(EXEC, id, t, stmt[10][2], stmt[11][2], stmt[12][2], stmt[13][2]) end
+  local b, vals = stmt[S_BINDS], stmt[S_VALS]
   for i = 1, n do vals[i] = b[i][2] end
   return yield(EXEC, id, t, vals)
 end
@@ -264,8 +274,8 @@ end
 local function new_stmt(con, index)
   -- (no parameters: an empty list of types, sent with the first
   -- execution, replaces what qpslab kept for the index)
-  return setmetatable({ con, index, {}, 0, {}, false, Q.ps_disabled == true, false,
-    SIDE[con.slot].rs }, stmt_mt)
+  return setmetatable({ con, index, NONE, 0, NONE, false, Q.ps_disabled == true, false,
+    SIDE[con.slot].rs, false, false, false, false }, stmt_mt)
 end
 
 -- prepare and query_row raise from the lines sysbench's do (its errors
