@@ -80,8 +80,11 @@ fn prune_deletes_only_what_it_is_asked_to_and_vacuum_shrinks() {
         out.contains("would delete 3 runs started before 2026-01-01 (ids 1-3)"),
         "{out}"
     );
+    // How many per-second samples a one-second run keeps depends on the
+    // host's timing (one on a slow CI host, two or more here): only the
+    // wording is checked, singular or plural.
     assert!(
-        out.contains("samples") && out.contains(" MB of data"),
+        out.contains(" sample") && out.contains(" MB of data"),
         "{out}"
     );
     assert!(out.contains("1 campaign left empty"), "{out}");
