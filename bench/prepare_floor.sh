@@ -18,9 +18,18 @@
 # pages flushed, its purge done) and the floor's source tables are
 # dropped, so both start from the same empty, clean buffer pool.
 # Prints each measure, the medians, and qpslab's rate as a share of the
-# floor's (issue 37's goal: >= 0.90).
+# floor's (issue 37's goal: >= 0.90). Beside each side's wall seconds, a
+# breakdown line: when the last table's rows were in (the load phase; the
+# index builds after), the server's CPU seconds (mariadbd's user+sys from
+# /proc), the client's (qpslab's, /usr/bin/time; the floor's `mariadb`
+# clients only send one statement), and the host's idle CPU seconds in
+# that time (both CPUs: idle means some thread waited on another). The
+# floor's load end is read in its own session (a SELECT SYSDATE(6) between
+# its LOAD DATA and its CREATE INDEX); qpslab's from its "Creating a
+# secondary index" lines, time-stamped as printed (<= 0.1 s late).
 #
 # Usage: bench/prepare_floor.sh   env: TABLES=4 ROWS=500000 ROUNDS=3
+#   QPSLAB_ARGS="…" (more options for qpslab prepare, e.g. --threads 16)
 # Results go to stdout and bench/results/prepare-floor-<date>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +55,16 @@ echo "prepare floor: $TABLES tables x $ROWS rows, $ROUNDS rounds, $(nproc) CPUs,
 echo "buffer pool $(sql -e 'SELECT @@innodb_buffer_pool_size/1048576') MB, flush_log_at_trx_commit $(sql -e 'SELECT @@innodb_flush_log_at_trx_commit')"
 
 now() { date +%s.%N; }
+PID=$(cat "$(sql -e 'SELECT @@pid_file')")
+# mariadbd's CPU seconds (user+sys) so far; the host's idle seconds (all CPUs).
+server_cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$PID/stat"; }
+host_idle() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {print ($5 + $6) / hz}' /proc/stat; }
+# The breakdown line of a side: its start, last load end, end, server and
+# host figures before and after, client CPU.
+detail() {
+  awk -v who="$1" -v t0="$2" -v le="$3" -v t1="$4" -v s0="$5" -v s1="$6" -v i0="$7" -v i1="$8" -v c="$9" \
+    'BEGIN {printf "  %s: load phase %.2f s, index phase %.2f s; server CPU %.2f s, client CPU %s s, host idle %.2f CPU-s\n", who, le - t0, t1 - le, s1 - s0, c, i1 - i0}' >&2
+}
 
 # Both sides start from the same server state: the pages the last load
 # left dirty flushed and its purge done (without this, the side that runs
@@ -69,11 +88,19 @@ settle() {
 qpslab_secs() {
   sql -e "DROP DATABASE IF EXISTS pfloor; CREATE DATABASE pfloor"
   settle
-  local t0 t1
+  local t0 t1 s0 s1 i0 i1 le c
+  s0=$(server_cpu); i0=$(host_idle)
   t0=$(now)
-  "$Q" prepare oltp_point_select --server pfloor --mysql-db pfloor --tables "$TABLES" \
-    --table-size "$ROWS" >/dev/null
+  /usr/bin/time -f "%U %S" -o "$M/time" "$Q" prepare oltp_point_select --server pfloor --mysql-db pfloor --tables "$TABLES" \
+    --table-size "$ROWS" ${QPSLAB_ARGS:-} | while IFS= read -r line; do
+      case $line in "Creating a secondary index"*) now >>"$M/qle" ;; esac
+    done
   t1=$(now)
+  s1=$(server_cpu); i1=$(host_idle)
+  le=$(sort -n "$M/qle" | tail -1); rm -f "$M/qle"
+  [ -n "$le" ] || le=$t1
+  c=$(awk '{printf "%.2f (user %.2f, sys %.2f)", $1 + $2, $1, $2}' "$M/time")
+  detail qpslab "$t0" "$le" "$t1" "$s0" "$s1" "$i0" "$i1" "$c"
   echo "$t1 - $t0" | bc
 }
 
@@ -91,13 +118,17 @@ floor_secs() {
   # evict and flush as qpslab's load never had to).
   for i in $(seq "$TABLES"); do sql pfloor -e "DROP TABLE sbtest$i"; done
   settle
-  local t0 t1
+  local t0 t1 s0 s1 i0 i1 le
+  s0=$(server_cpu); i0=$(host_idle)
   t0=$(now)
   for i in $(seq "$TABLES"); do
-    sql pfloor -e "SET unique_checks=0, foreign_key_checks=0; LOAD DATA INFILE '$DIR/t$i.tsv' INTO TABLE copy$i; CREATE INDEX k_$i ON copy$i(k)" &
+    sql pfloor -e "SET unique_checks=0, foreign_key_checks=0; LOAD DATA INFILE '$DIR/t$i.tsv' INTO TABLE copy$i; SELECT UNIX_TIMESTAMP(SYSDATE(6)); CREATE INDEX k_$i ON copy$i(k)" >>"$M/fle" &
   done
   wait
   t1=$(now)
+  s1=$(server_cpu); i1=$(host_idle)
+  le=$(sort -n "$M/fle" | tail -1); rm -f "$M/fle"
+  detail floor "$t0" "$le" "$t1" "$s0" "$s1" "$i0" "$i1" "-"
   local n
   n=$(sql pfloor -e "SELECT SUM(c) FROM ($(for i in $(seq "$TABLES"); do [ "$i" = 1 ] || printf ' UNION ALL '; printf 'SELECT COUNT(*) c FROM copy%s' "$i"; done)) x")
   [ "$n" = "$((TABLES * ROWS))" ] || { echo "the floor loaded $n rows, not $((TABLES * ROWS))" >&2; exit 1; }
