@@ -75,11 +75,14 @@ pub fn run_clocked(
     let mut finals = Finals::new();
     let stall_watch = super::stall::StallWatch::start();
     loop {
+        // Until the end, wakes at it; once stopping, waits for the shards'
+        // last words (a message ends the wait at once): a timeout of zero
+        // past the end would spin a CPU while the events in flight finish.
         let timeout = match end_at {
-            Some(e) => e
+            Some(e) if !shared.stopping() => e
                 .saturating_duration_since(Instant::now())
                 .min(Duration::from_millis(50)),
-            None => Duration::from_millis(50),
+            _ => Duration::from_millis(50),
         };
         match rx.recv_timeout(timeout) {
             Ok(Msg::Tick { shard, k, mut iv }) => {

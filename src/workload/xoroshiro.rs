@@ -50,6 +50,11 @@ impl Xoroshiro {
         self.s
     }
 
+    /// The stream whose state is `s` (Lua's copy, handed back).
+    pub(crate) fn from_words(s: [u64; 2]) -> Xoroshiro {
+        Xoroshiro { s }
+    }
+
     /// `sb_rand_uniform_uint64()`.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {

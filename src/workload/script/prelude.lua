@@ -182,8 +182,9 @@ function Phases.events(env, tid, fold)
     local before = NREQ
     local ret = run_event(event, tid, hooks)
     -- sysbench's latency histogram draws its slot from the thread's
-    -- generator after each event: the next event's numbers follow it
-    RAND.uniform_uint64()
+    -- generator after each event: the next event's numbers follow it (a
+    -- double: the same one draw, and no uint64 cdata to collect)
+    RAND.uniform_double()
     -- (this event made no request: the last one's end is said now)
     if say_end() then fold = false end
     -- sysbench's thread_run loop stops at a value other than nil/false.

@@ -1,15 +1,16 @@
 -- sysbench.rand as sysbench 1.0.20 offers it, drawing what it draws: its
 -- xoroshiro128+ stream (on LuaJIT's 64-bit integers, the state in an FFI
--- array: the interpreter calls no Rust for a draw) and sb_rand.c's
--- formulas in the same floating-point steps, so a fixed --rand-seed gives
--- sysbench's numbers. The built-in workloads draw the same way in Rust
+-- array: the interpreter calls no Rust for a draw, but a string's, drawn
+-- on the same array by one FFI call) and sb_rand.c's formulas in the same
+-- floating-point steps, so a fixed --rand-seed gives sysbench's numbers. The built-in workloads draw the same way in Rust
 -- (workload/rand.rs, xoroshiro.rs). unique() and the zipfian's
 -- rejection test stay in Rust (`R`). No zipfian or varstring here:
 -- 1.0.20 has neither in its Lua API.
 --
 -- Called with (R, p): p = { kind, spec_iter, spec_pct, spec_res,
--- pareto_h, s0_hi, s0_lo, s1_hi, s1_lo } (the stream's two words in
--- 32-bit halves). Returns the sysbench.rand table.
+-- pareto_h, s0_hi, s0_lo, s1_hi, s1_lo, rand_str } (the stream's two
+-- words in 32-bit halves; rand_str the Rust function that draws a
+-- string). Returns the sysbench.rand table.
 
 local R, p = ...
 local ffi, bit = require("ffi"), require("bit")
@@ -91,22 +92,16 @@ local function zipfian(a, b)
   return (a + k - 1) % TWO_32
 end
 
--- sb_rand_str: '#' a digit, '@' a lowercase letter, one draw each
+-- sb_rand_str: '#' a digit, '@' a lowercase letter, one draw each (in
+-- Rust, on this stream's array: rand_api.rs's rand_str)
+local draw_str = ffi.cast("void (*)(uint64_t *, const char *, size_t, uint8_t *)", p.rand_str)
 local buf, cap = nil, 0
 local function rand_string(fmt)
   local n = #fmt
   if n > cap then
     buf, cap = ffi.new("uint8_t[?]", n), n
   end
-  for i = 1, n do
-    local c = byte(fmt, i)
-    if c == 35 then
-      c = floor(48 + double() * 10)
-    elseif c == 64 then
-      c = floor(97 + double() * 26)
-    end
-    buf[i - 1] = c
-  end
+  draw_str(state, fmt, n, buf)
   return ffi.string(buf, n)
 end
 

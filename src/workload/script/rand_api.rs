@@ -1,8 +1,11 @@
 //! `sysbench.rand.*` for scripts, as sysbench 1.0.20 offers it: the draws
 //! are Lua (rand.lua: sysbench's xoroshiro128+ stream and sb_rand.c's
 //! formulas, so a fixed `--rand-seed` gives sysbench's numbers, with no
-//! call into Rust per draw); `unique()` and the zipfian's rejection test
-//! are here. Owns no connection state and no other part of the API.
+//! call into Rust per draw) but for strings, drawn here on Lua's copy of
+//! the stream through an FFI call ([`rand_str`]: a draw a character, a
+//! third of an oltp_read_write event's script instructions in Lua);
+//! `unique()` and the zipfian's rejection test are here too. Owns no
+//! connection state and no other part of the API.
 //!
 //! - `uniform(a, b)`, `default(a, b)` (the `--rand-type` distribution),
 //!   `gaussian`, `special`, `pareto`: integers in [a, b];
@@ -54,9 +57,41 @@ pub(crate) fn rand_table(
     params.set("s0_lo", s0 & 0xffff_ffff)?;
     params.set("s1_hi", s1 >> 32)?;
     params.set("s1_lo", s1 & 0xffff_ffff)?;
+    params.set(
+        "rand_str",
+        mlua::Value::LightUserData(mlua::LightUserData(rand_str as *mut std::ffi::c_void)),
+    )?;
     lua.load(include_str!("rand.lua"))
         .set_name("=qpslab rand")
         .call((t, params))
+}
+
+/// `sb_rand_str(fmt, out)` on the stream whose state is at `state` (rand.lua's
+/// FFI array, advanced here): each `#` of `fmt` a digit, each `@` a
+/// lowercase letter, one draw each as sysbench draws them
+/// (`uniform('0', '9')`, `uniform('a', 'z')`), anything else copied.
+///
+/// # Safety
+/// `state` points to two words, `fmt` and `out` to `n` bytes each (rand.lua
+/// passes its own array, the format string and a buffer of its length).
+unsafe extern "C" fn rand_str(state: *mut u64, fmt: *const u8, n: usize, out: *mut u8) {
+    // SAFETY: as the function's contract says
+    let (state, fmt, out) = unsafe {
+        (
+            &mut *state.cast::<[u64; 2]>(),
+            std::slice::from_raw_parts(fmt, n),
+            std::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    let mut r = Xoroshiro::from_words(*state);
+    for (o, &c) in out.iter_mut().zip(fmt) {
+        *o = match c {
+            b'#' => r.digit(),
+            b'@' => r.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
+            c => c,
+        };
+    }
+    *state = r.words();
 }
 
 #[cfg(test)]
@@ -125,6 +160,33 @@ mod tests {
             p.spec_res = 50.0;
         });
         assert_eq!(rand_lua_lines(&t)[3], "516 501 509 516 520");
+    }
+
+    /// A string drawn in Rust on Lua's stream is the one Lua's own
+    /// per-character draws make (sb_rand_str), and leaves the stream where
+    /// they leave it.
+    #[test]
+    fn strings_are_drawn_as_lua_draws_them() {
+        let (lua, t) = table(RandType::Special, |_| {});
+        let (_lua2, t2) = table(RandType::Special, |_| {});
+        let s: mlua::Function = t.get("string").unwrap();
+        let d: mlua::Function = t2.get("uniform_double").unwrap();
+        let fmt = "###########-@@@@@-x#@".repeat(40);
+        for _ in 0..50 {
+            let got: String = s.call(fmt.as_str()).unwrap();
+            let want: String = fmt
+                .bytes()
+                .map(|c| match c {
+                    b'#' => (48.0 + d.call::<f64>(()).unwrap() * 10.0).floor() as u8 as char,
+                    b'@' => (97.0 + d.call::<f64>(()).unwrap() * 26.0).floor() as u8 as char,
+                    c => c as char,
+                })
+                .collect();
+            assert_eq!(got, want);
+        }
+        let next = |t: &Table| t.get::<mlua::Function>("uniform_uint64").unwrap().call::<mlua::Value>(()).unwrap().to_string().unwrap();
+        assert_eq!(next(&t), next(&t2));
+        drop(lua);
     }
 
     #[test]

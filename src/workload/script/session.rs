@@ -9,12 +9,17 @@ use super::stat_class::stat_class;
 use super::state::{message, ScriptState};
 use crate::protocol::{IntWidth, Outcome, Rows, ServerError, Stmt};
 use crate::workload::family::{Consume, OnError, Op, Session, Step};
-use mlua::thread::ThreadStatus;
+use mlua::ffi::{self, lua_State};
 use mlua::{Thread, Value};
+use std::io::Write as _;
 
-/// A request the coroutine yielded: its code, then up to six values
-/// (prelude.lua's `request`).
-type Req = (Option<i64>, Value, Value, Value, Value, Value, Value);
+/// What a resume ended with: a request yielded (its code; its values are
+/// on the coroutine's own stack, read from there by `request` and popped:
+/// prelude.lua's `request`), or the phase returned.
+enum Resumed {
+    Request(i64),
+    Returned,
+}
 
 /// What the next resume hands the coroutine.
 enum Pending {
@@ -37,9 +42,10 @@ pub(crate) struct ScriptSession {
     /// The events coroutine is inside an event (an abandoned one must not
     /// be resumed: the connection it was using is gone).
     in_event: bool,
-    /// The next event's first request, yielded with the last event's end
-    /// (prelude.lua's AFTER_END): the next `next` takes it, not a resume.
-    ahead: Option<Req>,
+    /// The code of the next event's first request, yielded with the last
+    /// event's end (prelude.lua's AFTER_END; its values stay on the
+    /// coroutine's stack): the next `next` takes it, not a resume.
+    ahead: Option<i64>,
     /// A step that failed in the event begun ahead: the event before it
     /// is over (and counted); this is the next step (or tear-down's).
     failed_ahead: Option<String>,
@@ -128,7 +134,7 @@ impl ScriptSession {
     /// Resumes `co` with the pending answer, as a step the guard watches;
     /// `prepared` is the index a statement prepared by the last step took.
     /// Err is the guard's reason or the script's error.
-    fn resume(&mut self, co: &Thread, prepared: usize) -> Result<Req, String> {
+    fn resume(&mut self, co: &Thread, prepared: usize) -> Result<Resumed, String> {
         self.st.host.guard.begin(self.kind);
         let r = self.resume_with(co, prepared);
         if let Some(stop) = self.st.end_step() {
@@ -138,32 +144,68 @@ impl ScriptSession {
                 && matches!(self.kind, StepKind::Init | StepKind::Event | StepKind::Done)
             {
                 self.parked = Some(stop.why);
-                let nil = || Value::Nil;
-                return Ok((None, nil(), nil(), nil(), nil(), nil(), nil()));
+                return Ok(Resumed::Returned);
             }
             return Err(stop.why);
         }
         r.map_err(|e| message(&e))
     }
 
-    fn resume_with(&mut self, co: &Thread, prepared: usize) -> mlua::Result<Req> {
-        match std::mem::replace(&mut self.pending, Pending::Nothing) {
-            Pending::Nothing => co.resume(()),
-            Pending::Prepared => {
-                if self.stat_of.len() <= prepared {
-                    self.stat_of.resize(prepared + 1, 0);
-                }
-                self.stat_of[prepared] = self.preparing as u8;
-                co.resume((true, prepared))
+    /// The resume itself, on the coroutine's own stack (no value crosses
+    /// through mlua's conversions: the answer is pushed, the request read
+    /// where it was yielded). An error is made as mlua's `Thread::resume`
+    /// makes it (a message with the coroutine's traceback).
+    fn resume_with(&mut self, co: &Thread, prepared: usize) -> mlua::Result<Resumed> {
+        let l = co.state();
+        // SAFETY: `co` is alive (held by the caller), suspended or new,
+        // and not running: its stack is ours between resumes. At most
+        // five values are pushed (checked room); the last request's
+        // values were popped by `request`.
+        unsafe {
+            if ffi::lua_checkstack(l, 6) == 0 {
+                return Err(mlua::Error::StackError);
             }
-            Pending::Done(rows, n, nf) => co.resume((true, rows, n, nf)),
-            Pending::Failed(e, ignored) => co.resume((
-                false,
-                i64::from(e.code),
-                e.state.as_str(),
-                e.message.as_str(),
-                ignored,
-            )),
+            let nargs = match std::mem::replace(&mut self.pending, Pending::Nothing) {
+                Pending::Nothing => 0,
+                Pending::Prepared => {
+                    if self.stat_of.len() <= prepared {
+                        self.stat_of.resize(prepared + 1, 0);
+                    }
+                    self.stat_of[prepared] = self.preparing as u8;
+                    ffi::lua_pushboolean(l, 1);
+                    ffi::lua_pushnumber(l, prepared as f64);
+                    2
+                }
+                Pending::Done(rows, n, nf) => {
+                    ffi::lua_pushboolean(l, 1);
+                    ffi::lua_pushboolean(l, i32::from(rows));
+                    ffi::lua_pushnumber(l, n as f64);
+                    ffi::lua_pushnumber(l, nf as f64);
+                    4
+                }
+                Pending::Failed(e, ignored) => {
+                    ffi::lua_pushboolean(l, 0);
+                    ffi::lua_pushnumber(l, f64::from(e.code));
+                    push_str(l, e.state.as_bytes());
+                    push_str(l, e.message.as_bytes());
+                    ffi::lua_pushboolean(l, i32::from(ignored));
+                    5
+                }
+            };
+            match ffi::lua_resume_(l, nargs) {
+                ffi::LUA_YIELD => {
+                    let code = match arg(l, 1) {
+                        Arg::Int(c) => c,
+                        _ => -1,
+                    };
+                    Ok(Resumed::Request(code))
+                }
+                ffi::LUA_OK => {
+                    ffi::lua_settop(l, 0);
+                    Ok(Resumed::Returned)
+                }
+                status => Err(thread_error(&self.st.host.lua, l, status)),
+            }
         }
     }
 
@@ -189,10 +231,23 @@ impl ScriptSession {
         Ok(())
     }
 
-    /// The step for a request of the coroutine.
-    fn request(&mut self, req: Req, stmts: &mut [Stmt]) -> Option<Step> {
-        let (code, a, b, v1, v2, v3, v4) = req;
-        let code = code.unwrap_or(-1);
+    /// The step for the request the coroutine yielded with `code` (its
+    /// values on the coroutine's stack, popped here).
+    fn request(&mut self, code: i64, stmts: &mut [Stmt]) -> Option<Step> {
+        let Some(l) = self.co.as_ref().map(Thread::state) else {
+            return self.fail("internal: a request without its coroutine".into());
+        };
+        // SAFETY: the coroutine is suspended in its yield; the values read
+        // (strings included) stay on its stack until the settop below.
+        let step = unsafe { self.step_for(l, code, stmts) };
+        unsafe { ffi::lua_settop(l, 0) };
+        step
+    }
+
+    /// The step for request `code` (prelude.lua's codes), read from `l`'s
+    /// stack: 2 the statement's index or the text, 3 the types, 4-7 the
+    /// values.
+    unsafe fn step_for(&mut self, l: *mut lua_State, code: i64, stmts: &mut [Stmt]) -> Option<Step> {
         let step = |op, consume, stat| Some(Step { op, consume, stat });
         match code {
             0 => {
@@ -200,18 +255,18 @@ impl ScriptSession {
                 None
             }
             1 => {
-                let i = stmt_index(&a);
+                let i = stmt_index(arg(l, 2));
                 let Some(stmt) = stmts.get_mut(i) else {
                     return self.fail(format!("internal: statement {i} is not prepared"));
                 };
-                if let Value::Table(t) = &b {
+                if ffi::lua_type(l, 3) == ffi::LUA_TTABLE {
                     if self.types.len() <= i {
                         self.types.resize_with(i + 1, TypeList::default);
                     }
-                    self.types[i] = TypeList::new(t);
+                    self.types[i] = TypeList::from_stack(l, 3);
                 }
                 let types = self.types.get(i).map_or(&[][..], TypeList::as_slice);
-                if let Err(e) = bind_all(stmt, types, [v1, v2, v3, v4]) {
+                if let Err(e) = bind_all(stmt, types, l) {
                     return self.fail(message(&e));
                 }
                 let stat = usize::from(self.stat_of.get(i).copied().unwrap_or(0));
@@ -226,10 +281,10 @@ impl ScriptSession {
             }
             2 | 3 => {
                 self.text.clear();
-                if let Value::String(s) = &a {
-                    match std::str::from_utf8(&s.as_bytes()) {
+                if let Arg::Str(s) = arg(l, 2) {
+                    match std::str::from_utf8(s) {
                         Ok(t) => self.text.push_str(t),
-                        Err(_) => self.text.push_str(&s.to_string_lossy()),
+                        Err(_) => self.text.push_str(&String::from_utf8_lossy(s)),
                     }
                 }
                 let class = stat_class(&self.text);
@@ -242,7 +297,7 @@ impl ScriptSession {
                 }
             }
             4 => {
-                let i = stmt_index(&a);
+                let i = stmt_index(arg(l, 2));
                 step(Op::Close(i), Consume::Skip, 0)
             }
             5 => step(Op::Reconnect, Consume::Skip, 0),
@@ -254,9 +309,9 @@ impl ScriptSession {
                 step(Op::Finish, Consume::Skip, 0)
             }
             6 => {
-                let secs = match a {
-                    Value::Integer(i) => i as f64,
-                    Value::Number(n) => n,
+                let secs = match arg(l, 2) {
+                    Arg::Int(i) => i as f64,
+                    Arg::Num(n) => n,
                     _ => 0.0,
                 };
                 step(Op::Sleep((secs.max(0.0) * 1e6) as u64), Consume::Skip, 0)
@@ -268,6 +323,88 @@ impl ScriptSession {
     }
 }
 
+/// Pushes `s` as a Lua string on `l`.
+unsafe fn push_str(l: *mut lua_State, s: &[u8]) {
+    ffi::lua_pushlstring_(l, s.as_ptr().cast(), s.len());
+}
+
+/// The error a resume ended with (`status`, the error value on top of
+/// `l`), as mlua's `Thread::resume` makes it: a Rust error raised inside
+/// as it was, a memory error as it says, any other value in words with
+/// the coroutine's traceback.
+unsafe fn thread_error(lua: &mlua::Lua, l: *mut lua_State, status: i32) -> mlua::Error {
+    // SAFETY (both calls): runs protected on the main state; the value is
+    // moved off the dead coroutine, whose frames stay for the traceback.
+    let value = lua.exec_raw::<Value>((), |state| ffi::lua_xmove(l, state, 1));
+    let value = match value {
+        Ok(Value::Error(e)) => return *e,
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if status == ffi::LUA_ERRMEM {
+        let m = value.to_string().unwrap_or_default();
+        return mlua::Error::MemoryError(m);
+    }
+    let words = lua.exec_raw::<(Value, String)>(value, |state| {
+        let s = ffi::luaL_tolstring(state, -1, std::ptr::null_mut());
+        if ffi::lua_checkstack(state, ffi::LUA_TRACEBACK_STACK) != 0 {
+            ffi::luaL_traceback(state, l, s, 0);
+            ffi::lua_remove(state, -2);
+        }
+    });
+    match words {
+        Ok((_, m)) => mlua::Error::RuntimeError(m),
+        Err(e) => e,
+    }
+}
+
+/// A value the coroutine yielded, read where it is (a string borrows the
+/// stack slot: valid until the values are popped). Numbers are integers
+/// where mlua's `Value` would be one.
+enum Arg<'a> {
+    Nil,
+    /// A light userdata: sql.lua's NULL (Q.null).
+    Null,
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Str(&'a [u8]),
+    Table,
+    /// Anything else, by the name mlua's `Value::type_name` gives it.
+    Other(&'static str),
+}
+
+/// The value at `idx` of `l`'s stack.
+unsafe fn arg<'a>(l: *mut lua_State, idx: i32) -> Arg<'a> {
+    match ffi::lua_type(l, idx) {
+        ffi::LUA_TNIL | ffi::LUA_TNONE => Arg::Nil,
+        ffi::LUA_TBOOLEAN => Arg::Bool(ffi::lua_toboolean(l, idx) != 0),
+        ffi::LUA_TLIGHTUSERDATA => Arg::Null,
+        ffi::LUA_TNUMBER => {
+            let n = ffi::lua_tonumber(l, idx);
+            let i = n as i64;
+            // (mlua's test: exactly an i64, -0.0 and 2^63 not)
+            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&n)
+                && (i as f64).to_bits() == n.to_bits()
+            {
+                Arg::Int(i)
+            } else {
+                Arg::Num(n)
+            }
+        }
+        ffi::LUA_TSTRING => {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(l, idx, &mut len);
+            Arg::Str(std::slice::from_raw_parts(p.cast::<u8>(), len))
+        }
+        ffi::LUA_TTABLE => Arg::Table,
+        ffi::LUA_TFUNCTION => Arg::Other("function"),
+        ffi::LUA_TUSERDATA => Arg::Other("userdata"),
+        ffi::LUA_TTHREAD => Arg::Other("thread"),
+        _ => Arg::Other("other"),
+    }
+}
+
 /// sysbench.sql.type's BIGINT and DOUBLE: what bind_create binds every
 /// integer and floating type as (sql.lua), as sysbench does.
 const BIGINT: i64 = 4;
@@ -275,31 +412,41 @@ const DOUBLE: i64 = 6;
 
 /// Writes a parameter's value into the statement as its bound type asks
 /// (BIGINT, DOUBLE, else text).
-fn bind_one(b: &mut crate::protocol::Binder<'_>, ty: u8, v: Value) -> mlua::Result<()> {
+fn bind_one(b: &mut crate::protocol::Binder<'_>, ty: u8, v: Arg<'_>) -> mlua::Result<()> {
     let ty = i64::from(ty);
     match v {
         // (sql.lua's NULL: Q.null)
-        Value::Nil | Value::LightUserData(_) => b.null(),
-        Value::Integer(i) => match ty {
+        Arg::Nil | Arg::Null => b.null(),
+        Arg::Int(i) => match ty {
             DOUBLE => b.double(i as f64, false),
             BIGINT => b.int(i, IntWidth::LongLong),
-            _ => b.bytes(i.to_string().as_bytes()),
+            _ => {
+                // (its digits, written where they are kept: no allocation)
+                let mut digits = [0u8; 20];
+                let mut w = &mut digits[..];
+                let _ = write!(w, "{i}");
+                let n = 20 - w.len();
+                b.bytes(&digits[..n])
+            }
         },
-        Value::Number(n) => match ty {
+        Arg::Num(n) => match ty {
             BIGINT if n.fract() == 0.0 => b.int(n as i64, IntWidth::LongLong),
             BIGINT | DOUBLE => b.double(n, false),
             _ => b.bytes(n.to_string().as_bytes()),
         },
-        Value::Boolean(x) => b.int(i64::from(x), IntWidth::Tiny),
-        Value::String(s) => b.bytes(&s.as_bytes()),
-        other => {
-            return Err(mlua::Error::runtime(format!(
-                "param:set() got a {}, not a number, string or nil",
-                other.type_name()
-            )))
-        }
+        Arg::Bool(x) => b.int(i64::from(x), IntWidth::Tiny),
+        Arg::Str(s) => b.bytes(s),
+        Arg::Table => return Err(not_a_value("table")),
+        Arg::Other(what) => return Err(not_a_value(what)),
     }
     Ok(())
+}
+
+/// param:set()'s value that is none a statement takes.
+fn not_a_value(what: &str) -> mlua::Error {
+    mlua::Error::runtime(format!(
+        "param:set() got a {what}, not a number, string or nil"
+    ))
 }
 
 /// Added to a request's code when the event before it is over too
@@ -307,10 +454,10 @@ fn bind_one(b: &mut crate::protocol::Binder<'_>, ty: u8, v: Value) -> mlua::Resu
 const AFTER_END: i64 = 8;
 
 /// The statement index a request names (usize::MAX when it names none).
-fn stmt_index(v: &Value) -> usize {
+fn stmt_index(v: Arg<'_>) -> usize {
     match v {
-        Value::Integer(i) => *i as usize,
-        Value::Number(n) => *n as usize,
+        Arg::Int(i) => i as usize,
+        Arg::Num(n) => n as usize,
         _ => usize::MAX,
     }
 }
@@ -332,25 +479,37 @@ impl Default for TypeList {
 }
 
 impl TypeList {
-    /// The types of the Lua list `t`.
-    fn new(t: &mlua::Table) -> TypeList {
+    /// The types of `all` (sysbench's type codes).
+    fn new(all: impl ExactSizeIterator<Item = u8>) -> TypeList {
+        if all.len() > 7 {
+            return TypeList::Boxed(all.collect());
+        }
         let mut inline = [0u8; 7];
-        let mut n = 0;
-        for v in t.sequence_values::<i64>() {
-            let ty = v.unwrap_or(0) as u8;
-            match inline.get_mut(n) {
-                Some(slot) => *slot = ty,
-                None => {
-                    let all: Vec<u8> = t
-                        .sequence_values::<i64>()
-                        .map(|v| v.unwrap_or(0) as u8)
-                        .collect();
-                    return TypeList::Boxed(all.into_boxed_slice());
-                }
-            }
-            n += 1;
+        let n = all.len();
+        for (slot, ty) in inline.iter_mut().zip(all) {
+            *slot = ty;
         }
         TypeList::Inline(n as u8, inline)
+    }
+
+    /// The types of the Lua list at `idx` of `l`'s stack (its items up to
+    /// the first that is not a number).
+    unsafe fn from_stack(l: *mut lua_State, idx: i32) -> TypeList {
+        let mut n = 0;
+        while {
+            ffi::lua_rawgeti_(l, idx, n + 1);
+            let more = ffi::lua_type(l, -1) == ffi::LUA_TNUMBER;
+            ffi::lua_settop(l, -2);
+            more
+        } {
+            n += 1;
+        }
+        TypeList::new((1..n + 1).map(|i| {
+            ffi::lua_rawgeti_(l, idx, i);
+            let ty = ffi::lua_tonumber(l, -1) as i64 as u8;
+            ffi::lua_settop(l, -2);
+            ty
+        }))
     }
 
     fn as_slice(&self) -> &[u8] {
@@ -361,17 +520,24 @@ impl TypeList {
     }
 }
 
-/// Binds an execution's values (`vals`, or, past four, one list of them
-/// in `vals[0]`) as `types` says.
-fn bind_all(stmt: &mut Stmt, types: &[u8], vals: [Value; 4]) -> mlua::Result<()> {
+/// Binds an execution's values (at 4-7 of `l`'s stack, or, past four,
+/// one list of them at 4) as `types` says.
+unsafe fn bind_all(stmt: &mut Stmt, types: &[u8], l: *mut lua_State) -> mlua::Result<()> {
     let mut b = stmt.binder();
-    if types.len() <= vals.len() {
-        for (ty, v) in types.iter().zip(vals) {
-            bind_one(&mut b, *ty, v)?;
-        }
-    } else if let [Value::Table(t), ..] = &vals {
+    if types.len() <= 4 {
         for (i, ty) in types.iter().enumerate() {
-            bind_one(&mut b, *ty, t.raw_get(i + 1)?)?;
+            bind_one(&mut b, *ty, arg(l, 4 + i as i32))?;
+        }
+    } else if ffi::lua_type(l, 4) == ffi::LUA_TTABLE {
+        if ffi::lua_checkstack(l, 1) == 0 {
+            return Err(mlua::Error::StackError);
+        }
+        for (i, ty) in types.iter().enumerate() {
+            ffi::lua_rawgeti_(l, 4, i as i32 + 1);
+            // (the value stays on the stack while it is written)
+            let r = bind_one(&mut b, *ty, arg(l, -1));
+            ffi::lua_settop(l, -2);
+            r?;
         }
     }
     Ok(())
@@ -406,8 +572,8 @@ impl Session for ScriptSession {
         if let Some(m) = self.failed_ahead.take() {
             return self.fail(m);
         }
-        if let Some(req) = self.ahead.take() {
-            return self.request(req, stmts);
+        if let Some(code) = self.ahead.take() {
+            return self.request(code, stmts);
         }
         let Some(co) = self.co.clone() else {
             if !self.text.is_empty() && self.in_event {
@@ -416,7 +582,7 @@ impl Session for ScriptSession {
             }
             return None;
         };
-        let req = match self.resume(&co, stmts.len().saturating_sub(1)) {
+        let resumed = match self.resume(&co, stmts.len().saturating_sub(1)) {
             Ok(r) => r,
             Err(m) if self.kind == StepKind::Event && self.st.ended_ahead(&co) => {
                 // Stopped in the event begun ahead: the one before is over.
@@ -438,19 +604,18 @@ impl Session for ScriptSession {
                 stat: 0,
             });
         }
-        if co.status() != ThreadStatus::Resumable {
+        let Resumed::Request(code) = resumed else {
             // The phase returned.
             self.co = None;
             return None;
-        }
-        if let Some(code) = req.0.filter(|c| *c >= AFTER_END) {
+        };
+        if code >= AFTER_END {
             // The event is over; the request is the next one's first.
             self.in_event = false;
-            let (_, a, b, c, d, e, f) = req;
-            self.ahead = Some((Some(code - AFTER_END), a, b, c, d, e, f));
+            self.ahead = Some(code - AFTER_END);
             return None;
         }
-        self.request(req, stmts)
+        self.request(code, stmts)
     }
 
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
@@ -523,13 +688,52 @@ mod tests {
         assert_eq!(std::mem::size_of::<TypeList>(), 16);
         let lua = mlua::Lua::new();
         let four = lua.create_sequence_from([4i64, 4, 12, 12]).unwrap();
-        let t = TypeList::new(&four);
+        let t = types_of(&lua, four);
         assert!(matches!(t, TypeList::Inline(4, _)));
         assert_eq!(t.as_slice(), &[4, 4, 12, 12]);
         let nine = lua.create_sequence_from(1..=9i64).unwrap();
-        let t = TypeList::new(&nine);
+        let t = types_of(&lua, nine);
         assert!(matches!(t, TypeList::Boxed(_)));
         assert_eq!(t.as_slice(), &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert_eq!(TypeList::default().as_slice(), &[] as &[u8]);
+    }
+
+    /// The TypeList of the Lua list `t`, read from a stack as a request's.
+    fn types_of(lua: &mlua::Lua, t: mlua::Table) -> TypeList {
+        let mut out = TypeList::default();
+        // SAFETY: the list is the one value pushed on the main state's stack
+        unsafe {
+            lua.exec_raw::<()>(t, |l| out = TypeList::from_stack(l, 1))
+                .unwrap();
+        }
+        out
+    }
+
+    /// A request's values as the session reads them off the coroutine's
+    /// stack: integers where mlua's Value says integer, strings in place,
+    /// NULL as a light userdata.
+    #[test]
+    fn a_requests_values_are_read_where_they_were_yielded() {
+        let lua = mlua::Lua::new();
+        let f: mlua::Function = lua
+            .load("return function() coroutine.yield(1, 7, false, 42, 1.5, 'ab', -0.0) end")
+            .eval()
+            .unwrap();
+        let co = lua.create_thread(f).unwrap();
+        let l = co.state();
+        // SAFETY: the coroutine is new and ours; it is resumed once and its
+        // yielded values read before they are popped
+        unsafe {
+            assert_eq!(ffi::lua_resume_(l, 0), ffi::LUA_YIELD);
+            assert!(matches!(arg(l, 1), Arg::Int(1)));
+            assert_eq!(stmt_index(arg(l, 2)), 7);
+            assert!(matches!(arg(l, 3), Arg::Bool(false)));
+            assert!(matches!(arg(l, 4), Arg::Int(42)));
+            assert!(matches!(arg(l, 5), Arg::Num(n) if n == 1.5));
+            assert!(matches!(arg(l, 6), Arg::Str(b"ab")));
+            assert!(matches!(arg(l, 7), Arg::Num(n) if n == 0.0));
+            assert!(matches!(arg(l, 8), Arg::Nil));
+            ffi::lua_settop(l, 0);
+        }
     }
 }
