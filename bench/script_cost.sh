@@ -41,7 +41,9 @@ if [ "${IR:-0}" = 1 ]; then
   ir() {
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/out" "$1" run "$2" --server bench \
       --tables "$TABLES" --table-size "$ROWS" --threads 1 --time "$3" --report-interval 0 --no-monitor --no-store \
-      >"$tmp/log" 2>&1 || { echo "failed: $1 $2" >&2; tail -5 "$tmp/log" >&2; exit 1; }
+      >"$tmp/log" 2>&1 || { rc=$?; [ "$rc" = 3 ] || { echo "failed: $1 $2" >&2; tail -5 "$tmp/log" >&2; exit 1; }; }
+    # (exit 3, degraded: under valgrind's slowdown on a busy host the stall
+    # watch may name the client stalled; the instructions are still counted)
     echo "$(grep '^summary' "$tmp/out" | cut -d' ' -f2) $(awk '/queries:/ && /per sec/{print $2}' "$tmp/log")"
   }
   for w in $WORKLOADS; do

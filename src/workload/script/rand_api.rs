@@ -184,7 +184,14 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
         }
-        let next = |t: &Table| t.get::<mlua::Function>("uniform_uint64").unwrap().call::<mlua::Value>(()).unwrap().to_string().unwrap();
+        let next = |t: &Table| {
+            t.get::<mlua::Function>("uniform_uint64")
+                .unwrap()
+                .call::<mlua::Value>(())
+                .unwrap()
+                .to_string()
+                .unwrap()
+        };
         assert_eq!(next(&t), next(&t2));
         drop(lua);
     }

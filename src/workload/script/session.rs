@@ -240,6 +240,8 @@ impl ScriptSession {
         // SAFETY: the coroutine is suspended in its yield; the values read
         // (strings included) stay on its stack until the settop below.
         let step = unsafe { self.step_for(l, code, stmts) };
+        // SAFETY: the same suspended coroutine; nothing of its stack is
+        // borrowed past here (the step owns what it took)
         unsafe { ffi::lua_settop(l, 0) };
         step
     }
@@ -247,7 +249,12 @@ impl ScriptSession {
     /// The step for request `code` (prelude.lua's codes), read from `l`'s
     /// stack: 2 the statement's index or the text, 3 the types, 4-7 the
     /// values.
-    unsafe fn step_for(&mut self, l: *mut lua_State, code: i64, stmts: &mut [Stmt]) -> Option<Step> {
+    unsafe fn step_for(
+        &mut self,
+        l: *mut lua_State,
+        code: i64,
+        stmts: &mut [Stmt],
+    ) -> Option<Step> {
         let step = |op, consume, stat| Some(Step { op, consume, stat });
         match code {
             0 => {
