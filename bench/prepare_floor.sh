@@ -30,6 +30,9 @@
 #
 # Usage: bench/prepare_floor.sh   env: TABLES=4 ROWS=500000 ROUNDS=3
 #   QPSLAB_ARGS="…" (more options for qpslab prepare, e.g. --threads 16)
+#   LOCAL=1: a third side in each round, the floor's files sent by the
+#   `mariadb` client with LOAD DATA LOCAL INFILE (what qpslab's prepare
+#   does): the floor of a loader on the client's side of the socket
 # Results go to stdout and bench/results/prepare-floor-<date>.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,31 +107,42 @@ qpslab_secs() {
   echo "$t1 - $t0" | bc
 }
 
+# floor_secs [LOCAL]: the server's floor (LOAD DATA INFILE: the server
+# reads the file itself), or with LOCAL the same files sent by the
+# `mariadb` client (LOAD DATA LOCAL INFILE, as qpslab's prepare sends its
+# rows: the floor of any loader on the client's side of the socket).
 floor_secs() {
-  rm -f "$DIR"/*
-  local i
-  for i in $(seq "$TABLES"); do
-    sql pfloor -e "SELECT * FROM sbtest$i ORDER BY id INTO OUTFILE '$DIR/t$i.tsv'"
-    sql pfloor -e "DROP TABLE IF EXISTS copy$i; CREATE TABLE copy$i LIKE sbtest$i; ALTER TABLE copy$i DROP INDEX k_$i"
-  done
-  chmod 644 "$DIR"/*
-  # The floor loads into a buffer pool as empty as qpslab's was: the
-  # tables it copies from are dropped first (at 8 x 1M rows, the originals
-  # and the copies together overflow a 4 GB pool, which made the floor
-  # evict and flush as qpslab's load never had to).
-  for i in $(seq "$TABLES"); do sql pfloor -e "DROP TABLE sbtest$i"; done
+  local i local_kw="" client=""
+  [ "${1:-}" = LOCAL ] && { local_kw=LOCAL; client=--local-infile=1; }
+  if [ "$(sql pfloor -e "SHOW TABLES LIKE 'sbtest1'")" = sbtest1 ]; then
+    rm -f "$DIR"/*
+    for i in $(seq "$TABLES"); do
+      sql pfloor -e "SELECT * FROM sbtest$i ORDER BY id INTO OUTFILE '$DIR/t$i.tsv'"
+      sql pfloor -e "DROP TABLE IF EXISTS copy$i; CREATE TABLE copy$i LIKE sbtest$i; ALTER TABLE copy$i DROP INDEX k_$i"
+    done
+    chmod 644 "$DIR"/*
+    # The floor loads into a buffer pool as empty as qpslab's was: the
+    # tables it copies from are dropped first (at 8 x 1M rows, the
+    # originals and the copies together overflow a 4 GB pool, which made
+    # the floor evict and flush as qpslab's load never had to).
+    for i in $(seq "$TABLES"); do sql pfloor -e "DROP TABLE sbtest$i"; done
+  else
+    for i in $(seq "$TABLES"); do
+      sql pfloor -e "DROP TABLE copy$i; CREATE TABLE copy$i (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id))"
+    done
+  fi
   settle
   local t0 t1 s0 s1 i0 i1 le
   s0=$(server_cpu); i0=$(host_idle)
   t0=$(now)
   for i in $(seq "$TABLES"); do
-    sql pfloor -e "SET unique_checks=0, foreign_key_checks=0; LOAD DATA INFILE '$DIR/t$i.tsv' INTO TABLE copy$i; SELECT UNIX_TIMESTAMP(SYSDATE(6)); CREATE INDEX k_$i ON copy$i(k)" >>"$M/fle" &
+    sql $client pfloor -e "SET unique_checks=0, foreign_key_checks=0; LOAD DATA $local_kw INFILE '$DIR/t$i.tsv' INTO TABLE copy$i; SELECT UNIX_TIMESTAMP(SYSDATE(6)); CREATE INDEX k_$i ON copy$i(k)" >>"$M/fle" &
   done
   wait
   t1=$(now)
   s1=$(server_cpu); i1=$(host_idle)
   le=$(sort -n "$M/fle" | tail -1); rm -f "$M/fle"
-  detail floor "$t0" "$le" "$t1" "$s0" "$s1" "$i0" "$i1" "-"
+  detail "floor${local_kw:+ (LOCAL)}" "$t0" "$le" "$t1" "$s0" "$s1" "$i0" "$i1" "-"
   local n
   n=$(sql pfloor -e "SELECT SUM(c) FROM ($(for i in $(seq "$TABLES"); do [ "$i" = 1 ] || printf ' UNION ALL '; printf 'SELECT COUNT(*) c FROM copy%s' "$i"; done)) x")
   [ "$n" = "$((TABLES * ROWS))" ] || { echo "the floor loaded $n rows, not $((TABLES * ROWS))" >&2; exit 1; }
@@ -141,9 +155,19 @@ for r in $(seq "$ROUNDS"); do
   f=$(floor_secs); echo "$f" >>"$M/f"
   awk -v r="$r" -v q="$q" -v f="$f" -v n="$((TABLES * ROWS))" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
     'BEGIN {printf "round %s: qpslab prepare %.2f s (%.0f rows/s), server LOAD DATA INFILE + index %.2f s (%.0f rows/s), share %.3f; load %s\n", r, q, n/q, f, n/f, f/q, l}'
+  if [ "${LOCAL:-0}" = 1 ]; then
+    lf=$(floor_secs LOCAL); echo "$lf" >>"$M/l"
+    awk -v r="$r" -v q="$q" -v f="$lf" -v n="$((TABLES * ROWS))" \
+      'BEGIN {printf "round %s: the same files by the mariadb client, LOAD DATA LOCAL INFILE + index %.2f s (%.0f rows/s), qpslab share of it %.3f\n", r, f, n/f, f/q}'
+  fi
 done
 mq=$(median <"$M/q"); mf=$(median <"$M/f")
 awk -v q="$mq" -v f="$mf" -v n="$((TABLES * ROWS))" \
   'BEGIN {printf "median: qpslab prepare %.2f s (%.0f rows/s), server floor %.2f s (%.0f rows/s)\nqpslab prepare / server floor (rate): %.3f (goal >= 0.90)\n", q, n/q, f, n/f, f/q}'
+if [ "${LOCAL:-0}" = 1 ]; then
+  ml=$(median <"$M/l")
+  awk -v q="$mq" -v f="$ml" -v n="$((TABLES * ROWS))" \
+    'BEGIN {printf "median: mariadb client LOAD DATA LOCAL %.2f s (%.0f rows/s); qpslab prepare / that (rate): %.3f\n", f, n/f, f/q}'
+fi
 sql -e "DROP DATABASE pfloor"
 "$Q" server stop --name pfloor >/dev/null
