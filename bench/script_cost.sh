@@ -11,8 +11,11 @@
 #   env: THREADS="16 1024" TIME=8 ROUNDS=3 TABLES=4 ROWS=100000
 #        WORKLOADS="oltp_point_select oltp_read_write"
 #   IR=1: instead, instructions per query (valgrind's cachegrind, one
-#   connection, the difference of a 2-s and a 6-s run over the difference
-#   of their queries: start-up left out; deterministic on a busy host).
+#   connection, the difference of an E1-event and an E2-event run over the
+#   difference of their queries: start-up left out; the same draws
+#   (--rand-seed 7) and no interval ticks (--report-interval 3600), as
+#   bench/ir_per_query.sh runs them: deterministic on a busy host).
+#   env: E1=2000 E2=6000
 #   HEAP=1: instead, each build's Lua heap at THREADS read_write script
 #   connections (a copy of oltp_read_write.lua whose last connection's
 #   thread_init prints the shard's heap, live after a full collection)
@@ -37,10 +40,13 @@ if [ "${IR:-0}" = 1 ]; then
   command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 2; }
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  # ir BIN WORKLOAD_WORD SECONDS -> "Ir queries"
+  E1=${E1:-2000}
+  E2=${E2:-6000}
+  # ir BIN WORKLOAD_WORD EVENTS -> "Ir queries"
   ir() {
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/out" "$1" run "$2" --server bench \
-      --tables "$TABLES" --table-size "$ROWS" --threads 1 --time "$3" --report-interval 0 --no-monitor --no-store \
+      --tables "$TABLES" --table-size "$ROWS" --threads 1 --events "$3" --time 0 --report-interval 3600 \
+      --rand-seed 7 --no-monitor --no-store \
       >"$tmp/log" 2>&1 || { rc=$?; [ "$rc" = 3 ] || { echo "failed: $1 $2" >&2; tail -5 "$tmp/log" >&2; exit 1; }; }
     # (exit 3, degraded: under valgrind's slowdown on a busy host the stall
     # watch may name the client stalled; the instructions are still counted)
@@ -51,8 +57,8 @@ if [ "${IR:-0}" = 1 ]; then
       line="$w round $r (load $(cut -d' ' -f1 /proc/loadavg)):"
       for k in old:"$OLD":"/usr/share/sysbench/$w.lua" new:"$NEW":"/usr/share/sysbench/$w.lua" native:"$NEW":"$w"; do
         IFS=: read -r label bin word <<<"$k"
-        read -r a qa <<<"$(ir "$bin" "$word" 2)"
-        read -r b qb <<<"$(ir "$bin" "$word" 6)"
+        read -r a qa <<<"$(ir "$bin" "$word" "$E1")"
+        read -r b qb <<<"$(ir "$bin" "$word" "$E2")"
         line="$line $label $(( (b - a) / (qb - qa) ))"
       done
       echo "$line instructions/query"
