@@ -436,8 +436,8 @@ impl Conn {
         if pkt.first() != Some(&0x00) {
             return None;
         }
-        let (affected, n) = lenenc_int(&pkt[1..])?;
-        if ok_status(&pkt[1 + n..]) & SERVER_MORE_RESULTS_EXISTS != 0 {
+        let (affected, status) = ok_fields(pkt);
+        if status & SERVER_MORE_RESULTS_EXISTS != 0 {
             return None;
         }
         self.io.take_peeked();
@@ -552,8 +552,7 @@ impl Conn {
             };
             let (ncols, used) = match pkt.first() {
                 Some(0x00) => {
-                    let (affected, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 0));
-                    let status = ok_status(&pkt[1 + n..]);
+                    let (affected, status) = ok_fields(pkt);
                     if status & SERVER_MORE_RESULTS_EXISTS != 0 {
                         continue;
                     }
@@ -639,6 +638,14 @@ impl Conn {
             sink = Sink::Skip;
         }
     }
+}
+
+/// An OK packet's (`pkt`, its 0x00 header included) affected rows and
+/// status flags.
+#[inline]
+fn ok_fields(pkt: &[u8]) -> (u64, u16) {
+    let (affected, n) = lenenc_int(&pkt[1..]).unwrap_or((0, 0));
+    (affected, ok_status(&pkt[1 + n..]))
 }
 
 /// Status flags of an OK packet body that starts after the affected-rows field.

@@ -246,14 +246,7 @@ impl PacketIo {
 
     async fn fill(&mut self, need: usize) -> Result<(), ProtoError> {
         while self.end - self.start < need {
-            if self.start > 0 && self.start + need > self.buf.len() {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            }
-            if need > self.buf.len() {
-                self.buf.resize(need.next_power_of_two(), 0);
-            }
+            make_room(&mut self.buf, &mut self.start, &mut self.end, need);
             let end = self.end;
             let n = match (&mut self.direct, &self.uring) {
                 (Some(d), _) => d.recv(&mut self.buf[end..])?,
@@ -436,16 +429,8 @@ impl PacketIo {
         };
         let answer = d.exchange(request.unwrap_or(&self.wbuf));
         let n = answer.len();
-        if self.end + n > self.buf.len() {
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            }
-            if self.end + n > self.buf.len() {
-                self.buf.resize((self.end + n).next_power_of_two(), 0);
-            }
-        }
+        let need = self.end - self.start + n;
+        make_room(&mut self.buf, &mut self.start, &mut self.end, need);
         self.buf[self.end..self.end + n].copy_from_slice(answer);
         self.end += n;
     }
@@ -529,6 +514,23 @@ pub(crate) fn lenenc_int(b: &[u8]) -> Option<(u64, usize)> {
             Some((u64::from_le_bytes(a), 9))
         }
         _ => None,
+    }
+}
+
+/// Makes the read buffer `buf` (its bytes at `start..end`) hold `need`
+/// bytes from `start`: what is buffered moved to the front when it would
+/// not fit after it, the buffer grown when it would not fit at all. (A
+/// function of the fields, not a method: a dry run's answer, which
+/// borrows the stream, is copied in after it.)
+#[inline]
+fn make_room(buf: &mut Vec<u8>, start: &mut usize, end: &mut usize, need: usize) {
+    if *start > 0 && *start + need > buf.len() {
+        buf.copy_within(*start..*end, 0);
+        *end -= *start;
+        *start = 0;
+    }
+    if need > buf.len() {
+        buf.resize(need.next_power_of_two(), 0);
     }
 }
 
