@@ -14,7 +14,8 @@
 #     INFILE (the server reads the file itself: no client generating rows,
 #     no network) with unique/foreign key checks off, then CREATE INDEX k:
 #     wall seconds from the first client's start to the last one's end.
-# Before each side is timed, the server settles (the last load's dirty
+# The sides' order alternates from round to round. Before each side is
+# timed, the server settles (the last load's dirty
 # pages flushed, its purge done) and the floor's source tables are
 # dropped, so both start from the same empty, clean buffer pool.
 # Prints each measure, the medians, and qpslab's rate as a share of the
@@ -151,8 +152,15 @@ floor_secs() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 for r in $(seq "$ROUNDS"); do
-  q=$(qpslab_secs); echo "$q" >>"$M/q"
-  f=$(floor_secs); echo "$f" >>"$M/f"
+  # Which side goes first alternates (qpslab first in odd rounds: the
+  # first round's needs its tables), so that neither always runs right
+  # after the other's load and drop.
+  if [ $((r % 2)) = 1 ]; then
+    q=$(qpslab_secs); f=$(floor_secs)
+  else
+    f=$(floor_secs); q=$(qpslab_secs)
+  fi
+  echo "$q" >>"$M/q"; echo "$f" >>"$M/f"
   awk -v r="$r" -v q="$q" -v f="$f" -v n="$((TABLES * ROWS))" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
     'BEGIN {printf "round %s: qpslab prepare %.2f s (%.0f rows/s), server LOAD DATA INFILE + index %.2f s (%.0f rows/s), share %.3f; load %s\n", r, q, n/q, f, n/f, f/q, l}'
   if [ "${LOCAL:-0}" = 1 ]; then

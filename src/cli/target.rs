@@ -91,6 +91,9 @@ fn apply_timeouts(opts: &mut ConnOpts, a: &ConnArgs) {
     if let Some(s) = a.read_timeout {
         opts.read_timeout = Duration::from_secs_f64(s);
     }
+    if let Some(v) = a.load_via {
+        opts.load_via = v.into();
+    }
 }
 
 fn apply_tls(opts: &mut ConnOpts, a: &ConnArgs) -> Result<()> {

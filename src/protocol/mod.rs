@@ -35,7 +35,7 @@ pub use conn::{Breaker, Conn, Outcome};
 pub use direct::Direct;
 pub use error::{ProtoError, ServerError, CR_SERVER_LOST, TEXT_FALLBACK_CODES};
 pub use literal::string_literal;
-pub use opts::{ConnOpts, Endpoint};
+pub use opts::{ConnOpts, Endpoint, LoadVia};
 pub use rows::Rows;
 pub use stmt::{Param, Stmt};
 pub use tls::SslMode;

@@ -31,6 +31,20 @@ impl std::fmt::Display for Endpoint {
     }
 }
 
+/// How bulk loads send their rows to the server (`workload::bulk_load`
+/// reads it; the protocol itself only offers LOAD DATA LOCAL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadVia {
+    /// A named pipe the server reads itself when it runs on this host and
+    /// may (LOAD DATA INFILE, `secure_file_priv`), else LOAD DATA LOCAL.
+    #[default]
+    Auto,
+    /// The named pipe only: a load that cannot use it fails, saying why.
+    Pipe,
+    /// LOAD DATA LOCAL, rows sent over the connection.
+    Local,
+}
+
 /// Everything needed to open a session. `password` is never printed: the
 /// `Debug` impl masks it.
 #[derive(Clone)]
@@ -49,6 +63,8 @@ pub struct ConnOpts {
     /// Announce CLIENT_LOCAL_FILES, for `Conn::load_data`. Safe: the client
     /// only ever sends the rows it generates, never a file the server names.
     pub local_infile: bool,
+    /// How bulk loads send rows (see [`LoadVia`]).
+    pub load_via: LoadVia,
     /// Whether and how TLS is used.
     pub ssl_mode: super::tls::SslMode,
     /// PEM CA certificate(s) for VERIFY_CA / VERIFY_IDENTITY.
@@ -102,6 +118,7 @@ impl ConnOpts {
             db: db.map(str::to_string),
             server_public_key: None,
             local_infile: false,
+            load_via: LoadVia::Auto,
             ssl_mode: super::tls::SslMode::Disabled,
             ssl_ca: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,

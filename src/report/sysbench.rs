@@ -610,15 +610,21 @@ pub fn run_end(
 /// What `prepare` says at the end: a line, or a JSON object with `json`.
 pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: bool) -> String {
     if json {
-        return serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds})
-            .to_string();
+        return serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds,
+            "load_via": if rep.piped { "pipe" } else { "local" }})
+        .to_string();
     }
     format!(
-        "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s)",
+        "prepared {} tables x {} rows in {:.2} s ({:.0} rows/s, {})",
         rep.tables,
         table_size,
         rep.seconds,
-        rep.rows as f64 / rep.seconds.max(1e-9)
+        rep.rows as f64 / rep.seconds.max(1e-9),
+        if rep.piped {
+            "LOAD DATA INFILE through a named pipe"
+        } else {
+            "LOAD DATA LOCAL"
+        }
     )
 }
 

@@ -44,6 +44,16 @@ impl Sandbox {
             .find(|(k, _)| norm(k) == "bind_address")
             .map_or("127.0.0.1", |(_, v)| v.as_str());
         put("bind-address", bind);
+        // Files only in the sandbox's own directory (LOAD DATA INFILE,
+        // SELECT … INTO OUTFILE), unless a --set says otherwise.
+        if !self
+            .spec
+            .sets
+            .iter()
+            .any(|(k, _)| norm(k) == "secure_file_priv")
+        {
+            put("secure-file-priv", &self.files_dir().display().to_string());
+        }
         put("pid-file", &self.pid_file().display().to_string());
         put("log-error", &self.error_log().display().to_string());
         put("skip-name-resolve", "");

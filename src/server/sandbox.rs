@@ -111,6 +111,12 @@ impl Sandbox {
     pub fn tmpdir(&self) -> PathBuf {
         self.dir.join("tmp")
     }
+    /// The only directory the server reads and writes files in (its
+    /// secure_file_priv, unless a --set names another): where a prepare's
+    /// named pipes go (workload::bulk_load).
+    pub fn files_dir(&self) -> PathBuf {
+        self.dir.join("files")
+    }
     /// The server's Unix socket.
     pub fn socket(&self) -> PathBuf {
         socket_path(&self.dir)
@@ -198,8 +204,9 @@ impl Sandbox {
         });
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
-        fs::create_dir_all(self.tmpdir())
-            .with_context(|| format!("cannot create {}", self.tmpdir().display()))?;
+        for d in [self.tmpdir(), self.files_dir()] {
+            fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+        }
         if let Some(parent) = self.socket().parent() {
             fs::create_dir_all(parent)?;
         }

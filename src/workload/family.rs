@@ -34,6 +34,9 @@ pub struct PrepareReport {
     pub rows: u64,
     /// Wall-clock seconds it took.
     pub seconds: f64,
+    /// Whether the rows went through named pipes the server read (LOAD
+    /// DATA INFILE, `--load-via`) rather than over the connections.
+    pub piped: bool,
 }
 
 /// A statement each connection prepares, addressed by its position in

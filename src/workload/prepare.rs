@@ -2,10 +2,12 @@
 //!
 //! Tables load in parallel, one loader thread (with its own connection) per
 //! table at a time. Rows are generated in the client and streamed with
-//! `LOAD DATA LOCAL INFILE` (no file is read or written): on MariaDB 10.11
-//! the server spends about half the CPU per row that multi-row INSERTs cost
-//! it (200k rows: 1.0 s vs 1.8 s). The secondary index k_N is built after
-//! the load, as sysbench does. Data and schema are sysbench's.
+//! `LOAD DATA LOCAL INFILE` (no file is written): on MariaDB 10.11 the
+//! server spends about half the CPU per row that multi-row INSERTs cost it
+//! (200k rows: 1.0 s vs 1.8 s). When the server is on this host and may
+//! read files, the same statement goes through a named pipe it reads
+//! itself (bulk_load/pipe.rs, `--load-via`). The secondary index k_N is
+//! built after the load, as sysbench does. Data and schema are sysbench's.
 
 use super::bulk_load::{self, Batching, ChunkLoader, LoadCtx, LoadFailure, StreamError};
 use super::family::PrepareReport;
@@ -81,7 +83,7 @@ pub fn prepare(
         rng: Rng::new(&o.rand, seed.wrapping_add(l as u64 * 7919)),
     };
     let tables: Vec<u32> = (1..=o.tables).collect();
-    bulk_load::run_loaders(&infile_opts, tables, loaders, make, total, progress, stop).map_err(
+    let loaded = bulk_load::run_loaders(&infile_opts, tables, loaders, make, total, progress, stop).map_err(
         |f| match f {
             LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the tables are incomplete; run `qpslab cleanup` (same --tables) and prepare again"),
             LoadFailure::Failed(e) => e,
@@ -92,6 +94,7 @@ pub fn prepare(
         tables: o.tables,
         rows: total,
         seconds,
+        piped: loaded.piped,
     })
 }
 

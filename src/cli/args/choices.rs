@@ -81,6 +81,29 @@ impl From<RandTypeArg> for crate::workload::RandType {
     }
 }
 
+/// How a prepare's LOAD DATA statements get their rows.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LoadViaArg {
+    /// A named pipe the server reads when it is on this host and may read
+    /// files there (secure_file_priv), else LOAD DATA LOCAL.
+    Auto,
+    /// The named pipe only (fails, saying why, when it cannot be used).
+    Pipe,
+    /// LOAD DATA LOCAL: the rows sent over the connection.
+    Local,
+}
+
+impl From<LoadViaArg> for crate::protocol::LoadVia {
+    fn from(v: LoadViaArg) -> Self {
+        use crate::protocol::LoadVia;
+        match v {
+            LoadViaArg::Auto => LoadVia::Auto,
+            LoadViaArg::Pipe => LoadVia::Pipe,
+            LoadViaArg::Local => LoadVia::Local,
+        }
+    }
+}
+
 /// TLS mode (MySQL's names; sysbench's --mysql-ssl on|off too).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SslModeArg {

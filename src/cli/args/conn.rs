@@ -1,7 +1,7 @@
 //! Which server: connection options (sysbench's names and DSNs) and the
 //! sandbox commands.
 
-use super::choices::SslModeArg;
+use super::choices::{LoadViaArg, SslModeArg};
 use super::shared::{parse_bool, timeout_secs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -148,6 +148,13 @@ pub(crate) struct ConnArgs {
     /// (counted as error 2013, then reconnected) [default: 60].
     #[arg(long, visible_alias = "mysql-read-timeout", value_parser = timeout_secs)]
     pub read_timeout: Option<f64>,
+    /// How prepare sends rows: auto (through a named pipe the server reads
+    /// with LOAD DATA INFILE when it is on this host and its
+    /// secure_file_priv lets it, else LOAD DATA LOCAL over the
+    /// connection), pipe (the pipe or fail, saying why), local [default:
+    /// auto].
+    #[arg(long, value_enum)]
+    pub load_via: Option<LoadViaArg>,
     /// Dry run: connect to nothing and answer every statement in the
     /// process as if it ran and returned nothing (sysbench's
     /// --mysql-dry-run), to measure the client's own cost [default: off].

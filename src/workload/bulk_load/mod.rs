@@ -1,7 +1,8 @@
 //! Bulk loading, shared by the families' `prepare`: the loader pool
 //! (pool.rs: N connections take work items in turn, progress, stop, the
-//! first error), the LOAD DATA LOCAL streams and their checks
-//! (stream.rs), and the progress table that makes a load resumable
+//! first error), the LOAD DATA streams and their checks (stream.rs), the
+//! named pipe a server on this host reads them from instead of the LOCAL
+//! protocol (pipe.rs), and the progress table that makes a load resumable
 //! (resume.rs). Owns no family's tables or rows and prints nothing.
 //!
 //! How a family adopts it (tpcc/load.rs is the fullest example,
@@ -13,7 +14,8 @@
 //!    the loaders finish together, and count the rows.
 //! 3. Implement [`ChunkLoader`] for a per-thread loader: `start` sets the
 //!    session up, `load` writes one item's rows (with [`stream_rows`] or
-//!    [`load_data`] for LOAD DATA LOCAL, or multi-row INSERTs) and counts
+//!    [`LoadCtx::load_data`] for LOAD DATA, by the loader's route, or
+//!    multi-row INSERTs) and counts
 //!    them into the [`LoadCtx`], `done` records the item in the progress
 //!    table ([`resume::part_done_sql`]).
 //! 4. Call [`run_loaders`] (set `ConnOpts::local_infile` first for LOAD
@@ -21,6 +23,7 @@
 //!    or run again to resume); then build indexes and mark it complete
 //!    ([`resume::complete_sql`]).
 
+mod pipe;
 mod pool;
 pub(crate) mod resume;
 mod stream;

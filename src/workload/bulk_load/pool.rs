@@ -13,10 +13,11 @@
 //! reach the same empty table at once deadlock (error 1213), one of them
 //! rolled back whole.
 
-use super::stream_error::is_deadlock;
+use super::pipe::{through_pipe, Route};
+use super::stream_error::{is_deadlock, StreamError};
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::prepare_events::Progress;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -66,9 +67,16 @@ pub(crate) trait ChunkLoader: Send + 'static {
 }
 
 /// What a loader is handed besides its work: the shared row count, the
-/// stop flag and the progress channel.
+/// stop flag, the progress channel and how its LOAD DATA statements get
+/// their rows.
 pub(crate) struct LoadCtx<'a> {
     rows: &'a AtomicU64,
+    /// The connection's options (its `load_via`, its endpoint).
+    opts: &'a ConnOpts,
+    /// The route, chosen at the first LOAD DATA ([`Route::choose`]).
+    route: RefCell<Option<Route>>,
+    /// Loaders that chose the named pipe.
+    piped: &'a AtomicUsize,
     /// Rows this attempt at the current item added (taken back on a retry).
     attempt_rows: Cell<u64>,
     stop: fn() -> bool,
@@ -91,6 +99,44 @@ impl LoadCtx<'_> {
     pub(crate) fn tell(&self, p: Progress) {
         let _ = self.tell.send(p);
     }
+
+    /// Runs LOAD DATA statement `sql` (written `LOAD DATA LOCAL INFILE
+    /// '…' …`), `fill` writing each buffer of rows (false: the last), by
+    /// this loader's route: over the connection, or through a named pipe
+    /// the server reads (see pipe.rs). Returns the rows the server took.
+    pub(crate) async fn load_data(
+        &self,
+        conn: &mut Conn,
+        sql: &str,
+        fill: impl FnMut(&mut Vec<u8>) -> bool,
+    ) -> Result<u64, StreamError> {
+        let known = self.route.borrow().clone();
+        let route = match known {
+            Some(r) => r,
+            None => {
+                let r = Route::choose(conn, self.opts).await?;
+                if r != Route::Local {
+                    self.piped.fetch_add(1, Ordering::Relaxed);
+                }
+                *self.route.borrow_mut() = Some(r.clone());
+                r
+            }
+        };
+        match route {
+            Route::Local => super::stream::load_data(conn, sql, fill).await,
+            Route::Pipe(dir) => through_pipe(conn, &dir, sql, fill).await,
+        }
+    }
+}
+
+/// What a load did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Loaded {
+    /// Rows loaded.
+    pub rows: u64,
+    /// Whether the loaders' rows went through named pipes the server read
+    /// (LOAD DATA INFILE) rather than over their connections.
+    pub piped: bool,
 }
 
 /// Why a load did not finish.
@@ -110,6 +156,8 @@ struct Shared<W> {
     work: Vec<W>,
     next: AtomicUsize,
     rows: AtomicU64,
+    /// Loaders that chose the named pipe.
+    piped: AtomicUsize,
     failed: AtomicBool,
     first_error: Mutex<Option<anyhow::Error>>,
 }
@@ -125,7 +173,8 @@ pub(crate) fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 /// Runs `work` on up to `loaders` connections (at least one, at most one
 /// per item), `make(l)` building loader l; tells `progress` LoadStart
 /// (`total` rows, about), the rows loaded as they grow, the loaders'
-/// events, then LoadEnd. Returns the rows loaded.
+/// events, then LoadEnd. Returns the rows loaded and whether they went
+/// through named pipes ([`LoadCtx::load_data`]).
 pub(crate) fn run_loaders<L: ChunkLoader>(
     opts: &ConnOpts,
     work: Vec<L::Work>,
@@ -134,13 +183,14 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
     total: u64,
     progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
-) -> Result<u64, LoadFailure> {
+) -> Result<Loaded, LoadFailure> {
     progress(Progress::LoadStart(total));
     let loaders = loaders.clamp(1, work.len().max(1));
     let shared = Arc::new(Shared {
         work,
         next: AtomicUsize::new(0),
         rows: AtomicU64::new(0),
+        piped: AtomicUsize::new(0),
         failed: AtomicBool::new(false),
         first_error: Mutex::new(None),
     });
@@ -177,7 +227,10 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
     }
     match shared.first_error.lock().ok().and_then(|mut f| f.take()) {
         Some(e) => Err(LoadFailure::Failed(e)),
-        None => Ok(rows),
+        None => Ok(Loaded {
+            rows,
+            piped: shared.piped.load(Ordering::Relaxed) > 0,
+        }),
     }
 }
 
@@ -194,6 +247,9 @@ fn loader_thread<L: ChunkLoader>(
         loader.start(&mut conn).await?;
         let ctx = LoadCtx {
             rows: &shared.rows,
+            opts,
+            route: RefCell::new(None),
+            piped: &shared.piped,
             attempt_rows: Cell::new(0),
             stop,
             tell,
@@ -282,7 +338,7 @@ mod tests {
         }
     }
 
-    fn load(clears: bool) -> Result<u64, LoadFailure> {
+    fn load(clears: bool) -> Result<Loaded, LoadFailure> {
         let mut opts = ConnOpts::placeholder();
         opts.detached = true;
         let make = |_| Flaky {
@@ -294,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_deadlocked_item_is_cleared_and_loaded_again_once() {
-        assert_eq!(load(true).ok(), Some(12));
+        assert_eq!(load(true).ok().map(|l| l.rows), Some(12));
         match load(false) {
             Err(LoadFailure::Failed(e)) => assert!(is_deadlock(&e), "{e:#}"),
             r => panic!("{r:?}"),

@@ -1,5 +1,6 @@
 //! Rows to the server: `LOAD DATA LOCAL INFILE` streams (rows generated
-//! into each packet as it goes, no file read or written), the statement
+//! into each packet as it goes, no file read or written; or the same
+//! statement through the loader's named pipe, pipe.rs), the statement
 //! and packet sizes, the refusal of a server with local_infile off, the
 //! check that the server took every row, and the tables a database already
 //! holds. Owns no family's rows: a family hands each row's text in.
@@ -37,7 +38,8 @@ pub(crate) struct Batching {
 }
 
 /// Streams rows `0..count` into `table` with LOAD DATA `sql` (its
-/// `FIELDS TERMINATED BY` matching what `row` writes), `row(i, buf)`
+/// `FIELDS TERMINATED BY` matching what `row` writes; sent by `ctx`'s
+/// route: over the connection or through a named pipe), `row(i, buf)`
 /// writing row i without its newline; counts the rows into `ctx` per
 /// packet and stops between packets when `ctx` says so.
 pub(crate) async fn stream_rows(
@@ -66,7 +68,7 @@ pub(crate) async fn stream_rows(
             i = last;
             i < end
         };
-        let loaded = load_data(conn, sql, fill).await?;
+        let loaded = ctx.load_data(conn, sql, fill).await?;
         if ctx.stopped() {
             return Err(StreamError::Interrupted(table.to_string()));
         }

@@ -10,6 +10,20 @@ pub(crate) enum StreamError {
     /// The server has local_infile off.
     #[error("the server refuses LOAD DATA LOCAL (local_infile is off); enable it with SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1")]
     LocalInfileRefused,
+    /// `--load-via pipe` was asked for and the named pipe cannot be used
+    /// (the reason), or the pipe's statement could not be made.
+    #[error(
+        "the named pipe for LOAD DATA INFILE cannot be used: {0}; use --load-via auto or local"
+    )]
+    PipeRefused(String),
+    /// Making or writing the named pipe failed.
+    #[error("the named pipe {path}: {source}")]
+    Pipe {
+        /// The pipe's path.
+        path: String,
+        /// What failed.
+        source: std::io::Error,
+    },
     /// The statement failed otherwise.
     #[error(transparent)]
     Protocol(#[from] ProtoError),

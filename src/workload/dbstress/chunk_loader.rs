@@ -92,8 +92,9 @@ pub fn prepare(
     rt.block_on(mark_complete(opts, o))?;
     Ok(PrepareReport {
         tables: 1 + o.history_tables,
-        rows: loaded,
+        rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
+        piped: loaded.piped,
     })
 }
 

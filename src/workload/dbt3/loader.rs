@@ -161,6 +161,7 @@ pub fn prepare(
         tables: tables::ALL.len() as u32,
         rows: loaded,
         seconds: started.elapsed().as_secs_f64(),
+        piped: false,
     })
 }
 

@@ -151,6 +151,7 @@ impl Family for Ibench {
             tables: 1,
             rows: 0,
             seconds: started.elapsed().as_secs_f64(),
+            piped: false,
         })
     }
 

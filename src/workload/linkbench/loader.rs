@@ -186,8 +186,9 @@ pub fn prepare(
     })?;
     Ok(PrepareReport {
         tables: 3,
-        rows: loaded,
+        rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
+        piped: loaded.piped,
     })
 }
 

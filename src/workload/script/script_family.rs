@@ -117,6 +117,7 @@ impl Family for Script {
             tables: 0,
             rows: 0,
             seconds: t.elapsed().as_secs_f64(),
+            piped: false,
         })
     }
 

@@ -228,8 +228,9 @@ pub fn prepare(
     rt.block_on(finish(opts, o, progress))?;
     Ok(PrepareReport {
         tables: o.tables * TABLES.len() as u32,
-        rows: loaded,
+        rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
+        piped: loaded.piped,
     })
 }
 

@@ -1,0 +1,341 @@
+//! The named-pipe route for LOAD DATA: when the server runs on this host
+//! and may read files in a directory this process can write (its
+//! `secure_file_priv`, or anywhere when that is empty), a loader makes a
+//! FIFO there and runs `LOAD DATA INFILE` on it while it writes the rows
+//! into the FIFO. The server then reads its own file descriptor, as it does
+//! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
+//! it spent 6-10% less CPU on the same rows (docs/BENCHMARKS.md, issue 37
+//! item 4). Owns the choice of route ([`Route::choose`]), the FIFO's life
+//! and the write beside the statement; it must not know a family's rows
+//! (the caller's `fill` writes them) and never opens a file the server
+//! names.
+//!
+//! A FIFO's contents live only while some descriptor holds it open, and
+//! the server's `open()` of it blocks until a writer exists. So the loader
+//! opens it read-write first (that never blocks, and keeps the pipe alive
+//! before the server has opened it), writes, waits until the server has
+//! read every byte (FIONREAD 0: it has opened it), then closes: the server
+//! reads end-of-file. The path is unlinked before the loader's descriptor
+//! is closed, so a server that has not opened it yet finds no file rather
+//! than blocking for a writer that never comes.
+
+use super::stream_error::StreamError;
+use crate::protocol::{Conn, ConnOpts, Endpoint, LoadVia, Outcome, ProtoError};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncWriteExt;
+
+/// The pipe's buffer asked for (Linux's default unprivileged maximum):
+/// fewer wake-ups of the server's reader than the default 64 KB.
+const PIPE_SIZE: usize = 1 << 20;
+/// How often the loader looks whether the server has read everything.
+const DRAIN_POLL: Duration = Duration::from_micros(500);
+
+/// How a loader's LOAD DATA statements get their rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// LOAD DATA LOCAL: rows in packets over the connection.
+    Local,
+    /// LOAD DATA INFILE of a named pipe made in this directory.
+    Pipe(PathBuf),
+}
+
+impl Route {
+    /// The route for `conn` under `opts.load_via`: the pipe when the server
+    /// is on this host (a unix socket or a loopback address), says where
+    /// it reads files, and loads a row through a pipe there (checked with
+    /// a one-row temporary table); LOAD DATA LOCAL otherwise. With
+    /// [`LoadVia::Pipe`] the reason the pipe cannot be used is the error.
+    pub(crate) async fn choose(conn: &mut Conn, opts: &ConnOpts) -> Result<Route, StreamError> {
+        match opts.load_via {
+            LoadVia::Local => Ok(Route::Local),
+            _ if !opts.reaches_server() => Ok(Route::Local),
+            via => match pipe_dir(conn, opts).await {
+                Ok(dir) => Ok(Route::Pipe(dir)),
+                Err(why) if via == LoadVia::Pipe => Err(StreamError::PipeRefused(why)),
+                Err(_) => Ok(Route::Local),
+            },
+        }
+    }
+}
+
+/// Whether `e` is on this host: a unix socket, or TCP to a loopback
+/// address or `localhost`.
+fn is_local(e: &Endpoint) -> bool {
+    match e {
+        Endpoint::Unix(_) => true,
+        Endpoint::Tcp { host, .. } => {
+            host == "localhost"
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|a| a.is_loopback())
+        }
+    }
+}
+
+/// The directory where the server reads the pipes, checked by loading a
+/// row through one; or why there is none.
+async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
+    if !is_local(&opts.endpoint) {
+        return Err(format!(
+            "the server at {} is not on this host (a unix socket or a loopback address)",
+            opts.endpoint
+        ));
+    }
+    let r = conn
+        .query("SELECT @@secure_file_priv")
+        .await
+        .map_err(|e| format!("reading secure_file_priv: {e}"))?;
+    let dir = match r
+        .rows
+        .into_iter()
+        .next()
+        .and_then(|row| row.into_iter().next())
+    {
+        Some(Some(d)) if d.is_empty() => std::env::temp_dir(),
+        Some(Some(d)) => PathBuf::from(d),
+        _ => return Err("the server reads no files (secure_file_priv is NULL)".into()),
+    };
+    clear_stale(&dir);
+    conn.exec("CREATE TEMPORARY TABLE qpslab_pipe_probe (a INT)")
+        .await
+        .map_err(|e| format!("the probe's temporary table: {e}"))?;
+    let probe = through_pipe(
+        conn,
+        &dir,
+        "LOAD DATA LOCAL INFILE 'probe' INTO TABLE qpslab_pipe_probe",
+        |b| {
+            b.extend_from_slice(b"1\n");
+            false
+        },
+    )
+    .await;
+    let _ = conn.exec("DROP TEMPORARY TABLE qpslab_pipe_probe").await;
+    match probe {
+        Ok(1) => Ok(dir),
+        Ok(n) => Err(format!(
+            "a probe row through a pipe in {} loaded {n} rows",
+            dir.display()
+        )),
+        Err(e) => {
+            let hint = match &e {
+                StreamError::Protocol(p) if matches!(p.code(), Some(1045) | Some(1227)) => {
+                    " (LOAD DATA INFILE needs the FILE privilege)"
+                }
+                _ => "",
+            };
+            Err(format!(
+                "a probe row through a pipe in {}: {e}{hint}",
+                dir.display()
+            ))
+        }
+    }
+}
+
+/// Removes the pipes that loaders of processes no longer running left in
+/// `dir` (killed before they could unlink them). A server session still
+/// waiting in `open()` on one is let go first: opening the write end and
+/// closing it gives it end-of-file.
+fn clear_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("qpslab-"))
+            .and_then(|n| n.strip_suffix(".pipe"))
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = e.path();
+        if let Ok(w) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+        {
+            drop(w);
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// `sql` (a `LOAD DATA LOCAL INFILE '…' …` statement) reading `path`
+/// instead, without LOCAL.
+fn infile_sql(sql: &str, path: &Path) -> Result<String, StreamError> {
+    const HEAD: &str = "LOAD DATA LOCAL INFILE '";
+    let rest = sql
+        .strip_prefix(HEAD)
+        .and_then(|r| r.split_once('\'').map(|(_, tail)| tail))
+        .ok_or_else(|| {
+            StreamError::PipeRefused(format!("not a LOAD DATA LOCAL statement: {sql}"))
+        })?;
+    let p = path.to_string_lossy();
+    if p.contains(['\'', '\\']) {
+        return Err(StreamError::PipeRefused(format!(
+            "the pipe's path {p} has a quote or a backslash"
+        )));
+    }
+    Ok(format!("LOAD DATA INFILE '{p}'{rest}"))
+}
+
+/// A new pipe's path in `dir`, unique in this process and by its id.
+fn pipe_path(dir: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("qpslab-{}-{n}.pipe", std::process::id()))
+}
+
+/// Removes the pipe's path when the load is over, however it ended.
+struct Unlink<'a>(&'a Path);
+
+impl Drop for Unlink<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(self.0);
+    }
+}
+
+/// Runs LOAD DATA `sql` (written for LOCAL) on a named pipe made in `dir`,
+/// `fill` writing each buffer of rows (false: the last), and returns the
+/// rows the server took. Each write, and the answer after the last, is
+/// bounded by the connection's read timeout.
+pub(crate) async fn through_pipe(
+    conn: &mut Conn,
+    dir: &Path,
+    sql: &str,
+    fill: impl FnMut(&mut Vec<u8>) -> bool,
+) -> Result<u64, StreamError> {
+    let path = pipe_path(dir);
+    let sql = infile_sql(sql, &path)?;
+    let pipe_err = |e: std::io::Error| StreamError::Pipe {
+        path: path.display().to_string(),
+        source: e,
+    };
+    // (world-readable: the server refuses a file that is not)
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &path,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| pipe_err(e.into()))?;
+    let _unlink = Unlink(&path);
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .map_err(pipe_err)?;
+    let tx = tokio::net::unix::pipe::OpenOptions::new()
+        .read_write(true)
+        .open_sender(&path)
+        .map_err(pipe_err)?;
+    let _ = rustix::pipe::fcntl_setpipe_size(&tx, PIPE_SIZE);
+    let limit = conn.read_timeout();
+    let answer = conn.exec_unbounded(&sql);
+    tokio::pin!(answer);
+    let written = write_rows(tx, &path, fill, limit);
+    tokio::pin!(written);
+    tokio::select! {
+        // (the writer first: it completes in the poll that closes the
+        // pipe, before the server can have answered)
+        biased;
+        w = &mut written => {
+            if let Err(e) = w {
+                // (the server may have said why: it stopped reading)
+                let _ = std::fs::remove_file(&path);
+                return match tokio::time::timeout(limit, &mut answer).await {
+                    Ok(Err(server)) => Err(server.into()),
+                    _ => Err(pipe_err(e)),
+                };
+            }
+            match tokio::time::timeout(limit, &mut answer).await {
+                Ok(r) => match r? {
+                    Outcome::Affected(n) | Outcome::Rows(n) => Ok(n),
+                },
+                Err(_) => Err(ProtoError::Timeout { what: "LOAD DATA's result", after: limit }.into()),
+            }
+        }
+        // (an answer before the last row: the server failed, or ended early)
+        r = &mut answer => {
+            r?;
+            Err(StreamError::PipeRefused(
+                "the server ended LOAD DATA before the last row was written".into(),
+            ))
+        }
+    }
+}
+
+/// Writes `fill`'s buffers into the pipe, waits until the server has read
+/// them all, unlinks the path and closes the pipe (the server's end-of-file).
+async fn write_rows(
+    mut tx: tokio::net::unix::pipe::Sender,
+    path: &Path,
+    mut fill: impl FnMut(&mut Vec<u8>) -> bool,
+    limit: Duration,
+) -> std::io::Result<()> {
+    let timed_out = || {
+        std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the server stopped reading the pipe",
+        )
+    };
+    let mut buf = Vec::with_capacity(PIPE_SIZE);
+    loop {
+        buf.clear();
+        let more = fill(&mut buf);
+        tokio::time::timeout(limit, tx.write_all(&buf))
+            .await
+            .map_err(|_| timed_out())??;
+        if !more {
+            break;
+        }
+    }
+    let deadline = Instant::now() + limit;
+    while rustix::io::ioctl_fionread(&tx)? > 0 {
+        if Instant::now() > deadline {
+            return Err(timed_out());
+        }
+        tokio::time::sleep(DRAIN_POLL).await;
+    }
+    let _ = std::fs::remove_file(path);
+    drop(tx);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_statement_reads_the_pipe_without_local() {
+        let p = Path::new("/srv/files/qpslab-1-0.pipe");
+        let sql = "LOAD DATA LOCAL INFILE 'qpslab-sbtest3' INTO TABLE sbtest3 FIELDS TERMINATED BY ',' (id, k, c, pad)";
+        assert_eq!(
+            infile_sql(sql, p).unwrap(),
+            "LOAD DATA INFILE '/srv/files/qpslab-1-0.pipe' INTO TABLE sbtest3 FIELDS TERMINATED BY ',' (id, k, c, pad)"
+        );
+        assert!(infile_sql("INSERT INTO t VALUES (1)", p).is_err());
+        assert!(infile_sql(sql, Path::new("/tmp/it's")).is_err());
+    }
+
+    #[test]
+    fn only_this_hosts_servers_are_local() {
+        let tcp = |h: &str| Endpoint::Tcp {
+            host: h.into(),
+            port: 3306,
+        };
+        assert!(is_local(&Endpoint::Unix("/x.sock".into())));
+        for h in ["127.0.0.1", "127.3.4.5", "::1", "[::1]", "localhost"] {
+            assert!(is_local(&tcp(h)), "{h}");
+        }
+        for h in ["10.0.0.1", "db.example", "192.168.1.2"] {
+            assert!(!is_local(&tcp(h)), "{h}");
+        }
+    }
+}
