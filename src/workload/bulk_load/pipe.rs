@@ -4,8 +4,8 @@
 //! FIFO there and runs `LOAD DATA INFILE` on it while it writes the rows
 //! into the FIFO. The server then reads its own file descriptor, as it does
 //! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
-//! it spent 6-10% less CPU on the same rows (docs/BENCHMARKS.md, issue 37
-//! item 4). Owns the choice of route ([`Route::choose`]), the FIFO's life
+//! it spent a median 6% less CPU on the same rows (docs/BENCHMARKS.md,
+//! issue 37 item 4 at stop 54). Owns the choice of route ([`Route::choose`]), the FIFO's life
 //! and the write beside the statement; it must not know a family's rows
 //! (the caller's `fill` writes them) and never opens a file the server
 //! names.
