@@ -143,32 +143,25 @@ fn an_interrupted_prepare_leaves_no_pipe_and_no_load_running() {
             "--table-size",
             "5000000",
         ])
-        .stdout(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("qpslab prepare");
     // the load is under way once the server runs its LOAD DATA
-    common::await_cond(
-        std::time::Duration::from_secs(60),
-        "the LOAD DATA to start",
-        || {
-            lab().sql("mysql", "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'LOAD DATA INFILE%'")
-            .trim()
-            != "0"
-        },
-    );
+    await_loads("the LOAD DATA to start", "LOAD DATA INFILE%", true);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().expect("wait");
     assert!(!status.success());
-    common::await_cond(
-        std::time::Duration::from_secs(60),
-        "the LOAD DATA to end",
-        || {
-            lab().sql("mysql", "SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'LOAD DATA%'")
-            .trim()
-            == "0"
-        },
-    );
+    await_loads("the LOAD DATA to end", "LOAD DATA%", false);
     no_pipe_left();
     lab().sql("mysql", &format!("DROP DATABASE {db}"));
+}
+
+/// Waits (at most a minute) until a statement like `like` runs on the
+/// sandbox (`running`) or none does.
+fn await_loads(what: &str, like: &str, running: bool) {
+    let q = format!("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE '{like}'");
+    common::await_cond(std::time::Duration::from_secs(60), what, || {
+        (lab().sql("mysql", &q).trim() != "0") == running
+    });
 }
