@@ -29,6 +29,7 @@ pub(crate) mod resume;
 mod stream;
 mod stream_error;
 
+pub(crate) use pipe::load_data;
 pub(crate) use pool::{run_loaders, runtime, ChunkLoader, LoadCtx, LoadFailure};
-pub(crate) use stream::{existing_tables, load_data, stream_rows, Batching};
+pub(crate) use stream::{existing_tables, stream_rows, Batching};
 pub(crate) use stream_error::StreamError;

@@ -5,7 +5,8 @@
 //! into the FIFO. The server then reads its own file descriptor, as it does
 //! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
 //! it spent a median 6% less CPU on the same rows (docs/BENCHMARKS.md,
-//! issue 37 item 4 at stop 54). Owns the choice of route ([`Route::choose`]), the FIFO's life
+//! issue 37 item 4 at stop 54). Owns the LOCAL route too ([`load_data`],
+//! and its refusal by a server with local_infile off), the choice of route ([`Route::choose`]), the FIFO's life
 //! and the write beside the statement; it must not know a family's rows
 //! (the caller's `fill` writes them) and never opens a file the server
 //! names.
@@ -59,6 +60,24 @@ impl Route {
             },
         }
     }
+}
+
+/// The one-line error for a server that refuses LOAD DATA LOCAL, for
+/// error `e` of a LOAD DATA statement (None: another error).
+fn local_infile_refused(e: &ProtoError) -> Option<StreamError> {
+    matches!(e.code(), Some(1148) | Some(3948)).then_some(StreamError::LocalInfileRefused)
+}
+
+/// Runs LOAD DATA statement `sql`, `fill` writing each packet's rows
+/// (false: the last); returns the rows the server took.
+pub(crate) async fn load_data(
+    conn: &mut Conn,
+    sql: &str,
+    fill: impl FnMut(&mut Vec<u8>) -> bool,
+) -> Result<u64, StreamError> {
+    conn.load_data(sql, fill)
+        .await
+        .map_err(|e| local_infile_refused(&e).unwrap_or(StreamError::Protocol(e)))
 }
 
 /// Whether `e` is on this host: a unix socket, or TCP to a loopback

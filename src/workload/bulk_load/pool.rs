@@ -13,7 +13,7 @@
 //! reach the same empty table at once deadlock (error 1213), one of them
 //! rolled back whole.
 
-use super::pipe::{through_pipe, Route};
+use super::pipe::{load_data, through_pipe, Route};
 use super::stream_error::{is_deadlock, StreamError};
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::prepare_events::Progress;
@@ -123,7 +123,7 @@ impl LoadCtx<'_> {
             }
         };
         match route {
-            Route::Local => super::stream::load_data(conn, sql, fill).await,
+            Route::Local => load_data(conn, sql, fill).await,
             Route::Pipe(dir) => through_pipe(conn, &dir, sql, fill).await,
         }
     }

@@ -1,31 +1,12 @@
 //! Rows to the server: `LOAD DATA LOCAL INFILE` streams (rows generated
 //! into each packet as it goes, no file read or written; or the same
 //! statement through the loader's named pipe, pipe.rs), the statement
-//! and packet sizes, the refusal of a server with local_infile off, the
-//! check that the server took every row, and the tables a database already
+//! and packet sizes, the check that the server took every row, and the tables a database already
 //! holds. Owns no family's rows: a family hands each row's text in.
 
 use super::pool::LoadCtx;
 use super::stream_error::StreamError;
 use crate::protocol::{Conn, ProtoError};
-
-/// The one-line error for a server that refuses LOAD DATA LOCAL, for
-/// error `e` of a LOAD DATA statement (None: another error).
-fn local_infile_refused(e: &ProtoError) -> Option<StreamError> {
-    matches!(e.code(), Some(1148) | Some(3948)).then_some(StreamError::LocalInfileRefused)
-}
-
-/// Runs LOAD DATA statement `sql`, `fill` writing each packet's rows
-/// (false: the last); returns the rows the server took.
-pub(crate) async fn load_data(
-    conn: &mut Conn,
-    sql: &str,
-    fill: impl FnMut(&mut Vec<u8>) -> bool,
-) -> Result<u64, StreamError> {
-    conn.load_data(sql, fill)
-        .await
-        .map_err(|e| local_infile_refused(&e).unwrap_or(StreamError::Protocol(e)))
-}
 
 /// How a stream is cut: rows per statement (each its own transaction) and
 /// rows per packet (generated just before it is sent).
