@@ -15,9 +15,8 @@
 //! 3. Implement [`ChunkLoader`] for a per-thread loader: `start` sets the
 //!    session up, `load` writes one item's rows (with [`stream_rows`] or
 //!    [`LoadCtx::load_data`] for LOAD DATA, by the loader's route, or
-//!    multi-row INSERTs) and counts
-//!    them into the [`LoadCtx`], `done` records the item in the progress
-//!    table ([`resume::part_done_sql`]).
+//!    multi-row INSERTs) and counts them into the [`LoadCtx`], `done`
+//!    records the item in the progress table ([`resume::part_done_sql`]).
 //! 4. Call [`run_loaders`] (set `ConnOpts::local_infile` first for LOAD
 //!    DATA) and turn a [`LoadFailure`] into the family's advice (cleanup,
 //!    or run again to resume); then build indexes and mark it complete

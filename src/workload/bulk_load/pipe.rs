@@ -5,11 +5,12 @@
 //! into the FIFO. The server then reads its own file descriptor, as it does
 //! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
 //! it spent a median 6% less CPU on the same rows (docs/BENCHMARKS.md,
-//! issue 37 item 4 at stop 54). Owns the LOCAL route too ([`load_data`],
-//! and its refusal by a server with local_infile off), the choice of route ([`Route::choose`]), the FIFO's life
-//! and the write beside the statement; it must not know a family's rows
-//! (the caller's `fill` writes them) and never opens a file the server
-//! names.
+//! issue 37 item 4 at stop 54). Owns both routes (LOCAL's [`load_data`],
+//! with its refusal by a server with local_infile off, and the pipe's
+//! [`through_pipe`]), the choice between them ([`Route::choose`]), the
+//! FIFO's life and the write beside the statement; it must not know a
+//! family's rows (the caller's `fill` writes them) and never opens a file
+//! the server names.
 //!
 //! A FIFO's contents live only while some descriptor holds it open, and
 //! the server's `open()` of it blocks until a writer exists. So the loader
@@ -267,7 +268,6 @@ pub(crate) async fn through_pipe(
         w = &mut written => {
             if let Err(e) = w {
                 // (the server may have said why: it stopped reading)
-                let _ = std::fs::remove_file(&path);
                 return match tokio::time::timeout(limit, &mut answer).await {
                     Ok(Err(server)) => Err(server.into()),
                     _ => Err(pipe_err(e)),
@@ -290,11 +290,26 @@ pub(crate) async fn through_pipe(
     }
 }
 
-/// Writes `fill`'s buffers into the pipe, waits until the server has read
-/// them all, unlinks the path and closes the pipe (the server's end-of-file).
+/// Writes `fill`'s buffers into the pipe and waits until the server has
+/// read them all; then, however that ended, unlinks the path and closes
+/// the pipe (the server's end-of-file). The path goes first: a server that
+/// has not opened the pipe yet then finds no file, rather than waiting in
+/// `open()` for a writer that is gone.
 async fn write_rows(
     mut tx: tokio::net::unix::pipe::Sender,
     path: &Path,
+    fill: impl FnMut(&mut Vec<u8>) -> bool,
+    limit: Duration,
+) -> std::io::Result<()> {
+    let r = write_and_drain(&mut tx, fill, limit).await;
+    let _ = std::fs::remove_file(path);
+    drop(tx);
+    r
+}
+
+/// `write_rows`' writes and its wait for the pipe to be empty.
+async fn write_and_drain(
+    tx: &mut tokio::net::unix::pipe::Sender,
     mut fill: impl FnMut(&mut Vec<u8>) -> bool,
     limit: Duration,
 ) -> std::io::Result<()> {
@@ -316,14 +331,12 @@ async fn write_rows(
         }
     }
     let deadline = Instant::now() + limit;
-    while rustix::io::ioctl_fionread(&tx)? > 0 {
+    while rustix::io::ioctl_fionread(&*tx)? > 0 {
         if Instant::now() > deadline {
             return Err(timed_out());
         }
         tokio::time::sleep(DRAIN_POLL).await;
     }
-    let _ = std::fs::remove_file(path);
-    drop(tx);
     Ok(())
 }
 
