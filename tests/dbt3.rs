@@ -1,6 +1,7 @@
 //! DBT3 against a real sandbox MariaDB at SF 0.01: prepare loads
-//! tpchgen's rows (exact counts per table, the check holds, a prepare
-//! resumes and refuses another scale), the power test runs the 22
+//! tpchgen's rows (exact counts per table, the check holds, through the
+//! named pipe and over LOAD DATA LOCAL, a prepare resumes and refuses
+//! another scale), the power test runs the 22
 //! queries and a refresh pair that leaves the data as it found it, a
 //! query timeout leaves no query running, and bad options are one line.
 
@@ -38,6 +39,8 @@ fn prepare_loads_exact_counts_and_check_holds() {
         assert_eq!(count(&db, &format!("SELECT COUNT(*) FROM {t}")), n, "{t}");
     }
     assert_eq!(p["rows"].as_i64(), Some(86805), "{p}");
+    // the sandbox's server is on this host and reads its files/ directory
+    assert_eq!(p["load_via"], "pipe", "{p}");
     // dbgen's first rows, as its .tbl files have them
     assert_eq!(
         lab().sql(&db, "SELECT CONCAT_WS('|', l_orderkey, l_partkey, l_suppkey, l_linenumber, l_quantity, l_extendedprice, l_shipdate, l_shipmode) FROM lineitem ORDER BY l_orderkey, l_linenumber LIMIT 1").trim(),
@@ -66,8 +69,22 @@ fn prepare_loads_exact_counts_and_check_holds() {
         "{}",
         text(&refused)
     );
-    let o = ok(&["prepare", "dbt3", "--scale", SF, "--format", "json"], &db);
+    // resumed over the connection: the same rows either way
+    let o = ok(
+        &[
+            "prepare",
+            "dbt3",
+            "--scale",
+            SF,
+            "--load-via",
+            "local",
+            "--format",
+            "json",
+        ],
+        &db,
+    );
     assert_eq!(json(&o)["rows"].as_i64(), Some(15000));
+    assert_eq!(json(&o)["load_via"], "local");
     assert_consistent(&db);
     ok(&["cleanup", "dbt3"], &db);
     assert_eq!(lab().sql(&db, "SHOW TABLES").trim(), "");

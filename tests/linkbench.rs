@@ -124,6 +124,8 @@ fn prepare_run_and_check() {
         &db,
     );
     let p = json(&o);
+    // the sandbox's server is on this host and reads its files/ directory
+    assert_eq!(p["load_via"], "pipe", "{p}");
     assert_eq!(count(&db, "SELECT COUNT(*) FROM nodetable"), 4000);
     let links = count(&db, "SELECT COUNT(*) FROM linktable");
     let counts = count(&db, "SELECT SUM(count) FROM counttable");
@@ -345,6 +347,48 @@ fn multi_row_inserts_load_the_same_graph() {
     );
     let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", "2001"]);
     assert!(o.status.success(), "{}", text(&o));
+}
+
+/// What a graph holds apart from its load times: rows and payloads.
+fn graph_digest(db: &str) -> [i64; 3] {
+    [
+        "SELECT SUM(CRC32(CONCAT_WS(',', id, type, version, data))) FROM nodetable",
+        "SELECT SUM(CRC32(CONCAT_WS(',', id1, id2, link_type, visibility, data, version))) FROM linktable",
+        "SELECT SUM(CRC32(CONCAT_WS(',', id, link_type, count, version))) FROM counttable",
+    ]
+    .map(|q| count(db, q))
+}
+
+#[test]
+fn the_named_pipe_and_load_data_local_load_the_same_graph() {
+    let _share = sharing();
+    let mut digests = Vec::new();
+    for via in ["pipe", "local"] {
+        let db = lab().fresh_db(&format!("lb_via_{via}"));
+        let o = ok(
+            &[
+                "prepare",
+                "linkbench",
+                "--maxid1",
+                "2001",
+                "--loaders",
+                "1",
+                "--rand-seed",
+                "7",
+                "--load-via",
+                via,
+                "--format",
+                "json",
+            ],
+            &db,
+        );
+        assert_eq!(json(&o)["load_via"], via, "{}", text(&o));
+        let o = lab().on_db(&db, &["check", "linkbench", "--maxid1", "2001"]);
+        assert!(o.status.success(), "{}", text(&o));
+        digests.push(graph_digest(&db));
+        ok(&["cleanup", "linkbench"], &db);
+    }
+    assert_eq!(digests[0], digests[1]);
 }
 
 #[test]

@@ -25,13 +25,14 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
         outln!(
             "{}",
             serde_json::json!({"scale": family.opts().scale, "rows": rep.rows, "seconds": rep.seconds,
-                "rows_per_s": rate, "loaders": loaders})
+                "rows_per_s": rate, "loaders": loaders, "load_via": rep.load_via()})
         );
     } else {
         outln!(
-            "prepared DBT3 at scale {scale}: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, LOAD DATA LOCAL)",
+            "prepared DBT3 at scale {scale}: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, {})",
             rep.rows,
-            rep.seconds
+            rep.seconds,
+            crate::report::sysbench::load_route(&rep)
         );
     }
     Ok(())

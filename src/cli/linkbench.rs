@@ -25,9 +25,15 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
         outln!(
             "{}",
             serde_json::json!({"nodes": o.nodes(), "rows": rep.rows, "seconds": rep.seconds,
-                "rows_per_s": rate, "loaders": loaders, "load_method": method})
+                "rows_per_s": rate, "loaders": loaders, "load_method": method,
+                "load_via": o.load_infile.then(|| rep.load_via())})
         );
     } else {
+        let method = if o.load_infile {
+            crate::report::sysbench::load_route(&rep)
+        } else {
+            "multi-row INSERTs"
+        };
         outln!(
             "prepared a LinkBench graph of {} nodes: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, {method})",
             o.nodes(),

@@ -611,7 +611,7 @@ pub fn run_end(
 pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: bool) -> String {
     if json {
         return serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds,
-            "load_via": if rep.piped { "pipe" } else { "local" }})
+            "load_via": rep.load_via()})
         .to_string();
     }
     format!(
@@ -620,12 +620,17 @@ pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: boo
         table_size,
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9),
-        if rep.piped {
-            "LOAD DATA INFILE through a named pipe"
-        } else {
-            "LOAD DATA LOCAL"
-        }
+        load_route(rep)
     )
+}
+
+/// How a prepare's rows reached the server, for its summary line.
+pub fn load_route(rep: &crate::workload::PrepareReport) -> &'static str {
+    if rep.piped {
+        "LOAD DATA INFILE through a named pipe"
+    } else {
+        "LOAD DATA LOCAL"
+    }
 }
 
 /// sysbench mode: the option echo before a database test's threads

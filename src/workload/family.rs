@@ -39,6 +39,18 @@ pub struct PrepareReport {
     pub piped: bool,
 }
 
+impl PrepareReport {
+    /// The route its LOAD DATA rows took, as the JSON reports say it:
+    /// "pipe" or "local".
+    pub fn load_via(&self) -> &'static str {
+        if self.piped {
+            "pipe"
+        } else {
+            "local"
+        }
+    }
+}
+
 /// A statement each connection prepares, addressed by its position in
 /// [`Family::statements`].
 #[derive(Debug, Clone)]

@@ -28,7 +28,6 @@ pub(crate) mod resume;
 mod stream;
 mod stream_error;
 
-pub(crate) use pipe::load_data;
 pub(crate) use pool::{run_loaders, runtime, ChunkLoader, LoadCtx, LoadFailure};
 pub(crate) use stream::{existing_tables, stream_rows, Batching};
 pub(crate) use stream_error::StreamError;

@@ -1,6 +1,8 @@
 //! `prepare dbt3`: creates the eight tables, streams each chunk of
-//! `tpchgen`'s rows into them by LOAD DATA LOCAL INFILE over `loaders`
-//! connections, then adds the secondary indexes. Resumable: each chunk is
+//! `tpchgen`'s rows into them by LOAD DATA over the loader pool's
+//! `loaders` connections (through a named pipe the server reads when it
+//! is on this host and may, else LOCAL: `--load-via`), then adds the
+//! secondary indexes. Resumable: each chunk is
 //! loaded in one transaction with its row in the progress table, so an
 //! interrupted prepare (Ctrl-C, a lost server) goes on where it stopped
 //! when run again at the same scale (exact on a transactional engine;
@@ -10,22 +12,14 @@ use super::datagen::{self, Chunk};
 use super::settings::Dbt3Opts;
 use super::tpch_schema::{self as tables, PROGRESS};
 use crate::protocol::{Conn, ConnOpts};
+use crate::workload::bulk_load::{self, ChunkLoader, LoadCtx, LoadFailure, StreamError};
 use crate::workload::family::PrepareReport;
 use crate::workload::prepare_events::Progress;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What loaders share.
-struct Shared {
-    work: Vec<Chunk>,
-    next: AtomicUsize,
-    rows: Arc<AtomicU64>,
-    failed: AtomicBool,
-    first_error: Mutex<Option<anyhow::Error>>,
-}
 
 /// Creates the tables (or finds an interrupted prepare's) and returns
 /// the chunks already loaded.
@@ -104,9 +98,7 @@ pub fn prepare(
     datagen::warm_up();
     let mut opts = opts.clone();
     opts.local_infile = true;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = bulk_load::runtime()?;
     let done = rt.block_on(async {
         let mut conn = Conn::connect(&opts).await?;
         let done = begin(&mut conn, o).await;
@@ -121,47 +113,17 @@ pub fn prepare(
         .iter()
         .map(|c| datagen::rows_about(c.table, o.scale) / c.parts as u64)
         .sum();
-    progress(Progress::LoadStart(total));
-    let shared = Arc::new(Shared {
-        work,
-        next: AtomicUsize::new(0),
-        rows: Arc::new(AtomicU64::new(0)),
-        failed: AtomicBool::new(false),
-        first_error: Mutex::new(None),
-    });
-    let mut handles = Vec::new();
-    for _ in 0..loaders.clamp(1, shared.work.len().max(1)) {
-        let (opts, sf, shared) = (opts.clone(), o.scale, shared.clone());
-        handles.push(std::thread::spawn(move || {
-            if let Err(e) = load_chunks(&opts, sf, &shared, stop) {
-                shared.failed.store(true, Ordering::Relaxed);
-                if let Ok(mut f) = shared.first_error.lock() {
-                    f.get_or_insert(e);
-                }
-            }
-        }));
-    }
-    while handles.iter().any(|h| !h.is_finished()) {
-        progress(Progress::Loaded(shared.rows.load(Ordering::Relaxed)));
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    progress(Progress::LoadEnd);
-    for h in handles {
-        h.join().map_err(|_| anyhow!("a loader thread panicked"))?;
-    }
-    let loaded = shared.rows.load(Ordering::Relaxed);
-    if stop() {
-        bail!("prepare interrupted after {loaded} rows: the loaded chunks are kept; run the same `qpslab prepare dbt3 --scale {}` again to resume, or `qpslab cleanup dbt3`", o.scale_text());
-    }
-    if let Some(e) = shared.first_error.lock().ok().and_then(|mut f| f.take()) {
-        return Err(e.context("loading DBT3: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"));
-    }
+    let loaded = bulk_load::run_loaders(&opts, work, loaders, |_| ChunkLoad { sf: o.scale }, total, progress, stop)
+        .map_err(|f| match f {
+            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} rows: the loaded chunks are kept; run the same `qpslab prepare dbt3 --scale {}` again to resume, or `qpslab cleanup dbt3`", o.scale_text()),
+            LoadFailure::Failed(e) => e.context("loading DBT3: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
+        })?;
     rt.block_on(finish(&opts, &done))?;
     Ok(PrepareReport {
         tables: tables::ALL.len() as u32,
-        rows: loaded,
+        rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
-        piped: false,
+        piped: loaded.piped,
     })
 }
 
@@ -188,68 +150,63 @@ async fn finish(opts: &ConnOpts, done: &HashSet<String>) -> Result<()> {
     Ok(())
 }
 
-/// One loader: takes chunks until none is left, one connection.
-fn load_chunks(opts: &ConnOpts, sf: f64, shared: &Shared, stop: fn() -> bool) -> Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let mut conn = Conn::connect(opts).await?;
+/// One loader thread's part: the scale it generates rows at.
+struct ChunkLoad {
+    sf: f64,
+}
+
+impl ChunkLoader for ChunkLoad {
+    type Work = Chunk;
+
+    async fn start(&mut self, conn: &mut Conn) -> Result<()> {
         conn.set_read_timeout(conn.read_timeout().max(Duration::from_secs(600)));
         conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
             .await?;
-        loop {
-            if shared.failed.load(Ordering::Relaxed) || stop() {
-                break;
-            }
-            let i = shared.next.fetch_add(1, Ordering::Relaxed);
-            let Some(&c) = shared.work.get(i) else {
-                break;
-            };
-            load_chunk(&mut conn, c, sf, &shared.rows).await?;
-        }
-        conn.quit().await;
         Ok(())
-    })
-}
-
-/// Loads chunk `c` and records it, in one transaction.
-async fn load_chunk(conn: &mut Conn, c: Chunk, sf: f64, all: &Arc<AtomicU64>) -> Result<()> {
-    let counted = Arc::new(AtomicU64::new(0));
-    let mut fill = datagen::chunk_rows(c, sf, all.clone());
-    let mine = counted.clone();
-    conn.exec("START TRANSACTION").await?;
-    let sql = datagen::load_sql(c.table);
-    let loaded = match crate::workload::bulk_load::load_data(conn, &sql, |b| {
-        let before = b.len();
-        let more = fill(b);
-        mine.fetch_add(
-            b[before..].iter().filter(|&&x| x == b'\n').count() as u64,
-            Ordering::Relaxed,
-        );
-        more
-    })
-    .await
-    {
-        Err(crate::workload::bulk_load::StreamError::Protocol(e)) => {
-            return Err(e).with_context(|| format!("loading {}", c.key()))
-        }
-        Err(refused) => return Err(refused.into()),
-        Ok(n) => n,
-    };
-    let sent = counted.load(Ordering::Relaxed);
-    if loaded != sent {
-        conn.exec("ROLLBACK").await?;
-        bail!(
-            "{}: the server took {loaded} rows of {sent} (see SHOW WARNINGS)",
-            c.key()
-        );
     }
-    conn.exec(&format!(
-        "INSERT INTO {PROGRESS} VALUES ('{}', '{loaded}')",
-        c.key()
-    ))
-    .await?;
-    conn.exec("COMMIT").await?;
-    Ok(())
+
+    /// Loads chunk `c` and records it, in one transaction.
+    async fn load(
+        &mut self,
+        conn: &mut Conn,
+        _: usize,
+        &c: &Chunk,
+        ctx: &LoadCtx<'_>,
+    ) -> Result<()> {
+        let counted = Arc::new(AtomicU64::new(0));
+        let mut fill = datagen::chunk_rows(c, self.sf, counted.clone());
+        conn.exec("START TRANSACTION").await?;
+        let mut told = 0;
+        let loaded = match ctx
+            .load_data(conn, &datagen::load_sql(c.table), |b| {
+                let more = fill(b);
+                let now = counted.load(Ordering::Relaxed);
+                ctx.add_rows(now - told);
+                told = now;
+                more
+            })
+            .await
+        {
+            Err(StreamError::Protocol(e)) => {
+                return Err(e).with_context(|| format!("loading {}", c.key()))
+            }
+            Err(refused) => return Err(refused.into()),
+            Ok(n) => n,
+        };
+        let sent = counted.load(Ordering::Relaxed);
+        if loaded != sent {
+            conn.exec("ROLLBACK").await?;
+            bail!(
+                "{}: the server took {loaded} rows of {sent} (see SHOW WARNINGS)",
+                c.key()
+            );
+        }
+        conn.exec(&format!(
+            "INSERT INTO {PROGRESS} VALUES ('{}', '{loaded}')",
+            c.key()
+        ))
+        .await?;
+        conn.exec("COMMIT").await?;
+        Ok(())
+    }
 }

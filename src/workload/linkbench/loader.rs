@@ -7,8 +7,10 @@
 //!
 //! The ids are cut into chunks of `loader_chunk_size`; `loaders`
 //! connections take them in turn, generate the rows in the client and
-//! stream them with `LOAD DATA LOCAL INFILE` (or multi-row INSERTs with
-//! `--load-method insert`), a chunk's nodes, links and counts each one
+//! stream them with LOAD DATA (through a named pipe the server reads
+//! when it is on this host and may, else `LOAD DATA LOCAL INFILE`: the
+//! loader pool's route, `--load-via`) or multi-row INSERTs with
+//! `--load-method insert`, a chunk's nodes, links and counts each one
 //! statement. Progress is kept in `qpslab_linkbench`: the graph's size,
 //! each chunk once its rows are in, then `complete`. An interrupted
 //! prepare is resumed by running it again: chunks not recorded are
@@ -31,7 +33,7 @@ use std::time::Instant;
 /// How rows go to the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum Method {
-    /// LOAD DATA LOCAL INFILE, streamed.
+    /// LOAD DATA, streamed (through a named pipe or LOCAL, `--load-via`).
     Infile,
     /// Multi-row INSERT statements.
     Insert,
@@ -248,7 +250,7 @@ impl ChunkLoader for GraphLoader {
             self.clear(conn, &((lo, hi), resumed)).await?;
         }
         let n = self
-            .chunk(conn, lo, hi)
+            .chunk(conn, lo, hi, ctx)
             .await
             .with_context(|| format!("loading ids {lo}..{hi}"))?;
         ctx.add_rows(n);
@@ -312,7 +314,7 @@ enum Val {
 
 impl GraphLoader {
     /// Loads ids lo..hi: nodes, then links and counts; returns the rows.
-    async fn chunk(&mut self, conn: &mut Conn, lo: u64, hi: u64) -> Result<u64> {
+    async fn chunk(&mut self, conn: &mut Conn, lo: u64, hi: u64, ctx: &LoadCtx<'_>) -> Result<u64> {
         let secs = self.now / 1000;
         let mut nodes: Vec<[Val; 5]> = Vec::new();
         let mut sizes = Vec::new();
@@ -333,8 +335,8 @@ impl GraphLoader {
         let mut n = self
             .send_all(
                 conn,
-                "nodetable",
-                "id, type, version, time, data",
+                ctx,
+                ("nodetable", "id, type, version, time, data"),
                 &nodes,
                 &sizes,
                 0,
@@ -381,8 +383,11 @@ impl GraphLoader {
                 n += self
                     .send_all(
                         conn,
-                        "linktable",
-                        "id1, id2, link_type, visibility, data, time, version",
+                        ctx,
+                        (
+                            "linktable",
+                            "id1, id2, link_type, visibility, data, time, version",
+                        ),
                         &links,
                         &sizes,
                         1,
@@ -395,8 +400,11 @@ impl GraphLoader {
         n += self
             .send_all(
                 conn,
-                "linktable",
-                "id1, id2, link_type, visibility, data, time, version",
+                ctx,
+                (
+                    "linktable",
+                    "id1, id2, link_type, visibility, data, time, version",
+                ),
                 &links,
                 &sizes,
                 1,
@@ -405,8 +413,8 @@ impl GraphLoader {
         n += self
             .send_all(
                 conn,
-                "counttable",
-                "id, link_type, count, time, version",
+                ctx,
+                ("counttable", "id, link_type, count, time, version"),
                 &counts,
                 &[],
                 1,
@@ -420,8 +428,8 @@ impl GraphLoader {
     async fn send_all<const N: usize>(
         &mut self,
         conn: &mut Conn,
-        table: &str,
-        cols: &str,
+        ctx: &LoadCtx<'_>,
+        (table, cols): (&str, &str),
         rows: &[[Val; N]],
         sizes: &[usize],
         gen: usize,
@@ -430,18 +438,20 @@ impl GraphLoader {
         for (k, part) in rows.chunks(STATEMENT_ROWS).enumerate() {
             let at = k * STATEMENT_ROWS;
             let sizes = sizes.get(at..at + part.len()).unwrap_or(&[]);
-            n += self.send(conn, table, cols, part, sizes, gen).await?;
+            n += self
+                .send(conn, ctx, (table, cols), part, sizes, gen)
+                .await?;
         }
         Ok(n)
     }
 
-    /// Sends `rows` to `table`, payload i of `sizes[i]` bytes from
+    /// Sends `rows` to `table` (its columns `cols`), payload i of `sizes[i]` bytes from
     /// generator `gen`.
     async fn send<const N: usize>(
         &mut self,
         conn: &mut Conn,
-        table: &str,
-        cols: &str,
+        ctx: &LoadCtx<'_>,
+        (table, cols): (&str, &str),
         rows: &[[Val; N]],
         sizes: &[usize],
         gen: usize,
@@ -500,7 +510,7 @@ impl GraphLoader {
                 i = end;
                 i < rows.len()
             };
-            let loaded = bulk_load::load_data(conn, &sql, fill).await?;
+            let loaded = ctx.load_data(conn, &sql, fill).await?;
             self.x = Xoroshiro::from_seed(x.next_u64());
             if loaded != rows.len() as u64 {
                 return Err(StreamError::Short {
