@@ -7,7 +7,9 @@
 # /usr/bin/time. Prints each run's QPS and CPU per query, the medians and
 # their ratios against sysbench's, and each tool's peak (its best thread
 # count by median QPS) with the peak ratio and its interval (the lowest
-# and highest of the rounds' own peak ratios).
+# and highest of the rounds' own peak ratios). Beside each run: the
+# server's CPU per query over the same whole run (connection set-up
+# included) and the host's idle share, which say where the CPUs went.
 #
 # CPUS pins the server (server start --cpus) and both clients (taskset)
 # to one CPU set, e.g. CPUS=0-1 makes a 2-CPU host of a bigger one; empty
@@ -45,6 +47,11 @@ if ! "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-siz
   "$Q" prepare "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
 fi
 SOCK=$("$Q" server status --name bench | awk '/socket/{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
+SPID=$("$Q" server status --name bench | sed -n 's/.*(pid \([0-9]*\)).*/\1/p' | head -1)
+TICK=$(getconf CLK_TCK)
+# the server's user+sys CPU ticks so far; the host's idle and total ticks
+srv_ticks() { awk '{print $14 + $15}' "/proc/$SPID/stat"; }
+host_ticks() { awk '/^cpu /{t=0; for(i=2;i<=NF;i++) t+=$i; print $5 + $6, t}' /proc/stat; }
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
 ROWS_OUT=$(mktemp)
 trap 'rm -f "$ROWS_OUT"' EXIT
@@ -54,11 +61,12 @@ echo "# $("$Q" --version), $(sysbench --version); load average before: $(cut -d'
 IFS='|' read -r -a VARS <<<"$VARIANTS"
 names() { echo sysbench; for v in "${VARS[@]}"; do echo "qpslab-${v%%:*}"; done; }
 
-printf "%5s %7s %-16s | %10s %8s\n" round threads tool qps us/q
+printf "%5s %7s %-16s | %10s %8s | %8s %6s\n" round threads tool qps us/q srv_us/q idle%
 for r in $(seq 1 "$ROUNDS"); do
   for th in $THREADS; do
     for tool in $(names); do
       T=$(mktemp)
+      s0=$(srv_ticks); read -r i0 t0 < <(host_ticks)
       if [ "$tool" = sysbench ]; then
         /usr/bin/time -f "%U %S" -o "$T.time" "${PIN[@]}" "${SB[@]}" --threads="$th" --time="$TIME" \
           --report-interval=0 "$WORKLOAD" run >"$T" 2>&1 || true
@@ -70,11 +78,14 @@ for r in $(seq 1 "$ROUNDS"); do
           --tables "$TABLES" --table-size "$ROWS" --threads "$th" --time "$TIME" --report-interval 0 \
           "${extra[@]}" >"$T" 2>&1 || true
       fi
+      s1=$(srv_ticks); read -r i1 t1 < <(host_ticks)
       q=$(awk '/queries:/ && /per sec/{print $2}' "$T")
       qps=$(awk '/queries:/ && /per sec/{gsub(/\(/,"",$3); print $3}' "$T")
       if [ -z "$q" ]; then echo "round $r, $th threads, $tool: the run failed:"; tail -n 3 "$T"; rm -f "$T" "$T".*; continue; fi
       us=$(awk -v q="$q" '{printf "%.3f", ($1 + $2) * 1e6 / q}' "$T.time")
-      printf "%5s %7s %-16s | %10.0f %8s\n" "$r" "$th" "$tool" "$qps" "$us" | tee -a "$ROWS_OUT"
+      srv=$(awk -v q="$q" -v d=$((s1 - s0)) -v hz="$TICK" 'BEGIN{printf "%.3f", d / hz * 1e6 / q}')
+      idle=$(awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) 'BEGIN{printf "%.1f", t ? 100 * i / t : 0}')
+      printf "%5s %7s %-16s | %10.0f %8s | %8s %6s\n" "$r" "$th" "$tool" "$qps" "$us" "$srv" "$idle" | tee -a "$ROWS_OUT"
       rm -f "$T" "$T".*
     done
   done
@@ -82,24 +93,24 @@ done
 
 echo
 echo "== medians of $ROUNDS rounds; qps_x and cpu_x against sysbench's medians at the same thread count"
-printf "%7s %-16s | %10s %8s | %6s %6s\n" threads tool qps us/q qps_x cpu_x
+printf "%7s %-16s | %10s %8s | %6s %6s | %8s %6s\n" threads tool qps us/q qps_x cpu_x srv_us/q idle%
 awk -v tools="$(names | tr '\n' ' ')" -v threads="$THREADS" '
   function med(a, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
     return (n % 2) ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2 }
-  { gsub(/\|/, ""); k = $2 SUBSEP $3; n[k]++; Q[k, n[k]] = $4; U[k, n[k]] = $5; R[$1, $2, $3] = $4; rounds[$1] = 1 }
+  { gsub(/\|/, ""); k = $2 SUBSEP $3; n[k]++; Q[k, n[k]] = $4; U[k, n[k]] = $5; S[k, n[k]] = $6; I[k, n[k]] = $7; R[$1, $2, $3] = $4; rounds[$1] = 1 }
   END {
     nt = split(tools, tl, " "); nh = split(threads, th, " ")
     for (i = 1; i <= nt; i++) for (j = 1; j <= nh; j++) {
       k = th[j] SUBSEP tl[i]; if (!n[k]) continue
-      delete a; delete b
-      for (m = 1; m <= n[k]; m++) { a[m] = Q[k, m]; b[m] = U[k, m] }
-      mq[k] = med(a, n[k]); mu[k] = med(b, n[k])
+      delete a; delete b; delete c; delete d
+      for (m = 1; m <= n[k]; m++) { a[m] = Q[k, m]; b[m] = U[k, m]; c[m] = S[k, m]; d[m] = I[k, m] }
+      mq[k] = med(a, n[k]); mu[k] = med(b, n[k]); ms[k] = med(c, n[k]); mi[k] = med(d, n[k])
     }
     for (j = 1; j <= nh; j++) for (i = 1; i <= nt; i++) {
       k = th[j] SUBSEP tl[i]; s = th[j] SUBSEP "sysbench"; if (!(k in mq)) continue
-      printf "%7s %-16s | %10.0f %8.2f | %6.3f %6.3f\n", th[j], tl[i], mq[k], mu[k],
-        (s in mq) ? mq[k] / mq[s] : 0, (s in mu) ? mu[k] / mu[s] : 0
+      printf "%7s %-16s | %10.0f %8.2f | %6.3f %6.3f | %8.2f %6.1f\n", th[j], tl[i], mq[k], mu[k],
+        (s in mq) ? mq[k] / mq[s] : 0, (s in mu) ? mu[k] / mu[s] : 0, ms[k], mi[k]
     }
     print ""
     print "== peaks: each tool at its best thread count by median QPS; interval = the lowest and highest peak ratio of a round"
@@ -121,4 +132,5 @@ awk -v tools="$(names | tr '\n' ' ')" -v threads="$THREADS" '
     }
   }' "$ROWS_OUT"
 echo
-echo "us/q = the whole process's user+sys CPU (/usr/bin/time; connection set-up, monitor and store included) per query."
+echo "us/q = the whole process's user+sys CPU (/usr/bin/time; connection set-up, monitor and store included) per query;"
+echo "srv_us/q = the server's (mariadbd's) user+sys CPU over the same whole run per query; idle% = the host's idle+iowait share meanwhile."

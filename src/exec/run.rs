@@ -16,13 +16,22 @@ use std::time::{Duration, Instant};
 /// Unreachable seconds (summed over spells) that make a run degraded.
 const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 
+/// Connections that get a thread each on any host whose CPUs the client
+/// shares with the server (more where two per CPU is more).
+const OWN_THREADS_UP_TO: usize = 16;
+
 /// The client's threading when not set explicitly: (shards, SCHED_BATCH).
 ///
 /// - up to one connection per CPU: a thread per connection, normal
 ///   scheduling. The client is on the critical path of every query, and a
 ///   client/server pair that wakes each other stays on one CPU.
-/// - up to two connections per CPU: still a thread per connection (each on
-///   direct I/O), under SCHED_BATCH; past that sharing wins.
+/// - up to two connections per CPU, or up to 16 where the client is not
+///   pinned (`pinned`: `--client-cpus`, CPUs of its own): still a thread
+///   per connection (each on direct I/O), under SCHED_BATCH. Below 16 a
+///   shard's reactor among the server's threads seldom finds more than
+///   one answer ready a wake, so its epoll_wait and the read that finds
+///   nothing cost more than the extra threads' context switches; past it
+///   sharing wins. On CPUs of its own a reactor finds answers waiting.
 /// - beyond: a shard per CPU up to 4, then one per 4 CPUs, under
 ///   SCHED_BATCH. The client needs about a quarter of the server's CPU a
 ///   query, so on many CPUs a quarter of them keeps up with a server on the
@@ -33,13 +42,19 @@ const DEGRADED_UNREACHABLE_S: f64 = 1.0;
 ///
 /// The measurements behind each step are in docs/BENCHMARKS.md: "Client
 /// shards on 16 CPUs, and the rule changed", "A thread per connection up
-/// to two connections per CPU", "The client floor on this 2-CPU host" and
-/// "Item 1, peak QPS: a shard per CPU on small hosts".
-pub(crate) fn auto_threading(threads: usize, cores: usize) -> (usize, bool) {
+/// to two connections per CPU", "The client floor on this 2-CPU host",
+/// "Item 1, peak QPS: a shard per CPU on small hosts" and "Item 1 at stop
+/// 55: a thread per connection up to 16".
+pub(crate) fn auto_threading(threads: usize, cores: usize, pinned: bool) -> (usize, bool) {
     let cores = cores.max(1);
+    let own_threads = if pinned {
+        2 * cores
+    } else {
+        (2 * cores).max(OWN_THREADS_UP_TO)
+    };
     if threads <= cores {
         (threads.max(1), false)
-    } else if threads <= 2 * cores {
+    } else if threads <= own_threads {
         (threads, true)
     } else {
         (cores.min(4).max(cores / 4), true)
@@ -179,7 +194,8 @@ fn resolve_threading(cfg: &RunConfig) -> Arc<RunConfig> {
     } else {
         cfg.client_cpus.len()
     };
-    let (auto_shards, auto_batch) = auto_threading(threads as usize, cores);
+    let pinned = !cfg.client_cpus.is_empty();
+    let (auto_shards, auto_batch) = auto_threading(threads as usize, cores, pinned);
     let nshards = if cfg.shards == 0 {
         auto_shards
     } else {
@@ -578,18 +594,28 @@ mod tests {
 
     #[test]
     fn threading_regimes() {
-        assert_eq!(auto_threading(1, 2), (1, false));
-        assert_eq!(auto_threading(2, 2), (2, false));
-        assert_eq!(auto_threading(3, 2), (3, true));
-        assert_eq!(auto_threading(4, 2), (4, true));
-        assert_eq!(auto_threading(5, 2), (2, true));
-        assert_eq!(auto_threading(1024, 2), (2, true));
-        assert_eq!(auto_threading(3, 1), (1, true));
-        assert_eq!(auto_threading(32, 16), (32, true));
-        assert_eq!(auto_threading(64, 16), (4, true));
-        assert_eq!(auto_threading(1024, 16), (4, true));
-        assert_eq!(auto_threading(1024, 4), (4, true));
-        assert_eq!(auto_threading(64, 8), (4, true));
-        assert_eq!(auto_threading(1024, 64), (16, true));
+        assert_eq!(auto_threading(1, 2, false), (1, false));
+        assert_eq!(auto_threading(2, 2, false), (2, false));
+        assert_eq!(auto_threading(3, 2, false), (3, true));
+        assert_eq!(auto_threading(4, 2, false), (4, true));
+        assert_eq!(auto_threading(5, 2, false), (5, true));
+        assert_eq!(auto_threading(16, 2, false), (16, true));
+        assert_eq!(auto_threading(17, 2, false), (2, true));
+        assert_eq!(auto_threading(1024, 2, false), (2, true));
+        assert_eq!(auto_threading(3, 1, false), (3, true));
+        assert_eq!(auto_threading(17, 1, false), (1, true));
+        assert_eq!(auto_threading(16, 4, false), (16, true));
+        assert_eq!(auto_threading(17, 4, false), (4, true));
+        // on CPUs of its own, two connections per CPU as before
+        assert_eq!(auto_threading(4, 2, true), (4, true));
+        assert_eq!(auto_threading(5, 2, true), (2, true));
+        assert_eq!(auto_threading(4, 1, true), (1, true));
+        assert_eq!(auto_threading(64, 16, true), (4, true));
+        assert_eq!(auto_threading(32, 16, false), (32, true));
+        assert_eq!(auto_threading(64, 16, false), (4, true));
+        assert_eq!(auto_threading(1024, 16, false), (4, true));
+        assert_eq!(auto_threading(1024, 4, false), (4, true));
+        assert_eq!(auto_threading(64, 8, false), (4, true));
+        assert_eq!(auto_threading(1024, 64, false), (16, true));
     }
 }
