@@ -187,14 +187,14 @@ pub fn run_clocked(
 /// (`auto_threading` where not set).
 fn resolve_threading(cfg: &RunConfig) -> Arc<RunConfig> {
     let threads = cfg.threads.max(1);
-    let cores = if cfg.client_cpus.is_empty() {
+    let pinned = !cfg.client_cpus.is_empty();
+    let cores = if pinned {
+        cfg.client_cpus.len()
+    } else {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
-    } else {
-        cfg.client_cpus.len()
     };
-    let pinned = !cfg.client_cpus.is_empty();
     let (auto_shards, auto_batch) = auto_threading(threads as usize, cores, pinned);
     let nshards = if cfg.shards == 0 {
         auto_shards
