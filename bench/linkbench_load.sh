@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# LinkBench's load: qpslab's loaders (LOAD DATA LOCAL INFILE streamed, and
+# LinkBench's load: qpslab's loaders (LOAD DATA INFILE from a named pipe,
+# the default on the server's host; LOAD DATA LOCAL INFILE streamed; and
 # multi-row INSERTs) against the server's own LOAD DATA INFILE of the same
 # rows on the same host with as many connections, rounds interleaved.
 #
@@ -41,7 +42,7 @@ echo "LinkBench load: maxid1 $MAXID1, $LOADERS loaders, $ROUNDS rounds, $(nproc)
 qpslab_rate() {
   "$Q" cleanup linkbench --server lbload --db lbload >/dev/null
   "$Q" prepare linkbench --server lbload --db lbload --maxid1 "$MAXID1" --loaders "$LOADERS" \
-    --load-method "$1" --format json | tail -1 | sed 's/.*"rows_per_s":\([0-9.]*\).*/\1/'
+    --load-method "$@" --format json | tail -1 | sed 's/.*"rows_per_s":\([0-9.]*\).*/\1/'
 }
 
 server_rate() {
@@ -69,12 +70,13 @@ server_rate() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 for r in $(seq "$ROUNDS"); do
-  a=$(qpslab_rate infile); echo "$a" >>"$M/infile"
+  p=$(qpslab_rate infile --load-via pipe); echo "$p" >>"$M/pipe"
+  a=$(qpslab_rate infile --load-via local); echo "$a" >>"$M/infile"
   s=$(server_rate); echo "$s" >>"$M/server"
   b=$(qpslab_rate insert); echo "$b" >>"$M/insert"
-  echo "round $r: qpslab LOAD DATA LOCAL $a rows/s, server LOAD DATA INFILE $s rows/s, qpslab multi-row INSERT $b rows/s"
+  echo "round $r: qpslab LOAD DATA INFILE from a pipe $p rows/s, qpslab LOAD DATA LOCAL $a rows/s, server LOAD DATA INFILE $s rows/s, qpslab multi-row INSERT $b rows/s"
 done
-mi=$(median <"$M/infile"); ms=$(median <"$M/server"); mb=$(median <"$M/insert")
-echo "median rows/s: qpslab infile $mi, server infile $ms, qpslab insert $mb"
-awk -v a="$mi" -v s="$ms" -v b="$mb" 'BEGIN {printf "qpslab infile / server: %.3f   qpslab insert / server: %.3f   infile / insert: %.2f\n", a/s, b/s, a/b}'
+mp=$(median <"$M/pipe"); mi=$(median <"$M/infile"); ms=$(median <"$M/server"); mb=$(median <"$M/insert")
+echo "median rows/s: qpslab pipe $mp, qpslab local $mi, server infile $ms, qpslab insert $mb"
+awk -v p="$mp" -v a="$mi" -v s="$ms" -v b="$mb" 'BEGIN {printf "qpslab pipe / server: %.3f   qpslab local / server: %.3f   qpslab insert / server: %.3f   pipe / local: %.3f\n", p/s, a/s, b/s, p/a}'
 "$Q" cleanup linkbench --server lbload --db lbload >/dev/null

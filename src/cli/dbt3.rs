@@ -32,7 +32,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
             "prepared DBT3 at scale {scale}: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, {})",
             rep.rows,
             rep.seconds,
-            crate::report::sysbench::load_route(&rep)
+            crate::report::load_route(&rep)
         );
     }
     Ok(())

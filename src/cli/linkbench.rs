@@ -30,7 +30,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
         );
     } else {
         let method = if o.load_infile {
-            crate::report::sysbench::load_route(&rep)
+            crate::report::load_route(&rep)
         } else {
             "multi-row INSERTs"
         };

@@ -54,6 +54,16 @@ pub(crate) fn error_name(code: u16) -> &'static str {
 /// The share of the host's CPU above which the client may limit the result.
 pub(crate) const CLIENT_SHARE_WARNING: f64 = 0.25;
 
+/// How a prepare's rows reached the server, for a prepare's summary line
+/// (sysbench tables, LinkBench, DBT3).
+pub fn load_route(rep: &crate::workload::PrepareReport) -> &'static str {
+    if rep.piped {
+        "LOAD DATA INFILE through a named pipe"
+    } else {
+        "LOAD DATA LOCAL"
+    }
+}
+
 /// A figure with `digits` decimals, or "-" when absent (or NaN).
 pub fn num(v: Option<f64>, digits: usize) -> String {
     match v {

@@ -620,17 +620,8 @@ pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: boo
         table_size,
         rep.seconds,
         rep.rows as f64 / rep.seconds.max(1e-9),
-        load_route(rep)
+        super::load_route(rep)
     )
-}
-
-/// How a prepare's rows reached the server, for its summary line.
-pub fn load_route(rep: &crate::workload::PrepareReport) -> &'static str {
-    if rep.piped {
-        "LOAD DATA INFILE through a named pipe"
-    } else {
-        "LOAD DATA LOCAL"
-    }
 }
 
 /// sysbench mode: the option echo before a database test's threads
