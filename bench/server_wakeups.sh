@@ -22,7 +22,6 @@
 # Usage: bench/server_wakeups.sh
 #   env: THREADS="4 8" TIME=8 ROUNDS=3 TABLES=4 ROWS=20000
 #        VARIANTS="batch:|normal:--client-sched normal" (name:flags|…)
-#        Q=path/to/qpslab
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-"4 8"}
@@ -32,18 +31,10 @@ TABLES=${TABLES:-4}
 ROWS=${ROWS:-20000}
 VARIANTS=${VARIANTS:-"batch:|normal:--client-sched normal"}
 WORKLOAD=oltp_point_select
-export QPSLAB_HOME=${QPSLAB_HOME:-$PWD/target/bench-home}
-Q=${Q:-$PWD/target/release/qpslab}
-[ -x "$Q" ] || cargo build --release
 command -v sysbench >/dev/null || { echo "server_wakeups: sysbench is not installed (apt-get install sysbench)" >&2; exit 1; }
 command -v perf >/dev/null || { echo "server_wakeups: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
 [ "$TIME" -ge 6 ] || { echo "server_wakeups: TIME must be at least 6 (perf counts from second 2 to TIME-2)" >&2; exit 1; }
-"$Q" server stop --name bench >/dev/null 2>&1 || true
-"$Q" server start --name bench --preset bench >/dev/null
-if ! "$Q" run "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" --events 1 --no-store --no-monitor >/dev/null 2>&1; then
-  "$Q" cleanup "$WORKLOAD" --server bench --create --tables "$TABLES" >/dev/null 2>&1 || true
-  "$Q" prepare "$WORKLOAD" --server bench --create --tables "$TABLES" --table-size "$ROWS" >/dev/null
-fi
+. bench/lib.sh
 SOCK=$("$Q" server status --name bench | awk '/socket/{for(i=1;i<=NF;i++) if($i=="socket") print $(i+1)}')
 SPID=$("$Q" server status --name bench | sed -n 's/.*(pid \([0-9]*\)).*/\1/p' | head -1)
 SB=(sysbench --mysql-socket="$SOCK" --mysql-user=root --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS")
