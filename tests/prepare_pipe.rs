@@ -2,8 +2,10 @@
 //! sandbox reads with LOAD DATA INFILE (the default on this host: the
 //! sandbox's secure_file_priv is its own files directory), or LOAD DATA
 //! LOCAL. Both give the same rows; an account without the FILE privilege
-//! falls back to LOCAL, or is refused in one line with `--load-via pipe`;
-//! no pipe is left behind, even by an interrupted prepare.
+//! falls back to LOCAL and says why, or is refused in one line with
+//! `--load-via pipe` before a table is made; where LOCAL is off too the
+//! line names both routes; no pipe is left behind, even by an interrupted
+//! prepare.
 
 mod common;
 use common::{lab, text};
@@ -116,13 +118,79 @@ fn without_the_file_privilege_auto_falls_back_and_pipe_is_refused() {
             && line.contains("--load-via"),
         "{err}"
     );
-    l.sql(&db, "DROP TABLE IF EXISTS sbtest1");
+    // refused before any table was made: the advice works as it stands
+    assert_eq!(l.sql(&db, "SHOW TABLES LIKE 'sbtest1'").trim(), "", "{err}");
     let out = as_nofile(&[]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("LOAD DATA LOCAL"), "{}", text(&out));
+    let summary = text(&out);
+    let line = summary
+        .lines()
+        .find(|l| l.starts_with("prepared "))
+        .unwrap_or_else(|| panic!("no summary line: {summary}"));
+    assert!(
+        line.contains("LOAD DATA LOCAL; no named pipe") && line.contains("FILE privilege"),
+        "auto's fallback should say why: {line}"
+    );
     assert_eq!(l.sql(&db, "SELECT COUNT(*) FROM sbtest1").trim(), "500");
+    l.sql(&db, "DROP TABLE sbtest1");
+    let out = as_nofile(&["--format", "json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("\"pipe_note\":\""), "{}", text(&out));
     l.sql("mysql", "DROP USER nofile@localhost");
     no_pipe_left();
+}
+
+/// Sets the sandbox's local_infile back to what it was, however the test
+/// ends.
+struct LocalInfile(String);
+
+impl Drop for LocalInfile {
+    fn drop(&mut self) {
+        lab().sql("mysql", &format!("SET GLOBAL local_infile={}", self.0));
+    }
+}
+
+#[test]
+fn with_local_infile_off_and_no_pipe_the_error_names_both_routes() {
+    let _alone = common::measuring();
+    let l = lab();
+    let db = l.fresh_db("pipe_noroute");
+    l.sql(
+        "mysql",
+        &format!(
+            "DROP USER IF EXISTS noroute@localhost; CREATE USER noroute@localhost; GRANT ALL ON {db}.* TO noroute@localhost"
+        ),
+    );
+    let was = l.sql("mysql", "SELECT @@local_infile").trim().to_string();
+    let _restore = LocalInfile(was);
+    l.sql("mysql", "SET GLOBAL local_infile=0");
+    let socket = l.socket();
+    let out = l.qpslab(&[
+        "prepare",
+        "oltp_read_write",
+        "--socket",
+        socket.to_str().unwrap(),
+        "--user",
+        "noroute",
+        "--db",
+        &db,
+        "--tables",
+        "1",
+        "--table-size",
+        "500",
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = text(&out);
+    let line = err.lines().last().unwrap_or_default();
+    assert!(
+        line.contains("local_infile is off")
+            && line.contains("named pipe")
+            && line.contains("FILE privilege")
+            && line.contains("SET GLOBAL local_infile=1"),
+        "{err}"
+    );
+    assert_eq!(l.sql(&db, "SHOW TABLES LIKE 'sbtest1'").trim(), "", "{err}");
+    l.sql("mysql", "DROP USER noroute@localhost");
 }
 
 #[test]
@@ -164,4 +232,55 @@ fn await_loads(what: &str, like: &str, running: bool) {
     common::await_cond(std::time::Duration::from_secs(60), what, || {
         (lab().sql("mysql", &q).trim() != "0") == running
     });
+}
+
+#[test]
+fn linkbench_refuses_a_route_it_cannot_take_before_loading() {
+    let _shared = common::sharing();
+    let l = lab();
+    let db = l.fresh_db("pipe_lb");
+    l.sql(
+        "mysql",
+        &format!(
+            "DROP USER IF EXISTS lbnofile@localhost; CREATE USER lbnofile@localhost; GRANT ALL ON {db}.* TO lbnofile@localhost"
+        ),
+    );
+    let socket = l.socket();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "prepare",
+            "linkbench",
+            "--socket",
+            socket.to_str().unwrap(),
+            "--user",
+            "lbnofile",
+            "--db",
+            &db,
+            "--maxid1",
+            "1001",
+        ];
+        a.extend_from_slice(extra);
+        l.qpslab(&a)
+    };
+    let out = run(&["--load-via", "pipe"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = text(&out);
+    let line = err.lines().last().unwrap_or_default();
+    assert!(
+        line.starts_with("qpslab: the named pipe") && !line.contains("loaded so far"),
+        "a refused route is not a failed chunk: {err}"
+    );
+    let out = run(&["--load-method", "insert", "--load-via", "pipe"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let err = text(&out);
+    assert!(
+        err.lines()
+            .last()
+            .unwrap_or_default()
+            .contains("--load-via pipe needs --load-method infile"),
+        "{err}"
+    );
+    l.sql("mysql", "DROP USER lbnofile@localhost");
+    l.sql("mysql", &format!("DROP DATABASE {db}"));
+    no_pipe_left();
 }

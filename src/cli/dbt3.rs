@@ -25,7 +25,7 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
         outln!(
             "{}",
             serde_json::json!({"scale": family.opts().scale, "rows": rep.rows, "seconds": rep.seconds,
-                "rows_per_s": rate, "loaders": loaders, "load_via": rep.load_via()})
+                "rows_per_s": rate, "loaders": loaders, "load_via": rep.load_via(), "pipe_note": rep.pipe_note})
         );
     } else {
         outln!(

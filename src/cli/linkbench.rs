@@ -26,13 +26,13 @@ pub(super) fn prepare(p: &LoadPlan) -> Result<()> {
             "{}",
             serde_json::json!({"nodes": o.nodes(), "rows": rep.rows, "seconds": rep.seconds,
                 "rows_per_s": rate, "loaders": loaders, "load_method": method,
-                "load_via": o.load_infile.then(|| rep.load_via())})
+                "load_via": o.load_infile.then(|| rep.load_via()), "pipe_note": rep.pipe_note})
         );
     } else {
         let method = if o.load_infile {
             crate::report::load_route(&rep)
         } else {
-            "multi-row INSERTs"
+            "multi-row INSERTs".into()
         };
         outln!(
             "prepared a LinkBench graph of {} nodes: {} rows in {:.2} s ({rate:.0} rows/s, {loaders} loaders, {method})",

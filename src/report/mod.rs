@@ -56,11 +56,12 @@ pub(crate) const CLIENT_SHARE_WARNING: f64 = 0.25;
 
 /// How a prepare's rows reached the server, for a prepare's summary line
 /// (sysbench tables, LinkBench, DBT3).
-pub fn load_route(rep: &crate::workload::PrepareReport) -> &'static str {
-    if rep.piped {
-        "LOAD DATA INFILE through a named pipe"
-    } else {
-        "LOAD DATA LOCAL"
+/// Where `--load-via auto` fell back, it says why the pipe was not used.
+pub fn load_route(rep: &crate::workload::PrepareReport) -> String {
+    match (&rep.piped, &rep.pipe_note) {
+        (true, _) => "LOAD DATA INFILE through a named pipe".into(),
+        (false, Some(why)) => format!("LOAD DATA LOCAL; no named pipe: {why}"),
+        (false, None) => "LOAD DATA LOCAL".into(),
     }
 }
 

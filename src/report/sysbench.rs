@@ -611,7 +611,7 @@ pub fn run_end(
 pub fn prepared(rep: &crate::workload::PrepareReport, table_size: u32, json: bool) -> String {
     if json {
         return serde_json::json!({"tables": rep.tables, "rows": rep.rows, "seconds": rep.seconds,
-            "load_via": rep.load_via()})
+            "load_via": rep.load_via(), "pipe_note": rep.pipe_note})
         .to_string();
     }
     format!(

@@ -37,6 +37,10 @@ pub struct PrepareReport {
     /// Whether the rows went through named pipes the server read (LOAD
     /// DATA INFILE, `--load-via`) rather than over the connections.
     pub piped: bool,
+    /// Why they did not, where `--load-via auto` fell back to LOAD DATA
+    /// LOCAL (the pipe's check failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipe_note: Option<String>,
 }
 
 impl PrepareReport {

@@ -86,6 +86,7 @@ pub fn prepare(
     let loaded = bulk_load::run_loaders(&infile_opts, tables, loaders, make, total, progress, stop).map_err(
         |f| match f {
             LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the tables are incomplete; run `qpslab cleanup` (same --tables) and prepare again"),
+            LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e,
         },
     )?;
@@ -95,6 +96,7 @@ pub fn prepare(
         rows: total,
         seconds,
         piped: loaded.piped,
+        pipe_note: loaded.pipe_note,
     })
 }
 

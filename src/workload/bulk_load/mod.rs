@@ -18,7 +18,9 @@
 //!    multi-row INSERTs) and counts them into the [`LoadCtx`], `done`
 //!    records the item in the progress table ([`resume::part_done_sql`]).
 //! 4. Call [`run_loaders`] (set `ConnOpts::local_infile` first for LOAD
-//!    DATA) and turn a [`LoadFailure`] into the family's advice (cleanup,
+//!    DATA: the pool then chooses the route once, before any loader starts,
+//!    so a refused `--load-via` fails before a table is made) and turn a
+//!    [`LoadFailure`] into the family's advice (cleanup,
 //!    or run again to resume); then build indexes and mark it complete
 //!    ([`resume::complete_sql`]).
 

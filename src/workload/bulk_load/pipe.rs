@@ -1,6 +1,7 @@
 //! The named-pipe route for LOAD DATA: when the server runs on this host
 //! and may read files in a directory this process can write (its
-//! `secure_file_priv`, or anywhere when that is empty), a loader makes a
+//! `secure_file_priv`, or anywhere when that is empty or, on MariaDB,
+//! unset), a loader makes a
 //! FIFO there and runs `LOAD DATA INFILE` on it while it writes the rows
 //! into the FIFO. The server then reads its own file descriptor, as it does
 //! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
@@ -44,23 +45,61 @@ pub(crate) enum Route {
     Pipe(PathBuf),
 }
 
+/// The route a load takes, and why it is not the pipe where `auto` fell
+/// back to LOAD DATA LOCAL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Choice {
+    pub route: Route,
+    /// Why the named pipe was not used (`--load-via auto` only).
+    pub why_not_pipe: Option<String>,
+}
+
 impl Route {
     /// The route for `conn` under `opts.load_via`: the pipe when the server
     /// is on this host (a unix socket or a loopback address), says where
     /// it reads files, and loads a row through a pipe there (checked with
-    /// a one-row temporary table); LOAD DATA LOCAL otherwise. With
-    /// [`LoadVia::Pipe`] the reason the pipe cannot be used is the error.
-    pub(crate) async fn choose(conn: &mut Conn, opts: &ConnOpts) -> Result<Route, StreamError> {
-        match opts.load_via {
-            LoadVia::Local => Ok(Route::Local),
-            _ if !opts.reaches_server() => Ok(Route::Local),
+    /// a one-row temporary table); LOAD DATA LOCAL otherwise, when the
+    /// server takes it. With [`LoadVia::Pipe`] the reason the pipe cannot
+    /// be used is the error; where neither route is open the error says
+    /// both reasons.
+    pub(crate) async fn choose(conn: &mut Conn, opts: &ConnOpts) -> Result<Choice, StreamError> {
+        let why_not_pipe = match opts.load_via {
+            LoadVia::Local => None,
+            _ if !opts.reaches_server() => None,
             via => match pipe_dir(conn, opts).await {
-                Ok(dir) => Ok(Route::Pipe(dir)),
-                Err(why) if via == LoadVia::Pipe => Err(StreamError::PipeRefused(why)),
-                Err(_) => Ok(Route::Local),
+                Ok(dir) => {
+                    return Ok(Choice {
+                        route: Route::Pipe(dir),
+                        why_not_pipe: None,
+                    })
+                }
+                Err(why) if via == LoadVia::Pipe => return Err(StreamError::PipeRefused(why)),
+                Err(why) => Some(why),
             },
+        };
+        if opts.reaches_server() && local_infile_off(conn).await {
+            return Err(match why_not_pipe {
+                Some(why) => StreamError::NoRoute(why),
+                None => StreamError::LocalInfileRefused,
+            });
         }
+        Ok(Choice {
+            route: Route::Local,
+            why_not_pipe,
+        })
     }
+}
+
+/// Whether the server says its local_infile is off (it would refuse LOAD
+/// DATA LOCAL); false where it does not say.
+async fn local_infile_off(conn: &mut Conn) -> bool {
+    let Ok(r) = conn.query("SELECT @@local_infile").await else {
+        return false;
+    };
+    r.rows
+        .first()
+        .and_then(|row| row.first().cloned().flatten())
+        .is_some_and(|v| v == "0" || v.eq_ignore_ascii_case("off"))
 }
 
 /// The one-line error for a server that refuses LOAD DATA LOCAL, for
@@ -107,19 +146,16 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
         ));
     }
     let r = conn
-        .query("SELECT @@secure_file_priv")
+        .query("SELECT @@secure_file_priv, @@version")
         .await
         .map_err(|e| format!("reading secure_file_priv: {e}"))?;
-    let dir = match r
-        .rows
-        .into_iter()
-        .next()
-        .and_then(|row| row.into_iter().next())
-    {
-        Some(Some(d)) if d.is_empty() => std::env::temp_dir(),
-        Some(Some(d)) => PathBuf::from(d),
-        _ => return Err("the server reads no files (secure_file_priv is NULL)".into()),
-    };
+    let row = r.rows.into_iter().next().unwrap_or_default();
+    let mariadb = row
+        .get(1)
+        .cloned()
+        .flatten()
+        .is_some_and(|v| v.contains("MariaDB"));
+    let dir = files_dir(row.into_iter().next().flatten().as_deref(), mariadb)?;
     clear_stale(&dir);
     conn.exec("CREATE TEMPORARY TABLE qpslab_pipe_probe (a INT)")
         .await
@@ -153,6 +189,19 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
                 dir.display()
             ))
         }
+    }
+}
+
+/// Where the server may read files by its `secure_file_priv` (`priv_dir`):
+/// that directory; anywhere (this host's temporary directory) when it is
+/// empty, or NULL on MariaDB (its unset default); nowhere when it is NULL
+/// on MySQL (file reads turned off).
+fn files_dir(priv_dir: Option<&str>, mariadb: bool) -> Result<PathBuf, String> {
+    match priv_dir {
+        Some(d) if !d.is_empty() => Ok(PathBuf::from(d)),
+        Some(_) => Ok(std::env::temp_dir()),
+        None if mariadb => Ok(std::env::temp_dir()),
+        None => Err("the server reads no files (secure_file_priv is NULL)".into()),
     }
 }
 
@@ -354,6 +403,18 @@ mod tests {
         );
         assert!(infile_sql("INSERT INTO t VALUES (1)", p).is_err());
         assert!(infile_sql(sql, Path::new("/tmp/it's")).is_err());
+    }
+
+    #[test]
+    fn secure_file_priv_null_means_anywhere_on_mariadb_and_nowhere_on_mysql() {
+        let tmp = std::env::temp_dir();
+        assert_eq!(
+            files_dir(Some("/srv/f"), false),
+            Ok(PathBuf::from("/srv/f"))
+        );
+        assert_eq!(files_dir(Some(""), false), Ok(tmp.clone()));
+        assert_eq!(files_dir(None, true), Ok(tmp));
+        assert!(files_dir(None, false).unwrap_err().contains("NULL"));
     }
 
     #[test]

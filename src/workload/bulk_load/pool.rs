@@ -13,11 +13,11 @@
 //! reach the same empty table at once deadlock (error 1213), one of them
 //! rolled back whole.
 
-use super::pipe::{load_data, through_pipe, Route};
+use super::pipe::{load_data, through_pipe, Choice, Route};
 use super::stream_error::{is_deadlock, StreamError};
 use crate::protocol::{Conn, ConnOpts};
 use crate::workload::prepare_events::Progress;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -71,12 +71,8 @@ pub(crate) trait ChunkLoader: Send + 'static {
 /// their rows.
 pub(crate) struct LoadCtx<'a> {
     rows: &'a AtomicU64,
-    /// The connection's options (its `load_via`, its endpoint).
-    opts: &'a ConnOpts,
-    /// The route, chosen at the first LOAD DATA ([`Route::choose`]).
-    route: RefCell<Option<Route>>,
-    /// Loaders that chose the named pipe.
-    piped: &'a AtomicUsize,
+    /// The route, chosen once before the loaders start ([`Route::choose`]).
+    route: &'a Route,
     /// Rows this attempt at the current item added (taken back on a retry).
     attempt_rows: Cell<u64>,
     stop: fn() -> bool,
@@ -110,33 +106,23 @@ impl LoadCtx<'_> {
         sql: &str,
         fill: impl FnMut(&mut Vec<u8>) -> bool,
     ) -> Result<u64, StreamError> {
-        let known = self.route.borrow().clone();
-        let route = match known {
-            Some(r) => r,
-            None => {
-                let r = Route::choose(conn, self.opts).await?;
-                if r != Route::Local {
-                    self.piped.fetch_add(1, Ordering::Relaxed);
-                }
-                *self.route.borrow_mut() = Some(r.clone());
-                r
-            }
-        };
-        match route {
+        match self.route {
             Route::Local => load_data(conn, sql, fill).await,
-            Route::Pipe(dir) => through_pipe(conn, &dir, sql, fill).await,
+            Route::Pipe(dir) => through_pipe(conn, dir, sql, fill).await,
         }
     }
 }
 
 /// What a load did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Loaded {
     /// Rows loaded.
     pub rows: u64,
     /// Whether the loaders' rows went through named pipes the server read
     /// (LOAD DATA INFILE) rather than over their connections.
     pub piped: bool,
+    /// Why they did not, where `--load-via auto` fell back to LOCAL.
+    pub pipe_note: Option<String>,
 }
 
 /// Why a load did not finish.
@@ -149,6 +135,9 @@ pub(crate) enum LoadFailure {
     },
     /// A loader failed: its error (the first one; the others stopped).
     Failed(anyhow::Error),
+    /// The load could not begin (its route refused, see [`Route::choose`]):
+    /// no loader started, nothing was loaded.
+    Refused(anyhow::Error),
 }
 
 /// What the loader threads share.
@@ -156,8 +145,8 @@ struct Shared<W> {
     work: Vec<W>,
     next: AtomicUsize,
     rows: AtomicU64,
-    /// Loaders that chose the named pipe.
-    piped: AtomicUsize,
+    /// How the loaders' LOAD DATA statements get their rows.
+    route: Route,
     failed: AtomicBool,
     first_error: Mutex<Option<anyhow::Error>>,
 }
@@ -184,13 +173,16 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
     progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
 ) -> Result<Loaded, LoadFailure> {
+    // (before any loader starts, so that a refused route fails the load
+    // before a table is made or a chunk begun)
+    let choice = choose_route(opts).map_err(LoadFailure::Refused)?;
     progress(Progress::LoadStart(total));
     let loaders = loaders.clamp(1, work.len().max(1));
     let shared = Arc::new(Shared {
         work,
         next: AtomicUsize::new(0),
         rows: AtomicU64::new(0),
-        piped: AtomicUsize::new(0),
+        route: choice.route,
         failed: AtomicBool::new(false),
         first_error: Mutex::new(None),
     });
@@ -229,9 +221,28 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
         Some(e) => Err(LoadFailure::Failed(e)),
         None => Ok(Loaded {
             rows,
-            piped: shared.piped.load(Ordering::Relaxed) > 0,
+            piped: matches!(shared.route, Route::Pipe(_)),
+            pipe_note: choice.why_not_pipe,
         }),
     }
+}
+
+/// The route the loaders' LOAD DATA statements take, chosen on a
+/// connection of its own. A load by INSERTs (`opts.local_infile` off) has
+/// none to choose.
+fn choose_route(opts: &ConnOpts) -> anyhow::Result<Choice> {
+    if !opts.local_infile || !opts.reaches_server() {
+        return Ok(Choice {
+            route: Route::Local,
+            why_not_pipe: None,
+        });
+    }
+    runtime()?.block_on(async {
+        let mut conn = Conn::connect(opts).await?;
+        let choice = Route::choose(&mut conn, opts).await;
+        conn.quit().await;
+        Ok(choice?)
+    })
 }
 
 /// One loader thread: connects, then takes items until none is left.
@@ -247,9 +258,7 @@ fn loader_thread<L: ChunkLoader>(
         loader.start(&mut conn).await?;
         let ctx = LoadCtx {
             rows: &shared.rows,
-            opts,
-            route: RefCell::new(None),
-            piped: &shared.piped,
+            route: &shared.route,
             attempt_rows: Cell::new(0),
             stop,
             tell,

@@ -16,6 +16,12 @@ pub(crate) enum StreamError {
         "the named pipe for LOAD DATA INFILE cannot be used: {0}; use --load-via auto or local"
     )]
     PipeRefused(String),
+    /// `--load-via auto` found neither route open: the pipe cannot be
+    /// used (the reason) and the server has local_infile off.
+    #[error(
+        "the server refuses LOAD DATA LOCAL (local_infile is off) and the named pipe for LOAD DATA INFILE cannot be used: {0}; enable local_infile (SET GLOBAL local_infile=1, or start the sandbox with --set local_infile=1) or let the server read the pipe"
+    )]
+    NoRoute(String),
     /// Making or writing the named pipe failed.
     #[error("the named pipe {path}: {source}")]
     Pipe {

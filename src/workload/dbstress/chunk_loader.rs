@@ -85,6 +85,7 @@ pub fn prepare(
     let loaded = bulk_load::run_loaders(opts, chunks, loaders, make, total, progress, stop)
         .map_err(|f| match f {
             LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: run `qpslab cleanup dbstress` and prepare again"),
+            LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context(
                 "loading dbSTRESS: run `qpslab cleanup dbstress` and prepare again once fixed",
             ),
@@ -95,6 +96,7 @@ pub fn prepare(
         rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
         piped: loaded.piped,
+        pipe_note: loaded.pipe_note,
     })
 }
 

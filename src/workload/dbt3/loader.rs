@@ -116,6 +116,7 @@ pub fn prepare(
     let loaded = bulk_load::run_loaders(&opts, work, loaders, |_| ChunkLoad { sf: o.scale }, total, progress, stop)
         .map_err(|f| match f {
             LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} rows: the loaded chunks are kept; run the same `qpslab prepare dbt3 --scale {}` again to resume, or `qpslab cleanup dbt3`", o.scale_text()),
+            LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context("loading DBT3: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
         })?;
     rt.block_on(finish(&opts, &done))?;
@@ -124,6 +125,7 @@ pub fn prepare(
         rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
         piped: loaded.piped,
+        pipe_note: loaded.pipe_note,
     })
 }
 

@@ -152,6 +152,7 @@ impl Family for Ibench {
             rows: 0,
             seconds: started.elapsed().as_secs_f64(),
             piped: false,
+            pipe_note: None,
         })
     }
 

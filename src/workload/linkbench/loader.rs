@@ -128,6 +128,9 @@ pub fn prepare(
     progress: &mut dyn FnMut(Progress),
     stop: fn() -> bool,
 ) -> Result<PrepareReport> {
+    if method == Method::Insert && opts.load_via == crate::protocol::LoadVia::Pipe {
+        bail!("--load-via pipe needs --load-method infile (INSERTs send their rows over the connection); drop --load-via or use --load-method infile");
+    }
     let started = Instant::now();
     let rt = bulk_load::runtime()?;
     let work: Vec<((u64, u64), bool)> = rt.block_on(async {
@@ -178,6 +181,7 @@ pub fn prepare(
     let loaded = bulk_load::run_loaders(&load_opts, work, loaders, make, total, progress, stop)
         .map_err(|f| match f {
             LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the loaded chunks are kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`"),
+            LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context("loading LinkBench: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
         })?;
     rt.block_on(async {
@@ -191,6 +195,7 @@ pub fn prepare(
         rows: loaded.rows,
         seconds: started.elapsed().as_secs_f64(),
         piped: loaded.piped,
+        pipe_note: loaded.pipe_note,
     })
 }
 

@@ -143,7 +143,7 @@ pub(crate) fn option_specs() -> Vec<OptSpec> {
         o("partitions", Count, "0", "PARTITION BY KEY(id1) PARTITIONS N on linktable, as LinkBench's README creates it (0: none)"),
         o("storage_engine", Text, "InnoDB", "engine of the tables").alias("mysql_storage_engine"),
         o("table_options", Text, "", "appended to every CREATE TABLE, e.g. ROW_FORMAT=COMPRESSED"),
-        o("load_method", Text, "infile", "how prepare sends rows: infile (LOAD DATA LOCAL INFILE, streamed) or insert (multi-row INSERTs of 1024 rows)"),
+        o("load_method", Text, "infile", "how prepare sends rows: infile (LOAD DATA, streamed through a named pipe or LOCAL, see --load-via) or insert (multi-row INSERTs of 1024 rows)"),
         o("nodes_only", Bool, "off", "prepare the nodes only (no links, no counts)"),
     ];
     for (i, (name, class)) in OPS.iter().enumerate() {

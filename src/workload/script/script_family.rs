@@ -118,6 +118,7 @@ impl Family for Script {
             rows: 0,
             seconds: t.elapsed().as_secs_f64(),
             piped: false,
+            pipe_note: None,
         })
     }
 
