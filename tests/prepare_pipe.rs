@@ -63,6 +63,25 @@ fn no_pipe_left() {
     );
 }
 
+/// Makes `user`@localhost with every privilege on `db` but FILE (LOAD DATA
+/// INFILE, and so the pipe, refused).
+fn fileless_user(user: &str, db: &str) {
+    lab().sql(
+        "mysql",
+        &format!(
+            "DROP USER IF EXISTS {user}@localhost; CREATE USER {user}@localhost; GRANT ALL ON {db}.* TO {user}@localhost"
+        ),
+    );
+}
+
+/// Runs qpslab with `args` against the sandbox's socket as `user`.
+fn as_user(user: &str, args: &[&str]) -> std::process::Output {
+    let socket = lab().socket();
+    let mut a = args.to_vec();
+    a.extend_from_slice(&["--socket", socket.to_str().unwrap(), "--user", user]);
+    lab().qpslab(&a)
+}
+
 #[test]
 fn the_pipe_and_local_load_the_same_rows() {
     let _shared = common::sharing();
@@ -82,22 +101,11 @@ fn without_the_file_privilege_auto_falls_back_and_pipe_is_refused() {
     let _shared = common::sharing();
     let db = lab().fresh_db("pipe_nofile");
     let l = lab();
-    l.sql(
-        "mysql",
-        &format!(
-            "DROP USER IF EXISTS nofile@localhost; CREATE USER nofile@localhost; GRANT ALL ON {db}.* TO nofile@localhost"
-        ),
-    );
-    let socket = l.socket();
-    let socket = socket.to_str().unwrap();
+    fileless_user("nofile", &db);
     let as_nofile = |extra: &[&str]| {
         let mut a = vec![
             "prepare",
             "oltp_read_write",
-            "--socket",
-            socket,
-            "--user",
-            "nofile",
             "--db",
             &db,
             "--tables",
@@ -106,7 +114,7 @@ fn without_the_file_privilege_auto_falls_back_and_pipe_is_refused() {
             "500",
         ];
         a.extend_from_slice(extra);
-        l.qpslab(&a)
+        as_user("nofile", &a)
     };
     let out = as_nofile(&["--load-via", "pipe"]);
     assert!(!out.status.success(), "{}", text(&out));
@@ -155,30 +163,23 @@ fn with_local_infile_off_and_no_pipe_the_error_names_both_routes() {
     let _alone = common::measuring();
     let l = lab();
     let db = l.fresh_db("pipe_noroute");
-    l.sql(
-        "mysql",
-        &format!(
-            "DROP USER IF EXISTS noroute@localhost; CREATE USER noroute@localhost; GRANT ALL ON {db}.* TO noroute@localhost"
-        ),
-    );
+    fileless_user("noroute", &db);
     let was = l.sql("mysql", "SELECT @@local_infile").trim().to_string();
     let _restore = LocalInfile(was);
     l.sql("mysql", "SET GLOBAL local_infile=0");
-    let socket = l.socket();
-    let out = l.qpslab(&[
-        "prepare",
-        "oltp_read_write",
-        "--socket",
-        socket.to_str().unwrap(),
-        "--user",
+    let out = as_user(
         "noroute",
-        "--db",
-        &db,
-        "--tables",
-        "1",
-        "--table-size",
-        "500",
-    ]);
+        &[
+            "prepare",
+            "oltp_read_write",
+            "--db",
+            &db,
+            "--tables",
+            "1",
+            "--table-size",
+            "500",
+        ],
+    );
     assert!(!out.status.success(), "{}", text(&out));
     let err = text(&out);
     let line = err.lines().last().unwrap_or_default();
@@ -239,28 +240,11 @@ fn linkbench_refuses_a_route_it_cannot_take_before_loading() {
     let _shared = common::sharing();
     let l = lab();
     let db = l.fresh_db("pipe_lb");
-    l.sql(
-        "mysql",
-        &format!(
-            "DROP USER IF EXISTS lbnofile@localhost; CREATE USER lbnofile@localhost; GRANT ALL ON {db}.* TO lbnofile@localhost"
-        ),
-    );
-    let socket = l.socket();
+    fileless_user("lbnofile", &db);
     let run = |extra: &[&str]| {
-        let mut a = vec![
-            "prepare",
-            "linkbench",
-            "--socket",
-            socket.to_str().unwrap(),
-            "--user",
-            "lbnofile",
-            "--db",
-            &db,
-            "--maxid1",
-            "1001",
-        ];
+        let mut a = vec!["prepare", "linkbench", "--db", &db, "--maxid1", "1001"];
         a.extend_from_slice(extra);
-        l.qpslab(&a)
+        as_user("lbnofile", &a)
     };
     let out = run(&["--load-via", "pipe"]);
     assert!(!out.status.success(), "{}", text(&out));
