@@ -13,18 +13,8 @@ use common::{lab, text};
 /// Prepares sbtest1 of 5,000 rows in `db` with seed 7 and `extra` options;
 /// returns the summary line.
 fn prepare(db: &str, extra: &[&str]) -> String {
-    let mut a = vec![
-        "prepare",
-        "oltp_read_write",
-        "--db",
-        db,
-        "--tables",
-        "1",
-        "--table-size",
-        "5000",
-        "--rand-seed",
-        "7",
-    ];
+    let mut a = one_table(db, "5000");
+    a.extend_from_slice(&["--rand-seed", "7"]);
     a.extend_from_slice(extra);
     let out = lab().on_sandbox(&a);
     assert!(out.status.success(), "prepare {extra:?}: {}", text(&out));
@@ -74,6 +64,27 @@ fn fileless_user(user: &str, db: &str) {
     );
 }
 
+/// The last line of a run that must have failed, and all it said.
+fn refused(out: &std::process::Output) -> (String, String) {
+    let err = text(out);
+    assert!(!out.status.success(), "{err}");
+    (err.lines().last().unwrap_or_default().to_string(), err)
+}
+
+/// `prepare oltp_read_write` of one table of `rows` rows in `db`.
+fn one_table<'a>(db: &'a str, rows: &'a str) -> Vec<&'a str> {
+    vec![
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        db,
+        "--tables",
+        "1",
+        "--table-size",
+        rows,
+    ]
+}
+
 /// Runs qpslab with `args` against the sandbox's socket as `user`.
 fn as_user(user: &str, args: &[&str]) -> std::process::Output {
     let socket = lab().socket();
@@ -103,23 +114,12 @@ fn without_the_file_privilege_auto_falls_back_and_pipe_is_refused() {
     let l = lab();
     fileless_user("nofile", &db);
     let as_nofile = |extra: &[&str]| {
-        let mut a = vec![
-            "prepare",
-            "oltp_read_write",
-            "--db",
-            &db,
-            "--tables",
-            "1",
-            "--table-size",
-            "500",
-        ];
+        let mut a = one_table(&db, "500");
         a.extend_from_slice(extra);
         as_user("nofile", &a)
     };
     let out = as_nofile(&["--load-via", "pipe"]);
-    assert!(!out.status.success(), "{}", text(&out));
-    let err = text(&out);
-    let line = err.lines().last().unwrap_or_default();
+    let (line, err) = refused(&out);
     assert!(
         line.contains("named pipe")
             && line.contains("FILE privilege")
@@ -167,22 +167,8 @@ fn with_local_infile_off_and_no_pipe_the_error_names_both_routes() {
     let was = l.sql("mysql", "SELECT @@local_infile").trim().to_string();
     let _restore = LocalInfile(was);
     l.sql("mysql", "SET GLOBAL local_infile=0");
-    let out = as_user(
-        "noroute",
-        &[
-            "prepare",
-            "oltp_read_write",
-            "--db",
-            &db,
-            "--tables",
-            "1",
-            "--table-size",
-            "500",
-        ],
-    );
-    assert!(!out.status.success(), "{}", text(&out));
-    let err = text(&out);
-    let line = err.lines().last().unwrap_or_default();
+    let out = as_user("noroute", &one_table(&db, "500"));
+    let (line, err) = refused(&out);
     assert!(
         line.contains("local_infile is off")
             && line.contains("named pipe")
@@ -247,21 +233,15 @@ fn linkbench_refuses_a_route_it_cannot_take_before_loading() {
         as_user("lbnofile", &a)
     };
     let out = run(&["--load-via", "pipe"]);
-    assert!(!out.status.success(), "{}", text(&out));
-    let err = text(&out);
-    let line = err.lines().last().unwrap_or_default();
+    let (line, err) = refused(&out);
     assert!(
         line.starts_with("qpslab: the named pipe") && !line.contains("loaded so far"),
         "a refused route is not a failed chunk: {err}"
     );
     let out = run(&["--load-method", "insert", "--load-via", "pipe"]);
-    assert!(!out.status.success(), "{}", text(&out));
-    let err = text(&out);
+    let (line, err) = refused(&out);
     assert!(
-        err.lines()
-            .last()
-            .unwrap_or_default()
-            .contains("--load-via pipe needs --load-method infile"),
+        line.contains("--load-via pipe needs --load-method infile"),
         "{err}"
     );
     l.sql("mysql", "DROP USER lbnofile@localhost");
