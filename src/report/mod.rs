@@ -55,8 +55,8 @@ pub(crate) fn error_name(code: u16) -> &'static str {
 pub(crate) const CLIENT_SHARE_WARNING: f64 = 0.25;
 
 /// How a prepare's rows reached the server, for a prepare's summary line
-/// (sysbench tables, LinkBench, DBT3).
-/// Where `--load-via auto` fell back, it says why the pipe was not used.
+/// (sysbench tables, LinkBench, DBT3); where `--load-via auto` fell back
+/// to LOCAL, why the pipe was not used.
 pub fn load_route(rep: &crate::workload::PrepareReport) -> String {
     match (&rep.piped, &rep.pipe_note) {
         (true, _) => "LOAD DATA INFILE through a named pipe".into(),

@@ -55,7 +55,8 @@ pub(crate) struct Choice {
 }
 
 impl Route {
-    /// The route for `conn` under `opts.load_via`: the pipe when the server
+    /// The route for `conn` (a server reached, not a dry run) under
+    /// `opts.load_via`: the pipe when the server
     /// is on this host (a unix socket or a loopback address), says where
     /// it reads files, and loads a row through a pipe there (checked with
     /// a one-row temporary table); LOAD DATA LOCAL otherwise, when the
@@ -65,7 +66,6 @@ impl Route {
     pub(crate) async fn choose(conn: &mut Conn, opts: &ConnOpts) -> Result<Choice, StreamError> {
         let why_not_pipe = match opts.load_via {
             LoadVia::Local => None,
-            _ if !opts.reaches_server() => None,
             via => match pipe_dir(conn, opts).await {
                 Ok(dir) => {
                     return Ok(Choice {
@@ -77,7 +77,7 @@ impl Route {
                 Err(why) => Some(why),
             },
         };
-        if opts.reaches_server() && local_infile_off(conn).await {
+        if local_infile_off(conn).await {
             return Err(match why_not_pipe {
                 Some(why) => StreamError::NoRoute(why),
                 None => StreamError::LocalInfileRefused,
