@@ -33,7 +33,8 @@ fn digest(db: &str) -> String {
     )
 }
 
-/// The sandbox's pipe directory holds no pipe.
+/// The sandbox's files directory holds no pipe, and no private directory
+/// of pipes (`qpslab-<pid>-<hex>`).
 fn no_pipe_left() {
     let files = lab()
         .home
@@ -44,7 +45,10 @@ fn no_pipe_left() {
         .unwrap_or_else(|e| panic!("{}: {e}", files.display()))
         .flatten()
         .map(|e| e.file_name())
-        .filter(|n| n.to_string_lossy().ends_with(".pipe"))
+        .filter(|n| {
+            let n = n.to_string_lossy();
+            n.ends_with(".pipe") || n.starts_with("qpslab-")
+        })
         .collect();
     assert!(
         left.is_empty(),

@@ -25,6 +25,7 @@
 //!    ([`resume::complete_sql`]).
 
 mod pipe;
+mod pipe_dir;
 mod pool;
 pub(crate) mod resume;
 mod stream;

@@ -1,7 +1,7 @@
 //! The named-pipe route for LOAD DATA: when the server runs on this host
 //! and may read files in a directory this process can write (its
 //! `secure_file_priv`, or anywhere when that is empty or, on MariaDB,
-//! unset), a loader makes a
+//! unset), a loader makes a private directory there ([`super::pipe_dir`]), a
 //! FIFO there and runs `LOAD DATA INFILE` on it while it writes the rows
 //! into the FIFO. The server then reads its own file descriptor, as it does
 //! a file on disk, instead of the LOCAL protocol's packets: on a 2-CPU host
@@ -22,9 +22,9 @@
 //! is closed, so a server that has not opened it yet finds no file rather
 //! than blocking for a writer that never comes.
 
+use super::pipe_dir::PipeDir;
 use super::stream_error::StreamError;
 use crate::protocol::{Conn, ConnOpts, Endpoint, LoadVia, Outcome, ProtoError};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -37,17 +37,18 @@ const PIPE_SIZE: usize = 1 << 20;
 const DRAIN_POLL: Duration = Duration::from_micros(500);
 
 /// How a loader's LOAD DATA statements get their rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Route {
     /// LOAD DATA LOCAL: rows in packets over the connection.
     Local,
-    /// LOAD DATA INFILE of a named pipe made in this directory.
-    Pipe(PathBuf),
+    /// LOAD DATA INFILE of a named pipe made in this directory (removed
+    /// when the route is dropped).
+    Pipe(PipeDir),
 }
 
 /// The route a load takes, and why it is not the pipe where `auto` fell
 /// back to LOAD DATA LOCAL.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Choice {
     pub route: Route,
     /// Why the named pipe was not used (`--load-via auto` only).
@@ -138,7 +139,7 @@ fn is_local(e: &Endpoint) -> bool {
 
 /// The directory where the server reads the pipes, checked by loading a
 /// row through one; or why there is none.
-async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
+async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PipeDir, String> {
     if !is_local(&opts.endpoint) {
         return Err(format!(
             "the server at {} is not on this host (a unix socket or a loopback address)",
@@ -155,14 +156,14 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
         .cloned()
         .flatten()
         .is_some_and(|v| v.contains("MariaDB"));
-    let dir = files_dir(row.into_iter().next().flatten().as_deref(), mariadb)?;
-    clear_stale(&dir);
+    let files = files_dir(row.into_iter().next().flatten().as_deref(), mariadb)?;
+    let dir = PipeDir::make_in(&files)?;
     conn.exec("CREATE TEMPORARY TABLE qpslab_pipe_probe (a INT)")
         .await
         .map_err(|e| format!("the probe's temporary table: {e}"))?;
     let probe = through_pipe(
         conn,
-        &dir,
+        dir.path(),
         "LOAD DATA LOCAL INFILE 'probe' INTO TABLE qpslab_pipe_probe",
         |b| {
             b.extend_from_slice(b"1\n");
@@ -175,7 +176,7 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
         Ok(1) => Ok(dir),
         Ok(n) => Err(format!(
             "a probe row through a pipe in {} loaded {n} rows",
-            dir.display()
+            files.display()
         )),
         Err(e) => {
             let hint = match &e {
@@ -186,7 +187,7 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PathBuf, String> {
             };
             Err(format!(
                 "a probe row through a pipe in {}: {e}{hint}",
-                dir.display()
+                files.display()
             ))
         }
     }
@@ -202,40 +203,6 @@ fn files_dir(priv_dir: Option<&str>, mariadb: bool) -> Result<PathBuf, String> {
         Some(_) => Ok(std::env::temp_dir()),
         None if mariadb => Ok(std::env::temp_dir()),
         None => Err("the server reads no files (secure_file_priv is NULL)".into()),
-    }
-}
-
-/// Removes the pipes that loaders of processes no longer running left in
-/// `dir` (killed before they could unlink them). A server session still
-/// waiting in `open()` on one is let go first: opening the write end and
-/// closing it gives it end-of-file.
-fn clear_stale(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("qpslab-"))
-            .and_then(|n| n.strip_suffix(".pipe"))
-            .and_then(|n| n.split_once('-'))
-            .and_then(|(pid, _)| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        let path = e.path();
-        if let Ok(w) = std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(&path)
-        {
-            drop(w);
-        }
-        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -290,7 +257,8 @@ pub(crate) async fn through_pipe(
         path: path.display().to_string(),
         source: e,
     };
-    // (world-readable: the server refuses a file that is not)
+    // (world-readable: the server refuses a file that is not; its
+    // directory keeps other users out, see pipe_dir)
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
         &path,

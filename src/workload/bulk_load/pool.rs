@@ -108,7 +108,7 @@ impl LoadCtx<'_> {
     ) -> Result<u64, StreamError> {
         match self.route {
             Route::Local => load_data(conn, sql, fill).await,
-            Route::Pipe(dir) => through_pipe(conn, dir, sql, fill).await,
+            Route::Pipe(dir) => through_pipe(conn, dir.path(), sql, fill).await,
         }
     }
 }
