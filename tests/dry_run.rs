@@ -154,6 +154,27 @@ fn qpslab_run_dry_run_starts_no_sandbox() {
     );
 }
 
+#[test]
+fn a_dry_prepare_told_to_use_the_pipe_says_why_it_shows_local() {
+    let o = qpslab(&[
+        "prepare",
+        "oltp_point_select",
+        "--dry-run",
+        "--load-via",
+        "pipe",
+        "--tables",
+        "1",
+        "--table-size",
+        "100",
+    ]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("LOAD DATA LOCAL; no named pipe: a dry run"),
+        "{out}"
+    );
+}
+
 /// The statements a server counts: they must not move in a dry run.
 fn statement_counters(lab: &common::Lab) -> String {
     lab.sql(

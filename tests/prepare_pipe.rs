@@ -5,7 +5,7 @@
 //! falls back to LOCAL and says why, or is refused in one line with
 //! `--load-via pipe` before a table is made; where LOCAL is off too the
 //! line names both routes; no pipe is left behind, even by an interrupted
-//! prepare.
+//! prepare, and `cleanup` removes what a killed one left.
 
 mod common;
 use common::{lab, text};
@@ -213,6 +213,53 @@ fn an_interrupted_prepare_leaves_no_pipe_and_no_load_running() {
     assert!(!status.success());
     await_loads("the LOAD DATA to end", "LOAD DATA%", false);
     no_pipe_left();
+    lab().sql("mysql", &format!("DROP DATABASE {db}"));
+}
+
+#[test]
+fn a_killed_prepares_pipe_directory_is_removed_by_cleanup() {
+    // alone: another test's pipe prepare would sweep the directory first
+    let _alone = common::measuring();
+    let db = lab().fresh_db("pipe_kill");
+    let mut child = lab()
+        .command()
+        .args([
+            "prepare",
+            "oltp_read_write",
+            "--server",
+            common::SANDBOX,
+            "--db",
+            &db,
+            "--tables",
+            "1",
+            "--table-size",
+            "5000000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("qpslab prepare");
+    await_loads("the LOAD DATA to start", "LOAD DATA INFILE%", true);
+    // killed: nothing of its own cleans up
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().expect("wait");
+    await_loads("the LOAD DATA to end", "LOAD DATA%", false);
+    let killed = format!("qpslab-{}-", child.id());
+    let files = lab()
+        .home
+        .join("sandboxes")
+        .join(common::SANDBOX)
+        .join("files");
+    let left = || {
+        std::fs::read_dir(&files)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(&killed))
+    };
+    assert!(left(), "the killed prepare left no {killed}* to test with");
+    let out = lab().on_sandbox(&["cleanup", "oltp_read_write", "--db", &db, "--tables", "1"]);
+    assert!(out.status.success(), "cleanup: {}", text(&out));
+    assert!(!left(), "cleanup left {killed}* in {}", files.display());
     lab().sql("mysql", &format!("DROP DATABASE {db}"));
 }
 

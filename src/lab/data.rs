@@ -111,11 +111,13 @@ pub fn prepare(
     family.prepare(&t.opts, loaders, progress, crate::exec::interrupted)
 }
 
-/// Drops the workload's data, telling `each` each table's name first.
+/// Drops the workload's data, telling `each` each table's name first, and
+/// the named pipes a killed prepare left where the server reads files.
 pub fn cleanup(t: &Target, family: &dyn Family, mut each: impl FnMut(&str)) -> Result<()> {
     super::runtime::block_on(async {
         let mut c = check(t).await?;
         family.cleanup(&mut c, &mut each).await?;
+        crate::workload::sweep_left_pipes(&mut c, &t.opts).await;
         c.quit().await;
         Ok::<_, anyhow::Error>(())
     })?

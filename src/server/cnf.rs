@@ -72,7 +72,10 @@ impl Sandbox {
         }
         for (k, v) in &self.spec.sets {
             if norm(k) != "bind_address" {
-                put(k, v);
+                // `--set secure_file_priv=` means an empty value: a bare
+                // line would be an option without its argument, which
+                // the server refuses at start.
+                put(k, if v.is_empty() { "\"\"" } else { v });
             }
         }
         s
@@ -81,4 +84,55 @@ impl Sandbox {
 
 fn norm(k: &str) -> String {
     k.replace('-', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::cnf_presets::CnfPreset;
+    use crate::server::flavor::{Flavor, Init};
+    use crate::server::sandbox::SandboxSpec;
+
+    fn cnf(sets: &[(&str, &str)]) -> String {
+        let sb = Sandbox {
+            spec: SandboxSpec {
+                name: "t".into(),
+                basedir: None,
+                preset: CnfPreset::Default,
+                sets: sets
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                cpus: None,
+                port: 3999,
+            },
+            dir: PathBuf::from("/nonexistent/t"),
+        };
+        let install = Install {
+            basedir: None,
+            mysqld: PathBuf::from("/usr/sbin/mariadbd"),
+            init: Init::Initialize,
+            flavor: Flavor::MariaDb,
+            version: String::new(),
+            release: None,
+        };
+        sb.render_cnf(&install)
+    }
+
+    #[test]
+    fn an_empty_set_value_is_written_as_an_empty_string_not_a_bare_option() {
+        let text = cnf(&[("secure_file_priv", "")]);
+        assert!(text.contains("\nsecure_file_priv = \"\"\n"), "{text}");
+        assert!(!text.contains("\nsecure_file_priv\n"), "{text}");
+        // and the sandbox's own secure-file-priv line gives way to it
+        assert!(!text.contains("secure-file-priv ="), "{text}");
+    }
+
+    #[test]
+    fn bind_address_is_localhost_unless_set() {
+        assert!(cnf(&[]).contains("\nbind-address = 127.0.0.1\n"));
+        let text = cnf(&[("bind-address", "0.0.0.0")]);
+        assert!(text.contains("\nbind-address = 0.0.0.0\n"), "{text}");
+        assert_eq!(text.matches("bind").count(), 1, "{text}");
+    }
 }

@@ -38,6 +38,7 @@ mod statements;
 pub mod tpcc;
 mod xoroshiro;
 
+pub use bulk_load::sweep_left_pipes;
 pub use family::{Consume, Family, OnError, PrepareReport, Session, StatementSpec};
 pub use oltp::Oltp;
 pub use oltp_plan::{OltpOpts, Op, Workload, ALL};

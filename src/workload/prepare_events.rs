@@ -47,6 +47,13 @@ pub enum Progress {
         /// Chunks to load.
         to_go: usize,
     },
+    /// An interrupted DBT3 prepare resumes: chunks loaded, to go.
+    ResumingDbt3 {
+        /// Chunks already in.
+        loaded: usize,
+        /// Chunks to load.
+        to_go: usize,
+    },
     /// Loading begins: about this many rows in all.
     LoadStart(u64),
     /// Rows loaded so far.
@@ -86,6 +93,11 @@ impl fmt::Display for Progress {
                 "Resuming the interrupted LinkBench prepare: {loaded} of {} chunks are loaded, {to_go} to go",
                 loaded + to_go
             ),
+            Progress::ResumingDbt3 { loaded, to_go } => write!(
+                f,
+                "Resuming the interrupted DBT3 prepare: {loaded} of {} chunks are loaded, {to_go} to go",
+                loaded + to_go
+            ),
             Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
             Progress::Loaded(rows) => write!(f, "{rows} rows loaded"),
             Progress::LoadEnd => write!(f, "loading done"),
@@ -119,6 +131,14 @@ mod tests {
             }
             .to_string(),
             "Resuming the interrupted prepare of set 1: 2 of 7 parts are loaded, 5 to go"
+        );
+        assert_eq!(
+            Progress::ResumingDbt3 {
+                loaded: 30,
+                to_go: 4
+            }
+            .to_string(),
+            "Resuming the interrupted DBT3 prepare: 30 of 34 chunks are loaded, 4 to go"
         );
     }
 }

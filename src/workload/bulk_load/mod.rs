@@ -31,6 +31,7 @@ pub(crate) mod resume;
 mod stream;
 mod stream_error;
 
+pub use pipe::sweep_left_pipes;
 pub(crate) use pool::{run_loaders, runtime, ChunkLoader, LoadCtx, LoadFailure};
 pub(crate) use stream::{existing_tables, stream_rows, Batching};
 pub(crate) use stream_error::StreamError;

@@ -146,17 +146,7 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PipeDir, String> {
             opts.endpoint
         ));
     }
-    let r = conn
-        .query("SELECT @@secure_file_priv, @@version")
-        .await
-        .map_err(|e| format!("reading secure_file_priv: {e}"))?;
-    let row = r.rows.into_iter().next().unwrap_or_default();
-    let mariadb = row
-        .get(1)
-        .cloned()
-        .flatten()
-        .is_some_and(|v| v.contains("MariaDB"));
-    let files = files_dir(row.into_iter().next().flatten().as_deref(), mariadb)?;
+    let files = server_files_dir(conn).await?;
     let dir = PipeDir::make_in(&files)?;
     conn.exec("CREATE TEMPORARY TABLE qpslab_pipe_probe (a INT)")
         .await
@@ -190,6 +180,34 @@ async fn pipe_dir(conn: &mut Conn, opts: &ConnOpts) -> Result<PipeDir, String> {
                 files.display()
             ))
         }
+    }
+}
+
+/// Where the server of `conn` reads files ([`files_dir`]), or why nowhere.
+async fn server_files_dir(conn: &mut Conn) -> Result<PathBuf, String> {
+    let r = conn
+        .query("SELECT @@secure_file_priv, @@version")
+        .await
+        .map_err(|e| format!("reading secure_file_priv: {e}"))?;
+    let row = r.rows.into_iter().next().unwrap_or_default();
+    let mariadb = row
+        .get(1)
+        .cloned()
+        .flatten()
+        .is_some_and(|v| v.contains("MariaDB"));
+    files_dir(row.into_iter().next().flatten().as_deref(), mariadb)
+}
+
+/// Removes, where the server of `conn` reads files, the pipe directories
+/// that loads killed before they could clean up left there (the next
+/// pipe prepare would too); nothing for a server on another host or a
+/// dry run.
+pub async fn sweep_left_pipes(conn: &mut Conn, opts: &ConnOpts) {
+    if !opts.reaches_server() || !is_local(&opts.endpoint) {
+        return;
+    }
+    if let Ok(files) = server_files_dir(conn).await {
+        super::pipe_dir::sweep_stale(&files);
     }
 }
 

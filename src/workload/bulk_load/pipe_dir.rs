@@ -73,7 +73,7 @@ fn owner(name: &str) -> Option<u32> {
 /// Removes what loaders of processes no longer running left in `parent`
 /// (killed before they could clean up): their pipe directories, and the
 /// pipes an earlier version made there directly.
-fn sweep_stale(parent: &Path) {
+pub(super) fn sweep_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };

@@ -232,9 +232,11 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
 /// none to choose.
 fn choose_route(opts: &ConnOpts) -> anyhow::Result<Choice> {
     if !opts.local_infile || !opts.reaches_server() {
+        // (a dry run told to use the pipe says why it shows LOCAL)
+        let dry = opts.local_infile && opts.load_via == crate::protocol::LoadVia::Pipe;
         return Ok(Choice {
             route: Route::Local,
-            why_not_pipe: None,
+            why_not_pipe: dry.then(|| "a dry run (no server to read a pipe)".into()),
         });
     }
     runtime()?.block_on(async {

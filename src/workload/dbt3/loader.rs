@@ -105,10 +105,19 @@ pub fn prepare(
         conn.quit().await;
         done
     })?;
-    let work: Vec<Chunk> = datagen::chunks(o.scale)
+    let all = datagen::chunks(o.scale);
+    let chunks = all.len();
+    let work: Vec<Chunk> = all
         .into_iter()
         .filter(|c| !done.contains(&c.key()))
         .collect();
+    // (an interrupted prepare's progress table holds at least its scale)
+    if !done.is_empty() {
+        progress(Progress::ResumingDbt3 {
+            loaded: chunks - work.len(),
+            to_go: work.len(),
+        });
+    }
     let total: u64 = work
         .iter()
         .map(|c| datagen::rows_about(c.table, o.scale) / c.parts as u64)
