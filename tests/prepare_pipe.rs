@@ -188,26 +188,7 @@ fn with_local_infile_off_and_no_pipe_the_error_names_both_routes() {
 fn an_interrupted_prepare_leaves_no_pipe_and_no_load_running() {
     let _shared = common::sharing();
     let db = lab().fresh_db("pipe_stop");
-    let mut child = lab()
-        .command()
-        .args([
-            "prepare",
-            "oltp_read_write",
-            "--server",
-            common::SANDBOX,
-            "--db",
-            &db,
-            "--tables",
-            "1",
-            "--table-size",
-            "5000000",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("qpslab prepare");
-    // the load is under way once the server runs its LOAD DATA
-    await_loads("the LOAD DATA to start", "LOAD DATA INFILE%", true);
+    let mut child = long_prepare(&db);
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().expect("wait");
     assert!(!status.success());
@@ -221,25 +202,7 @@ fn a_killed_prepares_pipe_directory_is_removed_by_cleanup() {
     // alone: another test's pipe prepare would sweep the directory first
     let _alone = common::measuring();
     let db = lab().fresh_db("pipe_kill");
-    let mut child = lab()
-        .command()
-        .args([
-            "prepare",
-            "oltp_read_write",
-            "--server",
-            common::SANDBOX,
-            "--db",
-            &db,
-            "--tables",
-            "1",
-            "--table-size",
-            "5000000",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("qpslab prepare");
-    await_loads("the LOAD DATA to start", "LOAD DATA INFILE%", true);
+    let mut child = long_prepare(&db);
     // killed: nothing of its own cleans up
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     child.wait().expect("wait");
@@ -261,6 +224,28 @@ fn a_killed_prepares_pipe_directory_is_removed_by_cleanup() {
     assert!(out.status.success(), "cleanup: {}", text(&out));
     assert!(!left(), "cleanup left {killed}* in {}", files.display());
     lab().sql("mysql", &format!("DROP DATABASE {db}"));
+}
+
+/// A prepare of 5M rows into `db`, under way (the server runs its LOAD
+/// DATA INFILE) when this returns.
+fn long_prepare(db: &str) -> std::process::Child {
+    let child = lab()
+        .command()
+        .args([
+            "prepare",
+            "oltp_read_write",
+            "--server",
+            common::SANDBOX,
+            "--db",
+            db,
+        ])
+        .args(["--tables", "1", "--table-size", "5000000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("qpslab prepare");
+    await_loads("the LOAD DATA to start", "LOAD DATA INFILE%", true);
+    child
 }
 
 /// Waits (at most a minute) until a statement like `like` runs on the
