@@ -85,7 +85,7 @@ pub fn prepare(
     let tables: Vec<u32> = (1..=o.tables).collect();
     let loaded = bulk_load::run_loaders(&infile_opts, tables, loaders, make, total, progress, stop).map_err(
         |f| match f {
-            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the tables are incomplete; run `qpslab cleanup` (same --tables) and prepare again"),
+            LoadFailure::Interrupted { rows, .. } => anyhow!("prepare interrupted after {rows} of {total} rows: the tables are incomplete; run `qpslab cleanup` (same --tables) and prepare again"),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e,
         },

@@ -130,8 +130,12 @@ pub(crate) struct Loaded {
 pub(crate) enum LoadFailure {
     /// `stop` said so; this many rows were in by then.
     Interrupted {
-        /// Rows loaded before the loaders stopped.
+        /// Rows loaded before the loaders stopped (sent: a chunk cut off
+        /// counts its rows, though they are rolled back).
         rows: u64,
+        /// Work items whose [`ChunkLoader::done`] committed them: what a
+        /// resumable load keeps of this run.
+        committed: usize,
     },
     /// A loader failed: its error (the first one; the others stopped).
     Failed(anyhow::Error),
@@ -145,6 +149,8 @@ struct Shared<W> {
     work: Vec<W>,
     next: AtomicUsize,
     rows: AtomicU64,
+    /// Items through [`ChunkLoader::done`].
+    committed: AtomicUsize,
     /// How the loaders' LOAD DATA statements get their rows.
     route: Route,
     failed: AtomicBool,
@@ -182,6 +188,7 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
         work,
         next: AtomicUsize::new(0),
         rows: AtomicU64::new(0),
+        committed: AtomicUsize::new(0),
         route: choice.route,
         failed: AtomicBool::new(false),
         first_error: Mutex::new(None),
@@ -215,7 +222,10 @@ pub(crate) fn run_loaders<L: ChunkLoader>(
         )));
     }
     if stop() {
-        return Err(LoadFailure::Interrupted { rows });
+        return Err(LoadFailure::Interrupted {
+            rows,
+            committed: shared.committed.load(Ordering::Relaxed),
+        });
     }
     match shared.first_error.lock().ok().and_then(|mut f| f.take()) {
         Some(e) => Err(LoadFailure::Failed(e)),
@@ -278,6 +288,7 @@ fn loader_thread<L: ChunkLoader>(
                 break;
             }
             loader.done(&mut conn, work).await?;
+            shared.committed.fetch_add(1, Ordering::Relaxed);
         }
         conn.quit().await;
         Ok(())

@@ -84,7 +84,7 @@ pub fn prepare(
     let make = |_| ObjectLoader { o: o.clone() };
     let loaded = bulk_load::run_loaders(opts, chunks, loaders, make, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: run `qpslab cleanup dbstress` and prepare again"),
+            LoadFailure::Interrupted { rows, .. } => anyhow!("prepare interrupted after {rows} of {total} rows: run `qpslab cleanup dbstress` and prepare again"),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context(
                 "loading dbSTRESS: run `qpslab cleanup dbstress` and prepare again once fixed",

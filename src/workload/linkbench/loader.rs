@@ -171,6 +171,8 @@ pub fn prepare(
         .collect();
     sized.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
     let total: u64 = sized.iter().map(|(rows, _)| rows).sum();
+    // (the interrupted line counts chunks as the resume line does)
+    let (all, to_load) = (chunks(o).len(), sized.len());
     let work = sized.into_iter().map(|(_, w)| w).collect();
     let mut load_opts = opts.clone();
     load_opts.local_infile = method == Method::Infile;
@@ -180,7 +182,7 @@ pub fn prepare(
     };
     let loaded = bulk_load::run_loaders(&load_opts, work, loaders, make, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of {total} rows: the loaded chunks are kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`"),
+            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} of {total} rows sent: {} of {all} chunks are loaded and kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`", all - to_load + committed),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context("loading LinkBench: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
         })?;

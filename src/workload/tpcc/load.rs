@@ -220,7 +220,7 @@ pub fn prepare(
     };
     let loaded = bulk_load::run_loaders(&infile_opts, work, loaders, make, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows } => anyhow!("prepare interrupted after {rows} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`"),
+            LoadFailure::Interrupted { rows, .. } => anyhow!("prepare interrupted after {rows} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`"),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context(
                 "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
