@@ -40,15 +40,11 @@ pub enum Progress {
     /// LinkBench's tables are being created for a graph of this many
     /// nodes.
     CreatingGraph(u64),
-    /// An interrupted LinkBench prepare resumes: chunks loaded, to go.
-    ResumingGraph {
-        /// Chunks already in.
-        loaded: usize,
-        /// Chunks to load.
-        to_go: usize,
-    },
-    /// An interrupted DBT3 prepare resumes: chunks loaded, to go.
-    ResumingDbt3 {
+    /// An interrupted prepare loaded in chunks (LinkBench, DBT3) resumes:
+    /// chunks loaded, to go.
+    ResumingChunks {
+        /// The workload as the line names it ("LinkBench", "DBT3").
+        family: &'static str,
         /// Chunks already in.
         loaded: usize,
         /// Chunks to load.
@@ -88,14 +84,13 @@ impl fmt::Display for Progress {
             Progress::CreatingGraph(nodes) => {
                 write!(f, "Creating the LinkBench tables for {nodes} nodes...")
             }
-            Progress::ResumingGraph { loaded, to_go } => write!(
+            Progress::ResumingChunks {
+                family,
+                loaded,
+                to_go,
+            } => write!(
                 f,
-                "Resuming the interrupted LinkBench prepare: {loaded} of {} chunks are loaded, {to_go} to go",
-                loaded + to_go
-            ),
-            Progress::ResumingDbt3 { loaded, to_go } => write!(
-                f,
-                "Resuming the interrupted DBT3 prepare: {loaded} of {} chunks are loaded, {to_go} to go",
+                "Resuming the interrupted {family} prepare: {loaded} of {} chunks are loaded, {to_go} to go",
                 loaded + to_go
             ),
             Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
@@ -133,7 +128,8 @@ mod tests {
             "Resuming the interrupted prepare of set 1: 2 of 7 parts are loaded, 5 to go"
         );
         assert_eq!(
-            Progress::ResumingDbt3 {
+            Progress::ResumingChunks {
+                family: "DBT3",
                 loaded: 30,
                 to_go: 4
             }

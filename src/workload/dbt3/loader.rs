@@ -111,21 +111,23 @@ pub fn prepare(
         .into_iter()
         .filter(|c| !done.contains(&c.key()))
         .collect();
+    // (chunks an earlier, interrupted prepare committed)
+    let kept = chunks - work.len();
     // (an interrupted prepare's progress table holds at least its scale)
     if !done.is_empty() {
-        progress(Progress::ResumingDbt3 {
-            loaded: chunks - work.len(),
+        progress(Progress::ResumingChunks {
+            family: "DBT3",
+            loaded: kept,
             to_go: work.len(),
         });
     }
-    let to_load = work.len();
     let total: u64 = work
         .iter()
         .map(|c| datagen::rows_about(c.table, o.scale) / c.parts as u64)
         .sum();
     let loaded = bulk_load::run_loaders(&opts, work, loaders, |_| ChunkLoad { sf: o.scale }, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} rows sent: {} of {chunks} chunks are loaded and kept; run the same `qpslab prepare dbt3 --scale {}` again to resume, or `qpslab cleanup dbt3`", chunks - to_load + committed, o.scale_text()),
+            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} rows sent: {} of {chunks} chunks are loaded and kept; run the same `qpslab prepare dbt3 --scale {}` again to resume, or `qpslab cleanup dbt3`", kept + committed, o.scale_text()),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context("loading DBT3: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
         })?;

@@ -153,7 +153,8 @@ pub fn prepare(
                     .into_iter()
                     .filter(|c| !done.contains(&chunk_key(c.0)))
                     .collect();
-                progress(Progress::ResumingGraph {
+                progress(Progress::ResumingChunks {
+                    family: "LinkBench",
                     loaded: done.len(),
                     to_go: todo.len(),
                 });
@@ -171,8 +172,10 @@ pub fn prepare(
         .collect();
     sized.sort_by_key(|(rows, _)| std::cmp::Reverse(*rows));
     let total: u64 = sized.iter().map(|(rows, _)| rows).sum();
-    // (the interrupted line counts chunks as the resume line does)
-    let (all, to_load) = (chunks(o).len(), sized.len());
+    // (chunks an earlier, interrupted prepare committed: the interrupted
+    // line counts chunks as the resume line does)
+    let all = chunks(o).len();
+    let kept = all - sized.len();
     let work = sized.into_iter().map(|(_, w)| w).collect();
     let mut load_opts = opts.clone();
     load_opts.local_infile = method == Method::Infile;
@@ -182,7 +185,7 @@ pub fn prepare(
     };
     let loaded = bulk_load::run_loaders(&load_opts, work, loaders, make, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} of {total} rows sent: {} of {all} chunks are loaded and kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`", all - to_load + committed),
+            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} of {total} rows sent: {} of {all} chunks are loaded and kept; run the same `qpslab prepare linkbench` again to resume, or `qpslab cleanup linkbench`", kept + committed),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context("loading LinkBench: the chunks loaded so far are kept; fix the cause and run the same prepare again to resume"),
         })?;
