@@ -94,6 +94,14 @@ pub(super) fn server(cmd: ServerCmd) -> Result<()> {
     }
 }
 
+/// A `--set VAR=VALUE` (VALUE may be empty; VAR may not).
+fn parse_set(s: &str) -> Result<(String, String)> {
+    let Some((k, v)) = s.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+        bail!("--set '{s}' is not VAR=VALUE; e.g. --set innodb_buffer_pool_size=2G");
+    };
+    Ok((k.trim().to_string(), v.trim().to_string()))
+}
+
 fn server_start(a: &SandboxArgs) -> Result<()> {
     let mut change = crate::lab::SandboxChange {
         preset: a.preset.clone(),
@@ -113,12 +121,7 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
         )?);
     }
     for s in &a.sets {
-        let Some((k, v)) = s.split_once('=') else {
-            bail!("--set '{s}' is not VAR=VALUE; e.g. --set innodb_buffer_pool_size=2G");
-        };
-        change
-            .sets
-            .push((k.trim().to_string(), v.trim().to_string()));
+        change.sets.push(parse_set(s)?);
     }
     let sb = crate::lab::start_sandbox(
         &a.name,
@@ -128,4 +131,25 @@ fn server_start(a: &SandboxArgs) -> Result<()> {
     )?;
     outln!("{}", sb.describe());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_set;
+
+    #[test]
+    fn a_set_needs_a_name_and_may_have_an_empty_value() {
+        assert_eq!(
+            parse_set(" max_connections = 500").unwrap(),
+            ("max_connections".into(), "500".into())
+        );
+        assert_eq!(
+            parse_set("secure_file_priv=").unwrap(),
+            ("secure_file_priv".into(), String::new())
+        );
+        for bad in ["=5", " =5", "max_connections"] {
+            let e = parse_set(bad).unwrap_err().to_string();
+            assert!(e.contains("is not VAR=VALUE"), "{bad}: {e}");
+        }
+    }
 }
