@@ -1,7 +1,7 @@
 //! DBT3 against a real sandbox MariaDB at SF 0.01: prepare loads
 //! tpchgen's rows (exact counts per table, the check holds, through the
 //! named pipe and over LOAD DATA LOCAL, a prepare resumes and refuses
-//! another scale), the power test runs the 22
+//! another scale, a deadlocked chunk is loaded again), the power test runs the 22
 //! queries and a refresh pair that leaves the data as it found it, a
 //! query timeout leaves no query running, and bad options are one line.
 
@@ -85,6 +85,34 @@ fn prepare_loads_exact_counts_and_check_holds() {
     assert_consistent(&db);
     ok(&["cleanup", "dbt3"], &db);
     assert_eq!(lab().sql(&db, "SHOW TABLES").trim(), "");
+}
+
+/// A chunk whose load fails on a deadlock (error 1213, here from a
+/// trigger that fails the first attempt only) is rolled back and loaded
+/// again: the resumed prepare succeeds with exact counts, where it
+/// failed on the first deadlock two loaders met.
+#[test]
+fn a_deadlocked_chunk_is_rolled_back_and_loaded_again() {
+    let db = prepared("dbt3_deadlock");
+    let l = lab();
+    l.sql(
+        &db,
+        "DELETE FROM qpslab_dbt3 WHERE part IN ('complete', 'nation:1/1')",
+    );
+    l.sql(&db, "DELETE FROM nation");
+    l.sql(&db, "CREATE TABLE failed_once (n INT) ENGINE=MyISAM");
+    l.sql_with(
+        &db,
+        "CREATE TRIGGER deadlock_once BEFORE INSERT ON nation FOR EACH ROW \
+         IF NOT EXISTS (SELECT 1 FROM failed_once) THEN INSERT INTO failed_once VALUES (1); \
+         SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'simulated deadlock'; END IF",
+        "//",
+    );
+    let o = text(&ok(&["prepare", "dbt3", "--scale", SF], &db));
+    assert!(o.contains("Resuming the interrupted DBT3 prepare: "), "{o}");
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM failed_once"), 1, "{o}");
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM nation"), 25, "{o}");
+    assert_consistent(&db);
 }
 
 /// A database prepared at SF 0.01 (each test its own).

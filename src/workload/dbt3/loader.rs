@@ -7,6 +7,8 @@
 //! interrupted prepare (Ctrl-C, a lost server) goes on where it stopped
 //! when run again at the same scale (exact on a transactional engine;
 //! on MyISAM a chunk cut off mid-way is loaded twice: clean up instead).
+//! A chunk that meets a deadlock (two loaders at one empty table) is
+//! rolled back with its transaction and loaded again by the pool.
 
 use super::datagen::{self, Chunk};
 use super::settings::Dbt3Opts;
@@ -222,5 +224,27 @@ impl ChunkLoader for ChunkLoad {
         .await?;
         conn.exec("COMMIT").await?;
         Ok(())
+    }
+
+    /// After a deadlock: a chunk is one transaction, which the deadlock
+    /// rolled back (the ROLLBACK ends what a statement-level failure left
+    /// open), so nothing of it is left to remove where the table's engine
+    /// is transactional; on any other engine the rows sent stay, so the
+    /// chunk cannot be loaded again and the load fails.
+    async fn clear(&mut self, conn: &mut Conn, c: &Chunk) -> Result<bool> {
+        conn.exec("ROLLBACK").await?;
+        let r = conn
+            .query(&format!(
+                "SELECT e.transactions FROM information_schema.tables t \
+                 JOIN information_schema.engines e ON e.engine = t.engine \
+                 WHERE t.table_schema = DATABASE() AND t.table_name = '{}'",
+                c.table.name()
+            ))
+            .await?;
+        let yes = r
+            .rows
+            .first()
+            .and_then(|row| row.first().cloned().flatten());
+        Ok(yes.is_some_and(|v| v.eq_ignore_ascii_case("yes")))
     }
 }
