@@ -23,8 +23,8 @@ ALONE=${ALONE:-"profile monitor"}
 # after it; a binary not named here counts as 10). Update them when a
 # binary's time moves: a heavy binary left at 10 is scheduled last and
 # leaves one stream running alone.
-WEIGHTS="agents:99 ui:98 tpcc:86 faults:73 ibench:69 engines:64 linkbench:70
-  mysql8:47 dbt3:47 sysbench_diff:44 script_runs:43 campaign:37 mariadb101:34
+WEIGHTS="agents:99 ui:98 tpcc:92 faults:73 ibench:69 engines:64 linkbench:70
+  mysql8:47 dbt3:50 sysbench_diff:44 script_runs:43 campaign:37 mariadb101:34
   store:28 prometheus:24 basedir:21 hostbench:19 dashboards:16 connect_and_errors:15
   script_compat:15 runs_manage:14 dbstress:13 shared_store:13 html_injection:12
   qpslab-lib:12 host_store:11"

@@ -450,86 +450,20 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
     );
 }
 
-/// The figures `N of M chunks` after `label` in `s`.
-fn chunks_after(s: &str, label: &str) -> (u64, u64) {
-    let rest = &s[s
-        .find(label)
-        .unwrap_or_else(|| panic!("no `{label}` in: {s}"))
-        + label.len()..];
-    let mut w = rest.split_whitespace();
-    let n = w.next().and_then(|v| v.parse().ok());
-    let m = w.nth(1).and_then(|v| v.parse().ok());
-    match (n, m) {
-        (Some(n), Some(m)) => (n, m),
-        _ => panic!("no `N of M` after `{label}` in: {s}"),
-    }
-}
-
 /// A prepare stopped by Ctrl-C says how many chunks it keeps: the count
 /// its resume then finds, and the progress table holds.
 #[test]
 fn an_interrupted_prepare_counts_the_chunks_its_resume_finds() {
-    use std::io::BufRead;
     let _share = sharing();
     let db = lab().fresh_db("lb_sigint");
     // ~10M rows: far more than load before the signal, on any host
-    let args = [
-        "prepare",
-        "linkbench",
-        "--maxid1",
-        "2000001",
-        "--server",
-        common::SANDBOX,
-        "--db",
+    common::family::interrupt_and_resume(
         &db,
-    ];
-    let spawn = || {
-        lab()
-            .command()
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("qpslab prepare")
-    };
-    let child = spawn();
-    let committed = || {
-        lab()
-            .sql(&db, "SHOW TABLES LIKE 'qpslab_linkbench'")
-            .contains("qpslab")
-            && count(
-                &db,
-                "SELECT COUNT(*) FROM qpslab_linkbench WHERE part LIKE 'chunk.%'",
-            ) > 0
-    };
-    common::await_cond(
-        std::time::Duration::from_secs(120),
-        "a chunk committed",
-        committed,
+        &["prepare", "linkbench", "--maxid1", "2000001"],
+        "qpslab_linkbench",
+        "part LIKE 'chunk.%'",
+        "Resuming the interrupted LinkBench prepare: ",
     );
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().expect("wait");
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
-    let said = chunks_after(&err, "rows sent: ");
-    let kept = count(
-        &db,
-        "SELECT COUNT(*) FROM qpslab_linkbench WHERE part LIKE 'chunk.%'",
-    );
-    assert_eq!(said.0, kept as u64, "{err}");
-    // the resume's first line, then it is stopped too
-    let mut again = spawn();
-    let mut lines = std::io::BufReader::new(again.stdout.take().unwrap()).lines();
-    let label = "Resuming the interrupted LinkBench prepare: ";
-    let line = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find(|l| l.contains(label))
-        .unwrap_or_else(|| panic!("the resume said no `{label}`"));
-    unsafe { libc::kill(again.id() as i32, libc::SIGINT) };
-    drop(lines);
-    again.wait().expect("wait");
-    assert_eq!(chunks_after(&line, label), said, "{line} / {err}");
     ok(&["cleanup", "linkbench"], &db);
 }
 

@@ -2,7 +2,8 @@
 //! says and the consistency conditions hold; a concurrent run keeps them,
 //! counts New-Orders exactly as the server took them, rolls back about
 //! 1% on purpose and issues about 1% remote order lines; an interrupted
-//! prepare is refused by run and resumed by prepare; bad input is one
+//! prepare is refused by run and resumed by prepare, and one stopped by
+//! Ctrl-C counts the parts it keeps; bad input is one
 //! line; sweeps and campaigns store TPC-C runs with their figures.
 
 mod common;
@@ -281,6 +282,22 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
         "{}",
         text(&o)
     );
+}
+
+/// A prepare stopped by Ctrl-C says how many parts it keeps: the count
+/// the progress table holds, and its resume finds.
+#[test]
+fn an_interrupted_prepare_counts_the_parts_its_resume_finds() {
+    let db = lab().fresh_db("tpcc_sigint");
+    // 20 warehouses, ~10M rows: far more than load before the signal
+    common::family::interrupt_and_resume(
+        &db,
+        &["prepare", "tpcc", "--warehouses", "20"],
+        "qpslab_tpcc1",
+        "part NOT IN ('warehouses', 'complete')",
+        "Resuming the interrupted prepare of set 1: ",
+    );
+    ok(&["cleanup", "tpcc"], &db);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! What the workload families' test files (tpcc, linkbench, dbstress, and
 //! next dbt3) share on the lab's sandbox: a command that must succeed on a
-//! database, a query's count, the server's statement counters, and a
-//! campaign on a sandbox of its own with the runs it stored.
+//! database, a query's count, the server's statement counters, a
+//! campaign on a sandbox of its own with the runs it stored, and a
+//! prepare stopped by Ctrl-C and resumed.
 //!
 //! To adopt: `use common::family::{ok, count, …}` in place of the file's
 //! own copies.
@@ -99,4 +100,81 @@ pub fn ok_runs(store: &str) -> (Vec<serde_json::Value>, Output) {
     ]);
     let runs = json(&o).as_array().cloned().unwrap_or_default();
     (runs, o)
+}
+
+/// The figures `N of M` right after `label` in `s`.
+pub fn n_of_m_after(s: &str, label: &str) -> (u64, u64) {
+    let rest = &s[s
+        .find(label)
+        .unwrap_or_else(|| panic!("no `{label}` in: {s}"))
+        + label.len()..];
+    let mut w = rest.split_whitespace();
+    let n = w.next().and_then(|v| v.parse().ok());
+    let m = w.nth(1).and_then(|v| v.parse().ok());
+    match (n, m) {
+        (Some(n), Some(m)) => (n, m),
+        _ => panic!("no `N of M` after `{label}` in: {s}"),
+    }
+}
+
+/// Stops prepare `args` on `db` by Ctrl-C once its progress table
+/// `progress` holds a part (`parts`: the condition on `part` that picks
+/// the parts out), then checks that its line `… rows sent: N of M …`
+/// counts the parts the table holds, and that a resume's first line (the
+/// `N of M` after `resume_label`) says the same; the resume is stopped
+/// too. The prepare must be long enough not to end before the signal.
+pub fn interrupt_and_resume(
+    db: &str,
+    args: &[&str],
+    progress: &str,
+    parts: &str,
+    resume_label: &str,
+) {
+    use std::io::BufRead;
+    let mut all = args.to_vec();
+    all.extend(["--server", super::SANDBOX, "--db", db]);
+    let spawn = || {
+        lab()
+            .command()
+            .args(&all)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("qpslab prepare")
+    };
+    let held = || {
+        count(
+            db,
+            &format!("SELECT COUNT(*) FROM {progress} WHERE {parts}"),
+        )
+    };
+    let child = spawn();
+    let committed = || {
+        lab()
+            .sql(db, &format!("SHOW TABLES LIKE '{progress}'"))
+            .contains(progress)
+            && held() > 0
+    };
+    super::await_cond(
+        std::time::Duration::from_secs(120),
+        "a part committed",
+        committed,
+    );
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let said = n_of_m_after(&err, "rows sent: ");
+    assert_eq!(said.0, held() as u64, "{err}");
+    let mut again = spawn();
+    let mut lines = std::io::BufReader::new(again.stdout.take().unwrap()).lines();
+    let line = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains(resume_label))
+        .unwrap_or_else(|| panic!("the resume said no `{resume_label}`"));
+    unsafe { libc::kill(again.id() as i32, libc::SIGINT) };
+    drop(lines);
+    again.wait().expect("wait");
+    assert_eq!(n_of_m_after(&line, resume_label), said, "{line} / {err}");
 }

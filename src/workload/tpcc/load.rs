@@ -160,9 +160,11 @@ pub fn prepare(
     let started = Instant::now();
     let rt = bulk_load::runtime()?;
     // What to load: every part not already in.
-    let (work, now) = rt.block_on(async {
+    let (work, now, kept) = rt.block_on(async {
         let mut conn = Conn::connect(opts).await?;
         let mut work: Vec<(u32, Part, bool)> = Vec::new();
+        // (parts an earlier, interrupted prepare committed)
+        let mut kept = 0;
         for n in 1..=o.tables {
             match set_state(&mut conn, n, o.warehouses).await? {
                 SetState::Empty => {
@@ -189,6 +191,7 @@ pub fn prepare(
                         .into_iter()
                         .filter(|p| !done.contains(&p.key()))
                         .collect();
+                    kept += done.len();
                     progress(Progress::ResumingSet {
                         set: n,
                         loaded: done.len(),
@@ -207,8 +210,9 @@ pub fn prepare(
             .and_then(|r| r.into_iter().next().flatten())
             .ok_or_else(|| anyhow!("the server did not say the time"))?;
         conn.quit().await;
-        Ok::<_, anyhow::Error>((work, now))
+        Ok::<_, anyhow::Error>((work, now, kept))
     })?;
+    let all_parts = kept + work.len();
 
     let total: u64 = work.iter().map(|w| w.1.rows()).sum();
     let mut infile_opts = opts.clone();
@@ -220,7 +224,7 @@ pub fn prepare(
     };
     let loaded = bulk_load::run_loaders(&infile_opts, work, loaders, make, total, progress, stop)
         .map_err(|f| match f {
-            LoadFailure::Interrupted { rows, .. } => anyhow!("prepare interrupted after {rows} of about {total} rows: the loaded parts are kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`"),
+            LoadFailure::Interrupted { rows, committed } => anyhow!("prepare interrupted after {rows} of about {total} rows sent: {} of {all_parts} parts are loaded and kept; run the same `qpslab prepare tpcc` again to resume, or `qpslab cleanup tpcc`", kept + committed),
             LoadFailure::Refused(e) => e,
             LoadFailure::Failed(e) => e.context(
                 "loading TPC-C: the parts loaded so far are kept; fix the cause and run the same prepare again to resume",
