@@ -290,7 +290,8 @@ pub enum NoteKind {
     Gap,
     /// The server is back after a gap.
     Resumed,
-    /// A poll took longer than two of its intervals: the server stalled.
+    /// A poll took longer than two of its intervals, or than 2 s (it held
+    /// up the other sources): the server stalled.
     Stall,
     /// Anything else worth keeping (not shown by default).
     Info,

@@ -178,6 +178,21 @@ struct Slot {
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 const POLL_WITHIN: Duration = Duration::from_secs(10);
 
+/// How long a poll of source `id`, polled every `every` s (the monitor's
+/// tick `base` s), takes before it is a stall: two of its intervals, but
+/// never more than two ticks or 2 s. Polls are made one after another, so
+/// a slow source's poll holds up every other source: a 5-s source that
+/// waits 5 s on a stopped server has cost the 1-s ones five samples. The
+/// exception is SHOW ENGINE INNODB MUTEX, slow by nature on a large
+/// buffer pool (the budget slows it down or turns it off): two of its
+/// intervals.
+fn stall_after(id: SourceId, every: f64, base: f64) -> f64 {
+    if id == SourceId::InnodbMutex {
+        return 2.0 * every;
+    }
+    (2.0 * every).min((2.0 * base).max(2.0))
+}
+
 /// The slowest a source is polled before the budget turns it off.
 const SLOWEST_EVERY: f64 = 60.0;
 
@@ -390,15 +405,15 @@ impl Driver {
             os::poll(slot.id, &self.caps)
         };
         let took = at.elapsed();
-        if took.as_secs_f64() > 2.0 * slot.every {
+        let limit = stall_after(slot.id, slot.every, self.cfg.base);
+        if took.as_secs_f64() > limit {
             self.note(
                 Some(slot.id),
                 NoteKind::Stall,
                 format!(
-                    "{} took {:.2} s, over two of its {} s intervals: the server (or the host) stalled",
+                    "{} took {:.2} s, over {limit} s (no source was polled meanwhile): the server (or the host) stalled",
                     slot.id.name(),
                     took.as_secs_f64(),
-                    slot.every
                 ),
             );
         }
@@ -602,5 +617,18 @@ mod tests {
         assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Within);
         assert_eq!(over_budget(&mut slot, 2.0, 1.0), Budget::Off);
         assert!(slot.off);
+    }
+
+    #[test]
+    fn a_slow_sources_poll_is_a_stall_once_it_holds_up_the_fast_ones() {
+        // the 1-s sources: two intervals, as before
+        assert_eq!(stall_after(SourceId::Status, 1.0, 1.0), 2.0);
+        assert_eq!(stall_after(SourceId::Status, 0.1, 0.1), 0.2);
+        // a 5-s source that waits 5 s on a stopped server is a stall
+        assert_eq!(stall_after(SourceId::InnodbStatus, 5.0, 1.0), 2.0);
+        assert_eq!(stall_after(SourceId::Threads, 0.5, 0.1), 1.0);
+        assert_eq!(stall_after(SourceId::Threads, 50.0, 10.0), 20.0);
+        // SHOW ENGINE INNODB MUTEX may be slow by itself
+        assert_eq!(stall_after(SourceId::InnodbMutex, 5.0, 1.0), 10.0);
     }
 }
