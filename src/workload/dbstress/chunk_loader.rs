@@ -3,7 +3,8 @@
 //! The objects are cut into chunks of consecutive ids, which `loaders`
 //! connections take in turn; a chunk is one multi-row INSERT of its
 //! objects and one per history table of their history rows (seq 1..H),
-//! each auto-committed, so no transaction is ever large. The scale is
+//! each auto-committed, so no transaction is ever large; a chunk that
+//! fails on a deadlock is deleted and loaded again. The scale is
 //! written to `dbs_meta` last, with `complete`: a run refuses tables
 //! without it. An interrupted prepare is not resumed: cleanup and prepare
 //! again.
@@ -135,6 +136,30 @@ impl ChunkLoader for ObjectLoader {
         ctx.add_rows((last - first + 1) * (1 + u64::from(self.o.history_per_object)));
         Ok(())
     }
+
+    /// After a deadlock: deletes what the chunk's statements committed
+    /// before the one that failed (each is auto-committed; on an engine
+    /// without transactions the failed one's rows too).
+    async fn clear(&mut self, conn: &mut Conn, &(first, last): &(u64, u64)) -> Result<bool> {
+        for sql in clear_sql(&self.o, first, last) {
+            conn.exec_unbounded(&sql).await?;
+        }
+        Ok(true)
+    }
+}
+
+/// The DELETEs that remove objects `first..=last` and their history.
+fn clear_sql(o: &DbstressOpts, first: u64, last: u64) -> Vec<String> {
+    let mut out = vec![format!(
+        "DELETE FROM {OBJECTS} WHERE id BETWEEN {first} AND {last}"
+    )];
+    out.extend((1..=o.history_tables).map(|t| {
+        format!(
+            "DELETE FROM {} WHERE object_id BETWEEN {first} AND {last}",
+            tables::history(t)
+        )
+    }));
+    out
 }
 
 /// The INSERTs of objects `first..=last` and their history rows.
@@ -194,7 +219,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chunks_put_each_history_row_in_its_objects_table() {
+    fn chunks_put_each_history_row_in_its_objects_table_and_clear_only_their_own() {
         let o = DbstressOpts {
             objects: 5,
             history_per_object: 2,
@@ -210,6 +235,12 @@ mod tests {
         assert!(sql[1].starts_with("INSERT INTO dbs_history1") && sql[1].contains("(5,2,"));
         assert!(!sql[1].contains("(2,1,") && sql[2].contains("(2,1,"));
         assert_eq!(sql[2].matches("),(").count() + 1, 4);
+        let clear = clear_sql(&o, 6, 10);
+        assert_eq!(clear[0], "DELETE FROM dbs_object WHERE id BETWEEN 6 AND 10");
+        assert_eq!(
+            clear[1..],
+            [1, 2].map(|t| format!("DELETE FROM dbs_history{t} WHERE object_id BETWEEN 6 AND 10"))
+        );
         assert_eq!(chunk_objects(20), 952);
         assert_eq!(chunk_objects(100_000), 1);
     }
