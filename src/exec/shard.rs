@@ -9,7 +9,7 @@ use super::state::{ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
 use super::worker_link::templates;
 use crate::stats::thread_cpu_seconds;
-use crate::stats::Interval;
+use crate::stats::{Hist, Interval};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -98,9 +98,12 @@ fn set_up_thread(
 /// A shard's accumulators for `n` connections, empty.
 fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
     Rc::new(RefCell::new(ShardState {
-        cur: Interval::with_kinds(
-            cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
-        ),
+        cur: Interval {
+            kinds: (0..cfg.workload.stat_names().len() + cfg.workload.event_classes().len())
+                .map(|_| Hist::unallocated())
+                .collect(),
+            ..Interval::default()
+        },
         class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],
@@ -415,10 +418,9 @@ async fn ticker(
             .as_ref()
             .map(|a| a.backlog(Instant::now()))
             .unwrap_or(0);
-        let kinds = st.cur.kinds.len();
         let fresh = recycled
             .try_recv()
-            .unwrap_or_else(|_| Interval::with_kinds(kinds));
+            .unwrap_or_else(|_| Interval::with_kinds_like(&st.cur));
         let mut iv = std::mem::replace(&mut st.cur, fresh);
         iv.backlog = backlog;
         iv.load_cpu_s = take_cpu(&mut st.cpu_mark);

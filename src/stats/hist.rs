@@ -90,17 +90,45 @@ impl Hist {
         }
     }
 
-    /// Empties it, keeping its memory (a full histogram is ~190 KB).
+    /// An empty histogram with no buckets yet (a few bytes): the first
+    /// value recorded makes it full (~190 KB, every page written). For a
+    /// statement kind a workload may never run: a shard's intervals hold
+    /// one histogram per kind the family names, and a point select uses
+    /// one of them.
+    pub fn unallocated() -> Hist {
+        Hist(Repr::Summary(Box::new(Summary {
+            count: 0,
+            min: 0,
+            max: 0,
+            mean: 0.0,
+            at: Vec::new(),
+        })))
+    }
+
+    /// Whether it holds buckets (see [`Hist::unallocated`]).
+    pub fn is_allocated(&self) -> bool {
+        matches!(self.0, Repr::Full(_))
+    }
+
+    /// Empties it, keeping its memory (a full histogram is ~190 KB). An
+    /// empty one is left alone (emptying writes every bucket), an
+    /// unallocated one stays so.
     pub fn reset(&mut self) {
         match &mut self.0 {
+            Repr::Full(h) if h.is_empty() => {}
             Repr::Full(h) => h.reset(),
+            Repr::Summary(s) if s.count == 0 => {}
             Repr::Summary(_) => *self = Hist::new(),
         }
     }
 
-    /// Adds `other`'s counts. A compacted `other` has no counts left to
-    /// add: merging one is a caller's mistake and changes nothing.
+    /// Adds `other`'s counts (nothing to add from an empty or unallocated
+    /// one). A compacted `other` has no counts left to add: merging one is
+    /// a caller's mistake and changes nothing.
     pub fn merge(&mut self, other: &Hist) {
+        if other.count() == 0 {
+            return;
+        }
         if let Repr::Full(o) = &other.0 {
             let _ = self.full_mut().add(o);
         } else {
