@@ -9,7 +9,7 @@ use super::state::{ShardState, Shared, Watch, STOP_GRACE};
 use super::worker::worker;
 use super::worker_link::templates;
 use crate::stats::thread_cpu_seconds;
-use crate::stats::{Hist, Interval};
+use crate::stats::Interval;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -98,12 +98,9 @@ fn set_up_thread(
 /// A shard's accumulators for `n` connections, empty.
 fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
     Rc::new(RefCell::new(ShardState {
-        cur: Interval {
-            kinds: (0..cfg.workload.stat_names().len() + cfg.workload.event_classes().len())
-                .map(|_| Hist::unallocated())
-                .collect(),
-            ..Interval::default()
-        },
+        cur: Interval::with_unallocated_kinds(
+            cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
+        ),
         class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],

@@ -95,6 +95,16 @@ impl Interval {
         }
     }
 
+    /// An empty interval with room for `n` statement kinds and event
+    /// classes, none of them allocated (a kind's buckets come with its
+    /// first value: [`Hist::unallocated`]). A shard's first interval.
+    pub fn with_unallocated_kinds(n: usize) -> Interval {
+        Interval {
+            kinds: (0..n).map(|_| Hist::unallocated()).collect(),
+            ..Interval::default()
+        }
+    }
+
     /// An empty interval with a full histogram for each kind `like`
     /// recorded or holds buckets for, and an unallocated one for the
     /// others: a kind not yet run costs a few bytes, where a full
@@ -246,10 +256,7 @@ mod tests {
 
     #[test]
     fn kinds_not_run_stay_unallocated_through_the_intervals() {
-        let mut cur = Interval {
-            kinds: vec![Hist::unallocated(), Hist::unallocated()],
-            ..Default::default()
-        };
+        let mut cur = Interval::with_unallocated_kinds(2);
         cur.kinds[1].record(7);
         let next = Interval::with_kinds_like(&cur);
         assert!(!next.kinds[0].is_allocated() && next.kinds[1].is_allocated());
