@@ -61,6 +61,12 @@ pub(super) fn prepare_printer(quiet: bool) -> impl FnMut(workload::Progress) {
                     b.finish_and_clear();
                 }
             }
+            // (qpslab's own note, not a sysbench line: on stderr, above
+            // the bar)
+            p @ workload::Progress::LoadRetried { .. } => match &bar {
+                Some(b) => b.suspend(|| errln!("{p}")),
+                None => errln!("{p}"),
+            },
             p => outln!("{p}"),
         }
     }

@@ -50,6 +50,18 @@ pub enum Progress {
         /// Chunks to load.
         to_go: usize,
     },
+    /// A chunk a loader was loading met a deadlock with another loader
+    /// (error 1213): what it had sent was rolled back and it is loaded
+    /// again.
+    LoadRetried {
+        /// The chunk's number, from 1, in the load's list of chunks.
+        chunk: usize,
+        /// Rows of the failed attempt, taken back from the count.
+        rows: u64,
+        /// This retry's number, from 1, and how many are allowed.
+        retry: u32,
+        of: u32,
+    },
     /// Loading begins: about this many rows in all.
     LoadStart(u64),
     /// Rows loaded so far.
@@ -93,6 +105,16 @@ impl fmt::Display for Progress {
                 "Resuming the interrupted {family} prepare: {loaded} of {} chunks are loaded, {to_go} to go",
                 loaded + to_go
             ),
+            Progress::LoadRetried {
+                chunk,
+                rows,
+                retry,
+                of,
+            } => write!(
+                f,
+                "note: chunk {chunk} met a deadlock with another loader (error 1213): rolled back ({}) and loaded again (retry {retry} of {of})",
+                crate::out::counted(rows, "row")
+            ),
             Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
             Progress::Loaded(rows) => write!(f, "{rows} rows loaded"),
             Progress::LoadEnd => write!(f, "loading done"),
@@ -135,6 +157,16 @@ mod tests {
             }
             .to_string(),
             "Resuming the interrupted DBT3 prepare: 30 of 34 chunks are loaded, 4 to go"
+        );
+        assert_eq!(
+            Progress::LoadRetried {
+                chunk: 3,
+                rows: 1,
+                retry: 1,
+                of: 3
+            }
+            .to_string(),
+            "note: chunk 3 met a deadlock with another loader (error 1213): rolled back (1 row) and loaded again (retry 1 of 3)"
         );
     }
 }

@@ -314,6 +314,12 @@ async fn load_with_retries<L: ChunkLoader>(
                 ctx.rows
                     .fetch_sub(ctx.attempt_rows.get(), Ordering::Relaxed);
                 retries += 1;
+                ctx.tell(Progress::LoadRetried {
+                    chunk: i + 1,
+                    rows: ctx.attempt_rows.get(),
+                    retry: retries,
+                    of: DEADLOCK_RETRIES,
+                });
             }
             r => return r,
         }
@@ -360,20 +366,33 @@ mod tests {
         }
     }
 
-    fn load(clears: bool) -> Result<Loaded, LoadFailure> {
+    fn load(clears: bool, told: &mut Vec<Progress>) -> Result<Loaded, LoadFailure> {
         let mut opts = ConnOpts::placeholder();
         opts.detached = true;
         let make = |_| Flaky {
             clears,
             failed_once: Vec::new(),
         };
-        run_loaders(&opts, vec![5, 7], 1, make, 12, &mut |_| {}, || false)
+        let mut tell = |p| told.push(p);
+        run_loaders(&opts, vec![5, 7], 1, make, 12, &mut tell, || false)
     }
 
     #[test]
     fn a_deadlocked_item_is_cleared_and_loaded_again_once() {
-        assert_eq!(load(true).ok().map(|l| l.rows), Some(12));
-        match load(false) {
+        let mut told = Vec::new();
+        assert_eq!(load(true, &mut told).ok().map(|l| l.rows), Some(12));
+        let retried: Vec<_> = told
+            .iter()
+            .filter(|p| matches!(p, Progress::LoadRetried { .. }))
+            .collect();
+        let said = |chunk, rows| Progress::LoadRetried {
+            chunk,
+            rows,
+            retry: 1,
+            of: DEADLOCK_RETRIES,
+        };
+        assert_eq!(retried, [&said(1, 5), &said(2, 7)], "{told:?}");
+        match load(false, &mut Vec::new()) {
             Err(LoadFailure::Failed(e)) => assert!(is_deadlock(&e), "{e:#}"),
             r => panic!("{r:?}"),
         }
