@@ -22,9 +22,21 @@ pub(crate) const PROFILER: &str = "Profiler";
 /// The options `prepare` uses beyond the connection; run's other options
 /// are accepted (a sysbench line works with `prepare` in place of `run`)
 /// and left out of its help.
-const PREPARE_OWN: &[&str] = &["workload", "threads", "rand_seed", "rand_type", "format"];
+const PREPARE_OWN: &[&str] = &[
+    "workload",
+    "threads",
+    "rand_seed",
+    "rand_type",
+    "format",
+    "load_via",
+];
 const CLEANUP_OWN: &[&str] = &["workload"];
 const CHECK_OWN: &[&str] = &["workload", "format"];
+
+/// Connection options that only a command loading rows uses (prepare,
+/// `run --create`, sweeps, campaigns, quickstart): the commands that load
+/// nothing accept them (one connection block for all) and do not list them.
+const LOADING_ONLY: &[&str] = &["load_via"];
 
 /// The command line's definition as parsed and as its help prints.
 pub fn command() -> Command {
@@ -38,8 +50,12 @@ pub fn command() -> Command {
         })
         .mut_subcommand("cleanup", |c| own_options_only(c, CLEANUP_OWN))
         .mut_subcommand("check", |c| own_options_only(c, CHECK_OWN))
+        .mut_subcommand("monitor", loads_nothing)
+        .mut_subcommand("iostat", loads_nothing)
+        .mut_subcommand("profile", loads_nothing)
         .mut_subcommand("top", |c| {
-            c.mut_arg("interval", |a| a.help("Seconds between screens"))
+            loads_nothing(c)
+                .mut_arg("interval", |a| a.help("Seconds between screens"))
                 .mut_arg("count", |a| a.help("Stop after N screens; 0 = until Ctrl-C"))
         })
         .mut_subcommand("sweep", |c| {
@@ -53,9 +69,10 @@ pub fn command() -> Command {
 /// still accepted, not listed.
 fn own_options_only(c: Command, own: &[&str]) -> Command {
     c.mut_args(|a: Arg| {
-        let keep = own.contains(&a.get_id().as_str())
-            || a.get_help_heading() == Some(CONNECTION)
-            || a.get_id() == "help";
+        let id = a.get_id().as_str();
+        let keep = own.contains(&id)
+            || (a.get_help_heading() == Some(CONNECTION) && !LOADING_ONLY.contains(&id))
+            || id == "help";
         if keep {
             a
         } else {
@@ -65,6 +82,13 @@ fn own_options_only(c: Command, own: &[&str]) -> Command {
     .after_help(
         "run's other options are accepted here and change nothing, so that a sysbench command line works with this command in place of `run`.",
     )
+}
+
+/// Hides the connection options only a load uses ([`LOADING_ONLY`]).
+fn loads_nothing(c: Command) -> Command {
+    LOADING_ONLY
+        .iter()
+        .fold(c, |c, id| c.mut_arg(*id, |a| a.hide(true)))
 }
 
 #[cfg(test)]
@@ -161,6 +185,13 @@ mod tests {
             assert!(!prepare.contains(other), "prepare --help lists {other}");
         }
         assert!(!help("cleanup").contains("--threads"));
+        // --load-via where rows are loaded, and nowhere else
+        for loads in ["prepare", "run", "sweep", "quickstart"] {
+            assert!(help(loads).contains("--load-via"), "{loads} --help");
+        }
+        for not in ["cleanup", "check", "monitor", "iostat", "top", "profile"] {
+            assert!(!help(not).contains("--load-via"), "{not} --help lists it");
+        }
         assert!(help("sweep").contains("The concurrencies, in order"));
         assert!(help("top").contains("Seconds between screens"));
         assert!(help("iostat").contains("Seconds between lines"));
