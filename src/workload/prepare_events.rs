@@ -58,8 +58,9 @@ pub enum Progress {
         chunk: usize,
         /// Rows of the failed attempt, taken back from the count.
         rows: u64,
-        /// This retry's number, from 1, and how many are allowed.
+        /// This retry's number, from 1.
         retry: u32,
+        /// How many retries a chunk is allowed.
         of: u32,
     },
     /// Loading begins: about this many rows in all.
