@@ -99,7 +99,8 @@ pub(crate) fn merge_sample(cfg: &RunConfig, seen: &[Seen], k: u64, flush: bool) 
         .collect();
     let first = parts.first()?.1;
     let kinds = cfg.workload.stat_names().len() + cfg.workload.event_classes().len();
-    let mut iv = Interval::with_kinds(kinds);
+    // (a kind gets its buckets when an agent's part has values for it)
+    let mut iv = Interval::with_unallocated_kinds(kinds);
     let (mut client, mut host, mut busy) = (0.0, 0.0, 0.0);
     let (mut t, mut dur, mut sliver) = (first.t, first.dur, true);
     for (s, w) in &parts {
