@@ -111,7 +111,7 @@ fn a_deadlocked_chunk_is_rolled_back_and_loaded_again() {
     let o = text(&ok(&["prepare", "dbt3", "--scale", SF], &db));
     assert!(o.contains("Resuming the interrupted DBT3 prepare: "), "{o}");
     assert!(
-        o.contains("met a deadlock with another loader (error 1213): rolled back (")
+        o.contains(" met a deadlock with another loader (error 1213): rolled back (")
             && o.contains(" and loaded again (retry 1 of 3)"),
         "{o}"
     );

@@ -33,12 +33,18 @@ pub(super) fn server_printer() -> impl FnMut(server::Progress) {
     }
 }
 
-/// Prints a prepare's events (nothing when `quiet`): lines on stdout, the
-/// rows loaded as a bar (rows, rows/s and the ETA).
+/// Prints a prepare's events: lines on stdout, the rows loaded as a bar
+/// (rows, rows/s and the ETA), a chunk loaded again on stderr; when
+/// `quiet` (a JSON document on stdout), only the last.
 pub(super) fn prepare_printer(quiet: bool) -> impl FnMut(workload::Progress) {
     let mut bar: Option<ProgressBar> = None;
     move |p| {
         if quiet {
+            // (a retry is said even so: on stderr, it leaves a JSON
+            // document on stdout whole)
+            if matches!(p, workload::Progress::LoadRetried { .. }) {
+                errln!("{p}");
+            }
             return;
         }
         match p {

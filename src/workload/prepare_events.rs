@@ -54,8 +54,10 @@ pub enum Progress {
     /// (error 1213): what it had sent was rolled back and it is loaded
     /// again.
     LoadRetried {
-        /// The chunk's number, from 1, in the load's list of chunks.
+        /// The chunk's number, from 1, in this load's list of chunks.
         chunk: usize,
+        /// Chunks in this load (a resumed prepare's: those it had to go).
+        chunks: usize,
         /// Rows of the failed attempt, taken back from the count.
         rows: u64,
         /// This retry's number, from 1.
@@ -108,12 +110,13 @@ impl fmt::Display for Progress {
             ),
             Progress::LoadRetried {
                 chunk,
+                chunks,
                 rows,
                 retry,
                 of,
             } => write!(
                 f,
-                "note: chunk {chunk} met a deadlock with another loader (error 1213): rolled back ({}) and loaded again (retry {retry} of {of})",
+                "note: chunk {chunk} of {chunks} met a deadlock with another loader (error 1213): rolled back ({}) and loaded again (retry {retry} of {of})",
                 crate::out::counted(rows, "row")
             ),
             Progress::LoadStart(total) => write!(f, "loading about {total} rows"),
@@ -162,12 +165,13 @@ mod tests {
         assert_eq!(
             Progress::LoadRetried {
                 chunk: 3,
+                chunks: 4,
                 rows: 1,
                 retry: 1,
                 of: 3
             }
             .to_string(),
-            "note: chunk 3 met a deadlock with another loader (error 1213): rolled back (1 row) and loaded again (retry 1 of 3)"
+            "note: chunk 3 of 4 met a deadlock with another loader (error 1213): rolled back (1 row) and loaded again (retry 1 of 3)"
         );
     }
 }

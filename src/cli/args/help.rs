@@ -34,7 +34,7 @@ const CLEANUP_OWN: &[&str] = &["workload"];
 const CHECK_OWN: &[&str] = &["workload", "format"];
 
 /// Connection options that only a command loading rows uses (prepare,
-/// `run --create`, sweeps, campaigns, quickstart): the commands that load
+/// `run --create`, sweep, quickstart): the commands that load
 /// nothing accept them (one connection block for all) and do not list them.
 const LOADING_ONLY: &[&str] = &["load_via"];
 

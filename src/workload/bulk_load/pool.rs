@@ -75,6 +75,8 @@ pub(crate) struct LoadCtx<'a> {
     route: &'a Route,
     /// Rows this attempt at the current item added (taken back on a retry).
     attempt_rows: Cell<u64>,
+    /// Work items in this load (a resumed prepare's: those still to go).
+    items: usize,
     stop: fn() -> bool,
     tell: &'a mpsc::Sender<Progress>,
 }
@@ -272,6 +274,7 @@ fn loader_thread<L: ChunkLoader>(
             rows: &shared.rows,
             route: &shared.route,
             attempt_rows: Cell::new(0),
+            items: shared.work.len(),
             stop,
             tell,
         };
@@ -316,6 +319,7 @@ async fn load_with_retries<L: ChunkLoader>(
                 retries += 1;
                 ctx.tell(Progress::LoadRetried {
                     chunk: i + 1,
+                    chunks: ctx.items,
                     rows: ctx.attempt_rows.get(),
                     retry: retries,
                     of: DEADLOCK_RETRIES,
@@ -387,6 +391,7 @@ mod tests {
             .collect();
         let said = |chunk, rows| Progress::LoadRetried {
             chunk,
+            chunks: 2,
             rows,
             retry: 1,
             of: DEADLOCK_RETRIES,
