@@ -39,12 +39,16 @@ pub(super) fn server_printer() -> impl FnMut(server::Progress) {
 pub(super) fn prepare_printer(quiet: bool) -> impl FnMut(workload::Progress) {
     let mut bar: Option<ProgressBar> = None;
     move |p| {
-        if quiet {
-            // (a retry is said even so: on stderr, it leaves a JSON
-            // document on stdout whole)
-            if matches!(p, workload::Progress::LoadRetried { .. }) {
-                errln!("{p}");
+        // qpslab's own note, not a sysbench line: on stderr, above the
+        // bar, and said when `quiet` too (the JSON on stdout stays whole)
+        if let workload::Progress::LoadRetried { .. } = p {
+            match &bar {
+                Some(b) => b.suspend(|| errln!("{p}")),
+                None => errln!("{p}"),
             }
+            return;
+        }
+        if quiet {
             return;
         }
         match p {
@@ -67,12 +71,6 @@ pub(super) fn prepare_printer(quiet: bool) -> impl FnMut(workload::Progress) {
                     b.finish_and_clear();
                 }
             }
-            // (qpslab's own note, not a sysbench line: on stderr, above
-            // the bar)
-            p @ workload::Progress::LoadRetried { .. } => match &bar {
-                Some(b) => b.suspend(|| errln!("{p}")),
-                None => errln!("{p}"),
-            },
             p => outln!("{p}"),
         }
     }
