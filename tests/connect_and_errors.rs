@@ -151,6 +151,45 @@ fn unix_socket_auth() {
     assert!(o.status.success(), "{}", outcome(&o));
 }
 
+/// cleanup and check only read or drop what is there: a sandbox database
+/// named with --db that does not exist is refused with the usual line,
+/// and is not created on the way (prepare still makes it).
+#[test]
+fn cleanup_and_check_of_a_missing_database_create_nothing() {
+    let l = lab();
+    let db = "no_such_db_for_cleanup";
+    l.sql("mysql", &format!("DROP DATABASE IF EXISTS {db}"));
+    let cmds: [&[&str]; 3] = [
+        &["cleanup", "oltp_read_write", "--db", db],
+        &[
+            "cleanup",
+            "/usr/share/sysbench/oltp_read_write.lua",
+            "--db",
+            db,
+        ],
+        &["check", "tpcc", "--db", db],
+    ];
+    for args in cmds {
+        let e = one_line_error(&l.on_sandbox(args));
+        assert!(
+            e.contains(&format!("unknown database '{db}'")),
+            "{args:?}: {e}"
+        );
+        let left = l.sql("mysql", &format!("SHOW DATABASES LIKE '{db}'"));
+        assert_eq!(left.trim(), "", "{args:?} created {db}");
+    }
+    let o = l.on_sandbox(&[
+        "prepare",
+        "oltp_read_write",
+        "--db",
+        db,
+        "--table-size",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", outcome(&o));
+    l.sql("mysql", &format!("DROP DATABASE {db}"));
+}
+
 #[test]
 fn usual_mistakes_get_one_line_errors() {
     let db = lab().prepared_db("errs", 500);

@@ -44,7 +44,7 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.dbstress() else {
         bail!("{} is not dbstress", p.workload_name);
     };
-    let t = p.target()?;
+    let t = p.existing_target()?;
     let rep = crate::lab::check_dbstress(&t, &family)?;
     let lines: Vec<_> = rep
         .conditions

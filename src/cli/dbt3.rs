@@ -46,7 +46,7 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.dbt3() else {
         bail!("{} is not dbt3", p.workload_name);
     };
-    let t = p.target()?;
+    let t = p.existing_target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_dbt3(&t, &family)?;
     let answers = match family.opts().answers.as_str() {

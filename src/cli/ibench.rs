@@ -141,7 +141,7 @@ pub(super) fn run_phases(p: &LoadPlan, family: &Ibench) -> Result<i32> {
 /// `check insert-benchmark`: each secondary index against the rows, and
 /// CHECK TABLE (exit 1 when a condition is broken).
 pub(super) fn check(p: &LoadPlan) -> Result<i32> {
-    let t = p.target()?;
+    let t = p.existing_target()?;
     let rep = crate::lab::check_ibench(&t)?;
     let conditions: Vec<_> = rep
         .conditions

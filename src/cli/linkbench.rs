@@ -49,7 +49,7 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
     let Some(family) = p.linkbench() else {
         bail!("{} is not linkbench", p.workload_name);
     };
-    let t = p.target()?;
+    let t = p.existing_target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_linkbench(&t, &family)?;
     let lines: Vec<_> = conditions

@@ -79,7 +79,10 @@ fn script_command(
     script: &crate::workload::script::Script,
     name: &str,
 ) -> Result<()> {
-    let t = p.target()?;
+    let t = match name {
+        "cleanup" => p.existing_target()?,
+        _ => p.target()?,
+    };
     crate::lab::script_command(&t, script, name)
 }
 
@@ -114,7 +117,7 @@ pub(super) fn cmd_cleanup(p: &LoadPlan) -> Result<()> {
     if let Some(script) = p.script()? {
         return script_command(p, &script, "cleanup");
     }
-    let t = p.target()?;
+    let t = p.existing_target()?;
     crate::lab::cleanup(&t, p.family().as_ref(), |table| {
         outln!("Dropping table '{table}'...")
     })

@@ -279,9 +279,20 @@ impl LoadPlan {
         &self.config.workload
     }
 
-    /// The server: resolved (a sandbox started when that is the target).
+    /// The server: resolved (a sandbox started when that is the target,
+    /// its database made when missing).
     pub(super) fn target(&self) -> Result<Target> {
-        let mut t = super::target::resolve(&self.conn, "sbtest")?;
+        self.target_for(super::target::MissingDb::Create)
+    }
+
+    /// The server for a command that only reads or drops what is there
+    /// (cleanup, check): a sandbox database named with `--db` must exist.
+    pub(super) fn existing_target(&self) -> Result<Target> {
+        self.target_for(super::target::MissingDb::CreateDefaultOnly)
+    }
+
+    fn target_for(&self, missing: super::target::MissingDb) -> Result<Target> {
+        let mut t = super::target::resolve_for(&self.conn, "sbtest", missing)?;
         if self.detach_unreachable
             && self.script.is_some()
             && crate::lab::connect_error(&t).is_some()

@@ -2,7 +2,7 @@
 //! options, or a sandbox (started if needed).
 
 use super::args::ConnArgs;
-use crate::lab::{running_sandbox, sandbox_target, Target};
+use crate::lab::{running_sandbox, sandbox_existing, sandbox_target, Target};
 use crate::protocol::{ConnOpts, Endpoint};
 use anyhow::{Context, Result};
 use std::time::Duration;
@@ -18,8 +18,26 @@ fn password(a: &ConnArgs, dsn_pw: Option<String>) -> Result<String> {
     }
 }
 
-/// Resolves the connection options; starts the sandbox if that is the target.
+/// What a sandbox target does when its database is missing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MissingDb {
+    /// Create it (prepare, run, sweep: the commands that make tables).
+    Create,
+    /// Create only the command's default database; one named with
+    /// `--db` must exist (cleanup, check: a typo is refused with
+    /// "unknown database", not left behind as a new empty database).
+    CreateDefaultOnly,
+}
+
+/// Resolves the connection options; starts the sandbox if that is the
+/// target, and makes the database there when it is missing.
 pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
+    resolve_for(a, default_db, MissingDb::Create)
+}
+
+/// [`resolve`], with `missing` saying whether a sandbox's database is
+/// made when it does not exist.
+pub fn resolve_for(a: &ConnArgs, default_db: &str, missing: MissingDb) -> Result<Target> {
     // (a dry run opens no socket: it starts no sandbox either)
     let explicit =
         a.host.is_some() || a.port.is_some() || a.socket.is_some() || a.dsn.is_some() || a.dry_run;
@@ -38,7 +56,10 @@ pub fn resolve(a: &ConnArgs, default_db: &str) -> Result<Target> {
             || errln!("Starting sandbox '{name}' (first start initialises its datadir)..."),
             &mut super::progress_lines::server_printer(),
         )?;
-        let mut t = sandbox_target(&sb, a.db.as_deref().unwrap_or(default_db))?;
+        let mut t = match (a.db.as_deref(), missing) {
+            (Some(db), MissingDb::CreateDefaultOnly) => sandbox_existing(&sb, db),
+            (db, _) => sandbox_target(&sb, db.unwrap_or(default_db))?,
+        };
         if let Some(u) = &a.user {
             t.opts.user = u.clone();
             t.opts.password = password(a, None)?;

@@ -45,7 +45,7 @@ pub(super) fn check(p: &LoadPlan) -> Result<i32> {
             p.workload_name
         );
     };
-    let t = p.target()?;
+    let t = p.existing_target()?;
     crate::lab::block_on(crate::lab::ready(&t, family.as_ref()))??;
     let conditions = crate::lab::check_tpcc(&t, &family)?;
     let lines: Vec<_> = conditions

@@ -64,4 +64,4 @@ pub use runtime::block_on;
 pub use sandbox::{running_sandbox, start_sandbox, SandboxChange, DEFAULT_SANDBOX};
 pub use sweep::{new_sweep, sweep, SweepPlan};
 pub use tags::RunTags;
-pub use target::{connect_error, sandbox_target, Target};
+pub use target::{connect_error, sandbox_existing, sandbox_target, Target};

@@ -43,10 +43,17 @@ pub fn sandbox_target(sb: &Sandbox, db: &str) -> Result<Target> {
             sb.spec.name
         )
     })?;
-    Ok(Target {
+    Ok(sandbox_existing(sb, db))
+}
+
+/// The sandbox's database `db` as it is: not created when missing, so a
+/// command that only reads or drops (cleanup, check) is refused with
+/// "unknown database" instead of leaving a new empty database behind.
+pub fn sandbox_existing(sb: &Sandbox, db: &str) -> Target {
+    Target {
         opts: sandbox_opts(sb, Some(db)),
         sandbox: Some(sb.spec.name.clone()),
-    })
+    }
 }
 
 /// Connection options for a sandbox: root over its socket.

@@ -109,7 +109,8 @@ pub(crate) struct ConnArgs {
     /// MYSQL_PWD, or the DSN's, or empty].
     #[arg(long, visible_alias = "mysql-password", num_args = 0..=1, default_missing_value = "\u{1}prompt")]
     pub password: Option<String>,
-    /// Database (schema) the tables live in [default: sbtest].
+    /// Database (schema) the tables live in; on a sandbox, prepare and run
+    /// create it when missing, cleanup and check refuse it [default: sbtest].
     #[arg(long, visible_alias = "mysql-db")]
     pub db: Option<String>,
     /// The whole target as a URL: mysql://user[:password]@host[:port]/db or
