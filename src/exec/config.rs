@@ -101,6 +101,13 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// The latency kinds a sample of this run holds: the workload's
+    /// statement classes, then its event classes (from index
+    /// `stat_names().len()`).
+    pub fn latency_kinds(&self) -> usize {
+        self.workload.stat_names().len() + self.workload.event_classes().len()
+    }
+
     /// Every option of the run, as recorded in the store and the JSON
     /// document (the family's own options under "oltp", its historical key).
     pub fn options_document(&self) -> crate::stats::document::RunOptions {

@@ -98,9 +98,7 @@ fn set_up_thread(
 /// A shard's accumulators for `n` connections, empty.
 fn new_state(cfg: &RunConfig, n: usize) -> Rc<RefCell<ShardState>> {
     Rc::new(RefCell::new(ShardState {
-        cur: Interval::with_unallocated_kinds(
-            cfg.workload.stat_names().len() + cfg.workload.event_classes().len(),
-        ),
+        cur: Interval::with_unallocated_kinds(cfg.latency_kinds()),
         class_base: cfg.workload.stat_names().len(),
         thread_events: vec![0; n],
         thread_time: vec![0.0; n],

@@ -98,9 +98,8 @@ pub(crate) fn merge_sample(cfg: &RunConfig, seen: &[Seen], k: u64, flush: bool) 
         .filter_map(|s| s.samples.get(&k).map(|w| (s, w)))
         .collect();
     let first = parts.first()?.1;
-    let kinds = cfg.workload.stat_names().len() + cfg.workload.event_classes().len();
     // (a kind gets its buckets when an agent's part has values for it)
-    let mut iv = Interval::with_unallocated_kinds(kinds);
+    let mut iv = Interval::with_unallocated_kinds(cfg.latency_kinds());
     let (mut client, mut host, mut busy) = (0.0, 0.0, 0.0);
     let (mut t, mut dur, mut sliver) = (first.t, first.dur, true);
     for (s, w) in &parts {

@@ -316,9 +316,12 @@ fn b64(h: &Hist) -> String {
     base64::engine::general_purpose::STANDARD.encode(h.to_v2_bytes())
 }
 
+/// A histogram back from the wire; "" (an unallocated one, which
+/// `to_v2_bytes` writes as nothing) stays unallocated, so a kind no
+/// agent ran costs the controller no buckets.
 fn unb64(s: &str) -> Result<Hist, String> {
     if s.is_empty() {
-        return Ok(Hist::new());
+        return Ok(Hist::unallocated());
     }
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(s)
@@ -348,7 +351,8 @@ impl WireInterval {
         }
     }
 
-    /// Back into an interval, histograms full.
+    /// Back into an interval, histograms full (those sent empty of
+    /// buckets: unallocated).
     pub fn to_interval(&self) -> Result<Interval, String> {
         let mut iv = Interval {
             events: self.events,
@@ -386,7 +390,7 @@ mod tests {
 
     #[test]
     fn an_interval_survives_the_wire() {
-        let mut iv = Interval::with_kinds(2);
+        let mut iv = Interval::with_unallocated_kinds(3);
         iv.events = 3;
         iv.errors.add(1213, 2);
         iv.classes[1] = 4;
@@ -400,5 +404,8 @@ mod tests {
         assert_eq!((b.events, b.errors.total(), b.classes[1]), (3, 2, 4));
         assert_eq!(b.hist.recorded(), iv.hist.recorded());
         assert_eq!(b.kinds[1].count(), 1);
+        assert!(b.kinds[1].is_allocated());
+        assert!(!b.kinds[0].is_allocated() && !b.kinds[2].is_allocated());
+        assert_eq!(b.kinds.len(), 3);
     }
 }
