@@ -1,34 +1,40 @@
-//! Keeps a script from holding a run or ending the process. Each script
-//! Lua state carries an instruction-count hook ([`hook`], every
-//! [`HOOK_EVERY`] instructions) that stops the step in progress (the Lua
-//! code between two yields: part of `thread_init`, an event, `thread_done`,
-//! a command, the script's chunk) once it runs past its deadline, or after
-//! Ctrl-C/SIGTERM. An event's deadline is the run's end plus [`GRACE`],
-//! `thread_done`'s the same or the grace from its own start if later;
-//! `thread_init` runs before the clock starts, so its deadline is the
-//! run's length plus the grace from when it began. These count from the
-//! phase's first step, never from the latest resume: a loop of queries
-//! yields at every one. A run without `--time` and a command have none
-//! (Ctrl-C stops them). The script's `os.exit` stops the step the same way
-//! instead of exiting.
+//! Keeps a script from holding a run or ending the process. A watchdog
+//! thread ([`watchdog`]) arms each script Lua state's hook every
+//! [`TICK`] (LuaJIT's `lua_sethook` may be called from another thread);
+//! the hook then runs once, on the state's own thread at its next Lua
+//! instruction, and stops the step in progress (the Lua code between two
+//! yields: part of `thread_init`, an event, `thread_done`, a command, the
+//! script's chunk) once it runs past its deadline, or after
+//! Ctrl-C/SIGTERM; otherwise it disarms itself. So Lua runs with no hook
+//! between ticks: no per-instruction cost, and the JIT free to compile.
+//! An event's deadline is the run's end plus [`GRACE`], `thread_done`'s
+//! the same or the grace from its own start if later; `thread_init` runs
+//! before the clock starts, so its deadline is the run's length plus the
+//! grace from when it began. These count from the phase's first step,
+//! never from the latest resume: a loop of queries yields at every one.
+//! A run without `--time` and a command have none (Ctrl-C stops them).
+//! The script's `os.exit` stops the step the same way instead of exiting.
 //!
 //! A stopped step stays stopped: the hook then fires on every instruction,
 //! so a `pcall` in the script cannot swallow the stop; the step's failure
-//! is reported with the guard's reason. LuaJIT never calls hooks from
-//! compiled traces, so the script's own functions run interpreted
-//! (prelude.lua and state.rs turn the JIT off for them); they yield on
-//! every query, which ends a trace anyway.
+//! is reported with the guard's reason. LuaJIT calls no hook from
+//! compiled code unless it is built with `LUAJIT_ENABLE_CHECKHOOK`
+//! (.cargo/config.toml), where a compiled loop leaves its trace once the
+//! hook is armed; [`compiled_loops_stop`] checks that on this build, and
+//! the script's own functions run interpreted when it is not so
+//! (state.rs, prelude.lua).
 
-use mlua::{HookTriggers, Lua, VmState};
+use mlua::{ffi, HookTriggers, Lua, Value, VmState};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Instructions between two checks: about a tenth of a millisecond of
-/// interpreted Lua, far more than an event runs between two queries, so a
-/// normal event meets the hook rarely (and the check is a clock read).
-pub(crate) const HOOK_EVERY: u32 = 100_000;
+/// How often the watchdog arms every script state's hook: a step past its
+/// deadline, or running at Ctrl-C, is stopped within about this long. The
+/// hook's check (a clock read) then runs once a tick on each state.
+pub(crate) const TICK: Duration = Duration::from_millis(50);
 
 /// How long past its deadline a step may go on before it is stopped (the
 /// executor's own grace for the event in flight at the end).
@@ -92,6 +98,9 @@ pub(crate) struct Guard {
     stopped: RefCell<Option<Stop>>,
     /// The hook fires on every instruction until the step is over.
     sticky: Cell<bool>,
+    /// The Lua state's main thread (hooks are per state in LuaJIT: any of
+    /// its threads would do), for disarming the hook from Rust.
+    state: Cell<usize>,
 }
 
 /// What a script's os.exit asked the process to end with, outside a run
@@ -131,13 +140,36 @@ impl Guard {
             command: RefCell::new(String::new()),
             stopped: RefCell::new(None),
             sticky: Cell::new(false),
+            state: Cell::new(0),
         }
     }
 
-    /// Installs the hook on `lua` with `guard` as its state.
-    pub fn install(lua: &Lua, guard: Rc<Guard>) -> mlua::Result<()> {
-        lua.set_app_data(guard);
-        lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), hook)
+    /// Installs the hook on `lua` with `guard` as its state, disarmed, and
+    /// puts the state under the watchdog until the returned [`Watched`] is
+    /// dropped (which must come before the state is closed).
+    pub fn install(lua: &Lua, guard: Rc<Guard>) -> mlua::Result<Watched> {
+        lua.set_app_data(guard.clone());
+        // mlua keeps the callback, and arms the hook with these triggers
+        // again on each new coroutine (the callback disarms it then).
+        lua.set_global_hook(HookTriggers::new().every_nth_instruction(1), hook)?;
+        // SAFETY: exec_raw gives the state's running thread, on its own OS
+        // thread; the hook mlua just set is read and disarmed there.
+        let (state, hookf) = unsafe {
+            let mut found = (0, None);
+            lua.exec_raw::<()>((), |l| {
+                found = (l as usize, ffi::lua_gethook(l));
+                ffi::lua_sethook(l, None, 0, 0);
+            })?;
+            found
+        };
+        guard.state.set(state);
+        Ok(watch(state, hookf))
+    }
+
+    /// Disarms the hook (until the watchdog's next tick).
+    fn disarm(&self) {
+        // SAFETY: called on the state's own thread, while it is open.
+        unsafe { ffi::lua_sethook(self.state.get() as *mut ffi::lua_State, None, 0, 0) };
     }
 
     /// An event begins: the first one marks the run's start.
@@ -164,15 +196,13 @@ impl Guard {
         self.steps.set(self.steps.get().wrapping_add(1));
     }
 
-    /// The step is over: why it was stopped, if it was (the hook goes back
-    /// to its normal pace).
-    pub fn end(&self, lua: &Lua) -> Option<Stop> {
+    /// The step is over: why it was stopped, if it was (the hook is
+    /// disarmed until the watchdog's next tick).
+    pub fn end(&self) -> Option<Stop> {
         self.kind.set(StepKind::Idle);
         let stop = self.stopped.borrow_mut().take();
         if self.sticky.replace(false) {
-            // Only fails on a state being closed, where no Lua runs again.
-            let _ =
-                lua.set_global_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), hook);
+            self.disarm();
         }
         stop
     }
@@ -284,15 +314,81 @@ impl Guard {
     }
 }
 
-/// The instruction-count hook: stops the running step when its guard says
-/// so (a Lua error raised where the script is).
+/// The hook, armed by the watchdog: stops the running step when its
+/// guard says so (a Lua error raised where the script is); otherwise
+/// disarms itself until the next tick.
 fn hook(lua: &Lua, _: &mlua::debug::Debug) -> mlua::Result<VmState> {
     let Some(guard) = lua.app_data_ref::<Rc<Guard>>().map(|g| g.clone()) else {
         return Ok(VmState::Continue);
     };
     match guard.check(lua) {
-        None => Ok(VmState::Continue),
+        None => {
+            guard.disarm();
+            Ok(VmState::Continue)
+        }
         Some(why) => Err(mlua::Error::runtime(why)),
+    }
+}
+
+/// The states under the watchdog: (id, state, hook function), the
+/// pointers as addresses. A state leaves before it is closed, under this
+/// lock, so the watchdog never arms a closed one.
+type Entry = (usize, usize, Option<ffi::lua_Hook>);
+static WATCHED: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// A state under the watchdog; dropping it takes the state out.
+pub struct Watched(usize);
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        w.retain(|&(id, _, _)| id != self.0);
+    }
+}
+
+fn watch(state: usize, hookf: Option<ffi::lua_Hook>) -> Watched {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    WATCHED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((id, state, hookf));
+    STARTED.get_or_init(|| {
+        // (if the thread cannot start, steps are not stopped: said once)
+        if let Err(e) = std::thread::Builder::new()
+            .name("qpslab-lua-watch".into())
+            .spawn(watchdog)
+        {
+            log::warn!("cannot start the script watchdog ({e}): a script step that never yields will not be stopped");
+        }
+    });
+    Watched(id)
+}
+
+/// Arms every watched state's hook (count 1), each tick, for as long as
+/// the process lives.
+fn watchdog() {
+    loop {
+        std::thread::sleep(TICK);
+        let w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        for &(_, state, hookf) in w.iter() {
+            arm(state, hookf);
+        }
+    }
+}
+
+/// Arms the hook `hookf` on `state` from any thread.
+fn arm(state: usize, hookf: Option<ffi::lua_Hook>) {
+    if hookf.is_none() {
+        return;
+    }
+    // SAFETY: `state` is open (a watched state leaves before it is
+    // closed, under the lock the caller holds); lua_sethook "can be called
+    // asynchronously" (LuaJIT's lj_dispatch.c), and `hookf` is the hook
+    // mlua set on this state.
+    unsafe {
+        ffi::lua_sethook(state as *mut ffi::lua_State, hookf, ffi::LUA_MASKCOUNT, 1);
     }
 }
 
@@ -314,4 +410,85 @@ pub(crate) fn exit_function(lua: &Lua) -> mlua::Result<mlua::Function> {
         };
         Err::<(), _>(mlua::Error::runtime(why))
     })
+}
+
+/// Calls of [`probe_arm`] so far, and the probe state's hook to arm.
+static PROBE_CALLS: AtomicUsize = AtomicUsize::new(0);
+static PROBE_HOOK: Mutex<Option<(usize, Option<ffi::lua_Hook>)>> = Mutex::new(None);
+/// The call of [`probe_arm`] that arms the hook, and the loop's length.
+const PROBE_ARM_AT: usize = 1_000;
+const PROBE_LOOP: usize = 100_000;
+
+/// Called from the probe's compiled loop through the FFI: arms the hook
+/// at its [`PROBE_ARM_AT`]th call.
+extern "C" fn probe_arm() {
+    if PROBE_CALLS.fetch_add(1, Ordering::Relaxed) + 1 == PROBE_ARM_AT {
+        if let Some((state, hookf)) = *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) {
+            arm(state, hookf);
+        }
+    }
+}
+
+/// Whether a loop compiled by LuaJIT's JIT leaves its trace once the hook
+/// is armed on this build (LuaJIT built with `LUAJIT_ENABLE_CHECKHOOK`):
+/// then the guard stops a script's endless loop with the JIT on. Found
+/// once a process, in a throw-away state: a loop of [`PROBE_LOOP`] calls
+/// `probe_arm` through the FFI (a call compiled into the loop's trace),
+/// which arms the hook at its [`PROBE_ARM_AT`]th call; the hook's error
+/// ends the loop there if compiled code sees the hook, and only after
+/// the loop if it does not. False when the loop was not compiled at all.
+pub fn compiled_loops_stop() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| match probe() {
+        Ok(stops) => stops,
+        Err(e) => {
+            log::debug!("the JIT probe failed ({e}): script code runs interpreted");
+            false
+        }
+    })
+}
+
+fn probe() -> mlua::Result<bool> {
+    // SAFETY: the probe's own code, which uses the FFI.
+    let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::new()) };
+    lua.set_global_hook(HookTriggers::new().every_nth_instruction(1), |_, _| {
+        Err(mlua::Error::runtime("probe stopped"))
+    })?;
+    // SAFETY: on the state's own thread, as in `Guard::install`.
+    unsafe {
+        lua.exec_raw::<()>((), |l| {
+            *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((l as usize, ffi::lua_gethook(l)));
+            ffi::lua_sethook(l, None, 0, 0);
+        })?;
+    }
+    PROBE_CALLS.store(0, Ordering::Relaxed);
+    let f = lua
+        .load(
+            r#"local ffi, arm, n = require("ffi"), ...
+            local f = ffi.cast("void (*)(void)", arm)
+            for _ = 1, n do f() end"#,
+        )
+        .into_function()?;
+    let arm_fn = mlua::LightUserData(probe_arm as *mut std::ffi::c_void);
+    let stopped = f.call::<()>((arm_fn, PROBE_LOOP)).is_err();
+    let calls = PROBE_CALLS.load(Ordering::Relaxed);
+    *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    lua.remove_global_hook();
+    let util: mlua::Table = lua.load("return require('jit.util')").eval()?;
+    let compiled = !matches!(
+        util.get::<mlua::Function>("traceinfo")?.call::<Value>(1)?,
+        Value::Nil
+    );
+    Ok(compiled && stopped && calls < PROBE_LOOP)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn compiled_loops_stop_when_the_hook_is_armed_on_this_build() {
+        // .cargo/config.toml builds LuaJIT with LUAJIT_ENABLE_CHECKHOOK;
+        // without it scripts would lose the JIT (still guarded).
+        assert!(super::compiled_loops_stop());
+    }
 }

@@ -21,7 +21,9 @@ local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
 local tostring, select, concat, pairs = tostring, select, table.concat, pairs
 local running = coroutine.running
-local jit_off = jit and jit.off or function() end
+-- (the script's functions are compiled when the guard's hook stops
+-- compiled loops: Q.jit_guarded, guard.rs's compiled_loops_stop)
+local jit_off = (jit and not Q.jit_guarded) and jit.off or function() end
 
 local EXEC, QUERY, PREPARE, CLOSE, RECONNECT, SLEEP, FINISH = 1, 2, 3, 4, 5, 6, 7
 -- Added to a request's code: the event before it is over.
@@ -245,10 +247,11 @@ local function require_for(env)
   end
 end
 
--- The script's code runs interpreted: LuaJIT calls no hook from compiled
--- code, and qpslab's hook is what stops a step that never yields (an
--- endless loop) at the run's end or on Ctrl-C. Every function a script
--- loads is so marked, as the script's own chunk is (state.rs).
+-- The script's code runs interpreted unless the guard's hook stops
+-- compiled loops (a LuaJIT built with LUAJIT_ENABLE_CHECKHOOK): qpslab's
+-- hook is what stops a step that never yields (an endless loop) at the
+-- run's end or on Ctrl-C. Every function a script loads is then so
+-- marked, as the script's own chunk is (state.rs).
 local function nojit(loader)
   return function(...)
     local f, e = loader(...)

@@ -19,6 +19,9 @@ use std::rc::Rc;
 
 /// One script's Lua state on one thread.
 pub struct Host {
+    /// The state under the guard's watchdog: first, so that it leaves the
+    /// watch before `lua` closes the state (fields drop in order).
+    _watched: super::guard::Watched,
     pub lua: Lua,
     /// prelude.lua's `Phases`: guarded, events, new_env, run_chunk.
     phases: Table,
@@ -181,7 +184,7 @@ impl Host {
             GcIncParams::default().pause(GC_PAUSE_PERCENT),
         ));
         let guard = Rc::new(Guard::new(&def.name(), def.run_length));
-        Guard::install(&lua, guard.clone()).map_err(fail)?;
+        let watched = Guard::install(&lua, guard.clone()).map_err(fail)?;
         // Before the prelude copies the globals: os.exit ends the step.
         let os: Table = lua.globals().get("os").map_err(fail)?;
         os.set("exit", super::guard::exit_function(&lua).map_err(fail)?)
@@ -200,12 +203,17 @@ impl Host {
             .set_name(format!("@{}", def.path.display()))
             .into_function()
             .map_err(|e| format!("script {}: {}", def.path.display(), message(&e)))?;
-        // Interpreted, so that the guard's hook sees its loops (LuaJIT
-        // calls no hook from compiled code).
-        let jit: Table = lua.globals().get("jit").map_err(fail)?;
-        let off: Function = jit.get("off").map_err(fail)?;
-        off.call::<()>((chunk.clone(), true)).map_err(fail)?;
+        // Compiled where the guard's hook stops compiled loops (a LuaJIT
+        // built with LUAJIT_ENABLE_CHECKHOOK); interpreted otherwise, so
+        // that the hook sees its loops.
+        let jit_guarded = super::guard::compiled_loops_stop();
+        if !jit_guarded {
+            let jit: Table = lua.globals().get("jit").map_err(fail)?;
+            let off: Function = jit.get("off").map_err(fail)?;
+            off.call::<()>((chunk.clone(), true)).map_err(fail)?;
+        }
         let q = bridge_table(&lua, def, tid, seed).map_err(fail)?;
+        q.set("jit_guarded", jit_guarded).map_err(fail)?;
         let rows: Rc<RefCell<Vec<Rows>>> = Rc::default();
         let all = rows.clone();
         let row = lua
@@ -230,6 +238,7 @@ impl Host {
             .call(q)
             .map_err(fail)?;
         Ok(Rc::new(Host {
+            _watched: watched,
             lua,
             phases,
             chunk,
@@ -364,7 +373,7 @@ impl ScriptState {
 
     /// The step in progress is over: why the guard stopped it, if it did.
     pub(crate) fn end_step(&self) -> Option<Stop> {
-        self.host.guard.end(&self.host.lua)
+        self.host.guard.end()
     }
 
     /// Makes `name` the command the script sees (`sysbench.cmdline.command`:
