@@ -633,6 +633,28 @@ fn the_first_ctrl_c_or_sigterm_stops_a_script_stuck_in_a_loop() {
     assert!(!all.contains("interrupted again"), "{all}");
 }
 
+/// Ctrl-C stops a step stuck running, not the wind-down begun after it:
+/// each connection's thread_done (a query, a line) and the cumulative
+/// report hook still run (they were once cut off at their first
+/// instruction, the guard's hook left armed on the idle state).
+#[test]
+fn after_ctrl_c_thread_done_and_the_report_hook_still_run() {
+    let db = lab().fresh_db("sc_wind_down");
+    let out = signalled(
+        &db,
+        &own("wind_down.lua"),
+        &["--threads=2", "--time=300", "--no-store"],
+        libc::SIGINT,
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{all}");
+    assert_eq!(all.matches("thread_done ran").count(), 2, "{all}");
+    assert!(
+        all.contains("cumulative report ran") && !all.contains("report hooks are off"),
+        "{all}"
+    );
+}
+
 #[test]
 fn a_report_hook_that_never_returns_is_stopped_and_the_run_goes_on() {
     let db = lab().fresh_db("sc_hang_report");

@@ -1,12 +1,17 @@
-//! Keeps a script from holding a run or ending the process. A watchdog
-//! thread ([`watchdog`]) arms each script Lua state's hook every
-//! [`TICK`] (LuaJIT's `lua_sethook` may be called from another thread);
-//! the hook then runs once, on the state's own thread at its next Lua
-//! instruction, and stops the step in progress (the Lua code between two
-//! yields: part of `thread_init`, an event, `thread_done`, a command, the
-//! script's chunk) once it runs past its deadline, or after
-//! Ctrl-C/SIGTERM; otherwise it disarms itself. So Lua runs with no hook
-//! between ticks: no per-instruction cost, and the JIT free to compile.
+//! Keeps a script from holding a run or ending the process. The Lua code
+//! runs with no hook set: each state's thread publishes its step and the
+//! step's deadline ([`Shared`], relaxed atomics, no clock read a resume),
+//! and a watchdog thread ([`watchdog`]) looks every [`TICK`]. It arms the
+//! state's hook (LuaJIT's `lua_sethook` may be called from another
+//! thread) only for a step past its deadline, or, after Ctrl-C/SIGTERM,
+//! one it saw running at the tick before too (so a connection's
+//! `thread_done` or a report begun after the signal still gets a tick).
+//! The hook then runs on the state's own thread at its next instruction
+//! and stops the step in progress (the Lua code between two yields: part
+//! of `thread_init`, an event, `thread_done`, a command, the script's
+//! chunk), or disarms itself if it finds no reason. So a run that goes as
+//! it should sets no hook from another thread, no instruction pays for
+//! the guard, and the JIT compiles freely.
 //! An event's deadline is the run's end plus [`GRACE`], `thread_done`'s
 //! the same or the grace from its own start if later; `thread_init` runs
 //! before the clock starts, so its deadline is the run's length plus the
@@ -27,13 +32,12 @@
 use mlua::{ffi, HookTriggers, Lua, Value, VmState};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// How often the watchdog arms every script state's hook: a step past its
-/// deadline, or running at Ctrl-C, is stopped within about this long. The
-/// hook's check (a clock read) then runs once a tick on each state.
+/// How often the watchdog looks at the states: a step past its deadline
+/// is stopped within about this long, one running at Ctrl-C within two.
 pub(crate) const TICK: Duration = Duration::from_millis(50);
 
 /// How long past its deadline a step may go on before it is stopped (the
@@ -89,10 +93,10 @@ pub(crate) struct Guard {
     /// their phase's start, never from the latest resume (a loop of
     /// queries would otherwise never be overdue).
     phase: Cell<(StepKind, Instant)>,
-    /// Steps begun so far, and (step, when the hook first saw it): the
-    /// hook times a step without a clock read on every resume.
+    /// Steps begun so far, and when the latest report hook began (the one
+    /// kind timed from its own step).
     steps: Cell<u64>,
-    seen: Cell<(u64, Instant)>,
+    report_began: Cell<Instant>,
     /// The command a Command step runs.
     command: RefCell<String>,
     stopped: RefCell<Option<Stop>>,
@@ -101,6 +105,34 @@ pub(crate) struct Guard {
     /// The Lua state's main thread (hooks are per state in LuaJIT: any of
     /// its threads would do), for disarming the hook from Rust.
     state: Cell<usize>,
+    /// What the watchdog reads of the steps.
+    shared: Arc<Shared>,
+}
+
+/// What a state's thread publishes for the watchdog, and what the
+/// watchdog poked it for (relaxed atomics: the watchdog only decides
+/// whether to arm the hook; the hook's own check decides the stop).
+#[derive(Default)]
+struct Shared {
+    /// Steps begun so far, and whether one runs now.
+    step: AtomicU64,
+    running: AtomicBool,
+    /// The latest step's deadline ([`at`]; kept between the steps of a
+    /// phase: a loop of queries is idle between them), or [`NO_DEADLINE`].
+    deadline: AtomicU64,
+    /// The step is stopped already (the hook fires on every instruction).
+    stopped: AtomicBool,
+    /// The watchdog saw one step running across a tick after Ctrl-C.
+    interrupt: AtomicBool,
+}
+
+const NO_DEADLINE: u64 = u64::MAX;
+
+/// `t` as nanoseconds since the process's first guard (at least 1).
+fn at(t: Instant) -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    (t.saturating_duration_since(epoch).as_nanos() as u64).max(1)
 }
 
 /// What a script's os.exit asked the process to end with, outside a run
@@ -136,11 +168,15 @@ impl Guard {
             kind: Cell::new(StepKind::Idle),
             phase: Cell::new((StepKind::Idle, Instant::now())),
             steps: Cell::new(0),
-            seen: Cell::new((0, Instant::now())),
+            report_began: Cell::new(Instant::now()),
             command: RefCell::new(String::new()),
             stopped: RefCell::new(None),
             sticky: Cell::new(false),
             state: Cell::new(0),
+            shared: Arc::new(Shared {
+                deadline: AtomicU64::new(NO_DEADLINE),
+                ..Shared::default()
+            }),
         }
     }
 
@@ -163,10 +199,11 @@ impl Guard {
             found
         };
         guard.state.set(state);
-        Ok(watch(state, hookf))
+        at(Instant::now());
+        Ok(watch(state, hookf, guard.shared.clone()))
     }
 
-    /// Disarms the hook (until the watchdog's next tick).
+    /// Disarms the hook.
     fn disarm(&self) {
         // SAFETY: called on the state's own thread, while it is open.
         unsafe { ffi::lua_sethook(self.state.get() as *mut ffi::lua_State, None, 0, 0) };
@@ -193,17 +230,36 @@ impl Guard {
             // clock read is not on the per-query path.
             self.phase.set((kind, Instant::now()));
         }
-        self.steps.set(self.steps.get().wrapping_add(1));
+        if kind == StepKind::Report {
+            self.report_began.set(Instant::now());
+        }
+        let step = self.steps.get().wrapping_add(1);
+        self.steps.set(step);
+        // A stop left from outside a step (os.exit in an Idle call, where
+        // no end() follows) does not carry into this one.
+        if self.stopped.borrow_mut().take().is_some() {
+            if self.sticky.replace(false) {
+                self.disarm();
+            }
+            self.shared.stopped.store(false, Ordering::Relaxed);
+        }
+        let deadline = self.deadline().map_or(NO_DEADLINE, at);
+        self.shared.deadline.store(deadline, Ordering::Relaxed);
+        self.shared.step.store(step, Ordering::Relaxed);
+        self.shared.running.store(true, Ordering::Relaxed);
     }
 
     /// The step is over: why it was stopped, if it was (the hook is
-    /// disarmed until the watchdog's next tick).
+    /// disarmed).
     pub fn end(&self) -> Option<Stop> {
         self.kind.set(StepKind::Idle);
+        self.shared.running.store(false, Ordering::Relaxed);
         let stop = self.stopped.borrow_mut().take();
         if self.sticky.replace(false) {
             self.disarm();
         }
+        self.shared.stopped.store(false, Ordering::Relaxed);
+        self.shared.interrupt.store(false, Ordering::Relaxed);
         stop
     }
 
@@ -230,6 +286,7 @@ impl Guard {
                 interrupted: exit.is_none() && crate::interrupt::interrupted(),
             });
         }
+        self.shared.stopped.store(true, Ordering::Relaxed);
         if !self.sticky.replace(true) {
             let _ = lua.set_global_hook(HookTriggers::new().every_nth_instruction(1), hook);
         }
@@ -251,7 +308,10 @@ impl Guard {
         if let Some(s) = self.stopped.borrow().as_ref() {
             return Some(s.why.clone());
         }
-        let why = if crate::interrupt::interrupted() {
+        // (Ctrl-C stops a step the watchdog saw running across a tick:
+        // one begun after it, a connection's thread_done or a report,
+        // gets that long to finish)
+        let why = if self.shared.interrupt.swap(false, Ordering::Relaxed) {
             format!(
                 "{}: {} interrupted (Ctrl-C or SIGTERM)",
                 self.script,
@@ -263,37 +323,15 @@ impl Guard {
         Some(self.stop(lua, why, None))
     }
 
-    /// The reason when the running step is past its deadline.
-    fn overdue(&self) -> Option<String> {
-        let now = Instant::now();
-        let (step, since) = self.seen.get();
-        let began = if step == self.steps.get() {
-            since
-        } else {
-            self.seen.set((self.steps.get(), now));
-            now
-        };
-        let grace = GRACE.as_secs();
-        if self.kind.get() == StepKind::Report {
-            return (now >= began + REPORT_LIMIT).then(|| {
-                format!(
-                    "{}: a report hook did not return within {} s; interrupted",
-                    self.script,
-                    REPORT_LIMIT.as_secs()
-                )
-            });
-        }
-        let len = self.run_length?;
+    /// When the running step must be over: None for a step without a
+    /// deadline (a command, the script's chunk, a run without `--time`).
+    fn deadline(&self) -> Option<Instant> {
         let (_, phase_began) = self.phase.get();
-        let (deadline, what) = match self.kind.get() {
-            StepKind::Init => (
-                phase_began + len + GRACE,
-                format!(
-                    "did not return within {:.0} s (the run's length plus {grace} s)",
-                    (len + GRACE).as_secs_f64()
-                ),
-            ),
+        match self.kind.get() {
+            StepKind::Report => Some(self.report_began.get() + REPORT_LIMIT),
+            StepKind::Init => Some(phase_began + self.run_length? + GRACE),
             StepKind::Event | StepKind::Done => {
+                let len = self.run_length?;
                 let run_end = self.run_start.get().map_or(phase_began, |s| s + len);
                 // thread_done may begin after the run's end (the last
                 // event's grace): it gets the grace from its own start.
@@ -302,21 +340,43 @@ impl Guard {
                 } else {
                     run_end
                 };
-                (
-                    end + GRACE,
-                    format!("did not return within {grace} s after the run's end"),
-                )
+                Some(end + GRACE)
             }
-            _ => return None,
+            _ => None,
+        }
+    }
+
+    /// The reason when the running step is past its deadline.
+    fn overdue(&self) -> Option<String> {
+        if Instant::now() < self.deadline()? {
+            return None;
+        }
+        let grace = GRACE.as_secs();
+        let what = match self.kind.get() {
+            StepKind::Report => {
+                return Some(format!(
+                    "{}: a report hook did not return within {} s; interrupted",
+                    self.script,
+                    REPORT_LIMIT.as_secs()
+                ))
+            }
+            StepKind::Init => format!(
+                "did not return within {:.0} s (the run's length plus {grace} s)",
+                (self.run_length? + GRACE).as_secs_f64()
+            ),
+            _ => format!("did not return within {grace} s after the run's end"),
         };
-        (now >= deadline)
-            .then(|| format!("{}: {} {what}; interrupted", self.script, self.step_name()))
+        Some(format!(
+            "{}: {} {what}; interrupted",
+            self.script,
+            self.step_name()
+        ))
     }
 }
 
-/// The hook, armed by the watchdog: stops the running step when its
-/// guard says so (a Lua error raised where the script is); otherwise
-/// disarms itself until the next tick.
+/// The hook, armed by the watchdog (or by mlua on a new coroutine):
+/// stops the running step when its guard says so (a Lua error raised
+/// where the script is); otherwise disarms itself.
 fn hook(lua: &Lua, _: &mlua::debug::Debug) -> mlua::Result<VmState> {
     let Some(guard) = lua.app_data_ref::<Rc<Guard>>().map(|g| g.clone()) else {
         return Ok(VmState::Continue);
@@ -333,7 +393,17 @@ fn hook(lua: &Lua, _: &mlua::debug::Debug) -> mlua::Result<VmState> {
 /// The states under the watchdog: (id, state, hook function), the
 /// pointers as addresses. A state leaves before it is closed, under this
 /// lock, so the watchdog never arms a closed one.
-type Entry = (usize, usize, Option<ffi::lua_Hook>);
+/// A watched state: its id, state and hook, what its thread publishes,
+/// the step the watchdog saw running at its last tick (0: none) and the
+/// last step it armed the hook for.
+struct Entry {
+    id: usize,
+    state: usize,
+    hookf: Option<ffi::lua_Hook>,
+    shared: Arc<Shared>,
+    seen: u64,
+    armed: u64,
+}
 static WATCHED: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 
@@ -343,17 +413,24 @@ pub struct Watched(usize);
 impl Drop for Watched {
     fn drop(&mut self) {
         let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-        w.retain(|&(id, _, _)| id != self.0);
+        w.retain(|e| e.id != self.0);
     }
 }
 
-fn watch(state: usize, hookf: Option<ffi::lua_Hook>) -> Watched {
+fn watch(state: usize, hookf: Option<ffi::lua_Hook>, shared: Arc<Shared>) -> Watched {
     static STARTED: OnceLock<()> = OnceLock::new();
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     WATCHED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .push((id, state, hookf));
+        .push(Entry {
+            id,
+            state,
+            hookf,
+            shared,
+            seen: 0,
+            armed: 0,
+        });
     STARTED.get_or_init(|| {
         // (if the thread cannot start, steps are not stopped: said once)
         if let Err(e) = std::thread::Builder::new()
@@ -366,14 +443,36 @@ fn watch(state: usize, hookf: Option<ffi::lua_Hook>) -> Watched {
     Watched(id)
 }
 
-/// Arms every watched state's hook (count 1), each tick, for as long as
-/// the process lives.
+/// Each tick, arms the hook (count 1) of every watched state whose
+/// latest step is past its deadline (once a step: running, or idle
+/// between the steps of a loop of queries, where the hook waits for the
+/// next resume), or, after Ctrl-C/SIGTERM, whose step was running at the
+/// tick before too; never one already stopped. So in a run that goes as
+/// it should, no hook is set from this thread at all.
 fn watchdog() {
     loop {
         std::thread::sleep(TICK);
-        let w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-        for &(_, state, hookf) in w.iter() {
-            arm(state, hookf);
+        let now = at(Instant::now());
+        let interrupted = crate::interrupt::interrupted();
+        let mut w = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        for e in w.iter_mut() {
+            let sh = &e.shared;
+            if sh.stopped.load(Ordering::Relaxed) {
+                e.seen = 0;
+                continue;
+            }
+            let step = sh.step.load(Ordering::Relaxed);
+            let running = sh.running.load(Ordering::Relaxed);
+            let interrupt = interrupted && running && e.seen == step;
+            e.seen = if running { step } else { 0 };
+            let overdue = now >= sh.deadline.load(Ordering::Relaxed) && e.armed != step;
+            if interrupt {
+                sh.interrupt.store(true, Ordering::Relaxed);
+            }
+            if interrupt || overdue {
+                e.armed = step;
+                arm(e.state, e.hookf);
+            }
         }
     }
 }
@@ -454,7 +553,15 @@ fn probe() -> mlua::Result<bool> {
     lua.set_global_hook(HookTriggers::new().every_nth_instruction(1), |_, _| {
         Err(mlua::Error::runtime("probe stopped"))
     })?;
-    // SAFETY: on the state's own thread, as in `Guard::install`.
+    let f = lua
+        .load(
+            r#"local ffi, arm, n = require("ffi"), ...
+            local f = ffi.cast("void (*)(void)", arm)
+            for _ = 1, n do f() end"#,
+        )
+        .into_function()?;
+    // SAFETY: on the state's own thread, as in `Guard::install`; nothing
+    // fails between this and clearing PROBE_HOOK below.
     unsafe {
         lua.exec_raw::<()>((), |l| {
             *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -463,13 +570,6 @@ fn probe() -> mlua::Result<bool> {
         })?;
     }
     PROBE_CALLS.store(0, Ordering::Relaxed);
-    let f = lua
-        .load(
-            r#"local ffi, arm, n = require("ffi"), ...
-            local f = ffi.cast("void (*)(void)", arm)
-            for _ = 1, n do f() end"#,
-        )
-        .into_function()?;
     let arm_fn = mlua::LightUserData(probe_arm as *mut std::ffi::c_void);
     let stopped = f.call::<()>((arm_fn, PROBE_LOOP)).is_err();
     let calls = PROBE_CALLS.load(Ordering::Relaxed);
@@ -489,6 +589,9 @@ mod tests {
     fn compiled_loops_stop_when_the_hook_is_armed_on_this_build() {
         // .cargo/config.toml builds LuaJIT with LUAJIT_ENABLE_CHECKHOOK;
         // without it scripts would lose the JIT (still guarded).
-        assert!(super::compiled_loops_stop());
+        assert!(
+            super::compiled_loops_stop(),
+            "LuaJIT was built without LUAJIT_ENABLE_CHECKHOOK (is CFLAGS_<target> set in the environment over .cargo/config.toml's?)"
+        );
     }
 }
