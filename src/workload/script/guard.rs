@@ -97,6 +97,9 @@ pub(crate) struct Guard {
     /// kind timed from its own step).
     steps: Cell<u64>,
     report_began: Cell<Instant>,
+    /// The published deadline needs computing again (a new phase, the
+    /// run's start, a report).
+    deadline_stale: Cell<bool>,
     /// The command a Command step runs.
     command: RefCell<String>,
     stopped: RefCell<Option<Stop>>,
@@ -169,6 +172,7 @@ impl Guard {
             phase: Cell::new((StepKind::Idle, Instant::now())),
             steps: Cell::new(0),
             report_began: Cell::new(Instant::now()),
+            deadline_stale: Cell::new(true),
             command: RefCell::new(String::new()),
             stopped: RefCell::new(None),
             sticky: Cell::new(false),
@@ -188,17 +192,9 @@ impl Guard {
         // mlua keeps the callback, and arms the hook with these triggers
         // again on each new coroutine (the callback disarms it then).
         lua.set_global_hook(HookTriggers::new().every_nth_instruction(1), hook)?;
-        // SAFETY: exec_raw gives the state's running thread, on its own OS
-        // thread; the hook mlua just set is read and disarmed there.
-        let (state, hookf) = unsafe {
-            let mut found = (0, None);
-            lua.exec_raw::<()>((), |l| {
-                found = (l as usize, ffi::lua_gethook(l));
-                ffi::lua_sethook(l, None, 0, 0);
-            })?;
-            found
-        };
+        let (state, hookf) = take_hook(lua)?;
         guard.state.set(state);
+        // (the epoch of the published deadlines, fixed before any)
         at(Instant::now());
         Ok(watch(state, hookf, guard.shared.clone()))
     }
@@ -213,6 +209,7 @@ impl Guard {
     pub(crate) fn event_started(&self) {
         if self.run_start.get().is_none() {
             self.run_start.set(Some(Instant::now()));
+            self.deadline_stale.set(true);
         }
     }
 
@@ -229,9 +226,11 @@ impl Guard {
             // A phase changes a few times in a connection's life: the
             // clock read is not on the per-query path.
             self.phase.set((kind, Instant::now()));
+            self.deadline_stale.set(true);
         }
         if kind == StepKind::Report {
             self.report_began.set(Instant::now());
+            self.deadline_stale.set(true);
         }
         let step = self.steps.get().wrapping_add(1);
         self.steps.set(step);
@@ -243,8 +242,11 @@ impl Guard {
             }
             self.shared.stopped.store(false, Ordering::Relaxed);
         }
-        let deadline = self.deadline().map_or(NO_DEADLINE, at);
-        self.shared.deadline.store(deadline, Ordering::Relaxed);
+        // (the same for every step of a phase: published when it changes)
+        if self.deadline_stale.replace(false) {
+            let deadline = self.deadline().map_or(NO_DEADLINE, at);
+            self.shared.deadline.store(deadline, Ordering::Relaxed);
+        }
         self.shared.step.store(step, Ordering::Relaxed);
         self.shared.running.store(true, Ordering::Relaxed);
     }
@@ -390,12 +392,11 @@ fn hook(lua: &Lua, _: &mlua::debug::Debug) -> mlua::Result<VmState> {
     }
 }
 
-/// The states under the watchdog: (id, state, hook function), the
-/// pointers as addresses. A state leaves before it is closed, under this
-/// lock, so the watchdog never arms a closed one.
-/// A watched state: its id, state and hook, what its thread publishes,
-/// the step the watchdog saw running at its last tick (0: none) and the
-/// last step it armed the hook for.
+/// A watched state: its id, state (an address) and hook, what its thread
+/// publishes, the step the watchdog saw running at its last tick (0:
+/// none) and the last step it armed the hook for. A state leaves
+/// [`WATCHED`] before it is closed, under its lock, so the watchdog never
+/// arms a closed one.
 struct Entry {
     id: usize,
     state: usize,
@@ -475,6 +476,21 @@ fn watchdog() {
             }
         }
     }
+}
+
+/// The state's main thread and the hook mlua just set on it, which is
+/// disarmed (the watchdog arms it again when there is a reason).
+fn take_hook(lua: &Lua) -> mlua::Result<(usize, Option<ffi::lua_Hook>)> {
+    let mut found = (0, None);
+    // SAFETY: exec_raw gives the state's running thread, on its own OS
+    // thread; its hook is read and disarmed there.
+    unsafe {
+        lua.exec_raw::<()>((), |l| {
+            found = (l as usize, ffi::lua_gethook(l));
+            ffi::lua_sethook(l, None, 0, 0);
+        })?;
+    }
+    Ok(found)
 }
 
 /// Arms the hook `hookf` on `state` from any thread.
@@ -560,15 +576,9 @@ fn probe() -> mlua::Result<bool> {
             for _ = 1, n do f() end"#,
         )
         .into_function()?;
-    // SAFETY: on the state's own thread, as in `Guard::install`; nothing
-    // fails between this and clearing PROBE_HOOK below.
-    unsafe {
-        lua.exec_raw::<()>((), |l| {
-            *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((l as usize, ffi::lua_gethook(l)));
-            ffi::lua_sethook(l, None, 0, 0);
-        })?;
-    }
+    let taken = take_hook(&lua)?;
+    // (nothing fails between this and clearing it below)
+    *PROBE_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
     PROBE_CALLS.store(0, Ordering::Relaxed);
     let arm_fn = mlua::LightUserData(probe_arm as *mut std::ffi::c_void);
     let stopped = f.call::<()>((arm_fn, PROBE_LOOP)).is_err();
