@@ -582,7 +582,9 @@ impl Session for ScriptSession {
         if let Some(code) = self.ahead.take() {
             return self.request(code, stmts);
         }
-        let Some(co) = self.co.clone() else {
+        // (taken, not cloned: a clone of mlua's Thread takes a registry
+        // slot and its drop frees it, at every query)
+        let Some(co) = self.co.take() else {
             if !self.text.is_empty() && self.in_event {
                 let m = std::mem::take(&mut self.text);
                 return self.fail(m);
@@ -600,6 +602,7 @@ impl Session for ScriptSession {
             }
             Err(m) => return self.fail(m),
         };
+        self.co = Some(co);
         if self.parked.is_some() {
             // Stopped by Ctrl-C in a run: a nap the run's stop cuts short
             // first, so that the run ends as interrupted, not as failed by
