@@ -218,6 +218,40 @@ fn an_events_end_said_with_the_next_request_counts_each_event_once() {
     }
 }
 
+/// The check lines loaded_chunks.lua printed, sorted.
+fn check_lines(out: &Output) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.ends_with(" ok") || l.ends_with(" DIFF"))
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn chunks_a_script_loads_itself_see_its_globals_as_under_sysbench() {
+    require_sysbench();
+    let db = lab().fresh_db("sc_loaded");
+    let script = own("loaded_chunks.lua");
+    // (each connection runs events for the 2 s, its first one checking)
+    let opts = ["--threads=2", "--events=0", "--time=2"];
+    let theirs = sysbench(&db, &[&[script.as_str()][..], &opts, &["run"]].concat());
+    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
+    let want = check_lines(&theirs);
+    // init, two thread_inits and two first events, 7 checks each, and
+    // the events' own
+    assert_eq!(want.len(), 5 * 7 + 2, "sysbench printed:\n{}", text(&theirs));
+    assert!(!want.iter().any(|l| l.ends_with("DIFF")), "{want:?}");
+    // A thread each, then both connections in one Lua state (one shard).
+    for extra in [&[][..], &["--client-shards", "1"][..]] {
+        let a = [&["run", script.as_str()][..], &opts, extra, &["--no-store"]].concat();
+        let ours = qpslab(&db, &a);
+        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
+        assert_eq!(check_lines(&ours), want, "{extra:?}: {}", text(&ours));
+    }
+}
+
 #[test]
 fn script_errors_name_the_file_and_line_once() {
     let db = lab().fresh_db("sc_err");

@@ -211,9 +211,9 @@ end
 -- environment that requires them (oltp_common.lua defines globals).
 local compiled = {}
 
-local function find_module(name)
+local function find_in(paths, name)
   local file = name:gsub("%.", "/")
-  for template in package.path:gmatch("[^;]+") do
+  for template in paths:gmatch("[^;]+") do
     local path = template:gsub("%?", file)
     local f = io.open(path, "r")
     if f then
@@ -221,6 +221,27 @@ local function find_module(name)
       return path
     end
   end
+end
+
+-- What sysbench's (LuaJIT's) require finds besides a Lua file on
+-- package.path: a loader in package.preload (LuaJIT's jit.util, jit.profile),
+-- then a C module on package.cpath. Their loaders run once per state
+-- (package.loaded), as they would in sysbench's state per thread.
+local function native_module(name)
+  local pre = package.preload[name]
+  if pre == nil then
+    local path = find_in(package.cpath, name)
+    if path == nil then return nil end
+    local open = "luaopen_" .. name:gsub("^[^-]*%-", ""):gsub("%.", "_")
+    local err
+    pre, err = package.loadlib(path, open)
+    if pre == nil then error("error loading module '" .. name .. "' from " .. path .. ": " .. tostring(err), 3) end
+  end
+  local r = pre(name)
+  if r == nil then r = package.loaded[name] end
+  if r == nil then r = true end
+  package.loaded[name] = r
+  return r
 end
 
 local function require_for(env)
@@ -231,9 +252,11 @@ local function require_for(env)
     if package.loaded[name] ~= nil then return package.loaded[name] end
     local f = compiled[name]
     if f == nil then
-      local path = find_module(name)
+      local path = find_in(package.path, name)
       if path == nil then
-        error("module '" .. tostring(name) .. "' not found in " .. package.path, 2)
+        local r = native_module(name)
+        if r ~= nil then return r end
+        error("module '" .. tostring(name) .. "' not found in package.preload, " .. package.path .. " or " .. package.cpath, 2)
       end
       f = assert(loadfile(path))
       jit_off(f, true)
@@ -354,10 +377,17 @@ function Phases.rebind(env, opt, rand, ps_disabled)
   API.legacy_rand(env, sb.rand)
 end
 
--- `fn` with its arguments bound: the body of a phase's coroutine.
-function Phases.bind(fn, ...)
+-- `fn` with its arguments bound: the body of a phase's coroutine, whose
+-- thread takes the connection's environment `env` as its own (what a
+-- chunk that load, loadstring, loadfile or dofile compiles gets, and
+-- getfenv(0): sysbench's state per thread has the script's globals as
+-- its thread's; state.rs's `in_env` does the same for a plain call).
+function Phases.bind(env, fn, ...)
   local args, n = { ... }, select("#", ...)
-  return function() return fn(unpack(args, 1, n)) end
+  return function()
+    setfenv(0, env)
+    return fn(unpack(args, 1, n))
+  end
 end
 
 -- Runs the script's chunk in `env` (defining its globals there).

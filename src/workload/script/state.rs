@@ -361,7 +361,7 @@ impl ScriptState {
         lua_error: impl FnOnce(String) -> String,
     ) -> Result<(), String> {
         self.host.guard.begin(kind);
-        let r = f.call::<()>(args);
+        let r = self.in_env(|| f.call::<()>(args));
         if let Some(stop) = self.end_step() {
             if let Some(code) = stop.exit {
                 super::guard::request_exit(code, &stop.why);
@@ -369,6 +369,22 @@ impl ScriptState {
             return Err(stop.why);
         }
         r.map_err(|e| lua_error(message(&e)))
+    }
+
+    /// Runs `f` (a call on the state's own thread, not a coroutine) with
+    /// the connection's environment as the thread's: what sysbench's state
+    /// per thread has as its globals. Lua 5.1 gives a chunk that `load`,
+    /// `loadstring`, `loadfile` or `dofile` compiles the running thread's
+    /// environment (and `getfenv(0)` returns it), so a script's
+    /// `dofile("common.lua")` defines its functions where the script sees
+    /// them. The coroutines set theirs as they begin (prelude.lua's `bind`).
+    fn in_env<R>(&self, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
+        let lua = &self.host.lua;
+        let before = lua.globals();
+        set_thread_env(lua, &self.env)?;
+        let r = f();
+        set_thread_env(lua, &before)?;
+        r
     }
 
     /// The step in progress is over: why the guard stopped it, if it did.
@@ -441,7 +457,7 @@ impl ScriptState {
     /// chunk compiled per connection).
     fn thread_of(&self, f: Function, args: impl mlua::IntoLuaMulti) -> mlua::Result<mlua::Thread> {
         let bind: Function = self.host.phases.get("bind")?;
-        let body: Function = bind.call((f, args))?;
+        let body: Function = bind.call((self.env.clone(), f, args))?;
         self.host.lua.create_thread(body)
     }
 
@@ -464,4 +480,12 @@ impl ScriptState {
             std::mem::swap(r, rows);
         }
     }
+}
+
+/// Makes `env` the environment of `lua`'s running thread (LuaJIT's
+/// `LUA_GLOBALSINDEX`: what `lua.globals()` returns from then on).
+fn set_thread_env(lua: &Lua, env: &Table) -> mlua::Result<()> {
+    // SAFETY: the one value pushed is the table, popped into the thread's
+    // environment (lua_replace on LUA_GLOBALSINDEX takes a table)
+    unsafe { lua.exec_raw::<()>(env, |l| mlua::ffi::lua_replace(l, mlua::ffi::LUA_GLOBALSINDEX)) }
 }
