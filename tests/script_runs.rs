@@ -241,7 +241,12 @@ fn chunks_a_script_loads_itself_see_its_globals_as_under_sysbench() {
     let want = check_lines(&theirs);
     // init, two thread_inits and two first events, 7 checks each, and
     // the events' own
-    assert_eq!(want.len(), 5 * 7 + 2, "sysbench printed:\n{}", text(&theirs));
+    assert_eq!(
+        want.len(),
+        5 * 7 + 2,
+        "sysbench printed:\n{}",
+        text(&theirs)
+    );
     assert!(!want.iter().any(|l| l.ends_with("DIFF")), "{want:?}");
     // A thread each, then both connections in one Lua state (one shard).
     for extra in [&[][..], &["--client-shards", "1"][..]] {

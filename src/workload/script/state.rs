@@ -487,5 +487,9 @@ impl ScriptState {
 fn set_thread_env(lua: &Lua, env: &Table) -> mlua::Result<()> {
     // SAFETY: the one value pushed is the table, popped into the thread's
     // environment (lua_replace on LUA_GLOBALSINDEX takes a table)
-    unsafe { lua.exec_raw::<()>(env, |l| mlua::ffi::lua_replace(l, mlua::ffi::LUA_GLOBALSINDEX)) }
+    unsafe {
+        lua.exec_raw::<()>(env, |l| {
+            mlua::ffi::lua_replace(l, mlua::ffi::LUA_GLOBALSINDEX)
+        })
+    }
 }
