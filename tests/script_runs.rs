@@ -258,6 +258,34 @@ fn chunks_a_script_loads_itself_see_its_globals_as_under_sysbench() {
 }
 
 #[test]
+fn a_scripts_lua_sees_what_it_sees_under_sysbench() {
+    require_sysbench();
+    let db = lab().fresh_db("sc_semantics");
+    let script = own("lua_semantics.lua");
+    let opts = ["--threads=2", "--events=0", "--time=1", "--sem-rows=12"];
+    let theirs = sysbench(&db, &[&[script.as_str()][..], &opts, &["run"]].concat());
+    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
+    let lines = |out: &Output| {
+        let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("check "))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    let want = lines(&theirs);
+    assert_eq!(want.len(), 2 * 14, "sysbench printed:\n{}", text(&theirs));
+    // A thread each, then both connections in one Lua state (one shard).
+    for extra in [&[][..], &["--client-shards", "1"][..]] {
+        let a = [&["run", script.as_str()][..], &opts, extra, &["--no-store"]].concat();
+        let ours = qpslab(&db, &a);
+        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
+        assert_eq!(lines(&ours), want, "{extra:?}: {}", text(&ours));
+    }
+}
+
+#[test]
 fn script_errors_name_the_file_and_line_once() {
     let db = lab().fresh_db("sc_err");
     // An API qpslab lacks: refused before anything connects.

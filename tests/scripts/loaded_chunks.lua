@@ -7,7 +7,8 @@ dofile(dir .. "loaded_helper.lua")
 local at_load = helper_value ~= nil
 
 local function say(where, what, ok)
-  print(string.format("%s %s %s", where, what, ok and "ok" or "DIFF"))
+  -- (one write a line: two threads' prints may interleave under sysbench)
+  io.write(string.format("%s %s %s\n", where, what, ok and "ok" or "DIFF"))
 end
 
 local function checks(where, mark)

@@ -36,8 +36,17 @@ local AFTER_END = 8
 -- event: it made one).
 local FOLD, NREQ = {}, 0
 
+-- How deep in coroutines of the script's own the connection runs (0: in
+-- its phase's coroutine, which qpslab resumes). A request made in one of
+-- them is passed out through each `resume` of theirs (MARK first) up to
+-- the phase's coroutine, and its answer passed back in, so a script's
+-- coroutine can query as under sysbench. Back to 0 whenever a connection
+-- waits: the state's connections share it.
+local DEPTH, MARK = 0, newproxy()
+
 -- Every request goes out here (an execution's values: up to six).
 local function request(code, a, b, c, d, e, f)
+  if DEPTH > 0 then return yield(MARK, code, a, b, c, d, e, f) end
   NREQ = NREQ + 1
   local ended = FOLD.ended
   if ended ~= nil then
@@ -207,11 +216,17 @@ local function copy(t)
   return c
 end
 
--- Modules a script requires, compiled once per state and run in each
--- environment that requires them (oltp_common.lua defines globals).
-local compiled = {}
+-- Modules ------------------------------------------------------------------
+-- Each environment has its own `package` (path, cpath, loaded), as each of
+-- sysbench's states has: a module a connection loads, or that registers
+-- itself in package.loaded, is that connection's. A Lua module is compiled
+-- once per state, as a function that makes the module's body (so the
+-- connections share its bytecode and JIT traces, and each runs its own
+-- closure of it: a body that waits on the database partway through loads
+-- in its own environment, not in whichever connection set it last).
+local makers = {}
 
-local function find_in(paths, name)
+local function find_in(paths, name, tried)
   local file = name:gsub("%.", "/")
   for template in paths:gmatch("[^;]+") do
     local path = template:gsub("%?", file)
@@ -220,53 +235,113 @@ local function find_in(paths, name)
       f:close()
       return path
     end
+    tried[#tried + 1] = "\n\tno file '" .. path .. "'"
   end
 end
 
--- What sysbench's (LuaJIT's) require finds besides a Lua file on
--- package.path: a loader in package.preload (LuaJIT's jit.util, jit.profile),
--- then a C module on package.cpath. Their loaders run once per state
--- (package.loaded), as they would in sysbench's state per thread.
-local function native_module(name)
-  local pre = package.preload[name]
-  if pre == nil then
-    local path = find_in(package.cpath, name)
-    if path == nil then return nil end
-    local open = "luaopen_" .. name:gsub("^[^-]*%-", ""):gsub("%.", "_")
-    local err
-    pre, err = package.loadlib(path, open)
-    if pre == nil then error("error loading module '" .. name .. "' from " .. path .. ": " .. tostring(err), 3) end
-  end
-  local r = pre(name)
-  if r == nil then r = package.loaded[name] end
-  if r == nil then r = true end
-  package.loaded[name] = r
-  return r
+-- The maker of the Lua module at `path`, or nil and the loader's error.
+local function maker_of(path)
+  local make = makers[path]
+  if make then return make end
+  local f, err = io.open(path, "r")
+  if not f then return nil, err end
+  local src = f:read("*a")
+  f:close()
+  -- (a first line starting with '#' is skipped, as loadfile does; the
+  -- lines keep their numbers)
+  if src:sub(1, 1) == "#" then src = src:gsub("^[^\n]*", "", 1) end
+  make, err = loadstring("return function(...) " .. src .. "\nend", "@" .. path)
+  if not make then return nil, err end
+  jit_off(make, true)
+  makers[path] = make
+  return make
 end
 
+-- A connection's package.loaded: the libraries (sysbench's ffi view
+-- among them: set below), its environment as _G.
+local LIBS
+
+local function package_for(env)
+  local loaded = copy(LIBS)
+  loaded._G = env
+  return setmetatable({ loaded = loaded, path = package.path, cpath = package.cpath }, { __index = package })
+end
+
+-- Lua 5.1's require (ll_require) on the connection's package: loaders from
+-- package.preload, a Lua file on package.path, a C module on package.cpath.
+-- (a userdata, as Lua's own mark: never a table module() would take)
+local LOADING = newproxy()
 local function require_for(env)
-  local loaded = {}
+  local pkg = env.package
   return function(name)
+    name = tostring(name)
+    local loaded = pkg.loaded
     local done = loaded[name]
-    if done ~= nil then return done end
-    if package.loaded[name] ~= nil then return package.loaded[name] end
-    local f = compiled[name]
-    if f == nil then
-      local path = find_in(package.path, name)
-      if path == nil then
-        local r = native_module(name)
-        if r ~= nil then return r end
-        error("module '" .. tostring(name) .. "' not found in package.preload, " .. package.path .. " or " .. package.cpath, 2)
-      end
-      f = assert(loadfile(path))
-      jit_off(f, true)
-      compiled[name] = f
+    if done then
+      if done == LOADING then error("loop or previous error loading module '" .. name .. "'", 2) end
+      return done
     end
-    setfenv(f, env)
-    local r = f(name)
-    if r == nil then r = true end
-    loaded[name] = r
-    return r
+    local tried = { "module '" .. name .. "' not found:" }
+    local loader = pkg.preload[name]
+    if loader == nil then
+      tried[2] = "\n\tno field package.preload['" .. name .. "']"
+      local path = find_in(pkg.path, name, tried)
+      if path then
+        local make, err = maker_of(path)
+        if not make then
+          error("error loading module '" .. name .. "' from file '" .. path .. "':\n\t" .. err, 2)
+        end
+        loader = make()
+        setfenv(loader, env)
+      else
+        path = find_in(pkg.cpath, name, tried)
+        if path then
+          local open = "luaopen_" .. name:gsub("^[^-]*%-", ""):gsub("%.", "_")
+          local err
+          loader, err = package.loadlib(path, open)
+          if not loader then
+            error("error loading module '" .. name .. "' from file '" .. path .. "':\n\t" .. tostring(err), 2)
+          end
+        end
+      end
+    end
+    if loader == nil then error(concat(tried), 2) end
+    loaded[name] = LOADING
+    local r = loader(name)
+    if r ~= nil then loaded[name] = r end
+    if loaded[name] == LOADING then loaded[name] = true end
+    return loaded[name]
+  end
+end
+
+-- Lua 5.1's module(name, ...) on the connection's package.loaded and
+-- globals (the C one keeps its modules in the state's registry, which the
+-- connections of a state share).
+local function module_for(env)
+  return function(name, ...)
+    local loaded = env.package.loaded
+    local m = loaded[name]
+    if type(m) ~= "table" then
+      m = env
+      for part in name:gmatch("[^.]+") do
+        local t = rawget(m, part)
+        if t == nil then
+          t = {}
+          rawset(m, part, t)
+        elseif type(t) ~= "table" then
+          error("name conflict for module '" .. name .. "'", 2)
+        end
+        m = t
+      end
+      loaded[name] = m
+    end
+    if m._NAME == nil then
+      m._M, m._NAME, m._PACKAGE = m, name, (name:gsub("[^.]*$", ""))
+    end
+    setfenv(2, m)
+    for i = 1, select("#", ...) do
+      (select(i, ...))(m)
+    end
   end
 end
 
@@ -299,6 +374,7 @@ typedef enum {
   SB_CNT_RECONNECT, SB_CNT_MAX
 } sb_counter_type;
 ]]
+local function c_symbol(k) return C_FFI.C[k] end
 local FFI_OWN = {
   usleep = function(us) request(SLEEP, tonumber(us) / 1e6); return 0 end,
   sleep = function(s) request(SLEEP, tonumber(s)); return 0 end,
@@ -308,17 +384,67 @@ local FFI = setmetatable({
   C = setmetatable({}, { __index = function(_, k)
     local own = FFI_OWN[k]
     if own ~= nil then return own end
-    return C_FFI.C[k]
+    local ok, v = pcall(c_symbol, k)
+    if ok then return v end
+    -- (LuaJIT's words, at the script's line that named the symbol)
+    error((tostring(v):gsub("^qpslab prelude:%d+: ", "")), 2)
   end }),
 }, { __index = C_FFI })
 package.loaded.ffi = FFI
+LIBS = copy(package.loaded)
 ffi = FFI
 
 local GLOBALS = copy(_G)
+-- The script's `coroutine`: Lua 5.1's, on which a request made inside one
+-- of the script's coroutines goes out through `resume` (see DEPTH), and
+-- which tells the script it runs on a state's main thread where sysbench's
+-- event() does (running() nil, not yieldable).
+local co_create, co_resume, co_yield, co_running = coroutine.create, coroutine.resume, coroutine.yield, coroutine.running
+local function resume_step(co, ...)
+  DEPTH = DEPTH + 1
+  return co_resume(co, ...)
+end
+local function passed(co, ok, first, ...)
+  DEPTH = DEPTH - 1
+  if ok and first == MARK then return passed(co, resume_step(co, request(...))) end
+  return ok, first, ...
+end
+local function co_resume_script(co, ...)
+  return passed(co, resume_step(co, ...))
+end
+local function unwrapped(ok, ...)
+  if ok then return ... end
+  local e = ...
+  -- (as LuaJIT's wrap: a message gets the caller's position)
+  if type(e) == "string" then error(e, 2) end
+  error(e, 0)
+end
+local SCRIPT_COROUTINE = copy(coroutine)
+SCRIPT_COROUTINE.resume = co_resume_script
+function SCRIPT_COROUTINE.wrap(f)
+  local co = co_create(f)
+  return function(...) return unwrapped(passed(co, resume_step(co, ...))) end
+end
+function SCRIPT_COROUTINE.yield(...)
+  if DEPTH == 0 then error("attempt to yield across C-call boundary", 2) end
+  return co_yield(...)
+end
+function SCRIPT_COROUTINE.running()
+  if DEPTH == 0 then return nil end
+  return co_running()
+end
+function SCRIPT_COROUTINE.isyieldable()
+  return DEPTH > 0
+end
+GLOBALS.coroutine = SCRIPT_COROUTINE
+LIBS.coroutine = SCRIPT_COROUTINE
+
 GLOBALS.load, GLOBALS.loadstring = nojit(load), nojit(loadstring)
 GLOBALS.loadfile = nojit(loadfile)
 GLOBALS.dofile = function(path)
-  local f = assert(GLOBALS.loadfile(path))
+  local f, err = GLOBALS.loadfile(path)
+  -- (the loader's message as it is: no position of this prelude's)
+  if not f then error(err, 0) end
   return f()
 end
 
@@ -356,7 +482,9 @@ function Phases.new_env(tid, command, slot)
   sb.db = API.legacy_db(sb)
   env.sysbench = sb
   API.legacy_globals(env, sb)
+  env.package = package_for(env)
   env.require = require_for(env)
+  env.module = module_for(env)
   return env
 end
 
@@ -390,10 +518,21 @@ function Phases.bind(env, fn, ...)
   end
 end
 
--- Runs the script's chunk in `env` (defining its globals there).
+-- Runs the script's chunk in `env` (defining its globals there). A script
+-- that declares no options (sysbench 0.5's kind) then has every option as
+-- a global too, as sysbench 1.0.20 gives one (`oltp_table_size`, a string
+-- when the script's own, `threads`, `mysql_db`…); a global the chunk set
+-- keeps its value. (sysbench sets them before its chunk runs; here the
+-- chunk's top level does not see them yet.)
 function Phases.run_chunk(chunk, env)
   setfenv(chunk, env)
   chunk()
+  local sb = rawget(env, "sysbench")
+  if type(sb) == "table" and getmetatable(sb.cmdline.options) == UNDECLARED then
+    for k, v in pairs(sb.opt) do
+      if rawget(env, k) == nil then rawset(env, k, v) end
+    end
+  end
 end
 
 return Phases

@@ -1,9 +1,11 @@
-//! Finds, before anything runs, the sysbench API a script uses that qpslab
-//! does not provide: every `sysbench.x.y` the script (and the modules it
-//! requires from the search path) names is looked up in the loaded state;
-//! a name under sysbench's own tables that resolves to nothing is reported
-//! with its file and line. (Methods of connections, statements and result
-//! sets are checked when called: their names are not visible statically.)
+//! Finds, before anything runs, the sysbench API a script calls that qpslab
+//! does not provide: every `sysbench.x.y(…)` the script (and the modules it
+//! requires from the search path) calls, outside its comments and strings,
+//! is looked up in the loaded state; a name under sysbench's own tables
+//! that resolves to nothing is reported with its file and line. A name
+//! only read (`if sysbench.rand.hash then`: a feature test) is nil there,
+//! as under sysbench. (Methods of connections, statements and result sets
+//! are checked when called: their names are not visible statically.)
 
 use mlua::{Table, Value};
 use std::path::{Path, PathBuf};
@@ -38,16 +40,18 @@ struct Use {
 }
 
 fn uses_in(file: &Path, text: &str, out: &mut Vec<Use>) {
-    for (n, line) in text.lines().enumerate() {
-        let code = line.split("--").next().unwrap_or("");
-        let mut rest = code;
+    let code = code_only(text);
+    for (n, line) in code.lines().enumerate() {
+        let mut rest = line;
         while let Some(at) = rest.find("sysbench.") {
             let before = rest[..at].chars().last();
             let tail = &rest[at..];
             let len = tail
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
                 .unwrap_or(tail.len());
-            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+            let called = is_called(&tail[len..]);
+            if called && !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            {
                 out.push(Use {
                     file: file.to_path_buf(),
                     line: n + 1,
@@ -57,6 +61,79 @@ fn uses_in(file: &Path, text: &str, out: &mut Vec<Use>) {
             rest = &tail[len.max(1)..];
         }
     }
+}
+
+/// Whether what follows a name calls it (`(`, a string or table argument,
+/// a method call); a string argument is blanked by `code_only`, so a quote
+/// shows as the blank run's opening quote kept.
+fn is_called(after: &str) -> bool {
+    let a = after.trim_start_matches([' ', '\t']);
+    a.starts_with(['(', '"', '\'', '{', ':']) || a.starts_with("[[") || a.starts_with("[=")
+}
+
+/// `text` with its comments and the insides of its strings blanked (each
+/// character a space, new lines kept: the lines keep their numbers; a
+/// string's opening quote or bracket is kept, so that a call with a string
+/// argument still reads as one).
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let blank = |out: &mut Vec<u8>, s: &[u8]| {
+        out.extend(s.iter().map(|&c| if c == b'\n' { c } else { b' ' }))
+    };
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &b[i..];
+        if rest.starts_with(b"--") {
+            // a long comment --[[ ]] / --[==[ ]==], else to the line's end
+            let end = long_bracket(&rest[2..])
+                .map(|n| 2 + n)
+                .unwrap_or_else(|| rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len()));
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if let Some(n) = long_bracket(rest) {
+            out.push(b'[');
+            blank(&mut out, &rest[1..n]);
+            i += n;
+        } else if rest[0] == b'"' || rest[0] == b'\'' {
+            let q = rest[0];
+            let mut j = 1;
+            while j < rest.len() && rest[j] != q && rest[j] != b'\n' {
+                j += if rest[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(rest.len());
+            out.push(q);
+            blank(&mut out, &rest[1..end]);
+            i += end;
+        } else {
+            out.push(rest[0]);
+            i += 1;
+        }
+    }
+    // (only ASCII bytes were blanked or kept whole: still UTF-8, but a
+    // multi-byte character cut by a blank run is replaced)
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The length of the long bracket (`[[ … ]]`, `[==[ … ]==]`) `s` starts
+/// with, to its close or the text's end; None when it starts with none.
+fn long_bracket(s: &[u8]) -> Option<usize> {
+    if s.first() != Some(&b'[') {
+        return None;
+    }
+    let eqs = s[1..].iter().take_while(|&&c| c == b'=').count();
+    if s.get(1 + eqs) != Some(&b'[') {
+        return None;
+    }
+    let mut close = vec![b']'];
+    close.extend(std::iter::repeat_n(b'=', eqs));
+    close.push(b']');
+    let body = 2 + eqs;
+    let end = s[body..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())
+        .map_or(s.len(), |p| body + p + close.len());
+    Some(end)
 }
 
 /// Modules `require`d by `text` that are found in `dirs`.
@@ -147,12 +224,21 @@ mod tests {
     #[test]
     fn names_are_found_with_their_lines() {
         let mut u = Vec::new();
-        let text = "local a = sysbench.rand.uniform(1, 2)\n-- sysbench.nope\nx = mysysbench.y; sysbench.sql.type.INT";
+        let text = "local a = sysbench.rand.uniform(1, 2)\n-- sysbench.nope()\nx = mysysbench.y(); sysbench.sql.type.INT\n\
+            --[[ sysbench.in_comment()\n sysbench.too() ]] s = 'sysbench.in_string()'\n\
+            if sysbench.rand.hash then end; sysbench.report_csv { } sysbench.opt:x() sysbench.f \"a\"\n\
+            t = [==[ sysbench.long() ]==] sysbench.after()";
         uses_in(Path::new("s.lua"), text, &mut u);
         let got: Vec<(usize, &str)> = u.iter().map(|u| (u.line, u.name.as_str())).collect();
         assert_eq!(
             got,
-            vec![(1, "sysbench.rand.uniform"), (3, "sysbench.sql.type.INT")]
+            vec![
+                (1, "sysbench.rand.uniform"),
+                (6, "sysbench.report_csv"),
+                (6, "sysbench.opt"),
+                (6, "sysbench.f"),
+                (7, "sysbench.after")
+            ]
         );
     }
 

@@ -87,10 +87,12 @@ pub fn message(e: &mlua::Error) -> String {
                 break;
             }
         }
+        // (frames only: a message raised in the prelude is kept)
         let frame = line.starts_with(char::is_whitespace);
-        if line.contains("qpslab prelude")
-            || line.contains("in function 'xpcall'")
-            || (frame && line.contains("\"sysbench.sql.lua\"]"))
+        if frame
+            && (line.contains("qpslab prelude")
+                || line.contains("in function 'xpcall'")
+                || line.contains("\"sysbench.sql.lua\"]"))
         {
             continue;
         }
@@ -189,15 +191,10 @@ impl Host {
         let os: Table = lua.globals().get("os").map_err(fail)?;
         os.set("exit", super::guard::exit_function(&lua).map_err(fail)?)
             .map_err(fail)?;
-        let search: Vec<String> = std::iter::once(def.dir.clone())
-            .chain(super::find::SEARCH_PATH.iter().map(|d| d.to_string()))
-            .map(|d| format!("{d}/?.lua"))
-            .collect();
         let package: Table = lua.globals().get("package").map_err(fail)?;
-        let path: String = package.get("path").map_err(fail)?;
-        package
-            .set("path", format!("{};{path}", search.join(";")))
-            .map_err(fail)?;
+        let (path, cpath) = module_paths(&def.dir);
+        package.set("path", path).map_err(fail)?;
+        package.set("cpath", cpath).map_err(fail)?;
         let chunk = lua
             .load(def.text.as_str())
             .set_name(format!("@{}", def.path.display()))
@@ -480,6 +477,43 @@ impl ScriptState {
             std::mem::swap(r, rows);
         }
     }
+}
+
+/// package.path and package.cpath: sysbench 1.0.20's (sb_lua.c: the
+/// current directory's, LuaRocks' under $HOME, the system's Lua 5.1
+/// directories, its own script directory), with the script's own directory
+/// first.
+fn module_paths(script_dir: &str) -> (String, String) {
+    let rocks = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    let mut path = Vec::new();
+    if script_dir != "." {
+        path.push(format!("{script_dir}/?.lua"));
+    }
+    path.extend(["./?.lua", "./?/init.lua", "./src/lua/?.lua"].map(String::from));
+    if let Some(h) = &rocks {
+        for d in ["share/lua/5.1", "share/lua"] {
+            path.push(format!("{h}/.luarocks/{d}/?.lua"));
+            path.push(format!("{h}/.luarocks/{d}/?/init.lua"));
+        }
+    }
+    path.extend(
+        [
+            "/usr/local/share/lua/5.1/?.lua",
+            "/usr/share/lua/5.1/?.lua",
+            "/usr/share/sysbench/?.lua",
+        ]
+        .map(String::from),
+    );
+    // (sysbench's lists end with a ';': a script's `package.path ..
+    // ";/dir/?.lua"` makes the same string)
+    path.push(String::new());
+    let mut cpath = vec!["./?.so".to_string()];
+    if let Some(h) = &rocks {
+        cpath.push(format!("{h}/.luarocks/lib/lua/5.1/?.so"));
+        cpath.push(format!("{h}/.luarocks/lib/lua/?.so"));
+    }
+    cpath.extend(["/usr/local/lib/lua/5.1/?.so", "/usr/lib/lua/5.1/?.so", ""].map(String::from));
+    (path.join(";"), cpath.join(";"))
 }
 
 /// Makes `env` the environment of `lua`'s running thread (LuaJIT's
