@@ -130,15 +130,73 @@ impl Zipf {
     }
 }
 
+/// The 'gaussian' and 'special' parameters, derived once from the run's
+/// `--rand-spec-*` options as sb_rand.c derives them. `repr(C)`, five
+/// doubles: a script's rand.lua keeps the same five in an FFI array and
+/// hands it to [`Shape::special`] and [`Shape::gaussian`] through
+/// rand_api.rs, so both sides draw with one piece of code.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
+pub(crate) struct Shape {
+    /// `--rand-spec-iter`, the draws a gaussian sums (a whole number).
+    pub(crate) iter: f64,
+    /// 1 / iter.
+    pub(crate) iter_mult: f64,
+    /// 100 / (100 - `--rand-spec-res`).
+    pub(crate) res_mult: f64,
+    /// `--rand-spec-pct` / 100.
+    pub(crate) pct_mult: f64,
+    /// `--rand-spec-pct` / 200.
+    pub(crate) pct_2_mult: f64,
+}
+
+impl Shape {
+    pub(crate) fn of(p: &RandParams) -> Shape {
+        Shape {
+            iter: f64::from(p.spec_iter),
+            iter_mult: 1.0 / f64::from(p.spec_iter),
+            res_mult: 100.0 / (100.0 - p.spec_res),
+            pct_mult: p.spec_pct / 100.0,
+            pct_2_mult: p.spec_pct / 200.0,
+        }
+    }
+
+    /// 'gaussian': the mean of `iter` uniform draws over [a, b].
+    #[inline]
+    pub(crate) fn gaussian(&self, x: &mut Xoroshiro, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
+        let mut sum = 0.0;
+        for _ in 0..self.iter as u32 {
+            sum += x.unit() * t;
+        }
+        a.wrapping_add((sum * self.iter_mult) as u32)
+    }
+
+    /// 'special': `spec_res`% of the draws land uniformly on the `spec_pct`%
+    /// in the middle of the range, the others are gaussian over all of it.
+    #[inline]
+    pub(crate) fn special(&self, x: &mut Xoroshiro, a: u32, b: u32) -> u32 {
+        let t = f64::from(b.wrapping_sub(a));
+        let rnd = x.unit();
+        if rnd * (t * self.res_mult) < t {
+            let mut sum = 0.0;
+            for _ in 0..self.iter as u32 {
+                sum += x.unit();
+            }
+            return (f64::from(a) + sum * t * self.iter_mult) as u32;
+        }
+        let d = t * self.pct_mult;
+        let res = rnd * (d + 1.0) + (t / 2.0 - t * self.pct_2_mult);
+        a.wrapping_add(res as u32)
+    }
+}
+
 /// A per-connection generator for `rand.default(a, b)` and friends, with
 /// sysbench's formulas (sb_rand.c) over its [`Xoroshiro`] stream.
 pub struct Rng {
     x: Xoroshiro,
     p: RandParams,
-    iter_mult: f64,
-    res_mult: f64,
-    pct_mult: f64,
-    pct_2_mult: f64,
+    shape: Shape,
     pareto_power: f64,
     zipf: Zipf,
 }
@@ -159,10 +217,7 @@ impl Rng {
         Rng {
             x,
             p: p.clone(),
-            iter_mult: 1.0 / f64::from(p.spec_iter),
-            res_mult: 100.0 / (100.0 - p.spec_res),
-            pct_mult: p.spec_pct / 100.0,
-            pct_2_mult: p.spec_pct / 200.0,
+            shape: Shape::of(p),
             pareto_power: p.pareto_h.ln() / (1.0 - p.pareto_h).ln(),
             zipf: Zipf::new(p.zipf_exp),
         }
@@ -198,15 +253,8 @@ impl Rng {
     pub fn draw(&mut self, kind: RandType, a: u32, b: u32) -> u32 {
         match kind {
             RandType::Uniform => self.x.uniform(a, b),
-            RandType::Gaussian => {
-                let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
-                let mut sum = 0.0;
-                for _ in 0..self.p.spec_iter {
-                    sum += self.x.unit() * t;
-                }
-                a.wrapping_add((sum * self.iter_mult) as u32)
-            }
-            RandType::Special => self.special(a, b),
+            RandType::Gaussian => self.shape.gaussian(&mut self.x, a, b),
+            RandType::Special => self.shape.special(&mut self.x, a, b),
             RandType::Pareto => {
                 let t = f64::from(b.wrapping_sub(a).wrapping_add(1));
                 a.wrapping_add((t * self.x.unit().powf(self.pareto_power)) as u32)
@@ -221,24 +269,6 @@ impl Rng {
                 }
             }
         }
-    }
-
-    /// 'special': `spec_res`% of the draws land uniformly on the `spec_pct`%
-    /// in the middle of the range, the others are gaussian over all of it.
-    #[inline]
-    fn special(&mut self, a: u32, b: u32) -> u32 {
-        let t = f64::from(b.wrapping_sub(a));
-        let rnd = self.x.unit();
-        if rnd * (t * self.res_mult) < t {
-            let mut sum = 0.0;
-            for _ in 0..self.p.spec_iter {
-                sum += self.x.unit();
-            }
-            return (f64::from(a) + sum * t * self.iter_mult) as u32;
-        }
-        let d = t * self.pct_mult;
-        let res = rnd * (d + 1.0) + (t / 2.0 - t * self.pct_2_mult);
-        a.wrapping_add(res as u32)
     }
 }
 

@@ -1,16 +1,18 @@
 -- sysbench.rand as sysbench 1.0.20 offers it, drawing what it draws: its
 -- xoroshiro128+ stream (on LuaJIT's 64-bit integers, the state in an FFI
--- array: the interpreter calls no Rust for a draw, but a string's, drawn
--- on the same array by one FFI call) and sb_rand.c's formulas in the same
--- floating-point steps, so a fixed --rand-seed gives sysbench's numbers. The built-in workloads draw the same way in Rust
--- (workload/rand.rs, xoroshiro.rs). unique() and the zipfian's
--- rejection test stay in Rust (`R`). No zipfian or varstring here:
--- 1.0.20 has neither in its Lua API.
+-- array) and sb_rand.c's formulas in the same floating-point steps, so a
+-- fixed --rand-seed gives sysbench's numbers. The draws of one number
+-- (uniform, pareto, uniform_double) are Lua's; those of many (a string,
+-- special, gaussian) are one FFI call each into Rust on the same array,
+-- the built-in workloads' own code (workload/rand.rs, xoroshiro.rs).
+-- unique() and the zipfian's rejection test stay in Rust (`R`). No
+-- zipfian or varstring here: 1.0.20 has neither in its Lua API.
 --
--- Called with (R, p): p = { kind, spec_iter, spec_pct, spec_res,
--- pareto_h, s0_hi, s0_lo, s1_hi, s1_lo, rand_str } (the stream's two
--- words in 32-bit halves; rand_str the Rust function that draws a
--- string). Returns the sysbench.rand table.
+-- Called with (R, p): p = { kind, iter, iter_mult, res_mult, pct_mult,
+-- pct_2_mult, pareto_h, s0_hi, s0_lo, s1_hi, s1_lo, rand_str,
+-- rand_special, rand_gaussian } (the gaussian's and special's shape,
+-- rand.rs's `Shape`; the stream's two words in 32-bit halves; the Rust
+-- functions that draw). Returns the sysbench.rand table.
 
 local R, p = ...
 local ffi, bit = require("ffi"), require("bit")
@@ -50,29 +52,19 @@ local function uniform(a, b)
   return floor(a + double() * ((b - a + 1) % TWO_32)) % TWO_32
 end
 
-local iter = p.spec_iter
-local iter_mult = 1 / iter
+-- rand.rs's Shape, the five doubles in its order
+local shape = ffi.new("double[5]", p.iter, p.iter_mult, p.res_mult, p.pct_mult, p.pct_2_mult)
+local DRAW = "uint32_t (*)(uint64_t *, const double *, uint32_t, uint32_t)"
+local draw_gaussian = ffi.cast(DRAW, p.rand_gaussian)
+local draw_special = ffi.cast(DRAW, p.rand_special)
+
 local function gaussian(a, b)
-  a, b = u32(a), u32(b)
-  local t, sum = (b - a + 1) % TWO_32, 0
-  for _ = 1, iter do sum = sum + double() * t end
-  return (a + floor(sum * iter_mult)) % TWO_32
+  return draw_gaussian(state, shape, u32(a), u32(b))
 end
 
-local res_mult = 100 / (100 - p.spec_res)
-local pct_mult, pct_2_mult = p.spec_pct / 100, p.spec_pct / 200
+-- 'special': spec_res% in the spec_pct% middle of the range, the rest gaussian
 local function special(a, b)
-  a, b = u32(a), u32(b)
-  local t = (b - a) % TWO_32
-  local rnd = double()
-  if rnd * (t * res_mult) < t then
-    local sum = 0
-    for _ = 1, iter do sum = sum + double() end
-    return floor(a + sum * t * iter_mult) % TWO_32
-  end
-  local d = t * pct_mult
-  local res = rnd * (d + 1) + (t / 2 - t * pct_2_mult)
-  return (a + floor(res)) % TWO_32
+  return draw_special(state, shape, u32(a), u32(b))
 end
 
 local power = log(p.pareto_h) / log(1 - p.pareto_h)

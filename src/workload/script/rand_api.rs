@@ -1,9 +1,11 @@
 //! `sysbench.rand.*` for scripts, as sysbench 1.0.20 offers it: the draws
 //! are Lua (rand.lua: sysbench's xoroshiro128+ stream and sb_rand.c's
-//! formulas, so a fixed `--rand-seed` gives sysbench's numbers, with no
-//! call into Rust per draw) but for strings, drawn here on Lua's copy of
-//! the stream through an FFI call ([`rand_str`]: a draw a character, a
-//! third of an oltp_read_write event's script instructions in Lua);
+//! formulas, so a fixed `--rand-seed` gives sysbench's numbers) but for
+//! those of many draws, made here on Lua's copy of the stream through an
+//! FFI call: strings ([`rand_str`]: a draw a character, a third of an
+//! oltp_read_write event's script instructions in Lua), 'special' and
+//! 'gaussian' ([`rand_special`], [`rand_gaussian`]: up to 13 draws, with
+//! the built-ins' own [`Shape`]);
 //! `unique()` and the zipfian's rejection test are here too. Owns no
 //! connection state and no other part of the API.
 //!
@@ -14,7 +16,7 @@
 //!   else stays;
 //! - `unique()`: distinct 32-bit values across every connection of the run.
 
-use crate::workload::rand::{RandType, Zipf};
+use crate::workload::rand::{RandType, Shape, Zipf};
 use crate::workload::xoroshiro::Xoroshiro;
 use crate::workload::RandParams;
 use crate::workload::Unique;
@@ -48,19 +50,26 @@ pub(crate) fn rand_table(
         RandType::Zipfian => "zipfian",
     };
     params.set("kind", kind)?;
-    params.set("spec_iter", p.spec_iter)?;
-    params.set("spec_pct", p.spec_pct)?;
-    params.set("spec_res", p.spec_res)?;
+    let shape = Shape::of(p);
+    for (k, v) in [
+        ("iter", shape.iter),
+        ("iter_mult", shape.iter_mult),
+        ("res_mult", shape.res_mult),
+        ("pct_mult", shape.pct_mult),
+        ("pct_2_mult", shape.pct_2_mult),
+    ] {
+        params.set(k, v)?;
+    }
     params.set("pareto_h", p.pareto_h)?;
     let [s0, s1] = stream.words();
     params.set("s0_hi", s0 >> 32)?;
     params.set("s0_lo", s0 & 0xffff_ffff)?;
     params.set("s1_hi", s1 >> 32)?;
     params.set("s1_lo", s1 & 0xffff_ffff)?;
-    params.set(
-        "rand_str",
-        mlua::Value::LightUserData(mlua::LightUserData(rand_str as *mut std::ffi::c_void)),
-    )?;
+    let ptr = |f: *mut std::ffi::c_void| mlua::Value::LightUserData(mlua::LightUserData(f));
+    params.set("rand_str", ptr(rand_str as *mut _))?;
+    params.set("rand_special", ptr(rand_special as *mut _))?;
+    params.set("rand_gaussian", ptr(rand_gaussian as *mut _))?;
     lua.load(include_str!("rand.lua"))
         .set_name("=qpslab rand")
         .call((t, params))
@@ -92,6 +101,34 @@ unsafe extern "C" fn rand_str(state: *mut u64, fmt: *const u8, n: usize, out: *m
         };
     }
     *state = r.words();
+}
+
+/// `sysbench.rand.special(a, b)` on the stream whose state is at `state`,
+/// with the [`Shape`] at `shape` (rand.lua's two FFI arrays): one call
+/// where Lua made up to `iter` + 1 draws of 64-bit FFI arithmetic.
+///
+/// # Safety
+/// `state` points to two words, `shape` to a [`Shape`] (five doubles).
+unsafe extern "C" fn rand_special(state: *mut u64, shape: *const Shape, a: u32, b: u32) -> u32 {
+    // SAFETY: as the function's contract says
+    let (state, shape) = unsafe { (&mut *state.cast::<[u64; 2]>(), &*shape) };
+    let mut r = Xoroshiro::from_words(*state);
+    let v = shape.special(&mut r, a, b);
+    *state = r.words();
+    v
+}
+
+/// `sysbench.rand.gaussian(a, b)`, as [`rand_special`] draws.
+///
+/// # Safety
+/// As [`rand_special`]'s.
+unsafe extern "C" fn rand_gaussian(state: *mut u64, shape: *const Shape, a: u32, b: u32) -> u32 {
+    // SAFETY: as the function's contract says
+    let (state, shape) = unsafe { (&mut *state.cast::<[u64; 2]>(), &*shape) };
+    let mut r = Xoroshiro::from_words(*state);
+    let v = shape.gaussian(&mut r, a, b);
+    *state = r.words();
+    v
 }
 
 #[cfg(test)]
