@@ -1,8 +1,9 @@
 -- What a script's Lua sees, as under sysbench's Lua state per thread
 -- (script_runs.rs compares each line with sysbench's): modules (module(),
 -- package.loaded, one that queries while it loads), the script's own
--- coroutines querying, errors raised inside qpslab's prelude, and the
--- options as globals of a script that declares none.
+-- coroutines querying, errors raised inside qpslab's prelude, the
+-- options as globals of a script that declares none, and what a statement
+-- without rows returns.
 local dir = (sysbench.cmdline.script_path:gsub("[^/]*$", ""))
 package.path = dir .. "?.lua;" .. package.path
 local ffi = require("ffi")
@@ -48,6 +49,12 @@ function thread_init()
   say(w, "dofile", pcall(dofile, "sem_missing_file.lua"))
   say(w, "ffi", pcall(function() return ffi.C.sem_no_such_symbol end))
   say(w, "options", sem_rows, type(sem_rows), threads)
+  -- a statement that returns no rows still returns a result set (only
+  -- its type and name: sysbench crashes on reading its fields)
+  local st = con:prepare("DO 1")
+  say(w, "no rows", type(con:query("SET @sem_x = 1")), tostring(con:query("DO 1")),
+    tostring(st:execute()), type(con:query("SELECT 1 FROM DUAL WHERE 0")))
+  st:close()
 end
 
 function event()

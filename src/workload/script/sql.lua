@@ -89,6 +89,20 @@ ffi.metatype("qpslab_sql_result", {
 })
 local RESULT = ffi.typeof("qpslab_sql_result")
 
+-- What a statement without rows (an INSERT, a SET) returns: sysbench
+-- 1.0.20 returns a NULL <sql_result> pointer, so `rs == nil` holds and
+-- yet `if rs` and `assert(rs)` pass (a cdata is true). Reading one of its
+-- fields crashes sysbench; here it is an error that says so.
+ffi.cdef("typedef struct {} qpslab_sql_no_result;")
+ffi.metatype("qpslab_sql_no_result", {
+  __index = function(_, k)
+    error("attempt to use the result of a statement that returns no rows ('"
+      .. tostring(k) .. "'; sysbench 1.0.20 crashes here)", 2)
+  end,
+  __tostring = function() return "<sql_result>" end,
+})
+local NO_RESULT = ffi.cast("qpslab_sql_no_result *", nil)
+
 function rs_methods.fetch_row(rs)
   if rs.nrows == 0 or rs.nfields == 0 then
     log(1, "attempt to fetch row from an empty result set")
@@ -108,7 +122,7 @@ end
 -- The result of a query (rows readable) or of a prepared statement.
 local function result(readable, con, sql, ok, a, b, c, d)
   if not ok then raise(con, sql, a, b, c, d) end
-  if not a then return nil end
+  if not a then return NO_RESULT end
   local rs = SIDE[con.slot].rs
   rs.nrows, rs.pos, rs.readable = b, 0, readable
   rs.nfields = readable and c or 0
@@ -224,7 +238,7 @@ end
 -- hand, not looked up through the connection's cdata).
 local function stmt_result(stmt, ok, a, b, c, d)
   if not ok then raise(stmt[S_CON], "<prepared statement>", a, b, c, d) end
-  if not a then return nil end
+  if not a then return NO_RESULT end
   local rs, readable = stmt[S_RS], stmt[S_TEXT]
   rs.nrows, rs.pos, rs.readable = b, 0, readable
   rs.nfields = readable and c or 0
