@@ -30,8 +30,8 @@ enum Ended {
     /// The connection runs its next event.
     Event,
     /// The session ended its connection's events with this one
-    /// ([`Op::Finish`]).
-    Connection,
+    /// ([`Op::Finish`]), counted as an event if `true`.
+    Connection(bool),
 }
 
 /// How often a connection on direct I/O yields to its shard's other tasks
@@ -139,11 +139,14 @@ pub async fn worker(
         else {
             continue;
         };
+        if ended == Ended::Connection(false) {
+            break;
+        }
         let end = clock.last_end.unwrap_or_else(Instant::now);
         if record(state, slot, session.class(), intended, start, end) && evened {
             tokio::task::yield_now().await;
         }
-        if ended == Ended::Connection {
+        if ended == Ended::Connection(true) {
             break;
         }
         if !yields {
@@ -517,7 +520,7 @@ impl Event<'_> {
                     }
                 }
                 Op::Fail => return Err(Failure::Fatal(session.text().to_string())),
-                Op::Finish => return Ok(Ended::Connection),
+                Op::Finish(counted) => return Ok(Ended::Connection(counted)),
                 // The cold path, boxed so that the per-connection future
                 // the hot path polls stays small.
                 Op::Prepare | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {

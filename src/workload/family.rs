@@ -110,10 +110,11 @@ pub enum Op {
     Fail,
     /// The connection's events are over (a script's event() returned a
     /// value other than nil/false, or its own thread_run() returned): the
-    /// event in progress completes here, no other starts on this
+    /// event in progress completes here, counted as an event if `true`
+    /// (its statements are counted either way), no other starts on this
     /// connection, its tear-down runs and it closes. The run goes on with
     /// the other connections and ends when every one has.
-    Finish,
+    Finish(bool),
 }
 
 /// One step of an event.

@@ -163,7 +163,7 @@ async fn drive_command(
                 continue;
             }
             // (only an event ends its connection: a command has none)
-            Op::Finish => return Ok(()),
+            Op::Finish(_) => return Ok(()),
             Op::Fail => {
                 // os.exit(code) ends the command: success for 0, else the
                 // command's exit code (after its connections close).

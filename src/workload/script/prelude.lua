@@ -198,9 +198,10 @@ function Phases.events(env, tid, fold)
     RAND.uniform_double()
     -- (this event made no request: the last one's end is said now)
     if say_end() then fold = false end
-    -- sysbench's thread_run loop stops at a value other than nil/false.
+    -- sysbench's thread_run loop stops at a value other than nil/false,
+    -- before it counts the event (`true`: not counted).
     if ret then
-      yield(FINISH)
+      yield(FINISH, true)
     elseif fold and NREQ ~= before then
       FOLD.ended = me
     else

@@ -309,11 +309,14 @@ impl ScriptSession {
             }
             5 => step(Op::Reconnect, Consume::Skip, 0),
             7 => {
-                // event() returned a value (or thread_run() returned): this
+                // event() returned a value (not counted as an event, as
+                // sysbench's loop leaves before sb_event_stop) or
+                // thread_run() returned (counted as one): this
                 // connection's events are over.
+                let counted = !matches!(arg(l, 2), Arg::Bool(true));
                 self.in_event = false;
                 self.co = None;
-                step(Op::Finish, Consume::Skip, 0)
+                step(Op::Finish(counted), Consume::Skip, 0)
             }
             6 => {
                 let secs = match arg(l, 2) {
