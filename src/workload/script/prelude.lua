@@ -36,6 +36,10 @@ local AFTER_END = 8
 -- event: it made one).
 local FOLD, NREQ = {}, 0
 
+-- The phase coroutines whose script's own thread_run() has ended an event
+-- with ffi.C.sb_event_stop (weak: an abandoned coroutine goes).
+local EVENTS_STOPPED = setmetatable({}, { __mode = "k" })
+
 -- How deep in coroutines of the script's own the connection runs (0: in
 -- its phase's coroutine, which qpslab resumes). A request made in one of
 -- them is passed out through each `resume` of theirs (MARK first) up to
@@ -180,12 +184,13 @@ function Phases.events(env, tid, fold)
     error("cannot find the event() function in " .. tostring(env.sysbench.cmdline.script_path), 0)
   end
   -- A script's own thread_run() replaces the event loop: called once, the
-  -- connection's events are over when it returns (sysbench 1.0.20; here
-  -- it counts as one event).
+  -- connection's events are over when it returns (sysbench 1.0.20). Its
+  -- events are those it ends with ffi.C.sb_event_stop; one that calls it
+  -- never counts as one event in all.
   local thread_run = rawget(env, "thread_run")
   if type(thread_run) == "function" then
     Phases.guarded(thread_run, tid)
-    yield(FINISH)
+    yield(FINISH, EVENTS_STOPPED[running()] == true)
   end
   local hooks = env.sysbench.hooks
   local me = running()
@@ -380,6 +385,19 @@ local FFI_OWN = {
   usleep = function(us) request(SLEEP, tonumber(us) / 1e6); return 0 end,
   sleep = function(s) request(SLEEP, tonumber(s)); return 0 end,
   sb_counter_inc = function() end,
+  -- sysbench's event loop, for a script's own thread_run() that loops as
+  -- sysbench's does. An event begins when qpslab resumes the connection
+  -- and ends at sb_event_stop (counted, as sysbench counts it), where
+  -- qpslab decides whether another begins (--events, --time, Ctrl-C): a
+  -- connection whose events are over is not resumed, so the loop's last
+  -- sb_more_events (false under sysbench) is never called, and what
+  -- thread_run does after its loop does not run; thread_done does.
+  sb_more_events = function() return true end,
+  sb_event_start = function() end,
+  sb_event_stop = function()
+    EVENTS_STOPPED[running()] = true
+    request(0)
+  end,
 }
 local FFI = setmetatable({
   C = setmetatable({}, { __index = function(_, k)

@@ -311,7 +311,8 @@ impl ScriptSession {
             7 => {
                 // event() returned a value (not counted as an event, as
                 // sysbench's loop leaves before sb_event_stop) or
-                // thread_run() returned (counted as one): this
+                // thread_run() returned (counted as one, unless it ended
+                // its events itself with sb_event_stop): this
                 // connection's events are over.
                 let counted = !matches!(arg(l, 2), Arg::Bool(true));
                 self.in_event = false;
