@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 /// Identical outputs at the time of the last commit, less the one line
 /// that differs under load only (line 83's rate padding,
 /// DIFFERENCES.md); raise it as qpslab improves (never lower it to make
-/// the test pass). 201 of 203 on 2026-11-27 (stop 50); 206 of 208 on
+/// the test pass). 201 of 203 on 2026-11-27 (stop 50); 209 of 211 on
 /// 2026-12-04 (stop 62), one line's margin kept.
-const FLOOR: usize = 204;
+const FLOOR: usize = 207;
 /// The goal of issue 31, in percent of the corpus.
 const GOAL_PERCENT: usize = 95;
 /// The database every corpus line works in (dropped and created afresh

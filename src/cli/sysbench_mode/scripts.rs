@@ -25,6 +25,9 @@ pub fn run(test: &str, general: &General, args: &SbArgs) -> i32 {
     // script loaded without a command sees its argv too.
     std::env::set_var("QPSLAB_SYSBENCH_VERBOSITY", general.verbosity.to_string());
     std::env::set_var("QPSLAB_SYSBENCH_ARGV", args.argv.join("\u{1f}"));
+    // A script's os.exit(n) ends the process with n at once, as sysbench's
+    // does, unless a stored run would lose its samples.
+    crate::workload::script::exit_at_once(!storing(args));
     let Some(command) = args.command.clone() else {
         return load_only(test);
     };

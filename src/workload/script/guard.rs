@@ -145,6 +145,20 @@ fn at(t: Instant) -> u64 {
 /// any error does.
 static EXIT_REQUEST: Mutex<Option<(i32, String)>> = Mutex::new(None);
 
+/// Whether a script's os.exit(n) ends the process with n at once, as
+/// under sysbench 1.0.20 (sysbench mode when nothing is stored: no run
+/// is kept, so nothing measured is lost); else it stops the step and the
+/// run ends as failed (or the command with its code).
+static EXIT_AT_ONCE: AtomicBool = AtomicBool::new(false);
+/// Held by the one thread that ends the process (two connections calling
+/// os.exit at once: the second waits for the end).
+static EXITING: Mutex<()> = Mutex::new(());
+
+/// Makes a script's os.exit(n) end the process with n at once (`true`).
+pub fn exit_at_once(on: bool) {
+    EXIT_AT_ONCE.store(on, Ordering::Relaxed);
+}
+
 /// The exit code a script asked for with os.exit while loading or in a
 /// command (prepare, cleanup, its own), if `error` (the message a command
 /// failed with) is the one that carried it up.
@@ -519,6 +533,14 @@ pub(crate) fn exit_function(lua: &Lua) -> mlua::Result<mlua::Function> {
             mlua::Value::Number(n) if n.is_finite() => (n as i64).rem_euclid(256) as i32,
             _ => 1,
         };
+        if EXIT_AT_ONCE.load(Ordering::Relaxed) {
+            let _only_one = EXITING.lock();
+            use std::io::Write as _;
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            // (libc's exit flushes what the script printed through C's stdio)
+            std::process::exit(code);
+        }
         let why = match lua.app_data_ref::<Rc<Guard>>().map(|g| g.clone()) {
             Some(g) => g.exit(lua, code),
             None => format!("script called os.exit({code})"),

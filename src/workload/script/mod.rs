@@ -28,7 +28,7 @@ pub(crate) use cmdline_options::{declared_options, script_options};
 pub use cmdline_options::{load_only, script_help};
 pub use def::{BuiltIns, ScriptDef};
 pub use find::find_script;
-pub use guard::exit_code_for;
+pub use guard::{exit_at_once, exit_code_for};
 pub use script_family::Script;
 pub use state::sql_used;
 
