@@ -275,7 +275,7 @@ fn a_scripts_lua_sees_what_it_sees_under_sysbench() {
         v
     };
     let want = lines(&theirs);
-    assert_eq!(want.len(), 2 * 15, "sysbench printed:\n{}", text(&theirs));
+    assert_eq!(want.len(), 2 * 16, "sysbench printed:\n{}", text(&theirs));
     // A thread each, then both connections in one Lua state (one shard).
     for extra in [&[][..], &["--client-shards", "1"][..]] {
         let a = [&["run", script.as_str()][..], &opts, extra, &["--no-store"]].concat();

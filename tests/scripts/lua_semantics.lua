@@ -55,6 +55,9 @@ function thread_init()
   say(w, "no rows", type(con:query("SET @sem_x = 1")), tostring(con:query("DO 1")),
     tostring(st:execute()), type(con:query("SELECT 1 FROM DUAL WHERE 0")))
   st:close()
+  local o = sysbench.opt
+  say(w, "opt", type(o.mysql_host), o.mysql_host[1], type(o.mysql_port), type(o.mysql_ignore_errors),
+    o.rand_spec_iter, o.rand_spec_pct, o.rand_spec_res, o.rand_pareto_h, type(mysql_host))
 end
 
 function event()

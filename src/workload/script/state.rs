@@ -139,11 +139,31 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result
     Ok(q)
 }
 
-/// `sysbench.opt` of `def`.
+/// sysbench's own options that sysbench 1.0.20 gives a script as lists
+/// (`sysbench.opt.mysql_port[1]` is "3306"), whatever qpslab keeps them
+/// as (text or a number, in the run's stored options too).
+const SYSBENCH_LISTS: [&str; 4] = [
+    "mysql_host",
+    "mysql_port",
+    "mysql_socket",
+    "mysql_ignore_errors",
+];
+
+/// `sysbench.opt` of `def`: its option values, sysbench's list options as
+/// lists, and the --rand-* parameters sysbench's table has.
 fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
     let opt = lua.create_table()?;
+    let words = |s: &str| -> Vec<String> {
+        s.split(',')
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
     for (name, v) in &def.opt_values {
+        let listed = SYSBENCH_LISTS.contains(&name.as_str());
         let v = match v {
+            OptValue::Num(n) if listed => Value::Table(lua.create_sequence_from([n.to_string()])?),
+            OptValue::Text(s) if listed => Value::Table(lua.create_sequence_from(words(s))?),
             OptValue::Num(n) => Value::Number(*n),
             OptValue::Bool(b) => Value::Boolean(*b),
             OptValue::Text(s) => Value::String(lua.create_string(s)?),
@@ -152,6 +172,17 @@ fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
         // sysbench.opt names an option with its dashes as underscores
         // (`--dash-opt` is sysbench.opt.dash_opt), as sysbench 1.0.20 does.
         opt.set(name.replace('-', "_"), v)?;
+    }
+    let r = &def.rand;
+    for (name, v) in [
+        ("rand_spec_iter", f64::from(r.spec_iter)),
+        ("rand_spec_pct", r.spec_pct),
+        ("rand_spec_res", r.spec_res),
+        ("rand_pareto_h", r.pareto_h),
+    ] {
+        if opt.raw_get::<Value>(name)?.is_nil() {
+            opt.set(name, v)?;
+        }
     }
     Ok(opt)
 }
