@@ -218,71 +218,70 @@ fn an_events_end_said_with_the_next_request_counts_each_event_once() {
     }
 }
 
-/// The check lines loaded_chunks.lua printed, sorted.
-fn check_lines(out: &Output) -> Vec<String> {
+/// The lines of `out`'s stdout that `keep` keeps, sorted (two sysbench
+/// threads' lines come in either order).
+fn lines_of(out: &Output, keep: fn(&str) -> bool) -> Vec<String> {
     let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter(|l| l.ends_with(" ok") || l.ends_with(" DIFF"))
+        .filter(|l| keep(l))
         .map(str::to_string)
         .collect();
     v.sort();
     v
 }
 
+/// Runs `script` with `opts` under sysbench, then under qpslab with a
+/// thread per connection and with both connections in one Lua state (one
+/// shard): the lines `keep` keeps are sysbench's, `count` of them.
+/// Returns sysbench's lines.
+fn same_lines_as_sysbench(
+    db: &str,
+    script: &str,
+    opts: &[&str],
+    keep: fn(&str) -> bool,
+    count: usize,
+) -> Vec<String> {
+    let theirs = sysbench(db, &[&[script][..], opts, &["run"]].concat());
+    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
+    let want = lines_of(&theirs, keep);
+    assert_eq!(want.len(), count, "sysbench printed:\n{}", text(&theirs));
+    for extra in [&[][..], &["--client-shards", "1"][..]] {
+        let a = [&["run", script][..], opts, extra, &["--no-store"]].concat();
+        let ours = qpslab(db, &a);
+        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
+        assert_eq!(lines_of(&ours, keep), want, "{extra:?}: {}", text(&ours));
+    }
+    want
+}
+
 #[test]
 fn chunks_a_script_loads_itself_see_its_globals_as_under_sysbench() {
     require_sysbench();
     let db = lab().fresh_db("sc_loaded");
-    let script = own("loaded_chunks.lua");
-    // (each connection runs events for the 2 s, its first one checking)
-    let opts = ["--threads=2", "--events=0", "--time=2"];
-    let theirs = sysbench(&db, &[&[script.as_str()][..], &opts, &["run"]].concat());
-    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
-    let want = check_lines(&theirs);
-    // init, two thread_inits and two first events, 7 checks each, and
-    // the events' own
-    assert_eq!(
-        want.len(),
+    // (each connection runs events for the 2 s, its first one checking:
+    // init, two thread_inits and two first events, 7 checks each, and the
+    // events' own)
+    let want = same_lines_as_sysbench(
+        &db,
+        &own("loaded_chunks.lua"),
+        &["--threads=2", "--events=0", "--time=2"],
+        |l| l.ends_with(" ok") || l.ends_with(" DIFF"),
         5 * 7 + 2,
-        "sysbench printed:\n{}",
-        text(&theirs)
     );
     assert!(!want.iter().any(|l| l.ends_with("DIFF")), "{want:?}");
-    // A thread each, then both connections in one Lua state (one shard).
-    for extra in [&[][..], &["--client-shards", "1"][..]] {
-        let a = [&["run", script.as_str()][..], &opts, extra, &["--no-store"]].concat();
-        let ours = qpslab(&db, &a);
-        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
-        assert_eq!(check_lines(&ours), want, "{extra:?}: {}", text(&ours));
-    }
 }
 
 #[test]
 fn a_scripts_lua_sees_what_it_sees_under_sysbench() {
     require_sysbench();
     let db = lab().fresh_db("sc_semantics");
-    let script = own("lua_semantics.lua");
-    let opts = ["--threads=2", "--events=0", "--time=1", "--sem-rows=12"];
-    let theirs = sysbench(&db, &[&[script.as_str()][..], &opts, &["run"]].concat());
-    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
-    let lines = |out: &Output| {
-        let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| l.starts_with("check "))
-            .map(str::to_string)
-            .collect();
-        v.sort();
-        v
-    };
-    let want = lines(&theirs);
-    assert_eq!(want.len(), 2 * 16, "sysbench printed:\n{}", text(&theirs));
-    // A thread each, then both connections in one Lua state (one shard).
-    for extra in [&[][..], &["--client-shards", "1"][..]] {
-        let a = [&["run", script.as_str()][..], &opts, extra, &["--no-store"]].concat();
-        let ours = qpslab(&db, &a);
-        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
-        assert_eq!(lines(&ours), want, "{extra:?}: {}", text(&ours));
-    }
+    same_lines_as_sysbench(
+        &db,
+        &own("lua_semantics.lua"),
+        &["--threads=2", "--events=0", "--time=1", "--sem-rows=12"],
+        |l| l.starts_with("check "),
+        2 * 16,
+    );
 }
 
 #[test]
