@@ -522,6 +522,24 @@ fn bounded_run(db: &str, script: &str, args: &[&str]) -> Output {
 }
 
 #[test]
+fn a_scripts_own_loop_without_event_stop_ends_at_the_events_limit() {
+    let db = lab().fresh_db("sc_loop");
+    let args = [
+        "--threads=1",
+        "--events=3",
+        "--time=0",
+        "--format",
+        "json",
+        "--no-store",
+    ];
+    let out = bounded_run(&db, &own("loop_no_stop.lua"), &args);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = &json(&out)["totals"];
+    assert_eq!(t["transactions"].as_u64(), Some(3), "{t}");
+    assert_eq!(t["queries"].as_u64(), Some(3), "{t}");
+}
+
+#[test]
 fn a_script_step_that_never_yields_is_stopped_after_the_runs_end() {
     let db = lab().fresh_db("sc_hang");
     // event() loops after 20 events; with --pcall it retries the loop

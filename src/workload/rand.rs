@@ -183,12 +183,20 @@ impl Shape {
             for _ in 0..self.iter as u32 {
                 sum += x.unit();
             }
-            return (f64::from(a) + sum * t * self.iter_mult) as u32;
+            return wrap_u32(f64::from(a) + sum * t * self.iter_mult);
         }
         let d = t * self.pct_mult;
         let res = rnd * (d + 1.0) + (t / 2.0 - t * self.pct_2_mult);
-        a.wrapping_add(res as u32)
+        a.wrapping_add(wrap_u32(res))
     }
+}
+
+/// A double's integer part modulo 2^32, as sb_rand.c's cast to uint32_t
+/// gives it on x86-64 (Rust's `as u32` saturates instead): a range whose
+/// `a > b` wraps around, as under sysbench.
+#[inline]
+fn wrap_u32(x: f64) -> u32 {
+    x as i64 as u32
 }
 
 /// A per-connection generator for `rand.default(a, b)` and friends, with

@@ -531,6 +531,13 @@ pub(crate) fn exit_function(lua: &Lua) -> mlua::Result<mlua::Function> {
             // As the process's status would be: the low 8 bits.
             mlua::Value::Integer(i) => i.rem_euclid(256) as i32,
             mlua::Value::Number(n) if n.is_finite() => (n as i64).rem_euclid(256) as i32,
+            // (LuaJIT's os.exit takes a numeric string as its number)
+            mlua::Value::String(s) => {
+                match s.to_str().ok().and_then(|t| t.trim().parse::<f64>().ok()) {
+                    Some(n) if n.is_finite() => (n as i64).rem_euclid(256) as i32,
+                    _ => 1,
+                }
+            }
             _ => 1,
         };
         if EXIT_AT_ONCE.load(Ordering::Relaxed) {

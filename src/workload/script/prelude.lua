@@ -39,6 +39,9 @@ local FOLD, NREQ = {}, 0
 -- The phase coroutines whose script's own thread_run() has ended an event
 -- with ffi.C.sb_event_stop (weak: an abandoned coroutine goes).
 local EVENTS_STOPPED = setmetatable({}, { __mode = "k" })
+-- Those whose pass of such a loop began at sb_more_events and has not
+-- ended with sb_event_stop.
+local PASS_OPEN = setmetatable({}, { __mode = "k" })
 
 -- How deep in coroutines of the script's own the connection runs (0: in
 -- its phase's coroutine, which qpslab resumes). A request made in one of
@@ -387,15 +390,25 @@ local FFI_OWN = {
   sb_counter_inc = function() end,
   -- sysbench's event loop, for a script's own thread_run() that loops as
   -- sysbench's does. An event begins when qpslab resumes the connection
-  -- and ends at sb_event_stop (counted, as sysbench counts it), where
-  -- qpslab decides whether another begins (--events, --time, Ctrl-C): a
-  -- connection whose events are over is not resumed, so the loop's last
-  -- sb_more_events (false under sysbench) is never called, and what
-  -- thread_run does after its loop does not run; thread_done does.
-  sb_more_events = function() return true end,
+  -- and ends at sb_event_stop (counted, as sysbench counts it, after the
+  -- latency histogram's draw), where qpslab decides whether another
+  -- begins (--events, --time, Ctrl-C): a connection whose events are over
+  -- is not resumed, so the loop's last sb_more_events (false under
+  -- sysbench) is never called, and what thread_run does after its loop
+  -- does not run; thread_done does. A loop that never calls sb_event_stop
+  -- has each of its passes end at the next sb_more_events, counted (under
+  -- sysbench none is), so that qpslab can end it.
+  sb_more_events = function()
+    local co = running()
+    if PASS_OPEN[co] then request(0) end
+    PASS_OPEN[co] = true
+    return true
+  end,
   sb_event_start = function() end,
   sb_event_stop = function()
-    EVENTS_STOPPED[running()] = true
+    local co = running()
+    EVENTS_STOPPED[co], PASS_OPEN[co] = true, nil
+    RAND.uniform_double()
     request(0)
   end,
 }

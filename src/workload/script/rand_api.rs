@@ -199,6 +199,23 @@ mod tests {
         assert_eq!(rand_lua_lines(&t)[3], "516 501 509 516 520");
     }
 
+    /// A range whose a > b (as uint32_t) wraps around in both of
+    /// special's branches, as sb_rand.c's casts do.
+    #[test]
+    fn a_reversed_range_wraps_as_under_sysbench() {
+        // /usr/bin/sysbench: 40 × sysbench.rand.special(-5, 7.5), --rand-seed=42
+        let (_lua, t) = table(RandType::Special, |_| {});
+        let f: mlua::Function = t.get("special").unwrap();
+        let got: Vec<String> = (0..40)
+            .map(|_| f.call::<i64>((-5, 7.5)).unwrap().to_string())
+            .collect();
+        assert_eq!(
+            got.join(" "),
+            "1 1 1 1 1 2 1 1 1 1 1 1 1 1 0 1 1 2 4294967295 0 4294967294 2 1 1 1 1 1 1 1 0 \
+             1 1 1 1 1 1 1 1 1 1"
+        );
+    }
+
     /// A string drawn in Rust on Lua's stream is the one Lua's own
     /// per-character draws make (sb_rand_str), and leaves the stream where
     /// they leave it.
