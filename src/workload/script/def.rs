@@ -54,6 +54,15 @@ impl BuiltIns {
     }
 }
 
+/// A list option's words, as sysbench splits them: on commas, empty
+/// words dropped.
+pub(crate) fn list_words(raw: &str) -> Vec<String> {
+    raw.split(',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// Everything a Lua state for the script is built from.
 pub struct ScriptDef {
     /// Unique in the process: the key of each thread's Lua state for it.
@@ -113,12 +122,7 @@ impl ScriptDef {
                     Some(n) => OptValue::Num(n as f64),
                     None => OptValue::Text(raw.to_string()),
                 },
-                OptKind::List => OptValue::List(
-                    raw.split(',')
-                        .filter(|w| !w.is_empty())
-                        .map(str::to_string)
-                        .collect(),
-                ),
+                OptKind::List => OptValue::List(list_words(raw)),
             };
             opt_values.push((spec.name.clone(), v));
         }

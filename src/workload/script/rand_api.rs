@@ -92,15 +92,24 @@ unsafe extern "C" fn rand_str(state: *mut u64, fmt: *const u8, n: usize, out: *m
             std::slice::from_raw_parts_mut(out, n),
         )
     };
+    on_stream(state, |r| {
+        for (o, &c) in out.iter_mut().zip(fmt) {
+            *o = match c {
+                b'#' => r.digit(),
+                b'@' => r.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
+                c => c,
+            };
+        }
+    });
+}
+
+/// Draws with `f` from the stream in `state` (rand.lua's two words),
+/// leaving the stream where `f` left it.
+fn on_stream<T>(state: &mut [u64; 2], f: impl FnOnce(&mut Xoroshiro) -> T) -> T {
     let mut r = Xoroshiro::from_words(*state);
-    for (o, &c) in out.iter_mut().zip(fmt) {
-        *o = match c {
-            b'#' => r.digit(),
-            b'@' => r.uniform(u32::from(b'a'), u32::from(b'z')) as u8,
-            c => c,
-        };
-    }
+    let v = f(&mut r);
     *state = r.words();
+    v
 }
 
 /// `sysbench.rand.special(a, b)` on the stream whose state is at `state`,
@@ -112,10 +121,7 @@ unsafe extern "C" fn rand_str(state: *mut u64, fmt: *const u8, n: usize, out: *m
 unsafe extern "C" fn rand_special(state: *mut u64, shape: *const Shape, a: u32, b: u32) -> u32 {
     // SAFETY: as the function's contract says
     let (state, shape) = unsafe { (&mut *state.cast::<[u64; 2]>(), &*shape) };
-    let mut r = Xoroshiro::from_words(*state);
-    let v = shape.special(&mut r, a, b);
-    *state = r.words();
-    v
+    on_stream(state, |r| shape.special(r, a, b))
 }
 
 /// `sysbench.rand.gaussian(a, b)`, as [`rand_special`] draws.
@@ -125,10 +131,7 @@ unsafe extern "C" fn rand_special(state: *mut u64, shape: *const Shape, a: u32, 
 unsafe extern "C" fn rand_gaussian(state: *mut u64, shape: *const Shape, a: u32, b: u32) -> u32 {
     // SAFETY: as the function's contract says
     let (state, shape) = unsafe { (&mut *state.cast::<[u64; 2]>(), &*shape) };
-    let mut r = Xoroshiro::from_words(*state);
-    let v = shape.gaussian(&mut r, a, b);
-    *state = r.words();
-    v
+    on_stream(state, |r| shape.gaussian(r, a, b))
 }
 
 #[cfg(test)]

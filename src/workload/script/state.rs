@@ -7,7 +7,7 @@
 //! while the bytecode, JIT traces and libraries are shared: a thousand
 //! connections cost a thousand small environments, not a thousand states.
 
-use super::def::{OptValue, ScriptDef};
+use super::def::{list_words, OptValue, ScriptDef};
 use super::guard::{Guard, StepKind, Stop};
 use super::rand_api::rand_table;
 use crate::protocol::Rows;
@@ -141,29 +141,19 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result
 
 /// sysbench's own options that sysbench 1.0.20 gives a script as lists
 /// (`sysbench.opt.mysql_port[1]` is "3306"), whatever qpslab keeps them
-/// as (text or a number, in the run's stored options too).
-const SYSBENCH_LISTS: [&str; 4] = [
-    "mysql_host",
-    "mysql_port",
-    "mysql_socket",
-    "mysql_ignore_errors",
-];
+/// as (text or a number, in the run's stored options too). Its
+/// mysql_socket is not among qpslab's sysbench.opt.
+const SYSBENCH_LISTS: [&str; 3] = ["mysql_host", "mysql_port", "mysql_ignore_errors"];
 
 /// `sysbench.opt` of `def`: its option values, sysbench's list options as
 /// lists, and the --rand-* parameters sysbench's table has.
 fn opt_table(lua: &Lua, def: &ScriptDef) -> mlua::Result<Table> {
     let opt = lua.create_table()?;
-    let words = |s: &str| -> Vec<String> {
-        s.split(',')
-            .filter(|w| !w.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
     for (name, v) in &def.opt_values {
         let listed = SYSBENCH_LISTS.contains(&name.as_str());
         let v = match v {
             OptValue::Num(n) if listed => Value::Table(lua.create_sequence_from([n.to_string()])?),
-            OptValue::Text(s) if listed => Value::Table(lua.create_sequence_from(words(s))?),
+            OptValue::Text(s) if listed => Value::Table(lua.create_sequence_from(list_words(s))?),
             OptValue::Num(n) => Value::Number(*n),
             OptValue::Bool(b) => Value::Boolean(*b),
             OptValue::Text(s) => Value::String(lua.create_string(s)?),
