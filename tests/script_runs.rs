@@ -991,3 +991,38 @@ function event(...)
   return event0(...)
 end
 "#;
+
+#[test]
+fn a_one_shot_runs_states_collect_lazily_in_set_up_and_leave_files_complete_at_exit() {
+    let db = lab().fresh_db("sc_left_states");
+    let dir = common::scratch::Scratch::new("script", "left_states");
+    let file = dir.0.join("events.txt");
+    let out_opt = format!("--out={}", file.display());
+    let out = bounded_run(
+        &db,
+        &own("left_states.lua"),
+        &[
+            "--threads=2",
+            "--events=40",
+            "--time=0",
+            "--no-store",
+            &out_opt,
+        ],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let said = |l: &str| stdout.lines().filter(|x| *x == l).count();
+    // (state.rs: GC_SET_UP_PAUSE_PERCENT, then GC_PAUSE_PERCENT)
+    assert_eq!(said("set-up pause 400"), 2, "{all}");
+    assert_eq!(said("events pause 120"), 2, "{all}");
+    // The file was never closed: the exit flushed it, every line there.
+    let lines = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(lines.lines().count(), 40, "{lines}");
+    assert!(
+        lines
+            .lines()
+            .all(|l| l == "event of connection 0" || l == "event of connection 1"),
+        "{lines}"
+    );
+}

@@ -140,6 +140,9 @@ pub(super) fn run_styled(p: &LoadPlan, style: Option<&SysbenchStyle>) -> Result<
         return super::ibench::run_phases(p, &ib);
     }
     p.single_threads()?;
+    // (one run, then the process exits: its scripts' states need not be
+    // closed first)
+    crate::workload::script::leave_states_to_exit();
     let c = &p.config;
     if c.time == 0.0 && c.events == 0 && c.rate == 0.0 && style.is_none() {
         errln!("note: no --time and no --events: running until Ctrl-C");

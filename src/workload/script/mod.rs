@@ -30,7 +30,7 @@ pub use def::{BuiltIns, ScriptDef};
 pub use find::find_script;
 pub use guard::{exit_at_once, exit_code_for};
 pub use script_family::Script;
-pub use state::sql_used;
+pub use state::{leave_states_to_exit, sql_used};
 
 /// Whether a workload word names a script rather than a built-in workload
 /// (a `.lua` file, as sysbench's names are: option values such as a

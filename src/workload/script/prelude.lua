@@ -528,6 +528,12 @@ function Phases.close_reports(env)
   if close then close() end
 end
 
+-- Ends what every environment's reports left open: the state is left to
+-- the process's exit, unclosed (state.rs), so their finalizers would not.
+function Phases.close_all_reports()
+  for _, close in pairs(REPORTS_CLOSE) do close() end
+end
+
 -- Binds the main state's environment `env` to option values and random
 -- functions known after it was made (to read the script's options).
 function Phases.rebind(env, opt, rand, ps_disabled)

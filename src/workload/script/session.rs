@@ -561,6 +561,7 @@ impl Session for ScriptSession {
 
     fn start(&mut self) {
         if self.co.is_none() || self.in_event {
+            self.st.host.set_up_over();
             self.ahead = None;
             match self.st.events_thread(self.tid) {
                 Ok(co) => self.co = Some(co),
