@@ -16,6 +16,11 @@
 #   (--rand-seed 7) and no interval ticks (--report-interval 3600), as
 #   bench/ir_per_query.sh runs them: deterministic on a busy host).
 #   env: E1=2000 E2=6000
+#   SETUP=1: instead, instructions a connection spends being set up
+#   (valgrind's cachegrind: the difference of a 64- and a 32-connection run
+#   of one event each, over 32: connect, the chunk, thread_init's
+#   prepares, tear-down; deterministic on a busy host), OLD's script, NEW's
+#   script and NEW's native.
 #   HEAP=1: instead, each build's Lua heap at THREADS read_write script
 #   connections (a copy of oltp_read_write.lua whose last connection's
 #   thread_init prints the shard's heap, live after a full collection)
@@ -62,6 +67,32 @@ if [ "${IR:-0}" = 1 ]; then
         line="$line $label $(( (b - a) / (qb - qa) ))"
       done
       echo "$line instructions/query"
+    done
+  done
+  exit 0
+fi
+
+if [ "${SETUP:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "valgrind is needed: apt-get install valgrind" >&2; exit 2; }
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  # conns BIN WORKLOAD_WORD N -> instructions of the whole process
+  conns() {
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$tmp/out" "$1" run "$2" --server bench \
+      --tables "$TABLES" --table-size "$ROWS" --threads "$3" --events "$3" --time 0 --report-interval 3600 \
+      --rand-seed 7 --no-monitor --no-store >"$tmp/log" 2>&1 || { rc=$?; [ "$rc" = 3 ] || { echo "failed: $1 $2" >&2; tail -5 "$tmp/log" >&2; exit 1; }; }
+    grep '^summary' "$tmp/out" | cut -d' ' -f2
+  }
+  for w in $WORKLOADS; do
+    for r in $(seq 1 "$ROUNDS"); do
+      line="$w round $r (load $(cut -d' ' -f1 /proc/loadavg)):"
+      for k in old:"$OLD":"/usr/share/sysbench/$w.lua" new:"$NEW":"/usr/share/sysbench/$w.lua" native:"$NEW":"$w"; do
+        IFS=: read -r label bin word <<<"$k"
+        a=$(conns "$bin" "$word" 32)
+        b=$(conns "$bin" "$word" 64)
+        line="$line $label $(( (b - a) / 32 ))"
+      done
+      echo "$line instructions/connection"
     done
   done
   exit 0

@@ -647,7 +647,7 @@ impl Event<'_> {
         match op {
             Op::Prepare => {
                 let sql = state.borrow_mut().shared_text(session.text());
-                let like = crate::protocol::Stmt::new_dynamic_text(sql);
+                let like = crate::protocol::Stmt::to_prepare_dynamic(sql);
                 match prepare_one(conn, &like, cfg, state).await {
                     Ok(s) => stmts.v.push(s),
                     Err(e) if e.is_connection_lost() => return Err(lost(&e)),

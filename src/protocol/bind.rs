@@ -44,6 +44,16 @@ impl Stmt {
         s
     }
 
+    /// `sql`, to be prepared as a dynamic statement (a script's
+    /// `con:prepare`): what `Conn::prepare_like` reads of it, without the
+    /// text form that [`Stmt::new_dynamic_text`] builds (`as_text` builds
+    /// that where the server refuses to prepare it).
+    pub fn to_prepare_dynamic(sql: impl Into<Arc<str>>) -> Stmt {
+        let mut s = Stmt::new(0, sql, &[]);
+        s.dynamic = Some(0);
+        s
+    }
+
     /// The same over the text protocol (`--db-ps-mode disable`, or the
     /// server refused to prepare it).
     pub fn new_dynamic_text(sql: impl Into<Arc<str>>) -> Stmt {
