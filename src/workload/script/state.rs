@@ -335,19 +335,26 @@ impl Host {
     /// collector's pause becomes GC_PAUSE_PERCENT, its next cycle due at
     /// that share of the heap as it is now (LUA_GCRESTART with -1, where
     /// LuaJIT recomputes the threshold; mlua's gc_restart would start a
-    /// cycle at once). Cheap after the first call.
+    /// cycle at once). A pause the script set itself (`collectgarbage
+    /// "setpause"` in its chunk or thread_init) stays, and a collector it
+    /// stopped stays stopped. Cheap after the first call.
     pub(crate) fn set_up_over(&self) {
         if !self.setting_up.replace(false) {
             return;
         }
-        self.lua.gc_set_mode(GcMode::Incremental(
-            GcIncParams::default().pause(GC_PAUSE_PERCENT),
-        ));
+        // (LuaJIT's lua.h; mlua's bindings for Lua 5.1 lack it)
+        const LUA_GCISRUNNING: std::ffi::c_int = 9;
         // SAFETY: lua_gc on the state exec_raw hands over (the collector
         // is the whole state's); it touches no stack slot.
         let _ = unsafe {
             self.lua.exec_raw::<()>((), |l| {
-                mlua::ffi::lua_gc(l, mlua::ffi::LUA_GCRESTART, -1);
+                use mlua::ffi::{lua_gc, LUA_GCRESTART, LUA_GCSETPAUSE};
+                let was = lua_gc(l, LUA_GCSETPAUSE, GC_PAUSE_PERCENT);
+                if was != GC_SET_UP_PAUSE_PERCENT {
+                    lua_gc(l, LUA_GCSETPAUSE, was);
+                } else if lua_gc(l, LUA_GCISRUNNING, 0) != 0 {
+                    lua_gc(l, LUA_GCRESTART, -1);
+                }
             })
         };
     }
