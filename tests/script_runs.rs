@@ -1061,3 +1061,62 @@ fn a_scripts_own_collector_settings_from_its_set_up_stay_in_its_events() {
         "{all}"
     );
 }
+
+#[test]
+fn prepares_sent_in_a_batch_run_and_fail_as_sysbenchs_one_at_a_time() {
+    require_sysbench();
+    let db = lab().fresh_db("sc_prepare_batch");
+    let script = own("prepare_batch.lua");
+    let kept = |out: &Output, tid: &str| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with(&format!("pb {tid} ")))
+            .map(|l| l.replacen(&format!("pb {tid} "), "pb ", 1))
+            .collect()
+    };
+    let opts = ["--events=2", "--time=0"];
+    // (one thread: sysbench's threads print their lines interleaved)
+    let theirs = sysbench(
+        &db,
+        &[&[&script[..], "--threads=1"][..], &opts, &["run"]].concat(),
+    );
+    assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
+    let want = kept(&theirs, "0");
+    assert_eq!(want.len(), 8, "sysbench printed:\n{}", text(&theirs));
+    // A thread of its own, and two connections in one Lua state, whose
+    // batches must not mix.
+    for extra in [
+        &["--threads=1"][..],
+        &["--threads=2", "--client-shards=1"][..],
+    ] {
+        let a = [&["run", &script[..]][..], &opts, extra, &["--no-store"]].concat();
+        let ours = qpslab(&db, &a);
+        assert!(ours.status.success(), "{extra:?}: {}", text(&ours));
+        assert_eq!(kept(&ours, "0"), want, "{extra:?}: {}", text(&ours));
+        if extra.len() == 2 {
+            assert_eq!(kept(&ours, "1"), want, "{extra:?}: {}", text(&ours));
+        }
+    }
+    // A refused prepare that is the phase's last call fails the set-up at
+    // the script's line, with sysbench's words.
+    let dir = common::scratch::Scratch::new("script", "prepare_batch");
+    let bad = dir.0.join("bad_init.lua");
+    std::fs::write(
+        &bad,
+        "function thread_init()\n  con = sysbench.sql.driver():connect()\n  a = con:prepare(\"SELECT 1\")\n  b = con:prepare(\"SELECT * FROM pb_nowhere\")\nend\nfunction event() end\n",
+    )
+    .unwrap();
+    let out = qpslab(
+        &db,
+        &[
+            "run",
+            &bad.display().to_string(),
+            "--events=1",
+            "--no-store",
+        ],
+    );
+    let all = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("FATAL: mysql_stmt_prepare() failed"), "{all}");
+    assert!(all.contains("bad_init.lua:4: SQL API error"), "{all}");
+}

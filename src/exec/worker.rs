@@ -6,7 +6,7 @@
 
 use super::config::RunConfig;
 use super::state::{ShardState, Shared};
-use super::worker_link::{describe, go_direct, open, prepare_one, reconnect, Link, Statements};
+use super::worker_link::{describe, go_direct, open, prepare_batch, reconnect, Link, Statements};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
 use crate::workload::family::Op;
 use crate::workload::{Consume, OnError, Session};
@@ -523,7 +523,7 @@ impl Event<'_> {
                 Op::Finish(counted) => return Ok(Ended::Connection(counted)),
                 // The cold path, boxed so that the per-connection future
                 // the hot path polls stays small.
-                Op::Prepare | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {
+                Op::Prepare(_) | Op::Close(_) | Op::Reconnect | Op::Sleep(_) => {
                     Box::pin(self.manage(step.op, conn, stmts, session)).await?;
                     // (a sleep or reconnect at the event's end is in it)
                     clock.last_end = None;
@@ -645,20 +645,38 @@ impl Event<'_> {
         let (cfg, state) = (self.link.cfg, self.link.state);
         let lost = |e: &ProtoError| Failure::Lost(e.code().unwrap_or(CR_SERVER_LOST));
         match op {
-            Op::Prepare => {
-                let sql = state.borrow_mut().shared_text(session.text());
-                let like = crate::protocol::Stmt::to_prepare_dynamic(sql);
-                match prepare_one(conn, &like, cfg, state).await {
-                    Ok(s) => stmts.v.push(s),
-                    Err(e) if e.is_connection_lost() => return Err(lost(&e)),
-                    Err(ProtoError::Server(se)) => {
-                        let sql = session.text().to_string();
-                        self.server_error(&se, session, &sql)?;
+            Op::Prepare(n) => {
+                let likes: Vec<Stmt> = {
+                    let mut st = state.borrow_mut();
+                    (0..n)
+                        .map(|i| Stmt::to_prepare_dynamic(st.shared_text(session.prepare_text(i))))
+                        .collect()
+                };
+                match prepare_batch(conn, &likes, cfg, state).await {
+                    Ok(made) => {
+                        let mut refused = None;
+                        for (i, r) in made.into_iter().enumerate() {
+                            match r {
+                                Ok(s) => stmts.v.push(s),
+                                Err(se) => {
+                                    // (its index stays taken: the next
+                                    // statements' are the session's)
+                                    stmts.v.push(Stmt::new_text("", &[]));
+                                    refused.get_or_insert((i, se));
+                                }
+                            }
+                        }
+                        if let Some((i, se)) = refused {
+                            session.prepare_failed(i);
+                            let sql = session.prepare_text(i).to_string();
+                            self.server_error(&se, session, &sql)?;
+                        }
                     }
+                    Err(e) if e.is_connection_lost() => return Err(lost(&e)),
                     Err(e) => {
                         return Err(Failure::Fatal(format!(
                             "preparing `{}`: {}",
-                            session.text(),
+                            session.prepare_text(0),
                             describe(&e, cfg)
                         )))
                     }

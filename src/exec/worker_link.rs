@@ -5,7 +5,7 @@
 
 use super::config::{IoMode, PsMode, RunConfig};
 use super::state::{ShardState, Shared, STOP_GRACE};
-use crate::protocol::{Conn, ProtoError, Stmt, TEXT_FALLBACK_CODES};
+use crate::protocol::{Conn, ProtoError, ServerError, Stmt, TEXT_FALLBACK_CODES};
 use crate::workload::StatementSpec;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -69,6 +69,49 @@ pub(super) async fn prepare_one(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Prepares each of `likes` (statements whose parameter types are bound
+/// at each execution) on `conn` in one pipelined batch, each over the text
+/// protocol when prepared statements are off or the server refuses it as
+/// `prepare_one` does; an inner error is a statement the server refused.
+pub(super) async fn prepare_batch(
+    conn: &mut Conn,
+    likes: &[Stmt],
+    cfg: &RunConfig,
+    state: &Rc<RefCell<ShardState>>,
+) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
+    if cfg.ps_mode == PsMode::Disable {
+        return Ok(likes.iter().map(|l| Ok(l.as_text())).collect());
+    }
+    // (an empty text is not sent: as prepare_one, it stays text)
+    let sent: Vec<&str> = likes
+        .iter()
+        .filter(|l| !l.sql.is_empty())
+        .map(|l| &*l.sql)
+        .collect();
+    let mut answers = conn.prepare_dynamic_batch(&sent).await?.into_iter();
+    let mut out = Vec::with_capacity(likes.len());
+    for like in likes {
+        if like.sql.is_empty() {
+            out.push(Ok(like.as_text()));
+            continue;
+        }
+        out.push(match answers.next() {
+            Some(Ok(s)) => Ok(s.with_sql(&like.sql)),
+            Some(Err(e)) if TEXT_FALLBACK_CODES.contains(&e.code) => {
+                state.borrow_mut().text_fallbacks += 1;
+                Ok(like.as_text())
+            }
+            Some(Err(e)) => Err(e),
+            None => {
+                return Err(ProtoError::Protocol(
+                    "a prepare batch lost an answer".into(),
+                ))
+            }
+        });
+    }
+    Ok(out)
 }
 
 pub(super) fn describe(e: &ProtoError, cfg: &RunConfig) -> String {

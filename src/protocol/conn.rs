@@ -89,6 +89,26 @@ impl Breaker {
     }
 }
 
+/// How many prepares one write of a batch carries at most
+/// ([`Conn::prepare_dynamic_batch`]): their answers (a few hundred bytes
+/// each) then fit the socket's buffers, so the write never waits on them.
+const BATCH_PREPARES: usize = 32;
+
+/// A statement this long or longer is not framed by the batch itself (it
+/// needs more than one packet).
+const BATCH_FRAME_MAX: usize = 0xFF_FFFF;
+
+/// A statement's own server error apart from the connection's errors.
+fn split_server_error(
+    r: Result<Stmt, ProtoError>,
+) -> Result<Result<Stmt, ServerError>, ProtoError> {
+    match r {
+        Ok(s) => Ok(Ok(s)),
+        Err(ProtoError::Server(se)) => Ok(Err(se)),
+        Err(e) => Err(e),
+    }
+}
+
 /// Runs `f`, turning "no answer within `limit`" into a timeout error.
 async fn within<T>(
     limit: Duration,
@@ -370,6 +390,74 @@ impl Conn {
         payload.push(COM_STMT_PREPARE);
         payload.extend_from_slice(sql.as_bytes());
         self.io.write_command(&payload).await?;
+        self.read_prepared(sql, params).await
+    }
+
+    /// Prepares each of `sqls` as [`Conn::prepare_dynamic`] would, in
+    /// pipelined writes: up to [`BATCH_PREPARES`] requests a write, then
+    /// their answers in turn (one send and a few receives for a script's
+    /// dozens of statements, not a round trip each). The outer error is the
+    /// connection's (lost, timed out, a garbled answer); an inner one is
+    /// that statement's own, which the server refused (the others are
+    /// prepared all the same: each request stands alone).
+    pub async fn prepare_dynamic_batch(
+        &mut self,
+        sqls: &[&str],
+    ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
+        let limit = self.read_timeout;
+        within(
+            limit,
+            "a prepare's response",
+            self.prepare_batch_untimed(sqls),
+        )
+        .await
+    }
+
+    async fn prepare_batch_untimed(
+        &mut self,
+        sqls: &[&str],
+    ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
+        if self.metadata_off {
+            self.exec_unbounded(METADATA_FULL).await?;
+        }
+        let mut out = Vec::with_capacity(sqls.len());
+        let mut frames = Vec::new();
+        for chunk in sqls.chunks(BATCH_PREPARES) {
+            // (a statement of 16 MiB or more takes packets of its own: its
+            // chunk goes one by one)
+            let whole = chunk.iter().all(|s| s.len() + 1 < BATCH_FRAME_MAX);
+            if whole && !self.io.is_dry_run() {
+                frames.clear();
+                for sql in chunk {
+                    let len = (sql.len() + 1) as u32;
+                    frames.extend_from_slice(&len.to_le_bytes()[..3]);
+                    frames.extend_from_slice(&[0, COM_STMT_PREPARE]);
+                    frames.extend_from_slice(sql.as_bytes());
+                }
+                self.io.write_raw(&frames).await?;
+                for sql in chunk {
+                    out.push(split_server_error(self.read_prepared(sql, None).await)?);
+                }
+            } else {
+                for sql in chunk {
+                    out.push(split_server_error(
+                        self.prepare_with_metadata(sql, None).await,
+                    )?);
+                }
+            }
+        }
+        if self.metadata_off {
+            self.exec_unbounded(METADATA_NONE).await?;
+        }
+        Ok(out)
+    }
+
+    /// Reads the answer to a COM_STMT_PREPARE of `sql` just sent.
+    async fn read_prepared(
+        &mut self,
+        sql: &str,
+        params: Option<&[Param]>,
+    ) -> Result<Stmt, ProtoError> {
         let pkt = self.io.read_packet().await?;
         if pkt.first() == Some(&0xFF) {
             return Err(ProtoError::Server(ServerError::parse(pkt)));

@@ -140,6 +140,12 @@ impl PacketIo {
         self.buf.capacity() + self.big.capacity() + self.wbuf.capacity()
     }
 
+    /// Whether this is a dry run's stream (`--mysql-dry-run`), which
+    /// answers one request a write.
+    pub(crate) fn is_dry_run(&self) -> bool {
+        matches!(self.stream, Stream::DryRun(_))
+    }
+
     pub fn is_direct(&self) -> bool {
         self.direct.is_some()
     }

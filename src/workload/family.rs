@@ -94,10 +94,14 @@ pub enum Op {
     Execute(usize),
     /// Run [`Session::text`] over the text protocol.
     Query,
-    /// Prepare [`Session::text`] with parameter types bound at each
-    /// execution; it takes the next index among the connection's
-    /// statements (and is prepared again after a reconnect).
-    Prepare,
+    /// Prepare this many statements, [`Session::prepare_text`] of 0, 1…,
+    /// with parameter types bound at each execution, in one pipelined
+    /// batch; they take the next indexes among the connection's statements,
+    /// in order (and are prepared again after a reconnect). One the server
+    /// refuses takes its index all the same, as a statement never run; the
+    /// first such is said to [`Session::prepare_failed`], then its error to
+    /// [`Session::error`].
+    Prepare(usize),
     /// Close the statement at this index (its index is not reused).
     Close(usize),
     /// Replace the connection, preparing every statement again.
@@ -336,9 +340,21 @@ pub trait Session {
         let _ = (out, rows);
     }
 
-    /// The SQL of a `Query` or `Prepare` step, the message of a `Fail`.
+    /// The SQL of a `Query` step, the message of a `Fail`.
     fn text(&self) -> &str {
         ""
+    }
+
+    /// The SQL of the `i`-th statement of a `Prepare` step.
+    fn prepare_text(&self, i: usize) -> &str {
+        let _ = i;
+        ""
+    }
+
+    /// The `i`-th statement of the `Prepare` step just taken is the first
+    /// the server refused (its error comes next, to `error`).
+    fn prepare_failed(&mut self, i: usize) {
+        let _ = i;
     }
 
     /// A server error for the step just taken; `ignored` when

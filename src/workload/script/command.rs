@@ -124,23 +124,40 @@ async fn drive_command(
             }
             Op::Execute(i) => conn.execute(&mut stmts[i]).await,
             Op::Query => conn.query_into(s.text(), &mut rows).await,
-            Op::Prepare if def.ps_disabled() => {
-                stmts.push(Stmt::new_dynamic_text(s.text()));
-                continue;
+            Op::Prepare(n) => {
+                let texts: Vec<&str> = (0..n).map(|i| s.prepare_text(i)).collect();
+                let made = if def.ps_disabled() {
+                    texts
+                        .iter()
+                        .map(|&t| Ok(Stmt::new_dynamic_text(t)))
+                        .collect()
+                } else {
+                    conn.prepare_dynamic_batch(&texts)
+                        .await
+                        .map_err(|e| format!("`{name}`: {e}"))?
+                };
+                let mut refused = None;
+                for (i, r) in made.into_iter().enumerate() {
+                    match r {
+                        Ok(p) => stmts.push(p),
+                        Err(e) if crate::protocol::TEXT_FALLBACK_CODES.contains(&e.code) => {
+                            stmts.push(Stmt::new_dynamic_text(texts[i]));
+                        }
+                        Err(e) => {
+                            // (its index stays taken, as the executor's)
+                            stmts.push(Stmt::new_text("", &[]));
+                            refused.get_or_insert((i, e));
+                        }
+                    }
+                }
+                match refused {
+                    Some((i, se)) => {
+                        s.prepare_failed(i);
+                        Err(ProtoError::Server(se))
+                    }
+                    None => continue,
+                }
             }
-            Op::Prepare => match conn.prepare_dynamic(s.text()).await {
-                Ok(p) => {
-                    stmts.push(p);
-                    continue;
-                }
-                Err(crate::protocol::ProtoError::Server(e))
-                    if crate::protocol::TEXT_FALLBACK_CODES.contains(&e.code) =>
-                {
-                    stmts.push(Stmt::new_dynamic_text(s.text()));
-                    continue;
-                }
-                Err(e) => Err(e),
-            },
             Op::Close(i) => {
                 if let Some(id) = stmts.get(i).and_then(Stmt::id) {
                     conn.close_stmt(id).await.map_err(|e| e.to_string())?;

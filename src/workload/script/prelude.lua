@@ -10,12 +10,13 @@
 --
 -- Requests yielded: (1, stmt index, types or nil, values) execute (sql.lua's
 -- exec_request: the parameters' values, or past four one list); (2, sql) query;
--- (3, sql) prepare; (4, stmt index) close; (5) reconnect; (6, seconds)
+-- (3, list of sql, how many) prepare, a batch (sql.lua's queue); (4, stmt index) close; (5) reconnect; (6, seconds)
 -- sleep; (7) the connection's events are over; (0) the event is done.
 -- A request's code plus 8 says that the event before it is done too (its
 -- end folded into the next event's first request: one resume an event,
 -- not two). Resumed with (true, has_rows, n, nfields) or (false, errno,
--- sqlstate, message, ignored); a prepare with (true, index).
+-- sqlstate, message, ignored); a prepare with (true, first index) or
+-- (false, errno, sqlstate, message, ignored, which, first index).
 
 local Q = ...
 local yield, setmetatable, type, error = coroutine.yield, setmetatable, type, error
@@ -51,8 +52,14 @@ local PASS_OPEN = setmetatable({}, { __mode = "k" })
 -- waits: the state's connections share it.
 local DEPTH, MARK = 0, newproxy()
 
+-- The running connection's prepares not yet sent (sql.lua's queue), and
+-- what sends them (sql.lua's flush_prepares): before any other request
+-- of the connection, and at the end of each event and phase.
+local BATCH, FLUSH = { n = 0 }, nil
+
 -- Every request goes out here (an execution's values: up to six).
 local function request(code, a, b, c, d, e, f)
+  if BATCH.n > 0 and code ~= PREPARE then FLUSH() end
   if DEPTH > 0 then return yield(MARK, code, a, b, c, d, e, f) end
   NREQ = NREQ + 1
   local ended = FOLD.ended
@@ -106,8 +113,9 @@ end
 -- sysbench.sql (sql.lua): connections, statements, results, errors.
 local SQL = assert(load(Q.sql_source, "=qpslab prelude sql"))(
   { EXEC = EXEC, QUERY = QUERY, PREPARE = PREPARE, CLOSE = CLOSE, RECONNECT = RECONNECT,
-    request = request },
+    request = request, batch = BATCH },
   Q, log, function() return RAND end)
+FLUSH = SQL.flush_prepares
 local ERR, SQL_ERR, TYPES = SQL.ERR, SQL.SQL_ERR, SQL.TYPES
 
 -- qpslab's own additions, under their own name so that a script can test
@@ -137,9 +145,21 @@ end
 
 local Phases = { fold = FOLD }
 
+-- Sends the prepares the code just run left unsent, if any (a phase or
+-- an event is over, or failed: those before the error are sent, as they
+-- would have been before it); `ok, err` what the code ended with, and
+-- then the first error of the two.
+local function sent(ok, err)
+  if BATCH.n > 0 then
+    local fine, why = xpcall(FLUSH, handler)
+    if ok and not fine then return false, why end
+  end
+  return ok, err
+end
+
 -- Calls `fn` and turns any error into its message with a traceback.
 function Phases.guarded(fn, ...)
-  local ok, err = xpcall(fn, handler, ...)
+  local ok, err = sent(xpcall(fn, handler, ...))
   if not ok then
     if type(err) == "table" then err = tostring(err) end
     error(err, 0)
@@ -162,7 +182,7 @@ end
 -- what event() returned.
 local function run_event(event, tid, hooks)
   while true do
-    local ok, err = xpcall(event, handler, tid)
+    local ok, err = sent(xpcall(event, handler, tid))
     if ok then return err end
     if type(err) ~= "table" then
       say_end()
@@ -470,6 +490,32 @@ function SCRIPT_COROUTINE.isyieldable()
 end
 GLOBALS.coroutine = SCRIPT_COROUTINE
 LIBS.coroutine = SCRIPT_COROUTINE
+
+-- The script's pcall and xpcall: a prepare made inside is sent before
+-- they return, so that the error of one the server refuses is theirs to
+-- catch, as it is under sysbench, where the prepare waits for its answer.
+-- (It comes first: after it, under sysbench, nothing else would have run.)
+local raw_pcall, raw_xpcall = pcall, xpcall
+local function after(h, ok, ...)
+  if BATCH.n > 0 then
+    local fine, why = raw_pcall(FLUSH)
+    if not fine then
+      if h then return false, h(why) end
+      return false, why
+    end
+  end
+  return ok, ...
+end
+-- (a batch made before the call is sent before it: its error is not the
+-- call's to catch)
+GLOBALS.pcall = function(f, ...)
+  if BATCH.n > 0 then FLUSH() end
+  return after(nil, raw_pcall(f, ...))
+end
+GLOBALS.xpcall = function(f, h, ...)
+  if BATCH.n > 0 then FLUSH() end
+  return after(h, raw_xpcall(f, h, ...))
+end
 
 GLOBALS.load, GLOBALS.loadstring = nojit(load), nojit(loadstring)
 GLOBALS.loadfile = nojit(loadfile)

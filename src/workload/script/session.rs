@@ -26,12 +26,16 @@ enum Pending {
     /// Nothing: the phase begins, or a request without an answer (close,
     /// reconnect).
     Nothing,
-    /// A prepare succeeded: the statement's index is the last one.
-    Prepared,
+    /// A batch of this many prepares was sent and none refused: their
+    /// indexes are the last ones.
+    Prepared(usize),
     /// A statement's outcome: (has rows, rows or affected, columns).
     Done(bool, u64, usize),
     /// A statement failed.
     Failed(ServerError, bool),
+    /// The batch of this many prepares was sent, and its statement at this
+    /// index (from 0) is the first the server refused, with this error.
+    Refused(ServerError, bool, usize, usize),
 }
 
 pub(crate) struct ScriptSession {
@@ -53,12 +57,22 @@ pub(crate) struct ScriptSession {
     /// sends them with a statement's first execution after bind_param).
     types: Vec<TypeList>,
     pending: Pending,
-    /// The SQL of a query or prepare step; a failure's message.
+    /// The SQL of a query step; a failure's message.
     text: String,
+    /// The SQL of a prepare step's statements, end to end, and where each
+    /// ends; the statistic class of each.
+    prep_text: String,
+    prep_ends: Vec<usize>,
+    prep_class: Vec<u8>,
+    /// The statement of the prepare step just taken that the server
+    /// refused first (its error is the next `error`).
+    refused: Option<usize>,
+    /// The error number of the connection's last statement, 0 when it
+    /// succeeded (sysbench's `sql_errno`, which a refused prepare names;
+    /// a prepare leaves it).
+    last_errno: u16,
     /// The statistic class of each statement index.
     stat_of: Vec<u8>,
-    /// The class of the statement being prepared.
-    preparing: usize,
     /// The phase in progress, for the guard (guard.rs).
     kind: StepKind,
     /// The code of the script's os.exit, once it called it.
@@ -85,8 +99,12 @@ impl ScriptSession {
             types: Vec::new(),
             pending: Pending::Nothing,
             text: String::new(),
+            prep_text: String::new(),
+            prep_ends: Vec::new(),
+            prep_class: Vec::new(),
+            refused: None,
+            last_errno: 0,
             stat_of: Vec::new(),
-            preparing: 0,
             kind: StepKind::Idle,
             exit: None,
             parked: None,
@@ -132,11 +150,12 @@ impl ScriptSession {
     }
 
     /// Resumes `co` with the pending answer, as a step the guard watches;
-    /// `prepared` is the index a statement prepared by the last step took.
-    /// Err is the guard's reason or the script's error.
-    fn resume(&mut self, co: &Thread, prepared: usize) -> Result<Resumed, String> {
+    /// `have` is how many statements the connection has (those a prepare
+    /// step just made are the last). Err is the guard's reason or the
+    /// script's error.
+    fn resume(&mut self, co: &Thread, have: usize) -> Result<Resumed, String> {
         self.st.host.guard.begin(self.kind);
-        let r = self.resume_with(co, prepared);
+        let r = self.resume_with(co, have);
         if let Some(stop) = self.st.end_step() {
             self.exit = stop.exit;
             self.stopped = true;
@@ -155,26 +174,35 @@ impl ScriptSession {
     /// through mlua's conversions: the answer is pushed, the request read
     /// where it was yielded). An error is made as mlua's `Thread::resume`
     /// makes it (a message with the coroutine's traceback).
-    fn resume_with(&mut self, co: &Thread, prepared: usize) -> mlua::Result<Resumed> {
+    fn resume_with(&mut self, co: &Thread, have: usize) -> mlua::Result<Resumed> {
         let l = co.state();
         // SAFETY: `co` is alive (held by the caller), suspended or new,
         // and not running: its stack is ours between resumes. At most
-        // five values are pushed (checked room); the last request's
+        // eight values are pushed (checked room); the last request's
         // values were popped by `request`.
         unsafe {
-            if ffi::lua_checkstack(l, 6) == 0 {
+            if ffi::lua_checkstack(l, 9) == 0 {
                 return Err(mlua::Error::StackError);
             }
             let nargs = match std::mem::replace(&mut self.pending, Pending::Nothing) {
                 Pending::Nothing => 0,
-                Pending::Prepared => {
-                    if self.stat_of.len() <= prepared {
-                        self.stat_of.resize(prepared + 1, 0);
-                    }
-                    self.stat_of[prepared] = self.preparing as u8;
+                Pending::Prepared(n) => {
+                    let base = self.classify_prepared(have, n);
                     ffi::lua_pushboolean(l, 1);
-                    ffi::lua_pushnumber(l, prepared as f64);
+                    ffi::lua_pushnumber(l, base as f64);
                     2
+                }
+                Pending::Refused(e, ignored, k, n) => {
+                    let base = self.classify_prepared(have, n);
+                    ffi::lua_pushboolean(l, 0);
+                    ffi::lua_pushnumber(l, f64::from(e.code));
+                    push_str(l, e.state.as_bytes());
+                    push_str(l, e.message.as_bytes());
+                    ffi::lua_pushboolean(l, i32::from(ignored));
+                    ffi::lua_pushnumber(l, (k + 1) as f64);
+                    ffi::lua_pushnumber(l, base as f64);
+                    ffi::lua_pushnumber(l, f64::from(self.last_errno));
+                    8
                 }
                 Pending::Done(rows, n, nf) => {
                     ffi::lua_pushboolean(l, 1);
@@ -207,6 +235,23 @@ impl ScriptSession {
                 status => Err(thread_error(&self.st.host.lua, l, status)),
             }
         }
+    }
+
+    /// Keeps the statistic class of each of the last `n` of `have`
+    /// statements (a prepare step's); the index of the first.
+    fn classify_prepared(&mut self, have: usize, n: usize) -> usize {
+        let base = have.saturating_sub(n);
+        if self.stat_of.len() < have {
+            self.stat_of.resize(have, 0);
+        }
+        for (slot, class) in self.stat_of[base..have].iter_mut().zip(&self.prep_class) {
+            *slot = *class;
+        }
+        // (their texts are not kept: a thousand connections' set-up)
+        self.prep_text = String::new();
+        self.prep_ends = Vec::new();
+        self.prep_class = Vec::new();
+        base
     }
 
     /// Runs `command`'s coroutine from outside exec (prepare, cleanup,
@@ -286,22 +331,40 @@ impl ScriptSession {
                 };
                 step(Op::Execute(i), consume, stat)
             }
-            2 | 3 => {
+            2 => {
                 self.text.clear();
                 if let Arg::Str(s) = arg(l, 2) {
-                    match std::str::from_utf8(s) {
-                        Ok(t) => self.text.push_str(t),
-                        Err(_) => self.text.push_str(&String::from_utf8_lossy(s)),
-                    }
+                    push_text(&mut self.text, s);
                 }
                 let class = stat_class(&self.text);
-                if code == 2 {
-                    step(Op::Query, Consume::Decode, class)
-                } else {
-                    self.preparing = class;
-                    self.pending = Pending::Prepared;
-                    step(Op::Prepare, Consume::Skip, class)
+                step(Op::Query, Consume::Decode, class)
+            }
+            3 => {
+                // (a list of the statements' texts, and how many)
+                let n = match (arg(l, 2), arg(l, 3)) {
+                    (Arg::Table, Arg::Int(n)) if n > 0 => n as usize,
+                    _ => return self.fail("internal: a prepare request without its list".into()),
+                };
+                if ffi::lua_checkstack(l, 1) == 0 {
+                    return self.fail("internal: no stack room for a prepare".into());
                 }
+                self.prep_text.clear();
+                self.prep_ends.clear();
+                self.prep_class.clear();
+                self.refused = None;
+                for i in 1..=n {
+                    ffi::lua_rawgeti_(l, 2, i as i32);
+                    if let Arg::Str(s) = arg(l, -1) {
+                        push_text(&mut self.prep_text, s);
+                    }
+                    ffi::lua_settop(l, -2);
+                    let start = self.prep_ends.last().copied().unwrap_or(0);
+                    self.prep_class
+                        .push(stat_class(&self.prep_text[start..]) as u8);
+                    self.prep_ends.push(self.prep_text.len());
+                }
+                self.pending = Pending::Prepared(n);
+                step(Op::Prepare(n), Consume::Skip, 0)
             }
             4 => {
                 let i = stmt_index(arg(l, 2));
@@ -331,6 +394,14 @@ impl ScriptSession {
                 "internal: unknown request {other} from the prelude"
             )),
         }
+    }
+}
+
+/// Appends the bytes of a Lua string to `out` (UTF-8 where they are not).
+fn push_text(out: &mut String, s: &[u8]) {
+    match std::str::from_utf8(s) {
+        Ok(t) => out.push_str(t),
+        Err(_) => out.push_str(&String::from_utf8_lossy(s)),
     }
 }
 
@@ -596,7 +667,7 @@ impl Session for ScriptSession {
             }
             return None;
         };
-        let resumed = match self.resume(&co, stmts.len().saturating_sub(1)) {
+        let resumed = match self.resume(&co, stmts.len()) {
             Ok(r) => r,
             Err(m) if self.kind == StepKind::Event && self.st.ended_ahead(&co) => {
                 // Stopped in the event begun ahead: the one before is over.
@@ -634,6 +705,7 @@ impl Session for ScriptSession {
     }
 
     fn result(&mut self, out: Outcome, rows: &mut Rows) {
+        self.last_errno = 0;
         self.pending = match out {
             Outcome::Rows(n) => {
                 // A query's rows, kept for rs:fetch_row until the next one.
@@ -649,8 +721,29 @@ impl Session for ScriptSession {
         &self.text
     }
 
+    fn prepare_text(&self, i: usize) -> &str {
+        let start = match i {
+            0 => Some(&0),
+            _ => self.prep_ends.get(i - 1),
+        };
+        match (start, self.prep_ends.get(i)) {
+            (Some(&a), Some(&b)) => &self.prep_text[a..b],
+            _ => "",
+        }
+    }
+
+    fn prepare_failed(&mut self, i: usize) {
+        self.refused = Some(i);
+    }
+
     fn error(&mut self, e: &ServerError, ignored: bool) -> OnError {
-        self.pending = Pending::Failed(e.clone(), ignored);
+        self.pending = match (self.refused.take(), &self.pending) {
+            (Some(k), Pending::Prepared(n)) => Pending::Refused(e.clone(), ignored, k, *n),
+            _ => {
+                self.last_errno = e.code;
+                Pending::Failed(e.clone(), ignored)
+            }
+        };
         OnError::Resume
     }
 

@@ -7,7 +7,9 @@
 --
 -- Every database call yields a request to qpslab's executor (codes in
 -- `R`); it is resumed with (true, has_rows, n, nfields) or (false, errno,
--- sqlstate, message, ignored); a prepare with (true, index).
+-- sqlstate, message, ignored). Prepares go out in batches (see queue): a
+-- batch is resumed with (true, first index) or (false, errno, sqlstate,
+-- message, ignored, which, first index).
 
 local R, Q, log, rand = ...
 local setmetatable, type, error = setmetatable, type, error
@@ -60,7 +62,6 @@ end
 -- function and the API method that tail-called it).
 local function raise(con, sql, errno, state, msg, ignored)
   local side = SIDE[con.slot]
-  side.errno = errno
   local desc = {
     connection = con, query = sql, sql_errno = errno, sql_state = state, sql_errmsg = msg,
   }
@@ -275,15 +276,37 @@ function con_methods.query(con, sql)
 end
 
 -- A failed prepare, as sysbench's driver reports it: its own lines, then
--- the connection's last error number with the state and message its
--- client library then holds (none before any error: an API error).
-local function prepare_failed(con, sql, errno, _, msg)
+-- the error number of the connection's last statement, `last`, with the
+-- state and message its client library then holds (an API error when
+-- that statement succeeded, or there was none).
+-- `at`: where the script prepared it (Q.where_called's), for a prepare
+-- sent in a batch after that line returned.
+local function prepare_failed(con, sql, errno, _, msg, at, last)
   log(0, "mysql_stmt_prepare() failed")
   log(0, string.format('MySQL error: %d "%s"', errno, msg))
-  local last = SIDE[con.slot].errno
-  if last == nil then return api_error() end
+  if (last or 0) == 0 then
+    -- (luaL_where's words for the script's line)
+    if at then error(at .. "SQL API error", 0) end
+    return api_error()
+  end
   error(string.format("SQL error, errno = %d, state = '00000': ", last), 2)
 end
+
+-- A connection's prepares go out in one batch (the executor's pipelined
+-- prepare): con:prepare returns its statement at once, and the batch is
+-- sent before the connection's next request of any other kind, or at the
+-- end of its event or phase (prelude.lua), whichever comes first: one
+-- round trip for thread_init's dozens of statements, not one each. Each
+-- prepare takes the connection's next statement index (a refused one
+-- too), counted here. A statement the server refuses raises its error
+-- then, in the words and at the position (the script's line that
+-- prepared it) that a prepare waiting for its answer raises. One batch a
+-- state: only the running connection can have one, as it is sent before
+-- the connection waits (a sent batch is its own: its lists are the
+-- flush's, and the next batch has new ones).
+local BATCH = R.batch
+BATCH.sql, BATCH.stmt, BATCH.at = {}, {}, {}
+local PREPARE = R.PREPARE
 
 local function new_stmt(con, index)
   -- (no parameters: an empty list of types, sent with the first
@@ -292,11 +315,47 @@ local function new_stmt(con, index)
     SIDE[con.slot].rs, false, false, false, false }, stmt_mt)
 end
 
+-- Adds `sql` to the running connection's batch; its statement.
+local function queue(con, sql, at)
+  local side = SIDE[con.slot]
+  local n = BATCH.n
+  -- (a batch of another connection's was never sent: the call that made
+  -- it could not wait)
+  if n > 0 and BATCH.con.slot ~= con.slot then n = 0 end
+  n = n + 1
+  local index = side.nstmt
+  side.nstmt = index + 1
+  local st = new_stmt(con, index)
+  BATCH.n, BATCH.con = n, con
+  BATCH.sql[n], BATCH.stmt[n], BATCH.at[n] = sql, st, at
+  return st
+end
+
+local refused
+
+-- Sends the running connection's batch, if it has one, and raises the
+-- error of the first statement the server refused.
+local function flush_prepares()
+  local n = BATCH.n
+  if n == 0 then return end
+  local con, sqls, ats = BATCH.con, BATCH.sql, BATCH.at
+  local first = BATCH.stmt[1][S_ID]
+  BATCH.n, BATCH.con, BATCH.sql, BATCH.stmt, BATCH.at = 0, false, {}, {}, {}
+  local ok, a, _, c, _, which, base, last = yield(PREPARE, sqls, n)
+  if ok then base = a end
+  local sql, at = sqls[which or 1], ats[which or 1]
+  if base ~= first then
+    error("internal: prepared from index " .. tostring(base) .. ", counted from " .. tostring(first), 0)
+  end
+  if not ok then refused(con, sql, at, a, c, last) end
+end
+
 -- prepare and query_row raise from the lines sysbench's do (its errors
--- name them: [string "sysbench.sql.lua"]:291 and :300).
+-- name them: [string "sysbench.sql.lua"]:291 and :300); a refused prepare
+-- of a batch raises from 291 too.
 local positioned = assert(load(string.rep("\n", 289) .. [[
-local query, prepare_failed, new_stmt, yield, PREPARE, unpack = ...
-local function prepare(con, sql) local ok, a, b, c, d = yield(PREPARE, sql) if not ok then prepare_failed(con, sql, a, b, c, d) end return new_stmt(con, a, sql) end
+local query, prepare_failed, queue, flush, where_called, running, unpack = ...
+local function prepare(con, sql) local st = queue(con, sql, where_called()) if running() == nil then flush() end return st end local function refused(con, sql, at, errno, msg, last) prepare_failed(con, sql, errno, nil, msg, at, last) end
 
 
 
@@ -306,10 +365,10 @@ local function prepare(con, sql) local ok, a, b, c, d = yield(PREPARE, sql) if n
 
 
 local function query_row(con, sql) local rs = query(con, sql) if rs == nil or rs.nrows == 0 then return nil end return unpack(rs:fetch_row(), 1, rs.nfields) end
-return prepare, query_row
+return prepare, query_row, refused
 ]], "sysbench.sql.lua"))
-con_methods.prepare, con_methods.query_row =
-  positioned(con_methods.query, prepare_failed, new_stmt, yield, R.PREPARE, unpack)
+con_methods.prepare, con_methods.query_row, refused =
+  positioned(con_methods.query, prepare_failed, queue, flush_prepares, Q.where_called, coroutine.running, unpack)
 
 -- Rows are sent in multi-row INSERTs of at most this many bytes.
 local BULK_BYTES = 512 * 1024
@@ -374,7 +433,7 @@ function drv_methods.connect(drv)
   local con = env.con
   if con == nil then
     con = CONNECTION(env.slot, true)
-    SIDE[env.slot] = { rs = RESULT(0, 0, 0, env.slot, false), sb = env.sb }
+    SIDE[env.slot] = { rs = RESULT(0, 0, 0, env.slot, false), sb = env.sb, nstmt = 0 }
     env.con = con
     return con
   end
@@ -403,4 +462,5 @@ end
 return {
   ERR = ERR, SQL_ERR = SQL_ERR, TYPES = TYPES, driver_for = driver_for,
   con_methods = con_methods, stmt_methods = stmt_methods,
+  flush_prepares = flush_prepares,
 }

@@ -181,6 +181,11 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result
     q.set("version_string", "sysbench 1.0.20")?;
     q.set("script_path", def.path.display().to_string())?;
     q.set("ps_disabled", def.ps_disabled())?;
+    // SAFETY: `where_called` is a C function of the Lua API's contract
+    // (it reads the stack, pushes one string and raises nothing).
+    q.set("where_called", unsafe {
+        lua.create_c_function(where_called)?
+    })?;
     // A parameter's NULL (sql.lua: a value never nil in its table).
     q.set(
         "null",
@@ -191,6 +196,18 @@ fn bridge_table(lua: &Lua, def: &ScriptDef, tid: u32, seed: u64) -> mlua::Result
     q.set("opt", opt_table(lua, def)?)?;
     q.set("rand", def_rand(lua, def, tid, seed)?)?;
     Ok(q)
+}
+
+/// `Q.where_called()`: the position (`file:line: `, or nothing where there
+/// is none) of the caller of the Lua function that calls it, as Lua's
+/// `error(message, 2)` would name it there, pushed as one interned
+/// string (a statement's prepare keeps it in case the server refuses the
+/// statement once its batch is sent: no table a prepare, as
+/// debug.getinfo would make).
+unsafe extern "C-unwind" fn where_called(l: *mut mlua::ffi::lua_State) -> std::os::raw::c_int {
+    // (level 0 is this function, 1 its caller, 2 the caller's caller)
+    mlua::ffi::luaL_where(l, 2);
+    1
 }
 
 /// sysbench's own options that sysbench 1.0.20 gives a script as lists
