@@ -34,47 +34,30 @@ pub(super) fn templates(specs: &[StatementSpec]) -> Rc<[Stmt]> {
 
 /// Prepares every statement in `wanted` on `conn` (the family's templates
 /// on a first connect, else those of the connection it replaces, the
-/// session's own included), in one list of exactly their number.
+/// session's own included), in one list of exactly their number, in one
+/// pipelined batch (`prepare_batch`); the first the server refuses fails
+/// them all.
 async fn prepare_all(
     conn: &mut Conn,
     wanted: &[Stmt],
     cfg: &RunConfig,
     state: &Rc<RefCell<ShardState>>,
 ) -> Result<Statements, ProtoError> {
-    let mut v = Vec::with_capacity(wanted.len());
-    for old in wanted {
-        v.push(prepare_one(conn, old, cfg, state).await?);
-    }
+    let made = prepare_batch(conn, wanted, cfg, state).await?;
+    let v = made
+        .into_iter()
+        .collect::<Result<Vec<Stmt>, ServerError>>()
+        .map_err(ProtoError::Server)?;
     Ok(Statements { v })
 }
 
-/// Prepares `like` on `conn` (its SQL and parameters), over the text
-/// protocol when prepared statements are off or the server refuses.
-pub(super) async fn prepare_one(
-    conn: &mut Conn,
-    like: &Stmt,
-    cfg: &RunConfig,
-    state: &Rc<RefCell<ShardState>>,
-) -> Result<Stmt, ProtoError> {
-    if cfg.ps_mode == PsMode::Disable || like.sql.is_empty() {
-        return Ok(like.as_text());
-    }
-    match conn.prepare_like(like).await {
-        Ok(s) => Ok(s),
-        // max_prepared_stmt_count reached, or a statement this server
-        // cannot prepare (BEGIN/COMMIT on MySQL 5.5): this one as text.
-        Err(ProtoError::Server(e)) if TEXT_FALLBACK_CODES.contains(&e.code) => {
-            state.borrow_mut().text_fallbacks += 1;
-            Ok(like.as_text())
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Prepares each of `likes` (statements whose parameter types are bound
-/// at each execution) on `conn` in one pipelined batch, each over the text
-/// protocol when prepared statements are off or the server refuses it as
-/// `prepare_one` does; an inner error is a statement the server refused.
+/// Prepares each of `likes` on `conn` (the same SQL and parameters, or
+/// types bound at each execution) in one pipelined batch, each over the
+/// text protocol when prepared statements are off, for an empty one (a
+/// closed statement's place) or when the server refuses it with
+/// max_prepared_stmt_count reached or as a statement it cannot prepare
+/// (BEGIN/COMMIT on MySQL 5.5); an inner error is a statement the server
+/// refused otherwise.
 pub(super) async fn prepare_batch(
     conn: &mut Conn,
     likes: &[Stmt],
@@ -84,13 +67,8 @@ pub(super) async fn prepare_batch(
     if cfg.ps_mode == PsMode::Disable {
         return Ok(likes.iter().map(|l| Ok(l.as_text())).collect());
     }
-    // (an empty text is not sent: as prepare_one, it stays text)
-    let sent: Vec<&str> = likes
-        .iter()
-        .filter(|l| !l.sql.is_empty())
-        .map(|l| &*l.sql)
-        .collect();
-    let mut answers = conn.prepare_dynamic_batch(&sent).await?.into_iter();
+    let sent: Vec<&Stmt> = likes.iter().filter(|l| !l.sql.is_empty()).collect();
+    let mut answers = conn.prepare_like_batch(&sent).await?.into_iter();
     let mut out = Vec::with_capacity(likes.len());
     for like in likes {
         if like.sql.is_empty() {
@@ -98,7 +76,7 @@ pub(super) async fn prepare_batch(
             continue;
         }
         out.push(match answers.next() {
-            Some(Ok(s)) => Ok(s.with_sql(&like.sql)),
+            Some(Ok(s)) => Ok(s),
             Some(Err(e)) if TEXT_FALLBACK_CODES.contains(&e.code) => {
                 state.borrow_mut().text_fallbacks += 1;
                 Ok(like.as_text())

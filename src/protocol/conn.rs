@@ -90,20 +90,32 @@ impl Breaker {
 }
 
 /// How many prepares one write of a batch carries at most
-/// ([`Conn::prepare_dynamic_batch`]): their answers (a few hundred bytes
-/// each) then fit the socket's buffers, so the write never waits on them.
+/// ([`Conn::prepare_like_batch`]).
 const BATCH_PREPARES: usize = 32;
+
+/// How many bytes of requests a write of a batch carries past its first:
+/// well under a socket's send buffer, so that the write never waits for
+/// the server to read while the server waits for us to read its answers.
+const BATCH_BYTES: usize = 64 * 1024;
 
 /// A statement this long or longer is not framed by the batch itself (it
 /// needs more than one packet).
 const BATCH_FRAME_MAX: usize = 0xFF_FFFF;
 
-/// A statement's own server error apart from the connection's errors.
+/// The parameters `like` is prepared with: none where their types are
+/// chosen at each execution.
+fn params(like: &Stmt) -> Option<&[Param]> {
+    like.dynamic.is_none().then_some(&like.params[..])
+}
+
+/// A statement's own server error apart from the connection's errors
+/// (among them the server's "shutting down", "killed", "timed out").
 fn split_server_error(
     r: Result<Stmt, ProtoError>,
 ) -> Result<Result<Stmt, ServerError>, ProtoError> {
     match r {
         Ok(s) => Ok(Ok(s)),
+        Err(e) if e.is_connection_lost() => Err(e),
         Err(ProtoError::Server(se)) => Ok(Err(se)),
         Err(e) => Err(e),
     }
@@ -390,61 +402,47 @@ impl Conn {
         payload.push(COM_STMT_PREPARE);
         payload.extend_from_slice(sql.as_bytes());
         self.io.write_command(&payload).await?;
-        self.read_prepared(sql, params).await
+        let made = self.read_prepared_answer(sql, params).await;
+        self.io.response_done();
+        made
     }
 
-    /// Prepares each of `sqls` as [`Conn::prepare_dynamic`] would, in
-    /// pipelined writes: up to [`BATCH_PREPARES`] requests a write, then
-    /// their answers in turn (one send and a few receives for a script's
-    /// dozens of statements, not a round trip each). The outer error is the
+    /// Prepares on this connection each of `likes` as
+    /// [`Conn::prepare_like`] would (the same SQL and parameters, or
+    /// parameter types chosen at each execution), in pipelined writes: up
+    /// to [`BATCH_PREPARES`] requests a write, then their answers in turn
+    /// (one send and a few receives for a connection's dozens of
+    /// statements, not a round trip each). The outer error is the
     /// connection's (lost, timed out, a garbled answer); an inner one is
     /// that statement's own, which the server refused (the others are
     /// prepared all the same: each request stands alone).
-    pub async fn prepare_dynamic_batch(
+    pub async fn prepare_like_batch(
         &mut self,
-        sqls: &[&str],
-    ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
-        let limit = self.read_timeout;
-        within(
-            limit,
-            "a prepare's response",
-            self.prepare_batch_untimed(sqls),
-        )
-        .await
-    }
-
-    async fn prepare_batch_untimed(
-        &mut self,
-        sqls: &[&str],
+        likes: &[&Stmt],
     ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
         if self.metadata_off {
             self.exec_unbounded(METADATA_FULL).await?;
         }
-        let mut out = Vec::with_capacity(sqls.len());
+        let limit = self.read_timeout;
+        let mut out = Vec::with_capacity(likes.len());
         let mut frames = Vec::new();
-        for chunk in sqls.chunks(BATCH_PREPARES) {
-            // (a statement of 16 MiB or more takes packets of its own: its
-            // chunk goes one by one)
-            let whole = chunk.iter().all(|s| s.len() + 1 < BATCH_FRAME_MAX);
-            if whole && !self.io.is_dry_run() {
-                frames.clear();
-                for sql in chunk {
-                    let len = (sql.len() + 1) as u32;
-                    frames.extend_from_slice(&len.to_le_bytes()[..3]);
-                    frames.extend_from_slice(&[0, COM_STMT_PREPARE]);
-                    frames.extend_from_slice(sql.as_bytes());
-                }
-                self.io.write_raw(&frames).await?;
-                for sql in chunk {
-                    out.push(split_server_error(self.read_prepared(sql, None).await)?);
-                }
-            } else {
-                for sql in chunk {
-                    out.push(split_server_error(
-                        self.prepare_with_metadata(sql, None).await,
-                    )?);
-                }
+        let mut rest = likes;
+        while !rest.is_empty() {
+            // (a write's requests: at most BATCH_PREPARES and, past the
+            // first, BATCH_BYTES)
+            let mut n = 0;
+            let mut bytes = 0;
+            while n < rest.len()
+                && n < BATCH_PREPARES
+                && (n == 0 || bytes + rest[n].sql.len() <= BATCH_BYTES)
+            {
+                bytes += rest[n].sql.len() + 5;
+                n += 1;
             }
+            let (chunk, more) = rest.split_at(n);
+            rest = more;
+            let answers = self.prepare_chunk(chunk, &mut frames);
+            out.extend(within(limit, "a prepare's response", answers).await?);
         }
         if self.metadata_off {
             self.exec_unbounded(METADATA_NONE).await?;
@@ -452,8 +450,44 @@ impl Conn {
         Ok(out)
     }
 
-    /// Reads the answer to a COM_STMT_PREPARE of `sql` just sent.
-    async fn read_prepared(
+    /// One write of `chunk`'s prepares (framed in `frames`), then their
+    /// answers; one by one where a statement needs packets of its own or
+    /// the stream is a dry run's.
+    async fn prepare_chunk(
+        &mut self,
+        chunk: &[&Stmt],
+        frames: &mut Vec<u8>,
+    ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
+        let mut out = Vec::with_capacity(chunk.len());
+        let whole = chunk.iter().all(|s| s.sql.len() + 1 < BATCH_FRAME_MAX);
+        if !whole || self.io.is_dry_run() {
+            for like in chunk {
+                let made = self.prepare_with_metadata(&like.sql, params(like)).await;
+                out.push(split_server_error(made.map(|s| s.with_sql(&like.sql)))?);
+            }
+            return Ok(out);
+        }
+        frames.clear();
+        for like in chunk {
+            let len = (like.sql.len() + 1) as u32;
+            frames.extend_from_slice(&len.to_le_bytes()[..3]);
+            frames.extend_from_slice(&[0, COM_STMT_PREPARE]);
+            frames.extend_from_slice(like.sql.as_bytes());
+        }
+        self.io.write_raw(frames).await?;
+        for like in chunk {
+            let made = self.read_prepared_answer(&like.sql, params(like)).await;
+            out.push(split_server_error(made.map(|s| s.with_sql(&like.sql)))?);
+        }
+        // (the readiness is cleared once the last answer is read: not
+        // between answers, whose next may be in the socket already)
+        self.io.response_done();
+        Ok(out)
+    }
+
+    /// Reads the answer to a COM_STMT_PREPARE of `sql` sent (the caller
+    /// then says the response is done).
+    async fn read_prepared_answer(
         &mut self,
         sql: &str,
         params: Option<&[Param]>,
@@ -483,7 +517,6 @@ impl Conn {
                 }
             }
         }
-        self.io.response_done();
         let Some(params) = params else {
             return Ok(Stmt::new_dynamic(id, sql, usize::from(nparams)).with_columns(columns));
         };

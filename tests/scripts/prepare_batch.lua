@@ -42,10 +42,27 @@ function thread_init()
   -- an error on the connection before the refused prepare: its number
   say("query", pcall(con.query, con, "SELECT * FROM pb_missing"))
   say("caught", pcall(prep, "SELECT * FROM pb_missing"))
+  -- the script's own coroutines: a refused prepare is the coroutine's
+  -- error when it returns or yields
+  say("resume", coroutine.resume(coroutine.create(function()
+    return con:prepare("SELECT * FROM pb_missing")
+  end)))
+  say("resume", coroutine.resume(coroutine.create(function()
+    local s = con:prepare("SELECT * FROM pb_missing WHERE y = 1")
+    coroutine.yield("yielded")
+  end)))
+  local f = coroutine.wrap(function()
+    local s = insert(5)
+    coroutine.yield("yielded")
+    s:execute()
+    return "returned"
+  end)
+  say("wrap", f(), f())
   -- prepared and never run, then closed
   local four = insert(4)
   four:close()
   say("values", values())
+  con:query("DELETE FROM pb_t WHERE tid = " .. sysbench.tid .. " AND v = 5")
 end
 
 function event()

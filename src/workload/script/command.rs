@@ -132,7 +132,10 @@ async fn drive_command(
                         .map(|&t| Ok(Stmt::new_dynamic_text(t)))
                         .collect()
                 } else {
-                    conn.prepare_dynamic_batch(&texts)
+                    let likes: Vec<Stmt> =
+                        texts.iter().map(|&t| Stmt::to_prepare_dynamic(t)).collect();
+                    let likes: Vec<&Stmt> = likes.iter().collect();
+                    conn.prepare_like_batch(&likes)
                         .await
                         .map_err(|e| format!("`{name}`: {e}"))?
                 };

@@ -143,7 +143,7 @@ local function handler(e)
   return traceback(e, 2)
 end
 
-local Phases = { fold = FOLD }
+local Phases = { fold = FOLD, batch = BATCH }
 
 -- Sends the prepares the code just run left unsent, if any (a phase or
 -- an event is over, or failed: those before the error are sent, as they
@@ -152,7 +152,8 @@ local Phases = { fold = FOLD }
 local function sent(ok, err)
   if BATCH.n > 0 then
     local fine, why = xpcall(FLUSH, handler)
-    if ok and not fine then return false, why end
+    -- (a refused prepare came before whatever the code did after it)
+    if not fine then return false, why end
   end
   return ok, err
 end
@@ -459,6 +460,11 @@ end
 local function passed(co, ok, first, ...)
   DEPTH = DEPTH - 1
   if ok and first == MARK then return passed(co, resume_step(co, request(...))) end
+  -- (the coroutine ended with prepares unsent: a refused one is its error)
+  if BATCH.n > 0 then
+    local fine, why = pcall(FLUSH)
+    if not fine then return false, why end
+  end
   return ok, first, ...
 end
 local function co_resume_script(co, ...)
@@ -479,6 +485,7 @@ function SCRIPT_COROUTINE.wrap(f)
 end
 function SCRIPT_COROUTINE.yield(...)
   if DEPTH == 0 then error("attempt to yield across C-call boundary", 2) end
+  if BATCH.n > 0 then FLUSH() end
   return co_yield(...)
 end
 function SCRIPT_COROUTINE.running()

@@ -156,7 +156,13 @@ impl ScriptSession {
     fn resume(&mut self, co: &Thread, have: usize) -> Result<Resumed, String> {
         self.st.host.guard.begin(self.kind);
         let r = self.resume_with(co, have);
-        if let Some(stop) = self.st.end_step() {
+        let stop = self.st.end_step();
+        if r.is_err() || stop.is_some() {
+            // (a step that failed leaves its prepares unsent: they are no
+            // other connection's to send)
+            self.st.drop_unsent_prepares();
+        }
+        if let Some(stop) = stop {
             self.exit = stop.exit;
             self.stopped = true;
             if stop.interrupted

@@ -191,7 +191,12 @@ end
 -- set; then up to four parameters bound, in the statement itself (slots
 -- 10-13: no list of its own, ~90 bytes a statement less). Never nil: a
 -- missing field would reach `strict`.
+-- Its SQL is slot 14. Its index is false until its batch was sent (see
+-- queue).
 local S_CON, S_ID, S_BINDS, S_NB, S_TYPES, S_VALS, S_TEXT, S_CLOSED, S_RS = 1, 2, 3, 4, 5, 6, 7, 8, 9
+local S_SQL = 14
+-- (sql.lua's batch of prepares, below)
+local prepared_index
 -- No parameters, no types: one list for every statement, never written.
 local NONE = {}
 
@@ -222,9 +227,11 @@ local EXEC = R.EXEC
 -- The execution's request: the statement's index, its types when not
 -- yet sent (else false), its parameters' values.
 local function exec_request(stmt)
+  local id = stmt[S_ID]
+  if not id then id = prepared_index(stmt) end
   local t = stmt[S_TYPES]
   if t then stmt[S_TYPES] = false end
-  local n, id = stmt[S_NB], stmt[S_ID]
+  local n = stmt[S_NB]
   if n == 1 then return yield(EXEC, id, t, stmt[10][2]) end
   if n == 2 then return yield(EXEC, id, t, stmt[10][2], stmt[11][2]) end
   if n == 0 then return yield(EXEC, id, t) end
@@ -253,8 +260,10 @@ end
 
 function stmt_methods.close(stmt)
   if not stmt[S_CLOSED] then
+    -- (one still in the batch is sent first; one never sent is not)
+    local id = stmt[S_ID] or prepared_index(stmt, true)
     stmt[S_CLOSED] = true
-    yield(R.CLOSE, stmt[S_ID])
+    if id then yield(R.CLOSE, id) end
   end
   return 0
 end
@@ -294,41 +303,48 @@ end
 
 -- A connection's prepares go out in one batch (the executor's pipelined
 -- prepare): con:prepare returns its statement at once, and the batch is
--- sent before the connection's next request of any other kind, or at the
--- end of its event or phase (prelude.lua), whichever comes first: one
--- round trip for thread_init's dozens of statements, not one each. Each
--- prepare takes the connection's next statement index (a refused one
--- too), counted here. A statement the server refuses raises its error
--- then, in the words and at the position (the script's line that
--- prepared it) that a prepare waiting for its answer raises. One batch a
--- state: only the running connection can have one, as it is sent before
--- the connection waits (a sent batch is its own: its lists are the
--- flush's, and the next batch has new ones).
+-- sent before the connection's next request of any other kind, at the end
+-- of its event or phase, before its script's pcall, xpcall or own
+-- coroutine returns or yields (prelude.lua), whichever comes first: one
+-- round trip for thread_init's dozens of statements, not one each. The
+-- statements take their indexes when the batch is answered (qpslab's:
+-- from the first it says); a refused one takes its index too, closed. A
+-- statement the server refuses raises its error then, in the words and at
+-- the position (the script's line that prepared it) that a prepare waiting
+-- for its answer raises. One batch a state: only the running connection
+-- can have one, as it is sent before the connection waits (a batch sent
+-- is its own: its lists are the flush's, the next batch has new ones). A
+-- step that fails leaves its batch unsent, and qpslab drops it (`n` set
+-- to 0: session.rs); its statements, never sent, are prepared at their
+-- first execution.
 local BATCH = R.batch
 BATCH.sql, BATCH.stmt, BATCH.at = {}, {}, {}
 local PREPARE = R.PREPARE
 
-local function new_stmt(con, index)
+local function new_stmt(con, sql)
   -- (no parameters: an empty list of types, sent with the first
   -- execution, replaces what qpslab kept for the index)
-  return setmetatable({ con, index, NONE, 0, NONE, false, Q.ps_disabled == true, false,
-    SIDE[con.slot].rs, false, false, false, false }, stmt_mt)
+  return setmetatable({ con, false, NONE, 0, NONE, false, Q.ps_disabled == true, false,
+    SIDE[con.slot].rs, false, false, false, false, sql }, stmt_mt)
 end
 
--- Adds `sql` to the running connection's batch; its statement.
-local function queue(con, sql, at)
-  local side = SIDE[con.slot]
+-- Adds statement `st` (of `sql`, prepared at `at`) to the running
+-- connection's batch.
+local function queue_stmt(con, st, sql, at)
   local n = BATCH.n
   -- (a batch of another connection's was never sent: the call that made
   -- it could not wait)
-  if n > 0 and BATCH.con.slot ~= con.slot then n = 0 end
+  if n > 0 and BATCH.con.slot ~= con.slot then
+    n, BATCH.sql, BATCH.stmt, BATCH.at = 0, {}, {}, {}
+  end
   n = n + 1
-  local index = side.nstmt
-  side.nstmt = index + 1
-  local st = new_stmt(con, index)
   BATCH.n, BATCH.con = n, con
   BATCH.sql[n], BATCH.stmt[n], BATCH.at[n] = sql, st, at
   return st
+end
+
+local function queue(con, sql, at)
+  return queue_stmt(con, new_stmt(con, sql), sql, at)
 end
 
 local refused
@@ -338,16 +354,27 @@ local refused
 local function flush_prepares()
   local n = BATCH.n
   if n == 0 then return end
-  local con, sqls, ats = BATCH.con, BATCH.sql, BATCH.at
-  local first = BATCH.stmt[1][S_ID]
+  local con, sqls, stmts, ats = BATCH.con, BATCH.sql, BATCH.stmt, BATCH.at
   BATCH.n, BATCH.con, BATCH.sql, BATCH.stmt, BATCH.at = 0, false, {}, {}, {}
   local ok, a, _, c, _, which, base, last = yield(PREPARE, sqls, n)
   if ok then base = a end
-  local sql, at = sqls[which or 1], ats[which or 1]
-  if base ~= first then
-    error("internal: prepared from index " .. tostring(base) .. ", counted from " .. tostring(first), 0)
+  for i = 1, n do stmts[i][S_ID] = base + i - 1 end
+  if not ok then
+    stmts[which][S_CLOSED] = true
+    refused(con, sqls[which], ats[which], a, c, last)
   end
-  if not ok then refused(con, sql, at, a, c, last) end
+end
+
+-- The index of `stmt`, whose batch is sent now if it was not; one never
+-- sent (its step failed, or its connection was lost) is prepared now
+-- unless `closing`.
+function prepared_index(stmt, closing)
+  if BATCH.n > 0 then flush_prepares() end
+  local id = stmt[S_ID]
+  if id or closing then return id end
+  queue_stmt(stmt[S_CON], stmt, stmt[S_SQL], nil)
+  flush_prepares()
+  return stmt[S_ID]
 end
 
 -- prepare and query_row raise from the lines sysbench's do (its errors
@@ -433,7 +460,7 @@ function drv_methods.connect(drv)
   local con = env.con
   if con == nil then
     con = CONNECTION(env.slot, true)
-    SIDE[env.slot] = { rs = RESULT(0, 0, 0, env.slot, false), sb = env.sb, nstmt = 0 }
+    SIDE[env.slot] = { rs = RESULT(0, 0, 0, env.slot, false), sb = env.sb }
     env.con = con
     return con
   end

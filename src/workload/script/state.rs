@@ -573,6 +573,15 @@ impl ScriptState {
         self.thread_of(guarded, (f, tid))
     }
 
+    /// Forgets the prepares the state's running connection queued and did
+    /// not send (sql.lua's batch): its step failed. Raw table writes: no
+    /// Lua runs (the guard's hook may be armed).
+    pub(crate) fn drop_unsent_prepares(&self) {
+        if let Ok(batch) = self.host.phases.raw_get::<Table>("batch") {
+            let _ = batch.raw_set("n", 0);
+        }
+    }
+
     /// A coroutine running the script's events (prelude.lua's
     /// `Phases.events`).
     pub(crate) fn events_thread(&self, tid: u32) -> mlua::Result<mlua::Thread> {
