@@ -1082,7 +1082,7 @@ fn prepares_sent_in_a_batch_run_and_fail_as_sysbenchs_one_at_a_time() {
     );
     assert!(theirs.status.success(), "sysbench: {}", text(&theirs));
     let want = kept(&theirs, "0");
-    assert_eq!(want.len(), 11, "sysbench printed:\n{}", text(&theirs));
+    assert_eq!(want.len(), 12, "sysbench printed:\n{}", text(&theirs));
     // A thread of its own, and two connections in one Lua state, whose
     // batches must not mix.
     for extra in [

@@ -93,8 +93,8 @@ impl Breaker {
 /// ([`Conn::prepare_like_batch`]).
 const BATCH_PREPARES: usize = 32;
 
-/// How many bytes of requests a write of a batch carries past its first:
-/// well under a socket's send buffer, so that the write never waits for
+/// How many bytes of requests a write of a batch carries at most (unless
+/// one request is longer): well under a socket's send buffer, so that the write never waits for
 /// the server to read while the server waits for us to read its answers.
 const BATCH_BYTES: usize = 64 * 1024;
 
@@ -420,21 +420,26 @@ impl Conn {
         &mut self,
         likes: &[&Stmt],
     ) -> Result<Vec<Result<Stmt, ServerError>>, ProtoError> {
-        if self.metadata_off {
-            self.exec_unbounded(METADATA_FULL).await?;
-        }
         let limit = self.read_timeout;
+        if self.metadata_off {
+            within(
+                limit,
+                "a SET's response",
+                self.exec_unbounded(METADATA_FULL),
+            )
+            .await?;
+        }
         let mut out = Vec::with_capacity(likes.len());
         let mut frames = Vec::new();
         let mut rest = likes;
         while !rest.is_empty() {
-            // (a write's requests: at most BATCH_PREPARES and, past the
-            // first, BATCH_BYTES)
+            // (a write's requests: at most BATCH_PREPARES, and at most
+            // BATCH_BYTES unless it is one)
             let mut n = 0;
             let mut bytes = 0;
             while n < rest.len()
                 && n < BATCH_PREPARES
-                && (n == 0 || bytes + rest[n].sql.len() <= BATCH_BYTES)
+                && (n == 0 || bytes + rest[n].sql.len() + 5 <= BATCH_BYTES)
             {
                 bytes += rest[n].sql.len() + 5;
                 n += 1;
@@ -445,7 +450,12 @@ impl Conn {
             out.extend(within(limit, "a prepare's response", answers).await?);
         }
         if self.metadata_off {
-            self.exec_unbounded(METADATA_NONE).await?;
+            within(
+                limit,
+                "a SET's response",
+                self.exec_unbounded(METADATA_NONE),
+            )
+            .await?;
         }
         Ok(out)
     }

@@ -58,6 +58,12 @@ function thread_init()
     return "returned"
   end)
   say("wrap", f(), f())
+  -- a refused prepare before a resume is the caller's error, not the
+  -- coroutine's
+  say("before resume", pcall(function()
+    local s = prep("SELECT * FROM pb_missing WHERE z = 1")
+    return coroutine.resume(coroutine.create(function() return 1 end))
+  end))
   -- prepared and never run, then closed
   local four = insert(4)
   four:close()

@@ -54,12 +54,13 @@ local DEPTH, MARK = 0, newproxy()
 
 -- The running connection's prepares not yet sent (sql.lua's queue), and
 -- what sends them (sql.lua's flush_prepares): before any other request
--- of the connection, and at the end of each event and phase.
+-- of the connection (sql.lua's, and the sleeps and event ends here), and
+-- at the end of each event and phase. (The test is at each request's own
+-- site: an execution's is in sql.lua's exec_request.)
 local BATCH, FLUSH = { n = 0 }, nil
 
 -- Every request goes out here (an execution's values: up to six).
 local function request(code, a, b, c, d, e, f)
-  if BATCH.n > 0 and code ~= PREPARE then FLUSH() end
   if DEPTH > 0 then return yield(MARK, code, a, b, c, d, e, f) end
   NREQ = NREQ + 1
   local ended = FOLD.ended
@@ -124,6 +125,7 @@ local QPSLAB = {
   -- Waits without blocking the other connections of the shard (an FFI
   -- usleep would block them all).
   sleep = function(seconds)
+    if BATCH.n > 0 then FLUSH() end
     request(SLEEP, seconds)
   end,
 }
@@ -183,7 +185,9 @@ end
 -- what event() returned.
 local function run_event(event, tid, hooks)
   while true do
-    local ok, err = sent(xpcall(event, handler, tid))
+    local ok, err = xpcall(event, handler, tid)
+    -- (the test here, not in a call: an event's cost)
+    if BATCH.n > 0 then ok, err = sent(ok, err) end
     if ok then return err end
     if type(err) ~= "table" then
       say_end()
@@ -406,8 +410,8 @@ typedef enum {
 ]]
 local function c_symbol(k) return C_FFI.C[k] end
 local FFI_OWN = {
-  usleep = function(us) request(SLEEP, tonumber(us) / 1e6); return 0 end,
-  sleep = function(s) request(SLEEP, tonumber(s)); return 0 end,
+  usleep = function(us) QPSLAB.sleep(tonumber(us) / 1e6); return 0 end,
+  sleep = function(s) QPSLAB.sleep(tonumber(s)); return 0 end,
   sb_counter_inc = function() end,
   -- sysbench's event loop, for a script's own thread_run() that loops as
   -- sysbench's does. An event begins when qpslab resumes the connection
@@ -421,6 +425,7 @@ local FFI_OWN = {
   -- sysbench none is), so that qpslab can end it.
   sb_more_events = function()
     local co = running()
+    if BATCH.n > 0 then FLUSH() end
     if PASS_OPEN[co] then request(0) end
     PASS_OPEN[co] = true
     return true
@@ -430,6 +435,7 @@ local FFI_OWN = {
     local co = running()
     EVENTS_STOPPED[co], PASS_OPEN[co] = true, nil
     RAND.uniform_double()
+    if BATCH.n > 0 then FLUSH() end
     request(0)
   end,
 }
@@ -468,6 +474,8 @@ local function passed(co, ok, first, ...)
   return ok, first, ...
 end
 local function co_resume_script(co, ...)
+  -- (the caller's batch is the caller's: a refused prepare is its error)
+  if BATCH.n > 0 then FLUSH() end
   return passed(co, resume_step(co, ...))
 end
 local function unwrapped(ok, ...)
@@ -481,7 +489,10 @@ local SCRIPT_COROUTINE = copy(coroutine)
 SCRIPT_COROUTINE.resume = co_resume_script
 function SCRIPT_COROUTINE.wrap(f)
   local co = co_create(f)
-  return function(...) return unwrapped(passed(co, resume_step(co, ...))) end
+  return function(...)
+    if BATCH.n > 0 then FLUSH() end
+    return unwrapped(passed(co, resume_step(co, ...)))
+  end
 end
 function SCRIPT_COROUTINE.yield(...)
   if DEPTH == 0 then error("attempt to yield across C-call boundary", 2) end

@@ -196,7 +196,7 @@ end
 local S_CON, S_ID, S_BINDS, S_NB, S_TYPES, S_VALS, S_TEXT, S_CLOSED, S_RS = 1, 2, 3, 4, 5, 6, 7, 8, 9
 local S_SQL = 14
 -- (sql.lua's batch of prepares, below)
-local prepared_index
+local prepared_index, flush_prepares, BATCH
 -- No parameters, no types: one list for every statement, never written.
 local NONE = {}
 
@@ -228,7 +228,7 @@ local EXEC = R.EXEC
 -- yet sent (else false), its parameters' values.
 local function exec_request(stmt)
   local id = stmt[S_ID]
-  if not id then id = prepared_index(stmt) end
+  if not id or BATCH.n > 0 then id = prepared_index(stmt) end
   local t = stmt[S_TYPES]
   if t then stmt[S_TYPES] = false end
   local n = stmt[S_NB]
@@ -260,8 +260,8 @@ end
 
 function stmt_methods.close(stmt)
   if not stmt[S_CLOSED] then
-    -- (one still in the batch is sent first; one never sent is not)
-    local id = stmt[S_ID] or prepared_index(stmt, true)
+    -- (the batch is sent first; a statement never sent is not)
+    local id = prepared_index(stmt, true)
     stmt[S_CLOSED] = true
     if id then yield(R.CLOSE, id) end
   end
@@ -277,6 +277,7 @@ ffi.metatype("qpslab_sql_connection", {
 local CONNECTION = ffi.typeof("qpslab_sql_connection")
 
 function con_methods.query(con, sql)
+  if BATCH.n > 0 then flush_prepares() end
   if not con.open then
     log(1, "attempt to use an already closed connection")
     return api_error()
@@ -317,7 +318,7 @@ end
 -- step that fails leaves its batch unsent, and qpslab drops it (`n` set
 -- to 0: session.rs); its statements, never sent, are prepared at their
 -- first execution.
-local BATCH = R.batch
+BATCH = R.batch
 BATCH.sql, BATCH.stmt, BATCH.at = {}, {}, {}
 local PREPARE = R.PREPARE
 
@@ -350,8 +351,9 @@ end
 local refused
 
 -- Sends the running connection's batch, if it has one, and raises the
--- error of the first statement the server refused.
-local function flush_prepares()
+-- error of the first statement the server refused (it and the batch's
+-- statements after it are closed: under sysbench, none of them was made).
+function flush_prepares()
   local n = BATCH.n
   if n == 0 then return end
   local con, sqls, stmts, ats = BATCH.con, BATCH.sql, BATCH.stmt, BATCH.at
@@ -360,7 +362,7 @@ local function flush_prepares()
   if ok then base = a end
   for i = 1, n do stmts[i][S_ID] = base + i - 1 end
   if not ok then
-    stmts[which][S_CLOSED] = true
+    for i = which, n do stmts[i][S_CLOSED] = true end
     refused(con, sqls[which], ats[which], a, c, last)
   end
 end
@@ -440,6 +442,7 @@ function con_methods.disconnect(con)
 end
 
 function con_methods.reconnect(con)
+  if BATCH.n > 0 then flush_prepares() end
   yield(R.RECONNECT)
   con.open = true
   return true
