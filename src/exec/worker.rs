@@ -8,7 +8,7 @@ use super::config::RunConfig;
 use super::state::{ShardState, Shared};
 use super::worker_link::{describe, go_direct, open, prepare_batch, reconnect, Link, Statements};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
-use crate::workload::family::Op;
+use crate::workload::family::{place_prepared, Op};
 use crate::workload::{Consume, OnError, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -654,19 +654,7 @@ impl Event<'_> {
                 };
                 match prepare_batch(conn, &likes, cfg, state).await {
                     Ok(made) => {
-                        let mut refused = None;
-                        for (i, r) in made.into_iter().enumerate() {
-                            match r {
-                                Ok(s) => stmts.v.push(s),
-                                Err(se) => {
-                                    // (its index stays taken: the next
-                                    // statements' are the session's)
-                                    stmts.v.push(Stmt::new_text("", &[]));
-                                    refused.get_or_insert((i, se));
-                                }
-                            }
-                        }
-                        if let Some((i, se)) = refused {
+                        if let Some((i, se)) = place_prepared(made, &mut stmts.v) {
                             session.prepare_failed(i);
                             let sql = session.prepare_text(i).to_string();
                             self.server_error(&se, session, &sql)?;

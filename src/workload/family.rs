@@ -121,6 +121,27 @@ pub enum Op {
     Finish(bool),
 }
 
+/// Puts the statements an [`Op::Prepare`] made in the connection's list
+/// `stmts`, each at its index: one the server refused as a statement never
+/// run (its index stays taken, so that the next are the session's). The
+/// first refused, by its place in the batch, and its error.
+pub fn place_prepared(
+    made: Vec<Result<Stmt, ServerError>>,
+    stmts: &mut Vec<Stmt>,
+) -> Option<(usize, ServerError)> {
+    let mut refused = None;
+    for (i, r) in made.into_iter().enumerate() {
+        match r {
+            Ok(s) => stmts.push(s),
+            Err(e) => {
+                stmts.push(Stmt::new_text("", &[]));
+                refused.get_or_insert((i, e));
+            }
+        }
+    }
+    refused
+}
+
 /// One step of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {

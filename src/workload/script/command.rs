@@ -8,7 +8,7 @@ use super::def::ScriptDef;
 use super::session::ScriptSession;
 use super::state;
 use crate::protocol::{Conn, ConnOpts, ProtoError, Rows, Stmt};
-use crate::workload::family::{Op, Session};
+use crate::workload::family::{place_prepared, Op, Session};
 
 /// Runs command `name` of the script; Err is one message (the script's
 /// error with its traceback, or the connection's).
@@ -139,21 +139,18 @@ async fn drive_command(
                         .await
                         .map_err(|e| format!("`{name}`: {e}"))?
                 };
-                let mut refused = None;
-                for (i, r) in made.into_iter().enumerate() {
-                    match r {
-                        Ok(p) => stmts.push(p),
+                // (over the text protocol where the server cannot prepare)
+                let made = made
+                    .into_iter()
+                    .zip(&texts)
+                    .map(|(r, &t)| match r {
                         Err(e) if crate::protocol::TEXT_FALLBACK_CODES.contains(&e.code) => {
-                            stmts.push(Stmt::new_dynamic_text(texts[i]));
+                            Ok(Stmt::new_dynamic_text(t))
                         }
-                        Err(e) => {
-                            // (its index stays taken, as the executor's)
-                            stmts.push(Stmt::new_text("", &[]));
-                            refused.get_or_insert((i, e));
-                        }
-                    }
-                }
-                match refused {
+                        r => r,
+                    })
+                    .collect();
+                match place_prepared(made, &mut stmts) {
                     Some((i, se)) => {
                         s.prepare_failed(i);
                         Err(ProtoError::Server(se))

@@ -59,6 +59,17 @@ local DEPTH, MARK = 0, newproxy()
 -- site: an execution's is in sql.lua's exec_request.)
 local BATCH, FLUSH = { n = 0 }, nil
 
+-- Sends the batch left unsent, if any, protected: true and the error of
+-- a refused prepare (made by `handler` where given, where it is raised),
+-- else false. (The callers on a script's own paths test BATCH.n first:
+-- no call when there is nothing to send.)
+local function unsent_refused(handler)
+  if BATCH.n == 0 then return false end
+  local fine, why
+  if handler then fine, why = xpcall(FLUSH, handler) else fine, why = pcall(FLUSH) end
+  return not fine, why
+end
+
 -- Every request goes out here (an execution's values: up to six).
 local function request(code, a, b, c, d, e, f)
   if DEPTH > 0 then return yield(MARK, code, a, b, c, d, e, f) end
@@ -152,11 +163,9 @@ local Phases = { fold = FOLD, batch = BATCH }
 -- would have been before it); `ok, err` what the code ended with, and
 -- then the first error of the two.
 local function sent(ok, err)
-  if BATCH.n > 0 then
-    local fine, why = xpcall(FLUSH, handler)
-    -- (a refused prepare came before whatever the code did after it)
-    if not fine then return false, why end
-  end
+  -- (a refused prepare came before whatever the code did after it)
+  local refused, why = unsent_refused(handler)
+  if refused then return false, why end
   return ok, err
 end
 
@@ -468,8 +477,8 @@ local function passed(co, ok, first, ...)
   if ok and first == MARK then return passed(co, resume_step(co, request(...))) end
   -- (the coroutine ended with prepares unsent: a refused one is its error)
   if BATCH.n > 0 then
-    local fine, why = pcall(FLUSH)
-    if not fine then return false, why end
+    local refused, why = unsent_refused()
+    if refused then return false, why end
   end
   return ok, first, ...
 end
@@ -516,8 +525,8 @@ LIBS.coroutine = SCRIPT_COROUTINE
 local raw_pcall, raw_xpcall = pcall, xpcall
 local function after(h, ok, ...)
   if BATCH.n > 0 then
-    local fine, why = raw_pcall(FLUSH)
-    if not fine then
+    local refused, why = unsent_refused()
+    if refused then
       if h then return false, h(why) end
       return false, why
     end
