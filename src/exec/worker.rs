@@ -8,7 +8,7 @@ use super::config::RunConfig;
 use super::state::{ShardState, Shared};
 use super::worker_link::{describe, go_direct, open, prepare_batch, reconnect, Link, Statements};
 use crate::protocol::{Conn, Outcome, ProtoError, Rows, Stmt, CR_SERVER_LOST};
-use crate::workload::family::{place_prepared, Op};
+use crate::workload::family::{place_prepared, take_closed, Op};
 use crate::workload::{Consume, OnError, Session};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -671,13 +671,8 @@ impl Event<'_> {
                 }
             }
             Op::Close(i) => {
-                if let Some(s) = stmts.v.get_mut(i) {
-                    let old = std::mem::replace(s, Stmt::new_text("", &[]));
-                    if let Some(id) = old.id() {
-                        if let Err(e) = conn.close_stmt(id).await {
-                            return Err(lost(&e));
-                        }
-                    }
+                if let Some(id) = take_closed(&mut stmts.v, i) {
+                    conn.close_stmt(id).await.map_err(|e| lost(&e))?;
                 }
             }
             Op::Sleep(us) => sleep_precisely(self.link, us).await,

@@ -98,6 +98,10 @@ const BATCH_PREPARES: usize = 32;
 /// the server to read while the server waits for us to read its answers.
 const BATCH_BYTES: usize = 64 * 1024;
 
+/// Bytes of commands held back (`Conn::close_stmt`: 9 bytes a close) past which
+/// they are sent at once.
+const HELD_BYTES: usize = 16 * 1024;
+
 /// A statement this long or longer is not framed by the batch itself (it
 /// needs more than one packet).
 const BATCH_FRAME_MAX: usize = 0xFF_FFFF;
@@ -648,18 +652,20 @@ impl Conn {
         }
     }
 
-    /// Closes prepared statement `id` on the server (COM_STMT_CLOSE; no
-    /// answer is read).
+    /// Closes prepared statement `id` on the server with the connection's
+    /// next command (COM_STMT_CLOSE has no answer): held back, and sent in
+    /// front of that command's bytes, or now when HELD_BYTES are held. The
+    /// server closes it before it runs the next command, as if sent
+    /// alone; a connection that quits sends its held closes with the
+    /// COM_QUIT.
     pub async fn close_stmt(&mut self, id: u32) -> Result<(), ProtoError> {
         let mut payload = [COM_STMT_CLOSE, 0, 0, 0, 0];
         payload[1..].copy_from_slice(&id.to_le_bytes());
+        if self.io.hold_command(&payload) < HELD_BYTES {
+            return Ok(());
+        }
         let limit = self.read_timeout;
-        within(
-            limit,
-            "the server to take a command",
-            self.io.write_command(&payload),
-        )
-        .await
+        within(limit, "the server to take a command", self.io.send_held()).await
     }
 
     /// Says goodbye; errors are irrelevant at that point, and a server

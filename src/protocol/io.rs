@@ -106,6 +106,12 @@ pub(crate) struct PacketIo {
     /// Sequence id the next packet we write must carry.
     pub seq: u8,
     pub wbuf: Vec<u8>,
+    /// Whole commands that have no answer (COM_STMT_CLOSE), held back
+    /// and sent in front of the next command's bytes: a script's
+    /// tear-down closes dozens of statements, one write (and one wake-up
+    /// of the server's thread) for all of them rather than one each.
+    /// Empty except between two commands.
+    held: Vec<u8>,
     /// Largest logical packet accepted: small during the handshake, so
     /// that a peer that is not a MySQL server is told apart at once.
     pub limit: usize,
@@ -127,6 +133,7 @@ impl PacketIo {
             // (grown on demand: a load connection's statements are prepared,
             // so it holds no more than its handshake and prepares)
             wbuf: Vec::new(),
+            held: Vec::new(),
             limit: MAX_PACKET,
             direct: None,
             uring: None,
@@ -441,10 +448,49 @@ impl PacketIo {
         self.end += n;
     }
 
-    /// Sends what `wbuf` holds (`then_reply`: see `send`).
+    /// Holds back command `payload`, which has no answer, until the next
+    /// command is written (or `send_held`); a dry run's is dropped, as
+    /// its fake server answers nothing to it. Returns the bytes held.
+    pub(crate) fn hold_command(&mut self, payload: &[u8]) -> usize {
+        if !self.is_dry_run() {
+            let len = payload.len() as u32;
+            self.held.extend_from_slice(&len.to_le_bytes()[..3]);
+            self.held.push(0);
+            self.held.extend_from_slice(payload);
+        }
+        self.held.len()
+    }
+
+    /// Moves the commands held back, then `tail`, into `wbuf` (scratch
+    /// between commands), to be sent from there: nothing stays held while
+    /// the send is awaited, so a send cut short (a timeout, the run's
+    /// stop) sends none of it again with a later command.
+    fn held_into_wbuf(&mut self, tail: &[u8]) {
+        self.held.extend_from_slice(tail);
+        std::mem::swap(&mut self.held, &mut self.wbuf);
+        self.held.clear();
+    }
+
+    /// Sends the commands held back, if any, on their own.
+    pub(crate) async fn send_held(&mut self) -> Result<(), ProtoError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        self.held_into_wbuf(&[]);
+        self.send_wbuf(false).await
+    }
+
+    /// Sends what `wbuf` holds (`then_reply`: see `send`), after the
+    /// commands held back.
     async fn send_wbuf(&mut self, then_reply: bool) -> Result<(), ProtoError> {
         if self.dry_run_exchange(None) {
             return Ok(());
+        }
+        if !self.held.is_empty() {
+            // (held_into_wbuf's, with wbuf as the tail)
+            self.held.extend_from_slice(&self.wbuf);
+            std::mem::swap(&mut self.held, &mut self.wbuf);
+            self.held.clear();
         }
         Self::send(
             &mut self.stream,
@@ -492,6 +538,9 @@ impl PacketIo {
         if self.dry_run_exchange(Some(framed)) {
             return Ok(());
         }
+        if !self.held.is_empty() {
+            return self.send_held_with(framed).await;
+        }
         Self::send(
             &mut self.stream,
             self.direct.as_mut(),
@@ -501,6 +550,14 @@ impl PacketIo {
         )
         .await?;
         Ok(())
+    }
+
+    /// `write_raw`'s send when commands are held back: theirs and
+    /// `framed` in one write (out of the hot path's way).
+    #[inline(never)]
+    async fn send_held_with(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
+        self.held_into_wbuf(framed);
+        self.send_wbuf(true).await
     }
 }
 

@@ -142,6 +142,15 @@ pub fn place_prepared(
     refused
 }
 
+/// Takes statement `i` out of the connection's list `stmts` for an
+/// [`Op::Close`]: a statement never run keeps its index (nothing is
+/// prepared again there on a reconnect); the server's id to close, if it
+/// had one.
+pub fn take_closed(stmts: &mut [Stmt], i: usize) -> Option<u32> {
+    let s = stmts.get_mut(i)?;
+    std::mem::replace(s, Stmt::new_text("", &[])).id()
+}
+
 /// One step of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {

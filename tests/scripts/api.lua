@@ -74,7 +74,31 @@ local function selftest()
   p[5]:set(1.5); p[6]:set(2.25); p[7]:set("it's"); p[8]:set_rand_str("###-@@@")
   p[9]:set(nil)
   st:execute()
+  -- a statement closed is closed on the server before the connection's
+  -- next statement runs (qpslab sends a close with the next command),
+  -- however many are closed
+  local function closes()
+    return tonumber(select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_close'")))
+  end
+  local closed = closes()
   st:close()
+  assert(closes() == closed + 1, "one close before the next query")
+  local many = {}
+  for i = 1, 2500 do many[i] = con:prepare("SELECT " .. i) end
+  for i = 1, 2500 do many[i]:close() end
+  assert(closes() == closed + 2501, "2,500 closes before the next query")
+  -- a reconnect prepares again the statements still open, not those closed
+  con:reconnect()
+  local prepared = select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'"))
+  assert(prepared == "0", "statements closed were prepared again: " .. prepared)
+  -- a close goes out in front of the next statement's execution too
+  local a, b = con:prepare("SELECT 1"), con:prepare("SELECT 2")
+  a:execute()
+  closed = closes()
+  a:close()
+  b:execute()
+  b:close()
+  assert(closes() == closed + 2, "closes in front of an execution")
   local i, ti, si, bi, f, d, ch, vc, nn = con:query_row("SELECT * FROM api_types")
   assert(i == "-7" and ti == "12" and si == "3000" and bi == "5000000000", "integers")
   assert(f == "1.5" and d == "2.25" and ch == "it's", "float, double, char")
@@ -150,7 +174,12 @@ end
 
 function thread_done()
   print(string.format("thread %d restarts %d", sysbench.tid, restarts))
+  local function closes()
+    return tonumber(select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_close'")))
+  end
+  local closed = closes()
   point:close()
+  assert(closes() == closed + 1, "a close before the next query")
   con:disconnect()
 end
 

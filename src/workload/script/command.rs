@@ -8,7 +8,7 @@ use super::def::ScriptDef;
 use super::session::ScriptSession;
 use super::state;
 use crate::protocol::{Conn, ConnOpts, ProtoError, Rows, Stmt};
-use crate::workload::family::{place_prepared, Op, Session};
+use crate::workload::family::{place_prepared, take_closed, Op, Session};
 
 /// Runs command `name` of the script; Err is one message (the script's
 /// error with its traceback, or the connection's).
@@ -159,7 +159,7 @@ async fn drive_command(
                 }
             }
             Op::Close(i) => {
-                if let Some(id) = stmts.get(i).and_then(Stmt::id) {
+                if let Some(id) = take_closed(&mut stmts, i) {
                     conn.close_stmt(id).await.map_err(|e| e.to_string())?;
                 }
                 continue;
