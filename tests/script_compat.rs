@@ -139,4 +139,49 @@ fn every_debian_script_makes_the_server_do_what_sysbench_does() {
             text(&out)
         );
     }
+    closes_before_a_reconnect_reach_the_server();
+}
+
+/// A script's closes before its reconnect reach the server, one an event
+/// (qpslab holds a close for the connection's next command; a reconnect
+/// sends what it holds first). Run from the test above: the counters are
+/// the server's global ones.
+fn closes_before_a_reconnect_reach_the_server() {
+    let db = lab().fresh_db("sc_close_reconnect");
+    let script = format!(
+        "{}/tests/scripts/close_reconnect.lua",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let moved = com_delta(|| {
+        let out = qpslab(
+            &db,
+            &[
+                "run",
+                &script,
+                "--threads=1",
+                "--events=20",
+                "--time=120",
+                "--no-monitor",
+                "--no-store",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        // (the server runs a connection's last bytes after the process
+        // is gone: its sessions are waited out, at most 30 s)
+        for _ in 0..600 {
+            let left = lab().sql(
+                "mysql",
+                &format!("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{db}'"),
+            );
+            if left.trim() == "0" {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    assert_eq!(
+        moved.get("Com_stmt_close").copied().unwrap_or(0),
+        20,
+        "one close an event: {moved:?}"
+    );
 }

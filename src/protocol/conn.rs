@@ -668,6 +668,19 @@ impl Conn {
         within(limit, "the server to take a command", self.io.send_held()).await
     }
 
+    /// Sends the closes held back now, on their own (a connection about to
+    /// be replaced: the server still runs them, as it would have run them
+    /// sent one by one); a server that does not take the bytes within a
+    /// second is not waited for.
+    pub async fn send_held(&mut self) -> Result<(), ProtoError> {
+        within(
+            Duration::from_secs(1),
+            "the server to take a command",
+            self.io.send_held(),
+        )
+        .await
+    }
+
     /// Says goodbye; errors are irrelevant at that point, and a server
     /// that does not take the bytes within a second is not waited for.
     pub async fn quit(mut self) {
