@@ -142,12 +142,22 @@ fn every_debian_script_makes_the_server_do_what_sysbench_does() {
     closes_before_a_reconnect_reach_the_server();
 }
 
+/// The server's count of sessions that ended without a COM_QUIT.
+fn aborted_clients() -> i64 {
+    let out = lab().sql("mysql", "SHOW GLOBAL STATUS LIKE 'Aborted\\_clients'");
+    let v = out.split('\t').nth(1).map(str::trim);
+    v.and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("Aborted_clients: {out}"))
+}
+
 /// A script's closes before its reconnect reach the server, one an event
 /// (qpslab holds a close for the connection's next command; a reconnect
-/// sends what it holds first). Run from the test above: the counters are
-/// the server's global ones.
+/// sends what it holds first), and each old connection ends with a
+/// COM_QUIT, as sysbench's reconnect ends it (no aborted client). Run
+/// from the test above: the counters are the server's global ones.
 fn closes_before_a_reconnect_reach_the_server() {
     let db = lab().fresh_db("sc_close_reconnect");
+    let aborted = aborted_clients();
     let script = format!(
         "{}/tests/scripts/close_reconnect.lua",
         env!("CARGO_MANIFEST_DIR")
@@ -183,5 +193,10 @@ fn closes_before_a_reconnect_reach_the_server() {
         moved.get("Com_stmt_close").copied().unwrap_or(0),
         20,
         "one close an event: {moved:?}"
+    );
+    assert_eq!(
+        aborted_clients(),
+        aborted,
+        "reconnects left aborted clients"
     );
 }

@@ -192,9 +192,10 @@ pub(super) async fn reconnect(
     opts.retry_refused = false;
     let mut backoff = Duration::from_millis(10);
     state.borrow_mut().watch[slot].breaker = None;
-    // (the closes a script made before its reconnect: they reach the
-    // server as sysbench's did; a lost connection's fail, which is moot)
-    let _ = conn.send_held().await;
+    // (the old connection is closed as sysbench's reconnect closes it: its
+    // held closes and a COM_QUIT; a lost connection's send fails, which
+    // is moot)
+    conn.say_goodbye().await;
     loop {
         if shared.stopping() {
             return Ok(false);

@@ -668,24 +668,20 @@ impl Conn {
         within(limit, "the server to take a command", self.io.send_held()).await
     }
 
-    /// Sends the closes held back now, on their own (a connection about to
-    /// be replaced: the server still runs them, as it would have run them
-    /// sent one by one); a server that does not take the bytes within a
-    /// second is not waited for.
-    pub async fn send_held(&mut self) -> Result<(), ProtoError> {
-        within(
-            Duration::from_secs(1),
-            "the server to take a command",
-            self.io.send_held(),
-        )
-        .await
-    }
-
-    /// Says goodbye; errors are irrelevant at that point, and a server
-    /// that does not take the bytes within a second is not waited for.
-    pub async fn quit(mut self) {
+    /// Says goodbye (COM_QUIT, after the closes held back) to a connection
+    /// about to be replaced, as a client library's close does: the server
+    /// runs the closes and ends the session as closed, not aborted (its
+    /// Aborted_clients). Errors are irrelevant (a lost connection's send
+    /// fails), and a server that does not take the bytes within a second
+    /// is not waited for.
+    pub async fn say_goodbye(&mut self) {
         let _ =
             tokio::time::timeout(Duration::from_secs(1), self.io.write_command(&[COM_QUIT])).await;
+    }
+
+    /// Says goodbye and closes the connection ([`Conn::say_goodbye`]).
+    pub async fn quit(mut self) {
+        self.say_goodbye().await;
     }
 
     /// Reads one complete response: OK, ERR, or a result set (all of it,
