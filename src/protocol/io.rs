@@ -461,22 +461,12 @@ impl PacketIo {
         self.held.len()
     }
 
-    /// Moves the commands held back, then `tail`, into `wbuf` (scratch
-    /// between commands), to be sent from there: nothing stays held while
-    /// the send is awaited, so a send cut short (a timeout, the run's
-    /// stop) sends none of it again with a later command.
-    fn held_into_wbuf(&mut self, tail: &[u8]) {
-        self.held.extend_from_slice(tail);
-        std::mem::swap(&mut self.held, &mut self.wbuf);
-        self.held.clear();
-    }
-
     /// Sends the commands held back, if any, on their own.
     pub(crate) async fn send_held(&mut self) -> Result<(), ProtoError> {
         if self.held.is_empty() {
             return Ok(());
         }
-        self.held_into_wbuf(&[]);
+        self.wbuf.clear();
         self.send_wbuf(false).await
     }
 
@@ -487,7 +477,9 @@ impl PacketIo {
             return Ok(());
         }
         if !self.held.is_empty() {
-            // (held_into_wbuf's, with wbuf as the tail)
+            // (the held commands, then wbuf's, moved into wbuf: nothing
+            // stays held while the send is awaited, so a send cut short
+            // (a timeout, the run's stop) sends none of it again later)
             self.held.extend_from_slice(&self.wbuf);
             std::mem::swap(&mut self.held, &mut self.wbuf);
             self.held.clear();
@@ -556,7 +548,8 @@ impl PacketIo {
     /// `framed` in one write (out of the hot path's way).
     #[inline(never)]
     async fn send_held_with(&mut self, framed: &[u8]) -> Result<(), ProtoError> {
-        self.held_into_wbuf(framed);
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(framed);
         self.send_wbuf(true).await
     }
 }

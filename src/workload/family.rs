@@ -143,8 +143,8 @@ pub fn place_prepared(
 }
 
 /// Takes statement `i` out of the connection's list `stmts` for an
-/// [`Op::Close`]: a statement never run keeps its index (nothing is
-/// prepared again there on a reconnect); the server's id to close, if it
+/// [`Op::Close`], leaving an empty placeholder at its index (which a
+/// reconnect does not prepare again); the server's id to close, if it
 /// had one.
 pub fn take_closed(stmts: &mut [Stmt], i: usize) -> Option<u32> {
     let s = stmts.get_mut(i)?;

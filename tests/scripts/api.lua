@@ -39,6 +39,11 @@ function cleanup()
   end
 end
 
+-- The statements the session of `con` closed, as the server counts them.
+local function closes(con)
+  return tonumber(select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_close'")))
+end
+
 local function selftest()
   local drv, con = connect()
   -- options and globals
@@ -77,16 +82,13 @@ local function selftest()
   -- a statement closed is closed on the server before the connection's
   -- next statement runs (qpslab sends a close with the next command),
   -- however many are closed
-  local function closes()
-    return tonumber(select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_close'")))
-  end
-  local closed = closes()
+  local closed = closes(con)
   st:close()
-  assert(closes() == closed + 1, "one close before the next query")
+  assert(closes(con) == closed + 1, "one close before the next query")
   local many = {}
   for i = 1, 2500 do many[i] = con:prepare("SELECT " .. i) end
   for i = 1, 2500 do many[i]:close() end
-  assert(closes() == closed + 2501, "2,500 closes before the next query")
+  assert(closes(con) == closed + 2501, "2,500 closes before the next query")
   -- a reconnect prepares again the statements still open, not those closed
   con:reconnect()
   local prepared = select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_prepare'"))
@@ -97,13 +99,13 @@ local function selftest()
   local b = con:prepare("SET @closes = (SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS"
     .. " WHERE VARIABLE_NAME = 'COM_STMT_CLOSE')")
   a:execute()
-  closed = closes()
+  closed = closes(con)
   a:close()
   b:execute()
   local seen = tonumber(con:query_row("SELECT @closes"))
   assert(seen == closed + 1, "a close in front of an execution: " .. tostring(seen) .. ", not " .. closed + 1)
   b:close()
-  assert(closes() == closed + 2, "closes in front of an execution")
+  assert(closes(con) == closed + 2, "closes in front of an execution")
   local i, ti, si, bi, f, d, ch, vc, nn = con:query_row("SELECT * FROM api_types")
   assert(i == "-7" and ti == "12" and si == "3000" and bi == "5000000000", "integers")
   assert(f == "1.5" and d == "2.25" and ch == "it's", "float, double, char")
@@ -179,12 +181,9 @@ end
 
 function thread_done()
   print(string.format("thread %d restarts %d", sysbench.tid, restarts))
-  local function closes()
-    return tonumber(select(2, con:query_row("SHOW SESSION STATUS LIKE 'Com_stmt_close'")))
-  end
-  local closed = closes()
+  local closed = closes(con)
   point:close()
-  assert(closes() == closed + 1, "a close before the next query")
+  assert(closes(con) == closed + 1, "a close before the next query")
   con:disconnect()
 end
 
