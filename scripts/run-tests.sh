@@ -32,6 +32,9 @@ WEIGHTS="agents:99 ui:98 tpcc:92 faults:73 ibench:69 engines:64 linkbench:70
 logs=target/test-logs
 rm -rf "$logs"
 mkdir -p "$logs"
+# The harness copies each sandbox's error log here when it destroys it
+# (tests/common/mod.rs); a failed binary's log ends with their tails.
+export QPSLAB_TEST_LOGS="$PWD/$logs"
 # name<TAB>path for every test executable cargo builds (the library's
 # unit tests are "qpslab-lib"; the binary has none: Cargo.toml's test = false).
 cargo test --release --no-run --message-format=json 2>/dev/null \
@@ -54,12 +57,20 @@ weight() {
 }
 is_alone() { local a; for a in $ALONE; do [ "$a" = "$1" ] && return 0; done; return 1; }
 
-# Runs one binary; its log ends with "exit N" and the time it took.
+# Runs one binary; its log ends with "exit N" and the time it took. A
+# binary that fails shows, before that line, how its sandboxes' error logs
+# end (a server that stalled or died says why there).
 run_one() {
-  local name=$1 path=$2 start rc=0
+  local name=$1 path=$2 start rc=0 err
   shift 2
   start=$(date +%s)
   "$path" "$@" > "$logs/$name.log" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    for err in "$logs/$name".*.error.log; do
+      [ -f "$err" ] || continue
+      { echo "--- the last 40 lines of $err:"; tail -n 40 "$err"; } >> "$logs/$name.log"
+    done
+  fi
   echo "exit $rc after $(( $(date +%s) - start )) s" >> "$logs/$name.log"
   return 0
 }

@@ -12,10 +12,16 @@ use std::collections::BTreeMap;
 use std::process::Output;
 
 /// Runs qpslab `args` on database `db`; fails the test unless it succeeds,
-/// saying how it ended (exit code or signal) and what it printed.
+/// saying how it ended (exit code or signal), what it printed, and how the
+/// sandbox's error log ends.
 pub fn ok(args: &[&str], db: &str) -> Output {
     let o = lab().on_db(db, args);
-    assert!(o.status.success(), "{args:?}: {}", outcome(&o));
+    assert!(
+        o.status.success(),
+        "{args:?}: {}\n{}",
+        outcome(&o),
+        lab().server_log_tail(20)
+    );
     o
 }
 

@@ -208,10 +208,42 @@ impl Lab {
                 let name = d.file_name().to_string_lossy().into_owned();
                 // destroy refuses a running sandbox
                 let _ = self.qpslab(&["server", "stop", "--name", &name]);
+                self.keep_error_log(&name);
                 let _ = self.qpslab(&["server", "destroy", "--name", &name]);
             }
         }
         let _ = std::fs::remove_dir_all(&self.home);
+    }
+
+    /// Copies sandbox `name`'s error log into `$QPSLAB_TEST_LOGS` (which
+    /// scripts/run-tests.sh sets to its log folder) as
+    /// `<test binary>.<state dir>.<name>.error.log`, so that a server that
+    /// stalled or died in CI leaves its own account; nothing when unset.
+    fn keep_error_log(&self, name: &str) {
+        let Some(dir) = std::env::var_os("QPSLAB_TEST_LOGS") else {
+            return;
+        };
+        let exe = std::env::current_exe().ok();
+        let stem = exe
+            .as_ref()
+            .and_then(|e| e.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let binary = stem.rsplit_once('-').map_or(stem.as_str(), |(b, _)| b);
+        let home = self.home.file_name().unwrap_or_default().to_string_lossy();
+        let from = self.home.join("sandboxes").join(name).join("error.log");
+        let to = PathBuf::from(dir).join(format!("{binary}.{home}.{name}.error.log"));
+        let _ = std::fs::copy(from, to);
+    }
+
+    /// The last `n` lines of the shared sandbox's error log, for a failed
+    /// assertion to show why the server stopped answering.
+    pub fn server_log_tail(&self, n: usize) -> String {
+        let path = self.home.join("sandboxes").join(SANDBOX).join("error.log");
+        let log = std::fs::read_to_string(&path).unwrap_or_else(|e| format!("({e})"));
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(n)..].join("\n");
+        format!("the sandbox's error log {} ends:\n{tail}", path.display())
     }
 
     pub fn command(&self) -> Command {
@@ -289,7 +321,17 @@ impl Lab {
             .args(["-D", db, "-e", q])
             .output()
             .expect("mariadb client (apt-get install mariadb-client)");
-        assert!(out.status.success(), "SQL failed: {q}: {}", text(&out));
+        if !out.status.success() {
+            // ERROR 2002, 2006, 2013, 2026: the client lost the server
+            let gone = ["ERROR 2002", "ERROR 2006", "ERROR 2013", "ERROR 2026"];
+            let said = text(&out);
+            let log = if gone.iter().any(|g| said.contains(g)) {
+                self.server_log_tail(30)
+            } else {
+                String::new()
+            };
+            panic!("SQL failed: {q}: {said}{log}");
+        }
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
