@@ -3,8 +3,9 @@
 //! counts New-Orders exactly as the server took them, rolls back about
 //! 1% on purpose and issues about 1% remote order lines; an interrupted
 //! prepare is refused by run and resumed by prepare, and one stopped by
-//! Ctrl-C counts the parts it keeps; bad input is one
-//! line; sweeps and campaigns store TPC-C runs with their figures.
+//! Ctrl-C counts the parts it keeps; a load shares its tables with other
+//! transactions (no bulk-mode table lock); bad input is one line; sweeps
+//! and campaigns store TPC-C runs with their figures.
 
 mod common;
 use common::family::{count, ok, ok_runs, refused, run_campaign};
@@ -282,6 +283,36 @@ fn an_interrupted_prepare_is_refused_by_run_and_resumed_by_prepare() {
         "{}",
         text(&o)
     );
+}
+
+/// Loaders share their tables without MariaDB's bulk mode, which takes a
+/// table X lock at the first insert into an empty table when
+/// foreign_key_checks is off as well as unique_checks (loaders racing for
+/// it deadlocked, and a clear beside the winner once hung the server:
+/// bulk_load::SHARED_TABLES_SESSION). A resumed prepare loads an emptied
+/// stock table while another transaction holds an intention lock on it;
+/// in bulk mode it waited for that transaction's end and failed after
+/// innodb_lock_wait_timeout (error 1205).
+#[test]
+fn a_load_shares_its_tables_with_other_transactions() {
+    let db = lab().fresh_db("tpcc_shared");
+    ok(&["prepare", "tpcc"], &db);
+    lab().sql(
+        &db,
+        "TRUNCATE stock1; DELETE FROM qpslab_tpcc1 WHERE part IN ('complete', 'stock.1')",
+    );
+    // READ COMMITTED: the empty range takes no gap lock, only the IX
+    let held = common::HeldSession::open(
+        &db,
+        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED; BEGIN; \
+         SELECT COUNT(*) FROM stock1 WHERE s_w_id = 1 AND s_i_id = 1 FOR UPDATE;",
+    );
+    let o = ok(&["prepare", "tpcc"], &db);
+    drop(held);
+    assert!(text(&o).contains("1 to go"), "{}", text(&o));
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM stock1"), 100_000);
+    assert_consistent(&db, "1");
+    ok(&["cleanup", "tpcc"], &db);
 }
 
 /// A prepare stopped by Ctrl-C says how many parts it keeps: the count

@@ -362,6 +362,44 @@ impl Lab {
     }
 }
 
+/// A mariadb client session held open on the shared sandbox (its stdin a
+/// pipe), for a test that needs another transaction's locks in place while
+/// qpslab works; dropping it ends the session, and its open transaction
+/// rolls back.
+pub struct HeldSession(std::process::Child);
+
+impl HeldSession {
+    /// Opens a session on `db`, runs `sql` (statements ending with ';') and
+    /// returns once the server has answered them all.
+    pub fn open(db: &str, sql: &str) -> HeldSession {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new("mariadb")
+            .args(["-uroot", "-N", "-B", "--unbuffered"])
+            .arg(format!("--socket={}", lab().socket().display()))
+            .args(["-D", db])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("mariadb client (apt-get install mariadb-client)");
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{sql} SELECT 'held';").unwrap();
+        // (kept open: the session ends when the child is killed)
+        std::mem::forget(stdin);
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let held = read_until(&mut out, |l| l.trim() == "held");
+        assert!(held.is_some(), "the held session's `{sql}` failed");
+        HeldSession(child)
+    }
+}
+
+impl Drop for HeldSession {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Reads lines until one satisfies `pred` and returns it; None when the
 /// stream ends first (the process exited).
 pub fn read_until(

@@ -243,8 +243,7 @@ impl ChunkLoader for GraphLoader {
     type Work = ((u64, u64), bool);
 
     async fn start(&mut self, conn: &mut Conn) -> Result<()> {
-        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
-            .await?;
+        conn.exec(bulk_load::SHARED_TABLES_SESSION).await?;
         conn.exec("SET NAMES latin1").await?;
         Ok(())
     }

@@ -277,8 +277,7 @@ impl ChunkLoader for PartLoader {
     type Work = (u32, Part, bool);
 
     async fn start(&mut self, conn: &mut Conn) -> Result<()> {
-        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
-            .await?;
+        conn.exec(bulk_load::SHARED_TABLES_SESSION).await?;
         Ok(())
     }
 
