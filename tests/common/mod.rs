@@ -366,7 +366,10 @@ impl Lab {
 /// pipe), for a test that needs another transaction's locks in place while
 /// qpslab works; dropping it ends the session, and its open transaction
 /// rolls back.
-pub struct HeldSession(std::process::Child);
+pub struct HeldSession {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+}
 
 impl HeldSession {
     /// Opens a session on `db`, runs `sql` (statements ending with ';') and
@@ -382,21 +385,25 @@ impl HeldSession {
             .stdout(Stdio::piped())
             .spawn()
             .expect("mariadb client (apt-get install mariadb-client)");
-        let mut stdin = child.stdin.take().unwrap();
-        writeln!(stdin, "{sql} SELECT 'held';").unwrap();
-        // (kept open: the session ends when the child is killed)
-        std::mem::forget(stdin);
+        let mut stdin = child.stdin.take();
+        if let Some(s) = stdin.as_mut() {
+            writeln!(s, "{sql} SELECT 'held';").expect("the held session's client exited");
+        }
+        // (a failed statement ends the client in batch mode: its stdout
+        // closes, and read_until says None)
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         let held = read_until(&mut out, |l| l.trim() == "held");
         assert!(held.is_some(), "the held session's `{sql}` failed");
-        HeldSession(child)
+        HeldSession { child, stdin }
     }
 }
 
 impl Drop for HeldSession {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        // (its stdin closed, the client quits; killed, in case it does not)
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -32,17 +32,18 @@ mod stream;
 mod stream_error;
 
 /// How a loader whose tables other loaders of the same load write too
-/// (tpcc's parts, linkbench's chunks) sets its session up: unique_checks
-/// off, foreign_key_checks left on. With both off, MariaDB 10.6+ loads an
-/// empty InnoDB table in bulk under a table X lock, so loaders whose first
-/// statements reach the same empty table at once deadlock (error 1213);
-/// on MariaDB 10.11.19 the rolled-back loader's clear (a DELETE of its
-/// rows) beside the winner's bulk insert hung the server on
+/// (tpcc's parts, linkbench's and dbt3's chunks) sets its session up:
+/// unique_checks off, foreign_key_checks left on. With both off, MariaDB
+/// 10.6+ loads an empty InnoDB table in bulk under a table X lock, so
+/// loaders whose first statements reach the same empty table at once
+/// deadlock (error 1213) or wait for each other's whole statement. On
+/// MariaDB 10.11.19 the deadlock's victim, retried (its clear, a DELETE,
+/// first), ran beside the winner's bulk insert and the server hung on
 /// dict_sys.latch until its 600-s watchdog aborted it (stop 66, the CI of
-/// 4e354e1). Those tables have no foreign keys, so the checks left on cost
-/// nothing but the bulk mode (docs/BENCHMARKS.md, stop 66). A loader with
-/// a table to itself (oltp's) or whose chunk is one transaction with no
-/// DELETE to clear it (dbt3's) keeps both off.
+/// 4e354e1; which statement held the latch was not found). Those tables
+/// have no foreign keys, so the checks left on cost nothing but the bulk
+/// mode, which did not make their loads faster (docs/BENCHMARKS.md, stop
+/// 66). oltp's loader, with a table to itself, keeps both off.
 pub(crate) const SHARED_TABLES_SESSION: &str = "SET SESSION unique_checks=0";
 
 pub use pipe::sweep_left_pipes;

@@ -7,11 +7,11 @@
 //! family's [`ChunkLoader`]).
 //!
 //! A work item that fails on a deadlock is cleared and loaded again (up to
-//! `DEADLOCK_RETRIES` times) when its loader can clear it: MariaDB 10.6+
-//! loads an empty table in bulk under a table X lock when unique_checks
-//! and foreign_key_checks are off, so two loaders whose first statements
-//! reach the same empty table at once deadlock (error 1213), one of them
-//! rolled back whole.
+//! `DEADLOCK_RETRIES` times) when its loader can clear it. Loaders that
+//! share tables keep out of MariaDB's bulk mode, whose table X lock made
+//! two loaders reaching the same empty table at once deadlock
+//! ([`super::SHARED_TABLES_SESSION`]); a deadlock with another session's
+//! transaction is still possible, and the retry is kept for it.
 
 use super::pipe::{load_data, through_pipe, Choice, Route};
 use super::stream_error::{is_deadlock, StreamError};

@@ -176,8 +176,7 @@ impl ChunkLoader for ChunkLoad {
 
     async fn start(&mut self, conn: &mut Conn) -> Result<()> {
         conn.set_read_timeout(conn.read_timeout().max(Duration::from_secs(600)));
-        conn.exec("SET SESSION unique_checks=0, foreign_key_checks=0")
-            .await?;
+        conn.exec(bulk_load::SHARED_TABLES_SESSION).await?;
         Ok(())
     }
 
