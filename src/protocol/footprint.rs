@@ -22,6 +22,20 @@ fn a_fresh_connection_holds_its_read_buffer_and_no_more() {
 }
 
 #[test]
+fn closes_held_back_cost_their_bytes() {
+    // COM_STMT_CLOSE: command byte and statement id, 9 bytes framed
+    let mut io = PacketIo::new(Stream::Detached);
+    for id in 1..=10u32 {
+        let mut close = vec![0x19];
+        close.extend_from_slice(&id.to_le_bytes());
+        assert_eq!(io.hold_command(&close), 9 * id as usize);
+    }
+    // (Vec's doubling: at most twice the 90 bytes held)
+    let extra = io.buffer_capacity() - 16 * 1024;
+    assert!((90..=180).contains(&extra), "{extra} bytes for 10 closes");
+}
+
+#[test]
 fn a_statement_stays_small() {
     // 38 a connection under sysbench's read_write with 4 tables.
     let size = std::mem::size_of::<Stmt>();

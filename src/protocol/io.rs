@@ -140,11 +140,12 @@ impl PacketIo {
         }
     }
 
-    /// The bytes its buffers hold (read, split-packet scratch, write):
-    /// a thousand connections hold a thousand of them (footprint.rs).
+    /// The bytes its buffers hold (read, split-packet scratch, write, the
+    /// commands held back): a thousand connections hold a thousand of them
+    /// (footprint.rs).
     #[cfg(test)]
     pub(crate) fn buffer_capacity(&self) -> usize {
-        self.buf.capacity() + self.big.capacity() + self.wbuf.capacity()
+        self.buf.capacity() + self.big.capacity() + self.wbuf.capacity() + self.held.capacity()
     }
 
     /// Whether this is a dry run's stream (`--mysql-dry-run`), which
