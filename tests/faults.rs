@@ -449,7 +449,7 @@ fn spawn_until(
 }
 
 fn pid_file(name: &str) -> std::path::PathBuf {
-    lab().home.join("sandboxes").join(name).join("mysqld.pid")
+    lab().sandbox_file(name, "mysqld.pid")
 }
 
 fn sandbox_pid(name: &str) -> i32 {

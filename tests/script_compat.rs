@@ -178,16 +178,16 @@ fn closes_before_a_reconnect_reach_the_server() {
         assert!(out.status.success(), "{}", text(&out));
         // (the server runs a connection's last bytes after the process
         // is gone: its sessions are waited out, at most 30 s)
-        for _ in 0..600 {
-            let left = lab().sql(
-                "mysql",
-                &format!("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{db}'"),
-            );
-            if left.trim() == "0" {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        common::await_cond(
+            std::time::Duration::from_secs(30),
+            "the run's sessions ended",
+            || {
+                let q = format!(
+                    "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '{db}'"
+                );
+                lab().sql("mysql", &q).trim() == "0"
+            },
+        );
     });
     assert_eq!(
         moved.get("Com_stmt_close").copied().unwrap_or(0),

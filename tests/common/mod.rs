@@ -231,7 +231,7 @@ impl Lab {
             .unwrap_or_default();
         let binary = stem.rsplit_once('-').map_or(stem.as_str(), |(b, _)| b);
         let home = self.home.file_name().unwrap_or_default().to_string_lossy();
-        let from = self.home.join("sandboxes").join(name).join("error.log");
+        let from = self.sandbox_file(name, "error.log");
         let to = PathBuf::from(dir).join(format!("{binary}.{home}.{name}.error.log"));
         let _ = std::fs::copy(from, to);
     }
@@ -239,7 +239,7 @@ impl Lab {
     /// The last `n` lines of the shared sandbox's error log, for a failed
     /// assertion to show why the server stopped answering.
     pub fn server_log_tail(&self, n: usize) -> String {
-        let path = self.home.join("sandboxes").join(SANDBOX).join("error.log");
+        let path = self.sandbox_file(SANDBOX, "error.log");
         let log = std::fs::read_to_string(&path).unwrap_or_else(|e| format!("({e})"));
         let lines: Vec<&str> = log.lines().collect();
         let tail = lines[lines.len().saturating_sub(n)..].join("\n");
@@ -275,16 +275,19 @@ impl Lab {
         self.qpslab(&a)
     }
 
+    /// File `file` of sandbox `name`'s directory (its socket, pid file,
+    /// meta.json, error log).
+    pub fn sandbox_file(&self, name: &str, file: &str) -> PathBuf {
+        self.home.join("sandboxes").join(name).join(file)
+    }
+
     pub fn socket(&self) -> PathBuf {
-        self.home
-            .join("sandboxes")
-            .join(SANDBOX)
-            .join("mysqld.sock")
+        self.sandbox_file(SANDBOX, "mysqld.sock")
     }
 
     pub fn port(&self) -> u16 {
         let meta: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(self.home.join("sandboxes").join(SANDBOX).join("meta.json")).unwrap(),
+            &std::fs::read(self.sandbox_file(SANDBOX, "meta.json")).unwrap(),
         )
         .unwrap();
         meta["port"].as_u64().unwrap() as u16
@@ -312,13 +315,22 @@ impl Lab {
         self.sql_with(db, q, ";")
     }
 
+    /// The mariadb command-line client as root on database `db` of the
+    /// shared sandbox, in batch mode without column names.
+    pub fn client(&self, db: &str) -> Command {
+        let mut c = Command::new("mariadb");
+        c.args(["-uroot", "-N", "-B"])
+            .arg(format!("--socket={}", self.socket().display()))
+            .args(["-D", db]);
+        c
+    }
+
     /// Runs SQL whose statements end with `delimiter` (for bodies with ';').
     pub fn sql_with(&self, db: &str, q: &str, delimiter: &str) -> String {
-        let out = Command::new("mariadb")
-            .args(["-uroot", "-N", "-B"])
+        let out = self
+            .client(db)
             .arg(format!("--delimiter={delimiter}"))
-            .arg(format!("--socket={}", self.socket().display()))
-            .args(["-D", db, "-e", q])
+            .args(["-e", q])
             .output()
             .expect("mariadb client (apt-get install mariadb-client)");
         if !out.status.success() {
@@ -377,10 +389,9 @@ impl HeldSession {
     pub fn open(db: &str, sql: &str) -> HeldSession {
         use std::io::Write;
         use std::process::Stdio;
-        let mut child = Command::new("mariadb")
-            .args(["-uroot", "-N", "-B", "--unbuffered"])
-            .arg(format!("--socket={}", lab().socket().display()))
-            .args(["-D", db])
+        let mut child = lab()
+            .client(db)
+            .arg("--unbuffered")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
